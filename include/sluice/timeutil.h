@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_TIMEUTIL_H
+#define SLUICE_TIMEUTIL_H
+
+/*
+ * Time zones and calendar arithmetic without localtime()/mktime() per
+ * message.  Civil dates are computed arithmetically (proleptic Gregorian);
+ * a zone's UTC offset comes from glib's GTimeZone once per 15-minute bucket
+ * and is then cached in the zone object (lock-free, shared by all threads),
+ * since every real zone changes offset only on quarter-hour boundaries.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct TimeZoneInfo TimeZoneInfo;
+
+/* Broken-down time, fields as in struct tm but with a full year. */
+typedef struct CivilTime
+{
+  int32_t year; /* e.g. 2026 */
+  int8_t mon;   /* 0..11 */
+  int8_t mday;  /* 1..31 */
+  int8_t hour, min, sec;
+  int8_t wday;  /* 0 = Sunday */
+  int16_t yday; /* 0..365 */
+} CivilTime;
+
+/* A zone from a name as syslog-ng accepts it: NULL, "" or "local" for the
+ * local zone, "+hh:mm"/"-hh:mm"/"+hhmm" for a fixed offset, "UTC"/"GMT"/"Z",
+ * or an Olson name ("Europe/Budapest").  Returns NULL (and sets *error to a
+ * static message when error is not NULL) for a name that is not a zone.
+ * The result lives for the process (zones are interned by name). */
+TimeZoneInfo *tz_get(const char *name, const char **error);
+
+/* The local zone (TZ / /etc/localtime at first use). */
+TimeZoneInfo *tz_local(void);
+
+/* The zone's name as given (for "local": "local"). */
+const char *tz_name(const TimeZoneInfo *tz);
+
+/* Offset from UTC, seconds east, in force at utc_sec. */
+int32_t tz_offset_at(TimeZoneInfo *tz, int64_t utc_sec);
+
+/* The UTC time of a wall-clock time in tz; *gmtoff gets the offset used.
+ * For a wall time that a DST change skips or repeats, the offset in force
+ * just before the change is used. */
+int64_t tz_local_to_utc(TimeZoneInfo *tz, int32_t year, int mon, int mday, int hour, int min, int sec,
+                        int32_t *gmtoff);
+
+/* Days since 1970-01-01 of a civil date (mon 0..11). */
+int64_t civil_to_days(int64_t year, int mon, int mday);
+
+/* Broken-down time of local_sec (seconds since the epoch, already shifted
+ * by the zone offset). */
+void civil_from_seconds(int64_t local_sec, CivilTime *out);
+
+/* Seconds since the epoch of a civil date and time taken as UTC. */
+int64_t civil_to_seconds(int32_t year, int mon, int mday, int hour, int min, int sec);
+
+/* The year to give a date that carries none (BSD timestamps): the one of
+ * year-1, year, year+1 that puts mon/mday/hh:mm:ss nearest to now
+ * (now_* is the current wall time in the same zone). */
+int32_t civil_guess_year(int mon, int mday, int hour, int min, int sec, const CivilTime *now);
+
+/* Days in a month (mon 0..11) of year. */
+int civil_days_in_month(int32_t year, int mon);
+
+#endif

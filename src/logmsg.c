@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* LogMsg: see include/sluice/logmsg.h for the model. */
+#include "sluice/logmsg.h"
+
+#include "msgcache.h"
+#include "nvregistry.h"
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NV_FLAG_SDATA 1u
+#define ARENA_SLACK 256
+#define OVERFLOW_MIN 1024
+
+struct LogMsgChunk
+{
+  LogMsgChunk *next;
+  size_t size;
+  _Alignas(16) char data[];
+};
+
+static NameRegistry *value_names;
+static NameRegistry *tag_names;
+static pthread_once_t registries_once = PTHREAD_ONCE_INIT;
+#ifndef NDEBUG
+static atomic_long live_messages;
+#endif
+
+static const char *const builtin_names[LM_V_MAX] = {
+  [LM_V_NONE] = "",
+  [LM_V_HOST] = "HOST",
+  [LM_V_HOST_FROM] = "HOST_FROM",
+  [LM_V_PROGRAM] = "PROGRAM",
+  [LM_V_PID] = "PID",
+  [LM_V_MSGID] = "MSGID",
+  [LM_V_MESSAGE] = "MESSAGE",
+  [LM_V_LEGACY_MSGHDR] = "LEGACY_MSGHDR",
+  [LM_V_SOURCE] = "SOURCE",
+  [LM_V_RAWMSG] = "RAWMSG",
+  [LM_V_TRANSPORT] = "TRANSPORT",
+};
+
+static void
+_init_registries(void)
+{
+  value_names = name_registry_new();
+  for (int i = 0; i < LM_V_MAX; i++)
+    name_registry_intern(value_names, builtin_names[i], strlen(builtin_names[i]), 0);
+  name_registry_alias(value_names, "MSG", LM_V_MESSAGE);
+  tag_names = name_registry_new();
+}
+
+static inline void
+_ensure_registries(void)
+{
+  pthread_once(&registries_once, _init_registries);
+}
+
+/* ---- allocation -------------------------------------------------------- */
+
+static LogMsg *
+_msg_alloc(size_t payload)
+{
+  size_t need = sizeof(LogMsg) + payload + ARENA_SLACK;
+  LogMsg *msg;
+  bool cached = need <= MSG_BLOCK_SIZE;
+
+  if (cached)
+    {
+      msg = msg_cache_alloc();
+      need = MSG_BLOCK_SIZE;
+    }
+  else
+    {
+      msg = malloc(need);
+      if (!msg)
+        abort();
+    }
+  memset(msg, 0, sizeof(LogMsg));
+  atomic_init(&msg->refcnt, 1);
+  msg->cached = cached;
+  msg->alloc_len = (uint32_t) need;
+  msg->arena_pos = msg->arena;
+  msg->arena_end = (char *) msg + need;
+  msg->pri = 13; /* user.notice, as syslog-ng defaults */
+#ifndef NDEBUG
+  atomic_fetch_add_explicit(&live_messages, 1, memory_order_relaxed);
+#endif
+  return msg;
+}
+
+static void
+_msg_free(LogMsg *msg)
+{
+  LogMsgChunk *c = msg->overflow;
+  while (c)
+    {
+      LogMsgChunk *next = c->next;
+      free(c);
+      c = next;
+    }
+  LogMsg *original = msg->original;
+#ifndef NDEBUG
+  atomic_fetch_sub_explicit(&live_messages, 1, memory_order_relaxed);
+#endif
+  if (msg->cached)
+    msg_cache_free(msg);
+  else
+    free(msg);
+  if (original)
+    log_msg_unref(original);
+}
+
+static char *
+_arena_alloc(LogMsg *msg, size_t len, size_t align)
+{
+  uintptr_t pos = ((uintptr_t) msg->arena_pos + (align - 1)) & ~(uintptr_t) (align - 1);
+  if (pos + len <= (uintptr_t) msg->arena_end)
+    {
+      msg->arena_pos = (char *) (pos + len);
+      return (char *) pos;
+    }
+  size_t size = len + align > OVERFLOW_MIN ? len + align : OVERFLOW_MIN;
+  LogMsgChunk *c = malloc(sizeof(LogMsgChunk) + size);
+  if (!c)
+    abort();
+  c->size = size;
+  c->next = msg->overflow;
+  msg->overflow = c;
+  msg->arena_pos = c->data;
+  msg->arena_end = c->data + size;
+  return _arena_alloc(msg, len, align);
+}
+
+char *
+log_msg_alloc(LogMsg *msg, size_t len)
+{
+  assert(log_msg_is_writable(msg));
+  return _arena_alloc(msg, len, 1);
+}
+
+LogMsg *
+log_msg_new(size_t payload_hint)
+{
+  return _msg_alloc(payload_hint);
+}
+
+LogMsg *
+log_msg_new_raw(const char *raw, size_t len, const char **raw_copy)
+{
+  /* room for the copy, plus about a quarter more for values parsers build */
+  LogMsg *msg = _msg_alloc(len + 1 + len / 4);
+  char *copy = _arena_alloc(msg, len + 1, 1);
+  memcpy(copy, raw, len);
+  copy[len] = '\0';
+  *raw_copy = copy;
+  return msg;
+}
+
+LogMsg *
+log_msg_ref(LogMsg *msg)
+{
+  atomic_fetch_add_explicit(&msg->refcnt, 1, memory_order_relaxed);
+  return msg;
+}
+
+void
+log_msg_unref(LogMsg *msg)
+{
+  if (!msg)
+    return;
+  int old = atomic_fetch_sub_explicit(&msg->refcnt, 1, memory_order_acq_rel);
+  assert(old > 0);
+  if (old == 1)
+    _msg_free(msg);
+}
+
+void
+log_msg_write_protect(LogMsg *msg)
+{
+  msg->write_protected = 1;
+}
+
+bool
+log_msg_is_writable(const LogMsg *msg)
+{
+  return !msg->write_protected && atomic_load_explicit(&msg->refcnt, memory_order_acquire) == 1;
+}
+
+LogMsg *
+log_msg_clone_cow(LogMsg *msg)
+{
+  size_t nv_cap = msg->nv_len ? msg->nv_len + 4u : 0;
+  size_t tag_bytes = msg->tags_words * sizeof(uint64_t);
+  LogMsg *copy = _msg_alloc(nv_cap * sizeof(LogMsgNV) + tag_bytes + 16);
+
+  log_msg_write_protect(msg);
+  copy->pri = msg->pri;
+  copy->flags = msg->flags;
+  copy->seqnum = msg->seqnum;
+  copy->rcptid = msg->rcptid;
+  memcpy(copy->stamps, msg->stamps, sizeof(copy->stamps));
+  copy->saddr = msg->saddr;
+  memcpy(copy->builtin, msg->builtin, sizeof(copy->builtin));
+  copy->tags = msg->tags;
+  if (msg->tags_words)
+    {
+      copy->tags_ext = (uint64_t *) _arena_alloc(copy, tag_bytes, sizeof(uint64_t));
+      memcpy(copy->tags_ext, msg->tags_ext, tag_bytes);
+      copy->tags_words = msg->tags_words;
+    }
+  if (msg->nv_len)
+    {
+      copy->nv = (LogMsgNV *) _arena_alloc(copy, nv_cap * sizeof(LogMsgNV), _Alignof(LogMsgNV));
+      memcpy(copy->nv, msg->nv, msg->nv_len * sizeof(LogMsgNV));
+      copy->nv_len = msg->nv_len;
+      copy->nv_cap = (uint16_t) nv_cap;
+      copy->sdata_count = msg->sdata_count;
+    }
+  /* The copy's strings point into msg (and whatever msg points into). */
+  copy->original = log_msg_ref(msg);
+  return copy;
+}
+
+LogMsg *
+log_msg_make_writable(LogMsg **pmsg)
+{
+  LogMsg *msg = *pmsg;
+  if (log_msg_is_writable(msg))
+    return msg;
+  LogMsg *copy = log_msg_clone_cow(msg);
+  log_msg_unref(msg);
+  *pmsg = copy;
+  return copy;
+}
+
+/* ---- handles ----------------------------------------------------------- */
+
+static bool
+_is_sdata_name(const char *name, size_t len)
+{
+  return len > 7 && memcmp(name, ".SDATA.", 7) == 0;
+}
+
+NVHandle
+log_msg_get_value_handle(const char *name, ssize_t name_len)
+{
+  _ensure_registries();
+  size_t len = name_len < 0 ? strlen(name) : (size_t) name_len;
+  if (len == 0)
+    return LM_V_NONE;
+  return name_registry_intern(value_names, name, len, _is_sdata_name(name, len) ? NV_FLAG_SDATA : 0);
+}
+
+NVHandle
+log_msg_lookup_value_handle(const char *name, ssize_t name_len)
+{
+  _ensure_registries();
+  size_t len = name_len < 0 ? strlen(name) : (size_t) name_len;
+  uint32_t id;
+  if (len == 0 || !name_registry_lookup(value_names, name, len, &id))
+    return LM_V_NONE;
+  return id;
+}
+
+const char *
+log_msg_get_value_name(NVHandle handle, size_t *name_len)
+{
+  _ensure_registries();
+  return name_registry_name(value_names, handle, name_len);
+}
+
+bool
+log_msg_is_handle_sdata(NVHandle handle)
+{
+  _ensure_registries();
+  return handle >= LM_V_MAX && (name_registry_flags(value_names, handle) & NV_FLAG_SDATA);
+}
+
+/* ---- values ------------------------------------------------------------ */
+
+static LogMsgNV *
+_nv_find(const LogMsg *msg, NVHandle handle)
+{
+  for (uint32_t i = 0; i < msg->nv_len; i++)
+    if (msg->nv[i].handle == handle)
+      return &msg->nv[i];
+  return NULL;
+}
+
+const char *
+log_msg_get_value(const LogMsg *msg, NVHandle handle, size_t *len)
+{
+  const char *ptr = NULL;
+  size_t l = 0;
+  if (handle < LM_V_MAX)
+    {
+      ptr = msg->builtin[handle].ptr;
+      l = msg->builtin[handle].len;
+    }
+  else
+    {
+      const LogMsgNV *nv = _nv_find(msg, handle);
+      if (nv)
+        {
+          ptr = nv->ptr;
+          l = nv->len;
+        }
+    }
+  if (len)
+    *len = ptr ? l : 0;
+  return ptr ? ptr : "";
+}
+
+bool
+log_msg_is_value_set(const LogMsg *msg, NVHandle handle)
+{
+  if (handle == LM_V_NONE)
+    return false;
+  if (handle < LM_V_MAX)
+    return msg->builtin[handle].ptr != NULL;
+  return _nv_find(msg, handle) != NULL;
+}
+
+void
+log_msg_set_value_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len)
+{
+  assert(log_msg_is_writable(msg));
+  if (handle == LM_V_NONE)
+    return;
+  if (len > UINT32_MAX)
+    len = UINT32_MAX;
+  if (handle < LM_V_MAX)
+    {
+      msg->builtin[handle].ptr = value;
+      msg->builtin[handle].len = (uint32_t) len;
+      return;
+    }
+  LogMsgNV *nv = _nv_find(msg, handle);
+  if (!nv)
+    {
+      if (msg->nv_len == msg->nv_cap)
+        {
+          if (msg->nv_cap == UINT16_MAX)
+            return; /* 65535 pairs: refuse more rather than crash */
+          size_t cap = msg->nv_cap ? (size_t) msg->nv_cap * 2 : 8;
+          if (cap > UINT16_MAX)
+            cap = UINT16_MAX;
+          LogMsgNV *table = (LogMsgNV *) _arena_alloc(msg, cap * sizeof(LogMsgNV), _Alignof(LogMsgNV));
+          if (msg->nv_len)
+            memcpy(table, msg->nv, msg->nv_len * sizeof(LogMsgNV));
+          msg->nv = table;
+          msg->nv_cap = (uint16_t) cap;
+        }
+      nv = &msg->nv[msg->nv_len++];
+      nv->handle = handle;
+      if (log_msg_is_handle_sdata(handle))
+        msg->sdata_count++;
+    }
+  nv->ptr = value;
+  nv->len = (uint32_t) len;
+}
+
+void
+log_msg_set_value(LogMsg *msg, NVHandle handle, const char *value, ssize_t len)
+{
+  size_t l = len < 0 ? strlen(value) : (size_t) len;
+  char *copy = _arena_alloc(msg, l + 1, 1);
+  memcpy(copy, value, l);
+  copy[l] = '\0';
+  log_msg_set_value_ref(msg, handle, copy, l);
+}
+
+void
+log_msg_set_value_by_name(LogMsg *msg, const char *name, const char *value, ssize_t len)
+{
+  log_msg_set_value(msg, log_msg_get_value_handle(name, -1), value, len);
+}
+
+void
+log_msg_unset_value(LogMsg *msg, NVHandle handle)
+{
+  assert(log_msg_is_writable(msg));
+  if (handle < LM_V_MAX)
+    {
+      msg->builtin[handle].ptr = NULL;
+      msg->builtin[handle].len = 0;
+      return;
+    }
+  LogMsgNV *nv = _nv_find(msg, handle);
+  if (!nv)
+    return;
+  if (log_msg_is_handle_sdata(handle))
+    msg->sdata_count--;
+  size_t idx = (size_t) (nv - msg->nv);
+  memmove(nv, nv + 1, (msg->nv_len - idx - 1) * sizeof(LogMsgNV));
+  msg->nv_len--;
+}
+
+void
+log_msg_foreach_nv(const LogMsg *msg, LogMsgForeachFunc func, void *user_data)
+{
+  for (uint32_t i = 0; i < msg->nv_len; i++)
+    {
+      const LogMsgNV *nv = &msg->nv[i];
+      const char *name = log_msg_get_value_name(nv->handle, NULL);
+      if (!func(nv->handle, name, nv->ptr, nv->len, user_data))
+        return;
+    }
+}
+
+/* ---- tags -------------------------------------------------------------- */
+
+LogTagId
+log_tags_get_by_name(const char *name)
+{
+  _ensure_registries();
+  return name_registry_intern(tag_names, name, strlen(name), 0);
+}
+
+const char *
+log_tags_get_name(LogTagId id)
+{
+  _ensure_registries();
+  return name_registry_name(tag_names, id, NULL);
+}
+
+void
+log_msg_set_tag(LogMsg *msg, LogTagId id)
+{
+  assert(log_msg_is_writable(msg));
+  if (id < 64)
+    {
+      msg->tags |= UINT64_C(1) << id;
+      return;
+    }
+  uint32_t word = (id - 64) / 64;
+  if (word >= msg->tags_words)
+    {
+      uint32_t words = word + 1;
+      uint64_t *ext = (uint64_t *) _arena_alloc(msg, words * sizeof(uint64_t), sizeof(uint64_t));
+      memset(ext, 0, words * sizeof(uint64_t));
+      if (msg->tags_words)
+        memcpy(ext, msg->tags_ext, msg->tags_words * sizeof(uint64_t));
+      msg->tags_ext = ext;
+      msg->tags_words = (uint16_t) words;
+    }
+  msg->tags_ext[word] |= UINT64_C(1) << ((id - 64) % 64);
+}
+
+void
+log_msg_clear_tag(LogMsg *msg, LogTagId id)
+{
+  assert(log_msg_is_writable(msg));
+  if (id < 64)
+    msg->tags &= ~(UINT64_C(1) << id);
+  else if ((id - 64) / 64 < msg->tags_words)
+    msg->tags_ext[(id - 64) / 64] &= ~(UINT64_C(1) << ((id - 64) % 64));
+}
+
+bool
+log_msg_has_tag(const LogMsg *msg, LogTagId id)
+{
+  if (id < 64)
+    return (msg->tags >> id) & 1;
+  uint32_t word = (id - 64) / 64;
+  return word < msg->tags_words && ((msg->tags_ext[word] >> ((id - 64) % 64)) & 1);
+}
+
+static void
+_foreach_bit(uint64_t bits, LogTagId base, LogMsgTagFunc func, void *user_data)
+{
+  while (bits)
+    {
+      int bit = __builtin_ctzll(bits);
+      LogTagId id = base + (LogTagId) bit;
+      func(id, log_tags_get_name(id), user_data);
+      bits &= bits - 1;
+    }
+}
+
+void
+log_msg_foreach_tag(const LogMsg *msg, LogMsgTagFunc func, void *user_data)
+{
+  _foreach_bit(msg->tags, 0, func, user_data);
+  for (uint32_t w = 0; w < msg->tags_words; w++)
+    _foreach_bit(msg->tags_ext[w], 64 + 64 * w, func, user_data);
+}
+
+/* ---- cache ------------------------------------------------------------- */
+
+void
+log_msg_thread_cache_flush(void)
+{
+  msg_cache_thread_flush();
+}
+
+long
+log_msg_live_count(void)
+{
+#ifndef NDEBUG
+  return atomic_load_explicit(&live_messages, memory_order_relaxed);
+#else
+  return -1;
+#endif
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_NVREGISTRY_H
+#define SLUICE_NVREGISTRY_H
+
+/* Internal: a thread-safe name <-> small integer registry (see nvregistry.c).
+ * Ids are dense, start at 0, and are never freed. */
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct NameRegistry NameRegistry;
+
+/* A new, empty registry; lives for the whole process. */
+NameRegistry *name_registry_new(void);
+
+/* The id of name[0..name_len), adding it with flags if it is new. */
+uint32_t name_registry_intern(NameRegistry *self, const char *name, size_t name_len, uint32_t flags);
+
+/* Look name up without adding it; true and *id when it is there. */
+bool name_registry_lookup(NameRegistry *self, const char *name, size_t name_len, uint32_t *id);
+
+/* Make alias resolve to an existing id (its name stays the canonical one). */
+void name_registry_alias(NameRegistry *self, const char *alias, uint32_t id);
+
+/* The name of id (lives as long as the process), or NULL; no lock taken. */
+const char *name_registry_name(NameRegistry *self, uint32_t id, size_t *name_len);
+
+/* The flags id was interned with, or 0 for an unknown id. */
+uint32_t name_registry_flags(NameRegistry *self, uint32_t id);
+
+/* How many ids have been handed out. */
+uint32_t name_registry_count(NameRegistry *self);
+
+#endif

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "sluice/logmsg.h"
+
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void
+assert_value(const LogMsg *msg, NVHandle h, const char *expected)
+{
+  size_t len;
+  const char *v = log_msg_get_value(msg, h, &len);
+  cr_assert_eq(len, strlen(expected), "length %zu, expected \"%s\"", len, expected);
+  cr_assert(memcmp(v, expected, len) == 0, "value \"%.*s\", expected \"%s\"", (int) len, v, expected);
+}
+
+Test(logmsg, new_message_is_writable_with_one_reference)
+{
+  LogMsg *msg = log_msg_new(0);
+  cr_assert(log_msg_is_writable(msg));
+  cr_assert_eq(atomic_load(&msg->refcnt), 1);
+  cr_assert_eq(msg->pri, 13);
+  assert_value(msg, LM_V_HOST, "");
+  cr_assert_not(log_msg_is_value_set(msg, LM_V_HOST));
+  log_msg_unref(msg);
+}
+
+Test(logmsg, builtin_handles_and_alias)
+{
+  cr_assert_eq(log_msg_get_value_handle("HOST", -1), LM_V_HOST);
+  cr_assert_eq(log_msg_get_value_handle("MESSAGE", -1), LM_V_MESSAGE);
+  cr_assert_eq(log_msg_get_value_handle("MSG", -1), LM_V_MESSAGE);
+  cr_assert_eq(log_msg_get_value_handle("PROGRAM", 7), LM_V_PROGRAM);
+  cr_assert_str_eq(log_msg_get_value_name(LM_V_HOST_FROM, NULL), "HOST_FROM");
+  cr_assert_eq(log_msg_get_value_handle("", -1), LM_V_NONE);
+}
+
+Test(logmsg, interned_names_are_stable_and_flag_sdata)
+{
+  NVHandle a = log_msg_get_value_handle("foo.bar", -1);
+  NVHandle b = log_msg_get_value_handle("foo.bar.baz", 7);
+  cr_assert_eq(a, b);
+  cr_assert_geq(a, LM_V_MAX);
+  cr_assert_eq(log_msg_lookup_value_handle("never.interned.name", -1), LM_V_NONE);
+  NVHandle sd = log_msg_get_value_handle(".SDATA.origin.ip", -1);
+  cr_assert(log_msg_is_handle_sdata(sd));
+  cr_assert_not(log_msg_is_handle_sdata(a));
+  size_t len;
+  cr_assert_str_eq(log_msg_get_value_name(sd, &len), ".SDATA.origin.ip");
+  cr_assert_eq(len, 16);
+}
+
+Test(logmsg, raw_copy_backs_slot_references)
+{
+  const char line[] = "<13>Nov 22 10:00:00 host prog: hello";
+  const char *raw;
+  LogMsg *msg = log_msg_new_raw(line, sizeof(line) - 1, &raw);
+  cr_assert_neq(raw, line);
+  cr_assert_str_eq(raw, line);
+  log_msg_set_value_ref(msg, LM_V_HOST, raw + 20, 4);
+  log_msg_set_value_ref(msg, LM_V_MESSAGE, raw + 31, 5);
+  assert_value(msg, LM_V_HOST, "host");
+  assert_value(msg, LM_V_MESSAGE, "hello");
+  cr_assert(log_msg_is_value_set(msg, LM_V_HOST));
+  log_msg_unref(msg);
+}
+
+Test(logmsg, name_value_pairs_keep_order_and_replace_in_place)
+{
+  LogMsg *msg = log_msg_new(0);
+  log_msg_set_value_by_name(msg, "k1", "v1", -1);
+  log_msg_set_value_by_name(msg, "k2", "v2", -1);
+  log_msg_set_value_by_name(msg, "k1", "v1-again", -1);
+  cr_assert_eq(msg->nv_len, 2);
+  assert_value(msg, log_msg_get_value_handle("k1", -1), "v1-again");
+  cr_assert_eq(msg->nv[0].handle, log_msg_get_value_handle("k1", -1));
+  log_msg_unset_value(msg, log_msg_get_value_handle("k1", -1));
+  cr_assert_eq(msg->nv_len, 1);
+  cr_assert_not(log_msg_is_value_set(msg, log_msg_get_value_handle("k1", -1)));
+  assert_value(msg, log_msg_get_value_handle("k2", -1), "v2");
+  log_msg_unref(msg);
+}
+
+Test(logmsg, many_values_overflow_the_block_without_moving_it)
+{
+  LogMsg *msg = log_msg_new(0);
+  LogMsg *const before = msg;
+  char name[32], value[128];
+  for (int i = 0; i < 500; i++)
+    {
+      snprintf(name, sizeof(name), "field%d", i);
+      memset(value, 'a' + i % 26, sizeof(value));
+      log_msg_set_value_by_name(msg, name, value, 100);
+    }
+  cr_assert_eq(msg, before);
+  cr_assert_not_null(msg->overflow);
+  cr_assert_eq(msg->nv_len, 500);
+  size_t len;
+  const char *v = log_msg_get_value(msg, log_msg_get_value_handle("field499", -1), &len);
+  cr_assert_eq(len, 100);
+  cr_assert_eq(v[0], 'a' + 499 % 26);
+  log_msg_unref(msg);
+}
+
+Test(logmsg, sdata_params_are_counted)
+{
+  LogMsg *msg = log_msg_new(0);
+  log_msg_set_value_by_name(msg, ".SDATA.a.x", "1", -1);
+  log_msg_set_value_by_name(msg, "plain", "1", -1);
+  log_msg_set_value_by_name(msg, ".SDATA.b.y", "2", -1);
+  cr_assert_eq(msg->sdata_count, 2);
+  log_msg_unset_value(msg, log_msg_get_value_handle(".SDATA.a.x", -1));
+  cr_assert_eq(msg->sdata_count, 1);
+  log_msg_unref(msg);
+}
+
+Test(logmsg, shared_message_is_not_writable)
+{
+  LogMsg *msg = log_msg_new(0);
+  log_msg_ref(msg);
+  cr_assert_not(log_msg_is_writable(msg));
+  log_msg_unref(msg);
+  cr_assert(log_msg_is_writable(msg));
+  log_msg_write_protect(msg);
+  cr_assert_not(log_msg_is_writable(msg));
+  log_msg_unref(msg);
+}
+
+Test(logmsg, make_writable_copies_shared_message_and_leaves_original_intact)
+{
+  const char line[] = "host1 hello world";
+  const char *raw;
+  LogMsg *orig = log_msg_new_raw(line, sizeof(line) - 1, &raw);
+  log_msg_set_value_ref(orig, LM_V_HOST, raw, 5);
+  log_msg_set_value_ref(orig, LM_V_MESSAGE, raw + 6, 11);
+  log_msg_set_value_by_name(orig, "k", "v", -1);
+  log_msg_set_tag(orig, log_tags_get_by_name("t1"));
+  orig->pri = 34;
+  log_msg_write_protect(orig);
+
+  LogMsg *mine = log_msg_ref(orig); /* a second consumer's reference */
+  LogMsg *w = log_msg_make_writable(&mine);
+  cr_assert_neq(w, orig);
+  cr_assert_eq(mine, w);
+  cr_assert(log_msg_is_writable(w));
+  cr_assert_eq(w->original, orig);
+  /* strings are shared, not copied */
+  cr_assert_eq(log_msg_get_value(w, LM_V_HOST, NULL), raw);
+  cr_assert_eq(w->pri, 34);
+  cr_assert(log_msg_has_tag(w, log_tags_get_by_name("t1")));
+
+  log_msg_set_value(w, LM_V_HOST, "rewritten", -1);
+  log_msg_set_value_by_name(w, "k", "changed", -1);
+  log_msg_set_value_by_name(w, "new", "x", -1);
+  log_msg_set_tag(w, log_tags_get_by_name("t2"));
+  log_msg_clear_tag(w, log_tags_get_by_name("t1"));
+
+  assert_value(orig, LM_V_HOST, "host1");
+  assert_value(orig, log_msg_get_value_handle("k", -1), "v");
+  cr_assert_not(log_msg_is_value_set(orig, log_msg_get_value_handle("new", -1)));
+  cr_assert(log_msg_has_tag(orig, log_tags_get_by_name("t1")));
+  cr_assert_not(log_msg_has_tag(orig, log_tags_get_by_name("t2")));
+  assert_value(w, LM_V_HOST, "rewritten");
+  assert_value(w, LM_V_MESSAGE, "hello world");
+  assert_value(w, log_msg_get_value_handle("k", -1), "changed");
+
+  /* the original may go first: the copy keeps it alive */
+  log_msg_unref(orig);
+  assert_value(w, LM_V_MESSAGE, "hello world");
+  log_msg_unref(w);
+}
+
+Test(logmsg, make_writable_on_sole_owner_is_a_no_op)
+{
+  LogMsg *msg = log_msg_new(0);
+  LogMsg *same = msg;
+  cr_assert_eq(log_msg_make_writable(&msg), same);
+  log_msg_unref(msg);
+}
+
+Test(logmsg, tags_beyond_64_and_iteration)
+{
+  LogMsg *msg = log_msg_new(0);
+  LogTagId ids[3];
+  char name[32];
+  for (int i = 0; i < 150; i++)
+    {
+      snprintf(name, sizeof(name), "bulk-tag-%d", i);
+      LogTagId id = log_tags_get_by_name(name);
+      if (i == 3)
+        ids[0] = id;
+      if (i == 100)
+        ids[1] = id;
+      if (i == 149)
+        ids[2] = id;
+    }
+  cr_assert_geq(ids[2], 128);
+  for (int i = 0; i < 3; i++)
+    log_msg_set_tag(msg, ids[i]);
+  for (int i = 0; i < 3; i++)
+    cr_assert(log_msg_has_tag(msg, ids[i]));
+  cr_assert_not(log_msg_has_tag(msg, ids[0] + 1));
+  cr_assert_not(log_msg_has_tag(msg, 100000));
+  cr_assert_str_eq(log_tags_get_name(ids[1]), "bulk-tag-100");
+
+  LogMsg *copy = log_msg_clone_cow(msg);
+  log_msg_clear_tag(copy, ids[2]);
+  cr_assert(log_msg_has_tag(msg, ids[2]));
+  cr_assert_not(log_msg_has_tag(copy, ids[2]));
+  log_msg_unref(copy);
+  log_msg_unref(msg);
+}
+
+static void
+count_tag(LogTagId id, const char *name, void *user_data)
+{
+  (*(int *) user_data)++;
+}
+
+Test(logmsg, foreach_tag_visits_each_set_tag)
+{
+  LogMsg *msg = log_msg_new(0);
+  log_msg_set_tag(msg, log_tags_get_by_name("a"));
+  log_msg_set_tag(msg, log_tags_get_by_name("b"));
+  int n = 0;
+  log_msg_foreach_tag(msg, count_tag, &n);
+  cr_assert_eq(n, 2);
+  log_msg_unref(msg);
+}
+
+/* ---- many threads ------------------------------------------------------ */
+
+#define THREADS 8
+#define ROUNDS 20000
+
+typedef struct
+{
+  LogMsg **shared;
+  int nshared;
+} RefArgs;
+
+static void *
+ref_worker(void *arg)
+{
+  RefArgs *a = arg;
+  for (int i = 0; i < ROUNDS; i++)
+    {
+      LogMsg *m = a->shared[i % a->nshared];
+      log_msg_ref(m);
+      log_msg_ref(m);
+      size_t len;
+      const char *v = log_msg_get_value(m, LM_V_MESSAGE, &len);
+      if (len != 5 || memcmp(v, "hello", 5) != 0)
+        return (void *) 1;
+      log_msg_unref(m);
+      log_msg_unref(m);
+
+      /* and messages of our own, allocated and freed on this thread */
+      LogMsg *own = log_msg_new(64);
+      log_msg_set_value(own, LM_V_HOST, "h", 1);
+      log_msg_unref(own);
+    }
+  log_msg_thread_cache_flush();
+  return NULL;
+}
+
+Test(logmsg, concurrent_ref_and_unref_keep_counts_exact)
+{
+  long live_before = log_msg_live_count();
+  LogMsg *shared[16];
+  for (int i = 0; i < 16; i++)
+    {
+      shared[i] = log_msg_new(0);
+      log_msg_set_value(shared[i], LM_V_MESSAGE, "hello", 5);
+      log_msg_write_protect(shared[i]);
+    }
+  RefArgs args = { shared, 16 };
+  pthread_t th[THREADS];
+  for (int i = 0; i < THREADS; i++)
+    pthread_create(&th[i], NULL, ref_worker, &args);
+  for (int i = 0; i < THREADS; i++)
+    {
+      void *ret;
+      pthread_join(th[i], &ret);
+      cr_assert_null(ret);
+    }
+  for (int i = 0; i < 16; i++)
+    {
+      cr_assert_eq(atomic_load(&shared[i]->refcnt), 1);
+      log_msg_unref(shared[i]);
+    }
+  if (live_before >= 0)
+    cr_assert_eq(log_msg_live_count(), live_before);
+}
+
+/* Producer/consumer across threads: allocate on one, free on another, as a
+ * reader and a destination writer do. */
+typedef struct
+{
+  LogMsg *ring[1024];
+  atomic_uint head, tail;
+} Ring;
+
+static void *
+producer(void *arg)
+{
+  Ring *r = arg;
+  for (unsigned i = 0; i < 200000; i++)
+    {
+      LogMsg *m = log_msg_new(100);
+      m->seqnum = i;
+      while (atomic_load(&r->head) - atomic_load(&r->tail) == 1024)
+        ;
+      r->ring[atomic_load(&r->head) % 1024] = m;
+      atomic_fetch_add(&r->head, 1);
+    }
+  return NULL;
+}
+
+Test(logmsg, allocate_on_one_thread_free_on_another)
+{
+  long live_before = log_msg_live_count();
+  Ring *r = calloc(1, sizeof(Ring));
+  pthread_t th;
+  pthread_create(&th, NULL, producer, r);
+  for (unsigned i = 0; i < 200000; i++)
+    {
+      while (atomic_load(&r->head) == atomic_load(&r->tail))
+        ;
+      LogMsg *m = r->ring[atomic_load(&r->tail) % 1024];
+      cr_assert_eq(m->seqnum, i);
+      log_msg_unref(m);
+      atomic_fetch_add(&r->tail, 1);
+    }
+  pthread_join(th, NULL);
+  free(r);
+  if (live_before >= 0)
+    cr_assert_eq(log_msg_live_count(), live_before);
+}
+
+Test(logmsg, large_message_bypasses_the_cache)
+{
+  char *big = malloc(100000);
+  memset(big, 'x', 100000);
+  const char *raw;
+  LogMsg *msg = log_msg_new_raw(big, 100000, &raw);
+  cr_assert_eq(msg->cached, 0);
+  cr_assert_eq(raw[99999], 'x');
+  cr_assert_eq(raw[100000], '\0');
+  log_msg_unref(msg);
+  free(big);
+}
