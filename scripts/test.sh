@@ -1,0 +1,79 @@
+#!/bin/sh
+# Build Sluice and run every test: the unit and functional suites with
+# -Werror, the same suites under AddressSanitizer + UndefinedBehaviorSanitizer,
+# and each libFuzzer target for a bounded time (FUZZ_SECONDS, default 30).
+# This is README's second quick-start command and all that .ci/run runs.
+set -eu
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+OUT=${SLUICE_TEST_BUILDDIR:-$ROOT/build-test}
+FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+
+"$ROOT/scripts/install-deps.sh"
+
+total_pass=0
+total_fail=0
+
+# Sum Criterion's "Synthesis" lines from a meson test log.
+count_results() {
+  log="$1/meson-logs/testlog.txt"
+  p=$(sed -n 's/.*Synthesis: Tested: [0-9]* | Passing: \([0-9]*\) | Failing: \([0-9]*\) | Crashing: \([0-9]*\).*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+  f=$(sed -n 's/.*Synthesis: Tested: [0-9]* | Passing: \([0-9]*\) | Failing: \([0-9]*\) | Crashing: \([0-9]*\).*/\2 \3/p' "$log" | awk '{s+=$1+$2} END {print s+0}')
+  total_pass=$((total_pass + p))
+  total_fail=$((total_fail + f))
+  echo "$2: $p passed, $f failed"
+}
+
+run_suite() {
+  name=$1
+  dir=$2
+  shift 2
+  echo "=== $name: configure and build"
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" "$ROOT" "$@"
+  else
+    meson configure "$dir" "$@"
+  fi
+  ninja -C "$dir"
+  echo "=== $name: test"
+  status=0
+  meson test -C "$dir" --print-errorlogs --num-processes 2 || status=$?
+  count_results "$dir" "$name"
+  if [ "$status" != 0 ]; then
+    echo "=== $name: FAILED"
+    total_fail=$((total_fail + 1))
+  fi
+}
+
+run_suite "plain" "$OUT/plain" -Dwerror=true -Dbuildtype=debugoptimized
+
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS UBSAN_OPTIONS
+run_suite "sanitize" "$OUT/sanitize" -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
+
+echo "=== fuzz: build with clang, ${FUZZ_SECONDS}s per target"
+if [ ! -f "$OUT/fuzz/build.ninja" ]; then
+  CC=clang meson setup "$OUT/fuzz" "$ROOT" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false
+fi
+fuzz_targets=$(sed -n "s/^fuzz_targets = \[\(.*\)\]/\1/p" "$ROOT/tests/fuzz/meson.build" | tr -d "',")
+for t in $fuzz_targets; do
+  ninja -C "$OUT/fuzz" "tests/fuzz/fuzz-$t"
+done
+for t in $fuzz_targets; do
+  work=$(mktemp -d)
+  if "$OUT/fuzz/tests/fuzz/fuzz-$t" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+      -artifact_prefix="$work/" "$work" "$ROOT/tests/fuzz/corpus/$t" >"$work.log" 2>&1; then
+    echo "fuzz-$t: ok ($(grep -c . "$work.log") log lines, $(ls "$work" | wc -l) new inputs)"
+    total_pass=$((total_pass + 1))
+  else
+    echo "fuzz-$t: FAILED"
+    tail -40 "$work.log"
+    total_fail=$((total_fail + 1))
+  fi
+  rm -rf "$work" "$work.log"
+done
+
+echo "all: $total_pass passed, $total_fail failed"
+[ "$total_fail" = 0 ]
