@@ -17,6 +17,30 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#if SLUICE_NO_MSG_CACHE
+
+void *
+msg_cache_alloc(void)
+{
+  void *p = malloc(MSG_BLOCK_SIZE);
+  if (!p)
+    abort();
+  return p;
+}
+
+void
+msg_cache_free(void *block)
+{
+  free(block);
+}
+
+void
+msg_cache_thread_flush(void)
+{
+}
+
+#else
+
 #define MAG_SIZE 64
 #define DEPOT_MAX_FULL 512 /* 512 * 64 * 2 KiB = 64 MiB cached at most */
 
@@ -130,9 +154,6 @@ _register_thread(void)
 void *
 msg_cache_alloc(void)
 {
-#if SLUICE_NO_MSG_CACHE
-  return _xmalloc(MSG_BLOCK_SIZE);
-#else
   if (tl_loaded && tl_loaded->n > 0)
     return tl_loaded->blocks[--tl_loaded->n];
 
@@ -157,15 +178,11 @@ msg_cache_alloc(void)
       return tl_loaded->blocks[--tl_loaded->n];
     }
   return _xmalloc(MSG_BLOCK_SIZE);
-#endif
 }
 
 void
 msg_cache_free(void *block)
 {
-#if SLUICE_NO_MSG_CACHE
-  free(block);
-#else
   if (tl_loaded && tl_loaded->n < MAG_SIZE)
     {
       tl_loaded->blocks[tl_loaded->n++] = block;
@@ -189,7 +206,6 @@ msg_cache_free(void *block)
       tl_loaded = _depot_get(false);
     }
   tl_loaded->blocks[tl_loaded->n++] = block;
-#endif
 }
 
 void
@@ -199,3 +215,5 @@ msg_cache_thread_flush(void)
   _depot_put(tl_spare);
   tl_loaded = tl_spare = NULL;
 }
+
+#endif
