@@ -1,6 +1,7 @@
 #!/bin/sh
 # README's first quick-start command: install what is missing, build, and run
-# the daemon in the foreground on the default configuration in etc/.
+# sluice in the foreground.  Until the daemon issue lands this is the
+# --stdio mode (syslog lines in on stdin, syslog-ng file lines out on stdout).
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -13,4 +14,5 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 fi
 ninja -C "$BUILD"
 
-exec "$BUILD/src/sluice" -F -f "$ROOT/etc/sluice.conf" "$@"
+echo "sluice: reading syslog lines on stdin, writing file lines to stdout (Ctrl-D ends)" >&2
+exec "$BUILD/src/sluice" --stdio "$@"
