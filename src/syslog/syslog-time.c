@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Timestamps in syslog headers.
+ *
+ * The shapes are recognised the way syslog-ng 3.38 does it: a cheap check
+ * of separator positions picks the format, then the fields are scanned with
+ * fixed widths.  A fixed-width field may start with spaces ("Oct  1"), which
+ * count towards its width.  Field values are not range-checked; like
+ * mktime(), the conversion lets "Feb 30" become March 2.
+ */
+#include "syslog-internal.h"
+
+#include <string.h>
+
+/* ---- scanning ---------------------------------------------------------- */
+
+/* A field of exactly width characters: leading spaces, then digits. */
+static bool
+_scan_int(const char **p, const char *end, int width, int *out)
+{
+  const char *s = *p;
+  int value = 0;
+
+  while (width > 0 && s < end && *s == ' ')
+    {
+      s++;
+      width--;
+    }
+  while (width > 0 && s < end && syslog_is_digit(*s))
+    {
+      value = value * 10 + (*s - '0');
+      s++;
+      width--;
+    }
+  if (width != 0)
+    return false;
+  *out = value;
+  *p = s;
+  return true;
+}
+
+static bool
+_expect(const char **p, const char *end, char c)
+{
+  if (*p >= end || **p != c)
+    return false;
+  (*p)++;
+  return true;
+}
+
+static inline char
+_lower(char c)
+{
+  return (c >= 'A' && c <= 'Z') ? (char) (c + 32) : c;
+}
+
+/* "Jan".."Dec", any case. */
+static bool
+_scan_month(const char **p, const char *end, int *mon)
+{
+  static const char names[] = "janfebmaraprmayjunjulaugsepoctnovdec";
+
+  if (end - *p < 3)
+    return false;
+  char a = _lower((*p)[0]), b = _lower((*p)[1]), c = _lower((*p)[2]);
+  for (int i = 0; i < 12; i++)
+    {
+      if (names[i * 3] == a && names[i * 3 + 1] == b && names[i * 3 + 2] == c)
+        {
+          *mon = i;
+          *p += 3;
+          return true;
+        }
+    }
+  return false;
+}
+
+/* "HH:MM:SS" */
+static bool
+_scan_hms(const char **p, const char *end, SyslogTime *t)
+{
+  return _scan_int(p, end, 2, &t->hour) && _expect(p, end, ':') && _scan_int(p, end, 2, &t->min) &&
+         _expect(p, end, ':') && _scan_int(p, end, 2, &t->sec);
+}
+
+/* ".frac" or ",frac" (Aruba): microseconds from the first six digits, the
+ * rest skipped. */
+static uint32_t
+_scan_usec(const char **p, const char *end)
+{
+  const char *s = *p;
+  uint32_t frac = 0;
+  uint32_t scale = 1000000;
+
+  if (s >= end || (*s != '.' && *s != ','))
+    return 0;
+  s++;
+  while (s < end && scale > 1 && syslog_is_digit(*s))
+    {
+      frac = frac * 10 + (uint32_t) (*s - '0');
+      scale /= 10;
+      s++;
+    }
+  while (s < end && syslog_is_digit(*s))
+    s++;
+  *p = s;
+  return frac * scale;
+}
+
+/* ---- ISO 8601 / RFC 3339 ------------------------------------------------ */
+
+static bool
+_looks_iso(const char *s, const char *end)
+{
+  return end - s >= 19 && s[4] == '-' && s[7] == '-' && (s[10] == 'T' || s[10] == ' ') && s[13] == ':' &&
+         s[16] == ':';
+}
+
+/* "+hh:mm" not followed by a digit. */
+static bool
+_scan_iso_offset(const char **p, const char *end, int32_t *gmtoff)
+{
+  const char *s = *p;
+
+  if (end - s < 6 || (s[0] != '+' && s[0] != '-') || !syslog_is_digit(s[1]) || !syslog_is_digit(s[2]) ||
+      s[3] != ':' || !syslog_is_digit(s[4]) || !syslog_is_digit(s[5]) || (end - s > 6 && syslog_is_digit(s[6])))
+    return false;
+  int32_t off = ((s[1] - '0') * 10 + (s[2] - '0')) * 3600 + ((s[4] - '0') * 10 + (s[5] - '0')) * 60;
+  *gmtoff = s[0] == '-' ? -off : off;
+  *p = s + 6;
+  return true;
+}
+
+static bool
+_scan_iso(const char **p, const char *end, SyslogTime *t)
+{
+  const char *s = *p;
+
+  if (!_scan_int(&s, end, 4, &t->year) || !_expect(&s, end, '-') || !_scan_int(&s, end, 2, &t->mon) ||
+      !_expect(&s, end, '-') || !_scan_int(&s, end, 2, &t->mday) ||
+      !(_expect(&s, end, 'T') || _expect(&s, end, ' ')) || !_scan_hms(&s, end, t))
+    return false;
+  t->mon -= 1;
+  t->usec = _scan_usec(&s, end);
+  t->has_offset = false;
+  if (s < end && *s == 'Z')
+    {
+      t->has_offset = true;
+      t->gmtoff = 0;
+      s++;
+    }
+  else if (_scan_iso_offset(&s, end, &t->gmtoff))
+    t->has_offset = true;
+  *p = s;
+  return true;
+}
+
+/* ---- BSD and its variants ---------------------------------------------- */
+
+static inline bool
+_digits4(const char *s)
+{
+  return syslog_is_digit(s[0]) && syslog_is_digit(s[1]) && syslog_is_digit(s[2]) && syslog_is_digit(s[3]);
+}
+
+static inline bool
+_is_c_space(char c)
+{
+  return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* Cisco PIX/ASA: "MMM DD YYYY HH:MM:SS" followed by ':' or ' '. */
+static bool
+_looks_pix(const char *s, const char *end)
+{
+  return end - s >= 21 && s[3] == ' ' && s[6] == ' ' && s[11] == ' ' && s[14] == ':' && s[17] == ':' &&
+         (s[20] == ':' || s[20] == ' ') && _digits4(s + 7);
+}
+
+/* LinkSys: "MMM DD HH:MM:SS YYYY" followed by white space. */
+static bool
+_looks_linksys(const char *s, const char *end)
+{
+  return end - s >= 21 && s[3] == ' ' && s[6] == ' ' && s[9] == ':' && s[12] == ':' && s[15] == ' ' &&
+         _digits4(s + 16) && _is_c_space(s[20]);
+}
+
+/* RFC 3164: "MMM DD HH:MM:SS" */
+static bool
+_looks_bsd(const char *s, const char *end)
+{
+  return end - s >= 15 && s[3] == ' ' && s[6] == ' ' && s[9] == ':' && s[12] == ':';
+}
+
+static bool
+_scan_bsd(const char **p, const char *end, SyslogTime *t)
+{
+  const char *s = *p;
+
+  t->year = SYSLOG_YEAR_UNKNOWN;
+  t->usec = 0;
+  t->has_offset = false;
+  if (_looks_pix(s, end))
+    {
+      if (!_scan_month(&s, end, &t->mon) || !_expect(&s, end, ' ') || !_scan_int(&s, end, 2, &t->mday) ||
+          !_expect(&s, end, ' ') || !_scan_int(&s, end, 4, &t->year) || !_expect(&s, end, ' ') ||
+          !_scan_hms(&s, end, t))
+        return false;
+      _expect(&s, end, ':');
+    }
+  else if (_looks_linksys(s, end))
+    {
+      if (!_scan_month(&s, end, &t->mon) || !_expect(&s, end, ' ') || !_scan_int(&s, end, 2, &t->mday) ||
+          !_expect(&s, end, ' ') || !_scan_hms(&s, end, t) || !_expect(&s, end, ' ') ||
+          !_scan_int(&s, end, 4, &t->year))
+        return false;
+    }
+  else if (_looks_bsd(s, end))
+    {
+      if (!_scan_month(&s, end, &t->mon) || !_expect(&s, end, ' ') || !_scan_int(&s, end, 2, &t->mday) ||
+          !_expect(&s, end, ' ') || !_scan_hms(&s, end, t))
+        return false;
+      t->usec = _scan_usec(&s, end);
+    }
+  else
+    return false;
+  *p = s;
+  return true;
+}
+
+bool
+syslog_scan_rfc3164_time(const char **p, const char *end, SyslogTime *t)
+{
+  const char *s = *p;
+
+  if (_looks_iso(s, end))
+    {
+      if (!_scan_iso(&s, end, t))
+        return false;
+    }
+  else if (!_scan_bsd(&s, end, t))
+    return false;
+  /* Cisco ends the timestamp with ':'; skipping it keeps it from looking
+   * like part of an IPv6 hostname */
+  _expect(&s, end, ':');
+  *p = s;
+  return true;
+}
+
+bool
+syslog_scan_rfc5424_time(const char **p, const char *end, SyslogTime *t)
+{
+  return _scan_iso(p, end, t);
+}
+
+/* ---- conversion -------------------------------------------------------- */
+
+/* syslog-ng's rule, not "the nearest year": the current year, except a
+ * December date seen in January (last year) and a January date seen in
+ * December (next year). */
+static int32_t
+_guess_year(int mon, TimeZoneInfo *tz, const LogStamp *recvd)
+{
+  CivilTime now;
+  civil_from_seconds(recvd->sec + tz_offset_at(tz, recvd->sec), &now);
+  if (mon == 11 && now.mon == 0)
+    return now.year - 1;
+  if (mon == 0 && now.mon == 11)
+    return now.year + 1;
+  return now.year;
+}
+
+void
+syslog_time_to_stamp(const SyslogTime *t, TimeZoneInfo *tz, const LogStamp *recvd, LogStamp *out)
+{
+  int32_t year = t->year;
+  int mon = t->mon;
+
+  if (year == SYSLOG_YEAR_UNKNOWN)
+    year = _guess_year(mon, tz, recvd);
+  /* an ISO month of 00 or 13..99 rolls into the neighbouring years */
+  if (mon < 0 || mon > 11)
+    {
+      int shift = mon < 0 ? -1 : mon / 12;
+      year += shift;
+      mon -= shift * 12;
+    }
+  out->usec = t->usec;
+  if (t->has_offset)
+    {
+      out->gmtoff = t->gmtoff;
+      out->sec = civil_to_seconds(year, mon, t->mday, t->hour, t->min, t->sec) - t->gmtoff;
+    }
+  else
+    out->sec = tz_local_to_utc(tz, year, mon, t->mday, t->hour, t->min, t->sec, &out->gmtoff);
+}
