@@ -12,6 +12,9 @@
  *
  * Structured data becomes name-value pairs ".SDATA.<SD-ID>.<PARAM>", and
  * an element without parameters ".SDATA.<SD-ID>" with an empty value.
+ * Length limits are syslog-ng's: an SD-ID of more than 248 bytes, or an
+ * SD-ID and PARAM-NAME of more than 255 together, is an error; a pair whose
+ * name comes out longer than 255 bytes is parsed but not stored.
  * Inside a value, \" \\ and \] lose their backslash; any other backslash is
  * kept; an unescaped ']' is an error.  Values without a backslash are
  * zero-copy ranges of the line; the others are unescaped into the arena.
@@ -22,7 +25,8 @@
 
 #define SD_PREFIX ".SDATA."
 #define SD_PREFIX_LEN 7
-#define SD_NAME_MAX 256 /* syslog-ng's buffer for ".SDATA.id.param" and its NUL */
+#define SD_ID_MAX 248   /* longer SD-IDs are an error */
+#define SD_NAME_MAX 255 /* longer ".SDATA.id.param" names are dropped */
 
 static const char utf8_bom[] = "\xEF\xBB\xBF";
 
@@ -108,6 +112,10 @@ _parse_sd_value(SyslogParse *sp, const char **p, NVHandle handle)
   if (s >= end)
     return false;
 
+  *p = s + 1;
+  if (handle == LM_V_NONE)
+    return true; /* a name too long to store */
+
   size_t raw_len = (size_t) (s - value);
   size_t max = sp->opts->sdata_param_value_max;
   if (!escaped)
@@ -132,7 +140,6 @@ _parse_sd_value(SyslogParse *sp, const char **p, NVHandle handle)
         }
       log_msg_set_value_ref(sp->msg, handle, out, len);
     }
-  *p = s + 1;
   return true;
 }
 
@@ -142,7 +149,7 @@ _parse_sd_element(SyslogParse *sp, const char **p)
 {
   const char *s = *p;
   const char *end = sp->end;
-  char name[SD_NAME_MAX];
+  char name[SD_PREFIX_LEN + SD_ID_MAX + 1 + SD_NAME_MAX];
   size_t id_len = 0;
 
   memcpy(name, SD_PREFIX, SD_PREFIX_LEN);
@@ -150,15 +157,13 @@ _parse_sd_element(SyslogParse *sp, const char **p)
     return false;
   for (; s < end && *s != ' ' && *s != ']'; s++)
     {
-      if (id_len >= SD_NAME_MAX - 1 - SD_PREFIX_LEN || !_is_sd_name_char(*s))
+      if (id_len >= SD_ID_MAX || !_is_sd_name_char(*s))
         return false;
       name[SD_PREFIX_LEN + id_len++] = *s;
     }
   size_t id_end = SD_PREFIX_LEN + id_len;
   if (s < end && *s == ']')
     log_msg_set_value_ref(sp->msg, log_msg_get_value_handle(name, (ssize_t) id_end), "", 0);
-  else if (id_end + 1 >= SD_NAME_MAX)
-    return false;
   name[id_end] = '.';
 
   while (s < end && *s != ']')
@@ -168,14 +173,15 @@ _parse_sd_element(SyslogParse *sp, const char **p)
       size_t name_len = id_end + 1;
       for (; s < end && *s != '='; s++)
         {
-          if (name_len >= SD_NAME_MAX - 1 || !_is_sd_name_char(*s))
+          if (id_len + (name_len - id_end - 1) >= SD_NAME_MAX || !_is_sd_name_char(*s))
             return false;
           name[name_len++] = *s;
         }
       if (s >= end)
         return false;
       s++; /* '=' */
-      if (!_parse_sd_value(sp, &s, log_msg_get_value_handle(name, (ssize_t) name_len)))
+      NVHandle handle = name_len <= SD_NAME_MAX ? log_msg_get_value_handle(name, (ssize_t) name_len) : LM_V_NONE;
+      if (!_parse_sd_value(sp, &s, handle))
         return false;
     }
   if (s >= end)

@@ -54,15 +54,16 @@ _lower(char c)
   return (c >= 'A' && c <= 'Z') ? (char) (c + 32) : c;
 }
 
-/* "Jan".."Dec", any case. */
+/* "Jan".."Dec": syslog-ng 3.38 wants the first letter in upper case and
+ * takes the other two in any case ("MAR" is March, "mar" is not). */
 static bool
 _scan_month(const char **p, const char *end, int *mon)
 {
-  static const char names[] = "janfebmaraprmayjunjulaugsepoctnovdec";
+  static const char names[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
 
   if (end - *p < 3)
     return false;
-  char a = _lower((*p)[0]), b = _lower((*p)[1]), c = _lower((*p)[2]);
+  char a = (*p)[0], b = _lower((*p)[1]), c = _lower((*p)[2]);
   for (int i = 0; i < 12; i++)
     {
       if (names[i * 3] == a && names[i * 3 + 1] == b && names[i * 3 + 2] == c)

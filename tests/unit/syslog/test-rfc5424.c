@@ -250,30 +250,59 @@ Test(rfc5424, broken_structured_data_is_a_parse_error)
   assert_parse_error("<13>1 2025-03-10T11:00:00Z h a - - [a x=\"1\"]x");
 }
 
+static LogMsg *
+parse_sd(const char *sd)
+{
+  char line[1024];
+  snprintf(line, sizeof(line), "<13>1 - h a - - %s m", sd);
+  return P5424(line);
+}
+
 Test(rfc5424, sd_name_lengths)
 {
-  /* ".SDATA." + id (+ "." + param) must fit in 255 bytes */
-  char line[700];
-  char id[300], param[300];
+  char id[300], param[300], sd[700];
   memset(id, 'i', sizeof(id));
   memset(param, 'p', sizeof(param));
 
-  snprintf(line, sizeof(line), "<13>1 - h a - - [%.*s] m", 248, id);
-  LogMsg *m1 = P5424(line);
+  /* an SD-ID of up to 248 bytes */
+  snprintf(sd, sizeof(sd), "[%.*s]", 248, id);
+  LogMsg *m1 = parse_sd(sd);
   cr_assert_eq(m1->sdata_count, 1);
-  snprintf(line, sizeof(line), "<13>1 - h a - - [%.*s] m", 249, id);
-  LogMsg *m2 = P5424(line);
+  snprintf(sd, sizeof(sd), "[%.*s]", 249, id);
+  LogMsg *m2 = parse_sd(sd);
   cr_assert(m2->flags & LF_PARSE_ERROR);
-  snprintf(line, sizeof(line), "<13>1 - h a - - [%.*s %.*s=\"v\"] m", 100, id, 147, param);
-  LogMsg *m3 = P5424(line);
-  cr_assert_eq(m3->sdata_count, 1);
-  snprintf(line, sizeof(line), "<13>1 - h a - - [%.*s %.*s=\"v\"] m", 100, id, 148, param);
-  LogMsg *m4 = P5424(line);
-  cr_assert(m4->flags & LF_PARSE_ERROR);
+
+  /* ".SDATA.id.param" up to 255 bytes is stored */
+  snprintf(sd, sizeof(sd), "[%.*s %.*s=\"v\" q=\"w\"]", 100, id, 147, param);
+  LogMsg *m3 = parse_sd(sd);
+  cr_assert_eq(m3->sdata_count, 2);
+  /* longer is parsed but dropped, as syslog-ng's registry refuses it */
+  snprintf(sd, sizeof(sd), "[%.*s %.*s=\"v\" q=\"w\"]", 100, id, 148, param);
+  LogMsg *m4 = parse_sd(sd);
+  cr_assert_eq(m4->flags & LF_PARSE_ERROR, 0);
+  cr_assert_eq(m4->sdata_count, 1);
+  assert_value(m4, LM_V_MESSAGE, "m");
+  /* up to 255 bytes of SD-ID and PARAM-NAME together, else an error */
+  snprintf(sd, sizeof(sd), "[%.*s %.*s=\"v\\\"\"]", 100, id, 155, param);
+  LogMsg *m5 = parse_sd(sd);
+  cr_assert_eq(m5->flags & LF_PARSE_ERROR, 0);
+  cr_assert_eq(m5->sdata_count, 0);
+  snprintf(sd, sizeof(sd), "[%.*s %.*s=\"v\"]", 100, id, 156, param);
+  LogMsg *m6 = parse_sd(sd);
+  cr_assert(m6->flags & LF_PARSE_ERROR);
+  /* a 248-byte SD-ID leaves no room for parameters, but is no error */
+  snprintf(sd, sizeof(sd), "[%.*s q=\"w\"][b c=\"d\"]", 248, id);
+  LogMsg *m7 = parse_sd(sd);
+  cr_assert_eq(m7->flags & LF_PARSE_ERROR, 0);
+  cr_assert_eq(m7->sdata_count, 1);
+  assert_sd(m7, ".SDATA.b.c", "d");
   log_msg_unref(m1);
   log_msg_unref(m2);
   log_msg_unref(m3);
   log_msg_unref(m4);
+  log_msg_unref(m5);
+  log_msg_unref(m6);
+  log_msg_unref(m7);
 }
 
 Test(rfc5424, structured_data_ends_at_the_first_space)

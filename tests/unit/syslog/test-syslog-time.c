@@ -39,10 +39,15 @@ Test(syslog_time, bsd_fraction_with_dot_or_comma)
   log_msg_unref(m4);
 }
 
-Test(syslog_time, month_names_any_case_and_padded_day)
+Test(syslog_time, month_names_and_padded_day)
 {
-  LogMsg *m1 = parse("<13>oCT 11 22:14:15 host prog: m");
+  /* first letter upper case, the others any case */
+  LogMsg *m1 = parse("<13>OCT 11 22:14:15 host prog: m");
   assert_stamp(m1, OCT11_221415_2025, 0, 0);
+  LogMsg *m1b = parse("<13>oct 11 22:14:15 host prog: m");
+  assert_stamp_is_recvd(m1b);
+  assert_value(m1b, LM_V_PROGRAM, "oct");
+  log_msg_unref(m1b);
   LogMsg *m2 = parse("<13>Mar  2 10:00:00 host prog: m");
   assert_stamp(m2, 1740909600, 0, 0);
   /* a shape match with a bad month is no timestamp */
