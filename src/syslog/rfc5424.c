@@ -77,6 +77,44 @@ _parse_column(SyslogParse *sp, const char **p, NVHandle handle, size_t max_len)
 
 /* ---- structured data --------------------------------------------------- */
 
+/* Interning a ".SDATA.id.param" name takes the registry's lock; a small
+ * per-thread memo of recent names avoids it for the names a source keeps
+ * sending.  Handles are never freed, so a remembered one stays valid. */
+#define SD_MEMO_SLOTS 64
+#define SD_MEMO_NAME 80
+
+typedef struct SdMemoSlot
+{
+  uint32_t len;
+  NVHandle handle;
+  char name[SD_MEMO_NAME];
+} SdMemoSlot;
+
+static _Thread_local SdMemoSlot sd_memo[SD_MEMO_SLOTS];
+
+static NVHandle
+_sd_handle(const char *name, size_t len)
+{
+  if (len > SD_MEMO_NAME)
+    return log_msg_get_value_handle(name, (ssize_t) len);
+  /* a cheap hash of the length, the SD-ID's start and the name's end (a
+   * byte-wise hash would cost more than the lock it saves); every name is
+   * at least 8 bytes: ".SDATA." and one more */
+  uint64_t tail, head = 0;
+  memcpy(&tail, name + len - 8, 8);
+  if (len >= SD_PREFIX_LEN + 8)
+    memcpy(&head, name + SD_PREFIX_LEN, 8);
+  uint64_t hash = (tail * 0x9E3779B97F4A7C15u) ^ (head * 0xC2B2AE3D27D4EB4Fu) ^ len;
+  SdMemoSlot *slot = &sd_memo[(hash >> 32) % SD_MEMO_SLOTS];
+  if (slot->len != len || memcmp(slot->name, name, len) != 0)
+    {
+      slot->handle = log_msg_get_value_handle(name, (ssize_t) len);
+      slot->len = (uint32_t) len;
+      memcpy(slot->name, name, len);
+    }
+  return slot->handle;
+}
+
 /* SD-NAME characters: US-ASCII except '=', ' ', ']' and '"' (control
  * characters pass, as in syslog-ng). */
 static inline bool
@@ -163,7 +201,7 @@ _parse_sd_element(SyslogParse *sp, const char **p)
     }
   size_t id_end = SD_PREFIX_LEN + id_len;
   if (s < end && *s == ']')
-    log_msg_set_value_ref(sp->msg, log_msg_get_value_handle(name, (ssize_t) id_end), "", 0);
+    log_msg_set_value_ref(sp->msg, _sd_handle(name, id_end), "", 0);
   name[id_end] = '.';
 
   while (s < end && *s != ']')
@@ -180,7 +218,7 @@ _parse_sd_element(SyslogParse *sp, const char **p)
       if (s >= end)
         return false;
       s++; /* '=' */
-      NVHandle handle = name_len <= SD_NAME_MAX ? log_msg_get_value_handle(name, (ssize_t) name_len) : LM_V_NONE;
+      NVHandle handle = name_len <= SD_NAME_MAX ? _sd_handle(name, name_len) : LM_V_NONE;
       if (!_parse_sd_value(sp, &s, handle))
         return false;
     }

@@ -256,19 +256,102 @@ syslog_scan_rfc5424_time(const char **p, const char *end, SyslogTime *t)
 
 /* ---- conversion -------------------------------------------------------- */
 
+/*
+ * Per-thread memo of the zone arithmetic, so that a message costs no
+ * civil_from_seconds() and no zone lookup in the common case.  It is exact
+ * because every UTC offset in use since 1980 is a multiple of 15 minutes
+ * and changes only on a UTC quarter hour (the assumption timeutil's own
+ * cache makes): then the local date at "now" depends only on now's
+ * 15-minute bucket, and the offset tz_local_to_utc() picks for a wall time
+ * only on the wall time's 15-minute bucket.  Older wall times skip the memo.
+ */
+#define QUARTER 900
+#define MEMO_FROM 315532800 /* 1980-01-01 */
+#define OFFSET_SLOTS 4
+
+typedef struct TimeMemo
+{
+  /* year guessing: the local year and month at the reception time */
+  TimeZoneInfo *now_tz;
+  int64_t now_quarter;
+  int32_t now_year;
+  int now_mon;
+  /* days since the epoch of the first of a month */
+  int32_t month_year;
+  int month_mon;
+  int64_t month_days;
+  /* zone offsets of zone-less wall times, by wall-time quarter */
+  struct
+  {
+    TimeZoneInfo *tz;
+    int64_t quarter;
+    int32_t gmtoff;
+  } offsets[OFFSET_SLOTS];
+} TimeMemo;
+
+static _Thread_local TimeMemo memo = { .month_mon = -1 };
+
+static inline int64_t
+_quarter(int64_t sec)
+{
+  return sec >= 0 ? sec / QUARTER : -((-sec + QUARTER - 1) / QUARTER);
+}
+
 /* syslog-ng's rule, not "the nearest year": the current year, except a
  * December date seen in January (last year) and a January date seen in
  * December (next year). */
 static int32_t
 _guess_year(int mon, TimeZoneInfo *tz, const LogStamp *recvd)
 {
-  CivilTime now;
-  civil_from_seconds(recvd->sec + tz_offset_at(tz, recvd->sec), &now);
-  if (mon == 11 && now.mon == 0)
-    return now.year - 1;
-  if (mon == 0 && now.mon == 11)
-    return now.year + 1;
-  return now.year;
+  int64_t q = _quarter(recvd->sec);
+  if (memo.now_tz != tz || memo.now_quarter != q)
+    {
+      CivilTime now;
+      civil_from_seconds(recvd->sec + tz_offset_at(tz, recvd->sec), &now);
+      memo.now_tz = tz;
+      memo.now_quarter = q;
+      memo.now_year = now.year;
+      memo.now_mon = now.mon;
+    }
+  if (mon == 11 && memo.now_mon == 0)
+    return memo.now_year - 1;
+  if (mon == 0 && memo.now_mon == 11)
+    return memo.now_year + 1;
+  return memo.now_year;
+}
+
+/* Seconds since the epoch of a wall time taken as UTC; mon is 0..11, the
+ * other fields may be out of range. */
+static int64_t
+_wall_seconds(int32_t year, int mon, const SyslogTime *t)
+{
+  if (memo.month_year != year || memo.month_mon != mon)
+    {
+      memo.month_year = year;
+      memo.month_mon = mon;
+      memo.month_days = civil_to_days(year, mon, 1);
+    }
+  return (memo.month_days + t->mday - 1) * 86400 + (int64_t) t->hour * 3600 + t->min * 60 + t->sec;
+}
+
+static int32_t
+_zone_offset(TimeZoneInfo *tz, int32_t year, int mon, const SyslogTime *t, int64_t wall)
+{
+  if (wall < MEMO_FROM)
+    {
+      int32_t gmtoff;
+      tz_local_to_utc(tz, year, mon, t->mday, t->hour, t->min, t->sec, &gmtoff);
+      return gmtoff;
+    }
+  int64_t q = wall / QUARTER;
+  unsigned slot = (unsigned) q % OFFSET_SLOTS;
+  if (memo.offsets[slot].tz != tz || memo.offsets[slot].quarter != q)
+    {
+      tz_local_to_utc(tz, year, mon, t->mday, t->hour, t->min, t->sec, &memo.offsets[slot].gmtoff);
+      memo.offsets[slot].tz = tz;
+      memo.offsets[slot].quarter = q;
+    }
+  return memo.offsets[slot].gmtoff;
 }
 
 void
@@ -286,12 +369,8 @@ syslog_time_to_stamp(const SyslogTime *t, TimeZoneInfo *tz, const LogStamp *recv
       year += shift;
       mon -= shift * 12;
     }
+  int64_t wall = _wall_seconds(year, mon, t);
   out->usec = t->usec;
-  if (t->has_offset)
-    {
-      out->gmtoff = t->gmtoff;
-      out->sec = civil_to_seconds(year, mon, t->mday, t->hour, t->min, t->sec) - t->gmtoff;
-    }
-  else
-    out->sec = tz_local_to_utc(tz, year, mon, t->mday, t->hour, t->min, t->sec, &out->gmtoff);
+  out->gmtoff = t->has_offset ? t->gmtoff : _zone_offset(tz, year, mon, t, wall);
+  out->sec = wall - out->gmtoff;
 }

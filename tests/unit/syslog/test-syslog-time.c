@@ -3,6 +3,8 @@
  * guessing, fractions and zones. */
 #include "syslog-test.h"
 
+#include <stdio.h>
+
 static LogMsg *
 parse_at(const char *line, int64_t now)
 {
@@ -176,4 +178,50 @@ Test(syslog_time, truncated_timestamps_are_no_timestamps)
   assert_value(msg, LM_V_PROGRAM, "");
   assert_value(msg, LM_V_MESSAGE, "");
   log_msg_unref(msg);
+}
+
+/* The per-thread memo of zone offsets must give what tz_local_to_utc()
+ * gives, also across DST changes and when zones and times alternate. */
+Test(syslog_time, memoised_offsets_match_tz_local_to_utc)
+{
+  TimeZoneInfo *zones[] = { tz_get("Europe/Budapest", NULL), tz_get("America/St_Johns", NULL), tz_get("UTC", NULL) };
+  static const struct
+  {
+    const char *mon;
+    int mon0, mday;
+  } days[] = { { "Mar", 2, 30 }, { "Oct", 9, 26 }, { "Nov", 10, 2 }, { "Mar", 2, 9 } };
+
+  for (size_t d = 0; d < sizeof(days) / sizeof(days[0]); d++)
+    for (int minute = 0; minute < 5 * 60; minute += 7)
+      for (size_t z = 0; z < sizeof(zones) / sizeof(zones[0]); z++)
+        {
+          char line[64];
+          int hour = minute / 60, min = minute % 60, sec = (minute * 13) % 60;
+          snprintf(line, sizeof(line), "<13>%s %2d %02d:%02d:%02d host p: m", days[d].mon, days[d].mday, hour, min, sec);
+          MsgFormatOptions opts;
+          msg_format_options_defaults(&opts);
+          opts.recv_tz = zones[z];
+          LogMsg *msg = parse_opts_at(&opts, line, strlen(line), TEST_NOW);
+          int32_t gmtoff;
+          int64_t utc = tz_local_to_utc(zones[z], 2025, days[d].mon0, days[d].mday, hour, min, sec, &gmtoff);
+          assert_stamp(msg, utc, 0, gmtoff);
+          log_msg_unref(msg);
+        }
+}
+
+Test(syslog_time, old_timestamps_bypass_the_memo)
+{
+  MsgFormatOptions opts;
+  msg_format_options_defaults(&opts);
+  opts.recv_tz = tz_get("Europe/Budapest", NULL);
+  const char *lines[] = { "<13>1975-06-01T12:00:00 host p: m", "<13>1899-06-01T12:00:00 host p: m" };
+  int32_t years[] = { 1975, 1899 };
+  for (int i = 0; i < 2; i++)
+    {
+      LogMsg *msg = parse_opts_at(&opts, lines[i], strlen(lines[i]), TEST_NOW);
+      int32_t gmtoff;
+      int64_t utc = tz_local_to_utc(opts.recv_tz, years[i], 5, 1, 12, 0, 0, &gmtoff);
+      assert_stamp(msg, utc, 0, gmtoff);
+      log_msg_unref(msg);
+    }
 }
