@@ -14,6 +14,11 @@
  * every field is a range of that copy; only unescaped SD values and a
  * no-multi-line rewrite of a shared copy go to the arena.
  *
+ * The year of a BSD date is guessed as syslog-ng does (this year, except a
+ * December date seen in January and a January date seen in December), not
+ * as the nearest year (civil_guess_year): the two differ by a year for
+ * dates more than six months away, e.g. "Oct 11" received in March.
+ *
  * Two documented departures in time handling (both agree with syslog-ng for
  * the default configuration):
  *  - a zone-less timestamp gets recv_tz's offset in force at that
