@@ -139,6 +139,13 @@ typedef struct LogMsg
   uint64_t *tags_ext;  /* tag ids 64.. (bit i of word w is id 64 + 64*w + i) */
 
   struct LogMsg *original; /* the message a copy-on-write clone points into */
+
+  /* Flow control (include/sluice/logqueue.h): the source window a message
+   * holds a slot of, and how many holders (the source while routing, each
+   * flow-controlled destination) still have to ack it.  Only the message the
+   * source made carries them; a clone acks through its original. */
+  struct LogWindow *ack_window;
+  atomic_int ack_pending;
   LogMsgChunk *overflow;   /* chunks chained when the arena is full */
 
   char *arena_pos; /* next free byte of the arena */

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_LOGQUEUE_H
+#define SLUICE_LOGQUEUE_H
+
+/*
+ * Destination queues and flow control.
+ *
+ * A LogQueue sits in front of each destination writer.  Producers (the I/O
+ * workers) push whole batches under one lock; the writer pops up to
+ * flush-lines at a time.  The queue holds `log-fifo-size` messages that are
+ * not flow-controlled; beyond that such messages are dropped and counted.
+ *
+ * Flow control: a source with flags(flow-control) paths owns a LogWindow of
+ * `log-iw-size` slots.  Every message it reads takes a slot
+ * (log_window_take) and starts an ack count of 1, the source's own hold
+ * (log_msg_ack_begin).  Each flow-controlled destination the message is
+ * queued to adds one (log_msg_ack_add) and acks when the message is written.
+ * When the source has routed the message it drops its hold (log_msg_ack).
+ * The last ack returns the slot; when a window that had run dry gets a slot
+ * back its wakeup callback runs (on the acking thread: it should only post
+ * an event to the source's own thread).  Flow-controlled messages are never
+ * dropped: the window bounds how many can be queued.
+ */
+
+#include "sluice/logmsg.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---- windows and acks -------------------------------------------------- */
+
+typedef void (*LogWindowWakeupFunc)(void *user_data);
+
+typedef struct LogWindow
+{
+  atomic_int free;      /* slots left; <= 0 means the source must pause */
+  int size;             /* log-iw-size */
+  LogWindowWakeupFunc wakeup;
+  void *user_data;
+} LogWindow;
+
+/* Set up a window of size slots (size >= 1); wakeup(user_data) runs when a
+ * slot comes back to an empty window. */
+void log_window_init(LogWindow *w, int size, LogWindowWakeupFunc wakeup, void *user_data);
+
+/* True while the window has a free slot (the source may read more). */
+static inline bool
+log_window_has_room(LogWindow *w)
+{
+  return atomic_load_explicit(&w->free, memory_order_acquire) > 0;
+}
+
+/* Take one slot for a message (may go to zero or, for the rest of a read
+ * batch already in memory, below it). */
+void log_window_take(LogWindow *w);
+
+/* Return n slots. */
+void log_window_release(LogWindow *w, int n);
+
+/* msg (fresh from a source) holds a slot of window: its ack count is 1. */
+void log_msg_ack_begin(LogMsg *msg, LogWindow *window);
+
+/* One more holder must ack msg (or its original, for a clone).  A message
+ * without a window ignores acks. */
+void log_msg_ack_add(LogMsg *msg);
+
+/* One holder is done with msg; the last returns the window slot. */
+void log_msg_ack(LogMsg *msg);
+
+/* ---- queues ------------------------------------------------------------ */
+
+typedef struct LogQueueItem
+{
+  LogMsg *msg; /* one reference, owned by the queue while queued */
+  bool ack;    /* flow-controlled: ack after writing */
+} LogQueueItem;
+
+typedef struct LogQueue LogQueue;
+
+typedef struct LogQueueStats
+{
+  uint64_t queued;    /* messages accepted */
+  uint64_t dropped;   /* messages refused because the queue was full */
+  uint64_t processed; /* messages popped by the writer */
+  uint64_t length;    /* messages in the queue now */
+} LogQueueStats;
+
+/* A queue that holds fifo_size (>= 1) messages that are not flow-controlled.
+ * Owned by the caller; free with log_queue_free(). */
+LogQueue *log_queue_new(uint32_t fifo_size);
+
+/* Free q, unreffing (and acking) whatever is still queued. */
+void log_queue_free(LogQueue *q);
+
+/* Queue items[0..n) under one lock.  The queue takes each item's message
+ * reference.  Items that are not flow-controlled and find the queue full are
+ * dropped: their message is unreffed here and counted.  Returns how many
+ * were dropped.  Wakes a waiting writer. */
+size_t log_queue_push_batch(LogQueue *q, LogQueueItem *items, size_t n);
+
+/* Move up to max items into out.  With nothing queued it waits up to
+ * timeout_ms (< 0: without limit) for a push or a close.  Returns the
+ * number of items (the caller now owns their references and acks), 0 on
+ * timeout, or -1 when the queue is closed and empty. */
+ssize_t log_queue_pop_batch(LogQueue *q, LogQueueItem *out, size_t max, int timeout_ms);
+
+/* No more pushes are coming: a writer waiting on an empty queue returns -1
+ * once it is drained. */
+void log_queue_close(LogQueue *q);
+
+/* Counters, read under the lock. */
+void log_queue_get_stats(LogQueue *q, LogQueueStats *out);
+
+/* Ack (when item->ack) and unref the messages of items[0..n). */
+void log_queue_items_done(LogQueueItem *items, size_t n);
+
+#endif

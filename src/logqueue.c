@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Destination queues and flow control: see include/sluice/logqueue.h. */
+#include "sluice/logqueue.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- windows and acks -------------------------------------------------- */
+
+void
+log_window_init(LogWindow *w, int size, LogWindowWakeupFunc wakeup, void *user_data)
+{
+  w->size = size > 0 ? size : 1;
+  atomic_init(&w->free, w->size);
+  w->wakeup = wakeup;
+  w->user_data = user_data;
+}
+
+void
+log_window_take(LogWindow *w)
+{
+  atomic_fetch_sub_explicit(&w->free, 1, memory_order_acq_rel);
+}
+
+void
+log_window_release(LogWindow *w, int n)
+{
+  int old = atomic_fetch_add_explicit(&w->free, n, memory_order_acq_rel);
+  /* Only the release that lifts the window off empty wakes the source. */
+  if (old <= 0 && old + n > 0 && w->wakeup)
+    w->wakeup(w->user_data);
+}
+
+/* The message that carries the ack count: a clone acks through the message
+ * the source made. */
+static LogMsg *
+_ack_root(LogMsg *msg)
+{
+  while (!msg->ack_window && msg->original)
+    msg = msg->original;
+  return msg;
+}
+
+void
+log_msg_ack_begin(LogMsg *msg, LogWindow *window)
+{
+  msg->ack_window = window;
+  atomic_store_explicit(&msg->ack_pending, 1, memory_order_relaxed);
+  log_window_take(window);
+}
+
+void
+log_msg_ack_add(LogMsg *msg)
+{
+  LogMsg *root = _ack_root(msg);
+  if (root->ack_window)
+    atomic_fetch_add_explicit(&root->ack_pending, 1, memory_order_relaxed);
+}
+
+void
+log_msg_ack(LogMsg *msg)
+{
+  LogMsg *root = _ack_root(msg);
+  if (!root->ack_window)
+    return;
+  if (atomic_fetch_sub_explicit(&root->ack_pending, 1, memory_order_acq_rel) == 1)
+    log_window_release(root->ack_window, 1);
+}
+
+/* ---- queues ------------------------------------------------------------ */
+
+/*
+ * A ring of items that grows by doubling when flow-controlled messages
+ * overfill it; it never shrinks, so a queue in steady state allocates
+ * nothing.
+ */
+struct LogQueue
+{
+  pthread_mutex_t lock;
+  pthread_cond_t nonempty;
+  LogQueueItem *ring;
+  size_t cap;  /* power of two */
+  size_t head; /* index of the oldest item */
+  size_t len;
+  uint32_t fifo_size;
+  bool closed;
+  uint64_t queued, dropped, processed;
+};
+
+LogQueue *
+log_queue_new(uint32_t fifo_size)
+{
+  LogQueue *q = calloc(1, sizeof(*q));
+  if (!q)
+    abort();
+  pthread_mutex_init(&q->lock, NULL);
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&q->nonempty, &attr);
+  pthread_condattr_destroy(&attr);
+  q->fifo_size = fifo_size ? fifo_size : 1;
+  q->cap = 64;
+  while (q->cap < q->fifo_size && q->cap < 65536)
+    q->cap <<= 1;
+  q->ring = malloc(q->cap * sizeof(LogQueueItem));
+  if (!q->ring)
+    abort();
+  return q;
+}
+
+void
+log_queue_free(LogQueue *q)
+{
+  if (!q)
+    return;
+  for (size_t i = 0; i < q->len; i++)
+    log_queue_items_done(&q->ring[(q->head + i) & (q->cap - 1)], 1);
+  free(q->ring);
+  pthread_cond_destroy(&q->nonempty);
+  pthread_mutex_destroy(&q->lock);
+  free(q);
+}
+
+static void
+_grow(LogQueue *q)
+{
+  size_t cap = q->cap * 2;
+  LogQueueItem *ring = malloc(cap * sizeof(LogQueueItem));
+  if (!ring)
+    abort();
+  for (size_t i = 0; i < q->len; i++)
+    ring[i] = q->ring[(q->head + i) & (q->cap - 1)];
+  free(q->ring);
+  q->ring = ring;
+  q->cap = cap;
+  q->head = 0;
+}
+
+size_t
+log_queue_push_batch(LogQueue *q, LogQueueItem *items, size_t n)
+{
+  size_t dropped = 0;
+  pthread_mutex_lock(&q->lock);
+  for (size_t i = 0; i < n; i++)
+    {
+      if (!items[i].ack && q->len >= q->fifo_size)
+        {
+          /* Counted here, freed outside the lock. */
+          items[dropped++] = items[i];
+          continue;
+        }
+      if (q->len == q->cap)
+        _grow(q);
+      q->ring[(q->head + q->len) & (q->cap - 1)] = items[i];
+      q->len++;
+    }
+  q->queued += n - dropped;
+  q->dropped += dropped;
+  if (n > dropped)
+    pthread_cond_signal(&q->nonempty);
+  pthread_mutex_unlock(&q->lock);
+  for (size_t i = 0; i < dropped; i++)
+    log_msg_unref(items[i].msg);
+  return dropped;
+}
+
+static void
+_deadline(struct timespec *ts, int timeout_ms)
+{
+  clock_gettime(CLOCK_MONOTONIC, ts);
+  ts->tv_sec += timeout_ms / 1000;
+  ts->tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
+  if (ts->tv_nsec >= 1000000000L)
+    {
+      ts->tv_sec++;
+      ts->tv_nsec -= 1000000000L;
+    }
+}
+
+ssize_t
+log_queue_pop_batch(LogQueue *q, LogQueueItem *out, size_t max, int timeout_ms)
+{
+  struct timespec until;
+  if (timeout_ms >= 0)
+    _deadline(&until, timeout_ms);
+
+  pthread_mutex_lock(&q->lock);
+  while (q->len == 0 && !q->closed)
+    {
+      if (timeout_ms < 0)
+        pthread_cond_wait(&q->nonempty, &q->lock);
+      else if (pthread_cond_timedwait(&q->nonempty, &q->lock, &until) == ETIMEDOUT)
+        break;
+    }
+  if (q->len == 0)
+    {
+      bool closed = q->closed;
+      pthread_mutex_unlock(&q->lock);
+      return closed ? -1 : 0;
+    }
+  size_t n = q->len < max ? q->len : max;
+  for (size_t i = 0; i < n; i++)
+    out[i] = q->ring[(q->head + i) & (q->cap - 1)];
+  q->head = (q->head + n) & (q->cap - 1);
+  q->len -= n;
+  q->processed += n;
+  pthread_mutex_unlock(&q->lock);
+  return (ssize_t) n;
+}
+
+void
+log_queue_close(LogQueue *q)
+{
+  pthread_mutex_lock(&q->lock);
+  q->closed = true;
+  pthread_cond_broadcast(&q->nonempty);
+  pthread_mutex_unlock(&q->lock);
+}
+
+void
+log_queue_get_stats(LogQueue *q, LogQueueStats *out)
+{
+  pthread_mutex_lock(&q->lock);
+  out->queued = q->queued;
+  out->dropped = q->dropped;
+  out->processed = q->processed;
+  out->length = q->len;
+  pthread_mutex_unlock(&q->lock);
+}
+
+void
+log_queue_items_done(LogQueueItem *items, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      if (items[i].ack)
+        log_msg_ack(items[i].msg);
+      log_msg_unref(items[i].msg);
+    }
+}

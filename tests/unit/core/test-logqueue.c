@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "sluice/logqueue.h"
+
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+static LogMsg *
+numbered(uint32_t n)
+{
+  LogMsg *msg = log_msg_new(0);
+  msg->seqnum = n;
+  return msg;
+}
+
+static void
+push_one(LogQueue *q, LogMsg *msg, bool ack)
+{
+  LogQueueItem item = { msg, ack };
+  log_queue_push_batch(q, &item, 1);
+}
+
+Test(logqueue, pops_in_order_in_batches)
+{
+  LogQueue *q = log_queue_new(1000);
+  LogQueueItem items[10];
+  for (uint32_t i = 0; i < 10; i++)
+    items[i] = (LogQueueItem) { numbered(i), false };
+  cr_assert_eq(log_queue_push_batch(q, items, 10), 0);
+
+  LogQueueItem out[4];
+  uint32_t expect = 0;
+  ssize_t n;
+  while ((n = log_queue_pop_batch(q, out, 4, 0)) > 0)
+    {
+      cr_assert_leq(n, 4);
+      for (ssize_t i = 0; i < n; i++)
+        cr_assert_eq(out[i].msg->seqnum, expect++);
+      log_queue_items_done(out, (size_t) n);
+    }
+  cr_assert_eq(n, 0, "an empty open queue times out with 0");
+  cr_assert_eq(expect, 10);
+  LogQueueStats st;
+  log_queue_get_stats(q, &st);
+  cr_assert_eq(st.queued, 10);
+  cr_assert_eq(st.processed, 10);
+  cr_assert_eq(st.length, 0);
+  log_queue_free(q);
+}
+
+Test(logqueue, full_queue_drops_and_counts_without_flow_control)
+{
+  long live = log_msg_live_count();
+  LogQueue *q = log_queue_new(3);
+  LogQueueItem items[5];
+  for (uint32_t i = 0; i < 5; i++)
+    items[i] = (LogQueueItem) { numbered(i), false };
+  cr_assert_eq(log_queue_push_batch(q, items, 5), 2);
+  LogQueueStats st;
+  log_queue_get_stats(q, &st);
+  cr_assert_eq(st.dropped, 2);
+  cr_assert_eq(st.length, 3);
+  /* the dropped messages are freed, the queued ones kept */
+  if (live >= 0)
+    cr_assert_eq(log_msg_live_count(), live + 3);
+  LogQueueItem out[8];
+  cr_assert_eq(log_queue_pop_batch(q, out, 8, 0), 3);
+  cr_assert_eq(out[2].msg->seqnum, 2, "the oldest are kept, the newest dropped");
+  log_queue_items_done(out, 3);
+  log_queue_free(q);
+  if (live >= 0)
+    cr_assert_eq(log_msg_live_count(), live);
+}
+
+Test(logqueue, flow_controlled_messages_are_never_dropped)
+{
+  LogQueue *q = log_queue_new(2);
+  LogWindow w;
+  log_window_init(&w, 500, NULL, NULL);
+  for (uint32_t i = 0; i < 300; i++)
+    {
+      LogMsg *msg = numbered(i);
+      log_msg_ack_begin(msg, &w);
+      log_msg_ack_add(msg);
+      push_one(q, msg, true);
+      log_msg_ack(msg); /* the source's own hold */
+    }
+  cr_assert_eq(atomic_load(&w.free), 200);
+  LogQueueStats st;
+  log_queue_get_stats(q, &st);
+  cr_assert_eq(st.dropped, 0);
+  cr_assert_eq(st.length, 300);
+  /* a non-flow-controlled message still finds the queue full */
+  push_one(q, numbered(999), false);
+  log_queue_get_stats(q, &st);
+  cr_assert_eq(st.dropped, 1);
+
+  LogQueueItem out[64];
+  ssize_t n;
+  uint32_t expect = 0;
+  while ((n = log_queue_pop_batch(q, out, 64, 0)) > 0)
+    {
+      for (ssize_t i = 0; i < n; i++)
+        cr_assert_eq(out[i].msg->seqnum, expect++);
+      log_queue_items_done(out, (size_t) n);
+    }
+  cr_assert_eq(expect, 300);
+  cr_assert_eq(atomic_load(&w.free), 500, "every slot came back");
+  log_queue_free(q);
+}
+
+static int wakeups;
+
+static void
+count_wakeup(void *user_data)
+{
+  (void) user_data;
+  wakeups++;
+}
+
+Test(logqueue, window_wakes_the_source_once_when_it_gets_room)
+{
+  LogWindow w;
+  log_window_init(&w, 2, count_wakeup, NULL);
+  wakeups = 0;
+  LogMsg *a = numbered(1), *b = numbered(2), *c = numbered(3);
+  log_msg_ack_begin(a, &w);
+  cr_assert(log_window_has_room(&w));
+  log_msg_ack_begin(b, &w);
+  cr_assert_not(log_window_has_room(&w));
+  /* a third message already read in the same batch goes below zero */
+  log_msg_ack_begin(c, &w);
+  log_msg_ack(a);
+  cr_assert_not(log_window_has_room(&w));
+  cr_assert_eq(wakeups, 0);
+  log_msg_ack(b);
+  cr_assert(log_window_has_room(&w));
+  cr_assert_eq(wakeups, 1);
+  log_msg_ack(c);
+  cr_assert_eq(wakeups, 1, "no wakeup while the window was not empty");
+  log_msg_unref(a);
+  log_msg_unref(b);
+  log_msg_unref(c);
+}
+
+Test(logqueue, message_is_acked_after_every_holder)
+{
+  LogWindow w;
+  log_window_init(&w, 1, NULL, NULL);
+  LogMsg *msg = numbered(1);
+  log_msg_ack_begin(msg, &w);
+  log_msg_ack_add(msg);
+  log_msg_ack_add(msg);
+  log_msg_ack(msg);
+  log_msg_ack(msg);
+  cr_assert_eq(atomic_load(&w.free), 0);
+  log_msg_ack(msg);
+  cr_assert_eq(atomic_load(&w.free), 1);
+  log_msg_unref(msg);
+}
+
+Test(logqueue, clone_acks_through_its_original)
+{
+  LogWindow w;
+  log_window_init(&w, 1, NULL, NULL);
+  LogMsg *msg = numbered(1);
+  log_msg_ack_begin(msg, &w);
+  LogMsg *copy = log_msg_clone_cow(msg);
+  log_msg_ack_add(copy);
+  log_msg_ack(msg);
+  cr_assert_eq(atomic_load(&w.free), 0, "the clone still holds the slot");
+  log_msg_ack(copy);
+  cr_assert_eq(atomic_load(&w.free), 1);
+  log_msg_unref(copy);
+  log_msg_unref(msg);
+}
+
+Test(logqueue, closed_queue_drains_then_reports_end)
+{
+  LogQueue *q = log_queue_new(10);
+  push_one(q, numbered(7), false);
+  log_queue_close(q);
+  LogQueueItem out[4];
+  cr_assert_eq(log_queue_pop_batch(q, out, 4, -1), 1);
+  log_queue_items_done(out, 1);
+  cr_assert_eq(log_queue_pop_batch(q, out, 4, -1), -1);
+  log_queue_free(q);
+}
+
+Test(logqueue, free_releases_queued_messages_and_slots)
+{
+  long live = log_msg_live_count();
+  LogWindow w;
+  log_window_init(&w, 4, NULL, NULL);
+  LogQueue *q = log_queue_new(10);
+  LogMsg *msg = numbered(1);
+  log_msg_ack_begin(msg, &w);
+  push_one(q, msg, true); /* the queue's ack takes over the source's hold */
+  push_one(q, numbered(2), false);
+  log_queue_free(q);
+  cr_assert_eq(atomic_load(&w.free), 4);
+  if (live >= 0)
+    cr_assert_eq(log_msg_live_count(), live);
+}
+
+#define PRODUCERS 4
+#define PER_PRODUCER 20000
+
+typedef struct Producer
+{
+  LogQueue *q;
+  LogWindow *w;
+  uint32_t id;
+} Producer;
+
+static void *
+produce(void *arg)
+{
+  Producer *p = arg;
+  LogQueueItem batch[50];
+  size_t n = 0;
+  for (uint32_t i = 0; i < PER_PRODUCER; i++)
+    {
+      while (!log_window_has_room(p->w))
+        sched_yield();
+      LogMsg *msg = numbered(p->id * PER_PRODUCER + i);
+      log_msg_ack_begin(msg, p->w);
+      batch[n++] = (LogQueueItem) { msg, true };
+      if (n == 50 || i + 1 == PER_PRODUCER)
+        {
+          log_queue_push_batch(p->q, batch, n);
+          n = 0;
+        }
+    }
+  return NULL;
+}
+
+Test(logqueue, producers_and_a_writer_on_threads_lose_nothing)
+{
+  LogQueue *q = log_queue_new(100);
+  LogWindow windows[PRODUCERS];
+  Producer prod[PRODUCERS];
+  pthread_t th[PRODUCERS];
+  for (uint32_t i = 0; i < PRODUCERS; i++)
+    {
+      log_window_init(&windows[i], 200, NULL, NULL);
+      prod[i] = (Producer) { q, &windows[i], i };
+      pthread_create(&th[i], NULL, produce, &prod[i]);
+    }
+  uint32_t last[PRODUCERS] = { 0 };
+  bool seen_any[PRODUCERS] = { false };
+  size_t total = 0;
+  LogQueueItem out[128];
+  while (total < PRODUCERS * PER_PRODUCER)
+    {
+      ssize_t n = log_queue_pop_batch(q, out, 128, 5000);
+      cr_assert_gt(n, 0, "the writer starved after %zu messages", total);
+      for (ssize_t i = 0; i < n; i++)
+        {
+          uint32_t s = out[i].msg->seqnum, p = s / PER_PRODUCER;
+          cr_assert(!seen_any[p] || s == last[p] + 1, "producer %u out of order", p);
+          last[p] = s;
+          seen_any[p] = true;
+        }
+      log_queue_items_done(out, (size_t) n);
+      total += (size_t) n;
+    }
+  for (int i = 0; i < PRODUCERS; i++)
+    {
+      pthread_join(th[i], NULL);
+      cr_assert_eq(atomic_load(&windows[i].free), 200);
+    }
+  log_queue_free(q);
+}
