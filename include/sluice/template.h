@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_TEMPLATE_H
+#define SLUICE_TEMPLATE_H
+
+/*
+ * syslog-ng's template language, compiled once at configuration time, and
+ * the built-in output formats of file(), network() and syslog().
+ *
+ * Syntax (as syslog-ng 3.38 compiles it; checked against it):
+ *   $NAME          a macro or value; NAME is [A-Za-z0-9_]+, case-sensitive
+ *   ${NAME}        the same; NAME may hold any byte but '}' (".SDATA.id.p")
+ *   ${NAME}@N      the value in the N-th message of a correlation context;
+ *                  there is none yet, so it is empty
+ *   $(func args)   a template function; args split on whitespace, "..." and
+ *                  '...' group, '\' outside quotes takes the next byte, and
+ *                  each arg is itself a template
+ *   $$             a literal '$'; a '$' before anything else is literal too
+ * A backslash has no meaning to the compiler: "\n" escapes belong to the
+ * configuration lexer.  Names that are not built-in macros are name-value
+ * pairs; unset ones format as "".
+ *
+ * Time.  Date macros take the message's STAMP; the prefixes S_ (STAMP),
+ * R_ (received), P_ (processed) and C_ (now) pick another.  A date is
+ * shown in send_tz, or in the offset the stamp carries when send_tz is
+ * NULL (syslog-ng's default).  A per-thread cache keeps each second's
+ * rendered date, so a message costs no localtime/strftime.
+ */
+
+#include "sluice/logmsg.h"
+#include "sluice/timeutil.h"
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum
+{
+  LTZ_FORMAT_RFC3164 = 0, /* "Mar 10 11:58:01" (alias bsd) */
+  LTZ_FORMAT_RFC3339,     /* "2025-03-10T11:58:01+00:00" (alias iso) */
+  LTZ_FORMAT_FULL,        /* "2025 Mar 10 11:58:01" */
+  LTZ_FORMAT_UNIX,        /* "1741607881" (alias unixtime) */
+} LogTimestampFormat;
+
+typedef struct LogTemplateOptions
+{
+  LogTimestampFormat ts_format; /* ts-format(): $STAMP and the file line */
+  int frac_digits;              /* frac-digits(): 0..6 */
+  TimeZoneInfo *send_tz;        /* send-time-zone(); NULL: the stamp's own offset */
+} LogTemplateOptions;
+
+/* syslog-ng's defaults: rfc3164, no fraction, the stamp's own offset. */
+void log_template_options_defaults(LogTemplateOptions *opts);
+
+/* ts-format(name): "rfc3164"/"bsd", "rfc3339"/"iso", "full", "unix"/"unixtime".
+ * Returns NULL, or a static error message (opts unchanged). */
+const char *log_template_options_set_ts_format(LogTemplateOptions *opts, const char *name);
+
+/* frac-digits(n): NULL, or a static error message when n is not 0..6. */
+const char *log_template_options_set_frac_digits(LogTemplateOptions *opts, int n);
+
+/* ---- compiled templates ------------------------------------------------- */
+
+typedef struct LogTemplate LogTemplate;
+
+/* Compile text (NUL terminated).  Returns a template with one reference, or
+ * NULL with *error (when error is not NULL) set to a message the caller
+ * frees with g_free, naming the problem and its byte position. */
+LogTemplate *log_template_compile(const char *text, char **error);
+
+LogTemplate *log_template_ref(LogTemplate *t);
+
+/* Drop a reference; the last one frees t.  NULL is ignored. */
+void log_template_unref(LogTemplate *t);
+
+/* The source text t was compiled from (owned by t). */
+const char *log_template_get_text(const LogTemplate *t);
+
+/* True when t has no macros (its output never depends on the message). */
+bool log_template_is_literal(const LogTemplate *t);
+
+/* Append t's expansion for msg to out.  opts may be NULL (defaults).
+ * Thread-safe: t is immutable after compilation. */
+void log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions *opts, GString *out);
+
+/* ---- template functions ------------------------------------------------- */
+
+/* A function $(name arg...).
+ *
+ * prepare runs at compile time with the parsed argv (argv[0] is the name,
+ * argc >= 1); it may set *state.  It returns NULL, or an error message
+ * (g_malloc'd, the compiler takes it) that makes the compilation fail.
+ * prepare may be NULL.
+ *
+ * call runs per message and appends the result to out.  args[0..argc-1] are
+ * the compiled arguments (argv[1..]); the function formats the ones it needs
+ * with log_template_format, into out directly or into a scratch buffer
+ * from log_template_scratch_get.  Must not keep pointers to msg.
+ *
+ * free_state (may be NULL) frees what prepare set when the template dies. */
+typedef struct LogTemplateFunction
+{
+  const char *name;
+  char *(*prepare)(int argc, char **argv, void **state);
+  void (*call)(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+               GString *out);
+  void (*free_state)(void *state);
+} LogTemplateFunction;
+
+/* Register func (static storage, kept by pointer).  Configuration time only.
+ * Returns false when a function of that name exists already. */
+bool log_template_function_register(const LogTemplateFunction *func);
+
+/* The registered function called name, or NULL.  Built-in: "echo". */
+const LogTemplateFunction *log_template_function_lookup(const char *name);
+
+/* A per-thread scratch string, emptied, for a function's intermediate
+ * results; level picks one of several (0..7) so nested calls can each use
+ * their own.  Owned by the thread; valid until the next call with the same
+ * level on this thread. */
+GString *log_template_scratch_get(int level);
+
+/* ---- built-in output formats ------------------------------------------- */
+
+/* The line file() writes without template(): "$STAMP $HOST $MSGHDR$MSG\n"
+ * with STAMP in opts->ts_format.  Appends to out; opts may be NULL. */
+void log_format_file_line(const LogMsg *msg, const LogTemplateOptions *opts, GString *out);
+
+/* The RFC 3164 line network() sends: "<PRI>$DATE $HOST $MSGHDR$MSG\n"
+ * (the date always BSD style, with opts' fraction and zone). */
+void log_format_rfc3164_line(const LogMsg *msg, const LogTemplateOptions *opts, GString *out);
+
+/* The octet-counted RFC 5424 frame syslog() sends:
+ * "LEN <PRI>1 ISODATE HOST PROGRAM PID MSGID SDATA [BOM]MSG\n", "-" for
+ * empty fields, the BOM when msg has LF_UTF8; LEN counts from '<' to the
+ * newline. */
+void log_format_rfc5424_frame(const LogMsg *msg, const LogTemplateOptions *opts, GString *out);
+
+/* ${SDATA}: the .SDATA.* pairs of msg as RFC 5424 structured data, in the
+ * order they were set, values escaped ('"', '\\', ']'). */
+void log_format_sdata(const LogMsg *msg, GString *out);
+
+#endif

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The output formats file(), network() and syslog() use when no template
+ * is given, byte for byte as syslog-ng 3.38 writes them (recorded by
+ * tests/oracle/template-oracle.py).  They are written out here instead of
+ * compiled from templates because they run for nearly every message.
+ */
+#include "template-internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const LogTemplateOptions default_options = { LTZ_FORMAT_RFC3164, 0, NULL };
+
+static inline void
+_append_slot(const LogMsg *msg, NVHandle h, GString *out)
+{
+  g_string_append_len(out, msg->builtin[h].ptr, msg->builtin[h].len);
+}
+
+/* the slot, or RFC 5424's NILVALUE "-" when it is empty */
+static inline void
+_append_slot_nil(const LogMsg *msg, NVHandle h, GString *out)
+{
+  if (msg->builtin[h].len)
+    _append_slot(msg, h, out);
+  else
+    g_string_append_c(out, '-');
+}
+
+void
+log_format_file_line(const LogMsg *msg, const LogTemplateOptions *opts, GString *out)
+{
+  if (!opts)
+    opts = &default_options;
+  const LogStamp *s = &msg->stamps[LM_TS_STAMP];
+  date_append_stamp(date_second_get(s, opts), s->usec, opts->ts_format, opts->frac_digits, out);
+  g_string_append_c(out, ' ');
+  _append_slot(msg, LM_V_HOST, out);
+  g_string_append_c(out, ' ');
+  log_macro_append_msghdr(msg, out);
+  _append_slot(msg, LM_V_MESSAGE, out);
+  g_string_append_c(out, '\n');
+}
+
+void
+log_format_rfc3164_line(const LogMsg *msg, const LogTemplateOptions *opts, GString *out)
+{
+  if (!opts)
+    opts = &default_options;
+  const LogStamp *s = &msg->stamps[LM_TS_STAMP];
+  g_string_append_c(out, '<');
+  fmt_append_uint(out, msg->pri, 0);
+  g_string_append_c(out, '>');
+  date_append_stamp(date_second_get(s, opts), s->usec, LTZ_FORMAT_RFC3164, opts->frac_digits, out);
+  g_string_append_c(out, ' ');
+  _append_slot(msg, LM_V_HOST, out);
+  g_string_append_c(out, ' ');
+  log_macro_append_msghdr(msg, out);
+  _append_slot(msg, LM_V_MESSAGE, out);
+  g_string_append_c(out, '\n');
+}
+
+void
+log_format_rfc5424_frame(const LogMsg *msg, const LogTemplateOptions *opts, GString *out)
+{
+  if (!opts)
+    opts = &default_options;
+  /* the length prefix is written after the body: leave room for the
+   * longest one and move the body down if it turns out shorter */
+  size_t start = out->len;
+  g_string_append_len(out, "0000000000 ", 11);
+  size_t body = out->len;
+
+  const LogStamp *s = &msg->stamps[LM_TS_STAMP];
+  g_string_append_c(out, '<');
+  fmt_append_uint(out, msg->pri, 0);
+  g_string_append_len(out, ">1 ", 3);
+  date_append_stamp(date_second_get(s, opts), s->usec, LTZ_FORMAT_RFC3339, opts->frac_digits, out);
+  g_string_append_c(out, ' ');
+  _append_slot_nil(msg, LM_V_HOST, out);
+  g_string_append_c(out, ' ');
+  _append_slot_nil(msg, LM_V_PROGRAM, out);
+  g_string_append_c(out, ' ');
+  _append_slot_nil(msg, LM_V_PID, out);
+  g_string_append_c(out, ' ');
+  _append_slot_nil(msg, LM_V_MSGID, out);
+  g_string_append_c(out, ' ');
+  size_t sd = out->len;
+  log_format_sdata(msg, out);
+  if (out->len == sd)
+    g_string_append_c(out, '-');
+  g_string_append_c(out, ' ');
+  if (msg->flags & LF_UTF8)
+    g_string_append_len(out, "\xEF\xBB\xBF", 3);
+  _append_slot(msg, LM_V_MESSAGE, out);
+  g_string_append_c(out, '\n');
+
+  char len_buf[16];
+  int n = snprintf(len_buf, sizeof(len_buf), "%zu ", out->len - body);
+  memmove(out->str + start + n, out->str + body, out->len - body);
+  memcpy(out->str + start, len_buf, (size_t) n);
+  g_string_truncate(out, out->len - (body - start - (size_t) n));
+}
+
+/* ---- SDATA --------------------------------------------------------------- */
+
+/* SD names cannot be escaped, so bytes that would break the syntax are
+ * written as %XX, as syslog-ng does. */
+static void
+_append_sd_name(GString *out, const char *s, size_t len)
+{
+  static const char hex[] = "0123456789ABCDEF";
+  for (size_t i = 0; i < len; i++)
+    {
+      unsigned char c = (unsigned char) s[i];
+      if (c >= 128 || c == '=' || c == ' ' || c == '[' || c == ']' || c == '"')
+        {
+          g_string_append_c(out, '%');
+          g_string_append_c(out, hex[c >> 4]);
+          g_string_append_c(out, hex[c & 15]);
+        }
+      else
+        g_string_append_c(out, (char) c);
+    }
+}
+
+static void
+_append_sd_value(GString *out, const char *v, size_t len)
+{
+  size_t run = 0;
+  for (size_t i = 0; i < len; i++)
+    {
+      if (v[i] == '"' || v[i] == '\\' || v[i] == ']')
+        {
+          g_string_append_len(out, v + run, (gssize) (i - run));
+          g_string_append_c(out, '\\');
+          run = i;
+        }
+    }
+  g_string_append_len(out, v + run, (gssize) (len - run));
+}
+
+void
+log_format_sdata(const LogMsg *msg, GString *out)
+{
+  if (!msg->sdata_count)
+    return;
+  const char *elem = NULL;
+  size_t elem_len = 0;
+  for (uint32_t i = 0; i < msg->nv_len; i++)
+    {
+      const LogMsgNV *nv = &msg->nv[i];
+      if (!log_msg_is_handle_sdata(nv->handle))
+        continue;
+      size_t name_len;
+      const char *name = log_msg_get_value_name(nv->handle, &name_len);
+      /* ".SDATA.elem.param": the element runs to the last dot */
+      const char *e = name + 7;
+      const char *dot = memrchr(e, '.', name_len - 7);
+      size_t e_len = dot ? (size_t) (dot - e) : name_len - 7;
+      if (!elem || elem_len != e_len || memcmp(elem, e, e_len) != 0)
+        {
+          if (elem)
+            g_string_append_c(out, ']');
+          g_string_append_c(out, '[');
+          _append_sd_name(out, e, e_len);
+          elem = e;
+          elem_len = e_len;
+        }
+      if (dot)
+        {
+          g_string_append_c(out, ' ');
+          _append_sd_name(out, dot + 1, name_len - (size_t) (dot + 1 - name));
+          g_string_append_len(out, "=\"", 2);
+          _append_sd_value(out, nv->ptr, nv->len);
+          g_string_append_c(out, '"');
+        }
+    }
+  if (elem)
+    g_string_append_c(out, ']');
+}

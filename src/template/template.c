@@ -1,0 +1,591 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The template compiler and evaluator.
+ *
+ * A template compiles into an array of elements: a literal run (a range of
+ * one literal buffer), a value handle, a built-in macro (with the stamp a
+ * date macro reads), or a function call with its compiled arguments.
+ * Formatting walks the array and appends; nothing is allocated or looked
+ * up by name per message.
+ */
+#include "template-internal.h"
+
+#include <pthread.h>
+#include <string.h>
+
+typedef enum
+{
+  E_LITERAL,
+  E_VALUE,
+  E_MACRO,
+  E_FUNC,
+} ElemKind;
+
+typedef struct TemplateElem
+{
+  ElemKind kind;
+  union
+  {
+    struct
+    {
+      uint32_t offset, len;
+    } lit;
+    NVHandle handle;
+    struct
+    {
+      LogMacro id;
+      int stamp;
+    } macro;
+    struct
+    {
+      const LogTemplateFunction *func;
+      void *state;
+      int argc;
+      LogTemplate **args;
+    } func;
+  };
+} TemplateElem;
+
+struct LogTemplate
+{
+  gint refcnt;
+  char *text;
+  GString *literals;
+  GArray *elems; /* TemplateElem */
+};
+
+static const LogTemplateOptions default_options = { LTZ_FORMAT_RFC3164, 0, NULL };
+
+/* ---- options ------------------------------------------------------------ */
+
+void
+log_template_options_defaults(LogTemplateOptions *opts)
+{
+  *opts = default_options;
+}
+
+const char *
+log_template_options_set_ts_format(LogTemplateOptions *opts, const char *name)
+{
+  static const struct
+  {
+    const char *name;
+    LogTimestampFormat fmt;
+  } names[] = {
+    { "rfc3164", LTZ_FORMAT_RFC3164 }, { "bsd", LTZ_FORMAT_RFC3164 },  { "rfc3339", LTZ_FORMAT_RFC3339 },
+    { "iso", LTZ_FORMAT_RFC3339 },     { "full", LTZ_FORMAT_FULL },     { "unix", LTZ_FORMAT_UNIX },
+    { "unixtime", LTZ_FORMAT_UNIX },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+    if (strcmp(names[i].name, name) == 0)
+      {
+        opts->ts_format = names[i].fmt;
+        return NULL;
+      }
+  return "invalid ts-format(), expected one of rfc3164, bsd, rfc3339, iso, full, unix, unixtime";
+}
+
+const char *
+log_template_options_set_frac_digits(LogTemplateOptions *opts, int n)
+{
+  if (n < 0 || n > 6)
+    return "frac-digits() must be between 0 and 6";
+  opts->frac_digits = n;
+  return NULL;
+}
+
+/* ---- function registry -------------------------------------------------- */
+
+static GMutex functions_lock;
+static GHashTable *functions; /* name -> const LogTemplateFunction* */
+static pthread_once_t builtins_once = PTHREAD_ONCE_INIT;
+
+static void
+_echo_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+           GString *out)
+{
+  for (int i = 0; i < argc; i++)
+    {
+      if (i)
+        g_string_append_c(out, ' ');
+      log_template_format(args[i], msg, opts, out);
+    }
+}
+
+static const LogTemplateFunction echo_function = { "echo", NULL, _echo_call, NULL };
+
+static void
+_register_builtins(void)
+{
+  log_template_function_register(&echo_function);
+}
+
+bool
+log_template_function_register(const LogTemplateFunction *func)
+{
+  g_mutex_lock(&functions_lock);
+  if (!functions)
+    functions = g_hash_table_new(g_str_hash, g_str_equal);
+  bool fresh = !g_hash_table_contains(functions, func->name);
+  if (fresh)
+    g_hash_table_insert(functions, (gpointer) func->name, (gpointer) func);
+  g_mutex_unlock(&functions_lock);
+  return fresh;
+}
+
+const LogTemplateFunction *
+log_template_function_lookup(const char *name)
+{
+  pthread_once(&builtins_once, _register_builtins);
+  g_mutex_lock(&functions_lock);
+  const LogTemplateFunction *f = g_hash_table_lookup(functions, name);
+  g_mutex_unlock(&functions_lock);
+  return f;
+}
+
+/* ---- per-thread scratch ------------------------------------------------- */
+
+#define SCRATCH_LEVELS 8
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void
+_scratch_free(void *p)
+{
+  GString **s = p;
+  for (int i = 0; i < SCRATCH_LEVELS; i++)
+    if (s[i])
+      g_string_free(s[i], TRUE);
+  g_free(s);
+}
+
+static void
+_scratch_init(void)
+{
+  pthread_key_create(&scratch_key, _scratch_free);
+}
+
+GString *
+log_template_scratch_get(int level)
+{
+  pthread_once(&scratch_once, _scratch_init);
+  GString **s = pthread_getspecific(scratch_key);
+  if (!s)
+    {
+      s = g_new0(GString *, SCRATCH_LEVELS);
+      pthread_setspecific(scratch_key, s);
+    }
+  if (level < 0)
+    level = 0;
+  if (level >= SCRATCH_LEVELS)
+    level = SCRATCH_LEVELS - 1;
+  if (!s[level])
+    s[level] = g_string_sized_new(256);
+  g_string_truncate(s[level], 0);
+  return s[level];
+}
+
+/* ---- lifetime ----------------------------------------------------------- */
+
+static LogTemplate *
+_template_new(const char *text, size_t len)
+{
+  LogTemplate *t = g_new0(LogTemplate, 1);
+  t->refcnt = 1;
+  t->text = g_strndup(text, len);
+  t->literals = g_string_new(NULL);
+  t->elems = g_array_new(FALSE, TRUE, sizeof(TemplateElem));
+  return t;
+}
+
+LogTemplate *
+log_template_ref(LogTemplate *t)
+{
+  g_atomic_int_inc(&t->refcnt);
+  return t;
+}
+
+void
+log_template_unref(LogTemplate *t)
+{
+  if (!t || !g_atomic_int_dec_and_test(&t->refcnt))
+    return;
+  for (guint i = 0; i < t->elems->len; i++)
+    {
+      TemplateElem *e = &g_array_index(t->elems, TemplateElem, i);
+      if (e->kind != E_FUNC)
+        continue;
+      for (int a = 0; a < e->func.argc; a++)
+        log_template_unref(e->func.args[a]);
+      g_free(e->func.args);
+      if (e->func.func->free_state)
+        e->func.func->free_state(e->func.state);
+    }
+  g_array_free(t->elems, TRUE);
+  g_string_free(t->literals, TRUE);
+  g_free(t->text);
+  g_free(t);
+}
+
+const char *
+log_template_get_text(const LogTemplate *t)
+{
+  return t->text;
+}
+
+bool
+log_template_is_literal(const LogTemplate *t)
+{
+  for (guint i = 0; i < t->elems->len; i++)
+    if (g_array_index(t->elems, TemplateElem, i).kind != E_LITERAL)
+      return false;
+  return true;
+}
+
+/* ---- compiler ----------------------------------------------------------- */
+
+typedef struct Compiler
+{
+  LogTemplate *t;
+  const char *text;
+  const char *p, *end;
+  char *error;
+} Compiler;
+
+static bool _compile_into(Compiler *c);
+
+static void
+_add_literal(Compiler *c, const char *s, size_t len)
+{
+  if (!len)
+    return;
+  GArray *elems = c->t->elems;
+  if (elems->len)
+    {
+      /* extend the previous run when it ends where this one starts */
+      TemplateElem *last = &g_array_index(elems, TemplateElem, elems->len - 1);
+      if (last->kind == E_LITERAL && last->lit.offset + last->lit.len == c->t->literals->len)
+        {
+          g_string_append_len(c->t->literals, s, (gssize) len);
+          last->lit.len += (uint32_t) len;
+          return;
+        }
+    }
+  TemplateElem e = { .kind = E_LITERAL };
+  e.lit.offset = (uint32_t) c->t->literals->len;
+  e.lit.len = (uint32_t) len;
+  g_string_append_len(c->t->literals, s, (gssize) len);
+  g_array_append_val(elems, e);
+}
+
+static void
+_add_name(Compiler *c, const char *name, size_t len)
+{
+  if (!len)
+    return;
+  TemplateElem e;
+  memset(&e, 0, sizeof(e));
+  int stamp;
+  LogMacro m = log_macro_lookup(name, len, &stamp);
+  if (m != M_NONE)
+    {
+      e.kind = E_MACRO;
+      e.macro.id = m;
+      e.macro.stamp = stamp;
+    }
+  else
+    {
+      e.kind = E_VALUE;
+      e.handle = log_msg_get_value_handle(name, (ssize_t) len);
+    }
+  g_array_append_val(c->t->elems, e);
+}
+
+static bool
+_fail(Compiler *c, const char *what, const char *at)
+{
+  c->error = g_strdup_printf("%s, error_pos='%zu'", what, (size_t) (at - c->text));
+  return false;
+}
+
+static bool
+_is_name_char(char ch)
+{
+  return g_ascii_isalnum(ch) || ch == '_';
+}
+
+/* ${NAME} or ${NAME}@N, c->p just after "${" */
+static bool
+_compile_braced(Compiler *c)
+{
+  const char *close = memchr(c->p, '}', (size_t) (c->end - c->p));
+  if (!close)
+    return _fail(c, "Invalid macro, '}' is missing", c->end);
+  const char *name = c->p;
+  size_t len = (size_t) (close - name);
+  c->p = close + 1;
+  if (c->p < c->end && *c->p == '@' && c->p + 1 < c->end && g_ascii_isdigit(c->p[1]))
+    {
+      /* a value from the N-th message of a correlation context: there are
+       * no contexts yet, so it is empty, as syslog-ng outside one */
+      c->p++;
+      while (c->p < c->end && g_ascii_isdigit(*c->p))
+        c->p++;
+      return true;
+    }
+  _add_name(c, name, len);
+  return true;
+}
+
+/* The end of "$(...)": the ')' that closes it, counting nested parens
+ * outside quotes.  c->p is just after "$(". */
+static const char *
+_find_close_paren(Compiler *c, const char **bad_quote)
+{
+  int depth = 1;
+  char quote = 0;
+  const char *quote_at = NULL;
+  for (const char *q = c->p; q < c->end; q++)
+    {
+      if (quote)
+        {
+          if (*q == quote)
+            quote = 0;
+          continue;
+        }
+      if (*q == '"' || *q == '\'')
+        {
+          quote = *q;
+          quote_at = q;
+        }
+      else if (*q == '(')
+        depth++;
+      else if (*q == ')' && --depth == 0)
+        return q;
+    }
+  *bad_quote = quote ? quote_at : NULL;
+  return NULL;
+}
+
+/* Split the inside of $( ) into arguments: whitespace separates, quotes
+ * group (and are removed), nested parentheses keep "$(f a b)" in one
+ * argument, '\' outside quotes takes the next byte literally. */
+static GPtrArray *
+_split_args(const char *s, const char *end)
+{
+  GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
+  GString *cur = NULL;
+  int depth = 0;
+  char quote = 0;
+  for (const char *p = s; p < end; p++)
+    {
+      char ch = *p;
+      if (!quote && depth == 0 && g_ascii_isspace(ch))
+        {
+          if (cur)
+            g_ptr_array_add(argv, g_string_free(cur, FALSE));
+          cur = NULL;
+          continue;
+        }
+      if (!cur)
+        cur = g_string_new(NULL);
+      if (quote)
+        {
+          if (ch == quote)
+            quote = 0;
+          else
+            g_string_append_c(cur, ch);
+        }
+      else if (ch == '"' || ch == '\'')
+        quote = ch;
+      else if (ch == '\\' && p + 1 < end)
+        g_string_append_c(cur, *++p);
+      else
+        {
+          if (ch == '(')
+            depth++;
+          else if (ch == ')' && depth > 0)
+            depth--;
+          g_string_append_c(cur, ch);
+        }
+    }
+  if (cur)
+    g_ptr_array_add(argv, g_string_free(cur, FALSE));
+  return argv;
+}
+
+static bool
+_compile_function(Compiler *c)
+{
+  const char *bad_quote = NULL;
+  const char *close = _find_close_paren(c, &bad_quote);
+  if (!close)
+    return _fail(c, "Invalid template function reference, missing function name or imbalanced '('",
+                 bad_quote ? bad_quote : c->end);
+  GPtrArray *argv = _split_args(c->p, close);
+  c->p = close + 1;
+  if (argv->len == 0)
+    {
+      /* "$()" compiles to nothing and, as in syslog-ng 3.38 (where literal
+       * text travels with the element after it), takes the literal text
+       * since the previous macro with it: "a$()b" is "b" */
+      GArray *elems = c->t->elems;
+      if (elems->len && g_array_index(elems, TemplateElem, elems->len - 1).kind == E_LITERAL)
+        {
+          g_string_truncate(c->t->literals, g_array_index(elems, TemplateElem, elems->len - 1).lit.offset);
+          g_array_set_size(elems, elems->len - 1);
+        }
+      g_ptr_array_free(argv, TRUE);
+      return true;
+    }
+  const char *name = g_ptr_array_index(argv, 0);
+  const LogTemplateFunction *f = log_template_function_lookup(name);
+  if (!f)
+    {
+      c->error = g_strdup_printf("Unknown template function \"%s\"", name);
+      g_ptr_array_free(argv, TRUE);
+      return false;
+    }
+  TemplateElem e;
+  memset(&e, 0, sizeof(e));
+  e.kind = E_FUNC;
+  e.func.func = f;
+  g_ptr_array_add(argv, NULL);
+  int argc = (int) argv->len - 1;
+  char *err = f->prepare ? f->prepare(argc, (char **) argv->pdata, &e.func.state) : NULL;
+  if (err)
+    {
+      c->error = g_strdup_printf("Error preparing template function \"%s\": %s", name, err);
+      g_free(err);
+      g_ptr_array_free(argv, TRUE);
+      return false;
+    }
+  e.func.args = g_new0(LogTemplate *, argc > 1 ? argc - 1 : 1);
+  for (int i = 1; i < argc; i++)
+    {
+      char *arg_error = NULL;
+      LogTemplate *a = log_template_compile(g_ptr_array_index(argv, i), &arg_error);
+      if (!a)
+        {
+          c->error = g_strdup_printf("In argument %d of \"%s\": %s", i, name, arg_error);
+          g_free(arg_error);
+          break;
+        }
+      e.func.args[e.func.argc++] = a;
+    }
+  g_ptr_array_free(argv, TRUE);
+  /* appended even on failure so unref frees the arguments and state */
+  g_array_append_val(c->t->elems, e);
+  return c->error == NULL;
+}
+
+static bool
+_compile_dollar(Compiler *c)
+{
+  /* c->p is on the '$' */
+  const char *next = c->p + 1;
+  if (next >= c->end)
+    {
+      _add_literal(c, "$", 1);
+      c->p = next;
+      return true;
+    }
+  if (*next == '$')
+    {
+      _add_literal(c, "$", 1);
+      c->p = next + 1;
+      return true;
+    }
+  if (*next == '{')
+    {
+      c->p = next + 1;
+      return _compile_braced(c);
+    }
+  if (*next == '(')
+    {
+      c->p = next + 1;
+      return _compile_function(c);
+    }
+  if (_is_name_char(*next))
+    {
+      const char *q = next;
+      while (q < c->end && _is_name_char(*q))
+        q++;
+      _add_name(c, next, (size_t) (q - next));
+      c->p = q;
+      return true;
+    }
+  _add_literal(c, "$", 1);
+  c->p = next;
+  return true;
+}
+
+static bool
+_compile_into(Compiler *c)
+{
+  while (c->p < c->end)
+    {
+      const char *dollar = memchr(c->p, '$', (size_t) (c->end - c->p));
+      if (!dollar)
+        {
+          _add_literal(c, c->p, (size_t) (c->end - c->p));
+          break;
+        }
+      _add_literal(c, c->p, (size_t) (dollar - c->p));
+      c->p = dollar;
+      if (!_compile_dollar(c))
+        return false;
+    }
+  return true;
+}
+
+LogTemplate *
+log_template_compile(const char *text, char **error)
+{
+  size_t len = strlen(text);
+  Compiler c = { .t = _template_new(text, len), .text = text, .p = text, .end = text + len };
+  if (!_compile_into(&c))
+    {
+      if (error)
+        *error = c.error;
+      else
+        g_free(c.error);
+      log_template_unref(c.t);
+      return NULL;
+    }
+  return c.t;
+}
+
+/* ---- evaluation ----------------------------------------------------------- */
+
+void
+log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions *opts, GString *out)
+{
+  if (!opts)
+    opts = &default_options;
+  const TemplateElem *e = (const TemplateElem *) t->elems->data;
+  const TemplateElem *end = e + t->elems->len;
+  for (; e < end; e++)
+    {
+      switch (e->kind)
+        {
+        case E_LITERAL:
+          g_string_append_len(out, t->literals->str + e->lit.offset, e->lit.len);
+          break;
+        case E_VALUE:
+          {
+            size_t len;
+            const char *v = log_msg_get_value(msg, e->handle, &len);
+            g_string_append_len(out, v, (gssize) len);
+            break;
+          }
+        case E_MACRO:
+          log_macro_expand(e->macro.id, e->macro.stamp, msg, opts, out);
+          break;
+        case E_FUNC:
+          e->func.func->call(e->func.state, e->func.argc, e->func.args, msg, opts, out);
+          break;
+        }
+    }
+}

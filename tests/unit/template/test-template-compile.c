@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The template compiler: syntax, compile errors (messages as syslog-ng 3.38
+ * words them), escaping, name-value pairs and the function registry.
+ */
+#include "template-test.h"
+
+static LogMsg *
+sample(void)
+{
+  return test_parse("<38>Mar 10 11:58:01 web01 sshd[2345]: hello world");
+}
+
+static void
+assert_compile_error(const char *text, const char *expected_part)
+{
+  char *error = NULL;
+  LogTemplate *t = log_template_compile(text, &error);
+  cr_assert_null(t, "\"%s\" compiled", text);
+  cr_assert_not_null(error);
+  cr_assert(strstr(error, expected_part), "\"%s\": error \"%s\" lacks \"%s\"", text, error, expected_part);
+  g_free(error);
+}
+
+Test(template_compile, errors_name_the_problem_and_position)
+{
+  assert_compile_error("a${", "Invalid macro, '}' is missing, error_pos='3'");
+  assert_compile_error("a${x", "Invalid macro, '}' is missing, error_pos='4'");
+  assert_compile_error("${", "error_pos='2'");
+  assert_compile_error("a$(", "missing function name or imbalanced '(', error_pos='3'");
+  assert_compile_error("a$(echo", "imbalanced '(', error_pos='7'");
+  assert_compile_error("a$(echo x", "imbalanced '(', error_pos='9'");
+  assert_compile_error("$(echo \"a)", "imbalanced '(', error_pos='7'");
+  assert_compile_error("$(echo a(b)|", "imbalanced '('");
+  assert_compile_error("a$(nosuch x)", "Unknown template function \"nosuch\"");
+  assert_compile_error("$(ech$HOST)", "Unknown template function \"ech$HOST\"");
+  assert_compile_error("$(echo ${x)", "In argument 1 of \"echo\": Invalid macro");
+}
+
+Test(template_compile, error_pointer_is_optional)
+{
+  cr_assert_null(log_template_compile("${", NULL));
+}
+
+Test(template_compile, dollar_rules)
+{
+  LogMsg *msg = sample();
+  assert_format("a$$b", msg, NULL, "a$b");
+  assert_format("a$", msg, NULL, "a$");
+  assert_format("a$ b", msg, NULL, "a$ b");
+  assert_format("$)$}$-", msg, NULL, "$)$}$-");
+  assert_format("${}", msg, NULL, "");
+  assert_format("$()|$( )", msg, NULL, "");
+  /* syslog-ng 3.38 quirk: an empty $() takes the literal before it */
+  assert_format("a$()b|c$$d$( )e|$HOST$()", msg, NULL, "b|e|web01");
+  assert_format("$PID$PROGRAM", msg, NULL, "2345sshd");
+  assert_format("${PID}x", msg, NULL, "2345x");
+  assert_format("$PIDx", msg, NULL, "");
+  assert_format("${HOST}@3|", msg, NULL, "|");
+  log_msg_unref(msg);
+}
+
+Test(template_compile, backslash_is_literal)
+{
+  LogMsg *msg = sample();
+  /* escapes are the configuration lexer's job, not the compiler's */
+  assert_format("\\$PID \\n \\\\", msg, NULL, "\\2345 \\n \\\\");
+  log_msg_unref(msg);
+}
+
+Test(template_compile, names_are_case_sensitive_and_unknown_ones_are_values)
+{
+  LogMsg *msg = sample();
+  log_msg_set_value_by_name(msg, "host", "lower", -1);
+  log_msg_set_value_by_name(msg, "my.field", "v1", -1);
+  log_msg_set_value_by_name(msg, "1", "match1", -1);
+  assert_format("$HOST|$host|$Host|${my.field}|$my.field|$1|$2", msg, NULL, "web01|lower||v1|.field|match1|");
+  log_msg_unref(msg);
+}
+
+Test(template_compile, sdata_params)
+{
+  const char *line = "<14>1 2025-03-10T11:58:01Z h app 12 m1 [x@1 q=\"a\\\"b\" k=\"v\"][y@2 z=\"\"] body";
+  LogMsg *msg = test_parse(line);
+  assert_format("${.SDATA.x@1.q}|${.SDATA.x@1.k}|${.SDATA.y@2.z}|${.SDATA.x@1.none}", msg, NULL, "a\"b|v||");
+  assert_format("$SDATA", msg, NULL, "[x@1 q=\"a\\\"b\" k=\"v\"][y@2 z=\"\"]");
+  log_msg_unref(msg);
+}
+
+Test(template_compile, literal_templates)
+{
+  char *error = NULL;
+  LogTemplate *t = log_template_compile("plain text, $$ only", &error);
+  cr_assert_not_null(t);
+  cr_assert(log_template_is_literal(t));
+  cr_assert_str_eq(log_template_get_text(t), "plain text, $$ only");
+  LogTemplate *u = log_template_compile("x $MSG", &error);
+  cr_assert_not(log_template_is_literal(u));
+  cr_assert_eq(log_template_ref(u), u);
+  log_template_unref(u);
+  log_template_unref(u);
+  log_template_unref(t);
+  log_template_unref(NULL);
+}
+
+Test(template_compile, empty_template)
+{
+  LogMsg *msg = sample();
+  assert_format("", msg, NULL, "");
+  log_msg_unref(msg);
+}
+
+/* ---- functions ------------------------------------------------------------ */
+
+Test(template_compile, echo_and_argument_splitting)
+{
+  LogMsg *msg = sample();
+  assert_format("$(echo $HOST $(echo \"$PID\" x)  y)", msg, NULL, "web01 2345 x y");
+  assert_format("$(echo \"a b\" c)|$(echo ''x)|$(echo a\\ b)|$(echo (a b))|$(echo)", msg, NULL, "a b c|x|a b|(a b)|");
+  assert_format("$(echo \"q)r\" s)", msg, NULL, "q)r s");
+  assert_format("$(echo 'a \"b' c)", msg, NULL, "a \"b c");
+  log_msg_unref(msg);
+}
+
+typedef struct RepeatState
+{
+  int times;
+} RepeatState;
+
+static int repeat_frees;
+
+/* $(repeat N arg): arg N times; N must be a positive number */
+static char *
+_repeat_prepare(int argc, char **argv, void **state)
+{
+  if (argc != 3)
+    return g_strdup_printf("expected 2 arguments, got %d", argc - 1);
+  char *end;
+  long n = strtol(argv[1], &end, 10);
+  if (*end || n <= 0)
+    return g_strdup_printf("not a positive count: %s", argv[1]);
+  RepeatState *s = g_new(RepeatState, 1);
+  s->times = (int) n;
+  *state = s;
+  return NULL;
+}
+
+static void
+_repeat_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+             GString *out)
+{
+  RepeatState *s = state;
+  GString *scratch = log_template_scratch_get(0);
+  log_template_format(args[1], msg, opts, scratch);
+  for (int i = 0; i < s->times; i++)
+    g_string_append_len(out, scratch->str, (gssize) scratch->len);
+}
+
+static void
+_repeat_free(void *state)
+{
+  repeat_frees++;
+  g_free(state);
+}
+
+static const LogTemplateFunction repeat_function = { "test-repeat", _repeat_prepare, _repeat_call, _repeat_free };
+
+Test(template_compile, registry)
+{
+  cr_assert_not_null(log_template_function_lookup("echo"));
+  cr_assert_null(log_template_function_lookup("test-repeat"));
+  cr_assert(log_template_function_register(&repeat_function));
+  cr_assert_not(log_template_function_register(&repeat_function), "registered twice");
+  cr_assert_eq(log_template_function_lookup("test-repeat"), &repeat_function);
+
+  LogMsg *msg = sample();
+  repeat_frees = 0;
+  assert_format("<$(test-repeat 3 ${PID}-)>", msg, NULL, "<2345-2345-2345->");
+  cr_assert_eq(repeat_frees, 1, "state freed %d times", repeat_frees);
+  assert_compile_error("$(test-repeat x y)", "Error preparing template function \"test-repeat\": not a positive count: x");
+  assert_compile_error("$(test-repeat 1)", "expected 2 arguments, got 1");
+  assert_compile_error("$(test-repeat 2 ${)", "In argument 2");
+  cr_assert_eq(repeat_frees, 2, "state of the failed compile not freed");
+  log_msg_unref(msg);
+}
+
+Test(template_compile, scratch_levels_are_distinct)
+{
+  GString *a = log_template_scratch_get(0);
+  g_string_append(a, "x");
+  GString *b = log_template_scratch_get(1);
+  cr_assert_neq(a, b);
+  cr_assert_str_eq(a->str, "x");
+  cr_assert_eq(log_template_scratch_get(0)->len, 0);
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+Test(template_compile, options)
+{
+  LogTemplateOptions o;
+  log_template_options_defaults(&o);
+  cr_assert_eq(o.ts_format, LTZ_FORMAT_RFC3164);
+  cr_assert_eq(o.frac_digits, 0);
+  cr_assert_null(o.send_tz);
+  cr_assert_null(log_template_options_set_ts_format(&o, "iso"));
+  cr_assert_eq(o.ts_format, LTZ_FORMAT_RFC3339);
+  cr_assert_null(log_template_options_set_ts_format(&o, "unixtime"));
+  cr_assert_eq(o.ts_format, LTZ_FORMAT_UNIX);
+  cr_assert_null(log_template_options_set_ts_format(&o, "full"));
+  cr_assert_null(log_template_options_set_ts_format(&o, "bsd"));
+  cr_assert_eq(o.ts_format, LTZ_FORMAT_RFC3164);
+  cr_assert_not_null(log_template_options_set_ts_format(&o, "nope"));
+  cr_assert_eq(o.ts_format, LTZ_FORMAT_RFC3164);
+  cr_assert_null(log_template_options_set_frac_digits(&o, 6));
+  cr_assert_not_null(log_template_options_set_frac_digits(&o, 7));
+  cr_assert_not_null(log_template_options_set_frac_digits(&o, -1));
+  cr_assert_eq(o.frac_digits, 6);
+}
