@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_CFG_OPTIONS_H
+#define SLUICE_CFG_OPTIONS_H
+
+/*
+ * Option tables: each driver (and options {}) declares its options once,
+ * as an array of CfgOption ending in an entry whose name is NULL.  One
+ * entry gives the name, the type, the default and where the value goes
+ * (offsetof into the driver's struct), so defaults, parsing, checking and
+ * freeing all come from the same place.  Names compare with '-' and '_'
+ * alike, as syslog-ng does.
+ *
+ * Field types by option type:
+ *   BOOL            bool
+ *   INT, SIZE       int64_t      (SIZE also takes K/M/G, Ki/Mi/Gi, ...B)
+ *   ENUM            int          (index into names[])
+ *   FLAGS           uint32_t     (bit i set for names[i])
+ *   STRING, TEMPLATE char *      (owned, g_free'd by cfg_options_free)
+ *   STRING_LIST     char **      (NULL-terminated, g_strfreev'd)
+ *   BLOCK           none: sub is applied at the same struct base + offset
+ */
+
+#include "sluice/cfg-tree.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum CfgOptionType
+{
+  CFG_OPT_BOOL,
+  CFG_OPT_INT,
+  CFG_OPT_SIZE,
+  CFG_OPT_STRING,
+  CFG_OPT_STRING_LIST,
+  CFG_OPT_ENUM,
+  CFG_OPT_FLAGS,
+  CFG_OPT_TEMPLATE,
+  CFG_OPT_BLOCK,
+} CfgOptionType;
+
+typedef struct CfgOption CfgOption;
+
+/* Checks a value already stored at field; returns NULL when it is fine or
+ * a static message ("must be a power of two") otherwise. */
+typedef const char *(*CfgOptionCheck)(const CfgOption *opt, const void *field);
+
+struct CfgOption
+{
+  const char *name;
+  CfgOptionType type;
+  size_t offset;
+  int64_t def_int;          /* BOOL, INT, SIZE, ENUM (index), FLAGS (bits) */
+  const char *def_str;      /* STRING, TEMPLATE; NULL for none */
+  int64_t min, max;         /* INT, SIZE bounds, used when min < max */
+  const char *const *names; /* ENUM, FLAGS: NULL-terminated allowed names */
+  const CfgOption *sub;     /* BLOCK: the nested table */
+  CfgOptionCheck check;
+  bool empty_ok;            /* STRING: name() with nothing inside gives "" */
+};
+
+/* Sets every field of the table (and nested blocks) to its default. */
+void cfg_options_defaults(const CfgOption *table, void *base);
+
+/* Frees what the table's string and list fields own and NULLs them. */
+void cfg_options_free(const CfgOption *table, void *base);
+
+/* Applies every CALL child of node (an options {} block or a driver call)
+ * to base.  what names the place for messages ("options {}", "tcp()").
+ * Returns false with *err filled at the first unknown option ("unknown
+ * option 'kep-hostname' in options {}; did you mean 'keep-hostname'?"),
+ * wrong value or failed check. */
+bool cfg_options_apply(const CfgOption *table, const CfgNode *node, void *base, const char *what, CfgError *err);
+
+/* Applies one option call. */
+bool cfg_option_apply_one(const CfgOption *table, const CfgNode *call, void *base, const char *what,
+                          CfgError *err);
+
+/* The table entry named name (- and _ alike), or NULL. */
+const CfgOption *cfg_options_find(const CfgOption *table, const char *name);
+
+/* True when a and b are the same name with '-' and '_' alike. */
+bool cfg_name_equal(const char *a, const char *b);
+
+/* Levenshtein distance with '-' and '_' alike. */
+size_t cfg_name_distance(const char *a, const char *b);
+
+/* The candidate nearest to name (NULL-terminated list), or NULL when none
+ * is near enough to be a plausible typo (distance > max(2, len/3)). */
+const char *cfg_nearest_name(const char *name, const char *const *candidates);
+
+/* The table's option nearest to name, or NULL. */
+const char *cfg_options_nearest(const CfgOption *table, const char *name);
+
+/* Parses a number as syslog-ng does: optional sign, decimal, 0x hex or
+ * 0 octal, then for sizes K/M/G (x1000) or Ki/Mi/Gi (x1024), each
+ * optionally followed by B, case-insensitively.  Returns false for
+ * anything else or on overflow. */
+bool cfg_parse_number(const char *text, bool allow_suffix, int64_t *out);
+
+/* Global options {}: the options syslog-ng has, with its defaults. */
+typedef enum CfgTsFormat
+{
+  CFG_TS_RFC3164,
+  CFG_TS_BSD,
+  CFG_TS_RFC3339,
+  CFG_TS_ISO,
+  CFG_TS_UNIX,
+  CFG_TS_FULL,
+} CfgTsFormat;
+
+typedef enum CfgMarkMode
+{
+  CFG_MARK_INTERNAL,
+  CFG_MARK_DST_IDLE,
+  CFG_MARK_HOST_IDLE,
+  CFG_MARK_PERIODICAL,
+  CFG_MARK_NONE,
+  CFG_MARK_GLOBAL,
+} CfgMarkMode;
+
+typedef enum CfgOnError
+{
+  CFG_ON_ERROR_DROP_MESSAGE,
+  CFG_ON_ERROR_DROP_PROPERTY,
+  CFG_ON_ERROR_FALLBACK_TO_STRING,
+  CFG_ON_ERROR_SILENTLY_DROP_MESSAGE,
+  CFG_ON_ERROR_SILENTLY_DROP_PROPERTY,
+  CFG_ON_ERROR_SILENTLY_FALLBACK_TO_STRING,
+} CfgOnError;
+
+typedef struct CfgGlobalOptions
+{
+  int64_t log_fifo_size;
+  int64_t log_msg_size;
+  int64_t flush_lines;
+  bool keep_hostname;
+  bool chain_hostnames;
+  bool use_dns;
+  bool use_fqdn;
+  bool normalize_hostnames;
+  bool check_hostname;
+  bool keep_timestamp;
+  bool create_dirs;
+  bool threaded;
+  bool use_uniqid;
+  bool dns_cache;
+  int ts_format;            /* CfgTsFormat */
+  int64_t frac_digits;
+  char *time_zone;          /* NULL: local */
+  char *recv_time_zone;
+  char *send_time_zone;
+  int64_t time_reopen;
+  int64_t time_reap;
+  int64_t mark_freq;
+  int mark_mode;            /* CfgMarkMode */
+  int64_t stats_freq;
+  int64_t stats_level;
+  int64_t stats_lifetime;
+  int64_t stats_max_dynamics;
+  char *owner;
+  char *group;
+  int64_t perm;             /* -1: leave as created */
+  char *dir_owner;
+  char *dir_group;
+  int64_t dir_perm;
+  char *bad_hostname;
+  char *custom_domain;
+  int64_t dns_cache_size;
+  int64_t dns_cache_expire;
+  int64_t dns_cache_expire_failed;
+  char *dns_cache_hosts;
+  char *file_template;
+  char *proto_template;
+  int on_error;             /* CfgOnError */
+} CfgGlobalOptions;
+
+extern const CfgOption cfg_global_options_table[];
+
+/* Defaults, then every options {} block of tree in order. */
+bool cfg_global_options_load(CfgGlobalOptions *opts, const CfgTree *tree, CfgError *err);
+
+#endif

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The global options {} block: syslog-ng 3.38's names and defaults (admin
+ * guide, checked with syslog-ng --syntax-only).  Options 3.38 only warns
+ * about as removed (log-fetch-limit, log-iw-size, flush-timeout,
+ * time-sleep) are not here, so they are refused by name.
+ */
+#include "sluice/cfg-options.h"
+
+#include <glib.h>
+#include <stddef.h>
+
+#define OFF(field) offsetof(CfgGlobalOptions, field)
+
+static const char *const ts_formats[] = { "rfc3164", "bsd", "rfc3339", "iso", "unix", "full", NULL };
+static const char *const mark_modes[] = { "internal", "dst-idle", "host-idle", "periodical", "none", "global", NULL };
+static const char *const on_errors[] = { "drop-message", "drop-property", "fallback-to-string",
+                                         "silently-drop-message", "silently-drop-property",
+                                         "silently-fallback-to-string", NULL };
+
+static const char *
+_check_zone(const CfgOption *opt, const void *field)
+{
+  const char *z = *(char *const *) field;
+  if (!z || !*z)
+    return "expects a time zone name like \"Europe/Budapest\" or \"+01:00\"";
+  return NULL;
+}
+
+/* stats(freq() level() lifetime() max-dynamics()): the same fields as the
+ * flat stats-* options */
+static const CfgOption stats_table[] = {
+  { .name = "freq", .type = CFG_OPT_INT, .offset = OFF(stats_freq), .def_int = 600, .min = 0, .max = INT32_MAX },
+  { .name = "level", .type = CFG_OPT_INT, .offset = OFF(stats_level), .def_int = 0, .min = 0, .max = 3 },
+  { .name = "lifetime", .type = CFG_OPT_INT, .offset = OFF(stats_lifetime), .def_int = 600, .min = 0, .max = INT32_MAX },
+  { .name = "max-dynamics", .type = CFG_OPT_INT, .offset = OFF(stats_max_dynamics), .def_int = -1, .min = -1, .max = INT32_MAX },
+  { 0 },
+};
+
+const CfgOption cfg_global_options_table[] = {
+  { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .def_int = 10000, .min = 1, .max = INT32_MAX },
+  { .name = "log-msg-size", .type = CFG_OPT_SIZE, .offset = OFF(log_msg_size), .def_int = 65536, .min = 1, .max = INT32_MAX },
+  { .name = "flush-lines", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .def_int = 100, .min = 0, .max = INT32_MAX },
+  { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = OFF(keep_hostname), .def_int = 0 },
+  { .name = "chain-hostnames", .type = CFG_OPT_BOOL, .offset = OFF(chain_hostnames), .def_int = 0 },
+  { .name = "long-hostnames", .type = CFG_OPT_BOOL, .offset = OFF(chain_hostnames), .def_int = 0 },
+  { .name = "use-dns", .type = CFG_OPT_BOOL, .offset = OFF(use_dns), .def_int = 1 },
+  { .name = "use-fqdn", .type = CFG_OPT_BOOL, .offset = OFF(use_fqdn), .def_int = 0 },
+  { .name = "normalize-hostnames", .type = CFG_OPT_BOOL, .offset = OFF(normalize_hostnames), .def_int = 0 },
+  { .name = "check-hostname", .type = CFG_OPT_BOOL, .offset = OFF(check_hostname), .def_int = 0 },
+  { .name = "keep-timestamp", .type = CFG_OPT_BOOL, .offset = OFF(keep_timestamp), .def_int = 1 },
+  { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs), .def_int = 0 },
+  { .name = "threaded", .type = CFG_OPT_BOOL, .offset = OFF(threaded), .def_int = 1 },
+  { .name = "use-uniqid", .type = CFG_OPT_BOOL, .offset = OFF(use_uniqid), .def_int = 0 },
+  { .name = "dns-cache", .type = CFG_OPT_BOOL, .offset = OFF(dns_cache), .def_int = 1 },
+  { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = OFF(ts_format), .def_int = CFG_TS_RFC3164, .names = ts_formats },
+  { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .def_int = 0, .min = 0, .max = 6 },
+  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(time_zone), .check = _check_zone },
+  { .name = "recv-time-zone", .type = CFG_OPT_STRING, .offset = OFF(recv_time_zone), .check = _check_zone },
+  { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone), .check = _check_zone },
+  { .name = "time-reopen", .type = CFG_OPT_INT, .offset = OFF(time_reopen), .def_int = 60, .min = 1, .max = INT32_MAX },
+  { .name = "time-reap", .type = CFG_OPT_INT, .offset = OFF(time_reap), .def_int = 60, .min = 0, .max = INT32_MAX },
+  { .name = "mark-freq", .type = CFG_OPT_INT, .offset = OFF(mark_freq), .def_int = 1200, .min = 0, .max = INT32_MAX },
+  { .name = "mark", .type = CFG_OPT_INT, .offset = OFF(mark_freq), .def_int = 1200, .min = 0, .max = INT32_MAX },
+  { .name = "mark-mode", .type = CFG_OPT_ENUM, .offset = OFF(mark_mode), .def_int = CFG_MARK_INTERNAL, .names = mark_modes },
+  { .name = "stats-freq", .type = CFG_OPT_INT, .offset = OFF(stats_freq), .def_int = 600, .min = 0, .max = INT32_MAX },
+  { .name = "stats-level", .type = CFG_OPT_INT, .offset = OFF(stats_level), .def_int = 0, .min = 0, .max = 3 },
+  { .name = "stats-lifetime", .type = CFG_OPT_INT, .offset = OFF(stats_lifetime), .def_int = 600, .min = 0, .max = INT32_MAX },
+  { .name = "stats-max-dynamics", .type = CFG_OPT_INT, .offset = OFF(stats_max_dynamics), .def_int = -1, .min = -1, .max = INT32_MAX },
+  { .name = "stats", .type = CFG_OPT_BLOCK, .offset = 0, .sub = stats_table },
+  { .name = "owner", .type = CFG_OPT_STRING, .offset = OFF(owner), .def_str = "root", .empty_ok = true },
+  { .name = "group", .type = CFG_OPT_STRING, .offset = OFF(group), .def_str = "root", .empty_ok = true },
+  { .name = "perm", .type = CFG_OPT_INT, .offset = OFF(perm), .def_int = 0600, .min = -1, .max = 07777 },
+  { .name = "dir-owner", .type = CFG_OPT_STRING, .offset = OFF(dir_owner), .def_str = "root", .empty_ok = true },
+  { .name = "dir-group", .type = CFG_OPT_STRING, .offset = OFF(dir_group), .def_str = "root", .empty_ok = true },
+  { .name = "dir-perm", .type = CFG_OPT_INT, .offset = OFF(dir_perm), .def_int = 0700, .min = -1, .max = 07777 },
+  { .name = "bad-hostname", .type = CFG_OPT_STRING, .offset = OFF(bad_hostname) },
+  { .name = "custom-domain", .type = CFG_OPT_STRING, .offset = OFF(custom_domain) },
+  { .name = "dns-cache-size", .type = CFG_OPT_INT, .offset = OFF(dns_cache_size), .def_int = 1007, .min = 1, .max = INT32_MAX },
+  { .name = "dns-cache-expire", .type = CFG_OPT_INT, .offset = OFF(dns_cache_expire), .def_int = 3600, .min = 0, .max = INT32_MAX },
+  { .name = "dns-cache-expire-failed", .type = CFG_OPT_INT, .offset = OFF(dns_cache_expire_failed), .def_int = 60, .min = 0, .max = INT32_MAX },
+  { .name = "dns-cache-hosts", .type = CFG_OPT_STRING, .offset = OFF(dns_cache_hosts) },
+  { .name = "file-template", .type = CFG_OPT_TEMPLATE, .offset = OFF(file_template) },
+  { .name = "proto-template", .type = CFG_OPT_TEMPLATE, .offset = OFF(proto_template) },
+  { .name = "on-error", .type = CFG_OPT_ENUM, .offset = OFF(on_error), .def_int = CFG_ON_ERROR_DROP_MESSAGE, .names = on_errors },
+  { 0 },
+};
+
+bool
+cfg_global_options_load(CfgGlobalOptions *opts, const CfgTree *tree, CfgError *err)
+{
+  cfg_options_defaults(cfg_global_options_table, opts);
+  for (size_t i = 0; i < tree->root->n_children; i++)
+    {
+      const CfgNode *n = tree->root->children[i];
+      if (n->kind == CFG_NODE_OPTIONS && !cfg_options_apply(cfg_global_options_table, n, opts, "options {}", err))
+        return false;
+    }
+  return true;
+}

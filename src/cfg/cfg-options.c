@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "sluice/cfg-options.h"
+
+#include <glib.h>
+#include <string.h>
+
+static char
+_fold(char c)
+{
+  return c == '_' ? '-' : c;
+}
+
+bool
+cfg_name_equal(const char *a, const char *b)
+{
+  for (; *a && *b; a++, b++)
+    if (_fold(*a) != _fold(*b))
+      return false;
+  return *a == *b;
+}
+
+size_t
+cfg_name_distance(const char *a, const char *b)
+{
+  size_t la = strlen(a), lb = strlen(b);
+  size_t *row = g_new(size_t, lb + 1);
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = j;
+  for (size_t i = 1; i <= la; i++)
+    {
+      size_t diag = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= lb; j++)
+        {
+          size_t up = row[j];
+          size_t cost = _fold(a[i - 1]) == _fold(b[j - 1]) ? 0 : 1;
+          size_t best = MIN(up + 1, row[j - 1] + 1);
+          row[j] = MIN(best, diag + cost);
+          diag = up;
+        }
+    }
+  size_t d = row[lb];
+  g_free(row);
+  return d;
+}
+
+const char *
+cfg_nearest_name(const char *name, const char *const *candidates)
+{
+  if (!candidates)
+    return NULL;
+  size_t limit = MAX((size_t) 2, strlen(name) / 3);
+  const char *best = NULL;
+  size_t best_d = limit + 1;
+  for (int i = 0; candidates[i]; i++)
+    {
+      size_t d = cfg_name_distance(name, candidates[i]);
+      if (d < best_d)
+        {
+          best = candidates[i];
+          best_d = d;
+        }
+    }
+  return best;
+}
+
+bool
+cfg_parse_number(const char *text, bool allow_suffix, int64_t *out)
+{
+  const char *p = text;
+  bool neg = false;
+  int base = 10;
+
+  if (*p == '+' || *p == '-')
+    neg = *p++ == '-';
+  if (!g_ascii_isdigit(*p))
+    return false;
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && g_ascii_isxdigit(p[2]))
+    {
+      base = 16;
+      p += 2;
+    }
+  else if (p[0] == '0' && g_ascii_isdigit(p[1]))
+    {
+      /* "0644" is octal, but "08" is eight: syslog-ng's octal rule does
+       * not match it and the decimal one does */
+      const char *q = p;
+      while (*q >= '0' && *q <= '7')
+        q++;
+      if (!g_ascii_isdigit(*q))
+        base = 8;
+    }
+
+  uint64_t v = 0;
+  for (; g_ascii_isxdigit(*p); p++)
+    {
+      int d = g_ascii_xdigit_value(*p);
+      if (d >= base)
+        break;
+      if (v > ((uint64_t) INT64_MAX - (uint64_t) d) / (uint64_t) base)
+        return false;
+      v = v * (uint64_t) base + (uint64_t) d;
+    }
+  if (*p && allow_suffix && base != 16)
+    {
+      uint64_t unit = 1000;
+      int power;
+      switch (g_ascii_tolower(*p))
+        {
+        case 'k': power = 1; break;
+        case 'm': power = 2; break;
+        case 'g': power = 3; break;
+        default: return false;
+        }
+      p++;
+      if (g_ascii_tolower(*p) == 'i')
+        {
+          unit = 1024;
+          p++;
+        }
+      if (g_ascii_tolower(*p) == 'b')
+        p++;
+      for (int i = 0; i < power; i++)
+        {
+          if (v > (uint64_t) INT64_MAX / unit)
+            return false;
+          v *= unit;
+        }
+    }
+  if (*p)
+    return false;
+  *out = neg ? -(int64_t) v : (int64_t) v;
+  return true;
+}
+
+const CfgOption *
+cfg_options_find(const CfgOption *table, const char *name)
+{
+  for (const CfgOption *o = table; o->name; o++)
+    if (cfg_name_equal(o->name, name))
+      return o;
+  return NULL;
+}
+
+const char *
+cfg_options_nearest(const CfgOption *table, const char *name)
+{
+  GPtrArray *names = g_ptr_array_new();
+  for (const CfgOption *o = table; o->name; o++)
+    g_ptr_array_add(names, (gpointer) o->name);
+  g_ptr_array_add(names, NULL);
+  const char *near = cfg_nearest_name(name, (const char *const *) names->pdata);
+  g_ptr_array_free(names, TRUE);
+  return near;
+}
+
+#define FIELD(base, opt, type) ((type *) ((char *) (base) + (opt)->offset))
+
+void
+cfg_options_defaults(const CfgOption *table, void *base)
+{
+  for (const CfgOption *o = table; o->name; o++)
+    switch (o->type)
+      {
+      case CFG_OPT_BOOL: *FIELD(base, o, bool) = o->def_int != 0; break;
+      case CFG_OPT_INT:
+      case CFG_OPT_SIZE: *FIELD(base, o, int64_t) = o->def_int; break;
+      case CFG_OPT_ENUM: *FIELD(base, o, int) = (int) o->def_int; break;
+      case CFG_OPT_FLAGS: *FIELD(base, o, uint32_t) = (uint32_t) o->def_int; break;
+      case CFG_OPT_STRING:
+      case CFG_OPT_TEMPLATE: *FIELD(base, o, char *) = g_strdup(o->def_str); break;
+      case CFG_OPT_STRING_LIST: *FIELD(base, o, char **) = NULL; break;
+      case CFG_OPT_BLOCK: cfg_options_defaults(o->sub, FIELD(base, o, char)); break;
+      }
+}
+
+void
+cfg_options_free(const CfgOption *table, void *base)
+{
+  for (const CfgOption *o = table; o->name; o++)
+    switch (o->type)
+      {
+      case CFG_OPT_STRING:
+      case CFG_OPT_TEMPLATE: g_clear_pointer(FIELD(base, o, char *), g_free); break;
+      case CFG_OPT_STRING_LIST: g_clear_pointer(FIELD(base, o, char **), g_strfreev); break;
+      case CFG_OPT_BLOCK: cfg_options_free(o->sub, FIELD(base, o, char)); break;
+      default: break;
+      }
+}
+
+static bool
+_fail(CfgError *err, const CfgLocation *loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static bool
+_fail(CfgError *err, const CfgLocation *loc, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  cfg_error_set(err, loc, "%s", msg);
+  g_free(msg);
+  return false;
+}
+
+static int
+_name_index(const char *const *names, const char *v)
+{
+  for (int i = 0; names && names[i]; i++)
+    if (cfg_name_equal(names[i], v))
+      return i;
+  return -1;
+}
+
+static bool
+_bad_name(const CfgOption *o, const CfgValue *v, CfgError *err)
+{
+  const char *near = cfg_nearest_name(v->str, o->names);
+  return _fail(err, &v->loc, "unknown value '%s' for option '%s'%s%s%s", v->str, o->name,
+               near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+}
+
+static bool
+_set_bool(const CfgOption *o, const CfgValue *v, void *base, CfgError *err)
+{
+  if (v->type == CFG_VAL_NUMBER)
+    *FIELD(base, o, bool) = v->num != 0;
+  else if (v->type == CFG_VAL_IDENT && (cfg_name_equal(v->str, "yes") || cfg_name_equal(v->str, "on")))
+    *FIELD(base, o, bool) = true;
+  else if (v->type == CFG_VAL_IDENT && (cfg_name_equal(v->str, "no") || cfg_name_equal(v->str, "off")))
+    *FIELD(base, o, bool) = false;
+  else
+    return _fail(err, &v->loc, "option '%s' takes yes or no, got '%s'", o->name, v->str);
+  return true;
+}
+
+static bool
+_set_int(const CfgOption *o, const CfgValue *v, void *base, CfgError *err)
+{
+  if (v->type != CFG_VAL_NUMBER)
+    return _fail(err, &v->loc, "option '%s' takes a number, got '%s'", o->name, v->str);
+  if (o->min < o->max && (v->num < o->min || v->num > o->max))
+    return _fail(err, &v->loc, "%s(%s) is out of range; it must be between %lld and %lld", o->name, v->str,
+                 (long long) o->min, (long long) o->max);
+  *FIELD(base, o, int64_t) = v->num;
+  return true;
+}
+
+static bool
+_set_string(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
+{
+  const char *s;
+  if (call->n_args == 0 && o->empty_ok)
+    s = "";
+  else if (call->n_args == 1 && call->args[0].type != CFG_VAL_OP)
+    s = call->args[0].str;
+  else
+    return _fail(err, &call->loc, "option '%s' takes one string", o->name);
+  char **field = FIELD(base, o, char *);
+  g_free(*field);
+  *field = g_strdup(s);
+  return true;
+}
+
+static bool
+_set_list(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
+{
+  GPtrArray *list = g_ptr_array_new();
+  for (size_t i = 0; i < call->n_args; i++)
+    {
+      if (call->args[i].type == CFG_VAL_OP)
+        {
+          g_ptr_array_add(list, NULL);
+          g_strfreev((char **) g_ptr_array_free(list, FALSE));
+          return _fail(err, &call->args[i].loc, "option '%s' takes a list of strings", o->name);
+        }
+      g_ptr_array_add(list, g_strdup(call->args[i].str));
+    }
+  g_ptr_array_add(list, NULL);
+  char ***field = FIELD(base, o, char **);
+  g_strfreev(*field);
+  *field = (char **) g_ptr_array_free(list, FALSE);
+  return true;
+}
+
+static bool
+_set_flags(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
+{
+  for (size_t i = 0; i < call->n_args; i++)
+    {
+      int k = _name_index(o->names, call->args[i].str);
+      if (k < 0 || call->args[i].type == CFG_VAL_OP)
+        return _bad_name(o, &call->args[i], err);
+      *FIELD(base, o, uint32_t) |= 1u << k;
+    }
+  return true;
+}
+
+static bool
+_apply_value(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
+{
+  if (o->type == CFG_OPT_BLOCK)
+    {
+      if (call->n_args > 0)
+        return _fail(err, &call->args[0].loc, "option '%s' takes only options like 'name(value)'", o->name);
+      return cfg_options_apply(o->sub, call, FIELD(base, o, char), o->name, err);
+    }
+  if (call->n_children > 0)
+    return _fail(err, &call->children[0]->loc, "option '%s' has no option '%s'", o->name, call->children[0]->name);
+  switch (o->type)
+    {
+    case CFG_OPT_STRING:
+    case CFG_OPT_TEMPLATE: return _set_string(o, call, base, err);
+    case CFG_OPT_STRING_LIST: return _set_list(o, call, base, err);
+    case CFG_OPT_FLAGS: return _set_flags(o, call, base, err);
+    default: break;
+    }
+  if (call->n_args != 1)
+    return _fail(err, &call->loc, "option '%s' takes exactly one value, got %zu", o->name, call->n_args);
+  const CfgValue *v = &call->args[0];
+  switch (o->type)
+    {
+    case CFG_OPT_BOOL: return _set_bool(o, v, base, err);
+    case CFG_OPT_ENUM:
+      {
+        int k = _name_index(o->names, v->str);
+        if (k < 0 || v->type == CFG_VAL_OP)
+          return _bad_name(o, v, err);
+        *FIELD(base, o, int) = k;
+        return true;
+      }
+    default: return _set_int(o, v, base, err);
+    }
+}
+
+bool
+cfg_option_apply_one(const CfgOption *table, const CfgNode *call, void *base, const char *what, CfgError *err)
+{
+  const CfgOption *o = cfg_options_find(table, call->name);
+  if (!o)
+    {
+      const char *near = cfg_options_nearest(table, call->name);
+      return _fail(err, &call->loc, "unknown option '%s' in %s%s%s%s", call->name, what,
+                   near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+    }
+  if (!_apply_value(o, call, base, err))
+    return false;
+  const char *problem = o->check ? o->check(o, FIELD(base, o, char)) : NULL;
+  if (problem)
+    return _fail(err, &call->loc, "%s(): %s", o->name, problem);
+  return true;
+}
+
+bool
+cfg_options_apply(const CfgOption *table, const CfgNode *node, void *base, const char *what, CfgError *err)
+{
+  for (size_t i = 0; i < node->n_children; i++)
+    {
+      const CfgNode *c = node->children[i];
+      if (c->kind != CFG_NODE_CALL)
+        return _fail(err, &c->loc, "unexpected block in %s", what);
+      if (!cfg_option_apply_one(table, c, base, what, err))
+        return false;
+    }
+  return true;
+}

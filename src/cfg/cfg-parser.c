@@ -1,0 +1,680 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Recursive descent over the token array, one function per construct of
+ * syslog-ng's grammar:
+ *
+ *   config   := stmt*
+ *   stmt     := 'options' '{' (call ';')* '}' ';'
+ *             | KIND NAME '{' body '}' ';'          KIND: source destination
+ *             | 'template' NAME STRING ';'                filter parser rewrite template
+ *             | 'log' '{' item* [flags ';'] '}' ';'
+ *   body     := (call ';' | junction)*   |   expr [';']   (filter)
+ *   item     := KIND '(' NAME ')' ';' | KIND '{' body '}' ';'
+ *             | 'log' '{' ... '}' ';' | junction | channel
+ *             | 'if' '(' expr ')' '{' item* '}' ('elif' ...)* ['else' ...] ';'
+ *   junction := 'junction' '{' ('channel' '{' item* '}' ';')* '}' ';'
+ *   call     := IDENT '(' (value | call | ',')* ')'
+ *   expr     := and ('or' and)*;  and := unary ('and' unary)*
+ *   unary    := 'not' unary | '(' expr ')' | 'filter' '(' NAME ')' | call
+ *             | value OP value
+ *
+ * Keywords compare with '-' and '_' alike; the first error stops parsing.
+ */
+#include "cfg-internal.h"
+#include "sluice/cfg-options.h"
+
+#include <string.h>
+
+typedef struct Parser
+{
+  GArray *tokens;
+  guint pos;
+  int depth;
+  CfgError *err;
+} Parser;
+
+/* Nesting deeper than this is an error, not a stack overflow. */
+#define CFG_MAX_NESTING 128
+
+static const char *const object_kinds[] = { "source", "destination", "filter", "parser",
+                                            "rewrite", "template", NULL };
+static const char *const top_keywords[] = { "options", "source", "destination", "filter", "parser",
+                                            "rewrite", "template", "log", NULL };
+static const char *const log_keywords[] = { "source", "destination", "filter", "parser", "rewrite",
+                                            "log", "junction", "channel", "if", "flags", NULL };
+static const char *const string_cmp_ops[] = { "eq", "ne", "lt", "le", "gt", "ge", NULL };
+
+static CfgNode *_expr(Parser *p);
+static bool _log_items(Parser *p, CfgNode *node, const char *what);
+
+static const CfgToken *
+_peek(Parser *p, guint ahead)
+{
+  guint i = p->pos + ahead;
+  if (i >= p->tokens->len)
+    i = p->tokens->len - 1;
+  return &g_array_index(p->tokens, CfgToken, i);
+}
+
+static const CfgToken *
+_take(Parser *p)
+{
+  const CfgToken *t = _peek(p, 0);
+  if (t->type != CFG_TOK_EOF)
+    p->pos++;
+  return t;
+}
+
+static bool _fail_at(Parser *p, const CfgToken *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Called on the way into every recursive construct; _leave() undoes it. */
+static bool
+_enter(Parser *p)
+{
+  if (++p->depth <= CFG_MAX_NESTING)
+    return true;
+  return _fail_at(p, _peek(p, 0), "nesting deeper than %d levels", CFG_MAX_NESTING);
+}
+
+static void
+_leave(Parser *p)
+{
+  p->depth--;
+}
+
+static bool
+_is_kw(const CfgToken *t, const char *kw)
+{
+  return t->type == CFG_TOK_IDENT && cfg_name_equal(t->text, kw);
+}
+
+static CfgObjectKind
+_object_kind(const CfgToken *t)
+{
+  if (t->type != CFG_TOK_IDENT)
+    return CFG_OBJ_NONE;
+  for (int i = 0; object_kinds[i]; i++)
+    if (cfg_name_equal(t->text, object_kinds[i]))
+      return (CfgObjectKind) (CFG_OBJ_SOURCE + i);
+  return CFG_OBJ_NONE;
+}
+
+static bool
+_fail_at(Parser *p, const CfgToken *t, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  cfg_error_set(p->err, &t->loc, "%s", msg);
+  g_free(msg);
+  return false;
+}
+
+/* "expected ';' after 'source' block, got 'log'" */
+static bool
+_expect(Parser *p, CfgTokType type, const char *what, const char *context)
+{
+  const CfgToken *t = _peek(p, 0);
+  if (t->type == type)
+    {
+      _take(p);
+      return true;
+    }
+  char buf[64];
+  return _fail_at(p, t, "expected %s %s, got %s", what, context, cfg_tok_describe(t, buf, sizeof(buf)));
+}
+
+/* An unknown word where a keyword was due, with the nearest keyword. */
+static bool
+_fail_unknown(Parser *p, const CfgToken *t, const char *what, const char *const *keywords)
+{
+  char buf[64];
+  const char *near = t->type == CFG_TOK_IDENT ? cfg_nearest_name(t->text, keywords) : NULL;
+  if (near)
+    return _fail_at(p, t, "unknown %s %s; did you mean '%s'?", what, cfg_tok_describe(t, buf, sizeof(buf)), near);
+  return _fail_at(p, t, "expected %s, got %s", what, cfg_tok_describe(t, buf, sizeof(buf)));
+}
+
+static CfgValueType
+_value_type(CfgTokType t)
+{
+  switch (t)
+    {
+    case CFG_TOK_STRING: return CFG_VAL_STRING;
+    case CFG_TOK_NUMBER: return CFG_VAL_NUMBER;
+    case CFG_TOK_OP: return CFG_VAL_OP;
+    default: return CFG_VAL_IDENT;
+    }
+}
+
+/* IDENT '(' (value | call | ',')* ')' -- the current token is the IDENT. */
+static CfgNode *_call_inner(Parser *p);
+
+static CfgNode *
+_call(Parser *p)
+{
+  if (!_enter(p))
+    return NULL;
+  CfgNode *n = _call_inner(p);
+  _leave(p);
+  return n;
+}
+
+static CfgNode *
+_call_inner(Parser *p)
+{
+  const CfgToken *name = _take(p);
+  CfgNode *node = cfg_node_new(CFG_NODE_CALL, &name->loc);
+  node->name = g_strdup(name->text);
+  _take(p); /* '(' */
+
+  /* a rewrite's condition() holds a filter expression */
+  if (cfg_name_equal(name->text, "condition"))
+    {
+      CfgNode *e = _expr(p);
+      if (!e)
+        goto fail;
+      cfg_node_add_child(node, e);
+    }
+  for (;;)
+    {
+      const CfgToken *t = _peek(p, 0);
+      if (t->type == CFG_TOK_RPAREN)
+        break;
+      if (t->type == CFG_TOK_COMMA)
+        _take(p);
+      else if (t->type == CFG_TOK_IDENT && _peek(p, 1)->type == CFG_TOK_LPAREN)
+        {
+          CfgNode *child = _call(p);
+          if (!child)
+            goto fail;
+          cfg_node_add_child(node, child);
+        }
+      else if (t->type == CFG_TOK_IDENT || t->type == CFG_TOK_STRING || t->type == CFG_TOK_NUMBER
+               || t->type == CFG_TOK_OP)
+        {
+          _take(p);
+          cfg_node_add_arg(node, _value_type(t->type), t->text, t->num, &t->loc);
+        }
+      else
+        {
+          char buf[64];
+          _fail_at(p, t, "expected ')' to close '%s(' opened at %d:%d, got %s", node->name, node->loc.line,
+                   node->loc.col, cfg_tok_describe(t, buf, sizeof(buf)));
+          goto fail;
+        }
+    }
+  _take(p);
+  return node;
+fail:
+  cfg_node_free(node);
+  return NULL;
+}
+
+/* A value operand of a comparison: "${HOST}" == "x", "$LEVEL_NUM" > 3. */
+static bool
+_is_cmp_op(const CfgToken *t)
+{
+  if (t->type == CFG_TOK_OP)
+    return strcmp(t->text, "..") != 0 && strcmp(t->text, "=>") != 0;
+  if (t->type != CFG_TOK_IDENT)
+    return false;
+  for (int i = 0; string_cmp_ops[i]; i++)
+    if (strcmp(t->text, string_cmp_ops[i]) == 0)
+      return true;
+  return false;
+}
+
+static CfgNode *_primary_inner(Parser *p);
+
+static CfgNode *
+_primary(Parser *p)
+{
+  if (!_enter(p))
+    return NULL;
+  CfgNode *n = _primary_inner(p);
+  _leave(p);
+  return n;
+}
+
+static CfgNode *
+_primary_inner(Parser *p)
+{
+  const CfgToken *t = _peek(p, 0);
+  char buf[64];
+
+  if (t->type == CFG_TOK_LPAREN)
+    {
+      _take(p);
+      CfgNode *e = _expr(p);
+      if (e && !_expect(p, CFG_TOK_RPAREN, "')'", "to close the filter expression"))
+        {
+          cfg_node_free(e);
+          return NULL;
+        }
+      return e;
+    }
+  if (_is_kw(t, "not"))
+    {
+      _take(p);
+      CfgNode *inner = _primary(p);
+      if (!inner)
+        return NULL;
+      CfgNode *n = cfg_node_new(CFG_NODE_NOT, &t->loc);
+      cfg_node_add_child(n, inner);
+      return n;
+    }
+  if (t->type != CFG_TOK_RPAREN && t->type != CFG_TOK_EOF && _is_cmp_op(_peek(p, 1)))
+    {
+      const CfgToken *op = _peek(p, 1), *rhs = _peek(p, 2);
+      if (rhs->type != CFG_TOK_STRING && rhs->type != CFG_TOK_NUMBER && rhs->type != CFG_TOK_IDENT)
+        {
+          _fail_at(p, rhs, "expected a value after '%s', got %s", op->text, cfg_tok_describe(rhs, buf, sizeof(buf)));
+          return NULL;
+        }
+      CfgNode *n = cfg_node_new(CFG_NODE_CMP, &t->loc);
+      n->name = g_strdup(op->text);
+      cfg_node_add_arg(n, _value_type(t->type), t->text, t->num, &t->loc);
+      cfg_node_add_arg(n, _value_type(rhs->type), rhs->text, rhs->num, &rhs->loc);
+      p->pos += 3;
+      return n;
+    }
+  if (t->type == CFG_TOK_IDENT && _peek(p, 1)->type == CFG_TOK_LPAREN)
+    {
+      if (_is_kw(t, "filter"))
+        {
+          const CfgToken *name = _peek(p, 2);
+          if (name->type != CFG_TOK_IDENT && name->type != CFG_TOK_STRING)
+            {
+              _fail_at(p, name, "expected a filter name in filter(), got %s", cfg_tok_describe(name, buf, sizeof(buf)));
+              return NULL;
+            }
+          p->pos += 3;
+          if (!_expect(p, CFG_TOK_RPAREN, "')'", "after the filter name"))
+            return NULL;
+          CfgNode *n = cfg_node_new(CFG_NODE_REF, &t->loc);
+          n->obj = CFG_OBJ_FILTER;
+          n->name = g_strdup(name->text);
+          return n;
+        }
+      return _call(p);
+    }
+  _fail_at(p, t, "expected a filter expression, got %s", cfg_tok_describe(t, buf, sizeof(buf)));
+  return NULL;
+}
+
+static CfgNode *
+_binary(Parser *p, const char *kw, CfgNodeKind kind, CfgNode *(*operand)(Parser *))
+{
+  CfgNode *left = operand(p);
+  while (left && _is_kw(_peek(p, 0), kw))
+    {
+      const CfgToken *op = _take(p);
+      CfgNode *right = operand(p);
+      if (!right)
+        {
+          cfg_node_free(left);
+          return NULL;
+        }
+      CfgNode *n = cfg_node_new(kind, &op->loc);
+      cfg_node_add_child(n, left);
+      cfg_node_add_child(n, right);
+      left = n;
+    }
+  return left;
+}
+
+static CfgNode *
+_and(Parser *p)
+{
+  return _binary(p, "and", CFG_NODE_AND, _primary);
+}
+
+/* 'and' binds tighter than 'or', 'not' tightest, as in syslog-ng. */
+static CfgNode *
+_expr(Parser *p)
+{
+  return _binary(p, "or", CFG_NODE_OR, _and);
+}
+
+/* junction { channel { ... }; ... }; or a bare channel { ... }; -- the
+ * current token is the keyword. */
+static CfgNode *
+_junction_or_channel(Parser *p)
+{
+  const CfgToken *kw = _take(p);
+  bool junction = _is_kw(kw, "junction");
+  CfgNode *node = cfg_node_new(junction ? CFG_NODE_JUNCTION : CFG_NODE_CHANNEL, &kw->loc);
+  if (!_expect(p, CFG_TOK_LBRACE, "'{'", junction ? "after 'junction'" : "after 'channel'"))
+    goto fail;
+  if (junction)
+    {
+      while (_is_kw(_peek(p, 0), "channel"))
+        {
+          CfgNode *ch = _junction_or_channel(p);
+          if (!ch)
+            goto fail;
+          cfg_node_add_child(node, ch);
+        }
+      if (!_expect(p, CFG_TOK_RBRACE, "'channel' or '}'", "in junction"))
+        goto fail;
+    }
+  else if (!_log_items(p, node, "channel"))
+    goto fail;
+  if (!_expect(p, CFG_TOK_SEMI, "';'", junction ? "after 'junction' block" : "after 'channel' block"))
+    goto fail;
+  return node;
+fail:
+  cfg_node_free(node);
+  return NULL;
+}
+
+/* The inside of an object: calls and junctions up to '}' (consumed). */
+static bool
+_body(Parser *p, CfgNode *node, CfgObjectKind obj)
+{
+  const char *kind = cfg_object_kind_name(obj);
+  char ctx[64];
+
+  if (obj == CFG_OBJ_FILTER)
+    {
+      CfgNode *e = _expr(p);
+      if (!e)
+        return false;
+      cfg_node_add_child(node, e);
+      if (_peek(p, 0)->type == CFG_TOK_SEMI)
+        _take(p);
+      return _expect(p, CFG_TOK_RBRACE, "'}'", "after the filter expression");
+    }
+  for (;;)
+    {
+      const CfgToken *t = _peek(p, 0);
+      if (t->type == CFG_TOK_RBRACE)
+        {
+          _take(p);
+          return true;
+        }
+      if (obj != CFG_OBJ_TEMPLATE && (_is_kw(t, "junction") || _is_kw(t, "channel"))
+          && _peek(p, 1)->type == CFG_TOK_LBRACE)
+        {
+          CfgNode *j = _junction_or_channel(p);
+          if (!j)
+            return false;
+          cfg_node_add_child(node, j);
+          continue;
+        }
+      if (t->type != CFG_TOK_IDENT || _peek(p, 1)->type != CFG_TOK_LPAREN)
+        {
+          char buf[64];
+          return _fail_at(p, t, "expected a driver like 'name(...)' or '}' in %s, got %s", kind,
+                          cfg_tok_describe(t, buf, sizeof(buf)));
+        }
+      CfgNode *c = _call(p);
+      if (!c)
+        return false;
+      cfg_node_add_child(node, c);
+      snprintf(ctx, sizeof(ctx), "after '%s()'", c->name);
+      if (!_expect(p, CFG_TOK_SEMI, "';'", ctx))
+        return false;
+    }
+}
+
+/* source(NAME) or source { ... } inside a log path. */
+static CfgNode *
+_log_object(Parser *p, CfgObjectKind obj)
+{
+  const CfgToken *kw = _take(p);
+  const char *kind = cfg_object_kind_name(obj);
+  char ctx[64];
+  CfgNode *node;
+
+  if (_peek(p, 0)->type == CFG_TOK_LPAREN)
+    {
+      const CfgToken *name = _peek(p, 1);
+      if (name->type != CFG_TOK_IDENT && name->type != CFG_TOK_STRING)
+        {
+          char buf[64];
+          _fail_at(p, name, "expected a %s name in %s(), got %s", kind, kind, cfg_tok_describe(name, buf, sizeof(buf)));
+          return NULL;
+        }
+      p->pos += 2;
+      node = cfg_node_new(CFG_NODE_REF, &kw->loc);
+      node->obj = obj;
+      node->name = g_strdup(name->text);
+      snprintf(ctx, sizeof(ctx), "after the %s name", kind);
+      if (!_expect(p, CFG_TOK_RPAREN, "')'", ctx))
+        goto fail;
+    }
+  else
+    {
+      node = cfg_node_new(CFG_NODE_INLINE, &kw->loc);
+      node->obj = obj;
+      snprintf(ctx, sizeof(ctx), "or '(' after '%s'", kind);
+      if (!_expect(p, CFG_TOK_LBRACE, "'{'", ctx) || !_body(p, node, obj))
+        goto fail;
+    }
+  snprintf(ctx, sizeof(ctx), "after '%s' in log path", kind);
+  if (!_expect(p, CFG_TOK_SEMI, "';'", ctx))
+    goto fail;
+  return node;
+fail:
+  cfg_node_free(node);
+  return NULL;
+}
+
+/* flags(a, b) of a log path: validated by the resolver, kept as a CALL. */
+static CfgNode *
+_log_flags(Parser *p)
+{
+  if (_peek(p, 1)->type != CFG_TOK_LPAREN)
+    {
+      _expect(p, CFG_TOK_LPAREN, "'('", "after 'flags'");
+      return NULL;
+    }
+  CfgNode *f = _call(p);
+  if (f && !_expect(p, CFG_TOK_SEMI, "';'", "after 'flags()'"))
+    {
+      cfg_node_free(f);
+      return NULL;
+    }
+  return f;
+}
+
+static CfgNode *
+_if(Parser *p)
+{
+  CfgNode *node = cfg_node_new(CFG_NODE_IF, &_peek(p, 0)->loc);
+  bool more = true;
+
+  while (more)
+    {
+      const CfgToken *kw = _take(p);
+      bool is_else = _is_kw(kw, "else");
+      CfgNode *br = cfg_node_new(CFG_NODE_BRANCH, &kw->loc);
+      cfg_node_add_child(node, br);
+      if (!is_else)
+        {
+          if (!_expect(p, CFG_TOK_LPAREN, "'('", is_else ? "" : "after 'if'/'elif'"))
+            goto fail;
+          br->cond = _expr(p);
+          if (!br->cond || !_expect(p, CFG_TOK_RPAREN, "')'", "after the condition"))
+            goto fail;
+        }
+      if (!_expect(p, CFG_TOK_LBRACE, "'{'", is_else ? "after 'else'" : "after the condition")
+          || !_log_items(p, br, "if block"))
+        goto fail;
+      more = !is_else && (_is_kw(_peek(p, 0), "elif") || _is_kw(_peek(p, 0), "else"));
+    }
+  if (!_expect(p, CFG_TOK_SEMI, "';'", "after 'if' block"))
+    goto fail;
+  return node;
+fail:
+  cfg_node_free(node);
+  return NULL;
+}
+
+/* Items of a log path / channel / branch up to '}' (consumed); flags()
+ * must come last, as in syslog-ng. */
+static bool _log_items_inner(Parser *p, CfgNode *node, const char *what);
+
+static bool
+_log_items(Parser *p, CfgNode *node, const char *what)
+{
+  if (!_enter(p))
+    return false;
+  bool ok = _log_items_inner(p, node, what);
+  _leave(p);
+  return ok;
+}
+
+static bool
+_log_items_inner(Parser *p, CfgNode *node, const char *what)
+{
+  for (;;)
+    {
+      const CfgToken *t = _peek(p, 0);
+      CfgNode *item = NULL;
+      CfgObjectKind obj = _object_kind(t);
+
+      if (t->type == CFG_TOK_RBRACE)
+        {
+          _take(p);
+          return true;
+        }
+      if (obj != CFG_OBJ_NONE && obj != CFG_OBJ_TEMPLATE)
+        item = _log_object(p, obj);
+      else if (_is_kw(t, "log") && _peek(p, 1)->type == CFG_TOK_LBRACE)
+        {
+          _take(p);
+          _take(p);
+          item = cfg_node_new(CFG_NODE_LOG, &t->loc);
+          if (!_log_items(p, item, "log path") || !_expect(p, CFG_TOK_SEMI, "';'", "after 'log' block"))
+            {
+              cfg_node_free(item);
+              item = NULL;
+            }
+        }
+      else if (_is_kw(t, "junction") || _is_kw(t, "channel"))
+        item = _junction_or_channel(p);
+      else if (_is_kw(t, "if"))
+        item = _if(p);
+      else if (_is_kw(t, "flags"))
+        {
+          item = _log_flags(p);
+          if (item && _peek(p, 0)->type != CFG_TOK_RBRACE)
+            {
+              cfg_node_free(item);
+              return _fail_at(p, _peek(p, 0), "flags() must be the last element of a %s", what);
+            }
+        }
+      else
+        return _fail_unknown(p, t, "log path element", log_keywords);
+      if (!item)
+        return false;
+      cfg_node_add_child(node, item);
+    }
+}
+
+/* source NAME { ... }; and friends; the current token is the kind. */
+static CfgNode *
+_define(Parser *p, CfgObjectKind obj)
+{
+  const CfgToken *kw = _take(p);
+  const CfgToken *name = _peek(p, 0);
+  const char *kind = cfg_object_kind_name(obj);
+  char ctx[64], buf[64];
+
+  if (name->type != CFG_TOK_IDENT && name->type != CFG_TOK_STRING)
+    {
+      _fail_at(p, name, "expected a name after '%s', got %s", kind, cfg_tok_describe(name, buf, sizeof(buf)));
+      return NULL;
+    }
+  _take(p);
+  CfgNode *node = cfg_node_new(CFG_NODE_DEFINE, &kw->loc);
+  node->obj = obj;
+  node->name = g_strdup(name->text);
+
+  const CfgToken *t = _peek(p, 0);
+  if (obj == CFG_OBJ_TEMPLATE && t->type == CFG_TOK_STRING)
+    {
+      /* template t "text"; is template t { template("text"); }; */
+      CfgNode *c = cfg_node_new(CFG_NODE_CALL, &t->loc);
+      c->name = g_strdup("template");
+      cfg_node_add_arg(c, CFG_VAL_STRING, t->text, 0, &t->loc);
+      cfg_node_add_child(node, c);
+      _take(p);
+    }
+  else
+    {
+      snprintf(ctx, sizeof(ctx), "after '%s %s'", kind, node->name);
+      if (!_expect(p, CFG_TOK_LBRACE, "'{'", ctx) || !_body(p, node, obj))
+        goto fail;
+    }
+  snprintf(ctx, sizeof(ctx), "after '%s' block", kind);
+  if (!_expect(p, CFG_TOK_SEMI, "';'", ctx))
+    goto fail;
+  return node;
+fail:
+  cfg_node_free(node);
+  return NULL;
+}
+
+static CfgNode *
+_statement(Parser *p)
+{
+  const CfgToken *t = _peek(p, 0);
+  CfgObjectKind obj = _object_kind(t);
+  CfgNode *node = NULL;
+
+  if (obj != CFG_OBJ_NONE)
+    return _define(p, obj);
+  if (_is_kw(t, "options"))
+    {
+      _take(p);
+      node = cfg_node_new(CFG_NODE_OPTIONS, &t->loc);
+      if (!_expect(p, CFG_TOK_LBRACE, "'{'", "after 'options'") || !_body(p, node, CFG_OBJ_NONE)
+          || !_expect(p, CFG_TOK_SEMI, "';'", "after 'options' block"))
+        goto fail;
+      return node;
+    }
+  if (_is_kw(t, "log"))
+    {
+      _take(p);
+      node = cfg_node_new(CFG_NODE_LOG, &t->loc);
+      if (!_expect(p, CFG_TOK_LBRACE, "'{'", "after 'log'") || !_log_items(p, node, "log path")
+          || !_expect(p, CFG_TOK_SEMI, "';'", "after 'log' block"))
+        goto fail;
+      return node;
+    }
+  if (_is_kw(t, "block"))
+    {
+      _fail_at(p, t, "'block' definitions are not supported by Sluice yet");
+      return NULL;
+    }
+  _fail_unknown(p, t, "top-level statement", top_keywords);
+  return NULL;
+fail:
+  cfg_node_free(node);
+  return NULL;
+}
+
+CfgNode *
+cfg_parse_tokens(GArray *tokens, CfgError *err)
+{
+  Parser p = { tokens, 0, 0, err };
+  CfgLocation start = g_array_index(tokens, CfgToken, 0).loc;
+  CfgNode *root = cfg_node_new(CFG_NODE_ROOT, &start);
+
+  while (_peek(&p, 0)->type != CFG_TOK_EOF)
+    {
+      CfgNode *n = _statement(&p);
+      if (!n)
+        {
+          cfg_node_free(root);
+          return NULL;
+        }
+      cfg_node_add_child(root, n);
+    }
+  return root;
+}

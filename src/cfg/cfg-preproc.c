@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The preprocessor works on lines, as syslog-ng's does: a line whose first
+ * byte is '@' is a pragma (@version, @include, @define, @module,
+ * @requires); '@' anywhere else is not.  Every other line has its
+ * `name` references replaced -- everywhere, in strings and comments too,
+ * exactly like syslog-ng -- by an @define value, else the environment
+ * variable, else nothing.  Pragma lines stay in the output (the lexer skips
+ * them) and an included file's text follows its @include line, which is
+ * what syslog-ng's --preprocess-into writes.
+ *
+ * Instead of carrying locations through the text, a segment map records
+ * where each run of output bytes came from, so the lexer can report the
+ * original file:line:col of any byte; a substituted value reports the
+ * position of its backtick.
+ */
+#include "cfg-internal.h"
+#include "cfg/cfg-paths.h"
+#include "sluice/cfg-options.h"
+#include "sluice-config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define CFG_DEFAULT_INCLUDE_DEPTH 15
+
+static const char *const default_include_path[] = { SLUICE_SRC_SCLDIR, SLUICE_SCLDIR, NULL };
+
+/* Modules syslog-ng 3.38 ships whose drivers are compiled into Sluice or
+ * will be: @module and @requires accept them and do nothing. */
+static const char *const known_modules[] = {
+  "affile", "afprog", "afsocket", "afuser", "appmodel", "basicfuncs", "cef", "confgen",
+  "cryptofuncs", "csvparser", "dbparser", "disk-buffer", "hook-commands", "json-plugin",
+  "kvformat", "linux-kmsg-format", "map-value-pairs", "pacctformat", "pseudofile",
+  "rate-limit-filter", "regexp-parser", "sdjournal", "syslogformat", "system-source",
+  "tags-parser", "tfgetent", "timestamp", NULL,
+};
+
+static const char *const pragmas[] = { "version", "include", "define", "module", "requires", NULL };
+
+void
+cfg_pre_init(CfgPre *pre, const CfgParseOptions *opts, CfgError *err)
+{
+  memset(pre, 0, sizeof(*pre));
+  pre->out = g_string_sized_new(4096);
+  pre->segments = g_array_new(FALSE, FALSE, sizeof(CfgSegment));
+  pre->files = g_ptr_array_new_with_free_func(g_free);
+  pre->defines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  pre->stack = g_ptr_array_new_with_free_func(g_free);
+  if (opts)
+    pre->opts = *opts;
+  if (!pre->opts.include_path)
+    pre->opts.include_path = default_include_path;
+  if (pre->opts.max_include_depth <= 0)
+    pre->opts.max_include_depth = CFG_DEFAULT_INCLUDE_DEPTH;
+  pre->err = err;
+}
+
+void
+cfg_pre_destroy(CfgPre *pre)
+{
+  g_string_free(pre->out, TRUE);
+  g_array_free(pre->segments, TRUE);
+  if (pre->files)
+    g_ptr_array_free(pre->files, TRUE);
+  g_hash_table_destroy(pre->defines);
+  g_ptr_array_free(pre->stack, TRUE);
+  g_free(pre->version);
+}
+
+const char *
+cfg_pre_intern_file(CfgPre *pre, const char *name)
+{
+  for (guint i = 0; i < pre->files->len; i++)
+    if (strcmp(pre->files->pdata[i], name) == 0)
+      return pre->files->pdata[i];
+  char *copy = g_strdup(name);
+  g_ptr_array_add(pre->files, copy);
+  return copy;
+}
+
+CfgLocation
+cfg_pre_location(const CfgPre *pre, size_t off)
+{
+  const CfgSegment *segs = (const CfgSegment *) pre->segments->data;
+  guint lo = 0, hi = pre->segments->len;
+
+  if (hi == 0)
+    return (CfgLocation) { "", 1, 1 };
+  /* the last segment starting at or before off */
+  while (hi - lo > 1)
+    {
+      guint mid = (lo + hi) / 2;
+      if (segs[mid].out_off <= off)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  const CfgSegment *s = &segs[lo];
+  if (s->fixed)
+    return (CfgLocation) { s->file, s->line, s->col };
+  return (CfgLocation) { s->file, s->line, s->col + (int) (off - s->out_off) };
+}
+
+static void
+_segment(CfgPre *pre, const char *file, int line, int col, bool fixed)
+{
+  CfgSegment seg = { pre->out->len, file, line, col, fixed };
+  g_array_append_val(pre->segments, seg);
+}
+
+static bool
+_fail(CfgPre *pre, const char *file, int line, int col, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static bool
+_fail(CfgPre *pre, const char *file, int line, int col, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  char *msg = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  CfgLocation loc = { file, line, col };
+  cfg_error_set(pre->err, &loc, "%s", msg);
+  g_free(msg);
+  pre->failed = true;
+  return false;
+}
+
+static const char *
+_lookup(CfgPre *pre, const char *name)
+{
+  const char *v = g_hash_table_lookup(pre->defines, name);
+  if (v)
+    return v;
+  if (!pre->opts.no_env)
+    v = getenv(name);
+  return v ? v : "";
+}
+
+/* Appends line (len bytes, without its newline) to dst with `name`s
+ * replaced; with record, adds the segments that map it back. */
+static bool
+_substitute(CfgPre *pre, const char *file, int line, const char *s, size_t len, GString *dst, bool record)
+{
+  size_t i = 0;
+  while (i < len)
+    {
+      const char *bt = memchr(s + i, '`', len - i);
+      size_t upto = bt ? (size_t) (bt - s) : len;
+      g_string_append_len(dst, s + i, (gssize) (upto - i));
+      if (!bt)
+        break;
+      const char *close = memchr(bt + 1, '`', len - upto - 1);
+      if (!close)
+        return _fail(pre, file, line, (int) upto + 1, "unterminated backtick reference");
+      char *name = g_strndup(bt + 1, (gsize) (close - bt - 1));
+      if (record)
+        _segment(pre, file, line, (int) upto + 1, true);
+      g_string_append(dst, _lookup(pre, name));
+      g_free(name);
+      i = (size_t) (close - s) + 1;
+      if (record)
+        _segment(pre, file, line, (int) i + 1, false);
+    }
+  return true;
+}
+
+static const char *
+_skip_space(const char *p)
+{
+  while (*p == ' ' || *p == '\t' || *p == '\r')
+    p++;
+  return p;
+}
+
+/* A "..." (with \\, \" and \n decoded) or '...' string at p; returns the
+ * byte after it, or NULL. */
+static const char *
+_quoted(const char *p, char **value)
+{
+  char q = *p;
+  if (q != '"' && q != '\'')
+    return NULL;
+  GString *s = g_string_new(NULL);
+  for (p++; *p && *p != q; p++)
+    {
+      if (q == '"' && *p == '\\' && p[1])
+        {
+          p++;
+          g_string_append_c(s, *p == 'n' ? '\n' : *p == 't' ? '\t' : *p);
+        }
+      else
+        g_string_append_c(s, *p);
+    }
+  if (*p != q)
+    {
+      g_string_free(s, TRUE);
+      return NULL;
+    }
+  *value = g_string_free(s, FALSE);
+  return p + 1;
+}
+
+static bool _include(CfgPre *pre, const char *file, int line, int col, const char *what);
+
+static bool
+_is_known_module(const char *name)
+{
+  for (int i = 0; known_modules[i]; i++)
+    if (cfg_name_equal(name, known_modules[i]))
+      return true;
+  return false;
+}
+
+/* The pragma word after '@' and where its arguments start. */
+static const char *
+_pragma_word(const char *p, char **word)
+{
+  const char *start = p;
+  while (g_ascii_isalnum(*p) || *p == '-' || *p == '_')
+    p++;
+  *word = g_strndup(start, (gsize) (p - start));
+  return p;
+}
+
+static bool
+_pragma_version(CfgPre *pre, const char *file, int line, const char *p, const char *lstart)
+{
+  p = _skip_space(p);
+  if (*p == ':')
+    p = _skip_space(p + 1);
+  const char *v = p;
+  while (g_ascii_isdigit(*p) || *p == '.')
+    p++;
+  if (p == v || !strchr(v, '.') || *_skip_space(p) != '\0')
+    return _fail(pre, file, line, (int) (v - lstart) + 1, "expected a version like '3.38' after @version:");
+  g_free(pre->version);
+  pre->version = g_strndup(v, (gsize) (p - v));
+  return true;
+}
+
+static bool
+_pragma_define(CfgPre *pre, const char *file, int line, const char *p, const char *lstart)
+{
+  p = _skip_space(p);
+  const char *n = p;
+  while (*p && *p != ' ' && *p != '\t' && *p != '\r')
+    p++;
+  if (p == n)
+    return _fail(pre, file, line, (int) (n - lstart) + 1, "expected a name after @define");
+  char *name = g_strndup(n, (gsize) (p - n));
+  p = _skip_space(p);
+  char *value = NULL;
+  if (*p == '"' || *p == '\'')
+    {
+      const char *after = _quoted(p, &value);
+      if (!after || *_skip_space(after) != '\0')
+        {
+          g_free(name);
+          g_free(value);
+          return _fail(pre, file, line, (int) (p - lstart) + 1, "bad string in @define");
+        }
+    }
+  else
+    {
+      /* a bare value runs to the end of the line */
+      const char *e = p + strlen(p);
+      while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+        e--;
+      value = g_strndup(p, (gsize) (e - p));
+    }
+  g_hash_table_replace(pre->defines, name, value);
+  return true;
+}
+
+static bool
+_pragma_module(CfgPre *pre, const char *file, int line, const char *p, const char *lstart, const char *pragma)
+{
+  p = _skip_space(p);
+  const char *n = p;
+  while (g_ascii_isalnum(*p) || *p == '-' || *p == '_')
+    p++;
+  if (p == n)
+    return _fail(pre, file, line, (int) (n - lstart) + 1, "expected a module name after @%s", pragma);
+  char *name = g_strndup(n, (gsize) (p - n));
+  bool ok = _is_known_module(name);
+  if (!ok)
+    {
+      const char *near = cfg_nearest_name(name, known_modules);
+      _fail(pre, file, line, (int) (n - lstart) + 1, "unknown module '%s' in @%s%s%s%s", name, pragma,
+            near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+    }
+  g_free(name);
+  return ok;
+}
+
+/* line is the substituted pragma line, without its newline. */
+static bool
+_pragma(CfgPre *pre, const char *file, int line, const char *text)
+{
+  char *word;
+  const char *p = _pragma_word(text + 1, &word);
+  bool ok;
+
+  if (strcmp(word, "version") == 0)
+    ok = _pragma_version(pre, file, line, p, text);
+  else if (strcmp(word, "define") == 0)
+    ok = _pragma_define(pre, file, line, p, text);
+  else if (strcmp(word, "module") == 0 || strcmp(word, "requires") == 0)
+    ok = _pragma_module(pre, file, line, p, text, word);
+  else if (strcmp(word, "include") == 0)
+    {
+      const char *q = _skip_space(p);
+      char *what = NULL;
+      const char *after = _quoted(q, &what);
+      if (!after || *_skip_space(after) != '\0')
+        ok = _fail(pre, file, line, (int) (q - text) + 1, "expected a quoted file name after @include");
+      else
+        ok = _include(pre, file, line, (int) (q - text) + 1, what);
+      g_free(what);
+    }
+  else
+    {
+      const char *near = cfg_nearest_name(word, pragmas);
+      ok = _fail(pre, file, line, 1, "unknown pragma '@%s'%s%s%s", word, near ? "; did you mean '@" : "",
+                 near ? near : "", near ? "'?" : "");
+    }
+  g_free(word);
+  return ok;
+}
+
+static bool
+_process(CfgPre *pre, const char *file, const char *text, size_t len)
+{
+  const char *end = text + len;
+  int line = 1;
+  GString *tmp = g_string_new(NULL);
+  bool ok = true;
+
+  for (const char *p = text; p < end && ok; line++)
+    {
+      const char *nl = memchr(p, '\n', (size_t) (end - p));
+      size_t llen = nl ? (size_t) (nl - p) : (size_t) (end - p);
+      if (llen > 0 && p[0] == '@')
+        {
+          g_string_truncate(tmp, 0);
+          ok = _substitute(pre, file, line, p, llen, tmp, false);
+          if (ok)
+            {
+              _segment(pre, file, line, 1, false);
+              g_string_append_len(pre->out, tmp->str, (gssize) tmp->len);
+              g_string_append_c(pre->out, '\n');
+              ok = _pragma(pre, file, line, tmp->str);
+            }
+        }
+      else
+        {
+          _segment(pre, file, line, 1, false);
+          ok = _substitute(pre, file, line, p, llen, pre->out, true);
+          g_string_append_c(pre->out, '\n');
+        }
+      p += llen + 1;
+    }
+  g_string_free(tmp, TRUE);
+  return ok && !pre->failed;
+}
+
+bool
+cfg_pre_text(CfgPre *pre, const char *name, const char *text, size_t len)
+{
+  const char *file = cfg_pre_intern_file(pre, name);
+  g_ptr_array_add(pre->stack, g_strdup(name));
+  bool ok = _process(pre, file, text, len);
+  g_ptr_array_remove_index(pre->stack, pre->stack->len - 1);
+  return ok;
+}
+
+/* Reads and processes one file; from_* is the @include that asked (file
+ * NULL for the top file). */
+static bool
+_file(CfgPre *pre, const char *path, const char *from_file, int from_line, int from_col)
+{
+  const char *shown = from_file ? from_file : path;
+  if ((int) pre->stack->len >= pre->opts.max_include_depth)
+    return _fail(pre, shown, from_line, from_col, "include depth above %d including '%s'",
+                 pre->opts.max_include_depth, path);
+
+  char *real = realpath(path, NULL);
+  if (!real)
+    return _fail(pre, shown, from_line, from_col, "cannot open '%s': %s", path, g_strerror(errno));
+  for (guint i = 0; i < pre->stack->len; i++)
+    if (strcmp(pre->stack->pdata[i], real) == 0)
+      {
+        _fail(pre, shown, from_line, from_col, "include loop: '%s' is already being included", path);
+        free(real);
+        return false;
+      }
+
+  gchar *text = NULL;
+  gsize len = 0;
+  GError *gerr = NULL;
+  if (!g_file_get_contents(path, &text, &len, &gerr))
+    {
+      _fail(pre, shown, from_line, from_col, "cannot read '%s': %s", path, gerr->message);
+      g_error_free(gerr);
+      free(real);
+      return false;
+    }
+  g_ptr_array_add(pre->stack, g_strdup(real));
+  free(real);
+  bool ok = _process(pre, cfg_pre_intern_file(pre, path), text, len);
+  g_ptr_array_remove_index(pre->stack, pre->stack->len - 1);
+  g_free(text);
+  return ok;
+}
+
+bool
+cfg_pre_file(CfgPre *pre, const char *path)
+{
+  return _file(pre, path, NULL, 0, 0);
+}
+
+static int
+_cmp_str(const void *a, const void *b)
+{
+  return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* A directory includes its regular files in name order, skipping hidden
+ * files and editor backups (name~). */
+static bool
+_include_dir(CfgPre *pre, const char *dir, const char *file, int line, int col)
+{
+  DIR *d = opendir(dir);
+  if (!d)
+    return _fail(pre, file, line, col, "cannot open directory '%s': %s", dir, g_strerror(errno));
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL)
+    {
+      size_t n = strlen(de->d_name);
+      if (de->d_name[0] == '.' || (n > 0 && de->d_name[n - 1] == '~'))
+        continue;
+      char *full = g_build_filename(dir, de->d_name, NULL);
+      struct stat st;
+      if (stat(full, &st) == 0 && S_ISREG(st.st_mode))
+        g_ptr_array_add(names, full);
+      else
+        g_free(full);
+    }
+  closedir(d);
+  qsort(names->pdata, names->len, sizeof(char *), _cmp_str);
+  bool ok = true;
+  for (guint i = 0; i < names->len && ok; i++)
+    ok = _file(pre, names->pdata[i], file, line, col);
+  g_ptr_array_free(names, TRUE);
+  return ok;
+}
+
+/* One candidate path: 1 included, 0 not there, -1 error. */
+static int
+_include_at(CfgPre *pre, const char *cand, const char *file, int line, int col)
+{
+  if (strpbrk(cand, "*?["))
+    {
+      glob_t g;
+      int rc = glob(cand, 0, NULL, &g);
+      if (rc != 0)
+        {
+          if (rc != GLOB_NOMATCH)
+            globfree(&g);
+          return 0;
+        }
+      bool ok = true;
+      for (size_t i = 0; i < g.gl_pathc && ok; i++)
+        {
+          struct stat st;
+          if (stat(g.gl_pathv[i], &st) == 0 && S_ISREG(st.st_mode))
+            ok = _file(pre, g.gl_pathv[i], file, line, col);
+        }
+      globfree(&g);
+      return ok ? 1 : -1;
+    }
+  struct stat st;
+  if (stat(cand, &st) != 0)
+    return 0;
+  if (S_ISDIR(st.st_mode))
+    return _include_dir(pre, cand, file, line, col) ? 1 : -1;
+  return _file(pre, cand, file, line, col) ? 1 : -1;
+}
+
+/* @include: relative to the including file's directory, then each include
+ * path directory.  A glob that matches nothing is not an error (syslog-ng
+ * includes 'scl/ * / *.conf' this way); a missing plain name is. */
+static bool
+_include(CfgPre *pre, const char *file, int line, int col, const char *what)
+{
+  if (pre->opts.no_includes)
+    return _fail(pre, file, line, col, "@include is disabled here");
+  if (what[0] == '\0')
+    return _fail(pre, file, line, col, "empty file name in @include");
+
+  GPtrArray *cands = g_ptr_array_new_with_free_func(g_free);
+  if (g_path_is_absolute(what))
+    g_ptr_array_add(cands, g_strdup(what));
+  else
+    {
+      char *dir = g_path_get_dirname(file);
+      g_ptr_array_add(cands, g_build_filename(dir, what, NULL));
+      g_free(dir);
+      for (int i = 0; pre->opts.include_path[i]; i++)
+        g_ptr_array_add(cands, g_build_filename(pre->opts.include_path[i], what, NULL));
+    }
+  int rc = 0;
+  for (guint i = 0; i < cands->len && rc == 0; i++)
+    rc = _include_at(pre, cands->pdata[i], file, line, col);
+  g_ptr_array_free(cands, TRUE);
+  if (rc == 0 && !strpbrk(what, "*?["))
+    return _fail(pre, file, line, col, "include file or directory not found: '%s'", what);
+  return rc >= 0;
+}
+
+bool
+cfg_preprocess_file_into(const char *path, const CfgParseOptions *opts, FILE *out, CfgError *err)
+{
+  CfgPre pre;
+  cfg_pre_init(&pre, opts, err);
+  bool ok = cfg_pre_file(&pre, path);
+  if (ok && fwrite(pre.out->str, 1, pre.out->len, out) != pre.out->len)
+    {
+      CfgLocation loc = { path, 1, 1 };
+      cfg_error_set(err, &loc, "cannot write the preprocessed configuration: %s", g_strerror(errno));
+      ok = false;
+    }
+  cfg_pre_destroy(&pre);
+  return ok;
+}
