@@ -7,7 +7,6 @@
  */
 #include "template-internal.h"
 
-#include <stdio.h>
 #include <string.h>
 
 static const LogTemplateOptions default_options = { LTZ_FORMAT_RFC3164, 0, NULL };
@@ -97,10 +96,18 @@ log_format_rfc5424_frame(const LogMsg *msg, const LogTemplateOptions *opts, GStr
   g_string_append_c(out, '\n');
 
   char len_buf[16];
-  int n = snprintf(len_buf, sizeof(len_buf), "%zu ", out->len - body);
-  memmove(out->str + start + n, out->str + body, out->len - body);
-  memcpy(out->str + start, len_buf, (size_t) n);
-  g_string_truncate(out, out->len - (body - start - (size_t) n));
+  size_t n = sizeof(len_buf) - 1, body_len = out->len - body;
+  len_buf[n] = ' ';
+  do
+    {
+      len_buf[--n] = (char) ('0' + body_len % 10);
+      body_len /= 10;
+    }
+  while (body_len);
+  size_t prefix = sizeof(len_buf) - n;
+  memmove(out->str + start + prefix, out->str + body, out->len - body);
+  memcpy(out->str + start, len_buf + n, prefix);
+  g_string_truncate(out, out->len - (body - start - prefix));
 }
 
 /* ---- SDATA --------------------------------------------------------------- */
