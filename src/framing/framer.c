@@ -194,7 +194,7 @@ _strip_cr(const char *buf, size_t start, size_t stop)
  * is not known to be too long yet); a line end then gives the line whole,
  * anything else cuts it. */
 static LogFramerStatus
-_lf_over_limit(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
+_lf_over_limit(LogFramer *f, const char **msg, size_t *len, uint32_t *flags, bool *again)
 {
   size_t line = f->pos;
   size_t limit = line + f->log_msg_size;
@@ -217,6 +217,11 @@ _lf_over_limit(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
     {
       f->pos = f->scan = q + 1;
       size_t stop = _strip_cr(f->buf, line, limit);
+      if (stop == line)
+        {
+          *again = true; /* a line of nothing but CRs */
+          return LOG_FRAMER_NEED_MORE;
+        }
       return _emit(f, line, stop - line, false, msg, len, flags);
     }
   f->pos = f->scan = q;
@@ -258,7 +263,13 @@ _lf_next(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
           return _emit(f, line, stop - line, false, msg, len, flags);
         }
       if (f->end >= window)
-        return _lf_over_limit(f, msg, len, flags);
+        {
+          bool again = false;
+          LogFramerStatus st = _lf_over_limit(f, msg, len, flags, &again);
+          if (again)
+            continue;
+          return st;
+        }
       f->scan = f->end;
       if (!f->eof)
         return LOG_FRAMER_NEED_MORE;

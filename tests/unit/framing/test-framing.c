@@ -91,6 +91,8 @@ static const FramingCase cases[] = {
   /* syslog-ng: D16, then "XYZ" at EOF */
   { "lf16_over_at_eof", LF, 16, IN(D16 "XYZ"), END_EOF, { T(D16) } },
   { "lf16_truncated_then_nul", LF, 16, IN(D16 "XY\0ok\0"), END_EOF, { T(D16), M("ok") } },
+  { "lf16_only_crs", LF, 16, IN("\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\0ok\n"), END_EOF, { M("ok") } },
+  { "lf16_only_crs_at_eof", LF, 16, IN("a\n\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r\r"), END_EOF, { M("a") } },
   { "lf1", LF, 1, IN("a\nbc\n\nd"), END_EOF, { M("a"), T("b"), M("d") } },
 
   /* ---- OCTET_COUNTED: syslog-ng network(transport(framed)) ---- */
