@@ -10,18 +10,44 @@
 
 /* ---- windows and acks -------------------------------------------------- */
 
-void
-log_window_init(LogWindow *w, int size, LogWindowWakeupFunc wakeup, void *user_data)
+LogWindow *
+log_window_new(int size, LogWindowWakeupFunc wakeup, void *user_data)
 {
+  LogWindow *w = calloc(1, sizeof(*w));
+  if (!w)
+    abort();
   w->size = size > 0 ? size : 1;
   atomic_init(&w->free, w->size);
+  atomic_init(&w->refs, 1);
+  pthread_mutex_init(&w->lock, NULL);
   w->wakeup = wakeup;
   w->user_data = user_data;
+  return w;
+}
+
+static void
+_window_unref(LogWindow *w, int n)
+{
+  if (atomic_fetch_sub_explicit(&w->refs, n, memory_order_acq_rel) == n)
+    {
+      pthread_mutex_destroy(&w->lock);
+      free(w);
+    }
+}
+
+void
+log_window_orphan(LogWindow *w)
+{
+  pthread_mutex_lock(&w->lock);
+  w->wakeup = NULL;
+  pthread_mutex_unlock(&w->lock);
+  _window_unref(w, 1);
 }
 
 void
 log_window_take(LogWindow *w)
 {
+  atomic_fetch_add_explicit(&w->refs, 1, memory_order_relaxed);
   atomic_fetch_sub_explicit(&w->free, 1, memory_order_acq_rel);
 }
 
@@ -29,9 +55,16 @@ void
 log_window_release(LogWindow *w, int n)
 {
   int old = atomic_fetch_add_explicit(&w->free, n, memory_order_acq_rel);
-  /* Only the release that lifts the window off empty wakes the source. */
-  if (old <= 0 && old + n > 0 && w->wakeup)
-    w->wakeup(w->user_data);
+  /* Only the release that lifts the window off empty wakes the source;
+   * the lock keeps the owner from vanishing during the call. */
+  if (old <= 0 && old + n > 0)
+    {
+      pthread_mutex_lock(&w->lock);
+      if (w->wakeup)
+        w->wakeup(w->user_data);
+      pthread_mutex_unlock(&w->lock);
+    }
+  _window_unref(w, n);
 }
 
 /* The message that carries the ack count: a clone acks through the message

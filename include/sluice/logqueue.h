@@ -24,6 +24,7 @@
 
 #include "sluice/logmsg.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,15 +37,21 @@ typedef void (*LogWindowWakeupFunc)(void *user_data);
 
 typedef struct LogWindow
 {
-  atomic_int free;      /* slots left; <= 0 means the source must pause */
-  int size;             /* log-iw-size */
+  atomic_int free; /* slots left; <= 0 means the source must pause */
+  atomic_int refs; /* the owner's, plus one per slot taken */
+  int size;        /* log-iw-size */
+  pthread_mutex_t lock; /* orders wakeup against log_window_orphan */
   LogWindowWakeupFunc wakeup;
   void *user_data;
 } LogWindow;
 
-/* Set up a window of size slots (size >= 1); wakeup(user_data) runs when a
- * slot comes back to an empty window. */
-void log_window_init(LogWindow *w, int size, LogWindowWakeupFunc wakeup, void *user_data);
+/* A window of size slots (size >= 1) for its owner (the source); wakeup
+ * (user_data) runs when a slot comes back to an empty window. */
+LogWindow *log_window_new(int size, LogWindowWakeupFunc wakeup, void *user_data);
+
+/* The owner is going away: no more wakeups; the window itself lives on
+ * until the last message holding a slot of it is acked. */
+void log_window_orphan(LogWindow *w);
 
 /* True while the window has a free slot (the source may read more). */
 static inline bool

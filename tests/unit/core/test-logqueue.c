@@ -75,17 +75,16 @@ Test(logqueue, full_queue_drops_and_counts_without_flow_control)
 Test(logqueue, flow_controlled_messages_are_never_dropped)
 {
   LogQueue *q = log_queue_new(2);
-  LogWindow w;
-  log_window_init(&w, 500, NULL, NULL);
+  LogWindow *w = log_window_new(500, NULL, NULL);
   for (uint32_t i = 0; i < 300; i++)
     {
       LogMsg *msg = numbered(i);
-      log_msg_ack_begin(msg, &w);
+      log_msg_ack_begin(msg, w);
       log_msg_ack_add(msg);
       push_one(q, msg, true);
       log_msg_ack(msg); /* the source's own hold */
     }
-  cr_assert_eq(atomic_load(&w.free), 200);
+  cr_assert_eq(atomic_load(&w->free), 200);
   LogQueueStats st;
   log_queue_get_stats(q, &st);
   cr_assert_eq(st.dropped, 0);
@@ -105,7 +104,8 @@ Test(logqueue, flow_controlled_messages_are_never_dropped)
       log_queue_items_done(out, (size_t) n);
     }
   cr_assert_eq(expect, 300);
-  cr_assert_eq(atomic_load(&w.free), 500, "every slot came back");
+  cr_assert_eq(atomic_load(&w->free), 500, "every slot came back");
+  log_window_orphan(w);
   log_queue_free(q);
 }
 
@@ -120,24 +120,24 @@ count_wakeup(void *user_data)
 
 Test(logqueue, window_wakes_the_source_once_when_it_gets_room)
 {
-  LogWindow w;
-  log_window_init(&w, 2, count_wakeup, NULL);
+  LogWindow *w = log_window_new(2, count_wakeup, NULL);
   wakeups = 0;
   LogMsg *a = numbered(1), *b = numbered(2), *c = numbered(3);
-  log_msg_ack_begin(a, &w);
-  cr_assert(log_window_has_room(&w));
-  log_msg_ack_begin(b, &w);
-  cr_assert_not(log_window_has_room(&w));
+  log_msg_ack_begin(a, w);
+  cr_assert(log_window_has_room(w));
+  log_msg_ack_begin(b, w);
+  cr_assert_not(log_window_has_room(w));
   /* a third message already read in the same batch goes below zero */
-  log_msg_ack_begin(c, &w);
+  log_msg_ack_begin(c, w);
   log_msg_ack(a);
-  cr_assert_not(log_window_has_room(&w));
+  cr_assert_not(log_window_has_room(w));
   cr_assert_eq(wakeups, 0);
   log_msg_ack(b);
-  cr_assert(log_window_has_room(&w));
+  cr_assert(log_window_has_room(w));
   cr_assert_eq(wakeups, 1);
   log_msg_ack(c);
   cr_assert_eq(wakeups, 1, "no wakeup while the window was not empty");
+  log_window_orphan(w);
   log_msg_unref(a);
   log_msg_unref(b);
   log_msg_unref(c);
@@ -145,33 +145,46 @@ Test(logqueue, window_wakes_the_source_once_when_it_gets_room)
 
 Test(logqueue, message_is_acked_after_every_holder)
 {
-  LogWindow w;
-  log_window_init(&w, 1, NULL, NULL);
+  LogWindow *w = log_window_new(1, NULL, NULL);
   LogMsg *msg = numbered(1);
-  log_msg_ack_begin(msg, &w);
+  log_msg_ack_begin(msg, w);
   log_msg_ack_add(msg);
   log_msg_ack_add(msg);
   log_msg_ack(msg);
   log_msg_ack(msg);
-  cr_assert_eq(atomic_load(&w.free), 0);
+  cr_assert_eq(atomic_load(&w->free), 0);
   log_msg_ack(msg);
-  cr_assert_eq(atomic_load(&w.free), 1);
+  cr_assert_eq(atomic_load(&w->free), 1);
+  log_window_orphan(w);
   log_msg_unref(msg);
 }
 
 Test(logqueue, clone_acks_through_its_original)
 {
-  LogWindow w;
-  log_window_init(&w, 1, NULL, NULL);
+  LogWindow *w = log_window_new(1, NULL, NULL);
   LogMsg *msg = numbered(1);
-  log_msg_ack_begin(msg, &w);
+  log_msg_ack_begin(msg, w);
   LogMsg *copy = log_msg_clone_cow(msg);
   log_msg_ack_add(copy);
   log_msg_ack(msg);
-  cr_assert_eq(atomic_load(&w.free), 0, "the clone still holds the slot");
+  cr_assert_eq(atomic_load(&w->free), 0, "the clone still holds the slot");
   log_msg_ack(copy);
-  cr_assert_eq(atomic_load(&w.free), 1);
+  cr_assert_eq(atomic_load(&w->free), 1);
+  log_window_orphan(w);
   log_msg_unref(copy);
+  log_msg_unref(msg);
+}
+
+Test(logqueue, orphaned_window_lives_until_its_last_slot_returns)
+{
+  wakeups = 0;
+  LogWindow *w = log_window_new(1, count_wakeup, NULL);
+  LogMsg *msg = numbered(1);
+  log_msg_ack_begin(msg, w);
+  log_window_orphan(w); /* the source is gone; msg is still queued */
+  cr_assert_eq(atomic_load(&w->refs), 1);
+  log_msg_ack(msg); /* frees the window (AddressSanitizer checks the rest) */
+  cr_assert_eq(wakeups, 0, "no wakeup after the owner left");
   log_msg_unref(msg);
 }
 
@@ -190,15 +203,15 @@ Test(logqueue, closed_queue_drains_then_reports_end)
 Test(logqueue, free_releases_queued_messages_and_slots)
 {
   long live = log_msg_live_count();
-  LogWindow w;
-  log_window_init(&w, 4, NULL, NULL);
+  LogWindow *w = log_window_new(4, NULL, NULL);
   LogQueue *q = log_queue_new(10);
   LogMsg *msg = numbered(1);
-  log_msg_ack_begin(msg, &w);
+  log_msg_ack_begin(msg, w);
   push_one(q, msg, true); /* the queue's ack takes over the source's hold */
   push_one(q, numbered(2), false);
   log_queue_free(q);
-  cr_assert_eq(atomic_load(&w.free), 4);
+  cr_assert_eq(atomic_load(&w->free), 4);
+  log_window_orphan(w);
   if (live >= 0)
     cr_assert_eq(log_msg_live_count(), live);
 }
@@ -238,13 +251,13 @@ produce(void *arg)
 Test(logqueue, producers_and_a_writer_on_threads_lose_nothing)
 {
   LogQueue *q = log_queue_new(100);
-  LogWindow windows[PRODUCERS];
+  LogWindow *windows[PRODUCERS];
   Producer prod[PRODUCERS];
   pthread_t th[PRODUCERS];
   for (uint32_t i = 0; i < PRODUCERS; i++)
     {
-      log_window_init(&windows[i], 200, NULL, NULL);
-      prod[i] = (Producer) { q, &windows[i], i };
+      windows[i] = log_window_new(200, NULL, NULL);
+      prod[i] = (Producer) { q, windows[i], i };
       pthread_create(&th[i], NULL, produce, &prod[i]);
     }
   uint32_t last[PRODUCERS] = { 0 };
@@ -268,7 +281,8 @@ Test(logqueue, producers_and_a_writer_on_threads_lose_nothing)
   for (int i = 0; i < PRODUCERS; i++)
     {
       pthread_join(th[i], NULL);
-      cr_assert_eq(atomic_load(&windows[i].free), 200);
+      cr_assert_eq(atomic_load(&windows[i]->free), 200);
+      log_window_orphan(windows[i]);
     }
   log_queue_free(q);
 }

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_LOGREADER_H
+#define SLUICE_LOGREADER_H
+
+/*
+ * LogReader: reads one stream or datagram socket on the I/O worker that owns
+ * it, frames and parses what it reads, and hands each message on.
+ *
+ * Everything here runs on the owning worker's thread (design.md, "Threads"):
+ * log_reader_start() and log_reader_free() must be called there (post them
+ * as worker jobs).  One read gets up to LOG_FRAMER_READ_SIZE bytes; the
+ * reception time is read once per read, not per message.  After each read
+ * the batch_done callback lets the owner push the batch it collected to the
+ * destination queues with one lock each.
+ *
+ * Flow control: with a window, every message takes a slot
+ * (log_msg_ack_begin) and the reader stops polling its fd while the window
+ * is empty; the window's wakeup (on a writer's thread) posts an event back
+ * to the worker, which starts reading again.  TCP then pushes back on the
+ * sender.
+ */
+
+#include "sluice/framing.h"
+#include "sluice/logmsg.h"
+#include "sluice/logqueue.h"
+#include "sluice/msg-format.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct LogReader LogReader;
+
+typedef struct LogReaderOptions
+{
+  LogFramingMode framing;
+  size_t log_msg_size;    /* 0 = LOG_FRAMER_DEFAULT_MSG_SIZE */
+  MsgFormatOptions parse; /* header parsing */
+  int iw_size;            /* log-iw-size; 0 = no flow control */
+  int fetch_limit;        /* log-fetch-limit: reads per wakeup before yielding */
+  const char *transport;  /* TRANSPORT value, e.g. "rfc3164+tcp"; static */
+  const char *source;     /* SOURCE value (the source's name); static */
+} LogReaderOptions;
+
+typedef struct LogReaderCallbacks
+{
+  /* A parsed message; the callee takes the reference. */
+  void (*deliver)(LogMsg *msg, void *user_data);
+  /* The end of one read's worth of messages. */
+  void (*batch_done)(void *user_data);
+  /* The stream ended (error is 0 at end of file, else a positive errno or
+   * -1 for a framing error, described by reason).  The reader has stopped;
+   * the callee frees it (log_reader_free) from here or later. */
+  void (*closed)(LogReader *reader, int error, const char *reason, void *user_data);
+} LogReaderCallbacks;
+
+/* Defaults as syslog-ng has them for a network source. */
+void log_reader_options_defaults(LogReaderOptions *opts);
+
+/* A reader of fd (non-blocking; the reader closes it when freed) whose
+ * messages come from peer (may be NULL).  opts and cb are copied; cb and
+ * user_data stay the caller's.  Returns NULL (fd left open) when the
+ * framer's buffer cannot be had. */
+LogReader *log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReaderCallbacks *cb,
+                          void *user_data, const LogAddr *peer);
+
+/* Start polling on the calling worker's loop. */
+void log_reader_start(LogReader *r);
+
+/* Stop, close the fd and free.  Messages it handed on are unaffected. */
+void log_reader_free(LogReader *r);
+
+/* Counters of this reader's framer. */
+const LogFramerStats *log_reader_get_stats(const LogReader *r);
+
+#endif

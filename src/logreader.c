@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* LogReader: see include/sluice/logreader.h. */
+#include "sluice/logreader.h"
+
+#include <errno.h>
+#include <iv.h>
+#include <iv_event.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+struct LogReader
+{
+  struct iv_fd fd;
+  struct iv_event resume; /* posted by the window's wakeup */
+  LogFramer framer;
+  LogReaderOptions opts;
+  LogReaderCallbacks cb;
+  void *user_data;
+  LogAddr peer;
+  LogWindow *window; /* NULL without flow control */
+  bool dgram;
+  bool polling; /* the fd's input handler is set */
+  bool started;
+};
+
+void
+log_reader_options_defaults(LogReaderOptions *opts)
+{
+  memset(opts, 0, sizeof(*opts));
+  opts->framing = LOG_FRAMING_LF;
+  opts->log_msg_size = LOG_FRAMER_DEFAULT_MSG_SIZE;
+  msg_format_options_defaults(&opts->parse);
+  opts->fetch_limit = 10;
+  opts->transport = "";
+  opts->source = "";
+}
+
+static void _readable(void *cookie);
+
+static void
+_set_polling(LogReader *r, bool on)
+{
+  if (r->polling == on)
+    return;
+  r->polling = on;
+  iv_fd_set_handler_in(&r->fd, on ? _readable : NULL);
+}
+
+/* On a destination writer's thread: hand the restart to the worker. */
+static void
+_window_wakeup(void *user_data)
+{
+  LogReader *r = user_data;
+  iv_event_post(&r->resume);
+}
+
+static void
+_resume(void *cookie)
+{
+  LogReader *r = cookie;
+  if (log_window_has_room(r->window))
+    _set_polling(r, true);
+}
+
+LogReader *
+log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReaderCallbacks *cb, void *user_data,
+               const LogAddr *peer)
+{
+  LogReader *r = calloc(1, sizeof(*r));
+  if (!r)
+    abort();
+  r->opts = *opts;
+  if (r->opts.fetch_limit < 1)
+    r->opts.fetch_limit = 1;
+  r->cb = *cb;
+  r->user_data = user_data;
+  r->dgram = dgram;
+  if (peer)
+    r->peer = *peer;
+  if (!log_framer_init(&r->framer, dgram ? LOG_FRAMING_DGRAM : opts->framing, opts->log_msg_size))
+    {
+      free(r);
+      return NULL;
+    }
+  if (opts->iw_size > 0)
+    r->window = log_window_new(opts->iw_size, _window_wakeup, r);
+  IV_FD_INIT(&r->fd);
+  r->fd.fd = fd;
+  r->fd.cookie = r;
+  IV_EVENT_INIT(&r->resume);
+  r->resume.cookie = r;
+  r->resume.handler = _resume;
+  return r;
+}
+
+void
+log_reader_start(LogReader *r)
+{
+  iv_fd_register(&r->fd);
+  iv_event_register(&r->resume);
+  r->started = true;
+  _set_polling(r, true);
+}
+
+const LogFramerStats *
+log_reader_get_stats(const LogReader *r)
+{
+  return &r->framer.stats;
+}
+
+static void
+_now(LogStamp *stamp)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  stamp->sec = ts.tv_sec;
+  stamp->usec = (uint32_t) (ts.tv_nsec / 1000);
+  stamp->gmtoff = 0;
+}
+
+static void
+_addr_from_sockaddr(LogAddr *out, const struct sockaddr_storage *ss)
+{
+  memset(out, 0, sizeof(*out));
+  if (ss->ss_family == AF_INET)
+    {
+      const struct sockaddr_in *sin = (const struct sockaddr_in *) ss;
+      out->family = AF_INET;
+      out->port = ntohs(sin->sin_port);
+      memcpy(out->addr, &sin->sin_addr, 4);
+    }
+  else if (ss->ss_family == AF_INET6)
+    {
+      const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *) ss;
+      out->family = AF_INET6;
+      out->port = ntohs(sin6->sin6_port);
+      memcpy(out->addr, &sin6->sin6_addr, 16);
+    }
+  else if (ss->ss_family == AF_UNIX)
+    out->family = AF_UNIX;
+}
+
+/* Parse and hand on every message the framer has; returns the framer's
+ * status after the last one. */
+static LogFramerStatus
+_drain(LogReader *r, const LogStamp *recvd)
+{
+  const char *data;
+  size_t len;
+  uint32_t flags;
+  LogFramerStatus st;
+  while ((st = log_framer_next(&r->framer, &data, &len, &flags)) == LOG_FRAMER_MESSAGE)
+    {
+      LogMsg *msg = msg_format_parse(&r->opts.parse, data, len, recvd);
+      msg->saddr = r->peer;
+      if (r->opts.transport[0])
+        log_msg_set_value(msg, LM_V_TRANSPORT, r->opts.transport, -1);
+      if (r->opts.source[0])
+        log_msg_set_value(msg, LM_V_SOURCE, r->opts.source, -1);
+      if (r->window)
+        log_msg_ack_begin(msg, r->window);
+      r->cb.deliver(msg, r->user_data);
+    }
+  return st;
+}
+
+static void
+_close(LogReader *r, int error, const char *reason)
+{
+  _set_polling(r, false);
+  r->cb.closed(r, error, reason, r->user_data);
+}
+
+/* One read (a datagram, or up to LOG_FRAMER_READ_SIZE bytes of a stream).
+ * Returns >0 when data came, 0 when there is nothing more now, <0 when the
+ * reader was closed. */
+static int
+_read_once(LogReader *r)
+{
+  char *space;
+  size_t avail;
+  log_framer_read_space(&r->framer, &space, &avail);
+  ssize_t n;
+  LogStamp recvd;
+  if (r->dgram)
+    {
+      struct sockaddr_storage ss;
+      socklen_t sl = sizeof(ss);
+      n = recvfrom(r->fd.fd, space, avail, MSG_TRUNC, (struct sockaddr *) &ss, &sl);
+      if (n >= 0)
+        {
+          if ((size_t) n > avail)
+            n = (ssize_t) avail; /* datagram longer than the buffer: cut */
+          if (sl > 0)
+            _addr_from_sockaddr(&r->peer, &ss);
+        }
+    }
+  else
+    n = read(r->fd.fd, space, avail);
+
+  if (n < 0)
+    {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+        return 0;
+      if (r->dgram)
+        return 0; /* e.g. ICMP errors reported on a UDP socket */
+      _close(r, errno, strerror(errno));
+      return -1;
+    }
+  _now(&recvd);
+  if (n == 0 && !r->dgram)
+    {
+      log_framer_eof(&r->framer);
+      LogFramerStatus st = _drain(r, &recvd);
+      _close(r, st == LOG_FRAMER_ERROR ? -1 : 0, log_framer_error_reason(&r->framer));
+      return -1;
+    }
+  log_framer_commit(&r->framer, (size_t) n);
+  if (_drain(r, &recvd) == LOG_FRAMER_ERROR)
+    {
+      _close(r, -1, log_framer_error_reason(&r->framer));
+      return -1;
+    }
+  return 1;
+}
+
+static void
+_readable(void *cookie)
+{
+  LogReader *r = cookie;
+  for (int i = 0; i < r->opts.fetch_limit; i++)
+    {
+      int rc = _read_once(r);
+      if (rc < 0)
+        {
+          /* closed: the callback may have freed r */
+          return;
+        }
+      if (r->cb.batch_done)
+        r->cb.batch_done(r->user_data);
+      if (rc == 0)
+        break;
+      if (r->window && !log_window_has_room(r->window))
+        {
+          _set_polling(r, false);
+          /* A slot may have come back between the check and now. */
+          if (log_window_has_room(r->window))
+            _set_polling(r, true);
+          break;
+        }
+    }
+}
+
+void
+log_reader_free(LogReader *r)
+{
+  if (!r)
+    return;
+  /* First no more wakeups (messages still queued keep the window until
+   * they are acked), then the event they would post can go. */
+  if (r->window)
+    log_window_orphan(r->window);
+  if (r->started)
+    {
+      iv_fd_unregister(&r->fd);
+      iv_event_unregister(&r->resume);
+    }
+  close(r->fd.fd);
+  log_framer_deinit(&r->framer);
+  free(r);
+}
