@@ -245,15 +245,20 @@ log_template_is_literal(const LogTemplate *t)
 
 /* ---- compiler ----------------------------------------------------------- */
 
+/* Function calls nest at most this deep: compiling and formatting recurse
+ * once per level, and no sane template comes near it. */
+#define MAX_NESTING 64
+
 typedef struct Compiler
 {
   LogTemplate *t;
+  int depth;
   const char *text;
   const char *p, *end;
   char *error;
 } Compiler;
 
-static bool _compile_into(Compiler *c);
+static LogTemplate *_compile(const char *text, int depth, char **error);
 
 static void
 _add_literal(Compiler *c, const char *s, size_t len)
@@ -465,7 +470,7 @@ _compile_function(Compiler *c)
   for (int i = 1; i < argc; i++)
     {
       char *arg_error = NULL;
-      LogTemplate *a = log_template_compile(g_ptr_array_index(argv, i), &arg_error);
+      LogTemplate *a = _compile(g_ptr_array_index(argv, i), c->depth + 1, &arg_error);
       if (!a)
         {
           c->error = g_strdup_printf("In argument %d of \"%s\": %s", i, name, arg_error);
@@ -504,6 +509,8 @@ _compile_dollar(Compiler *c)
     }
   if (*next == '(')
     {
+      if (c->depth >= MAX_NESTING)
+        return _fail(c, "Template functions nested too deep", c->p);
       c->p = next + 1;
       return _compile_function(c);
     }
@@ -540,11 +547,11 @@ _compile_into(Compiler *c)
   return true;
 }
 
-LogTemplate *
-log_template_compile(const char *text, char **error)
+static LogTemplate *
+_compile(const char *text, int depth, char **error)
 {
   size_t len = strlen(text);
-  Compiler c = { .t = _template_new(text, len), .text = text, .p = text, .end = text + len };
+  Compiler c = { .t = _template_new(text, len), .depth = depth, .text = text, .p = text, .end = text + len };
   if (!_compile_into(&c))
     {
       if (error)
@@ -555,6 +562,12 @@ log_template_compile(const char *text, char **error)
       return NULL;
     }
   return c.t;
+}
+
+LogTemplate *
+log_template_compile(const char *text, char **error)
+{
+  return _compile(text, 0, error);
 }
 
 /* ---- evaluation ----------------------------------------------------------- */

@@ -217,3 +217,23 @@ Test(template_compile, options)
   cr_assert_not_null(log_template_options_set_frac_digits(&o, -1));
   cr_assert_eq(o.frac_digits, 6);
 }
+
+Test(template_compile, nesting_is_bounded)
+{
+  GString *deep = g_string_new(NULL);
+  for (int i = 0; i < 64; i++)
+    g_string_append(deep, "$(echo ");
+  g_string_append(deep, "x");
+  for (int i = 0; i < 64; i++)
+    g_string_append_c(deep, ')');
+  LogMsg *msg = sample();
+  assert_format(deep->str, msg, NULL, "x");
+  g_string_prepend(deep, "$(echo ");
+  g_string_append_c(deep, ')');
+  char *error = NULL;
+  cr_assert_null(log_template_compile(deep->str, &error));
+  cr_assert(strstr(error, "nested too deep"), "%s", error);
+  g_free(error);
+  g_string_free(deep, TRUE);
+  log_msg_unref(msg);
+}
