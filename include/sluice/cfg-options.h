@@ -17,7 +17,9 @@
  *   FLAGS           uint32_t     (bit i set for names[i])
  *   STRING, TEMPLATE char *      (owned, g_free'd by cfg_options_free)
  *   STRING_LIST     char **      (NULL-terminated, g_strfreev'd)
- *   BLOCK           none: sub is applied at the same struct base + offset
+ *   BLOCK           none: sub is applied at the same struct base + offset;
+ *                   def_str names the sub-option a bare value sets
+ *                   (syslog-ng 3.38's stats(600) is stats(freq(600)))
  */
 
 #include "sluice/cfg-tree.h"
@@ -37,6 +39,7 @@ typedef enum CfgOptionType
   CFG_OPT_FLAGS,
   CFG_OPT_TEMPLATE,
   CFG_OPT_BLOCK,
+  CFG_OPT_REMOVED, /* known but refused; def_str says why and what instead */
 } CfgOptionType;
 
 typedef struct CfgOption CfgOption;
@@ -177,7 +180,9 @@ typedef struct CfgGlobalOptions
 
 extern const CfgOption cfg_global_options_table[];
 
-/* Defaults, then every options {} block of tree in order. */
+/* Defaults, then every options {} block of tree in order.  Returns false
+ * with *err at the first bad option.  Either way the caller releases the
+ * strings with cfg_options_free(cfg_global_options_table, opts). */
 bool cfg_global_options_load(CfgGlobalOptions *opts, const CfgTree *tree, CfgError *err);
 
 #endif

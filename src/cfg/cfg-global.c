@@ -3,7 +3,7 @@
  * The global options {} block: syslog-ng 3.38's names and defaults (admin
  * guide, checked with syslog-ng --syntax-only).  Options 3.38 only warns
  * about as removed (log-fetch-limit, log-iw-size, flush-timeout,
- * time-sleep) are not here, so they are refused by name.
+ * time-sleep) are refused with the reason and what to use instead.
  */
 #include "sluice/cfg-options.h"
 
@@ -67,7 +67,7 @@ const CfgOption cfg_global_options_table[] = {
   { .name = "stats-level", .type = CFG_OPT_INT, .offset = OFF(stats_level), .def_int = 0, .min = 0, .max = 3 },
   { .name = "stats-lifetime", .type = CFG_OPT_INT, .offset = OFF(stats_lifetime), .def_int = 600, .min = 0, .max = INT32_MAX },
   { .name = "stats-max-dynamics", .type = CFG_OPT_INT, .offset = OFF(stats_max_dynamics), .def_int = -1, .min = -1, .max = INT32_MAX },
-  { .name = "stats", .type = CFG_OPT_BLOCK, .offset = 0, .sub = stats_table },
+  { .name = "stats", .type = CFG_OPT_BLOCK, .offset = 0, .sub = stats_table, .def_str = "freq" },
   { .name = "owner", .type = CFG_OPT_STRING, .offset = OFF(owner), .def_str = "root", .empty_ok = true },
   { .name = "group", .type = CFG_OPT_STRING, .offset = OFF(group), .def_str = "root", .empty_ok = true },
   { .name = "perm", .type = CFG_OPT_INT, .offset = OFF(perm), .def_int = 0600, .min = -1, .max = 07777 },
@@ -83,6 +83,10 @@ const CfgOption cfg_global_options_table[] = {
   { .name = "file-template", .type = CFG_OPT_TEMPLATE, .offset = OFF(file_template) },
   { .name = "proto-template", .type = CFG_OPT_TEMPLATE, .offset = OFF(proto_template) },
   { .name = "on-error", .type = CFG_OPT_ENUM, .offset = OFF(on_error), .def_int = CFG_ON_ERROR_DROP_MESSAGE, .names = on_errors },
+  { .name = "log-iw-size", .type = CFG_OPT_REMOVED, .def_str = "removed from options {} in syslog-ng 3.x; set log-iw-size() on each source" },
+  { .name = "log-fetch-limit", .type = CFG_OPT_REMOVED, .def_str = "removed from options {} in syslog-ng 3.x; set log-fetch-limit() on each source" },
+  { .name = "flush-timeout", .type = CFG_OPT_REMOVED, .def_str = "obsolete since syslog-ng 3.x; use batch-timeout() on the destination" },
+  { .name = "time-sleep", .type = CFG_OPT_REMOVED, .def_str = "obsolete since syslog-ng 3.x" },
   { 0 },
 };
 

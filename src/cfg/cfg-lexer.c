@@ -47,13 +47,10 @@ _push(Lexer *lx, CfgTokType type, size_t start, char *text, int64_t num)
 }
 
 static bool
-_fail(Lexer *lx, size_t at, const char *msg, char c)
+_fail(Lexer *lx, size_t at, const char *msg)
 {
   CfgLocation loc = cfg_pre_location(lx->pre, at);
-  if (c && g_ascii_isprint(c))
-    cfg_error_set(lx->err, &loc, msg, c);
-  else
-    cfg_error_set(lx->err, &loc, msg, '?');
+  cfg_error_set(lx->err, &loc, "%s", msg);
   return false;
 }
 
@@ -113,7 +110,7 @@ _string(Lexer *lx)
   if (i >= lx->len)
     {
       g_string_free(s, TRUE);
-      return _fail(lx, start, "unterminated string%c", '\0');
+      return _fail(lx, start, "unterminated string");
     }
   _push(lx, CFG_TOK_STRING, start, g_string_free(s, FALSE), 0);
   lx->pos = i + 1;
@@ -126,7 +123,7 @@ _raw_string(Lexer *lx)
   size_t start = lx->pos;
   const char *q = memchr(lx->text + start + 1, '\'', lx->len - start - 1);
   if (!q)
-    return _fail(lx, start, "unterminated string%c", '\0');
+    return _fail(lx, start, "unterminated string");
   size_t end = (size_t) (q - lx->text);
   _push(lx, CFG_TOK_STRING, start, g_strndup(lx->text + start + 1, end - start - 1), 0);
   lx->pos = end + 1;
@@ -207,7 +204,12 @@ _next(Lexer *lx)
       _word(lx);
       return true;
     }
-  return _fail(lx, start, "unexpected character '%c'", c);
+  char msg[40];
+  if (g_ascii_isprint(c))
+    snprintf(msg, sizeof(msg), "unexpected character '%c'", c);
+  else
+    snprintf(msg, sizeof(msg), "unexpected byte 0x%02x", (unsigned char) c);
+  return _fail(lx, start, msg);
 }
 
 GArray *
@@ -221,7 +223,8 @@ cfg_lex(CfgPre *pre, CfgError *err)
         cfg_tokens_free(lx.tokens);
         return NULL;
       }
-  _push(&lx, CFG_TOK_EOF, lx.len, g_strdup(""), 0);
+  /* end of file is reported just after the last byte of the last line */
+  _push(&lx, CFG_TOK_EOF, lx.len > 0 && lx.text[lx.len - 1] == '\n' ? lx.len - 1 : lx.len, g_strdup(""), 0);
   return lx.tokens;
 }
 

@@ -171,6 +171,7 @@ cfg_options_defaults(const CfgOption *table, void *base)
       case CFG_OPT_TEMPLATE: *FIELD(base, o, char *) = g_strdup(o->def_str); break;
       case CFG_OPT_STRING_LIST: *FIELD(base, o, char **) = NULL; break;
       case CFG_OPT_BLOCK: cfg_options_defaults(o->sub, FIELD(base, o, char)); break;
+      case CFG_OPT_REMOVED: break;
       }
 }
 
@@ -299,8 +300,18 @@ _set_flags(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
 static bool
 _apply_value(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
 {
+  if (o->type == CFG_OPT_REMOVED)
+    return _fail(err, &call->loc, "option '%s' is not supported: %s", o->name, o->def_str);
   if (o->type == CFG_OPT_BLOCK)
     {
+      if (call->n_args == 1 && call->n_children == 0 && o->def_str)
+        {
+          /* stats(600): the old spelling of stats(freq(600)) */
+          const CfgOption *sub = cfg_options_find(o->sub, o->def_str);
+          CfgNode alias = *call;
+          alias.name = (char *) o->def_str;
+          return sub && _apply_value(sub, &alias, FIELD(base, o, char), err);
+        }
       if (call->n_args > 0)
         return _fail(err, &call->args[0].loc, "option '%s' takes only options like 'name(value)'", o->name);
       return cfg_options_apply(o->sub, call, FIELD(base, o, char), o->name, err);

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Option tables: defaults, types, suffixes, '-'/'_', bounds, checks and
+ * the nearest-name suggestions. */
+#include "cfg-test.h"
+
+#include <glib.h>
+#include <stddef.h>
+
+/* Applies the options {} of text to a fresh CfgGlobalOptions. */
+static bool
+load(const char *text, CfgGlobalOptions *go, char **error)
+{
+  CfgTree *t = parse_ok(text);
+  CfgError err = { 0 };
+  bool ok = cfg_global_options_load(go, t, &err);
+  *error = ok ? NULL : cfg_error_format(&err);
+  cfg_error_clear(&err);
+  cfg_tree_free(t);
+  return ok;
+}
+
+static void
+assert_option_error(const char *text, const char *expected)
+{
+  CfgGlobalOptions go;
+  char *e;
+  cr_assert_not(load(text, &go, &e), "accepted: %s", text);
+  cr_assert_str_eq(e, expected);
+  free(e);
+  cfg_options_free(cfg_global_options_table, &go);
+}
+
+Test(cfg_options, global_defaults_are_syslog_ngs)
+{
+  CfgGlobalOptions go;
+  char *e;
+  cr_assert(load("", &go, &e));
+  cr_assert_eq(go.log_fifo_size, 10000);
+  cr_assert_eq(go.log_msg_size, 65536);
+  cr_assert_eq(go.flush_lines, 100);
+  cr_assert_eq(go.keep_hostname, false);
+  cr_assert_eq(go.chain_hostnames, false);
+  cr_assert_eq(go.use_dns, true);
+  cr_assert_eq(go.use_fqdn, false);
+  cr_assert_eq(go.keep_timestamp, true);
+  cr_assert_eq(go.ts_format, CFG_TS_RFC3164);
+  cr_assert_eq(go.frac_digits, 0);
+  cr_assert_null(go.time_zone);
+  cr_assert_eq(go.time_reopen, 60);
+  cr_assert_eq(go.time_reap, 60);
+  cr_assert_eq(go.stats_freq, 600);
+  cr_assert_eq(go.stats_level, 0);
+  cr_assert_eq(go.create_dirs, false);
+  cr_assert_str_eq(go.owner, "root");
+  cr_assert_str_eq(go.group, "root");
+  cr_assert_eq(go.perm, 0600);
+  cr_assert_str_eq(go.dir_owner, "root");
+  cr_assert_eq(go.dir_perm, 0700);
+  cr_assert_null(go.bad_hostname);
+  cr_assert_eq(go.dns_cache, true);
+  cr_assert_eq(go.dns_cache_size, 1007);
+  cr_assert_eq(go.dns_cache_expire, 3600);
+  cr_assert_eq(go.dns_cache_expire_failed, 60);
+  cr_assert_eq(go.mark_freq, 1200);
+  cfg_options_free(cfg_global_options_table, &go);
+  cr_assert_null(go.owner);
+}
+
+Test(cfg_options, values_of_every_type)
+{
+  CfgGlobalOptions go;
+  char *e;
+  cr_assert(load("options { log_fifo_size(2KiB); log-msg-size(1M); keep_hostname(on); use-dns(off);\n"
+                 "  create_dirs(1); ts-format(iso); time_zone(\"Europe/Budapest\"); owner(); group(adm);\n"
+                 "  perm(0644); dir_perm(0x1ff); frac-digits(3); stats(freq(5) level(2)); mark-mode(dst_idle);\n"
+                 "  file-template(t_short); };\n"
+                 "options { flush-lines(+7); stats-lifetime(10); };\n",
+                 &go, &e),
+             "%s", e);
+  cr_assert_eq(go.log_fifo_size, 2048);
+  cr_assert_eq(go.log_msg_size, 1000000);
+  cr_assert_eq(go.keep_hostname, true);
+  cr_assert_eq(go.use_dns, false);
+  cr_assert_eq(go.create_dirs, true);
+  cr_assert_eq(go.ts_format, CFG_TS_ISO);
+  cr_assert_str_eq(go.time_zone, "Europe/Budapest");
+  cr_assert_str_eq(go.owner, "");
+  cr_assert_str_eq(go.group, "adm");
+  cr_assert_eq(go.perm, 0644);
+  cr_assert_eq(go.dir_perm, 0777);
+  cr_assert_eq(go.frac_digits, 3);
+  cr_assert_eq(go.stats_freq, 5);
+  cr_assert_eq(go.stats_level, 2);
+  cr_assert_eq(go.mark_mode, CFG_MARK_DST_IDLE);
+  cr_assert_str_eq(go.file_template, "t_short");
+  cr_assert_eq(go.flush_lines, 7);
+  cr_assert_eq(go.stats_lifetime, 10);
+  cfg_options_free(cfg_global_options_table, &go);
+
+  /* syslog-ng 3.38: stats(N) is stats-freq */
+  cr_assert(load("options { stats(42); };", &go, &e));
+  cr_assert_eq(go.stats_freq, 42);
+  cfg_options_free(cfg_global_options_table, &go);
+}
+
+Test(cfg_options, errors_with_locations_and_nearest_names)
+{
+  assert_option_error("options { kep-hostname(yes); };",
+                      "t.conf:1:11: unknown option 'kep-hostname' in options {}; did you mean 'keep-hostname'?");
+  assert_option_error("options {\n  keep_hostname(yes);\n  chain-hostnamez(no);\n};",
+                      "t.conf:3:3: unknown option 'chain-hostnamez' in options {}; did you mean 'chain-hostnames'?");
+  assert_option_error("options { totally-different(1); };", "t.conf:1:11: unknown option 'totally-different' in options {}");
+  assert_option_error("options { keep-hostname(maybe); };", "t.conf:1:25: option 'keep-hostname' takes yes or no, got 'maybe'");
+  assert_option_error("options { log-fifo-size(many); };", "t.conf:1:25: option 'log-fifo-size' takes a number, got 'many'");
+  assert_option_error("options { log-fifo-size(1.5); };", "t.conf:1:25: option 'log-fifo-size' takes a number, got '1.5'");
+  assert_option_error("options { frac-digits(7); };",
+                      "t.conf:1:23: frac-digits(7) is out of range; it must be between 0 and 6");
+  assert_option_error("options { log-fifo-size(0); };",
+                      "t.conf:1:25: log-fifo-size(0) is out of range; it must be between 1 and 2147483647");
+  assert_option_error("options { ts-format(isoo); };",
+                      "t.conf:1:21: unknown value 'isoo' for option 'ts-format'; did you mean 'iso'?");
+  assert_option_error("options { time-reopen(1 2); };", "t.conf:1:11: option 'time-reopen' takes exactly one value, got 2");
+  assert_option_error("options { stats(freq(1) levl(2)); };",
+                      "t.conf:1:25: unknown option 'levl' in stats; did you mean 'level'?");
+  assert_option_error("options { keep-hostname(yes x(1)); };", "t.conf:1:29: option 'keep-hostname' has no option 'x'");
+  assert_option_error("options { time-zone(\"\"); };",
+                      "t.conf:1:11: time-zone(): expects a time zone name like \"Europe/Budapest\" or \"+01:00\"");
+  /* syslog-ng 3.38 warns that these were removed; refused with the reason */
+  assert_option_error("options { log-iw-size(100); };",
+                      "t.conf:1:11: option 'log-iw-size' is not supported: removed from options {} in syslog-ng 3.x; "
+                      "set log-iw-size() on each source");
+}
+
+/* A driver-style table with the types options {} does not use. */
+typedef struct FakeDriver
+{
+  char **columns;
+  uint32_t flags;
+  char *path;
+  int64_t port;
+  struct
+  {
+    char *key_file;
+    bool verify;
+  } tls;
+} FakeDriver;
+
+static const char *const fake_flags[] = { "no-parse", "syslog-protocol", "threaded", NULL };
+
+static const char *
+_even_port(const CfgOption *opt, const void *field)
+{
+  return *(const int64_t *) field % 2 ? "must be even" : NULL;
+}
+
+static const CfgOption fake_tls[] = {
+  { .name = "key-file", .type = CFG_OPT_STRING, .offset = offsetof(FakeDriver, tls.key_file) - offsetof(FakeDriver, tls) },
+  { .name = "peer-verify", .type = CFG_OPT_BOOL, .offset = offsetof(FakeDriver, tls.verify) - offsetof(FakeDriver, tls), .def_int = 1 },
+  { 0 },
+};
+
+static const CfgOption fake_table[] = {
+  { .name = "columns", .type = CFG_OPT_STRING_LIST, .offset = offsetof(FakeDriver, columns) },
+  { .name = "flags", .type = CFG_OPT_FLAGS, .offset = offsetof(FakeDriver, flags), .names = fake_flags },
+  { .name = "path", .type = CFG_OPT_STRING, .offset = offsetof(FakeDriver, path), .def_str = "/dev/log" },
+  { .name = "port", .type = CFG_OPT_INT, .offset = offsetof(FakeDriver, port), .def_int = 514, .min = 1, .max = 65535, .check = _even_port },
+  { .name = "tls", .type = CFG_OPT_BLOCK, .offset = offsetof(FakeDriver, tls), .sub = fake_tls },
+  { 0 },
+};
+
+Test(cfg_options, driver_table_with_lists_flags_blocks_and_checks)
+{
+  CfgTree *t = parse_ok("source s { fake(columns(\"a\", b 3) flags(no_parse threaded) path('/x') port(0x10)\n"
+                        "  tls(key-file(\"/k\") peer_verify(no))); };");
+  const CfgNode *call = cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s")->children[0];
+  FakeDriver d;
+  cfg_options_defaults(fake_table, &d);
+  cr_assert_str_eq(d.path, "/dev/log");
+  cr_assert_eq(d.tls.verify, true);
+  CfgError err = { 0 };
+  cr_assert(cfg_options_apply(fake_table, call, &d, "fake()", &err), "%s", err.message);
+  cr_assert_eq(g_strv_length(d.columns), 3);
+  cr_assert_str_eq(d.columns[1], "b");
+  cr_assert_str_eq(d.columns[2], "3");
+  cr_assert_eq(d.flags, 1u | 4u);
+  cr_assert_str_eq(d.path, "/x");
+  cr_assert_eq(d.port, 16);
+  cr_assert_str_eq(d.tls.key_file, "/k");
+  cr_assert_eq(d.tls.verify, false);
+  cfg_options_free(fake_table, &d);
+  cr_assert_null(d.columns);
+  cr_assert_null(d.tls.key_file);
+  cfg_tree_free(t);
+
+  t = parse_ok("source s { fake(port(7) flags(no-prase)); };");
+  call = cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s")->children[0];
+  cfg_options_defaults(fake_table, &d);
+  cr_assert_not(cfg_options_apply(fake_table, call, &d, "fake()", &err));
+  cr_assert_str_eq(err.message, "port(): must be even");
+  cr_assert_eq(err.col, 17);
+  cfg_options_free(fake_table, &d);
+  cfg_tree_free(t);
+
+  t = parse_ok("source s { fake(flags(no-prase)); };");
+  call = cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s")->children[0];
+  cfg_options_defaults(fake_table, &d);
+  cr_assert_not(cfg_options_apply(fake_table, call, &d, "fake()", &err));
+  cr_assert_str_eq(err.message, "unknown value 'no-prase' for option 'flags'; did you mean 'no-parse'?");
+  cfg_options_free(fake_table, &d);
+  cfg_tree_free(t);
+  cfg_error_clear(&err);
+}
+
+Test(cfg_options, names_distance_and_numbers)
+{
+  cr_assert(cfg_name_equal("keep_hostname", "keep-hostname"));
+  cr_assert_not(cfg_name_equal("keep-hostname", "keep-hostnames"));
+  cr_assert_not(cfg_name_equal("Keep-hostname", "keep-hostname"));
+  cr_assert_eq(cfg_name_distance("use_dns", "use-dns"), 0);
+  cr_assert_eq(cfg_name_distance("kitten", "sitting"), 3);
+  cr_assert_eq(cfg_name_distance("", "abc"), 3);
+  const char *names[] = { "source", "destination", "filter", NULL };
+  cr_assert_str_eq(cfg_nearest_name("destinaton", names), "destination");
+  cr_assert_null(cfg_nearest_name("xyz", names));
+
+  int64_t v;
+  cr_assert(cfg_parse_number("-0x10", true, &v));
+  cr_assert_eq(v, -16);
+  cr_assert(cfg_parse_number("9223372036854775807", true, &v));
+  cr_assert_eq(v, INT64_MAX);
+  cr_assert_not(cfg_parse_number("9223372036854775808", true, &v));
+  cr_assert_not(cfg_parse_number("9999999999GiB", true, &v));
+  cr_assert_not(cfg_parse_number("1K", false, &v));
+  cr_assert_not(cfg_parse_number("1KBB", true, &v));
+  cr_assert_not(cfg_parse_number("", true, &v));
+  cr_assert_not(cfg_parse_number("-", true, &v));
+  cr_assert(cfg_parse_number("017", true, &v));
+  cr_assert_eq(v, 15);
+}

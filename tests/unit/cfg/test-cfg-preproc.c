@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* @include, @define, backticks and the other pragmas, in a temp dir.
+ * Where the behaviour is syslog-ng's (substitution in strings and
+ * comments, empty for unknown names, empty globs, '@' only at column 1,
+ * the --preprocess-into text) it was checked with syslog-ng 3.38. */
+#include "cfg-test.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+
+static char *tmpdir;
+
+static void
+setup(void)
+{
+  tmpdir = g_dir_make_tmp("sluice-cfg-XXXXXX", NULL);
+  cr_assert_not_null(tmpdir);
+}
+
+static void
+_rm_rf(const char *path)
+{
+  GDir *d = g_dir_open(path, 0, NULL);
+  if (!d)
+    {
+      g_unlink(path);
+      return;
+    }
+  const char *n;
+  while ((n = g_dir_read_name(d)))
+    {
+      char *p = g_build_filename(path, n, NULL);
+      _rm_rf(p);
+      g_free(p);
+    }
+  g_dir_close(d);
+  g_rmdir(path);
+}
+
+static void
+teardown(void)
+{
+  _rm_rf(tmpdir);
+  g_free(tmpdir);
+}
+
+TestSuite(cfg_preproc, .init = setup, .fini = teardown);
+
+/* Writes text to tmpdir/name (creating folders); returns the full path. */
+static char *
+put(const char *name, const char *text)
+{
+  char *path = g_build_filename(tmpdir, name, NULL);
+  char *dir = g_path_get_dirname(path);
+  g_mkdir_with_parents(dir, 0700);
+  g_free(dir);
+  cr_assert(g_file_set_contents(path, text, -1, NULL));
+  return path;
+}
+
+static CfgTree *
+parse_file_ok(const char *path, const CfgParseOptions *opts)
+{
+  CfgError err = { 0 };
+  CfgTree *t = cfg_parse_file(path, opts, &err);
+  if (!t)
+    cr_assert_fail("unexpected error %s:%d:%d: %s", err.file, err.line, err.col, err.message);
+  cfg_error_clear(&err);
+  return t;
+}
+
+static char *
+parse_file_err(const char *path, const CfgParseOptions *opts)
+{
+  CfgError err = { 0 };
+  CfgTree *t = cfg_parse_file(path, opts, &err);
+  cr_assert_null(t);
+  /* report the file by its base name so expectations need no temp path */
+  char *base = g_path_get_basename(err.file);
+  char *s = g_strdup_printf("%s:%d:%d: %s", base, err.line, err.col, err.message);
+  g_free(base);
+  cfg_error_clear(&err);
+  return s;
+}
+
+static size_t
+count_defines(const CfgTree *t, CfgObjectKind obj)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < t->root->n_children; i++)
+    if (t->root->children[i]->kind == CFG_NODE_DEFINE && t->root->children[i]->obj == obj)
+      n++;
+  return n;
+}
+
+static const CfgParseOptions no_path = { .include_path = (const char *const[]) { NULL }, .no_env = true };
+
+Test(cfg_preproc, include_relative_file_keeps_its_locations)
+{
+  put("sub/a.conf", "\n  destination d_a { file(\"/tmp/a\"); };\n");
+  char *main = put("main.conf", "@version: 3.38\n@include \"sub/a.conf\"\nlog { destination(d_a); };\n");
+  CfgTree *t = parse_file_ok(main, &no_path);
+  cr_assert_str_eq(t->version, "3.38");
+  CfgNode *d = cfg_tree_lookup(t, CFG_OBJ_DESTINATION, "d_a");
+  cr_assert_not_null(d);
+  cr_assert(g_str_has_suffix(d->loc.file, "sub/a.conf"));
+  cr_assert_eq(d->loc.line, 2);
+  cr_assert_eq(d->loc.col, 3);
+  CfgNode *log = t->root->children[1];
+  cr_assert_eq(log->kind, CFG_NODE_LOG);
+  cr_assert_str_eq(log->loc.file, main);
+  cr_assert_eq(log->loc.line, 3);
+  cr_assert_eq(log->children[0]->target, d);
+  cfg_tree_free(t);
+  g_free(main);
+}
+
+Test(cfg_preproc, include_glob_and_directory_in_name_order)
+{
+  put("conf.d/20-b.conf", "destination d_b { file(\"/tmp/b\"); };\n");
+  put("conf.d/10-a.conf", "destination d_a { file(\"/tmp/a\"); };");
+  put("conf.d/.hidden.conf", "this is not a config\n");
+  put("conf.d/30-c.conf~", "neither is this\n");
+  char *main = put("glob.conf", "@include \"conf.d/*.conf\"\n");
+  CfgTree *t = parse_file_ok(main, &no_path);
+  cr_assert_eq(t->root->n_children, 2);
+  cr_assert_str_eq(t->root->children[0]->name, "d_a");
+  cr_assert_str_eq(t->root->children[1]->name, "d_b");
+  cfg_tree_free(t);
+  g_free(main);
+
+  main = put("dir.conf", "@include \"conf.d\"\n");
+  t = parse_file_ok(main, &no_path);
+  cr_assert_eq(count_defines(t, CFG_OBJ_DESTINATION), 2);
+  cr_assert_str_eq(t->root->children[0]->name, "d_a");
+  cfg_tree_free(t);
+  g_free(main);
+}
+
+Test(cfg_preproc, empty_glob_is_fine_missing_file_is_not)
+{
+  char *main = put("m.conf", "@include \"nothing/*.conf\"\n");
+  CfgTree *t = parse_file_ok(main, &no_path);
+  cr_assert_eq(t->root->n_children, 0);
+  cfg_tree_free(t);
+  g_free(main);
+
+  main = put("m2.conf", "\n@include   \"nope.conf\"\n");
+  char *e = parse_file_err(main, &no_path);
+  cr_assert_str_eq(e, "m2.conf:2:12: include file or directory not found: 'nope.conf'");
+  g_free(e);
+  g_free(main);
+}
+
+Test(cfg_preproc, include_path_is_searched_after_the_including_dir)
+{
+  put("lib/snippet.conf", "source s_lib { internal(); };\n");
+  char *libdir = g_build_filename(tmpdir, "lib", NULL);
+  const char *path[] = { "/nonexistent-sluice-dir", libdir, NULL };
+  CfgParseOptions opts = { .include_path = path, .no_env = true };
+  char *main = put("p.conf", "@include \"snippet.conf\"\n");
+  CfgTree *t = parse_file_ok(main, &opts);
+  cr_assert_not_null(cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s_lib"));
+  cfg_tree_free(t);
+  g_free(main);
+  g_free(libdir);
+}
+
+Test(cfg_preproc, shipped_scl_conf_is_found)
+{
+  char *main = put("scl-user.conf", "@version: 3.38\n@include \"scl.conf\"\nsource s { internal(); };\n");
+  CfgParseOptions opts = { .no_env = true };
+  CfgTree *t = parse_file_ok(main, &opts);
+  cr_assert_not_null(cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s"));
+  cfg_tree_free(t);
+  g_free(main);
+}
+
+Test(cfg_preproc, include_loops_and_depth_are_errors)
+{
+  put("loop-a.conf", "@include \"loop-b.conf\"\n");
+  put("loop-b.conf", "\n@include \"loop-a.conf\"\n");
+  char *main = g_build_filename(tmpdir, "loop-a.conf", NULL);
+  char *e = parse_file_err(main, &no_path);
+  cr_assert(g_str_has_prefix(e, "loop-b.conf:2:10: include loop: "), "%s", e);
+  g_free(e);
+  g_free(main);
+
+  for (int i = 0; i < 20; i++)
+    {
+      char name[32], text[64];
+      snprintf(name, sizeof(name), "deep%d.conf", i);
+      snprintf(text, sizeof(text), "@include \"deep%d.conf\"\n", i + 1);
+      g_free(put(name, text));
+    }
+  g_free(put("deep20.conf", "\n"));
+  main = g_build_filename(tmpdir, "deep0.conf", NULL);
+  e = parse_file_err(main, &no_path);
+  cr_assert(g_str_has_prefix(e, "deep14.conf:1:10: include depth above 15 including '"), "%s", e);
+  cr_assert(g_str_has_suffix(e, "/deep15.conf'"), "%s", e);
+  g_free(e);
+  g_free(main);
+}
+
+Test(cfg_preproc, includes_can_be_disabled)
+{
+  char *e = parse_err("\n@include \"x.conf\"\n");
+  cr_assert_str_eq(e, "t.conf:2:10: @include is disabled here");
+  free(e);
+}
+
+Test(cfg_preproc, define_substitutes_everywhere)
+{
+  CfgTree *t = parse_ok("@define port 514\n@define host \"127.0.0.1\"\n# `nosuch` in a comment\n"
+                        "source s { network(ip(`host`) port(`port`) x(\"a`host`b\" 'r`port`')); };\n");
+  CfgNode *net = cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s")->children[0];
+  cr_assert_str_eq(net->children[0]->args[0].str, "127.0.0.1");
+  cr_assert_eq(net->children[0]->args[0].type, CFG_VAL_IDENT);
+  cr_assert_eq(net->children[1]->args[0].type, CFG_VAL_NUMBER);
+  cr_assert_eq(net->children[1]->args[0].num, 514);
+  cr_assert_str_eq(net->children[2]->args[0].str, "a127.0.0.1b");
+  cr_assert_str_eq(net->children[2]->args[1].str, "r514");
+  /* a token after a substitution is reported where it was written */
+  cr_assert_eq(net->children[2]->loc.line, 4);
+  cr_assert_eq(net->children[2]->loc.col, 44);
+  cr_assert_eq(net->children[1]->args[0].loc.col, 36);
+  cfg_tree_free(t);
+}
+
+Test(cfg_preproc, unknown_names_are_empty_then_environment)
+{
+  CfgTree *t = parse_ok("source s { network(port(`undefined_sluice_x`1)); };\n");
+  cr_assert_eq(cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s")->children[0]->children[0]->args[0].num, 1);
+  cfg_tree_free(t);
+
+  setenv("SLUICE_CFG_TEST_ENV", "from-env", 1);
+  const char *text = "destination d { file(\"/x/`SLUICE_CFG_TEST_ENV`\"); };\n";
+  CfgParseOptions opts = { .no_includes = true };
+  CfgError err = { 0 };
+  t = cfg_parse_string("e.conf", text, strlen(text), &opts, &err);
+  cr_assert_not_null(t);
+  cr_assert_str_eq(cfg_tree_lookup(t, CFG_OBJ_DESTINATION, "d")->children[0]->args[0].str, "/x/from-env");
+  cfg_tree_free(t);
+
+  /* @define wins over the environment */
+  const char *text2 = "@define SLUICE_CFG_TEST_ENV mine\ndestination d { file(\"`SLUICE_CFG_TEST_ENV`\"); };\n";
+  t = cfg_parse_string("e.conf", text2, strlen(text2), &opts, &err);
+  cr_assert_not_null(t);
+  cr_assert_str_eq(cfg_tree_lookup(t, CFG_OBJ_DESTINATION, "d")->children[0]->args[0].str, "mine");
+  cfg_tree_free(t);
+  unsetenv("SLUICE_CFG_TEST_ENV");
+}
+
+Test(cfg_preproc, pragmas_only_at_column_one)
+{
+  /* syslog-ng: "unexpected invalid token" for an indented @define */
+  char *e = parse_err("  @define x 1\n");
+  cr_assert_str_eq(e, "t.conf:1:3: unexpected character '@'");
+  free(e);
+  e = parse_err("@inclde \"x\"\n");
+  cr_assert_str_eq(e, "t.conf:1:1: unknown pragma '@inclde'; did you mean '@include'?");
+  free(e);
+  e = parse_err("@version: three\n");
+  cr_assert_str_eq(e, "t.conf:1:11: expected a version like '3.38' after @version:");
+  free(e);
+  e = parse_err("@define x \"`open\"\n");
+  cr_assert_str_eq(e, "t.conf:1:12: unterminated backtick reference");
+  free(e);
+}
+
+Test(cfg_preproc, module_and_requires)
+{
+  CfgTree *t = parse_ok("@module appmodel\n@requires json-plugin\n@module system_source\n");
+  cfg_tree_free(t);
+  char *e = parse_err("@module jsonplugin\n");
+  cr_assert_str_eq(e, "t.conf:1:9: unknown module 'jsonplugin' in @module; did you mean 'json-plugin'?");
+  free(e);
+  e = parse_err("@requires python\n");
+  cr_assert_str_eq(e, "t.conf:1:11: unknown module 'python' in @requires");
+  free(e);
+}
+
+Test(cfg_preproc, preprocess_into_matches_syslog_ng)
+{
+  put("inc/d/a.conf", "destination d2 { file(\"/tmp/x2\"); };\n");
+  put("inc/d/b.conf", "destination d3 { file(\"/tmp/x3\"); };");
+  char *main = put("pp.conf", "@version: 3.38\n@define foo \"FOO\"\n@include \"inc/d\"\n"
+                              "# comment `foo`\nsource s { network(ip(\"1.2.3.`foo`\")); };\n");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  CfgError err = { 0 };
+  cr_assert(cfg_preprocess_file_into(main, &no_path, out, &err));
+  fclose(out);
+  /* syslog-ng 3.38 --preprocess-into: pragma lines kept, the included
+   * files right after their @include line, backticks replaced */
+  cr_assert_str_eq(buf, "@version: 3.38\n@define foo \"FOO\"\n@include \"inc/d\"\n"
+                        "destination d2 { file(\"/tmp/x2\"); };\ndestination d3 { file(\"/tmp/x3\"); };\n"
+                        "# comment FOO\nsource s { network(ip(\"1.2.3.FOO\")); };\n");
+  free(buf);
+  g_free(main);
+}
