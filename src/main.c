@@ -1,17 +1,203 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* sluice: the daemon's entry point (filled in by the daemon issue). */
+/*
+ * sluice: the daemon's entry point.
+ *
+ * Until the daemon lands (configuration, sources, destinations), this runs
+ * the foundation end to end: `sluice --stdio` frames and parses syslog
+ * lines from standard input and writes each as syslog-ng's file()
+ * destination would (the default file template) to standard output.
+ */
 #include "sluice-config.h"
+#include "sluice/framing.h"
+#include "sluice/msg-format.h"
+#include "sluice/template.h"
 
+#include <errno.h>
+#include <glib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct StdioOptions
+{
+  LogFramingMode framing;
+  MsgFormatOptions parse;
+  LogTemplateOptions templ;
+  size_t log_msg_size;
+  char hostname[256]; /* HOST for lines without one, as syslog-ng's stdin() */
+} StdioOptions;
+
+static int
+_write_all(int fd, const char *buf, size_t len)
+{
+  while (len > 0)
+    {
+      ssize_t n = write(fd, buf, len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return -errno;
+      buf += n;
+      len -= (size_t) n;
+    }
+  return 0;
+}
+
+/* Parse and format everything the framer holds into out. */
+static LogFramerStatus
+_drain(LogFramer *f, const StdioOptions *o, const LogStamp *recvd, GString *out)
+{
+  const char *data;
+  size_t len;
+  uint32_t flags;
+  LogFramerStatus st;
+  while ((st = log_framer_next(f, &data, &len, &flags)) == LOG_FRAMER_MESSAGE)
+    {
+      LogMsg *msg = msg_format_parse(&o->parse, data, len, recvd);
+      size_t host_len;
+      log_msg_get_value(msg, LM_V_HOST, &host_len);
+      if (host_len == 0)
+        log_msg_set_value(msg, LM_V_HOST, o->hostname, -1);
+      log_format_file_line(msg, &o->templ, out);
+      log_msg_unref(msg);
+    }
+  return st;
+}
+
+static int
+_run_stdio(const StdioOptions *o)
+{
+  LogFramer f;
+  if (!log_framer_init(&f, o->framing, o->log_msg_size))
+    {
+      fprintf(stderr, "sluice: cannot allocate the input buffer\n");
+      return 1;
+    }
+  GString *out = g_string_sized_new(LOG_FRAMER_READ_SIZE * 2);
+  int rc = 0;
+  for (;;)
+    {
+      char *space;
+      size_t avail;
+      log_framer_read_space(&f, &space, &avail);
+      ssize_t n = avail ? read(STDIN_FILENO, space, avail) : 0;
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          fprintf(stderr, "sluice: error reading standard input; error='%s'\n", strerror(errno));
+          rc = 1;
+          break;
+        }
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      LogStamp recvd = { .sec = ts.tv_sec, .usec = (uint32_t) (ts.tv_nsec / 1000) };
+      if (n == 0)
+        log_framer_eof(&f);
+      else
+        log_framer_commit(&f, (size_t) n);
+      g_string_truncate(out, 0);
+      LogFramerStatus st = _drain(&f, o, &recvd, out);
+      int wrc = _write_all(STDOUT_FILENO, out->str, out->len);
+      if (wrc < 0)
+        {
+          fprintf(stderr, "sluice: error writing standard output; error='%s'\n", strerror(-wrc));
+          rc = 1;
+          break;
+        }
+      if (st == LOG_FRAMER_ERROR)
+        {
+          fprintf(stderr, "sluice: framing error on standard input; reason='%s'\n", log_framer_error_reason(&f));
+          rc = 1;
+          break;
+        }
+      if (st == LOG_FRAMER_EOF || n == 0)
+        break;
+    }
+  if (f.stats.truncated)
+    fprintf(stderr, "sluice: truncated %" G_GUINT64_FORMAT " messages longer than log-msg-size(%zu)\n",
+            (guint64) f.stats.truncated, f.log_msg_size);
+  g_string_free(out, TRUE);
+  log_framer_deinit(&f);
+  return rc;
+}
+
+static gboolean opt_version, opt_stdio, opt_syslog_protocol;
+static gchar *opt_framing, *opt_ts_format;
+static gint opt_msg_size = LOG_FRAMER_DEFAULT_MSG_SIZE;
+
+static const GOptionEntry entries[] = {
+  { "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version, "Print the version and exit", NULL },
+  { "stdio", 0, 0, G_OPTION_ARG_NONE, &opt_stdio, "Read syslog lines on stdin, write file lines on stdout", NULL },
+  { "framing", 0, 0, G_OPTION_ARG_STRING, &opt_framing, "With --stdio: lf (default), octet-counted or auto",
+    "MODE" },
+  { "syslog-protocol", 0, 0, G_OPTION_ARG_NONE, &opt_syslog_protocol, "With --stdio: input is RFC 5424", NULL },
+  { "ts-format", 0, 0, G_OPTION_ARG_STRING, &opt_ts_format, "With --stdio: rfc3164 (default), rfc3339, full, unix",
+    "FORMAT" },
+  { "log-msg-size", 0, 0, G_OPTION_ARG_INT, &opt_msg_size, "With --stdio: longest message (default 65536)", "N" },
+  { NULL },
+};
 
 int
 main(int argc, char **argv)
 {
-  if (argc > 1 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0))
+  GError *error = NULL;
+  GOptionContext *ctx = g_option_context_new("- the Sluice syslog daemon");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  if (!g_option_context_parse(ctx, &argc, &argv, &error))
+    {
+      fprintf(stderr, "sluice: %s\n", error->message);
+      return 2;
+    }
+  g_option_context_free(ctx);
+
+  if (opt_version)
     {
       printf("sluice %s\n", SLUICE_VERSION);
       return 0;
     }
-  return 0;
+  if (!opt_stdio)
+    {
+      fprintf(stderr, "sluice: the daemon is not built yet; run `sluice --stdio` to parse standard input\n");
+      return 2;
+    }
+
+  StdioOptions o;
+  msg_format_options_defaults(&o.parse);
+  if (opt_syslog_protocol)
+    o.parse.flags |= MF_SYSLOG_PROTOCOL;
+  log_template_options_defaults(&o.templ);
+  o.framing = LOG_FRAMING_LF;
+  if (opt_framing && strcmp(opt_framing, "octet-counted") == 0)
+    o.framing = LOG_FRAMING_OCTET_COUNTED;
+  else if (opt_framing && strcmp(opt_framing, "auto") == 0)
+    o.framing = LOG_FRAMING_AUTO;
+  else if (opt_framing && strcmp(opt_framing, "lf") != 0)
+    {
+      fprintf(stderr, "sluice: unknown --framing '%s'; expected lf, octet-counted or auto\n", opt_framing);
+      return 2;
+    }
+  if (opt_ts_format)
+    {
+      const char *err = log_template_options_set_ts_format(&o.templ, opt_ts_format);
+      if (err)
+        {
+          fprintf(stderr, "sluice: --ts-format: %s\n", err);
+          return 2;
+        }
+    }
+  if (opt_msg_size < 1 || opt_msg_size > (gint) LOG_FRAMER_MAX_FRAME)
+    {
+      fprintf(stderr, "sluice: --log-msg-size must be between 1 and %u\n", LOG_FRAMER_MAX_FRAME);
+      return 2;
+    }
+  o.log_msg_size = (size_t) opt_msg_size;
+  /* the short name, as with syslog-ng's use-fqdn(no) */
+  if (gethostname(o.hostname, sizeof(o.hostname) - 1) != 0)
+    strcpy(o.hostname, "localhost");
+  o.hostname[sizeof(o.hostname) - 1] = '\0';
+  o.hostname[strcspn(o.hostname, ".")] = '\0';
+  return _run_stdio(&o);
 }
