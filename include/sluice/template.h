@@ -15,6 +15,9 @@
  *                  '...' group, '\' outside quotes takes the next byte, and
  *                  each arg is itself a template
  *   $$             a literal '$'; a '$' before anything else is literal too
+ *   $() / $( )     nothing, and (a syslog-ng 3.38 quirk kept for byte
+ *                  compatibility) the literal text since the previous
+ *                  macro goes with it: "a$()b" is "b"
  * A backslash has no meaning to the compiler: "\n" escapes belong to the
  * configuration lexer.  Names that are not built-in macros are name-value
  * pairs; unset ones format as "".
