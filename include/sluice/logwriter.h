@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_LOGWRITER_H
+#define SLUICE_LOGWRITER_H
+
+/*
+ * LogWriter: the thread of one destination (design.md, "Threads").  It pops
+ * batches of up to flush-lines messages from the destination's queue and
+ * hands them to the destination's write_batch.  Messages written are acked
+ * (flow control) and released; when the destination fails, the rest of the
+ * batch is kept and tried again after time-reopen, so nothing is lost to a
+ * transient error.
+ *
+ * Stopping closes the queue and lets the writer write out what is queued,
+ * bounded by a deadline; what could not be written by then is counted and
+ * reported.
+ */
+
+#include "sluice/logqueue.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct LogWriter LogWriter;
+
+typedef struct LogWriterOps
+{
+  /* Write items[0..n) in order.  Returns how many were written (0..n; the
+   * writer acks and releases them), or a negative errno when nothing could
+   * be (the same batch is tried again after time-reopen). */
+  long (*write_batch)(void *dest, LogQueueItem *items, size_t n);
+  /* Called about once a second and when the queue is idle: flush buffers,
+   * close idle files.  now is CLOCK_MONOTONIC seconds.  May be NULL. */
+  void (*housekeep)(void *dest, int64_t now);
+  /* Reopen files (log rotation, SIGUSR1).  May be NULL. */
+  void (*reopen)(void *dest);
+  /* The writer is done: close everything (on the writer's thread). */
+  void (*finish)(void *dest);
+} LogWriterOps;
+
+typedef struct LogWriterOptions
+{
+  uint32_t flush_lines;  /* batch size (>= 1) */
+  int time_reopen;       /* seconds to wait before retrying a failed batch */
+  const char *name;      /* for internal log lines, e.g. "d_file" */
+} LogWriterOptions;
+
+/* Start the writer thread for dest, reading q.  ops and opts are copied
+ * (opts->name must outlive the writer).  Returns NULL with *error set when
+ * the thread cannot start. */
+LogWriter *log_writer_start(LogQueue *q, const LogWriterOps *ops, void *dest, const LogWriterOptions *opts,
+                            const char **error);
+
+/* Ask the writer to reopen its files at its next chance (thread-safe). */
+void log_writer_request_reopen(LogWriter *w);
+
+/* Close the queue, let the writer drain it for up to timeout_ms, then stop
+ * it and free it.  Returns how many messages were left unwritten (and
+ * released).  q stays the caller's. */
+size_t log_writer_stop(LogWriter *w, int timeout_ms);
+
+/* Messages written so far. */
+uint64_t log_writer_written(const LogWriter *w);
+
+#endif

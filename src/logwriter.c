@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Destination writer threads: see include/sluice/logwriter.h. */
+#include "sluice/logwriter.h"
+
+#include "sluice/internal-log.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct LogWriter
+{
+  pthread_t thread;
+  LogQueue *q;
+  LogWriterOps ops;
+  void *dest;
+  LogWriterOptions opts;
+  LogQueueItem *batch;
+  atomic_bool reopen;
+  atomic_bool abandon; /* stop retrying: the deadline passed */
+  atomic_uint_fast64_t written;
+  size_t left; /* unwritten when abandoned */
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  bool done;
+};
+
+static int64_t
+_mono_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sleep up to ms, waking early when the writer is told to give up. */
+static void
+_pause(LogWriter *w, int64_t ms)
+{
+  int64_t until = _mono_ms() + ms;
+  while (!atomic_load(&w->abandon) && _mono_ms() < until)
+    {
+      struct timespec ts = { 0, 50 * 1000000L };
+      nanosleep(&ts, NULL);
+    }
+}
+
+/* Write items[0..n) until all are written or the writer gives up; returns
+ * how many were not written. */
+static size_t
+_deliver(LogWriter *w, LogQueueItem *items, size_t n)
+{
+  size_t done = 0;
+  while (done < n)
+    {
+      if (atomic_exchange(&w->reopen, false) && w->ops.reopen)
+        w->ops.reopen(w->dest);
+      long rc = w->ops.write_batch(w->dest, items + done, n - done);
+      if (rc > 0)
+        {
+          log_queue_items_done(items + done, (size_t) rc);
+          atomic_fetch_add(&w->written, (uint64_t) rc);
+          done += (size_t) rc;
+          continue;
+        }
+      if (atomic_load(&w->abandon))
+        break;
+      char reopen[16];
+      snprintf(reopen, sizeof(reopen), "%d", w->opts.time_reopen);
+      sluice_log(SLUICE_LOG_ERROR, "Destination write failed, retrying after time-reopen", "driver", w->opts.name,
+                 "error", rc < 0 ? strerror((int) -rc) : "no progress", "time_reopen", reopen, NULL);
+      _pause(w, (int64_t) w->opts.time_reopen * 1000);
+    }
+  return n - done;
+}
+
+static void *
+_writer_main(void *arg)
+{
+  LogWriter *w = arg;
+  int64_t last_housekeep = _mono_ms();
+  for (;;)
+    {
+      ssize_t n = log_queue_pop_batch(w->q, w->batch, w->opts.flush_lines, 1000);
+      if (n < 0)
+        break; /* closed and drained */
+      if (n > 0)
+        {
+          size_t left = _deliver(w, w->batch, (size_t) n);
+          if (left)
+            {
+              /* given up at the deadline: release the rest, and the queue */
+              log_queue_items_done(w->batch + (size_t) n - left, left);
+              w->left += left;
+              LogQueueItem rest[64];
+              ssize_t k;
+              while ((k = log_queue_pop_batch(w->q, rest, 64, 0)) > 0)
+                {
+                  log_queue_items_done(rest, (size_t) k);
+                  w->left += (size_t) k;
+                }
+              break;
+            }
+        }
+      int64_t now = _mono_ms();
+      if (w->ops.housekeep && (n == 0 || now - last_housekeep >= 1000))
+        {
+          w->ops.housekeep(w->dest, now / 1000);
+          last_housekeep = now;
+        }
+      if (n == 0 && atomic_exchange(&w->reopen, false) && w->ops.reopen)
+        w->ops.reopen(w->dest);
+    }
+  if (w->ops.finish)
+    w->ops.finish(w->dest);
+  pthread_mutex_lock(&w->lock);
+  w->done = true;
+  pthread_cond_broadcast(&w->cond);
+  pthread_mutex_unlock(&w->lock);
+  return NULL;
+}
+
+LogWriter *
+log_writer_start(LogQueue *q, const LogWriterOps *ops, void *dest, const LogWriterOptions *opts,
+                 const char **error)
+{
+  LogWriter *w = calloc(1, sizeof(*w));
+  if (!w)
+    abort();
+  w->q = q;
+  w->ops = *ops;
+  w->dest = dest;
+  w->opts = *opts;
+  if (w->opts.flush_lines < 1)
+    w->opts.flush_lines = 1;
+  if (w->opts.time_reopen < 1)
+    w->opts.time_reopen = 1;
+  if (!w->opts.name)
+    w->opts.name = "";
+  w->batch = calloc(w->opts.flush_lines, sizeof(LogQueueItem));
+  if (!w->batch)
+    abort();
+  pthread_mutex_init(&w->lock, NULL);
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&w->cond, &attr);
+  pthread_condattr_destroy(&attr);
+  if (pthread_create(&w->thread, NULL, _writer_main, w) != 0)
+    {
+      *error = "cannot start a destination writer thread";
+      pthread_cond_destroy(&w->cond);
+      pthread_mutex_destroy(&w->lock);
+      free(w->batch);
+      free(w);
+      return NULL;
+    }
+  return w;
+}
+
+void
+log_writer_request_reopen(LogWriter *w)
+{
+  atomic_store(&w->reopen, true);
+}
+
+uint64_t
+log_writer_written(const LogWriter *w)
+{
+  return atomic_load(&((LogWriter *) w)->written);
+}
+
+size_t
+log_writer_stop(LogWriter *w, int timeout_ms)
+{
+  log_queue_close(w->q);
+  struct timespec until;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  until.tv_sec += timeout_ms / 1000;
+  until.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
+  if (until.tv_nsec >= 1000000000L)
+    {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000L;
+    }
+  pthread_mutex_lock(&w->lock);
+  while (!w->done)
+    if (pthread_cond_timedwait(&w->cond, &w->lock, &until) != 0)
+      break;
+  pthread_mutex_unlock(&w->lock);
+  atomic_store(&w->abandon, true);
+  pthread_join(w->thread, NULL);
+  size_t left = w->left;
+  pthread_cond_destroy(&w->cond);
+  pthread_mutex_destroy(&w->lock);
+  free(w->batch);
+  free(w);
+  return left;
+}
