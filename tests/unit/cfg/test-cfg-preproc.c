@@ -98,7 +98,7 @@ static const CfgParseOptions no_path = { .include_path = (const char *const[]) {
 
 Test(cfg_preproc, include_relative_file_keeps_its_locations)
 {
-  put("sub/a.conf", "\n  destination d_a { file(\"/tmp/a\"); };\n");
+  g_free(put("sub/a.conf", "\n  destination d_a { file(\"/tmp/a\"); };\n"));
   char *main = put("main.conf", "@version: 3.38\n@include \"sub/a.conf\"\nlog { destination(d_a); };\n");
   CfgTree *t = parse_file_ok(main, &no_path);
   cr_assert_str_eq(t->version, "3.38");
@@ -118,10 +118,10 @@ Test(cfg_preproc, include_relative_file_keeps_its_locations)
 
 Test(cfg_preproc, include_glob_and_directory_in_name_order)
 {
-  put("conf.d/20-b.conf", "destination d_b { file(\"/tmp/b\"); };\n");
-  put("conf.d/10-a.conf", "destination d_a { file(\"/tmp/a\"); };");
-  put("conf.d/.hidden.conf", "this is not a config\n");
-  put("conf.d/30-c.conf~", "neither is this\n");
+  g_free(put("conf.d/20-b.conf", "destination d_b { file(\"/tmp/b\"); };\n"));
+  g_free(put("conf.d/10-a.conf", "destination d_a { file(\"/tmp/a\"); };"));
+  g_free(put("conf.d/.hidden.conf", "this is not a config\n"));
+  g_free(put("conf.d/30-c.conf~", "neither is this\n"));
   char *main = put("glob.conf", "@include \"conf.d/*.conf\"\n");
   CfgTree *t = parse_file_ok(main, &no_path);
   cr_assert_eq(t->root->n_children, 2);
@@ -155,7 +155,7 @@ Test(cfg_preproc, empty_glob_is_fine_missing_file_is_not)
 
 Test(cfg_preproc, include_path_is_searched_after_the_including_dir)
 {
-  put("lib/snippet.conf", "source s_lib { internal(); };\n");
+  g_free(put("lib/snippet.conf", "source s_lib { internal(); };\n"));
   char *libdir = g_build_filename(tmpdir, "lib", NULL);
   const char *path[] = { "/nonexistent-sluice-dir", libdir, NULL };
   CfgParseOptions opts = { .include_path = path, .no_env = true };
@@ -179,8 +179,8 @@ Test(cfg_preproc, shipped_scl_conf_is_found)
 
 Test(cfg_preproc, include_loops_and_depth_are_errors)
 {
-  put("loop-a.conf", "@include \"loop-b.conf\"\n");
-  put("loop-b.conf", "\n@include \"loop-a.conf\"\n");
+  g_free(put("loop-a.conf", "@include \"loop-b.conf\"\n"));
+  g_free(put("loop-b.conf", "\n@include \"loop-a.conf\"\n"));
   char *main = g_build_filename(tmpdir, "loop-a.conf", NULL);
   char *e = parse_file_err(main, &no_path);
   cr_assert(g_str_has_prefix(e, "loop-b.conf:2:10: include loop: "), "%s", e);
@@ -283,8 +283,8 @@ Test(cfg_preproc, module_and_requires)
 
 Test(cfg_preproc, preprocess_into_matches_syslog_ng)
 {
-  put("inc/d/a.conf", "destination d2 { file(\"/tmp/x2\"); };\n");
-  put("inc/d/b.conf", "destination d3 { file(\"/tmp/x3\"); };");
+  g_free(put("inc/d/a.conf", "destination d2 { file(\"/tmp/x2\"); };\n"));
+  g_free(put("inc/d/b.conf", "destination d3 { file(\"/tmp/x3\"); };"));
   char *main = put("pp.conf", "@version: 3.38\n@define foo \"FOO\"\n@include \"inc/d\"\n"
                               "# comment `foo`\nsource s { network(ip(\"1.2.3.`foo`\")); };\n");
   char *buf = NULL;
