@@ -228,6 +228,15 @@ Test(cfg_preproc, define_substitutes_everywhere)
   cfg_tree_free(t);
 }
 
+Test(cfg_preproc, define_values_are_substituted_when_defined)
+{
+  /* syslog-ng 3.38 --preprocess-into printed "# a=xearlyy b=late" */
+  CfgTree *t = parse_ok("@define b \"early\"\n@define a \"x`b`y\"\n@define b \"late\"\n@define c `a`\n"
+                        "source s { x(\"`a` `b` `c`\"); };\n");
+  cr_assert_str_eq(cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s")->children[0]->args[0].str, "xearlyy late xearlyy");
+  cfg_tree_free(t);
+}
+
 Test(cfg_preproc, unknown_names_are_empty_then_environment)
 {
   CfgTree *t = parse_ok("source s { network(port(`undefined_sluice_x`1)); };\n");
