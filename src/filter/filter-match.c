@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The matching filter functions: program(), host(), message(), match()
+ * (pcre, string, glob), netmask(), netmask6() and tags().
+ *
+ * PCRE2 patterns are compiled with JIT at configuration time; each thread
+ * keeps one match data block, so a match allocates nothing.  Values in a
+ * LogMsg are not NUL-terminated: PCRE2 and the string compare take the
+ * length; glob copies into a per-thread buffer because GPatternSpec needs a
+ * terminated string.
+ */
+#include "filter-internal.h"
+#include "sluice/cfg-options.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+typedef struct MatchOptions
+{
+  char *value;
+  int type;
+  uint32_t flags;
+} MatchOptions;
+
+static const char *const type_names[] = { "pcre", "string", "glob", NULL };
+
+/* syslog-ng's match flags; the ones Sluice does not have yet are refused by
+ * _check_flags rather than ignored. */
+static const char *const flag_names[] = { "ignore-case", "prefix", "substring", "utf8", "store-matches",
+                                          "global", "disable-jit", "dup-names", NULL };
+enum
+{
+  UNSUPPORTED_FLAGS = (1u << 3) | (1u << 4) | (1u << 5) | (1u << 7),
+};
+
+static const CfgOption match_table[] = {
+  { .name = "value", .type = CFG_OPT_STRING, .offset = offsetof(MatchOptions, value) },
+  { .name = "type", .type = CFG_OPT_ENUM, .offset = offsetof(MatchOptions, type), .names = type_names },
+  { .name = "flags", .type = CFG_OPT_FLAGS, .offset = offsetof(MatchOptions, flags), .names = flag_names },
+  { .name = NULL },
+};
+
+static _Thread_local pcre2_match_data *tls_match_data;
+static _Thread_local GString *tls_scratch;
+
+static bool
+_compile_pcre(FilterExpr *f, const CfgNode *call, CfgError *err)
+{
+  uint32_t opts = 0;
+  if (f->match_flags & FILTER_MF_IGNORE_CASE)
+    opts |= PCRE2_CASELESS;
+  int code;
+  PCRE2_SIZE offset;
+  f->re = pcre2_compile((PCRE2_SPTR) f->pattern, f->pattern_len, opts, &code, &offset, NULL);
+  if (!f->re)
+    {
+      PCRE2_UCHAR msg[256];
+      pcre2_get_error_message(code, msg, sizeof(msg));
+      cfg_error_set(err, &call->args[0].loc, "error compiling regular expression '%s' in %s(): %s at offset %zu",
+                    f->pattern, call->name, (const char *) msg, (size_t) offset);
+      return false;
+    }
+  if (!(f->match_flags & (1u << 6))) /* disable-jit */
+    pcre2_jit_compile(f->re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter if JIT is unavailable */
+  return true;
+}
+
+FilterExpr *
+filter_match_compile(const CfgNode *call, NVHandle handle, CfgError *err)
+{
+  if (call->n_args != 1 || call->args[0].type == CFG_VAL_OP)
+    {
+      cfg_error_set(err, &call->loc, "%s() takes one pattern", call->name);
+      return NULL;
+    }
+  MatchOptions mo;
+  cfg_options_defaults(match_table, &mo);
+  char what[64];
+  snprintf(what, sizeof(what), "%s()", call->name);
+  if (!cfg_options_apply(match_table, call, &mo, what, err))
+    {
+      cfg_options_free(match_table, &mo);
+      return NULL;
+    }
+  if (mo.flags & UNSUPPORTED_FLAGS)
+    {
+      const char *bad = "";
+      for (int i = 0; flag_names[i]; i++)
+        if ((mo.flags & UNSUPPORTED_FLAGS) & (1u << i))
+          {
+            bad = flag_names[i];
+            break;
+          }
+      cfg_error_set(err, &call->loc, "flags(%s) in %s() is not supported by Sluice yet", bad, call->name);
+      cfg_options_free(match_table, &mo);
+      return NULL;
+    }
+  if (mo.value && handle != LM_V_NONE)
+    {
+      cfg_error_set(err, &call->loc, "value() belongs to match(), not %s()", call->name);
+      cfg_options_free(match_table, &mo);
+      return NULL;
+    }
+
+  FilterExpr *f = calloc(1, sizeof(*f));
+  f->kind = FILTER_MATCH;
+  f->type = (FilterMatchType) mo.type;
+  f->match_flags = mo.flags & (FILTER_MF_IGNORE_CASE | FILTER_MF_PREFIX | FILTER_MF_SUBSTRING | (1u << 6));
+  f->pattern = g_strdup(call->args[0].str);
+  f->pattern_len = strlen(f->pattern);
+  if (mo.value)
+    f->handle = log_msg_get_value_handle(mo.value[0] == '$' ? mo.value + 1 : mo.value, -1);
+  else
+    f->handle = handle;
+  if (f->handle == LM_V_NONE)
+    {
+      /* match() without value(): syslog-ng matches "$MSGHDR$MESSAGE" */
+      char *terr = NULL;
+      f->subject = log_template_compile("${MSGHDR}${MESSAGE}", &terr);
+      g_free(terr);
+    }
+  cfg_options_free(match_table, &mo);
+
+  bool ok = true;
+  if (f->type == FILTER_MATCH_PCRE)
+    ok = _compile_pcre(f, call, err);
+  else if (f->type == FILTER_MATCH_GLOB)
+    f->glob = g_pattern_spec_new(f->pattern);
+  if (!ok)
+    {
+      filter_expr_free(f);
+      return NULL;
+    }
+  return f;
+}
+
+static bool
+_match_string(const FilterExpr *f, const char *v, size_t len)
+{
+  bool icase = f->match_flags & FILTER_MF_IGNORE_CASE;
+  size_t plen = f->pattern_len;
+  if (f->match_flags & FILTER_MF_SUBSTRING)
+    {
+      if (plen == 0)
+        return true;
+      for (size_t i = 0; i + plen <= len; i++)
+        if ((icase ? strncasecmp(v + i, f->pattern, plen) : memcmp(v + i, f->pattern, plen)) == 0)
+          return true;
+      return false;
+    }
+  if (f->match_flags & FILTER_MF_PREFIX)
+    {
+      if (len < plen)
+        return false;
+    }
+  else if (len != plen)
+    return false;
+  return (icase ? strncasecmp(v, f->pattern, plen) : memcmp(v, f->pattern, plen)) == 0;
+}
+
+bool
+filter_match_eval(const FilterExpr *f, const LogMsg *msg)
+{
+  const char *v;
+  size_t len;
+  if (f->subject)
+    {
+      if (!tls_scratch)
+        tls_scratch = g_string_sized_new(1024);
+      g_string_truncate(tls_scratch, 0);
+      LogTemplateOptions to;
+      log_template_options_defaults(&to);
+      log_template_format(f->subject, msg, &to, tls_scratch);
+      v = tls_scratch->str;
+      len = tls_scratch->len;
+    }
+  else
+    v = log_msg_get_value(msg, f->handle, &len);
+
+  switch (f->type)
+    {
+    case FILTER_MATCH_STRING:
+      return _match_string(f, v, len);
+    case FILTER_MATCH_GLOB:
+      {
+        if (!tls_scratch)
+          tls_scratch = g_string_sized_new(1024);
+        if (v != tls_scratch->str)
+          {
+            g_string_truncate(tls_scratch, 0);
+            g_string_append_len(tls_scratch, v, (gssize) len);
+          }
+        return g_pattern_spec_match(f->glob, tls_scratch->len, tls_scratch->str, NULL);
+      }
+    case FILTER_MATCH_PCRE:
+    default:
+      if (!tls_match_data)
+        tls_match_data = pcre2_match_data_create(16, NULL);
+      return pcre2_match(f->re, (PCRE2_SPTR) v, len, 0, 0, tls_match_data, NULL) >= 0;
+    }
+}
+
+void
+filter_match_free(FilterExpr *f)
+{
+  if (f->re)
+    pcre2_code_free(f->re);
+  if (f->glob)
+    g_pattern_spec_free(f->glob);
+  if (f->subject)
+    log_template_unref(f->subject);
+  g_free(f->pattern);
+}
+
+/* ---- netmask ------------------------------------------------------------ */
+
+FilterExpr *
+filter_netmask_compile(const CfgNode *call, bool ipv6, CfgError *err)
+{
+  if (call->n_args != 1 || call->n_children || call->args[0].type == CFG_VAL_OP)
+    {
+      cfg_error_set(err, &call->loc, "%s() takes one address/mask", call->name);
+      return NULL;
+    }
+  const char *text = call->args[0].str;
+  const char *slash = strchr(text, '/');
+  char *addr = g_strndup(text, slash ? (gsize) (slash - text) : strlen(text));
+  FilterExpr *f = calloc(1, sizeof(*f));
+  f->kind = FILTER_NETMASK;
+  f->family = ipv6 ? AF_INET6 : AF_INET;
+  int bytes = ipv6 ? 16 : 4;
+  bool ok = inet_pton(f->family, addr, f->net) == 1;
+  g_free(addr);
+  long prefix = bytes * 8;
+  if (ok && slash)
+    {
+      char *end;
+      prefix = strtol(slash + 1, &end, 10);
+      if (*end != '\0' || end == slash + 1)
+        {
+          /* netmask("10.0.0.0/255.0.0.0") */
+          uint8_t m[4];
+          ok = !ipv6 && inet_pton(AF_INET, slash + 1, m) == 1;
+          if (ok)
+            {
+              memcpy(f->mask, m, 4);
+              prefix = -1;
+            }
+        }
+      else if (prefix < 0 || prefix > bytes * 8)
+        ok = false;
+    }
+  if (!ok)
+    {
+      cfg_error_set(err, &call->args[0].loc, "invalid %s address in %s(\"%s\")", ipv6 ? "IPv6" : "IPv4",
+                    call->name, text);
+      free(f);
+      return NULL;
+    }
+  if (prefix >= 0)
+    for (int i = 0; i < bytes; i++)
+      {
+        long b = prefix - i * 8;
+        f->mask[i] = b >= 8 ? 0xff : b <= 0 ? 0 : (uint8_t) (0xff << (8 - b));
+      }
+  for (int i = 0; i < bytes; i++)
+    f->net[i] &= f->mask[i];
+  return f;
+}
+
+bool
+filter_netmask_eval(const FilterExpr *f, const LogMsg *msg)
+{
+  const uint8_t *a = msg->saddr.addr;
+  uint8_t mapped[4];
+  int family = msg->saddr.family;
+  /* an IPv4 peer on a dual-stack socket arrives as ::ffff:a.b.c.d */
+  static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+  if (family == AF_INET6 && f->family == AF_INET && memcmp(a, v4mapped, 12) == 0)
+    {
+      memcpy(mapped, a + 12, 4);
+      a = mapped;
+      family = AF_INET;
+    }
+  if (family != f->family)
+    return false;
+  int bytes = f->family == AF_INET ? 4 : 16;
+  for (int i = 0; i < bytes; i++)
+    if ((a[i] & f->mask[i]) != f->net[i])
+      return false;
+  return true;
+}
+
+/* ---- tags --------------------------------------------------------------- */
+
+FilterExpr *
+filter_tags_compile(const CfgNode *call, CfgError *err)
+{
+  if (call->n_args == 0 || call->n_children)
+    {
+      cfg_error_set(err, &call->loc, "tags() takes a list of tag names");
+      return NULL;
+    }
+  FilterExpr *f = calloc(1, sizeof(*f));
+  f->kind = FILTER_TAGS;
+  f->tags = calloc(call->n_args, sizeof(LogTagId));
+  for (size_t i = 0; i < call->n_args; i++)
+    {
+      /* tags("a,b") is two tags, as in syslog-ng */
+      char **parts = g_strsplit(call->args[i].str, ",", -1);
+      for (char **p = parts; *p; p++)
+        {
+          g_strstrip(*p);
+          if (!**p)
+            continue;
+          f->tags = realloc(f->tags, (f->n_tags + 1) * sizeof(LogTagId));
+          f->tags[f->n_tags++] = log_tags_get_by_name(*p);
+        }
+      g_strfreev(parts);
+    }
+  return f;
+}

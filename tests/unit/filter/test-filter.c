@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "sluice/filter.h"
+#include "sluice/msg-format.h"
+
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+/* Compile `filter f { <expr> };` (plus any extra definitions). */
+static FilterExpr *
+compile(const char *expr, const char *extra, CfgError *err)
+{
+  char *text = g_strdup_printf("@version: 3.38\n%s\nfilter f { %s };\n", extra ? extra : "", expr);
+  CfgTree *tree = cfg_parse_string("test.conf", text, strlen(text), NULL, err);
+  g_free(text);
+  if (!tree)
+    return NULL;
+  FilterExpr *f = filter_expr_compile_block(cfg_tree_lookup(tree, CFG_OBJ_FILTER, "f"), err);
+  cfg_tree_free(tree);
+  return f;
+}
+
+static LogMsg *
+parse(const char *line)
+{
+  MsgFormatOptions o;
+  msg_format_options_defaults(&o);
+  LogStamp now = { .sec = 1795342443 };
+  return msg_format_parse(&o, line, strlen(line), &now);
+}
+
+/* expr must give expected for each line. */
+static void
+check(const char *expr, const char *extra, const char *line, bool expected)
+{
+  CfgError err = { 0 };
+  FilterExpr *f = compile(expr, extra, &err);
+  cr_assert_not_null(f, "%s: %s", expr, err.message);
+  LogMsg *msg = parse(line);
+  cr_assert_eq(filter_expr_eval(f, msg), expected, "%s on \"%s\" should be %s", expr, line,
+               expected ? "true" : "false");
+  log_msg_unref(msg);
+  filter_expr_free(f);
+}
+
+static void
+check_error(const char *expr, const char *expected_part)
+{
+  CfgError err = { 0 };
+  FilterExpr *f = compile(expr, NULL, &err);
+  cr_assert_null(f, "%s compiled", expr);
+  char *text = cfg_error_format(&err);
+  cr_assert(strstr(text, expected_part), "error for %s: \"%s\", expected \"%s\"", expr, text, expected_part);
+  free(text);
+  cfg_error_clear(&err);
+}
+
+#define L_KERN_ERR "<3>Nov 22 10:00:00 host kernel: oops"        /* kern.err */
+#define L_MAIL_INFO "<22>Nov 22 10:00:00 mx postfix[7]: sent"   /* mail.info */
+#define L_LOCAL7_DBG "<191>Nov 22 10:00:00 web nginx: GET /x"  /* local7.debug */
+
+Test(filter, facility_lists_names_and_numbers)
+{
+  check("facility(kern, mail)", NULL, L_KERN_ERR, true);
+  check("facility(kern, mail)", NULL, L_MAIL_INFO, true);
+  check("facility(kern, mail)", NULL, L_LOCAL7_DBG, false);
+  check("facility(local7)", NULL, L_LOCAL7_DBG, true);
+  check("facility(2)", NULL, L_MAIL_INFO, true);
+}
+
+Test(filter, level_ranges_in_either_order)
+{
+  check("level(err..emerg)", NULL, L_KERN_ERR, true);
+  check("level(info..err)", NULL, L_KERN_ERR, true);
+  check("level(info..err)", NULL, L_LOCAL7_DBG, false);
+  check("level(warning..emerg)", NULL, L_MAIL_INFO, false);
+  check("priority(debug, info)", NULL, L_MAIL_INFO, true);
+  check("level(error)", NULL, L_KERN_ERR, true);
+}
+
+Test(filter, program_host_message_pcre_by_default)
+{
+  check("program(\"^post\")", NULL, L_MAIL_INFO, true);
+  check("program(\"^fix\")", NULL, L_MAIL_INFO, false);
+  check("host(\"^mx$\")", NULL, L_MAIL_INFO, true);
+  check("message(\"GET /[a-z]\")", NULL, L_LOCAL7_DBG, true);
+  check("message(\"get\")", NULL, L_LOCAL7_DBG, false);
+  check("message(\"get\" flags(ignore-case))", NULL, L_LOCAL7_DBG, true);
+}
+
+Test(filter, string_and_glob_types)
+{
+  check("program(\"postfix\" type(string))", NULL, L_MAIL_INFO, true);
+  check("program(\"post\" type(string))", NULL, L_MAIL_INFO, false);
+  check("program(\"post\" type(string) flags(prefix))", NULL, L_MAIL_INFO, true);
+  check("program(\"stfi\" type(string) flags(substring))", NULL, L_MAIL_INFO, true);
+  check("program(\"POSTFIX\" type(string) flags(ignore-case))", NULL, L_MAIL_INFO, true);
+  check("host(\"w?b\" type(glob))", NULL, L_LOCAL7_DBG, true);
+  check("host(\"m*z\" type(glob))", NULL, L_MAIL_INFO, false);
+}
+
+Test(filter, match_value_and_whole_header)
+{
+  check("match(\"nginx\" value(\"PROGRAM\"))", NULL, L_LOCAL7_DBG, true);
+  check("match(\"^postfix\\\\[7\\\\]: sent$\")", NULL, L_MAIL_INFO, true);
+  check("match(\"mx\" value(\"HOST\") type(string))", NULL, L_MAIL_INFO, true);
+}
+
+Test(filter, and_or_not_parentheses_and_references)
+{
+  const char *defs = "filter f_mail { facility(mail); };";
+  check("filter(f_mail) and level(info)", defs, L_MAIL_INFO, true);
+  check("not filter(f_mail)", defs, L_MAIL_INFO, false);
+  check("facility(kern) or (facility(mail) and not level(debug))", NULL, L_MAIL_INFO, true);
+  check("facility(kern) or (facility(local7) and not level(debug))", NULL, L_LOCAL7_DBG, false);
+}
+
+Test(filter, netmask_v4_and_v6)
+{
+  CfgError err = { 0 };
+  FilterExpr *f4 = compile("netmask(\"192.0.2.0/24\")", NULL, &err);
+  FilterExpr *f4m = compile("netmask(\"192.0.0.0/255.255.0.0\")", NULL, &err);
+  FilterExpr *f6 = compile("netmask6(\"2001:db8::/32\")", NULL, &err);
+  cr_assert(f4 && f4m && f6);
+  LogMsg *msg = parse(L_MAIL_INFO);
+  msg->saddr.family = AF_INET;
+  inet_pton(AF_INET, "192.0.2.77", msg->saddr.addr);
+  cr_assert(filter_expr_eval(f4, msg));
+  cr_assert(filter_expr_eval(f4m, msg));
+  cr_assert_not(filter_expr_eval(f6, msg));
+  inet_pton(AF_INET, "192.0.3.1", msg->saddr.addr);
+  cr_assert_not(filter_expr_eval(f4, msg));
+  cr_assert(filter_expr_eval(f4m, msg));
+  msg->saddr.family = AF_INET6;
+  inet_pton(AF_INET6, "::ffff:192.0.2.1", msg->saddr.addr);
+  cr_assert(filter_expr_eval(f4, msg), "an IPv4-mapped peer matches an IPv4 netmask");
+  inet_pton(AF_INET6, "2001:db8:1::5", msg->saddr.addr);
+  cr_assert(filter_expr_eval(f6, msg));
+  msg->saddr.family = 0;
+  cr_assert_not(filter_expr_eval(f4, msg), "a local message has no address");
+  log_msg_unref(msg);
+  filter_expr_free(f4);
+  filter_expr_free(f4m);
+  filter_expr_free(f6);
+}
+
+Test(filter, tags)
+{
+  CfgError err = { 0 };
+  FilterExpr *f = compile("tags(\"alpha\", \"beta,gamma\")", NULL, &err);
+  cr_assert_not_null(f);
+  LogMsg *msg = parse(L_MAIL_INFO);
+  cr_assert_not(filter_expr_eval(f, msg));
+  log_msg_set_tag(msg, log_tags_get_by_name("gamma"));
+  cr_assert(filter_expr_eval(f, msg));
+  log_msg_unref(msg);
+  filter_expr_free(f);
+}
+
+Test(filter, errors_name_the_place_and_the_nearest_name)
+{
+  check_error("facilty(kern)", "did you mean 'facility'?");
+  check_error("facility(kernel)", "did you mean 'kern'?");
+  check_error("level(inf)", "did you mean 'info'?");
+  check_error("message(\"a(\")", "error compiling regular expression");
+  check_error("program(\"x\" type(regex))", "test.conf:3:");
+  check_error("message(\"x\" flags(store-matches))", "not supported by Sluice yet");
+  check_error("netmask(\"10.0.0.300/8\")", "invalid IPv4 address");
+  check_error("netmask(\"10.0.0.0/33\")", "invalid IPv4 address");
+  check_error("level(info..)", "'..'");
+}
