@@ -88,6 +88,15 @@ _is_kw(const CfgToken *t, const char *kw)
   return t->type == CFG_TOK_IDENT && cfg_name_equal(t->text, kw);
 }
 
+/* syslog-ng takes stray ';'s as empty statements anywhere a statement,
+ * driver or log path element may stand. */
+static void
+_skip_semis(Parser *p)
+{
+  while (_peek(p, 0)->type == CFG_TOK_SEMI)
+    _take(p);
+}
+
 static CfgObjectKind
 _object_kind(const CfgToken *t)
 {
@@ -350,7 +359,7 @@ _junction_or_channel(Parser *p)
     goto fail;
   if (junction)
     {
-      while (_is_kw(_peek(p, 0), "channel"))
+      for (_skip_semis(p); _is_kw(_peek(p, 0), "channel"); _skip_semis(p))
         {
           CfgNode *ch = _junction_or_channel(p);
           if (!ch)
@@ -383,12 +392,12 @@ _body(Parser *p, CfgNode *node, CfgObjectKind obj)
       if (!e)
         return false;
       cfg_node_add_child(node, e);
-      if (_peek(p, 0)->type == CFG_TOK_SEMI)
-        _take(p);
+      _skip_semis(p);
       return _expect(p, CFG_TOK_RBRACE, "'}'", "after the filter expression");
     }
   for (;;)
     {
+      _skip_semis(p);
       const CfgToken *t = _peek(p, 0);
       if (t->type == CFG_TOK_RBRACE)
         {
@@ -533,6 +542,7 @@ _log_items_inner(Parser *p, CfgNode *node, const char *what)
 {
   for (;;)
     {
+      _skip_semis(p);
       const CfgToken *t = _peek(p, 0);
       CfgNode *item = NULL;
       CfgObjectKind obj = _object_kind(t);
@@ -562,6 +572,7 @@ _log_items_inner(Parser *p, CfgNode *node, const char *what)
       else if (_is_kw(t, "flags"))
         {
           item = _log_flags(p);
+          _skip_semis(p);
           if (item && _peek(p, 0)->type != CFG_TOK_RBRACE)
             {
               cfg_node_free(item);
@@ -666,7 +677,7 @@ cfg_parse_tokens(GArray *tokens, CfgError *err)
   CfgLocation start = g_array_index(tokens, CfgToken, 0).loc;
   CfgNode *root = cfg_node_new(CFG_NODE_ROOT, &start);
 
-  while (_peek(&p, 0)->type != CFG_TOK_EOF)
+  for (_skip_semis(&p); _peek(&p, 0)->type != CFG_TOK_EOF; _skip_semis(&p))
     {
       CfgNode *n = _statement(&p);
       if (!n)

@@ -14,6 +14,11 @@ Test(cfg_errors, missing_semicolon_after_block)
 
 Test(cfg_errors, missing_semicolon_after_driver)
 {
+  /* syslog-ng: "unexpected KW_DESTINATION, expecting ';'" at 1:19 */
+  assert_parse_error("log { source(s_a) destination(d); };", "t.conf:1:19: expected ';' after 'source' in log path, got 'destination'");
+  assert_parse_error("source s3 { internal() internal(); };", "t.conf:1:24: expected ';' after 'internal()', got 'internal'");
+  assert_parse_error("log { if (level(err)) { } };", "t.conf:1:27: expected ';' after 'if' block, got '}'");
+  assert_parse_error("template t { template(\"x\") };", "t.conf:1:28: expected ';' after 'template()', got '}'");
   /* syslog-ng: "unexpected '}', expecting ';'" at the same column */
   assert_parse_error("source s2 { internal() };", "t.conf:1:24: expected ';' after 'internal()', got '}'");
   assert_parse_error("log { source(s); destination(d); flags(final) };",
@@ -66,6 +71,9 @@ Test(cfg_errors, unknown_references_name_the_nearest)
   assert_parse_error("destination d_file { file(\"/tmp/x\"); };\nlog { destination(d_fil); };",
                      "t.conf:2:7: unknown destination 'd_fil'; did you mean 'd_file'?");
   assert_parse_error("log { source(nothing_like_it); };", "t.conf:1:7: unknown source 'nothing_like_it'");
+  /* object names are exact: syslog-ng cannot resolve s-a to s_a either */
+  assert_parse_error("source s_a { internal(); };\nlog { source(s-a); };",
+                     "t.conf:2:7: unknown source 's-a'; did you mean 's_a'?");
   assert_parse_error("filter f { level(info) and filter(g); };", "t.conf:1:28: unknown filter 'g'; did you mean 'f'?");
   assert_parse_error("log { if (filter(f_nope)) { }; };", "t.conf:1:11: unknown filter 'f_nope'");
 }

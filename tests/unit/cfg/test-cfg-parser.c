@@ -261,3 +261,30 @@ Test(cfg_parser, empty_config_and_empty_blocks)
   cr_assert_eq(t->root->n_children, 3);
   cfg_tree_free(t);
 }
+
+Test(cfg_parser, stray_semicolons_are_empty_statements)
+{
+  /* all accepted by syslog-ng 3.38 */
+  CfgTree *t = parse_ok(";\nsource s { internal();; };\noptions { keep-hostname(yes);; };\n"
+                        "filter f { level(err);; };\n"
+                        "log { source(s);; log { ; }; junction { ; channel { }; ; }; flags(final);; };;\n");
+  cr_assert_eq(t->root->n_children, 4);
+  cr_assert_eq(child(cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s"), 0)->kind, CFG_NODE_CALL);
+  const CfgNode *log = child(t->root, 3);
+  cr_assert_eq(log->n_children, 4);
+  cr_assert_eq(log->flags, CFG_LOG_FINAL);
+  cr_assert_eq(child(log, 2)->n_children, 1);
+  cfg_tree_free(t);
+}
+
+Test(cfg_parser, channels_inside_objects_and_log_paths)
+{
+  /* accepted by syslog-ng 3.38 */
+  CfgTree *t = parse_ok("source s2 { channel { source { internal(); }; }; };\n"
+                        "log { source(s2); channel { destination { file(\"/x\"); }; }; };\n");
+  const CfgNode *ch = child(cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s2"), 0);
+  cr_assert_eq(ch->kind, CFG_NODE_CHANNEL);
+  cr_assert_eq(child(ch, 0)->kind, CFG_NODE_INLINE);
+  cr_assert_eq(child(child(t->root, 1), 1)->kind, CFG_NODE_CHANNEL);
+  cfg_tree_free(t);
+}
