@@ -62,7 +62,6 @@ typedef struct CfgToken
   CfgTokType type;
   char *text;    /* owned: identifier / decoded string / number / op as written */
   int64_t num;   /* numbers: value with suffixes applied */
-  bool num_ok;   /* numbers: text parsed as a number */
   CfgLocation loc;
 } CfgToken;
 
