@@ -166,7 +166,8 @@ void cfg_error_clear(CfgError *err);
 void cfg_error_set(CfgError *err, const CfgLocation *loc, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
 
-/* "file:line:col: message"; a new string the caller frees with free(). */
+/* "file:line:col: message" ("file: message" for an error about a whole
+ * file, line 0); a new string the caller frees with free(). */
 char *cfg_error_format(const CfgError *err);
 
 #endif

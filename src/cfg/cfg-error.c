@@ -36,8 +36,13 @@ char *
 cfg_error_format(const CfgError *err)
 {
   char *s = NULL;
-  if (asprintf(&s, "%s:%d:%d: %s", err->file ? err->file : "", err->line, err->col,
-               err->message ? err->message : "error") < 0)
-    return NULL;
-  return s;
+  const char *file = err->file ? err->file : "";
+  const char *msg = err->message ? err->message : "error";
+  int rc;
+  /* line 0: about the file as a whole (it cannot be opened) */
+  if (err->line > 0)
+    rc = asprintf(&s, "%s:%d:%d: %s", file, err->line, err->col, msg);
+  else
+    rc = asprintf(&s, "%s: %s", file, msg);
+  return rc < 0 ? NULL : s;
 }

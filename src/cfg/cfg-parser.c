@@ -274,7 +274,7 @@ _primary_inner(Parser *p)
       cfg_node_add_child(n, inner);
       return n;
     }
-  if (t->type != CFG_TOK_RPAREN && t->type != CFG_TOK_EOF && _is_cmp_op(_peek(p, 1)))
+  if ((t->type == CFG_TOK_STRING || t->type == CFG_TOK_NUMBER || t->type == CFG_TOK_IDENT) && _is_cmp_op(_peek(p, 1)))
     {
       const CfgToken *op = _peek(p, 1), *rhs = _peek(p, 2);
       if (rhs->type != CFG_TOK_STRING && rhs->type != CFG_TOK_NUMBER && rhs->type != CFG_TOK_IDENT)

@@ -42,6 +42,7 @@ Test(cfg_errors, unclosed_and_misplaced)
                      "t.conf:1:12: expected a driver like 'name(...)' or '}' in source, got string \"x\"");
   assert_parse_error("filter f { };", "t.conf:1:12: expected a filter expression, got '}'");
   assert_parse_error("filter f { level(info) and };", "t.conf:1:28: expected a filter expression, got '}'");
+  assert_parse_error("filter f { ; == x };", "t.conf:1:12: expected a filter expression, got ';'");
   assert_parse_error("log { source(s);", "t.conf:1:17: expected log path element, got end of file");
   assert_parse_error("block source b() { };", "t.conf:1:1: 'block' definitions are not supported by Sluice yet");
 }
@@ -114,6 +115,12 @@ Test(cfg_errors, error_format_and_clear)
   free(s);
   cfg_error_clear(&err);
   cr_assert_null(err.message);
+
+  cr_assert_null(cfg_parse_file("/nonexistent-sluice/x.conf", NULL, &err));
+  s = cfg_error_format(&err);
+  cr_assert_str_eq(s, "/nonexistent-sluice/x.conf: cannot open '/nonexistent-sluice/x.conf': No such file or directory");
+  free(s);
+  cfg_error_clear(&err);
   cr_assert_null(err.file);
   cfg_error_clear(&err);
 }
