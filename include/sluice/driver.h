@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_DRIVER_H
+#define SLUICE_DRIVER_H
+
+/*
+ * Drivers: the sources and destinations the configuration names, as
+ * modules provide them (design.md, "Modules").
+ *
+ * A module registers LogDriverFactory entries: the configuration check
+ * (CfgDriverDef: name, positional arguments, option table) and a
+ * constructor that turns a checked driver call into a driver object.  The
+ * daemon builds every driver of a configuration before starting any, so
+ * a configuration is either accepted whole or refused with a located
+ * error.
+ *
+ * Sources deliver into the pipeline (sluice/pipeline.h) from the thread
+ * that read the message; destinations receive batches through their
+ * LogQueue and write them on their own LogWriter thread.
+ */
+
+#include "sluice/cfg-drivers.h"
+#include "sluice/cfg-options.h"
+#include "sluice/logqueue.h"
+#include "sluice/logwriter.h"
+#include "sluice/worker.h"
+
+#include <stdbool.h>
+
+typedef struct LogPipeline LogPipeline;
+
+/* What a source needs from the running daemon. */
+typedef struct LogSourceEnv
+{
+  WorkerPool *pool;        /* the I/O workers streams are given to */
+  LogPipeline *pipeline;   /* where messages go */
+  int source_id;           /* this source's id in the pipeline */
+  bool flow_control;       /* a flags(flow-control) path reads this source */
+  const char *name;        /* the source statement's name, e.g. "s_net" */
+  const CfgGlobalOptions *global;
+} LogSourceEnv;
+
+typedef struct LogSourceDriver LogSourceDriver;
+
+typedef struct LogSourceOps
+{
+  /* Open listening sockets / files and start delivering (main thread).
+   * Returns false with *error (g_free) when it cannot. */
+  bool (*start)(LogSourceDriver *s, const LogSourceEnv *env, char **error);
+  /* Stop reading and close everything; returns when no worker touches the
+   * driver any more (main thread). */
+  void (*stop)(LogSourceDriver *s);
+  void (*free)(LogSourceDriver *s);
+} LogSourceOps;
+
+struct LogSourceDriver
+{
+  const LogSourceOps *ops;
+  const char *driver;    /* "tcp", "network", ... */
+  CfgLocation loc;
+};
+
+typedef struct LogDestDriver LogDestDriver;
+
+typedef struct LogDestOps
+{
+  /* Open what can be opened now; failures are logged and retried by the
+   * writer, not fatal, except for a configuration that cannot work at all
+   * (then false with *error). */
+  bool (*start)(LogDestDriver *d, char **error);
+  void (*free)(LogDestDriver *d);
+} LogDestOps;
+
+struct LogDestDriver
+{
+  const LogDestOps *ops;
+  const LogWriterOps *writer_ops; /* run on the writer thread with dest = this */
+  const char *driver;             /* "file", "stdout", ... */
+  CfgLocation loc;
+  int64_t log_fifo_size;          /* this destination's queue size */
+  int64_t flush_lines;
+  int64_t time_reopen;
+};
+
+typedef struct LogDriverFactory
+{
+  CfgDriverDef def;
+  /* Build from a checked driver call.  NULL with *err on a value the
+   * option table could not reject (e.g. a bad address). */
+  LogSourceDriver *(*new_source)(const CfgNode *call, const CfgGlobalOptions *global, CfgError *err);
+  LogDestDriver *(*new_dest)(const CfgNode *call, const CfgGlobalOptions *global, CfgError *err);
+} LogDriverFactory;
+
+/* Every factory compiled into the daemon (NULL-terminated); defined in
+ * src/drivers.c, which lists each module's factories. */
+extern const LogDriverFactory *const log_driver_factories[];
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_PIPELINE_H
+#define SLUICE_PIPELINE_H
+
+/*
+ * The running configuration: the sources, destinations and log paths of
+ * one CfgTree, built completely (every driver constructed, every filter
+ * compiled) before anything starts, so a bad configuration never half-runs.
+ *
+ * Routing runs inline on the thread that read the message (design.md): the
+ * message walks the log paths with syslog-ng's semantics (filters stop a
+ * path; nested log {} paths, junctions and if/elif/else fork; final,
+ * fallback, catchall, flow-control and drop-unmatched flags) and every
+ * destination it reaches gets a reference in this thread's batch for that
+ * destination.  log_pipeline_flush() at the end of a read pushes each
+ * batch to its queue with one lock.
+ */
+
+#include "sluice/cfg-options.h"
+#include "sluice/cfg-tree.h"
+#include "sluice/driver.h"
+#include "sluice/logmsg.h"
+#include "sluice/worker.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct LogPipeline LogPipeline;
+
+/* Counters summed over the pipeline's destinations. */
+typedef struct LogPipelineStats
+{
+  uint64_t received;  /* messages delivered by sources */
+  uint64_t queued;    /* destination queue entries made */
+  uint64_t dropped;   /* entries refused by full queues */
+  uint64_t written;   /* entries written by destinations */
+} LogPipelineStats;
+
+/* Build the pipeline of tree with the drivers in factories (NULL-terminated;
+ * the daemon passes log_driver_factories).  Returns NULL with *err at the first
+ * problem (an unsupported element, a driver that cannot be built). */
+LogPipeline *log_pipeline_new(const CfgTree *tree, const CfgGlobalOptions *global,
+                              const LogDriverFactory *const *factories, CfgError *err);
+
+/* Start destination writers, then sources (main thread; the workers of
+ * pool must be running).  On failure everything started is stopped again
+ * and *error (g_free) says why. */
+bool log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error);
+
+/* Stop the sources, push what workers hold, and let each destination
+ * write out its queue within drain_ms.  Returns the number of messages
+ * that could not be written in time. */
+size_t log_pipeline_stop(LogPipeline *pl, int drain_ms);
+
+/* Free a pipeline that is not running (never started, or stopped). */
+void log_pipeline_free(LogPipeline *pl);
+
+/* A message read by source source_id.  Takes the caller's reference and
+ * its ack hold.  On an I/O worker the destinations' entries wait in the
+ * worker's batch until log_pipeline_flush(); on any other thread they are
+ * pushed at once. */
+void log_pipeline_deliver(LogPipeline *pl, int source_id, LogMsg *msg);
+
+/* Push this worker's batches (call at the end of each read). */
+void log_pipeline_flush(LogPipeline *pl);
+
+/* Ask every destination to reopen its files (SIGUSR1). */
+void log_pipeline_reopen(LogPipeline *pl);
+
+void log_pipeline_get_stats(LogPipeline *pl, LogPipelineStats *out);
+
+/* The id of the source statement named name, or -1 (for tests). */
+int log_pipeline_source_id(const LogPipeline *pl, const char *name);
+
+#endif

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Building a LogPipeline from a configuration tree: every source and
+ * destination statement a log path uses gets its drivers constructed, and
+ * every log path is compiled into PathElem lists.  Statements no log path
+ * uses are checked (cfg_check_drivers) but not built, so they open nothing.
+ */
+#include "pipeline-internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const LogDriverFactory *
+_factory_find(const LogDriverFactory *const *factories, CfgObjectKind kind, const char *name)
+{
+  for (size_t i = 0; factories[i]; i++)
+    if (factories[i]->def.kind == kind && cfg_name_equal(factories[i]->def.name, name))
+      return factories[i];
+  return NULL;
+}
+
+/* The driver calls of a statement: a DEFINE's or INLINE's CALL children. */
+static bool
+_build_source(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *const *factories, CfgError *err)
+{
+  SourceRT *s = calloc(1, sizeof(*s));
+  s->name = stmt->name ? g_strdup(stmt->name) : g_strdup_printf("#anon-source%u", pl->sources->len);
+  s->drivers = calloc(stmt->n_children + 1, sizeof(LogSourceDriver *));
+  g_ptr_array_add(pl->sources, s);
+  for (size_t i = 0; i < stmt->n_children; i++)
+    {
+      const CfgNode *call = stmt->children[i];
+      const LogDriverFactory *f = _factory_find(factories, CFG_OBJ_SOURCE, call->name);
+      if (!f || !f->new_source)
+        {
+          cfg_error_set(err, &call->loc, "source driver '%s' is not supported by Sluice yet", call->name);
+          return false;
+        }
+      LogSourceDriver *d = f->new_source(call, pl->global, err);
+      if (!d)
+        return false;
+      d->loc = call->loc;
+      s->drivers[s->n_drivers++] = d;
+    }
+  return true;
+}
+
+static bool
+_build_dest(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *const *factories, CfgError *err)
+{
+  DestRT *dest = calloc(1, sizeof(*dest));
+  dest->name = stmt->name ? g_strdup(stmt->name) : g_strdup_printf("#anon-destination%u", pl->dests->len);
+  dest->drivers = calloc(stmt->n_children + 1, sizeof(int));
+  g_ptr_array_add(pl->dests, dest);
+  for (size_t i = 0; i < stmt->n_children; i++)
+    {
+      const CfgNode *call = stmt->children[i];
+      const LogDriverFactory *f = _factory_find(factories, CFG_OBJ_DESTINATION, call->name);
+      if (!f || !f->new_dest)
+        {
+          cfg_error_set(err, &call->loc, "destination driver '%s' is not supported by Sluice yet", call->name);
+          return false;
+        }
+      LogDestDriver *d = f->new_dest(call, pl->global, err);
+      if (!d)
+        return false;
+      d->loc = call->loc;
+      DriverRT *rt = calloc(1, sizeof(*rt));
+      rt->drv = d;
+      rt->name = g_strdup_printf("%s#%zu", dest->name, i);
+      int64_t fifo = d->log_fifo_size > 0 ? d->log_fifo_size : pl->global->log_fifo_size;
+      rt->q = log_queue_new((uint32_t) (fifo > 0 && fifo < UINT32_MAX ? fifo : 10000));
+      dest->drivers[dest->n_drivers++] = (int) pl->drivers->len;
+      g_ptr_array_add(pl->drivers, rt);
+    }
+  return true;
+}
+
+/* The id of the source or destination statement stmt, building it on first use. */
+static int
+_statement_id(LogPipeline *pl, const CfgNode *stmt, CfgObjectKind kind, const LogDriverFactory *const *factories,
+              CfgError *err)
+{
+  gpointer v = g_hash_table_lookup(pl->by_node, stmt);
+  if (v)
+    return GPOINTER_TO_INT(v) - 1;
+  GPtrArray *arr = kind == CFG_OBJ_SOURCE ? pl->sources : pl->dests;
+  int id = (int) arr->len;
+  bool ok = kind == CFG_OBJ_SOURCE ? _build_source(pl, stmt, factories, err)
+                                   : _build_dest(pl, stmt, factories, err);
+  if (!ok)
+    return -1;
+  g_hash_table_insert(pl->by_node, (gpointer) stmt, GINT_TO_POINTER(id + 1));
+  return id;
+}
+
+static void
+_elem_add(LogPathRT *p, PathElem e)
+{
+  p->elems = realloc(p->elems, (p->n_elems + 1) * sizeof(PathElem));
+  p->elems[p->n_elems++] = e;
+}
+
+static void
+_group_add(PathGroup *g, LogPathRT *p)
+{
+  g->paths = realloc(g->paths, (g->n + 1) * sizeof(LogPathRT *));
+  g->paths[g->n++] = p;
+}
+
+static LogPathRT *_compile_path(LogPipeline *pl, const CfgNode *node, bool flow, const LogDriverFactory *const *f,
+                                CfgError *err);
+
+/* One element of a log path body (a child of LOG, CHANNEL or BRANCH). */
+static bool
+_compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverFactory *const *factories,
+               CfgError *err)
+{
+  switch (c->kind)
+    {
+    case CFG_NODE_CALL:
+      if (cfg_name_equal(c->name, "flags"))
+        return true; /* already in the path's flags */
+      cfg_error_set(err, &c->loc, "'%s()' is not allowed directly in a log path", c->name);
+      return false;
+    case CFG_NODE_REF:
+    case CFG_NODE_INLINE:
+      {
+        const CfgNode *stmt = c->kind == CFG_NODE_REF ? c->target : c;
+        if (!stmt)
+          {
+            cfg_error_set(err, &c->loc, "unresolved reference to %s '%s'", cfg_object_kind_name(c->obj),
+                          c->name ? c->name : "");
+            return false;
+          }
+        if (c->obj == CFG_OBJ_SOURCE)
+          {
+            int id = _statement_id(pl, stmt, CFG_OBJ_SOURCE, factories, err);
+            if (id < 0)
+              return false;
+            p->sources = realloc(p->sources, (p->n_sources + 1) * sizeof(int));
+            p->sources[p->n_sources++] = id;
+            return true;
+          }
+        if (c->obj == CFG_OBJ_DESTINATION)
+          {
+            int id = _statement_id(pl, stmt, CFG_OBJ_DESTINATION, factories, err);
+            if (id < 0)
+              return false;
+            _elem_add(p, (PathElem) { .kind = PE_DEST, .dest = id });
+            return true;
+          }
+        if (c->obj == CFG_OBJ_FILTER)
+          {
+            FilterExpr *fe = filter_expr_compile_block(stmt, err);
+            if (!fe)
+              return false;
+            _elem_add(p, (PathElem) { .kind = PE_FILTER, .filter = fe });
+            return true;
+          }
+        cfg_error_set(err, &c->loc, "%s statements in log paths are not supported by Sluice yet",
+                      cfg_object_kind_name(c->obj));
+        return false;
+      }
+    case CFG_NODE_LOG:
+    case CFG_NODE_JUNCTION:
+      {
+        /* Consecutive nested log {} paths form one group, as the channels
+         * of a junction do: final and fallback act within the group. */
+        PathElem *last = p->n_elems ? &p->elems[p->n_elems - 1] : NULL;
+        bool extend = c->kind == CFG_NODE_LOG && last && last->kind == PE_GROUP && last->nested_logs;
+        if (!extend)
+          {
+            _elem_add(p, (PathElem) { .kind = PE_GROUP, .nested_logs = c->kind == CFG_NODE_LOG });
+            last = &p->elems[p->n_elems - 1];
+          }
+        size_t n = c->kind == CFG_NODE_LOG ? 1 : c->n_children;
+        for (size_t i = 0; i < n; i++)
+          {
+            const CfgNode *member = c->kind == CFG_NODE_LOG ? c : c->children[i];
+            LogPathRT *sub = _compile_path(pl, member, p->flow, factories, err);
+            if (!sub)
+              return false; /* the caller frees p with what it holds */
+            _group_add(&last->group, sub);
+          }
+        return true;
+      }
+    case CFG_NODE_IF:
+      {
+        _elem_add(p, (PathElem) { .kind = PE_IF, .conds = calloc(c->n_children + 1, sizeof(FilterExpr *)) });
+        PathElem *e = &p->elems[p->n_elems - 1];
+        for (size_t i = 0; i < c->n_children; i++)
+          {
+            const CfgNode *b = c->children[i];
+            FilterExpr *cond = NULL;
+            if (b->cond && !(cond = filter_expr_compile(b->cond, err)))
+              return false;
+            LogPathRT *sub = _compile_path(pl, b, p->flow, factories, err);
+            if (!sub)
+              {
+                filter_expr_free(cond);
+                return false;
+              }
+            e->conds[e->group.n] = cond;
+            _group_add(&e->group, sub);
+          }
+        return true;
+      }
+    default:
+      cfg_error_set(err, &c->loc, "unexpected element in a log path");
+      return false;
+    }
+}
+
+static LogPathRT *
+_compile_path(LogPipeline *pl, const CfgNode *node, bool flow, const LogDriverFactory *const *factories,
+              CfgError *err)
+{
+  LogPathRT *p = calloc(1, sizeof(*p));
+  p->flags = node->flags;
+  p->flow = flow || (node->flags & CFG_LOG_FLOW_CONTROL);
+  for (size_t i = 0; i < node->n_children; i++)
+    if (!_compile_child(pl, p, node->children[i], factories, err))
+      {
+        log_path_free(p);
+        return NULL;
+      }
+  /* nested paths may name sources too; they are flow-controlled when
+   * this path is */
+  if (p->flow)
+    for (size_t i = 0; i < p->n_sources; i++)
+      ((SourceRT *) g_ptr_array_index(pl->sources, p->sources[i]))->flow_control = true;
+  return p;
+}
+
+void
+log_path_free(LogPathRT *p)
+{
+  if (!p)
+    return;
+  for (size_t i = 0; i < p->n_elems; i++)
+    {
+      PathElem *e = &p->elems[i];
+      filter_expr_free(e->filter);
+      for (size_t k = 0; k < e->group.n; k++)
+        {
+          log_path_free(e->group.paths[k]);
+          if (e->conds)
+            filter_expr_free(e->conds[k]);
+        }
+      free(e->group.paths);
+      free(e->conds);
+    }
+  free(p->elems);
+  free(p->sources);
+  free(p);
+}
+
+/* A source is flow-controlled when a top-level path taking it has
+ * flags(flow-control) anywhere inside. */
+static bool
+_path_has_flow(const LogPathRT *p)
+{
+  if (p->flags & CFG_LOG_FLOW_CONTROL)
+    return true;
+  for (size_t i = 0; i < p->n_elems; i++)
+    for (size_t k = 0; k < p->elems[i].group.n; k++)
+      if (_path_has_flow(p->elems[i].group.paths[k]))
+        return true;
+  return false;
+}
+
+bool
+log_pipeline_build(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *factories, CfgError *err)
+{
+  const CfgNode *root = tree->root;
+  bool catchall_flow = false, catchall = false;
+  for (size_t i = 0; i < root->n_children; i++)
+    {
+      const CfgNode *c = root->children[i];
+      if (c->kind != CFG_NODE_LOG)
+        continue;
+      LogPathRT *p = _compile_path(pl, c, false, factories, err);
+      if (!p)
+        return false;
+      if (p->n_sources == 0 && !(p->flags & CFG_LOG_CATCHALL))
+        {
+          /* syslog-ng accepts it, but it can never receive anything */
+          cfg_error_set(err, &c->loc, "log path without source() and without flags(catchall) receives nothing");
+          log_path_free(p);
+          return false;
+        }
+      catchall |= (p->flags & CFG_LOG_CATCHALL) != 0;
+      if (_path_has_flow(p))
+        {
+          catchall_flow |= (p->flags & CFG_LOG_CATCHALL) != 0;
+          for (size_t s = 0; s < p->n_sources; s++)
+            ((SourceRT *) g_ptr_array_index(pl->sources, p->sources[s]))->flow_control = true;
+        }
+      _group_add(&pl->top, p);
+    }
+  /* a catchall path reads every source statement, used elsewhere or not */
+  for (size_t i = 0; catchall && i < root->n_children; i++)
+    {
+      const CfgNode *c = root->children[i];
+      if (c->kind == CFG_NODE_DEFINE && c->obj == CFG_OBJ_SOURCE &&
+          _statement_id(pl, c, CFG_OBJ_SOURCE, factories, err) < 0)
+        return false;
+    }
+  if (catchall_flow)
+    for (guint s = 0; s < pl->sources->len; s++)
+      ((SourceRT *) g_ptr_array_index(pl->sources, s))->flow_control = true;
+  return true;
+}

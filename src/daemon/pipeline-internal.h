@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The compiled log paths and drivers of a LogPipeline (src/daemon/). */
+#ifndef SLUICE_PIPELINE_INTERNAL_H
+#define SLUICE_PIPELINE_INTERNAL_H
+
+#include "sluice/filter.h"
+#include "sluice/pipeline.h"
+
+#include <glib.h>
+#include <stdatomic.h>
+
+typedef struct LogPathRT LogPathRT;
+
+typedef enum PathElemKind
+{
+  PE_FILTER, /* stop the path unless the filter matches */
+  PE_DEST,   /* hand the message to a destination statement's drivers */
+  PE_GROUP,  /* nested log {} paths or junction channels */
+  PE_IF,     /* if/elif/else */
+} PathElemKind;
+
+typedef struct PathGroup
+{
+  LogPathRT **paths;
+  size_t n;
+} PathGroup;
+
+typedef struct PathElem
+{
+  PathElemKind kind;
+  FilterExpr *filter; /* FILTER */
+  int dest;           /* DEST: index into pl->dests */
+  PathGroup group;    /* GROUP; IF: one path per branch */
+  FilterExpr **conds; /* IF: one per branch, NULL for else */
+  bool nested_logs;   /* GROUP made of nested log {} (not a junction) */
+} PathElem;
+
+struct LogPathRT
+{
+  uint32_t flags; /* CFG_LOG_* */
+  bool flow;      /* flow-control here or in an enclosing path */
+  int *sources;   /* source ids this path takes (none: any, when nested) */
+  size_t n_sources;
+  PathElem *elems;
+  size_t n_elems;
+};
+
+typedef struct DestRT
+{
+  char *name;       /* statement name, or "#anon-destinationN" */
+  int *drivers;     /* indices into pl->drivers */
+  size_t n_drivers;
+} DestRT;
+
+typedef struct DriverRT
+{
+  LogDestDriver *drv;
+  LogQueue *q;
+  LogWriter *writer;
+  char *name;
+  uint64_t left; /* unwritten at stop */
+} DriverRT;
+
+typedef struct SourceRT
+{
+  char *name;
+  LogSourceDriver **drivers;
+  size_t n_drivers;
+  size_t n_started;
+  bool flow_control;
+} SourceRT;
+
+#define PIPELINE_BATCH 64
+
+typedef struct Batch
+{
+  LogQueueItem items[PIPELINE_BATCH];
+  uint32_t n;
+} Batch;
+
+struct LogPipeline
+{
+  const CfgGlobalOptions *global;
+  GPtrArray *sources;  /* SourceRT* */
+  GPtrArray *dests;    /* DestRT* */
+  GPtrArray *drivers;  /* DriverRT* */
+  GHashTable *by_node; /* CfgNode* (DEFINE or INLINE) -> id + 1 */
+  PathGroup top;
+  WorkerPool *pool;
+  Batch *batches; /* [worker][driver] while running */
+  int n_workers;
+  bool running;
+  atomic_uint_fast64_t received, queued, dropped;
+};
+
+/* pipeline-build.c */
+bool log_pipeline_build(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *factories,
+                        CfgError *err);
+void log_path_free(LogPathRT *p);
+
+#endif

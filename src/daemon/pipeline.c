@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The running configuration and message routing: see include/sluice/pipeline.h. */
+#include "pipeline-internal.h"
+
+#include "sluice/internal-log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void
+_source_free(gpointer p)
+{
+  SourceRT *s = p;
+  for (size_t i = 0; i < s->n_drivers; i++)
+    s->drivers[i]->ops->free(s->drivers[i]);
+  free(s->drivers);
+  g_free(s->name);
+  free(s);
+}
+
+static void
+_dest_free(gpointer p)
+{
+  DestRT *d = p;
+  free(d->drivers);
+  g_free(d->name);
+  free(d);
+}
+
+static void
+_driver_free(gpointer p)
+{
+  DriverRT *rt = p;
+  log_queue_free(rt->q);
+  rt->drv->ops->free(rt->drv);
+  g_free(rt->name);
+  free(rt);
+}
+
+static LogPipeline *
+_alloc(const CfgGlobalOptions *global)
+{
+  LogPipeline *pl = calloc(1, sizeof(*pl));
+  pl->global = global;
+  pl->sources = g_ptr_array_new_with_free_func(_source_free);
+  pl->dests = g_ptr_array_new_with_free_func(_dest_free);
+  pl->drivers = g_ptr_array_new_with_free_func(_driver_free);
+  pl->by_node = g_hash_table_new(g_direct_hash, g_direct_equal);
+  return pl;
+}
+
+LogPipeline *
+log_pipeline_new(const CfgTree *tree, const CfgGlobalOptions *global, const LogDriverFactory *const *factories,
+                 CfgError *err)
+{
+  /* Check every statement, used or not, against what Sluice has. */
+  size_t n = 0;
+  while (factories[n])
+    n++;
+  const CfgDriverDef **defs = calloc(n + 1, sizeof(CfgDriverDef *));
+  for (size_t i = 0; i < n; i++)
+    defs[i] = &factories[i]->def;
+  bool ok = cfg_check_drivers(tree, defs, err);
+  free(defs);
+  if (!ok)
+    return NULL;
+
+  LogPipeline *pl = _alloc(global);
+  if (!log_pipeline_build(pl, tree, factories, err))
+    {
+      log_pipeline_free(pl);
+      return NULL;
+    }
+  return pl;
+}
+
+void
+log_pipeline_free(LogPipeline *pl)
+{
+  if (!pl)
+    return;
+  for (size_t i = 0; i < pl->top.n; i++)
+    log_path_free(pl->top.paths[i]);
+  free(pl->top.paths);
+  g_ptr_array_free(pl->sources, TRUE);
+  g_ptr_array_free(pl->dests, TRUE);
+  g_ptr_array_free(pl->drivers, TRUE);
+  g_hash_table_destroy(pl->by_node);
+  free(pl->batches);
+  free(pl);
+}
+
+int
+log_pipeline_source_id(const LogPipeline *pl, const char *name)
+{
+  for (guint i = 0; i < pl->sources->len; i++)
+    if (strcmp(((SourceRT *) g_ptr_array_index(pl->sources, i))->name, name) == 0)
+      return (int) i;
+  return -1;
+}
+
+/* ---- routing ------------------------------------------------------------ */
+
+static void
+_push(LogPipeline *pl, int driver, LogQueueItem *items, size_t n)
+{
+  DriverRT *rt = g_ptr_array_index(pl->drivers, driver);
+  size_t dropped = log_queue_push_batch(rt->q, items, n);
+  atomic_fetch_add_explicit(&pl->queued, n - dropped, memory_order_relaxed);
+  if (dropped)
+    atomic_fetch_add_explicit(&pl->dropped, dropped, memory_order_relaxed);
+}
+
+static Batch *
+_my_batches(LogPipeline *pl)
+{
+  Worker *w = worker_current();
+  if (!w || !pl->batches)
+    return NULL;
+  int i = worker_index(w);
+  if (i >= pl->n_workers || worker_pool_get(pl->pool, i) != w)
+    return NULL;
+  return &pl->batches[(size_t) i * pl->drivers->len];
+}
+
+static void
+_emit(LogPipeline *pl, Batch *mine, const DestRT *dest, LogMsg *msg, bool ack)
+{
+  for (size_t i = 0; i < dest->n_drivers; i++)
+    {
+      int driver = dest->drivers[i];
+      if (ack)
+        log_msg_ack_add(msg);
+      LogQueueItem item = { log_msg_ref(msg), ack };
+      if (!mine)
+        {
+          _push(pl, driver, &item, 1);
+          continue;
+        }
+      Batch *b = &mine[driver];
+      b->items[b->n++] = item;
+      if (b->n == PIPELINE_BATCH)
+        {
+          _push(pl, driver, b->items, b->n);
+          b->n = 0;
+        }
+    }
+}
+
+static bool _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMsg *msg, bool top);
+
+/* Run msg through a group of sibling paths with final and fallback; true
+ * when any of them matched. */
+static bool
+_run_group(LogPipeline *pl, Batch *mine, const PathGroup *g, int source_id, LogMsg *msg, bool top)
+{
+  bool matched = false;
+  for (int fallback = 0; fallback < 2; fallback++)
+    {
+      if (fallback && matched)
+        break;
+      for (size_t i = 0; i < g->n; i++)
+        {
+          const LogPathRT *p = g->paths[i];
+          if (((p->flags & CFG_LOG_FALLBACK) != 0) != (fallback == 1))
+            continue;
+          if (_run_path(pl, mine, p, source_id, msg, top))
+            {
+              matched = true;
+              if (p->flags & CFG_LOG_FINAL)
+                return true;
+            }
+        }
+    }
+  return matched;
+}
+
+static bool
+_takes_source(const LogPathRT *p, int source_id, bool top)
+{
+  if (p->flags & CFG_LOG_CATCHALL)
+    return true;
+  if (p->n_sources == 0)
+    return !top;
+  for (size_t i = 0; i < p->n_sources; i++)
+    if (p->sources[i] == source_id)
+      return true;
+  return false;
+}
+
+/* True when msg got to the end of p (it "matched" p). */
+static bool
+_run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMsg *msg, bool top)
+{
+  if (!_takes_source(p, source_id, top))
+    return false;
+  for (size_t i = 0; i < p->n_elems; i++)
+    {
+      const PathElem *e = &p->elems[i];
+      switch (e->kind)
+        {
+        case PE_FILTER:
+          if (!filter_expr_eval(e->filter, msg))
+            return false;
+          break;
+        case PE_DEST:
+          _emit(pl, mine, g_ptr_array_index(pl->dests, e->dest), msg, p->flow);
+          break;
+        case PE_GROUP:
+          if (!_run_group(pl, mine, &e->group, source_id, msg, false) && (p->flags & CFG_LOG_DROP_UNMATCHED))
+            return false;
+          break;
+        case PE_IF:
+          for (size_t k = 0; k < e->group.n; k++)
+            if (!e->conds[k] || filter_expr_eval(e->conds[k], msg))
+              {
+                /* the branch taken decides whether the message goes on */
+                if (!_run_path(pl, mine, e->group.paths[k], source_id, msg, false))
+                  return false;
+                break;
+              }
+          break;
+        }
+    }
+  return true;
+}
+
+void
+log_pipeline_deliver(LogPipeline *pl, int source_id, LogMsg *msg)
+{
+  atomic_fetch_add_explicit(&pl->received, 1, memory_order_relaxed);
+  /* from here on the message is shared between destinations */
+  log_msg_write_protect(msg);
+  _run_group(pl, _my_batches(pl), &pl->top, source_id, msg, true);
+  log_msg_ack(msg); /* the source's own hold */
+  log_msg_unref(msg);
+}
+
+void
+log_pipeline_flush(LogPipeline *pl)
+{
+  Batch *mine = _my_batches(pl);
+  if (!mine)
+    return;
+  for (guint d = 0; d < pl->drivers->len; d++)
+    if (mine[d].n)
+      {
+        _push(pl, (int) d, mine[d].items, mine[d].n);
+        mine[d].n = 0;
+      }
+}
+
+/* ---- lifetime ----------------------------------------------------------- */
+
+static void
+_flush_job(void *arg)
+{
+  log_pipeline_flush(arg);
+}
+
+static void
+_stop_sources(LogPipeline *pl)
+{
+  for (guint i = pl->sources->len; i-- > 0;)
+    {
+      SourceRT *s = g_ptr_array_index(pl->sources, i);
+      while (s->n_started > 0)
+        {
+          LogSourceDriver *d = s->drivers[--s->n_started];
+          d->ops->stop(d);
+        }
+    }
+}
+
+static size_t
+_stop_writers(LogPipeline *pl, int drain_ms)
+{
+  size_t left = 0;
+  for (guint i = 0; i < pl->drivers->len; i++)
+    {
+      DriverRT *rt = g_ptr_array_index(pl->drivers, i);
+      if (!rt->writer)
+        continue;
+      rt->left = log_writer_stop(rt->writer, drain_ms);
+      rt->writer = NULL;
+      left += rt->left;
+      if (rt->left)
+        {
+          char n[32];
+          snprintf(n, sizeof(n), "%" G_GUINT64_FORMAT, (guint64) rt->left);
+          sluice_log(SLUICE_LOG_ERROR, "Messages left unwritten at shutdown", "driver", rt->name, "count", n, NULL);
+        }
+    }
+  return left;
+}
+
+bool
+log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
+{
+  pl->pool = pool;
+  pl->n_workers = worker_pool_size(pool);
+  pl->batches = calloc((size_t) pl->n_workers * (pl->drivers->len ? pl->drivers->len : 1), sizeof(Batch));
+
+  for (guint i = 0; i < pl->drivers->len; i++)
+    {
+      DriverRT *rt = g_ptr_array_index(pl->drivers, i);
+      LogDestDriver *d = rt->drv;
+      if (d->ops->start && !d->ops->start(d, error))
+        {
+          _stop_writers(pl, 0);
+          return false;
+        }
+      LogWriterOptions wo = {
+        .flush_lines = (uint32_t) (d->flush_lines > 0 ? d->flush_lines : pl->global->flush_lines > 0
+                                                                            ? pl->global->flush_lines
+                                                                            : 100),
+        .time_reopen = (int) (d->time_reopen > 0 ? d->time_reopen : pl->global->time_reopen),
+        .name = rt->name,
+      };
+      const char *werr = NULL;
+      rt->writer = log_writer_start(rt->q, d->writer_ops, d, &wo, &werr);
+      if (!rt->writer)
+        {
+          *error = g_strdup(werr);
+          _stop_writers(pl, 0);
+          return false;
+        }
+    }
+  for (guint i = 0; i < pl->sources->len; i++)
+    {
+      SourceRT *s = g_ptr_array_index(pl->sources, i);
+      LogSourceEnv env = {
+        .pool = pool,
+        .pipeline = pl,
+        .source_id = (int) i,
+        .flow_control = s->flow_control,
+        .name = s->name,
+        .global = pl->global,
+      };
+      for (size_t k = 0; k < s->n_drivers; k++)
+        {
+          if (!s->drivers[k]->ops->start(s->drivers[k], &env, error))
+            {
+              _stop_sources(pl);
+              worker_pool_run_everywhere(pool, _flush_job, pl);
+              _stop_writers(pl, 1000);
+              return false;
+            }
+          s->n_started++;
+        }
+    }
+  pl->running = true;
+  return true;
+}
+
+size_t
+log_pipeline_stop(LogPipeline *pl, int drain_ms)
+{
+  if (!pl->running)
+    return 0;
+  _stop_sources(pl);
+  worker_pool_run_everywhere(pl->pool, _flush_job, pl);
+  size_t left = _stop_writers(pl, drain_ms);
+  pl->running = false;
+  return left;
+}
+
+void
+log_pipeline_reopen(LogPipeline *pl)
+{
+  for (guint i = 0; i < pl->drivers->len; i++)
+    {
+      DriverRT *rt = g_ptr_array_index(pl->drivers, i);
+      if (rt->writer)
+        log_writer_request_reopen(rt->writer);
+    }
+}
+
+void
+log_pipeline_get_stats(LogPipeline *pl, LogPipelineStats *out)
+{
+  out->received = atomic_load(&pl->received);
+  out->queued = atomic_load(&pl->queued);
+  out->dropped = atomic_load(&pl->dropped);
+  out->written = 0;
+  for (guint i = 0; i < pl->drivers->len; i++)
+    {
+      DriverRT *rt = g_ptr_array_index(pl->drivers, i);
+      LogQueueStats qs;
+      log_queue_get_stats(rt->q, &qs);
+      out->written += qs.processed - (rt->writer ? 0 : rt->left);
+    }
+}

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Routing through log paths with fake drivers: "fake" sources deliver
+ * nothing by themselves (the test delivers), "rec" destinations record the
+ * MESSAGE of each message they are given, in order.
+ */
+#include "sluice/internal-log.h"
+#include "sluice/msg-format.h"
+#include "sluice/pipeline.h"
+
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <string.h>
+
+/* ---- fake drivers ------------------------------------------------------- */
+
+static bool
+fake_start(LogSourceDriver *s, const LogSourceEnv *env, char **error)
+{
+  return true;
+}
+
+static void
+fake_stop(LogSourceDriver *s)
+{
+}
+
+static void
+fake_free(LogSourceDriver *s)
+{
+  free(s);
+}
+
+static const LogSourceOps fake_source_ops = { fake_start, fake_stop, fake_free };
+
+static LogSourceDriver *
+fake_new_source(const CfgNode *call, const CfgGlobalOptions *g, CfgError *err)
+{
+  LogSourceDriver *s = calloc(1, sizeof(*s));
+  s->ops = &fake_source_ops;
+  s->driver = "fake";
+  return s;
+}
+
+typedef struct RecDest
+{
+  LogDestDriver super;
+  GString *log; /* "name:MESSAGE;" per message */
+  char *name;
+} RecDest;
+
+static GMutex rec_lock;
+
+static long
+rec_write(void *dest, LogQueueItem *items, size_t n)
+{
+  RecDest *d = dest;
+  g_mutex_lock(&rec_lock);
+  for (size_t i = 0; i < n; i++)
+    {
+      size_t len;
+      const char *m = log_msg_get_value(items[i].msg, LM_V_MESSAGE, &len);
+      g_string_append_printf(d->log, "%s:%.*s;", d->name, (int) len, m);
+    }
+  g_mutex_unlock(&rec_lock);
+  return (long) n;
+}
+
+static const LogWriterOps rec_writer_ops = { rec_write, NULL, NULL, NULL };
+
+static GString *all_writes; /* every RecDest appends here */
+
+static void
+rec_free(LogDestDriver *d)
+{
+  g_free(((RecDest *) d)->name);
+  free(d);
+}
+
+static const LogDestOps rec_ops = { NULL, rec_free };
+
+static LogDestDriver *
+rec_new_dest(const CfgNode *call, const CfgGlobalOptions *g, CfgError *err)
+{
+  RecDest *d = calloc(1, sizeof(*d));
+  d->super.ops = &rec_ops;
+  d->super.writer_ops = &rec_writer_ops;
+  d->super.driver = "rec";
+  d->super.log_fifo_size = 1000;
+  d->log = all_writes;
+  d->name = g_strdup(call->n_args ? call->args[0].str : "?");
+  return &d->super;
+}
+
+static const LogDriverFactory fake_factory = {
+  .def = { .kind = CFG_OBJ_SOURCE, .name = "fake", .min_args = 0, .max_args = 0 },
+  .new_source = fake_new_source,
+};
+static const LogDriverFactory rec_factory = {
+  .def = { .kind = CFG_OBJ_DESTINATION, .name = "rec", .min_args = 1, .max_args = 1 },
+  .new_dest = rec_new_dest,
+};
+static const LogDriverFactory *const factories[] = { &fake_factory, &rec_factory, NULL };
+
+/* ---- helpers ------------------------------------------------------------ */
+
+typedef struct Run
+{
+  CfgTree *tree;
+  CfgGlobalOptions global;
+  LogPipeline *pl;
+  WorkerPool *pool;
+} Run;
+
+static void
+run_start(Run *r, const char *body)
+{
+  sluice_log_set_stderr(false, SLUICE_LOG_ERROR);
+  all_writes = g_string_new("");
+  char *text = g_strdup_printf("@version: 3.38\n"
+                               "source s1 { fake(); }; source s2 { fake(); };\n"
+                               "destination a { rec(\"a\"); }; destination b { rec(\"b\"); };\n"
+                               "destination c { rec(\"c\"); };\n%s\n",
+                               body);
+  CfgError err = { 0 };
+  r->tree = cfg_parse_string("test.conf", text, strlen(text), NULL, &err);
+  g_free(text);
+  cr_assert_not_null(r->tree, "%s", err.message);
+  cr_assert(cfg_global_options_load(&r->global, r->tree, &err), "%s", err.message);
+  r->pl = log_pipeline_new(r->tree, &r->global, factories, &err);
+  cr_assert_not_null(r->pl, "%s", err.message);
+  const char *perr;
+  r->pool = worker_pool_start(1, &perr);
+  char *serr = NULL;
+  cr_assert(log_pipeline_start(r->pl, r->pool, &serr), "%s", serr);
+}
+
+static void
+send_line(Run *r, const char *source, const char *line)
+{
+  MsgFormatOptions o;
+  msg_format_options_defaults(&o);
+  LogStamp now = { .sec = 1795342443 };
+  int id = log_pipeline_source_id(r->pl, source);
+  cr_assert_geq(id, 0, "no source %s", source);
+  log_pipeline_deliver(r->pl, id, msg_format_parse(&o, line, strlen(line), &now));
+}
+
+/* Stop and return what the destinations got. */
+static char *
+run_finish(Run *r)
+{
+  cr_assert_eq(log_pipeline_stop(r->pl, 5000), 0);
+  log_pipeline_free(r->pl);
+  worker_pool_stop(r->pool);
+  cfg_options_free(cfg_global_options_table, &r->global);
+  cfg_tree_free(r->tree);
+  return g_string_free(all_writes, FALSE);
+}
+
+static void
+expect_routes(const char *body, const char *const *lines, const char *expected)
+{
+  Run r;
+  run_start(&r, body);
+  for (size_t i = 0; lines[i]; i += 2)
+    send_line(&r, lines[i], lines[i + 1]);
+  char *got = run_finish(&r);
+  /* destinations write on their own threads: compare per destination */
+  for (const char *d = "abc"; *d; d++)
+    {
+      GString *want = g_string_new(""), *have = g_string_new("");
+      char **wp = g_strsplit(expected, ";", -1), **hp = g_strsplit(got, ";", -1);
+      for (char **p = wp; *p; p++)
+        if ((*p)[0] == *d)
+          g_string_append_printf(want, "%s;", *p);
+      for (char **p = hp; *p; p++)
+        if ((*p)[0] == *d)
+          g_string_append_printf(have, "%s;", *p);
+      cr_assert_str_eq(have->str, want->str, "destination %c for:\n%s", *d, body);
+      g_strfreev(wp);
+      g_strfreev(hp);
+      g_string_free(want, TRUE);
+      g_string_free(have, TRUE);
+    }
+  g_free(got);
+}
+
+#define KERN "<3>Nov 22 10:00:00 h kernel: k"
+#define MAIL "<22>Nov 22 10:00:00 h postfix: m"
+#define USER "<14>Nov 22 10:00:00 h app: u"
+
+/* ---- tests -------------------------------------------------------------- */
+
+Test(pipeline, sources_pick_their_paths_and_fan_out)
+{
+  const char *lines[] = { "s1", KERN, "s2", MAIL, NULL };
+  expect_routes("log { source(s1); destination(a); destination(b); };"
+                "log { source(s2); destination(b); };",
+                lines, "a:k;b:k;b:m;");
+}
+
+Test(pipeline, filters_stop_a_path_where_they_stand)
+{
+  const char *lines[] = { "s1", KERN, "s1", MAIL, NULL };
+  expect_routes("filter f_kern { facility(kern); };"
+                "log { source(s1); destination(a); filter(f_kern); destination(b); };",
+                lines, "a:k;a:m;b:k;");
+}
+
+Test(pipeline, final_stops_later_paths)
+{
+  const char *lines[] = { "s1", KERN, "s1", MAIL, NULL };
+  expect_routes("log { source(s1); filter { facility(kern); }; destination(a); flags(final); };"
+                "log { source(s1); destination(b); };",
+                lines, "a:k;b:m;");
+}
+
+Test(pipeline, fallback_takes_only_what_nothing_else_took)
+{
+  const char *lines[] = { "s1", KERN, "s1", USER, NULL };
+  expect_routes("log { source(s1); destination(c); flags(fallback); };"
+                "log { source(s1); filter { facility(kern); }; destination(a); };",
+                lines, "a:k;c:u;");
+}
+
+Test(pipeline, catchall_takes_every_source)
+{
+  const char *lines[] = { "s1", KERN, "s2", MAIL, NULL };
+  expect_routes("log { destination(a); flags(catchall); };", lines, "a:k;a:m;");
+}
+
+Test(pipeline, nested_paths_fork_and_final_acts_among_siblings)
+{
+  const char *lines[] = { "s1", KERN, "s1", MAIL, "s1", USER, NULL };
+  expect_routes("log { source(s1);"
+                "  log { filter { facility(kern); }; destination(a); flags(final); };"
+                "  log { filter { facility(kern, mail); }; destination(b); };"
+                "  log { destination(c); flags(fallback); };"
+                "};",
+                lines, "a:k;b:m;c:u;");
+}
+
+Test(pipeline, junction_channels)
+{
+  const char *lines[] = { "s1", KERN, "s1", MAIL, NULL };
+  expect_routes("log { source(s1); junction {"
+                "  channel { filter { facility(kern); }; destination(a); };"
+                "  channel { destination(b); };"
+                "}; destination(c); };",
+                lines, "a:k;b:k;b:m;c:k;c:m;");
+}
+
+Test(pipeline, if_elif_else_and_pass_through)
+{
+  const char *lines[] = { "s1", KERN, "s1", MAIL, "s1", USER, NULL };
+  expect_routes("log { source(s1);"
+                "  if (facility(kern)) { destination(a); }"
+                "  elif (facility(mail)) { destination(b); }"
+                "  else { destination(c); };"
+                "};"
+                "log { source(s2); if (facility(kern)) { destination(a); }; destination(b); };",
+                lines, "a:k;b:m;c:u;");
+  const char *lines2[] = { "s2", KERN, "s2", MAIL, NULL };
+  expect_routes("log { source(s2); if (facility(kern)) { destination(a); }; destination(b); };", lines2,
+                "a:k;b:k;b:m;");
+}
+
+Test(pipeline, inline_source_and_destination)
+{
+  const char *lines[] = { NULL };
+  Run r;
+  run_start(&r, "log { source { fake(); }; destination { rec(\"a\"); }; };");
+  cr_assert_eq(log_pipeline_source_id(r.pl, "#anon-source0"), 0);
+  g_free(run_finish(&r));
+  (void) lines;
+}
+
+Test(pipeline, flow_control_messages_are_acked_when_written)
+{
+  Run r;
+  run_start(&r, "log { source(s1); destination(a); destination(b); flags(flow-control); };");
+  LogWindow *w = log_window_new(10, NULL, NULL);
+  MsgFormatOptions o;
+  msg_format_options_defaults(&o);
+  LogStamp now = { .sec = 1795342443 };
+  for (int i = 0; i < 5; i++)
+    {
+      LogMsg *msg = msg_format_parse(&o, KERN, strlen(KERN), &now);
+      log_msg_ack_begin(msg, w);
+      log_pipeline_deliver(r.pl, log_pipeline_source_id(r.pl, "s1"), msg);
+    }
+  g_free(run_finish(&r));
+  cr_assert_eq(atomic_load(&w->free), 10, "both destinations acked every message");
+  log_window_orphan(w);
+}
+
+static void
+expect_error(const char *body, const char *part)
+{
+  char *text = g_strdup_printf("@version: 3.38\nsource s1 { fake(); };\n%s\n", body);
+  CfgError err = { 0 };
+  CfgTree *tree = cfg_parse_string("test.conf", text, strlen(text), NULL, &err);
+  g_free(text);
+  cr_assert_not_null(tree, "%s", err.message);
+  CfgGlobalOptions g;
+  cr_assert(cfg_global_options_load(&g, tree, &err));
+  LogPipeline *pl = log_pipeline_new(tree, &g, factories, &err);
+  cr_assert_null(pl, "accepted: %s", body);
+  char *msg = cfg_error_format(&err);
+  cr_assert(strstr(msg, part), "error \"%s\", expected \"%s\"", msg, part);
+  free(msg);
+  cfg_error_clear(&err);
+  cfg_options_free(cfg_global_options_table, &g);
+  cfg_tree_free(tree);
+}
+
+Test(pipeline, unsupported_things_are_refused_with_their_place)
+{
+  expect_error("destination d { rec(\"x\"); };\nlog { source(s1); parser { csv-parser(); }; destination(d); };",
+               "test.conf:4:");
+  expect_error("log { destination { rec(\"x\"); }; };", "receives nothing");
+}
