@@ -577,6 +577,8 @@ log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOp
 {
   if (!opts)
     opts = &default_options;
+  if (t->elems->len == 0)
+    return; /* an empty GArray may have no data at all */
   const TemplateElem *e = (const TemplateElem *) t->elems->data;
   const TemplateElem *end = e + t->elems->len;
   for (; e < end; e++)
