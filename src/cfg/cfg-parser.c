@@ -388,11 +388,17 @@ _body(Parser *p, CfgNode *node, CfgObjectKind obj)
 
   if (obj == CFG_OBJ_FILTER)
     {
-      CfgNode *e = _expr(p);
-      if (!e)
-        return false;
-      cfg_node_add_child(node, e);
-      _skip_semis(p);
+      /* Several ';'-separated expressions must all match (syslog-ng 3.38
+       * ANDs them; checked with the oracle). */
+      do
+        {
+          CfgNode *e = _expr(p);
+          if (!e)
+            return false;
+          cfg_node_add_child(node, e);
+          _skip_semis(p);
+        }
+      while (_peek(p, 0)->type != CFG_TOK_RBRACE && _peek(p, 0)->type != CFG_TOK_EOF);
       return _expect(p, CFG_TOK_RBRACE, "'}'", "after the filter expression");
     }
   for (;;)

@@ -115,6 +115,9 @@ Test(filter, and_or_not_parentheses_and_references)
   check("not filter(f_mail)", defs, L_MAIL_INFO, false);
   check("facility(kern) or (facility(mail) and not level(debug))", NULL, L_MAIL_INFO, true);
   check("facility(kern) or (facility(local7) and not level(debug))", NULL, L_LOCAL7_DBG, false);
+  /* several statements in one filter must all match, as in syslog-ng */
+  check("facility(kern); level(err);", NULL, L_KERN_ERR, true);
+  check("facility(kern); level(info);", NULL, L_KERN_ERR, false);
 }
 
 Test(filter, netmask_v4_and_v6)
