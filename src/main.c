@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sluice: the daemon's entry point.
+ * sluice: the daemon's entry point.  The command line is syslog-ng's
+ * (-F -f -p -s --preprocess-into --worker-threads -e -v -d); the daemon
+ * itself is src/daemon/mainloop.c.
  *
- * Until the daemon lands (configuration, sources, destinations), this runs
- * the foundation end to end: `sluice --stdio` frames and parses syslog
- * lines from standard input and writes each as syslog-ng's file()
- * destination would (the default file template) to standard output.
+ * `sluice --stdio` is a filter without a configuration: it frames and
+ * parses syslog lines from standard input and writes each as syslog-ng's
+ * file() destination would (the default file template) to standard output.
  */
+#include "daemon/mainloop.h"
 #include "sluice-config.h"
+#include "sluice/cfg-drivers.h"
 #include "sluice/framing.h"
+#include "sluice/internal-log.h"
 #include "sluice/msg-format.h"
 #include "sluice/template.h"
 
@@ -127,9 +131,25 @@ _run_stdio(const StdioOptions *o)
 static gboolean opt_version, opt_stdio, opt_syslog_protocol;
 static gchar *opt_framing, *opt_ts_format;
 static gint opt_msg_size = LOG_FRAMER_DEFAULT_MSG_SIZE;
+static gboolean opt_foreground, opt_syntax_only, opt_stderr, opt_verbose, opt_debug;
+static gchar *opt_cfgfile, *opt_pidfile, *opt_preprocess_into, *opt_persist, *opt_control;
+static gint opt_worker_threads;
 
 static const GOptionEntry entries[] = {
   { "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version, "Print the version and exit", NULL },
+  { "cfgfile", 'f', 0, G_OPTION_ARG_FILENAME, &opt_cfgfile, "Configuration file (default " SLUICE_SYSCONFDIR "/sluice.conf)",
+    "FILE" },
+  { "foreground", 'F', 0, G_OPTION_ARG_NONE, &opt_foreground, "Stay in the foreground", NULL },
+  { "syntax-only", 's', 0, G_OPTION_ARG_NONE, &opt_syntax_only, "Check the configuration and exit", NULL },
+  { "preprocess-into", 0, 0, G_OPTION_ARG_FILENAME, &opt_preprocess_into,
+    "Write the preprocessed configuration to FILE and exit", "FILE" },
+  { "pidfile", 'p', 0, G_OPTION_ARG_FILENAME, &opt_pidfile, "Write the process id to FILE", "FILE" },
+  { "persist-file", 'R', 0, G_OPTION_ARG_FILENAME, &opt_persist, "Persist file (not used by Sluice yet)", "FILE" },
+  { "control", 'c', 0, G_OPTION_ARG_FILENAME, &opt_control, "Control socket (not available in Sluice yet)", "FILE" },
+  { "worker-threads", 0, 0, G_OPTION_ARG_INT, &opt_worker_threads, "I/O worker threads (default: one per CPU)", "N" },
+  { "stderr", 'e', 0, G_OPTION_ARG_NONE, &opt_stderr, "Log internal events to stderr (default with -F)", NULL },
+  { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose, "Log informational internal events", NULL },
+  { "debug", 'd', 0, G_OPTION_ARG_NONE, &opt_debug, "Log debug internal events", NULL },
   { "stdio", 0, 0, G_OPTION_ARG_NONE, &opt_stdio, "Read syslog lines on stdin, write file lines on stdout", NULL },
   { "framing", 0, 0, G_OPTION_ARG_STRING, &opt_framing, "With --stdio: lf (default), octet-counted or auto",
     "MODE" },
@@ -140,30 +160,9 @@ static const GOptionEntry entries[] = {
   { NULL },
 };
 
-int
-main(int argc, char **argv)
+static int
+_stdio_main(void)
 {
-  GError *error = NULL;
-  GOptionContext *ctx = g_option_context_new("- the Sluice syslog daemon");
-  g_option_context_add_main_entries(ctx, entries, NULL);
-  if (!g_option_context_parse(ctx, &argc, &argv, &error))
-    {
-      fprintf(stderr, "sluice: %s\n", error->message);
-      return 2;
-    }
-  g_option_context_free(ctx);
-
-  if (opt_version)
-    {
-      printf("sluice %s\n", SLUICE_VERSION);
-      return 0;
-    }
-  if (!opt_stdio)
-    {
-      fprintf(stderr, "sluice: the daemon is not built yet; run `sluice --stdio` to parse standard input\n");
-      return 2;
-    }
-
   StdioOptions o;
   msg_format_options_defaults(&o.parse);
   if (opt_syslog_protocol)
@@ -200,4 +199,63 @@ main(int argc, char **argv)
   o.hostname[sizeof(o.hostname) - 1] = '\0';
   o.hostname[strcspn(o.hostname, ".")] = '\0';
   return _run_stdio(&o);
+}
+
+int
+main(int argc, char **argv)
+{
+  GError *error = NULL;
+  GOptionContext *ctx = g_option_context_new("- the Sluice syslog daemon");
+  g_option_context_add_main_entries(ctx, entries, NULL);
+  if (!g_option_context_parse(ctx, &argc, &argv, &error))
+    {
+      fprintf(stderr, "sluice: %s\n", error->message);
+      return 2;
+    }
+  g_option_context_free(ctx);
+  if (argc > 1)
+    {
+      fprintf(stderr, "sluice: unexpected argument '%s'\n", argv[1]);
+      return 2;
+    }
+
+  if (opt_version)
+    {
+      printf("sluice %s\n", SLUICE_VERSION);
+      return 0;
+    }
+  if (opt_stdio)
+    return _stdio_main();
+
+  const char *cfgfile = opt_cfgfile ? opt_cfgfile : SLUICE_SYSCONFDIR "/sluice.conf";
+  const LogDriverFactory *const *factories = log_driver_factories();
+  if (opt_syntax_only || opt_preprocess_into)
+    {
+      size_t n = 0;
+      while (factories[n])
+        n++;
+      const CfgDriverDef **defs = calloc(n + 1, sizeof(CfgDriverDef *));
+      for (size_t i = 0; i < n; i++)
+        defs[i] = &factories[i]->def;
+      int rc = cfg_syntax_only(cfgfile, opt_preprocess_into, defs, stderr);
+      free(defs);
+      return rc;
+    }
+  if (opt_control)
+    {
+      fprintf(stderr, "sluice: -c/--control: the control socket is not available in Sluice yet\n");
+      return 2;
+    }
+
+  SluiceLogLevel level = opt_debug ? SLUICE_LOG_DEBUG : opt_verbose ? SLUICE_LOG_INFO : SLUICE_LOG_NOTICE;
+  sluice_log_set_stderr(opt_foreground || opt_stderr, level);
+  MainLoopOptions mo = {
+    .cfgfile = cfgfile,
+    .pidfile = opt_pidfile,
+    .worker_threads = opt_worker_threads,
+    .drain_ms = 10000,
+    .daemonize = !opt_foreground,
+    .factories = factories,
+  };
+  return main_loop_run(&mo);
 }

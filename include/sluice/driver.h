@@ -90,8 +90,9 @@ typedef struct LogDriverFactory
   LogDestDriver *(*new_dest)(const CfgNode *call, const CfgGlobalOptions *global, CfgError *err);
 } LogDriverFactory;
 
-/* Every factory compiled into the daemon (NULL-terminated); defined in
- * src/drivers.c, which lists each module's factories. */
-extern const LogDriverFactory *const log_driver_factories[];
+/* Every factory compiled into the daemon (NULL-terminated, static); defined
+ * in src/drivers.c, which lists each module's factories.  Called on the main
+ * thread before any other. */
+const LogDriverFactory *const *log_driver_factories(void);
 
 #endif

@@ -37,7 +37,7 @@ typedef struct LogPipelineStats
 } LogPipelineStats;
 
 /* Build the pipeline of tree with the drivers in factories (NULL-terminated;
- * the daemon passes log_driver_factories).  Returns NULL with *err at the first
+ * the daemon passes log_driver_factories()).  Returns NULL with *err at the first
  * problem (an unsupported element, a driver that cannot be built). */
 LogPipeline *log_pipeline_new(const CfgTree *tree, const CfgGlobalOptions *global,
                               const LogDriverFactory *const *factories, CfgError *err);

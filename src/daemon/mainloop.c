@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The main thread.
+ *
+ * Threads (design.md): this thread runs the ivykis loop that owns the
+ * configuration, the signals, the timers and the state machine below;
+ * listening sockets accept here.  The I/O workers (sluice/worker.h) own
+ * every connection, socket and file for its lifetime and route messages
+ * inline; each destination has its writer thread (sluice/logwriter.h).
+ * Nothing here runs per message.
+ *
+ * States:  STARTING --config ok--> RUNNING --SIGHUP--> RELOADING --> RUNNING
+ *                                     |                    (bad file: RUNNING, old config kept)
+ *                                     +--SIGTERM/SIGINT/stop request--> STOPPING --> exit
+ *
+ * A reload parses and builds the new configuration completely before the
+ * running one is touched; only then is the old pipeline stopped (its queues
+ * written out) and the new one started.
+ */
+#include "mainloop.h"
+
+#include "sluice-config.h"
+#include "sluice/cfg-drivers.h"
+#include "sluice/internal-log.h"
+#include "sluice/pipeline.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <iv.h>
+#include <iv_event.h>
+#include <iv_signal.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef enum
+{
+  ML_STARTING,
+  ML_RUNNING,
+  ML_RELOADING,
+  ML_STOPPING,
+} MainLoopState;
+
+typedef struct Config
+{
+  CfgTree *tree;
+  CfgGlobalOptions global;
+  LogPipeline *pipeline;
+} Config;
+
+typedef struct MainLoop
+{
+  const MainLoopOptions *opts;
+  MainLoopState state;
+  WorkerPool *pool;
+  Config *running;
+  struct iv_signal sig_term, sig_int, sig_hup, sig_usr1;
+  struct iv_event stop_request;
+  int exit_code;
+} MainLoop;
+
+static MainLoop *the_loop;
+static pthread_t main_thread;
+static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool
+main_loop_is_main_thread(void)
+{
+  return pthread_equal(pthread_self(), main_thread);
+}
+
+static void
+_config_free(Config *c)
+{
+  if (!c)
+    return;
+  log_pipeline_free(c->pipeline);
+  cfg_options_free(cfg_global_options_table, &c->global);
+  cfg_tree_free(c->tree);
+  free(c);
+}
+
+/* Parse and build the configuration file, printing any error. */
+static Config *
+_config_load(const MainLoopOptions *opts)
+{
+  Config *c = calloc(1, sizeof(*c));
+  CfgError err = { 0 };
+  c->tree = cfg_parse_file(opts->cfgfile, NULL, &err);
+  bool ok = c->tree && cfg_global_options_load(&c->global, c->tree, &err);
+  if (ok)
+    c->pipeline = log_pipeline_new(c->tree, &c->global, opts->factories, &err);
+  if (!c->pipeline)
+    {
+      cfg_error_print(&err, stderr);
+      char *text = cfg_error_format(&err);
+      sluice_log(SLUICE_LOG_ERROR, "Error parsing configuration", "error", text, NULL);
+      free(text);
+      cfg_error_clear(&err);
+      if (!c->tree)
+        {
+          free(c);
+          return NULL;
+        }
+      _config_free(c);
+      return NULL;
+    }
+  return c;
+}
+
+static bool
+_config_start(MainLoop *ml, Config *c)
+{
+  char *error = NULL;
+  if (!log_pipeline_start(c->pipeline, ml->pool, &error))
+    {
+      sluice_log(SLUICE_LOG_ERROR, "Error starting the configuration", "error", error, NULL);
+      fprintf(stderr, "sluice: %s\n", error ? error : "cannot start");
+      g_free(error);
+      return false;
+    }
+  return true;
+}
+
+static void
+_stop_running(MainLoop *ml)
+{
+  if (!ml->running)
+    return;
+  log_pipeline_stop(ml->running->pipeline, ml->opts->drain_ms);
+  _config_free(ml->running);
+  ml->running = NULL;
+}
+
+static void
+_shutdown(MainLoop *ml)
+{
+  assert_main_thread();
+  if (ml->state == ML_STOPPING)
+    return;
+  ml->state = ML_STOPPING;
+  sluice_log(SLUICE_LOG_NOTICE, "Sluice shutting down", "version", SLUICE_VERSION, NULL);
+  _stop_running(ml);
+  iv_signal_unregister(&ml->sig_term);
+  iv_signal_unregister(&ml->sig_int);
+  iv_signal_unregister(&ml->sig_hup);
+  iv_signal_unregister(&ml->sig_usr1);
+  iv_event_unregister(&ml->stop_request);
+  iv_quit();
+}
+
+static void
+_on_term(void *cookie)
+{
+  _shutdown(cookie);
+}
+
+static void
+_on_hup(void *cookie)
+{
+  MainLoop *ml = cookie;
+  if (ml->state != ML_RUNNING)
+    return;
+  ml->state = ML_RELOADING;
+  sluice_log(SLUICE_LOG_NOTICE, "Configuration reload request received, reloading configuration", NULL);
+  Config *next = _config_load(ml->opts);
+  if (!next)
+    {
+      sluice_log(SLUICE_LOG_ERROR, "Error reloading configuration, keeping the running one", NULL);
+      ml->state = ML_RUNNING;
+      return;
+    }
+  _stop_running(ml);
+  if (!_config_start(ml, next))
+    {
+      /* The old pipeline is gone: without a working configuration there is
+       * nothing to run. */
+      _config_free(next);
+      ml->exit_code = 1;
+      _shutdown(ml);
+      return;
+    }
+  ml->running = next;
+  ml->state = ML_RUNNING;
+  sluice_log(SLUICE_LOG_NOTICE, "Configuration reload finished", NULL);
+}
+
+static void
+_on_usr1(void *cookie)
+{
+  MainLoop *ml = cookie;
+  if (ml->running)
+    log_pipeline_reopen(ml->running->pipeline);
+  sluice_log(SLUICE_LOG_NOTICE, "Reopening destination files", NULL);
+}
+
+static void
+_on_stop_request(void *cookie)
+{
+  _shutdown(cookie);
+}
+
+void
+main_loop_request_stop(void)
+{
+  pthread_mutex_lock(&stop_lock);
+  if (the_loop)
+    iv_event_post(&the_loop->stop_request);
+  pthread_mutex_unlock(&stop_lock);
+}
+
+static void
+_signal_register(struct iv_signal *s, int signum, void (*handler)(void *), void *cookie)
+{
+  IV_SIGNAL_INIT(s);
+  s->signum = signum;
+  s->flags = IV_SIGNAL_FLAG_EXCLUSIVE;
+  s->cookie = cookie;
+  s->handler = handler;
+  iv_signal_register(s);
+}
+
+static bool
+_write_pidfile(const char *path)
+{
+  FILE *f = fopen(path, "w");
+  if (!f)
+    {
+      fprintf(stderr, "sluice: cannot write the pid file; file='%s', error='%s'\n", path, strerror(errno));
+      return false;
+    }
+  fprintf(f, "%ld\n", (long) getpid());
+  return fclose(f) == 0;
+}
+
+int
+main_loop_run(const MainLoopOptions *opts)
+{
+  MainLoop ml = { .opts = opts, .state = ML_STARTING };
+  main_thread = pthread_self();
+
+  Config *c = _config_load(opts);
+  if (!c)
+    return 1;
+
+  /* No thread runs yet, so forking here is safe; errors above still
+   * reached the terminal. */
+  if (opts->daemonize && daemon(0, 0) != 0)
+    {
+      fprintf(stderr, "sluice: cannot go to the background; error='%s'\n", strerror(errno));
+      _config_free(c);
+      return 1;
+    }
+  main_thread = pthread_self();
+
+  /* ivykis on this thread first: its first iv_init is not thread-safe */
+  iv_init();
+  int n = opts->worker_threads > 0 ? opts->worker_threads : (int) sysconf(_SC_NPROCESSORS_ONLN);
+  const char *perr = NULL;
+  ml.pool = worker_pool_start(n > 0 ? n : 1, &perr);
+  if (!ml.pool)
+    {
+      fprintf(stderr, "sluice: %s\n", perr);
+      _config_free(c);
+      iv_deinit();
+      return 1;
+    }
+  if (!_config_start(&ml, c))
+    {
+      _config_free(c);
+      worker_pool_stop(ml.pool);
+      iv_deinit();
+      return 1;
+    }
+  ml.running = c;
+  if (opts->pidfile && !_write_pidfile(opts->pidfile))
+    {
+      _stop_running(&ml);
+      worker_pool_stop(ml.pool);
+      iv_deinit();
+      return 1;
+    }
+
+  _signal_register(&ml.sig_term, SIGTERM, _on_term, &ml);
+  _signal_register(&ml.sig_int, SIGINT, _on_term, &ml);
+  _signal_register(&ml.sig_hup, SIGHUP, _on_hup, &ml);
+  _signal_register(&ml.sig_usr1, SIGUSR1, _on_usr1, &ml);
+  IV_EVENT_INIT(&ml.stop_request);
+  ml.stop_request.cookie = &ml;
+  ml.stop_request.handler = _on_stop_request;
+  iv_event_register(&ml.stop_request);
+  pthread_mutex_lock(&stop_lock);
+  the_loop = &ml;
+  pthread_mutex_unlock(&stop_lock);
+
+  ml.state = ML_RUNNING;
+  sluice_log(SLUICE_LOG_NOTICE, "Sluice starting up", "version", SLUICE_VERSION, NULL);
+  iv_main();
+
+  pthread_mutex_lock(&stop_lock);
+  the_loop = NULL;
+  pthread_mutex_unlock(&stop_lock);
+  worker_pool_stop(ml.pool);
+  iv_deinit();
+  if (opts->pidfile)
+    unlink(opts->pidfile);
+  return ml.exit_code;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_MAINLOOP_H
+#define SLUICE_MAINLOOP_H
+
+/*
+ * The daemon's main thread: see the model at the top of mainloop.c.
+ */
+
+#include "sluice/driver.h"
+
+#include <stdbool.h>
+
+typedef struct MainLoopOptions
+{
+  const char *cfgfile;
+  const char *pidfile;    /* NULL: none */
+  int worker_threads;     /* <= 0: one per CPU */
+  int drain_ms;           /* how long SIGTERM waits for queues to be written */
+  bool daemonize;         /* go to the background once the configuration is accepted */
+  const LogDriverFactory *const *factories;
+} MainLoopOptions;
+
+/* Load the configuration, run until SIGTERM/SIGINT (or a stop request),
+ * and return the process exit code: 0 after a clean stop, 1 when the
+ * configuration is refused or cannot start. */
+int main_loop_run(const MainLoopOptions *opts);
+
+/* Ask the main loop to shut down, from any thread (stdin() at end of
+ * input uses this). */
+void main_loop_request_stop(void);
+
+/* True on the main thread (for assert_main_thread()). */
+bool main_loop_is_main_thread(void);
+
+#ifndef NDEBUG
+#include <assert.h>
+#define assert_main_thread() assert(main_loop_is_main_thread())
+#else
+#define assert_main_thread() ((void) 0)
+#endif
+
+#endif

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The local sources: stdin() and internal().
+ *
+ * stdin() reads standard input on an I/O worker like any stream and, as
+ * syslog-ng does, shuts the daemon down at end of input (after the queues
+ * are written out), which makes `sluice -F -f x.conf <input` a batch tool.
+ *
+ * internal() carries Sluice's own events (sluice/internal-log.h) into the
+ * log paths, as syslog-ng's internal() does: PROGRAM "sluice", facility
+ * syslog, the event's level, HOST the local host name.
+ */
+#include "source-local.h"
+
+#include "mainloop.h"
+#include "sluice/internal-log.h"
+#include "sluice/logreader.h"
+#include "sluice/msg-format.h"
+#include "sluice/pipeline.h"
+
+#include <fcntl.h>
+#include <glib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static char local_hostname[256];
+
+static const char *
+_hostname(void)
+{
+  if (!local_hostname[0])
+    {
+      if (gethostname(local_hostname, sizeof(local_hostname) - 1) != 0)
+        strcpy(local_hostname, "localhost");
+      local_hostname[strcspn(local_hostname, ".")] = '\0';
+    }
+  return local_hostname;
+}
+
+/* ---- stdin() ------------------------------------------------------------ */
+
+typedef struct StdinSource
+{
+  LogSourceDriver super;
+  LogSourceEnv env;
+  LogReader *reader;
+  Worker *worker;
+  bool keep_hostname;
+} StdinSource;
+
+static void
+_stdin_deliver(LogMsg *msg, void *user_data)
+{
+  StdinSource *s = user_data;
+  size_t len;
+  log_msg_get_value(msg, LM_V_HOST, &len);
+  /* a local source: HOST_FROM is this host; HOST too unless kept */
+  log_msg_set_value(msg, LM_V_HOST_FROM, _hostname(), -1);
+  if (!s->keep_hostname || len == 0)
+    log_msg_set_value(msg, LM_V_HOST, _hostname(), -1);
+  log_pipeline_deliver(s->env.pipeline, s->env.source_id, msg);
+}
+
+static void
+_stdin_batch_done(void *user_data)
+{
+  StdinSource *s = user_data;
+  log_pipeline_flush(s->env.pipeline);
+}
+
+static void
+_stdin_closed(LogReader *r, int error, const char *reason, void *user_data)
+{
+  StdinSource *s = user_data;
+  log_pipeline_flush(s->env.pipeline);
+  if (error)
+    sluice_log(SLUICE_LOG_ERROR, "Error reading stdin, exiting", "error", reason, NULL);
+  else
+    sluice_log(SLUICE_LOG_NOTICE, "End of file on stdin, exiting", NULL);
+  log_reader_free(r);
+  s->reader = NULL;
+  worker_stream_removed(s->worker);
+  main_loop_request_stop();
+}
+
+static const LogReaderCallbacks stdin_callbacks = { _stdin_deliver, _stdin_batch_done, _stdin_closed };
+
+static void
+_stdin_start_job(void *arg)
+{
+  StdinSource *s = arg;
+  log_reader_start(s->reader);
+}
+
+static bool
+_stdin_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
+{
+  StdinSource *s = (StdinSource *) d;
+  s->env = *env;
+  s->keep_hostname = env->global->keep_hostname;
+  int fd = dup(STDIN_FILENO);
+  if (fd < 0)
+    {
+      *error = g_strdup("stdin() cannot use standard input");
+      return false;
+    }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  LogReaderOptions ro;
+  log_reader_options_defaults(&ro);
+  ro.log_msg_size = (size_t) env->global->log_msg_size;
+  ro.parse.flags |= MF_LOCAL;
+  ro.iw_size = env->flow_control ? 100 : 0;
+  ro.transport = "local+stdin";
+  ro.source = env->name;
+  s->reader = log_reader_new(fd, false, &ro, &stdin_callbacks, s, NULL);
+  if (!s->reader)
+    {
+      close(fd);
+      *error = g_strdup("stdin(): out of memory");
+      return false;
+    }
+  s->worker = worker_pool_pick(env->pool);
+  worker_stream_added(s->worker);
+  worker_post(s->worker, _stdin_start_job, s);
+  return true;
+}
+
+static void
+_stdin_stop_job(void *arg)
+{
+  StdinSource *s = arg;
+  if (s->reader)
+    {
+      log_reader_free(s->reader);
+      s->reader = NULL;
+      worker_stream_removed(s->worker);
+    }
+}
+
+static void
+_stdin_stop(LogSourceDriver *d)
+{
+  StdinSource *s = (StdinSource *) d;
+  /* the reader lives on its worker: free it there, and wait */
+  worker_pool_run_everywhere(s->env.pool, _stdin_stop_job, s);
+}
+
+static void
+_local_free(LogSourceDriver *d)
+{
+  free(d);
+}
+
+static const LogSourceOps stdin_ops = { _stdin_start, _stdin_stop, _local_free };
+
+static LogSourceDriver *
+_stdin_new(const CfgNode *call, const CfgGlobalOptions *global, CfgError *err)
+{
+  StdinSource *s = calloc(1, sizeof(*s));
+  s->super.ops = &stdin_ops;
+  s->super.driver = "stdin";
+  return &s->super;
+}
+
+/* ---- internal() --------------------------------------------------------- */
+
+typedef struct InternalSource
+{
+  LogSourceDriver super;
+  LogSourceEnv env;
+} InternalSource;
+
+/* The one running internal() source; events before it starts only go to
+ * stderr. */
+static InternalSource *internal_source;
+static GMutex internal_lock;
+
+static void
+_internal_sink(SluiceLogLevel level, const char *line, void *user_data)
+{
+  g_mutex_lock(&internal_lock);
+  InternalSource *s = internal_source;
+  if (s)
+    {
+      LogMsg *msg = log_msg_new(strlen(line) + 64);
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      LogStamp now = { .sec = ts.tv_sec, .usec = (uint32_t) (ts.tv_nsec / 1000) };
+      struct tm tm;
+      localtime_r(&ts.tv_sec, &tm);
+      now.gmtoff = (int32_t) tm.tm_gmtoff;
+      msg->stamps[LM_TS_STAMP] = now;
+      msg->stamps[LM_TS_RECVD] = now;
+      msg->pri = (uint16_t) (5 * 8 + level); /* syslog.<level> */
+      msg->flags |= LF_INTERNAL | LF_LOCAL;
+      char pid[16];
+      snprintf(pid, sizeof(pid), "%ld", (long) getpid());
+      log_msg_set_value(msg, LM_V_HOST, _hostname(), -1);
+      log_msg_set_value(msg, LM_V_HOST_FROM, _hostname(), -1);
+      log_msg_set_value(msg, LM_V_PROGRAM, "sluice", -1);
+      log_msg_set_value(msg, LM_V_PID, pid, -1);
+      log_msg_set_value(msg, LM_V_MESSAGE, line, -1);
+      log_msg_set_value(msg, LM_V_TRANSPORT, "local+internal", -1);
+      log_msg_set_value(msg, LM_V_SOURCE, s->env.name, -1);
+      log_pipeline_deliver(s->env.pipeline, s->env.source_id, msg);
+      /* events are rare: do not let one wait in a worker's batch */
+      log_pipeline_flush(s->env.pipeline);
+    }
+  g_mutex_unlock(&internal_lock);
+}
+
+static bool
+_internal_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
+{
+  InternalSource *s = (InternalSource *) d;
+  s->env = *env;
+  g_mutex_lock(&internal_lock);
+  if (internal_source)
+    {
+      g_mutex_unlock(&internal_lock);
+      *error = g_strdup("internal() may be used by one source only");
+      return false;
+    }
+  internal_source = s;
+  g_mutex_unlock(&internal_lock);
+  sluice_log_set_sink(_internal_sink, NULL);
+  return true;
+}
+
+static void
+_internal_stop(LogSourceDriver *d)
+{
+  sluice_log_set_sink(NULL, NULL);
+  g_mutex_lock(&internal_lock);
+  internal_source = NULL;
+  g_mutex_unlock(&internal_lock);
+}
+
+static const LogSourceOps internal_ops = { _internal_start, _internal_stop, _local_free };
+
+static LogSourceDriver *
+_internal_new(const CfgNode *call, const CfgGlobalOptions *global, CfgError *err)
+{
+  InternalSource *s = calloc(1, sizeof(*s));
+  s->super.ops = &internal_ops;
+  s->super.driver = "internal";
+  return &s->super;
+}
+
+/* ---- registration ------------------------------------------------------- */
+
+static const LogDriverFactory stdin_factory = {
+  .def = { .kind = CFG_OBJ_SOURCE, .name = "stdin", .min_args = 0, .max_args = 0 },
+  .new_source = _stdin_new,
+};
+
+static const LogDriverFactory internal_factory = {
+  .def = { .kind = CFG_OBJ_SOURCE, .name = "internal", .min_args = 0, .max_args = 0 },
+  .new_source = _internal_new,
+};
+
+const LogDriverFactory *const local_driver_factories[] = { &stdin_factory, &internal_factory, NULL };

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_SOURCE_LOCAL_H
+#define SLUICE_SOURCE_LOCAL_H
+
+#include "sluice/driver.h"
+
+/* stdin() and internal() (NULL-terminated). */
+extern const LogDriverFactory *const local_driver_factories[];
+
+#endif
