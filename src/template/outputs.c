@@ -14,7 +14,7 @@ static const LogTemplateOptions default_options = { LTZ_FORMAT_RFC3164, 0, NULL 
 static inline void
 _append_slot(const LogMsg *msg, NVHandle h, GString *out)
 {
-  g_string_append_len(out, msg->builtin[h].ptr, msg->builtin[h].len);
+  fmt_append(out, msg->builtin[h].ptr, msg->builtin[h].len);
 }
 
 /* the slot, or RFC 5424's NILVALUE "-" when it is empty */
@@ -114,22 +114,28 @@ log_format_rfc5424_frame(const LogMsg *msg, const LogTemplateOptions *opts, GStr
 
 /* SD names cannot be escaped, so bytes that would break the syntax are
  * written as %XX, as syslog-ng does. */
+/* 1: written as %XX in an SD name; 2: escaped with '\\' in an SD value */
+static const uint8_t sd_special[256] = {
+  ['='] = 1, [' '] = 1, ['['] = 1, [']'] = 3, ['"'] = 3, ['\\'] = 2, [128 ... 255] = 1,
+};
+
 static void
 _append_sd_name(GString *out, const char *s, size_t len)
 {
   static const char hex[] = "0123456789ABCDEF";
+  size_t run = 0;
   for (size_t i = 0; i < len; i++)
     {
       unsigned char c = (unsigned char) s[i];
-      if (c >= 128 || c == '=' || c == ' ' || c == '[' || c == ']' || c == '"')
+      if (sd_special[c] & 1)
         {
-          g_string_append_c(out, '%');
-          g_string_append_c(out, hex[c >> 4]);
-          g_string_append_c(out, hex[c & 15]);
+          char esc[3] = { '%', hex[c >> 4], hex[c & 15] };
+          fmt_append(out, s + run, i - run);
+          fmt_append(out, esc, 3);
+          run = i + 1;
         }
-      else
-        g_string_append_c(out, (char) c);
     }
+  fmt_append(out, s + run, len - run);
 }
 
 static void
@@ -138,14 +144,14 @@ _append_sd_value(GString *out, const char *v, size_t len)
   size_t run = 0;
   for (size_t i = 0; i < len; i++)
     {
-      if (v[i] == '"' || v[i] == '\\' || v[i] == ']')
+      if (sd_special[(unsigned char) v[i]] & 2)
         {
-          g_string_append_len(out, v + run, (gssize) (i - run));
-          g_string_append_c(out, '\\');
+          fmt_append(out, v + run, i - run);
+          fmt_append(out, "\\", 1);
           run = i;
         }
     }
-  g_string_append_len(out, v + run, (gssize) (len - run));
+  fmt_append(out, v + run, len - run);
 }
 
 void
@@ -168,22 +174,20 @@ log_format_sdata(const LogMsg *msg, GString *out)
       size_t e_len = dot ? (size_t) (dot - e) : name_len - 7;
       if (!elem || elem_len != e_len || memcmp(elem, e, e_len) != 0)
         {
-          if (elem)
-            g_string_append_c(out, ']');
-          g_string_append_c(out, '[');
+          fmt_append(out, "][" + !elem, elem ? 2 : 1);
           _append_sd_name(out, e, e_len);
           elem = e;
           elem_len = e_len;
         }
       if (dot)
         {
-          g_string_append_c(out, ' ');
+          fmt_append(out, " ", 1);
           _append_sd_name(out, dot + 1, name_len - (size_t) (dot + 1 - name));
-          g_string_append_len(out, "=\"", 2);
+          fmt_append(out, "=\"", 2);
           _append_sd_value(out, nv->ptr, nv->len);
-          g_string_append_c(out, '"');
+          fmt_append(out, "\"", 1);
         }
     }
   if (elem)
-    g_string_append_c(out, ']');
+    fmt_append(out, "]", 1);
 }

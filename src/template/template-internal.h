@@ -103,6 +103,21 @@ void date_append_frac(uint32_t usec, int frac_digits, GString *out);
 /* Append n as decimal, zero-padded to width. */
 void fmt_append_uint(GString *out, uint64_t n, int width);
 
+/* g_string_append_len without the call when the room is there already:
+ * the output formats append many short pieces per message. */
+static inline void
+fmt_append(GString *out, const char *p, size_t n)
+{
+  if (out->len + n < out->allocated_len)
+    {
+      memcpy(out->str + out->len, p, n);
+      out->len += n;
+      out->str[out->len] = '\0';
+    }
+  else
+    g_string_append_len(out, p, (gssize) n);
+}
+
 extern const char *const month_abbrev[12];
 extern const char *const month_name[12];
 extern const char *const wday_abbrev[7];
