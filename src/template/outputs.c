@@ -174,7 +174,7 @@ log_format_sdata(const LogMsg *msg, GString *out)
       size_t e_len = dot ? (size_t) (dot - e) : name_len - 7;
       if (!elem || elem_len != e_len || memcmp(elem, e, e_len) != 0)
         {
-          fmt_append(out, "][" + !elem, elem ? 2 : 1);
+          fmt_append(out, elem ? "][" : "[", elem ? 2 : 1);
           _append_sd_name(out, e, e_len);
           elem = e;
           elem_len = e_len;

@@ -108,6 +108,8 @@ void fmt_append_uint(GString *out, uint64_t n, int width);
 static inline void
 fmt_append(GString *out, const char *p, size_t n)
 {
+  if (n == 0)
+    return; /* an empty slot's pointer may be NULL */
   if (out->len + n < out->allocated_len)
     {
       memcpy(out->str + out->len, p, n);
