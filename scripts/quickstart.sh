@@ -15,4 +15,4 @@ fi
 ninja -C "$BUILD"
 
 echo "sluice: reading syslog lines on stdin, writing file lines to stdout (Ctrl-D ends)" >&2
-exec "$BUILD/src/sluice" --stdio "$@"
+exec "$BUILD/sluice" --stdio "$@"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Every driver compiled into the daemon: each module's factories, in one list. */
 #include "daemon/source-local.h"
+#include "modules.h"
 #include "sluice/driver.h"
 
 #include <glib.h>
@@ -8,6 +9,8 @@
 
 static const LogDriverFactory *const *const module_lists[] = {
   local_driver_factories,
+  file_driver_factories,
+  network_driver_factories,
 };
 
 const LogDriverFactory *const *

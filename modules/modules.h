@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_MODULES_H
+#define SLUICE_MODULES_H
+
+/* Each module's registration table (NULL-terminated); src/drivers.c lists
+ * them all. */
+
+#include "sluice/driver.h"
+
+/* file(), stdout(), pipe() destinations (modules/file) */
+extern const LogDriverFactory *const file_driver_factories[];
+/* network(), tcp(), udp(), tcp6(), udp6(), syslog(), unix-stream(),
+ * unix-dgram() sources (modules/network) */
+extern const LogDriverFactory *const network_driver_factories[];
+
+#endif
