@@ -81,13 +81,22 @@ struct LogDestDriver
   int64_t time_reopen;
 };
 
+/* What a factory may look at besides the driver call itself. */
+typedef struct LogDriverContext
+{
+  const CfgGlobalOptions *global;
+  const CfgTree *tree;      /* for named template {} and other references */
+  const char *stmt_name;    /* the enclosing source/destination's name, or an
+                             * "#anon-..." name for an inline one */
+} LogDriverContext;
+
 typedef struct LogDriverFactory
 {
   CfgDriverDef def;
   /* Build from a checked driver call.  NULL with *err on a value the
    * option table could not reject (e.g. a bad address). */
-  LogSourceDriver *(*new_source)(const CfgNode *call, const CfgGlobalOptions *global, CfgError *err);
-  LogDestDriver *(*new_dest)(const CfgNode *call, const CfgGlobalOptions *global, CfgError *err);
+  LogSourceDriver *(*new_source)(const CfgNode *call, const LogDriverContext *ctx, CfgError *err);
+  LogDestDriver *(*new_dest)(const CfgNode *call, const LogDriverContext *ctx, CfgError *err);
 } LogDriverFactory;
 
 /* Every factory compiled into the daemon (NULL-terminated, static); defined

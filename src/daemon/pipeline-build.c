@@ -36,7 +36,8 @@ _build_source(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *cons
           cfg_error_set(err, &call->loc, "source driver '%s' is not supported by Sluice yet", call->name);
           return false;
         }
-      LogSourceDriver *d = f->new_source(call, pl->global, err);
+      LogDriverContext ctx = { pl->global, pl->tree, s->name };
+      LogSourceDriver *d = f->new_source(call, &ctx, err);
       if (!d)
         return false;
       d->loc = call->loc;
@@ -61,7 +62,8 @@ _build_dest(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *const 
           cfg_error_set(err, &call->loc, "destination driver '%s' is not supported by Sluice yet", call->name);
           return false;
         }
-      LogDestDriver *d = f->new_dest(call, pl->global, err);
+      LogDriverContext ctx = { pl->global, pl->tree, dest->name };
+      LogDestDriver *d = f->new_dest(call, &ctx, err);
       if (!d)
         return false;
       d->loc = call->loc;
@@ -270,8 +272,8 @@ _path_has_flow(const LogPathRT *p)
   return false;
 }
 
-bool
-log_pipeline_build(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *factories, CfgError *err)
+static bool
+_build_all(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *factories, CfgError *err)
 {
   const CfgNode *root = tree->root;
   bool catchall_flow = false, catchall = false;
@@ -311,4 +313,13 @@ log_pipeline_build(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory 
     for (guint s = 0; s < pl->sources->len; s++)
       ((SourceRT *) g_ptr_array_index(pl->sources, s))->flow_control = true;
   return true;
+}
+
+bool
+log_pipeline_build(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *factories, CfgError *err)
+{
+  pl->tree = tree; /* for LogDriverContext; the tree is the caller's */
+  bool ok = _build_all(pl, tree, factories, err);
+  pl->tree = NULL;
+  return ok;
 }

@@ -81,6 +81,7 @@ typedef struct Batch
 struct LogPipeline
 {
   const CfgGlobalOptions *global;
+  const CfgTree *tree; /* while building only */
   GPtrArray *sources;  /* SourceRT* */
   GPtrArray *dests;    /* DestRT* */
   GPtrArray *drivers;  /* DriverRT* */

@@ -156,7 +156,7 @@ _local_free(LogSourceDriver *d)
 static const LogSourceOps stdin_ops = { _stdin_start, _stdin_stop, _local_free };
 
 static LogSourceDriver *
-_stdin_new(const CfgNode *call, const CfgGlobalOptions *global, CfgError *err)
+_stdin_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
   StdinSource *s = calloc(1, sizeof(*s));
   s->super.ops = &stdin_ops;
@@ -241,7 +241,7 @@ _internal_stop(LogSourceDriver *d)
 static const LogSourceOps internal_ops = { _internal_start, _internal_stop, _local_free };
 
 static LogSourceDriver *
-_internal_new(const CfgNode *call, const CfgGlobalOptions *global, CfgError *err)
+_internal_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
   InternalSource *s = calloc(1, sizeof(*s));
   s->super.ops = &internal_ops;

@@ -34,7 +34,7 @@ fake_free(LogSourceDriver *s)
 static const LogSourceOps fake_source_ops = { fake_start, fake_stop, fake_free };
 
 static LogSourceDriver *
-fake_new_source(const CfgNode *call, const CfgGlobalOptions *g, CfgError *err)
+fake_new_source(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
   LogSourceDriver *s = calloc(1, sizeof(*s));
   s->ops = &fake_source_ops;
@@ -80,7 +80,7 @@ rec_free(LogDestDriver *d)
 static const LogDestOps rec_ops = { NULL, rec_free };
 
 static LogDestDriver *
-rec_new_dest(const CfgNode *call, const CfgGlobalOptions *g, CfgError *err)
+rec_new_dest(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
   RecDest *d = calloc(1, sizeof(*d));
   d->super.ops = &rec_ops;
