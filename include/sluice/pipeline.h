@@ -22,6 +22,7 @@
 #include "sluice/logmsg.h"
 #include "sluice/worker.h"
 
+#include <glib.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -68,6 +69,12 @@ void log_pipeline_flush(LogPipeline *pl);
 void log_pipeline_reopen(LogPipeline *pl);
 
 void log_pipeline_get_stats(LogPipeline *pl, LogPipelineStats *out);
+
+/* Append the counters as syslog-ng's "Log statistics" line lists them
+ * (stats-level 0): processed='source(s_net)=12', dropped='dst.file(d_f#0)=0',
+ * ..., processed='center(received)=12', separated by ", " (after any
+ * text already in out that ends in a space). */
+void log_pipeline_format_stats(LogPipeline *pl, GString *out);
 
 /* The id of the source statement named name, or -1 (for tests). */
 int log_pipeline_source_id(const LogPipeline *pl, const char *name);

@@ -27,11 +27,38 @@ _check_zone(const CfgOption *opt, const void *field)
   return NULL;
 }
 
+/* Values syslog-ng has that Sluice does not do yet: refused by name rather
+ * than accepted and ignored. */
+static const char *
+_check_mark_mode(const CfgOption *opt, const void *field)
+{
+  int m = *(const int *) field;
+  if (m != CFG_MARK_INTERNAL && m != CFG_MARK_NONE)
+    return "is not supported by Sluice yet except internal and none (MARK messages from internal())";
+  return NULL;
+}
+
+static const char *
+_check_stats_level(const CfgOption *opt, const void *field)
+{
+  if (*(const int64_t *) field > 0)
+    return "above 0 (per-connection and per-host counters) is not supported by Sluice yet";
+  return NULL;
+}
+
+static const char *
+_check_no(const CfgOption *opt, const void *field)
+{
+  if (*(const bool *) field)
+    return "yes is not supported by Sluice yet";
+  return NULL;
+}
+
 /* stats(freq() level() lifetime() max-dynamics()): the same fields as the
  * flat stats-* options */
 static const CfgOption stats_table[] = {
   { .name = "freq", .type = CFG_OPT_INT, .offset = OFF(stats_freq), .def_int = 600, .min = 0, .max = INT32_MAX },
-  { .name = "level", .type = CFG_OPT_INT, .offset = OFF(stats_level), .def_int = 0, .min = 0, .max = 3 },
+  { .name = "level", .type = CFG_OPT_INT, .offset = OFF(stats_level), .def_int = 0, .min = 0, .max = 3, .check = _check_stats_level },
   { .name = "lifetime", .type = CFG_OPT_INT, .offset = OFF(stats_lifetime), .def_int = 600, .min = 0, .max = INT32_MAX },
   { .name = "max-dynamics", .type = CFG_OPT_INT, .offset = OFF(stats_max_dynamics), .def_int = -1, .min = -1, .max = INT32_MAX },
   { 0 },
@@ -51,7 +78,7 @@ const CfgOption cfg_global_options_table[] = {
   { .name = "keep-timestamp", .type = CFG_OPT_BOOL, .offset = OFF(keep_timestamp), .def_int = 1 },
   { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs), .def_int = 0 },
   { .name = "threaded", .type = CFG_OPT_BOOL, .offset = OFF(threaded), .def_int = 1 },
-  { .name = "use-uniqid", .type = CFG_OPT_BOOL, .offset = OFF(use_uniqid), .def_int = 0 },
+  { .name = "use-uniqid", .type = CFG_OPT_BOOL, .offset = OFF(use_uniqid), .def_int = 0, .check = _check_no },
   { .name = "dns-cache", .type = CFG_OPT_BOOL, .offset = OFF(dns_cache), .def_int = 1 },
   { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = OFF(ts_format), .def_int = CFG_TS_RFC3164, .names = ts_formats },
   { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .def_int = 0, .min = 0, .max = 6 },
@@ -62,9 +89,9 @@ const CfgOption cfg_global_options_table[] = {
   { .name = "time-reap", .type = CFG_OPT_INT, .offset = OFF(time_reap), .def_int = 60, .min = 0, .max = INT32_MAX },
   { .name = "mark-freq", .type = CFG_OPT_INT, .offset = OFF(mark_freq), .def_int = 1200, .min = 0, .max = INT32_MAX },
   { .name = "mark", .type = CFG_OPT_INT, .offset = OFF(mark_freq), .def_int = 1200, .min = 0, .max = INT32_MAX },
-  { .name = "mark-mode", .type = CFG_OPT_ENUM, .offset = OFF(mark_mode), .def_int = CFG_MARK_INTERNAL, .names = mark_modes },
+  { .name = "mark-mode", .type = CFG_OPT_ENUM, .offset = OFF(mark_mode), .def_int = CFG_MARK_INTERNAL, .names = mark_modes, .check = _check_mark_mode },
   { .name = "stats-freq", .type = CFG_OPT_INT, .offset = OFF(stats_freq), .def_int = 600, .min = 0, .max = INT32_MAX },
-  { .name = "stats-level", .type = CFG_OPT_INT, .offset = OFF(stats_level), .def_int = 0, .min = 0, .max = 3 },
+  { .name = "stats-level", .type = CFG_OPT_INT, .offset = OFF(stats_level), .def_int = 0, .min = 0, .max = 3, .check = _check_stats_level },
   { .name = "stats-lifetime", .type = CFG_OPT_INT, .offset = OFF(stats_lifetime), .def_int = 600, .min = 0, .max = INT32_MAX },
   { .name = "stats-max-dynamics", .type = CFG_OPT_INT, .offset = OFF(stats_max_dynamics), .def_int = -1, .min = -1, .max = INT32_MAX },
   { .name = "stats", .type = CFG_OPT_BLOCK, .offset = 0, .sub = stats_table, .def_str = "freq" },

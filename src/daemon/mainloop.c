@@ -19,6 +19,8 @@
  */
 #include "mainloop.h"
 
+#include "periodic.h"
+
 #include "sluice-config.h"
 #include "sluice/cfg-drivers.h"
 #include "sluice/internal-log.h"
@@ -49,6 +51,7 @@ typedef struct Config
   CfgTree *tree;
   CfgGlobalOptions global;
   LogPipeline *pipeline;
+  Periodic *periodic; /* while running */
 } Config;
 
 typedef struct MainLoop
@@ -122,6 +125,7 @@ _config_start(MainLoop *ml, Config *c)
       g_free(error);
       return false;
     }
+  c->periodic = periodic_start(c->pipeline, &c->global);
   return true;
 }
 
@@ -130,6 +134,8 @@ _stop_running(MainLoop *ml)
 {
   if (!ml->running)
     return;
+  periodic_stop(ml->running->periodic);
+  ml->running->periodic = NULL;
   log_pipeline_stop(ml->running->pipeline, ml->opts->drain_ms);
   _config_free(ml->running);
   ml->running = NULL;

@@ -68,6 +68,7 @@ typedef struct SourceRT
   size_t n_drivers;
   size_t n_started;
   bool flow_control;
+  atomic_uint_fast64_t received; /* messages its drivers delivered */
 } SourceRT;
 
 #define PIPELINE_BATCH 64
@@ -91,7 +92,7 @@ struct LogPipeline
   Batch *batches; /* [worker][driver] while running */
   int n_workers;
   bool running;
-  atomic_uint_fast64_t received, queued, dropped;
+  atomic_uint_fast64_t queued, dropped;
 };
 
 /* pipeline-build.c */

@@ -4,6 +4,8 @@
 
 #include "sluice/internal-log.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,7 +230,10 @@ _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMs
 void
 log_pipeline_deliver(LogPipeline *pl, int source_id, LogMsg *msg)
 {
-  atomic_fetch_add_explicit(&pl->received, 1, memory_order_relaxed);
+  /* a counter per source statement: workers reading different sources do
+   * not share a cache line for it */
+  SourceRT *src = g_ptr_array_index(pl->sources, source_id);
+  atomic_fetch_add_explicit(&src->received, 1, memory_order_relaxed);
   /* from here on the message is shared between destinations */
   log_msg_write_protect(msg);
   _run_group(pl, _my_batches(pl), &pl->top, source_id, msg, true);
@@ -379,7 +384,9 @@ log_pipeline_reopen(LogPipeline *pl)
 void
 log_pipeline_get_stats(LogPipeline *pl, LogPipelineStats *out)
 {
-  out->received = atomic_load(&pl->received);
+  out->received = 0;
+  for (guint i = 0; i < pl->sources->len; i++)
+    out->received += atomic_load(&((SourceRT *) g_ptr_array_index(pl->sources, i))->received);
   out->queued = atomic_load(&pl->queued);
   out->dropped = atomic_load(&pl->dropped);
   out->written = 0;
@@ -390,4 +397,38 @@ log_pipeline_get_stats(LogPipeline *pl, LogPipelineStats *out)
       log_queue_get_stats(rt->q, &qs);
       out->written += qs.processed - (rt->writer ? 0 : rt->left);
     }
+}
+
+static void
+_stat_append(GString *out, const char *kind, const char *counter, uint64_t value)
+{
+  bool first = out->len == 0 || out->str[out->len - 1] == ' ';
+  g_string_append_printf(out, "%s%s='%s=%" PRIu64 "'", first ? "" : ", ", kind, counter, value);
+}
+
+void
+log_pipeline_format_stats(LogPipeline *pl, GString *out)
+{
+  LogPipelineStats total;
+  log_pipeline_get_stats(pl, &total);
+  char name[512];
+  for (guint i = 0; i < pl->sources->len; i++)
+    {
+      SourceRT *s = g_ptr_array_index(pl->sources, i);
+      snprintf(name, sizeof(name), "source(%s)", s->name);
+      _stat_append(out, "processed", name, atomic_load(&s->received));
+    }
+  for (guint i = 0; i < pl->drivers->len; i++)
+    {
+      DriverRT *rt = g_ptr_array_index(pl->drivers, i);
+      LogQueueStats qs;
+      log_queue_get_stats(rt->q, &qs);
+      snprintf(name, sizeof(name), "dst.%s(%s)", rt->drv->driver, rt->name);
+      _stat_append(out, "dropped", name, qs.dropped);
+      _stat_append(out, "processed", name, qs.queued + qs.dropped);
+      _stat_append(out, "queued", name, qs.length);
+      _stat_append(out, "written", name, qs.processed - (rt->writer ? 0 : rt->left));
+    }
+  _stat_append(out, "processed", "center(received)", total.received);
+  _stat_append(out, "processed", "center(queued)", total.queued);
 }

@@ -177,38 +177,56 @@ typedef struct InternalSource
 static InternalSource *internal_source;
 static GMutex internal_lock;
 
+static LogMsg *
+_internal_msg_new(InternalSource *s, int level, const char *text)
+{
+  LogMsg *msg = log_msg_new(strlen(text) + 64);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  LogStamp now = { .sec = ts.tv_sec, .usec = (uint32_t) (ts.tv_nsec / 1000) };
+  struct tm tm;
+  localtime_r(&ts.tv_sec, &tm);
+  now.gmtoff = (int32_t) tm.tm_gmtoff;
+  msg->stamps[LM_TS_STAMP] = now;
+  msg->stamps[LM_TS_RECVD] = now;
+  msg->pri = (uint16_t) (5 * 8 + level); /* syslog.<level> */
+  msg->flags |= LF_INTERNAL | LF_LOCAL;
+  char pid[16];
+  snprintf(pid, sizeof(pid), "%ld", (long) getpid());
+  log_msg_set_value(msg, LM_V_HOST, _hostname(), -1);
+  log_msg_set_value(msg, LM_V_HOST_FROM, _hostname(), -1);
+  log_msg_set_value(msg, LM_V_PROGRAM, "sluice", -1);
+  log_msg_set_value(msg, LM_V_PID, pid, -1);
+  log_msg_set_value(msg, LM_V_MESSAGE, text, -1);
+  log_msg_set_value(msg, LM_V_TRANSPORT, "local+internal", -1);
+  log_msg_set_value(msg, LM_V_SOURCE, s->env.name, -1);
+  return msg;
+}
+
 static void
-_internal_sink(SluiceLogLevel level, const char *line, void *user_data)
+_internal_post(int level, const char *text)
 {
   g_mutex_lock(&internal_lock);
   InternalSource *s = internal_source;
   if (s)
     {
-      LogMsg *msg = log_msg_new(strlen(line) + 64);
-      struct timespec ts;
-      clock_gettime(CLOCK_REALTIME, &ts);
-      LogStamp now = { .sec = ts.tv_sec, .usec = (uint32_t) (ts.tv_nsec / 1000) };
-      struct tm tm;
-      localtime_r(&ts.tv_sec, &tm);
-      now.gmtoff = (int32_t) tm.tm_gmtoff;
-      msg->stamps[LM_TS_STAMP] = now;
-      msg->stamps[LM_TS_RECVD] = now;
-      msg->pri = (uint16_t) (5 * 8 + level); /* syslog.<level> */
-      msg->flags |= LF_INTERNAL | LF_LOCAL;
-      char pid[16];
-      snprintf(pid, sizeof(pid), "%ld", (long) getpid());
-      log_msg_set_value(msg, LM_V_HOST, _hostname(), -1);
-      log_msg_set_value(msg, LM_V_HOST_FROM, _hostname(), -1);
-      log_msg_set_value(msg, LM_V_PROGRAM, "sluice", -1);
-      log_msg_set_value(msg, LM_V_PID, pid, -1);
-      log_msg_set_value(msg, LM_V_MESSAGE, line, -1);
-      log_msg_set_value(msg, LM_V_TRANSPORT, "local+internal", -1);
-      log_msg_set_value(msg, LM_V_SOURCE, s->env.name, -1);
-      log_pipeline_deliver(s->env.pipeline, s->env.source_id, msg);
+      log_pipeline_deliver(s->env.pipeline, s->env.source_id, _internal_msg_new(s, level, text));
       /* events are rare: do not let one wait in a worker's batch */
       log_pipeline_flush(s->env.pipeline);
     }
   g_mutex_unlock(&internal_lock);
+}
+
+static void
+_internal_sink(SluiceLogLevel level, const char *line, void *user_data)
+{
+  _internal_post((int) level, line);
+}
+
+void
+internal_source_mark(void)
+{
+  _internal_post(SLUICE_LOG_INFO, "-- MARK --");
 }
 
 static bool

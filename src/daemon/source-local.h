@@ -7,4 +7,8 @@
 /* stdin() and internal() (NULL-terminated). */
 extern const LogDriverFactory *const local_driver_factories[];
 
+/* Send syslog-ng's "-- MARK --" message into the running internal()
+ * source (mark-mode(internal)); nothing when no internal() runs. */
+void internal_source_mark(void);
+
 #endif

@@ -321,3 +321,29 @@ Test(pipeline, unsupported_things_are_refused_with_their_place)
                "test.conf:4:");
   expect_error("log { destination { rec(\"x\"); }; };", "receives nothing");
 }
+
+Test(pipeline, statistics_count_per_source_and_destination)
+{
+  Run r;
+  run_start(&r, "log { source(s1); destination(a); };\nlog { source(s2); filter { level(err); }; destination(b); };");
+  send_line(&r, "s1", USER);
+  send_line(&r, "s1", USER);
+  send_line(&r, "s2", KERN);
+  send_line(&r, "s2", USER); /* filtered out */
+  cr_assert_eq(log_pipeline_stop(r.pl, 5000), 0);
+  GString *line = g_string_new("Log statistics; ");
+  log_pipeline_format_stats(r.pl, line);
+  cr_assert_str_eq(line->str,
+                   "Log statistics; processed='source(s1)=2', processed='source(s2)=2', "
+                   "dropped='dst.rec(a#0)=0', processed='dst.rec(a#0)=2', queued='dst.rec(a#0)=0', "
+                   "written='dst.rec(a#0)=2', "
+                   "dropped='dst.rec(b#0)=0', processed='dst.rec(b#0)=1', queued='dst.rec(b#0)=0', "
+                   "written='dst.rec(b#0)=1', "
+                   "processed='center(received)=4', processed='center(queued)=3'");
+  g_string_free(line, TRUE);
+  log_pipeline_free(r.pl);
+  worker_pool_stop(r.pool);
+  cfg_options_free(cfg_global_options_table, &r.global);
+  cfg_tree_free(r.tree);
+  g_string_free(all_writes, TRUE);
+}
