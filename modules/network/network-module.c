@@ -1,5 +1,130 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The network module's registration table. */
+/*
+ * The network module's registration table and the driver object all its
+ * sources share: network(), syslog(), tcp(), udp(), tcp6(), udp6(),
+ * unix-stream() and unix-dgram().  The stream and datagram halves live in
+ * network-stream.c and network-dgram.c; options in network-options.c.
+ */
 #include "modules.h"
+#include "network.h"
 
-const LogDriverFactory *const network_driver_factories[] = { NULL };
+#include "sluice/pipeline.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+void
+net_source_deliver(NetSource *s, LogMsg *msg)
+{
+  net_host_apply(&s->host, msg);
+  log_pipeline_deliver(s->env.pipeline, s->env.source_id, msg);
+}
+
+static bool
+_net_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
+{
+  NetSource *s = (NetSource *) d;
+  s->env = *env;
+  s->ro.source = env->name;
+  s->host.group_name = env->name;
+  atomic_store(&s->n_conns, 0);
+  bool ok = s->stream ? net_stream_start(s, error) : net_dgram_start(s, error);
+  s->started = ok;
+  return ok;
+}
+
+static void
+_net_stop(LogSourceDriver *d)
+{
+  NetSource *s = (NetSource *) d;
+  if (!s->started)
+    return;
+  if (s->stream)
+    net_stream_stop(s);
+  else
+    net_dgram_stop(s);
+  s->started = false;
+}
+
+static void
+_net_free(LogSourceDriver *d)
+{
+  NetSource *s = (NetSource *) d;
+  net_source_options_free(s);
+  g_free(s->unix_path);
+  g_free(s->location);
+  free(s->host.tags);
+  g_ptr_array_free(s->conns, TRUE);
+  g_mutex_clear(&s->lock);
+  free(s);
+}
+
+static const LogSourceOps net_ops = { _net_start, _net_stop, _net_free };
+
+static LogSourceDriver *
+_net_new(NetKind kind, const CfgOption *table, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  NetSource *s = calloc(1, sizeof(*s));
+  if (!s)
+    abort();
+  s->super.ops = &net_ops;
+  s->super.driver = call->name;
+  s->kind = kind;
+  s->listen_fd = -1;
+  s->conns = g_ptr_array_new();
+  g_mutex_init(&s->lock);
+  char *what = g_strdup_printf("%s()", call->name);
+  /* fields the unix tables lack keep values that mean "not given" */
+  s->o.transport = NET_TRANSPORT_UNSET;
+  s->o.ip_protocol = 4;
+  s->o.max_connections = -1;
+  s->o.listen_backlog = 255;
+  cfg_options_defaults(table, &s->o);
+  bool ok = cfg_options_apply(table, call, &s->o, what, err) && net_source_resolve(s, call, ctx, err);
+  g_free(what);
+  if (!ok)
+    {
+      _net_free(&s->super);
+      return NULL;
+    }
+  /* the driver name must outlive the tree: use a static spelling */
+  static const char *const names[] = { "network", "syslog", "tcp", "udp", "tcp6", "udp6", "unix-stream", "unix-dgram" };
+  s->super.driver = names[kind];
+  return &s->super;
+}
+
+#define NET_FACTORY(fn, kind, table)                                                                                \
+  static LogSourceDriver *fn(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)                      \
+  {                                                                                                                 \
+    return _net_new(kind, table, call, ctx, err);                                                                   \
+  }
+
+NET_FACTORY(_network_new, NET_NETWORK, net_inet_options)
+NET_FACTORY(_syslog_new, NET_SYSLOG, net_inet_options)
+NET_FACTORY(_tcp_new, NET_TCP, net_inet_options)
+NET_FACTORY(_udp_new, NET_UDP, net_inet_options)
+NET_FACTORY(_tcp6_new, NET_TCP6, net_inet_options)
+NET_FACTORY(_udp6_new, NET_UDP6, net_inet_options)
+NET_FACTORY(_unix_stream_new, NET_UNIX_STREAM, net_unix_stream_options)
+NET_FACTORY(_unix_dgram_new, NET_UNIX_DGRAM, net_unix_dgram_options)
+
+#define NET_DEF(driver_name, table, nargs)                                                                          \
+  { .kind = CFG_OBJ_SOURCE, .name = driver_name, .options = table, .struct_size = sizeof(NetSourceOptions),         \
+    .min_args = nargs, .max_args = nargs }
+
+static const LogDriverFactory network_factory = { NET_DEF("network", net_inet_options, 0), _network_new, NULL };
+static const LogDriverFactory syslog_factory = { NET_DEF("syslog", net_inet_options, 0), _syslog_new, NULL };
+static const LogDriverFactory tcp_factory = { NET_DEF("tcp", net_inet_options, 0), _tcp_new, NULL };
+static const LogDriverFactory udp_factory = { NET_DEF("udp", net_inet_options, 0), _udp_new, NULL };
+static const LogDriverFactory tcp6_factory = { NET_DEF("tcp6", net_inet_options, 0), _tcp6_new, NULL };
+static const LogDriverFactory udp6_factory = { NET_DEF("udp6", net_inet_options, 0), _udp6_new, NULL };
+static const LogDriverFactory unix_stream_factory = { NET_DEF("unix-stream", net_unix_stream_options, 1),
+                                                      _unix_stream_new, NULL };
+static const LogDriverFactory unix_dgram_factory = { NET_DEF("unix-dgram", net_unix_dgram_options, 1),
+                                                     _unix_dgram_new, NULL };
+
+const LogDriverFactory *const network_driver_factories[] = {
+  &network_factory, &syslog_factory,      &tcp_factory,        &udp_factory,
+  &tcp6_factory,    &udp6_factory,        &unix_stream_factory, &unix_dgram_factory,
+  NULL,
+};

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The sockets of the network sources: resolving ip()/port(), binding with
+ * the so-* options, and for unix sockets replacing a stale socket file and
+ * setting owner(), group() and perm().  Everything here runs on the main
+ * thread at start, so a taken address or a bad path is a start error with
+ * the address in it, in syslog-ng's words.
+ */
+#include "network.h"
+
+#include "sluice/internal-log.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <grp.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+void
+net_format_sockaddr(const struct sockaddr *sa, socklen_t len, char *out, size_t out_len)
+{
+  char ip[INET6_ADDRSTRLEN];
+  if (sa->sa_family == AF_INET)
+    {
+      const struct sockaddr_in *sin = (const struct sockaddr_in *) sa;
+      inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof(ip));
+      snprintf(out, out_len, "AF_INET(%s:%u)", ip, ntohs(sin->sin_port));
+    }
+  else if (sa->sa_family == AF_INET6)
+    {
+      const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *) sa;
+      inet_ntop(AF_INET6, &sin6->sin6_addr, ip, sizeof(ip));
+      snprintf(out, out_len, "AF_INET6([%s]:%u)", ip, ntohs(sin6->sin6_port));
+    }
+  else if (sa->sa_family == AF_UNIX)
+    {
+      const struct sockaddr_un *sun = (const struct sockaddr_un *) sa;
+      size_t plen = len > offsetof(struct sockaddr_un, sun_path) ? len - offsetof(struct sockaddr_un, sun_path) : 0;
+      if (plen == 0 || sun->sun_path[0] == '\0')
+        snprintf(out, out_len, "AF_UNIX(anonymous)");
+      else
+        snprintf(out, out_len, "AF_UNIX(%.*s)", (int) strnlen(sun->sun_path, plen), sun->sun_path);
+    }
+  else
+    snprintf(out, out_len, "AF_UNKNOWN(%d)", sa->sa_family);
+}
+
+static char *
+_errno_error(const char *what, const char *addr, int err)
+{
+  return g_strdup_printf("%s; addr='%s', error='%s (%d)'", what, addr, g_strerror(err), err);
+}
+
+static void
+_set_int_opt(int fd, int level, int name, int value)
+{
+  /* best effort, as syslog-ng: a refused socket option is not fatal */
+  if (setsockopt(fd, level, name, &value, sizeof(value)) < 0)
+    sluice_log(SLUICE_LOG_WARNING, "Error setting socket option", "error", g_strerror(errno), NULL);
+}
+
+static bool
+_inet_addr(NetSource *s, struct sockaddr_storage *ss, socklen_t *len, char **error)
+{
+  struct addrinfo hints = {
+    .ai_family = s->family,
+    .ai_socktype = s->stream ? SOCK_STREAM : SOCK_DGRAM,
+    .ai_flags = AI_PASSIVE,
+  };
+  struct addrinfo *res = NULL;
+  int rc = getaddrinfo(s->o.ip, s->o.port, &hints, &res);
+  if (rc != 0 || !res)
+    {
+      *error = g_strdup_printf("%s(): cannot resolve ip('%s') port('%s') as %s: %s", s->super.driver, s->o.ip,
+                               s->o.port, s->family == AF_INET6 ? "IPv6" : "IPv4", gai_strerror(rc));
+      if (res)
+        freeaddrinfo(res);
+      return false;
+    }
+  memcpy(ss, res->ai_addr, res->ai_addrlen);
+  *len = res->ai_addrlen;
+  freeaddrinfo(res);
+  return true;
+}
+
+static bool
+_unix_addr(NetSource *s, struct sockaddr_storage *ss, socklen_t *len)
+{
+  struct sockaddr_un *sun = (struct sockaddr_un *) ss;
+  memset(sun, 0, sizeof(*sun));
+  sun->sun_family = AF_UNIX;
+  g_strlcpy(sun->sun_path, s->unix_path, sizeof(sun->sun_path));
+  *len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + strlen(sun->sun_path) + 1);
+  /* a socket file left by an earlier run would make bind fail; anything
+   * else at the path is not ours to remove */
+  struct stat st;
+  if (lstat(s->unix_path, &st) == 0 && S_ISSOCK(st.st_mode))
+    unlink(s->unix_path);
+  return true;
+}
+
+static bool
+_unix_perms(NetSource *s, char **error)
+{
+  uid_t uid = (uid_t) -1;
+  gid_t gid = (gid_t) -1;
+  if (s->o.owner && s->o.owner[0])
+    {
+      struct passwd *pw = getpwnam(s->o.owner);
+      char *end;
+      long v = strtol(s->o.owner, &end, 10);
+      if (pw)
+        uid = pw->pw_uid;
+      else if (*end == '\0')
+        uid = (uid_t) v;
+      else
+        {
+          *error = g_strdup_printf("%s(): unknown user in owner('%s')", s->super.driver, s->o.owner);
+          return false;
+        }
+    }
+  if (s->o.group && s->o.group[0])
+    {
+      struct group *gr = getgrnam(s->o.group);
+      char *end;
+      long v = strtol(s->o.group, &end, 10);
+      if (gr)
+        gid = gr->gr_gid;
+      else if (*end == '\0')
+        gid = (gid_t) v;
+      else
+        {
+          *error = g_strdup_printf("%s(): unknown group in group('%s')", s->super.driver, s->o.group);
+          return false;
+        }
+    }
+  if ((uid != (uid_t) -1 || gid != (gid_t) -1) && chown(s->unix_path, uid, gid) < 0)
+    {
+      *error = _errno_error("Error changing the owner of the socket", s->local_name, errno);
+      return false;
+    }
+  if (chmod(s->unix_path, (mode_t) s->o.perm) < 0)
+    {
+      *error = _errno_error("Error changing the permissions of the socket", s->local_name, errno);
+      return false;
+    }
+  return true;
+}
+
+static void
+_socket_options(NetSource *s, int fd)
+{
+  if (s->family != AF_UNIX)
+    _set_int_opt(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+  if (s->o.so_reuseport)
+    _set_int_opt(fd, SOL_SOCKET, SO_REUSEPORT, 1);
+  if (s->o.so_rcvbuf > 0)
+    {
+      _set_int_opt(fd, SOL_SOCKET, SO_RCVBUF, (int) s->o.so_rcvbuf);
+      int got = 0;
+      socklen_t gl = sizeof(got);
+      /* Linux doubles what it grants; less than asked means a sysctl cap */
+      if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &gl) == 0 && got / 2 < s->o.so_rcvbuf)
+        {
+          char want[32], have[32];
+          snprintf(want, sizeof(want), "%lld", (long long) s->o.so_rcvbuf);
+          snprintf(have, sizeof(have), "%d", got / 2);
+          sluice_log(SLUICE_LOG_WARNING,
+                     "so-rcvbuf() was set lower by the kernel than requested; raise net.core.rmem_max",
+                     "so_rcvbuf", want, "so_rcvbuf_set", have, NULL);
+        }
+    }
+}
+
+int
+net_open_socket(NetSource *s, char **error)
+{
+  struct sockaddr_storage ss;
+  socklen_t len = 0;
+  if (s->is_unix ? !_unix_addr(s, &ss, &len) : !_inet_addr(s, &ss, &len, error))
+    return -1;
+  net_format_sockaddr((struct sockaddr *) &ss, len, s->local_name, sizeof(s->local_name));
+
+  int fd = socket(ss.ss_family, (s->stream ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    {
+      *error = _errno_error("Error creating socket", s->local_name, errno);
+      return -1;
+    }
+  _socket_options(s, fd);
+  if (bind(fd, (struct sockaddr *) &ss, len) < 0)
+    {
+      *error = _errno_error("Error binding socket", s->local_name, errno);
+      close(fd);
+      return -1;
+    }
+  if (s->stream && listen(fd, (int) s->o.listen_backlog) < 0)
+    {
+      *error = _errno_error("Error listening on socket", s->local_name, errno);
+      close(fd);
+      return -1;
+    }
+  if (s->is_unix && !_unix_perms(s, error))
+    {
+      close(fd);
+      return -1;
+    }
+  /* the real port when port(0) asked the kernel for one */
+  struct sockaddr_storage bound;
+  socklen_t blen = sizeof(bound);
+  if (!s->is_unix && getsockname(fd, (struct sockaddr *) &bound, &blen) == 0)
+    net_format_sockaddr((struct sockaddr *) &bound, blen, s->local_name, sizeof(s->local_name));
+  return fd;
+}

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Stream sources (tcp, framed, unix-stream): the listener and its
+ * connections.  See network.h for who runs what on which thread.
+ *
+ * max-connections() counts live connections of the source over all
+ * workers; one more is accepted and closed at once with syslog-ng's log
+ * line, so a client sees its connection refused rather than hanging in
+ * the backlog.  With flow control each connection gets
+ * log-iw-size / max-connections slots (at least 100, as syslog-ng clamps
+ * it), so a full source window stops reading every connection in turn.
+ */
+#include "network.h"
+
+#include "sluice/internal-log.h"
+#include "sluice/pipeline.h"
+
+#include <errno.h>
+#include <iv.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct NetConn
+{
+  NetSource *src;
+  Worker *worker;
+  LogReader *reader;
+  int fd;
+  LogAddr peer;
+  char client[160];
+};
+
+/* Accepts per wakeup before other work on the listener's worker gets a
+ * turn. */
+#define NET_ACCEPT_BATCH 64
+
+static void
+_log_conn(SluiceLogLevel level, const char *text, NetConn *c)
+{
+  char fd[16];
+  snprintf(fd, sizeof(fd), "%d", c->fd);
+  sluice_log(level, text, "fd", fd, "client", c->client, "local", c->src->local_name, NULL);
+}
+
+/* ---- connections (on their worker) --------------------------------------- */
+
+static void
+_conn_forget(NetConn *c)
+{
+  NetSource *s = c->src;
+  g_mutex_lock(&s->lock);
+  g_ptr_array_remove_fast(s->conns, c);
+  g_mutex_unlock(&s->lock);
+  atomic_fetch_sub(&s->n_conns, 1);
+  worker_stream_removed(c->worker);
+  free(c);
+}
+
+static void
+_conn_deliver(LogMsg *msg, void *user_data)
+{
+  NetConn *c = user_data;
+  net_source_deliver(c->src, msg);
+}
+
+static void
+_conn_batch_done(void *user_data)
+{
+  NetConn *c = user_data;
+  log_pipeline_flush(c->src->env.pipeline);
+}
+
+static void
+_conn_closed(LogReader *r, int error, const char *reason, void *user_data)
+{
+  NetConn *c = user_data;
+  log_pipeline_flush(c->src->env.pipeline);
+  if (error < 0)
+    {
+      char fd[16];
+      snprintf(fd, sizeof(fd), "%d", c->fd);
+      sluice_log(SLUICE_LOG_ERROR, "Error framing incoming data, closing connection", "fd", fd, "client",
+                 c->client, "local", c->src->local_name, "error", reason, NULL);
+    }
+  else if (error > 0)
+    {
+      char fd[16];
+      snprintf(fd, sizeof(fd), "%d", c->fd);
+      sluice_log(SLUICE_LOG_ERROR, "I/O error occurred while reading", "fd", fd, "client", c->client, "local",
+                 c->src->local_name, "error", reason, NULL);
+    }
+  _log_conn(SLUICE_LOG_NOTICE, "Syslog connection closed", c);
+  log_reader_free(r);
+  c->reader = NULL;
+  _conn_forget(c);
+}
+
+static const LogReaderCallbacks conn_callbacks = { _conn_deliver, _conn_batch_done, _conn_closed };
+
+static int
+_conn_window(NetSource *s)
+{
+  if (!s->env.flow_control)
+    return 0;
+  int per = (int) (s->o.log_iw_size / s->max_connections);
+  return per < 100 ? 100 : per;
+}
+
+static void
+_conn_start_job(void *arg)
+{
+  NetConn *c = arg;
+  NetSource *s = c->src;
+  LogReaderOptions ro = s->ro;
+  ro.iw_size = _conn_window(s);
+  c->reader = log_reader_new(c->fd, false, &ro, &conn_callbacks, c, &c->peer);
+  if (!c->reader)
+    {
+      sluice_log(SLUICE_LOG_ERROR, "Out of memory for a connection's buffer, closing it", "client", c->client,
+                 "local", s->local_name, NULL);
+      close(c->fd);
+      _conn_forget(c);
+      return;
+    }
+  log_reader_start(c->reader);
+}
+
+/* ---- the listener (on its worker) ---------------------------------------- */
+
+static void
+_addr_to_logaddr(const struct sockaddr_storage *ss, LogAddr *out)
+{
+  memset(out, 0, sizeof(*out));
+  out->family = ss->ss_family;
+  if (ss->ss_family == AF_INET)
+    {
+      const struct sockaddr_in *sin = (const struct sockaddr_in *) ss;
+      out->port = ntohs(sin->sin_port);
+      memcpy(out->addr, &sin->sin_addr, 4);
+    }
+  else if (ss->ss_family == AF_INET6)
+    {
+      const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *) ss;
+      out->port = ntohs(sin6->sin6_port);
+      memcpy(out->addr, &sin6->sin6_addr, 16);
+    }
+}
+
+static void
+_keepalive(NetSource *s, int fd)
+{
+  if (s->is_unix)
+    return;
+  int on = 1;
+  if (s->o.so_keepalive)
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+  int v;
+  if ((v = (int) s->o.tcp_keepalive_time) > 0)
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &v, sizeof(v));
+  if ((v = (int) s->o.tcp_keepalive_intvl) > 0)
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &v, sizeof(v));
+  if ((v = (int) s->o.tcp_keepalive_probes) > 0)
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &v, sizeof(v));
+}
+
+static void
+_reject(NetSource *s, int fd, const char *client)
+{
+  char max[16];
+  snprintf(max, sizeof(max), "%d", s->max_connections);
+  sluice_log(SLUICE_LOG_ERROR, "Number of allowed concurrent connections reached, rejecting connection", "client",
+             client, "local", s->local_name, "group_name", s->env.name, "location", s->location, "max", max, NULL);
+  close(fd);
+}
+
+static void
+_accept_one(NetSource *s, int fd, const struct sockaddr_storage *ss, socklen_t len)
+{
+  char client[160];
+  net_format_sockaddr((const struct sockaddr *) ss, len, client, sizeof(client));
+  if (atomic_load(&s->n_conns) >= s->max_connections)
+    {
+      _reject(s, fd, client);
+      return;
+    }
+  atomic_fetch_add(&s->n_conns, 1);
+  _keepalive(s, fd);
+  NetConn *c = calloc(1, sizeof(*c));
+  if (!c)
+    abort();
+  c->src = s;
+  c->fd = fd;
+  _addr_to_logaddr(ss, &c->peer);
+  if (s->is_unix)
+    c->peer.family = AF_UNIX;
+  g_strlcpy(c->client, client, sizeof(c->client));
+  c->worker = worker_pool_pick(s->env.pool);
+  worker_stream_added(c->worker);
+  g_mutex_lock(&s->lock);
+  g_ptr_array_add(s->conns, c);
+  g_mutex_unlock(&s->lock);
+  _log_conn(SLUICE_LOG_NOTICE, "Syslog connection accepted", c);
+  worker_post(c->worker, _conn_start_job, c);
+}
+
+static void
+_acceptable(void *cookie)
+{
+  NetSource *s = cookie;
+  for (int i = 0; i < NET_ACCEPT_BATCH; i++)
+    {
+      struct sockaddr_storage ss;
+      socklen_t len = sizeof(ss);
+      int fd = accept4(s->listen_fd, (struct sockaddr *) &ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0)
+        {
+          if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED)
+            return;
+          /* out of fds and the like: say so, and let the next wakeup retry */
+          sluice_log(SLUICE_LOG_ERROR, "Error accepting new connection", "local", s->local_name, "error",
+                     g_strerror(errno), NULL);
+          return;
+        }
+      _accept_one(s, fd, &ss, len);
+    }
+}
+
+static void
+_listen_start_job(void *arg)
+{
+  NetSource *s = arg;
+  struct iv_fd *fd = s->listener;
+  iv_fd_register(fd);
+}
+
+static void
+_listen_stop_job(void *arg)
+{
+  NetSource *s = arg;
+  if (worker_current() != s->listen_worker || !s->listener)
+    return;
+  iv_fd_unregister(s->listener);
+  free(s->listener);
+  s->listener = NULL;
+  close(s->listen_fd);
+  s->listen_fd = -1;
+}
+
+static void
+_conns_stop_job(void *arg)
+{
+  NetSource *s = arg;
+  Worker *me = worker_current();
+  for (;;)
+    {
+      NetConn *mine = NULL;
+      g_mutex_lock(&s->lock);
+      for (guint i = 0; i < s->conns->len && !mine; i++)
+        if (((NetConn *) g_ptr_array_index(s->conns, i))->worker == me)
+          mine = g_ptr_array_index(s->conns, i);
+      g_mutex_unlock(&s->lock);
+      if (!mine)
+        break;
+      log_pipeline_flush(s->env.pipeline);
+      if (mine->reader)
+        log_reader_free(mine->reader); /* closes the fd */
+      else
+        close(mine->fd);
+      mine->reader = NULL;
+      _conn_forget(mine);
+    }
+}
+
+bool
+net_stream_start(NetSource *s, char **error)
+{
+  s->listen_fd = net_open_socket(s, error);
+  if (s->listen_fd < 0)
+    return false;
+  struct iv_fd *fd = calloc(1, sizeof(*fd));
+  if (!fd)
+    abort();
+  IV_FD_INIT(fd);
+  fd->fd = s->listen_fd;
+  fd->cookie = s;
+  fd->handler_in = _acceptable;
+  s->listener = fd;
+  s->listen_worker = worker_pool_pick(s->env.pool);
+  worker_post(s->listen_worker, _listen_start_job, s);
+  return true;
+}
+
+void
+net_stream_stop(NetSource *s)
+{
+  /* round one: no more accepts; round two: every connection, after any
+   * start job an accept posted before round one ended */
+  worker_pool_run_everywhere(s->env.pool, _listen_stop_job, s);
+  worker_pool_run_everywhere(s->env.pool, _conns_stop_job, s);
+}

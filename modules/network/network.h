@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_NETWORK_H
+#define SLUICE_NETWORK_H
+
+/*
+ * The network module's internals: network(), syslog(), tcp(), udp(),
+ * tcp6(), udp6(), unix-stream() and unix-dgram() sources.
+ *
+ * Threads.  A source is started and stopped on the main thread.  Its
+ * listening socket (stream sources) is bound there, so a taken address is
+ * a start error, and is then polled on one I/O worker's loop; each
+ * accepted connection is handed to the least busy worker
+ * (worker_pool_pick) and read there for its whole life by a LogReader.  A
+ * datagram source is one LogReader on one worker.  No connection ever gets
+ * a thread of its own.
+ *
+ * Stopping (main thread) is two rounds of jobs on every worker: the first
+ * closes the listener, so no accept can post new work; the second frees
+ * every connection on the worker that runs it, after any start job an
+ * accept posted there before the first round ended (jobs run in order).
+ * When the second round returns no worker touches the source any more.
+ *
+ * Host logic (network-host.c) follows syslog-ng's: HOST_FROM is the peer's
+ * name (use-dns, use-fqdn, normalize-hostnames, a DNS cache), HOST is the
+ * parsed hostname with keep-hostname(yes) and otherwise the peer's name
+ * (chain-hostnames prepends the parsed one), then host-override(),
+ * program-override(), keep-timestamp() and tags() apply.
+ */
+
+#include "sluice/driver.h"
+#include "sluice/logreader.h"
+
+#include <glib.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+typedef enum NetKind
+{
+  NET_NETWORK,
+  NET_SYSLOG,
+  NET_TCP,
+  NET_UDP,
+  NET_TCP6,
+  NET_UDP6,
+  NET_UNIX_STREAM,
+  NET_UNIX_DGRAM,
+} NetKind;
+
+/* transport(): indexes into net_transport_names */
+enum
+{
+  NET_TRANSPORT_UNSET = -1,
+  NET_TRANSPORT_TCP = 0,
+  NET_TRANSPORT_UDP,
+  NET_TRANSPORT_TLS,
+  NET_TRANSPORT_FRAMED,
+};
+
+/* Everything a source's option table can set.  Options that inherit a
+ * global default are resolved in net_source_resolve(), after the table. */
+typedef struct NetSourceOptions
+{
+  char *ip;
+  char *port;
+  int transport;
+  int64_t ip_protocol;
+  int64_t max_connections;  /* -1: the driver's default */
+  int64_t listen_backlog;
+  int64_t so_rcvbuf;
+  bool so_reuseport;
+  bool so_keepalive;
+  bool keep_alive;
+  int64_t tcp_keepalive_time;
+  int64_t tcp_keepalive_intvl;
+  int64_t tcp_keepalive_probes;
+  char *owner;
+  char *group;
+  int64_t perm;
+
+  uint32_t flags;           /* bit i: net_flag_names[i] */
+  int64_t log_iw_size;
+  int64_t log_fetch_limit;
+  int64_t log_msg_size;     /* -1: the global log-msg-size */
+  char *host_override;
+  char *program_override;
+  int default_facility;     /* -1: unset */
+  int default_priority;     /* -1: unset */
+  bool keep_hostname;
+  bool chain_hostnames;
+  bool use_dns;
+  bool use_fqdn;
+  bool normalize_hostnames;
+  bool dns_cache;
+  bool keep_timestamp;
+  char *time_zone;
+  char **tags;
+} NetSourceOptions;
+
+extern const CfgOption net_inet_options[];
+extern const CfgOption net_unix_stream_options[];
+extern const CfgOption net_unix_dgram_options[];
+
+/* What the host logic needs per message. */
+typedef struct NetHostOptions
+{
+  bool keep_hostname;
+  bool chain_hostnames;
+  bool use_dns;
+  bool use_fqdn;
+  bool normalize_hostnames;
+  bool dns_cache;
+  bool keep_timestamp;
+  bool local;               /* a unix socket: the peer is this host */
+  int64_t dns_cache_size;
+  int64_t dns_cache_expire;
+  int64_t dns_cache_expire_failed;
+  const char *group_name;   /* the source statement's name */
+  const char *host_override;
+  const char *program_override;
+  LogTagId *tags;
+  size_t n_tags;
+} NetHostOptions;
+
+/* A configured source driver. */
+typedef struct NetSource NetSource;
+typedef struct NetConn NetConn;
+
+struct NetSource
+{
+  LogSourceDriver super;
+  NetKind kind;
+  NetSourceOptions o;
+
+  /* resolved at construction */
+  bool stream;              /* tcp/unix-stream: listen and accept */
+  bool is_unix;
+  int family;               /* AF_INET, AF_INET6 or AF_UNIX */
+  char *unix_path;
+  const char *transport_name;
+  int max_connections;
+  LogReaderOptions ro;      /* per-connection window set at start */
+  NetHostOptions host;
+  char *location;           /* "file:line:col" for log lines */
+  int64_t dns_cache_size, dns_cache_expire, dns_cache_expire_failed;
+  bool check_hostname;
+
+  /* running */
+  LogSourceEnv env;
+  char local_name[160];     /* "AF_INET(127.0.0.1:514)" */
+  int listen_fd;
+  Worker *listen_worker;
+  void *listener;           /* the iv_fd, owned by listen_worker */
+  LogReader *dgram_reader;
+  Worker *dgram_worker;
+  GMutex lock;              /* conns */
+  GPtrArray *conns;         /* NetConn*, any worker */
+  atomic_int n_conns;
+  bool started;
+};
+
+/* network-options.c */
+void net_source_options_defaults(NetSourceOptions *o);
+/* Fill the resolved fields of s from its options, the call and ctx.
+ * false with *err on a combination the table cannot reject. */
+bool net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ctx, CfgError *err);
+void net_source_options_free(NetSource *s);
+
+/* network-host.c */
+/* Apply the host logic and overrides to a freshly parsed message. */
+void net_host_apply(const NetHostOptions *h, LogMsg *msg);
+/* This host's name: short, or fully qualified with fqdn. */
+const char *net_local_hostname(bool fqdn);
+/* The name of addr as HOST_FROM shows it. */
+void net_resolve_addr(const NetHostOptions *h, const LogAddr *addr, char *out, size_t out_len);
+/* Forget every cached DNS answer (tests). */
+void net_dns_cache_clear(void);
+
+/* network-socket.c */
+/* "AF_INET(1.2.3.4:514)", "AF_INET6([::1]:514)", "AF_UNIX(/path)" */
+void net_format_sockaddr(const struct sockaddr *sa, socklen_t len, char *out, size_t out_len);
+/* Open, bind (and listen) the socket of s; fills s->local_name.  Returns
+ * the fd, or -1 with *error (g_free) saying what and where. */
+int net_open_socket(NetSource *s, char **error);
+
+/* network-stream.c */
+bool net_stream_start(NetSource *s, char **error);
+void net_stream_stop(NetSource *s);
+
+/* network-dgram.c */
+bool net_dgram_start(NetSource *s, char **error);
+void net_dgram_stop(NetSource *s);
+
+/* The reader callbacks' shared deliver step: host logic, then the pipeline. */
+void net_source_deliver(NetSource *s, LogMsg *msg);
+
+#endif
