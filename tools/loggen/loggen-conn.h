@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* loggen's connections: TCP, UDP, unix stream and dgram, TLS. */
+#ifndef SLUICE_LOGGEN_CONN_H
+#define SLUICE_LOGGEN_CONN_H
+
+#include "loggen.h"
+
+#include <openssl/ssl.h>
+#include <sys/types.h>
+
+typedef struct LoggenConn
+{
+  int fd;
+  SSL *ssl;
+  bool dgram;
+} LoggenConn;
+
+/* The TLS context all connections share; NULL with a message on stderr when
+ * a certificate, key or CA file cannot be used. */
+SSL_CTX *loggen_tls_context_new(const LoggenOptions *o);
+
+/* Connects as the options say; false with a message on stderr. */
+bool loggen_conn_open(LoggenConn *c, const LoggenOptions *o, SSL_CTX *tls);
+void loggen_conn_close(LoggenConn *c);
+
+/* Sends lines [0, n) of buf, line i ending at ends[i]; on a stream from
+ * byte *done on, advancing *done as bytes go out. Returns 0, or a negative
+ * errno when the connection failed (then *done says what went out). */
+int loggen_conn_send(LoggenConn *c, const char *buf, const size_t *ends, size_t n, size_t *done);
+
+#endif
