@@ -55,9 +55,16 @@ _conn_forget(NetConn *c)
   g_mutex_lock(&s->lock);
   g_ptr_array_remove_fast(s->conns, c);
   g_mutex_unlock(&s->lock);
-  atomic_fetch_sub(&s->n_conns, 1);
   worker_stream_removed(c->worker);
   free(c);
+}
+
+/* Gives the connection's max-connections slot back; before the close is
+ * logged, so whoever sees that line can connect again. */
+static void
+_conn_release_slot(NetConn *c)
+{
+  atomic_fetch_sub(&c->src->n_conns, 1);
 }
 
 static void
@@ -79,6 +86,7 @@ _conn_closed(LogReader *r, int error, const char *reason, void *user_data)
 {
   NetConn *c = user_data;
   log_pipeline_flush(c->src->env.pipeline);
+  _conn_release_slot(c);
   if (error < 0)
     {
       char fd[16];
@@ -123,6 +131,7 @@ _conn_start_job(void *arg)
       sluice_log(SLUICE_LOG_ERROR, "Out of memory for a connection's buffer, closing it", "client", c->client,
                  "local", s->local_name, NULL);
       close(c->fd);
+      _conn_release_slot(c);
       _conn_forget(c);
       return;
     }
@@ -271,6 +280,7 @@ _conns_stop_job(void *arg)
       else
         close(mine->fd);
       mine->reader = NULL;
+      _conn_release_slot(mine);
       _conn_forget(mine);
     }
 }

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The network sources over real loopback sockets: framing per transport,
+ * datagrams, unix sockets, max-connections, broken and dropped input,
+ * start errors and refused options.
+ */
+#include "net-test.h"
+
+#include <sys/stat.h>
+
+#define L1 "<13>Nov 22 10:00:00 h1 p1: one\n"
+#define L2 "<14>Nov 22 10:00:01 h2 p2[7]: two\n"
+
+Test(network, tcp_lines_in_one_write_and_split_across_writes)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { network(ip(127.0.0.1) port(%d)); };", port);
+  run_start(&r, src, NULL);
+  int fd = tcp_connect(port);
+  send_str(fd, L1 L2);
+  wait_count(2);
+  /* a line and a CRLF line cut at odd places, each piece its own write */
+  send_str(fd, "<13>Nov 22 10:00:02 h3 p3: sp");
+  send_str(fd, "lit\n<13>Nov 22 10:00:03 h4 p4: crlf\r");
+  send_str(fd, "\n");
+  wait_count(4);
+  close(fd);
+  wait_event("Syslog connection closed", 1);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tcp|127.0.0.1|127.0.0.1|p1|13|one\n"
+                        "rfc3164+tcp|127.0.0.1|127.0.0.1|p2|14|two\n"
+                        "rfc3164+tcp|127.0.0.1|127.0.0.1|p3|13|split\n"
+                        "rfc3164+tcp|127.0.0.1|127.0.0.1|p4|13|crlf\n");
+  g_free(got);
+  g_free(src);
+}
+
+Test(network, accept_and_close_are_logged_as_syslog_ng_does)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { tcp(ip(127.0.0.1) port(%d)); };", port);
+  run_start(&r, src, NULL);
+  int fd = tcp_connect(port);
+  struct sockaddr_in me;
+  socklen_t len = sizeof(me);
+  getsockname(fd, (struct sockaddr *) &me, &len);
+  char *want = g_strdup_printf("client='AF_INET(127.0.0.1:%d)', local='AF_INET(127.0.0.1:%d)'", ntohs(me.sin_port),
+                               port);
+  wait_event("Syslog connection accepted; fd='", 1);
+  wait_event(want, 1);
+  close(fd);
+  wait_event("Syslog connection closed; fd='", 1);
+  wait_event(want, 2);
+  g_free(run_finish(&r));
+  g_free(want);
+  g_free(src);
+}
+
+Test(network, syslog_uses_octet_counting_over_tcp)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { syslog(ip(127.0.0.1) port(%d)); };", port);
+  run_start(&r, src, NULL);
+  int fd = tcp_connect(port);
+  const char *m1 = "<13>1 2026-11-22T10:00:00Z h1 app 12 ID1 - first message";
+  const char *m2 = "<165>1 2026-11-22T10:00:01Z h2 app2 - - [a@1 x=\"y\"] has\nnewline";
+  char *framed = g_strdup_printf("%zu %s%zu %s", strlen(m1), m1, strlen(m2), m2);
+  /* the length of the second frame is cut between two writes */
+  size_t cut = strlen(m1) + 4;
+  send_all(fd, framed, cut);
+  send_all(fd, framed + cut, strlen(framed) - cut);
+  wait_count(2);
+  close(fd);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc6587|127.0.0.1|127.0.0.1|app|13|first message\n"
+                        "rfc6587|127.0.0.1|127.0.0.1|app2|165|has\nnewline\n");
+  g_free(got);
+  g_free(framed);
+  g_free(src);
+}
+
+Test(network, syslog_default_port_is_601_and_network_514)
+{
+  /* built, not started: the defaults show in the start error of a bad ip */
+  Run r;
+  CfgError err = { 0 };
+  cr_assert_not_null(run_build(&r, "@version: 3.38\nsource s { syslog(ip(\"no.such.host.invalid\")); };\n"
+                                   "destination d { rec(); }; log { source(s); destination(d); };",
+                               &err));
+  const char *perr;
+  r.pool = worker_pool_start(1, &perr);
+  char *serr = NULL;
+  cr_assert_not(log_pipeline_start(r.pl, r.pool, &serr));
+  cr_assert(strstr(serr, "port('601')"), "%s", serr);
+  g_free(serr);
+  run_free(&r);
+}
+
+Test(network, udp_datagrams_each_one_message)
+{
+  Run r;
+  int p1 = free_port(SOCK_DGRAM), p2 = free_port(SOCK_DGRAM), p3 = free_port(SOCK_DGRAM);
+  char *src = g_strdup_printf("source s { udp(ip(127.0.0.1) port(%d)); network(ip(127.0.0.1) port(%d) "
+                              "transport(udp)); syslog(ip(127.0.0.1) port(%d) transport(\"udp\")); };",
+                              p1, p2, p3);
+  run_start(&r, src, NULL);
+  /* no framing in a datagram: a newline inside stays, a trailing one goes */
+  const char *d1 = "<13>Nov 22 10:00:00 h1 p1: two\nlines\n";
+  udp_send(p1, d1, strlen(d1));
+  wait_count(1);
+  const char *d2 = "<13>Nov 22 10:00:00 h2 p2: net";
+  udp_send(p2, d2, strlen(d2));
+  wait_count(2);
+  const char *d3 = "<13>1 2026-11-22T10:00:00Z h3 p3 - - - rfc5424";
+  udp_send(p3, d3, strlen(d3));
+  wait_count(3);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+udp|127.0.0.1|127.0.0.1|p1|13|two\nlines\n"
+                        "rfc3164+udp|127.0.0.1|127.0.0.1|p2|13|net\n"
+                        "rfc5426|127.0.0.1|127.0.0.1|p3|13|rfc5424\n");
+  g_free(got);
+  g_free(src);
+}
+
+Test(network, unix_stream_and_dgram_are_local)
+{
+  Run r;
+  char *dir = g_dir_make_tmp("net-test-XXXXXX", NULL);
+  char *us = g_build_filename(dir, "us", NULL), *ud = g_build_filename(dir, "ud", NULL);
+  /* a stale socket file from an earlier run is replaced */
+  int stale = socket(AF_UNIX, SOCK_STREAM, 0);
+  struct sockaddr_un sun = { .sun_family = AF_UNIX };
+  g_strlcpy(sun.sun_path, us, sizeof(sun.sun_path));
+  cr_assert_eq(bind(stale, (struct sockaddr *) &sun, sizeof(sun)), 0);
+  close(stale);
+  char *src = g_strdup_printf("source s { unix-stream(\"%s\"); unix-dgram(\"%s\" perm(0640)); };", us, ud);
+  run_start(&r, src, NULL);
+
+  struct stat st;
+  cr_assert_eq(stat(us, &st), 0);
+  cr_assert_eq(st.st_mode & 07777, 0666);
+  cr_assert_eq(stat(ud, &st), 0);
+  cr_assert_eq(st.st_mode & 07777, 0640);
+
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  cr_assert_eq(connect(fd, (struct sockaddr *) &sun, sizeof(sun)), 0);
+  /* what syslog(3) writes: no hostname after the date */
+  send_str(fd, "<13>Nov 22 10:00:00 app[1]: over a stream\n");
+  wait_count(1);
+  close(fd);
+  int dfd = socket(AF_UNIX, SOCK_DGRAM, 0);
+  g_strlcpy(sun.sun_path, ud, sizeof(sun.sun_path));
+  const char *d = "<14>Nov 22 10:00:00 app2: a datagram";
+  cr_assert_eq(sendto(dfd, d, strlen(d), 0, (struct sockaddr *) &sun, sizeof(sun)), (ssize_t) strlen(d));
+  close(dfd);
+  wait_count(2);
+  char *got = run_finish(&r);
+  const char *h = short_hostname();
+  char *want = g_strdup_printf("local+unix-stream|%s|%s|app|13|over a stream\n"
+                               "local+unix-dgram|%s|%s|app2|14|a datagram\n",
+                               h, h, h, h);
+  cr_assert_str_eq(got, want);
+  g_free(want);
+  g_free(got);
+  g_free(src);
+  unlink(us);
+  unlink(ud);
+  rmdir(dir);
+  g_free(us);
+  g_free(ud);
+  g_free(dir);
+}
+
+Test(network, max_connections_refuses_the_extra_one)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { network(ip(127.0.0.1) port(%d) max-connections(2)); };", port);
+  run_start(&r, src, NULL);
+  int a = tcp_connect(port), b = tcp_connect(port);
+  send_str(a, "<13>Nov 22 10:00:00 h p: a\n");
+  send_str(b, "<13>Nov 22 10:00:00 h p: b\n");
+  wait_count(2);
+  int c = tcp_connect(port); /* the kernel accepts; Sluice closes it */
+  cr_assert(peer_closed(c), "the third connection was not closed");
+  wait_event("Number of allowed concurrent connections reached, rejecting connection; client='AF_INET(127.0.0.1:", 1);
+  wait_event("group_name='s', location='test.conf:3:12', max='2'", 1);
+  close(c);
+  /* a slot that frees up can be taken again */
+  close(a);
+  wait_event("Syslog connection closed", 1);
+  int d = tcp_connect(port);
+  send_str(d, "<13>Nov 22 10:00:00 h p: d\n");
+  wait_count(3);
+  /* b and d are still open when the source stops */
+  char *got = run_finish(&r);
+  cr_assert(strstr(got, "|a\n") && strstr(got, "|b\n") && strstr(got, "|d\n"), "%s", got);
+  close(b);
+  close(d);
+  g_free(got);
+  g_free(src);
+}
+
+Test(network, a_connection_dropped_mid_message)
+{
+  Run r;
+  int p1 = free_port(SOCK_STREAM), p2 = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { tcp(ip(127.0.0.1) port(%d)); syslog(ip(127.0.0.1) port(%d)); };", p1, p2);
+  run_start(&r, src, NULL);
+  /* newline framing: the partial line at EOF is still a message */
+  int fd = tcp_connect(p1);
+  send_str(fd, "<13>Nov 22 10:00:00 h p: whole\n<13>Nov 22 10:00:00 h p: half a li");
+  close(fd);
+  wait_count(2);
+  /* octet counting: a frame cut short is a framing error, logged, and the
+   * frames before it are kept */
+  const char *ok = "<13>1 2026-11-22T10:00:00Z h app - - - ok";
+  char *frame = g_strdup_printf("%zu %s", strlen(ok), ok);
+  fd = tcp_connect(p2);
+  send_str(fd, frame);
+  send_str(fd, "50 <13>1 - h app - - - cut sho");
+  close(fd);
+  wait_event("Error framing incoming data, closing connection", 1);
+  wait_count(3);
+  /* garbage where a length belongs closes that connection only */
+  fd = tcp_connect(p2);
+  send_str(fd, "garbage\n");
+  cr_assert(peer_closed(fd));
+  close(fd);
+  wait_event("Error framing incoming data, closing connection", 2);
+  fd = tcp_connect(p2);
+  send_str(fd, frame);
+  wait_count(4);
+  close(fd);
+  g_free(frame);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tcp|127.0.0.1|127.0.0.1|p|13|whole\n"
+                        "rfc3164+tcp|127.0.0.1|127.0.0.1|p|13|half a li\n"
+                        "rfc6587|127.0.0.1|127.0.0.1|app|13|ok\n"
+                        "rfc6587|127.0.0.1|127.0.0.1|app|13|ok\n");
+  g_free(got);
+  g_free(src);
+}
+
+Test(network, binary_garbage_and_nul_bytes_do_not_break_the_stream)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { network(ip(127.0.0.1) port(%d)); };", port);
+  run_start(&r, src, NULL);
+  int fd = tcp_connect(port);
+  static const char junk[] = "\x01\xff\xfe<<>>\x7f\n\0\0<13>Nov 22 10:00:00 h p: after\n";
+  send_all(fd, junk, sizeof(junk) - 1);
+  wait_count(2);
+  close(fd);
+  char *got = run_finish(&r);
+  cr_assert(g_str_has_suffix(got, "rfc3164+tcp|127.0.0.1|127.0.0.1|p|13|after\n"), "%s", got);
+  g_free(got);
+  g_free(src);
+}
+
+Test(network, a_taken_port_is_a_start_error_naming_the_address)
+{
+  int port = free_port(SOCK_STREAM);
+  int holder = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  cr_assert_eq(bind(holder, (struct sockaddr *) &sin, sizeof(sin)), 0);
+  cr_assert_eq(listen(holder, 1), 0);
+  Run r;
+  char *text = g_strdup_printf("@version: 3.38\nsource s { tcp(ip(127.0.0.1) port(%d)); };\n"
+                               "destination d { rec(); }; log { source(s); destination(d); };",
+                               port);
+  CfgError err = { 0 };
+  cr_assert_not_null(run_build(&r, text, &err), "%s", err.message);
+  const char *perr;
+  r.pool = worker_pool_start(1, &perr);
+  char *serr = NULL;
+  cr_assert_not(log_pipeline_start(r.pl, r.pool, &serr));
+  char *want = g_strdup_printf("Error binding socket; addr='AF_INET(127.0.0.1:%d)', error='Address already in use (%d)'",
+                               port, EADDRINUSE);
+  cr_assert_str_eq(serr, want);
+  g_free(want);
+  g_free(serr);
+  g_free(text);
+  run_free(&r);
+  close(holder);
+}
+
+static void
+expect_config_error(const char *sources, const char *message)
+{
+  Run r;
+  char *text = g_strdup_printf("@version: 3.38\n%s\ndestination d { rec(); }; log { source(s); destination(d); };",
+                               sources);
+  CfgError err = { 0 };
+  cr_assert_null(run_build(&r, text, &err), "accepted: %s", sources);
+  cr_assert(strstr(err.message, message), "for %s: got '%s', want '%s'", sources, err.message, message);
+  cfg_error_clear(&err);
+  g_free(text);
+  run_free(&r);
+}
+
+Test(network, refused_configurations)
+{
+  expect_config_error("source s { network(transport(tls)); };", "TLS is not supported yet");
+  expect_config_error("source s { network(tls(peer-verify(none))); };", "TLS is not supported yet");
+  expect_config_error("source s { tcp(transport(udp)); };", "tcp() takes no transport()");
+  expect_config_error("source s { network(transport(sctp)); };", "unknown value 'sctp' for option 'transport'");
+  expect_config_error("source s { network(port(70000)); };", "between 1 and 65535");
+  expect_config_error("source s { network(keep-alive(yes)); };", "keep-alive(yes) is not supported yet");
+  expect_config_error("source s { unix-stream(); };", "unix-stream() takes 1 to 1 positional arguments");
+  expect_config_error("source s { unix-dgram(\"/tmp/x\" max-connections(3)); };", "unknown option 'max-connections'");
+  expect_config_error("source s { udp(time-zone(\"Mars/Olympus\")); };", "time zone");
+  expect_config_error("source s { network(flags(no-such-flag)); };", "unknown value 'no-such-flag'");
+}
