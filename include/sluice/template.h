@@ -49,9 +49,15 @@ typedef struct LogTemplateOptions
   LogTimestampFormat ts_format; /* ts-format(): $STAMP and the file line */
   int frac_digits;              /* frac-digits(): 0..6 */
   TimeZoneInfo *send_tz;        /* send-time-zone(); NULL: the stamp's own offset */
+  bool escape;                  /* template-escape(yes): in what each macro and value
+                                 * expands to, quotes and backslashes get a backslash
+                                 * before them and bytes below 0x20 become a backslash
+                                 * and three octal digits, as in syslog-ng; literal
+                                 * text is left alone */
 } LogTemplateOptions;
 
-/* syslog-ng's defaults: rfc3164, no fraction, the stamp's own offset. */
+/* syslog-ng's defaults: rfc3164, no fraction, the stamp's own offset, no
+ * escaping. */
 void log_template_options_defaults(LogTemplateOptions *opts);
 
 /* ts-format(name): "rfc3164"/"bsd", "rfc3339"/"iso", "full", "unix"/"unixtime".

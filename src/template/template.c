@@ -54,7 +54,7 @@ struct LogTemplate
   GArray *elems; /* TemplateElem */
 };
 
-static const LogTemplateOptions default_options = { LTZ_FORMAT_RFC3164, 0, NULL };
+static const LogTemplateOptions default_options = { LTZ_FORMAT_RFC3164, 0, NULL, false };
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -572,6 +572,44 @@ log_template_compile(const char *text, char **error)
 
 /* ---- evaluation ----------------------------------------------------------- */
 
+/* template-escape(yes): escape out[from..] in place, the way syslog-ng's
+ * escaping appends a value. */
+static void
+_escape_from(GString *out, size_t from)
+{
+  size_t extra = 0;
+  for (size_t i = from; i < out->len; i++)
+    {
+      unsigned char c = (unsigned char) out->str[i];
+      extra += c == '\'' || c == '"' || c == '\\' ? 1 : c < 0x20 ? 3 : 0;
+    }
+  if (!extra)
+    return;
+  size_t old = out->len;
+  g_string_set_size(out, old + extra);
+  /* from the end backwards, so nothing is overwritten before it is read */
+  char *s = out->str;
+  size_t w = old + extra;
+  for (size_t i = old; i-- > from;)
+    {
+      unsigned char c = (unsigned char) s[i];
+      if (c == '\'' || c == '"' || c == '\\')
+        {
+          s[--w] = (char) c;
+          s[--w] = '\\';
+        }
+      else if (c < 0x20)
+        {
+          s[--w] = (char) ('0' + (c & 7));
+          s[--w] = (char) ('0' + ((c >> 3) & 7));
+          s[--w] = (char) ('0' + (c >> 6));
+          s[--w] = '\\';
+        }
+      else
+        s[--w] = (char) c;
+    }
+}
+
 void
 log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions *opts, GString *out)
 {
@@ -590,14 +628,21 @@ log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOp
           break;
         case E_VALUE:
           {
-            size_t len;
+            size_t len, from = out->len;
             const char *v = log_msg_get_value(msg, e->handle, &len);
             g_string_append_len(out, v, (gssize) len);
+            if (opts->escape)
+              _escape_from(out, from);
             break;
           }
         case E_MACRO:
-          log_macro_expand(e->macro.id, e->macro.stamp, msg, opts, out);
-          break;
+          {
+            size_t from = out->len;
+            log_macro_expand(e->macro.id, e->macro.stamp, msg, opts, out);
+            if (opts->escape)
+              _escape_from(out, from);
+            break;
+          }
         case E_FUNC:
           e->func.func->call(e->func.state, e->func.argc, e->func.args, msg, opts, out);
           break;
