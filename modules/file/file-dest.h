@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The file module's shared internals: file(), pipe() and stdout() are one
+ * destination type (FileDest) with a kind.  Split over:
+ *
+ *   file-options.c  option tables, defaults from options {}, named
+ *                   templates, owner/group names: the FileDest is built
+ *                   complete at configuration time, or refused;
+ *   file-open.c     turning an expanded path into an open descriptor:
+ *                   the '..' check, create-dirs, ownership, permissions,
+ *                   mkfifo for pipe();
+ *   file-writer.c   the LogWriterOps run on the destination's own thread:
+ *                   the open-file table, one writev per file per batch,
+ *                   partial writes, time-reap, reopen.
+ *
+ * Everything in a FileDest after configuration belongs to its writer
+ * thread (start() runs before that thread exists), so nothing here locks.
+ */
+#ifndef SLUICE_FILE_DEST_H
+#define SLUICE_FILE_DEST_H
+
+#include "sluice/driver.h"
+#include "sluice/template.h"
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef enum FileKind
+{
+  FILE_KIND_FILE,
+  FILE_KIND_PIPE,
+  FILE_KIND_STDOUT,
+} FileKind;
+
+/* What the option tables write (offsets point here).  Fields syslog-ng
+ * takes from options {} when the driver does not set them are copied from
+ * the global options after the table is applied. */
+typedef struct FileDestOptions
+{
+  char *template_text;   /* template(): text or the name of a template {} */
+  bool template_escape;
+  bool create_dirs;
+  char *owner, *group;   /* NULL: the global one; "": leave alone */
+  int64_t perm;          /* -2: the global one; -1: leave as created */
+  char *dir_owner, *dir_group;
+  int64_t dir_perm;
+  int64_t time_reap;     /* -1: the global one; 0: never */
+  int64_t flush_lines;   /* 0: the global one */
+  bool fsync;
+  int64_t log_fifo_size; /* 0: the global one */
+  int64_t time_reopen;   /* 0: the global one */
+  int ts_format;         /* CfgTsFormat */
+  int64_t frac_digits;
+  char *send_time_zone;  /* also set by time-zone() */
+} FileDestOptions;
+
+/* One owner/permission set: for files or for directories. */
+typedef struct FilePerm
+{
+  uid_t uid;
+  gid_t gid;
+  bool set_uid, set_gid;
+  int mode;              /* -1: leave as created */
+} FilePerm;
+
+typedef struct OpenFile
+{
+  char *path;            /* owned; also the table's key */
+  int fd;                /* -1 while closed */
+  int64_t last_used;     /* CLOCK_MONOTONIC seconds */
+  GArray *lines;         /* per batch: indices into FileDest.lines */
+} OpenFile;
+
+/* One formatted line of the batch being written. */
+typedef struct FileLine
+{
+  OpenFile *file;        /* NULL: dropped (spurious path) */
+  size_t offset, len;    /* in FileDest.body */
+  size_t done;           /* bytes of it already written */
+} FileLine;
+
+typedef struct FileDest
+{
+  LogDestDriver super;
+  FileKind kind;
+  FileDestOptions o;
+  char *name;                 /* for internal log lines: the statement's name */
+  LogTemplate *path;          /* NULL for stdout() */
+  bool path_is_literal;       /* no macros: never reaped */
+  LogTemplate *tmpl;          /* NULL: syslog-ng's file line */
+  LogTemplateOptions topts;   /* the lines' ts-format, zone, escape */
+  LogTemplateOptions popts;   /* the path's: the same without zone or escape */
+  FilePerm file_perm, dir_perm;
+  int64_t time_reap;
+
+  /* writer thread state */
+  GHashTable *files;          /* path -> OpenFile* */
+  GString *path_buf, *body;
+  GArray *lines;              /* FileLine, this batch */
+  GPtrArray *order;           /* OpenFile* in order of first use this batch */
+  GArray *iov;                /* struct iovec */
+  size_t *ahead;              /* bytes written of items not yet reported */
+  size_t ahead_n, ahead_cap;
+  const LogMsg *ahead_first;
+  uint64_t dropped;           /* messages refused for a spurious path */
+  bool sigpipe_blocked;       /* SIGPIPE blocked on the writer thread */
+} FileDest;
+
+/* file-options.c: the module's factories. */
+extern const LogDriverFactory file_dest_factory;
+extern const LogDriverFactory pipe_dest_factory;
+extern const LogDriverFactory stdout_dest_factory;
+
+/* file-open.c */
+
+/* True when path would climb out of its directory the way syslog-ng 3.38
+ * refuses: "../" or "/.." anywhere, or the whole path "..". */
+bool file_path_is_spurious(const char *path);
+
+/* Open path for appending as d's kind needs (creating directories, the
+ * FIFO, setting owner and mode).  Returns the descriptor or a negative
+ * errno; logs what went wrong. */
+int file_dest_open(FileDest *d, const char *path);
+
+/* file-writer.c */
+extern const LogWriterOps file_writer_ops;
+
+/* Open the path now when it has no macros (start()): a bad path shows at
+ * once, not at the first message.  Failures are logged, and the writer
+ * retries them; never fatal. */
+void file_writer_open_static(FileDest *d);
+
+/* Release the writer state (the open files are closed by finish). */
+void file_writer_free(FileDest *d);
+
+#endif

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Opening what file() and pipe() write to, as syslog-ng 3.38 does (checked
+ * with strace): files O_WRONLY|O_APPEND|O_CREAT, created 0600 unless perm()
+ * says otherwise; a missing pipe() path is made a FIFO and every FIFO is
+ * opened O_RDWR so that opening never waits for, or fails without, a
+ * reader; owner, group and mode are applied again at every open (a file
+ * logrotate recreated gets them back); create-dirs(yes) makes the missing
+ * parents with dir-perm/dir-owner/dir-group.
+ */
+#include "file-dest.h"
+
+#include "sluice/internal-log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool
+file_path_is_spurious(const char *path)
+{
+  return strstr(path, "../") || strstr(path, "/..") || strcmp(path, "..") == 0;
+}
+
+static void
+_log_errno(SluiceLogLevel level, const char *text, const char *path, int err)
+{
+  char e[128];
+  snprintf(e, sizeof(e), "%s (%d)", strerror(err), err);
+  sluice_log(level, text, "filename", path, "error", e, NULL);
+}
+
+/* Owner, group and mode on an open fd (files and FIFOs) or a path (dirs).
+ * A failure is logged and is not fatal: the data still gets written. */
+static void
+_apply_perm(const FilePerm *p, int fd, const char *path)
+{
+  struct stat st;
+  if ((fd >= 0 ? fstat(fd, &st) : stat(path, &st)) != 0)
+    return;
+  uid_t uid = p->set_uid ? p->uid : (uid_t) -1;
+  gid_t gid = p->set_gid ? p->gid : (gid_t) -1;
+  if ((p->set_uid && st.st_uid != p->uid) || (p->set_gid && st.st_gid != p->gid))
+    {
+      if ((fd >= 0 ? fchown(fd, uid, gid) : chown(path, uid, gid)) != 0)
+        _log_errno(SLUICE_LOG_WARNING, "Error setting file ownership", path, errno);
+    }
+  if (p->mode >= 0 && (st.st_mode & 07777) != (mode_t) p->mode)
+    {
+      if ((fd >= 0 ? fchmod(fd, (mode_t) p->mode) : chmod(path, (mode_t) p->mode)) != 0)
+        _log_errno(SLUICE_LOG_WARNING, "Error setting file permissions", path, errno);
+    }
+}
+
+/* mkdir -p of path's parent directories; only the ones made here get the
+ * dir-* options, as in syslog-ng. */
+static int
+_create_parents(FileDest *d, const char *path)
+{
+  char *dir = g_strdup(path);
+  int rc = 0;
+  for (char *p = dir + 1; rc == 0 && (p = strchr(p, '/')); p++)
+    {
+      *p = '\0';
+      struct stat st;
+      if (dir[0] && stat(dir, &st) != 0)
+        {
+          int mode = d->dir_perm.mode >= 0 ? d->dir_perm.mode : 0700;
+          if (mkdir(dir, (mode_t) mode) == 0)
+            _apply_perm(&d->dir_perm, -1, dir);
+          else if (errno != EEXIST)
+            {
+              rc = -errno;
+              _log_errno(SLUICE_LOG_ERROR, "Error creating directory", dir, -rc);
+            }
+        }
+      *p = '/';
+    }
+  g_free(dir);
+  return rc;
+}
+
+static int
+_open_pipe(FileDest *d, const char *path)
+{
+  struct stat st;
+  int rc = stat(path, &st);
+  if (rc != 0 && errno == ENOENT)
+    {
+      int mode = d->file_perm.mode >= 0 ? d->file_perm.mode : 0600;
+      if (mkfifo(path, (mode_t) mode) != 0 && errno != EEXIST)
+        {
+          int e = errno;
+          _log_errno(SLUICE_LOG_ERROR, "Error creating named pipe", path, e);
+          return -e;
+        }
+    }
+  else if (rc == 0 && !S_ISFIFO(st.st_mode))
+    sluice_log(SLUICE_LOG_WARNING, "pipe() writes to something that is not a named pipe; file() is meant for "
+               "regular files", "filename", path, NULL);
+  return open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+}
+
+int
+file_dest_open(FileDest *d, const char *path)
+{
+  int fd;
+  if (d->o.create_dirs && (fd = _create_parents(d, path)) < 0)
+    return fd;
+  if (d->kind == FILE_KIND_PIPE)
+    fd = _open_pipe(d, path);
+  else
+    {
+      int mode = d->file_perm.mode >= 0 ? d->file_perm.mode : 0600;
+      fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, (mode_t) mode);
+    }
+  if (fd < 0)
+    {
+      int e = errno;
+      if (e == EMFILE || e == ENFILE)
+        return -e; /* the writer makes room and tries again; it logs */
+      _log_errno(SLUICE_LOG_ERROR, "Error opening file for writing", path, e);
+      return -e;
+    }
+  _apply_perm(&d->file_perm, fd, path);
+  return fd;
+}

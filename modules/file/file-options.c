@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * file(), pipe() and stdout(): their option tables and constructors.
+ *
+ * The tables carry syslog-ng 3.38's names.  Options whose default comes
+ * from options {} (create-dirs, owner, perm, time-reap, ts-format, ...)
+ * are copied from the global options unless the driver call names them,
+ * as syslog-ng does.  Everything that can be wrong (a template that does
+ * not compile, an unknown user, an unknown zone, an empty path) is refused
+ * here, at configuration time, with the place it was written.
+ *
+ * stdout() is not in syslog-ng 3.38 (it came later); it takes the options
+ * of a writer that has no path.
+ */
+#include "file-dest.h"
+
+#include "sluice/internal-log.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OFF(field) offsetof(FileDestOptions, field)
+
+static const char *const ts_formats[] = { "rfc3164", "bsd", "rfc3339", "iso", "unix", "full", NULL };
+
+/* The options every writer has. */
+#define WRITER_OPTIONS \
+  { .name = "template", .type = CFG_OPT_TEMPLATE, .offset = OFF(template_text) }, \
+  { .name = "template-escape", .type = CFG_OPT_BOOL, .offset = OFF(template_escape) }, \
+  { .name = "flush-lines", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .min = 0, .max = INT32_MAX }, \
+  { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .min = 1, .max = INT32_MAX }, \
+  { .name = "time-reopen", .type = CFG_OPT_INT, .offset = OFF(time_reopen), .min = 1, .max = INT32_MAX }, \
+  { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = OFF(ts_format), .names = ts_formats }, \
+  { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .min = 0, .max = 6 }, \
+  { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) }, \
+  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) }
+
+/* The options of a writer that opens paths. */
+#define PATH_OPTIONS \
+  { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs) }, \
+  { .name = "owner", .type = CFG_OPT_STRING, .offset = OFF(owner), .empty_ok = true }, \
+  { .name = "group", .type = CFG_OPT_STRING, .offset = OFF(group), .empty_ok = true }, \
+  { .name = "perm", .type = CFG_OPT_INT, .offset = OFF(perm), .def_int = -2, .min = -1, .max = 07777 }, \
+  { .name = "dir-owner", .type = CFG_OPT_STRING, .offset = OFF(dir_owner), .empty_ok = true }, \
+  { .name = "dir-group", .type = CFG_OPT_STRING, .offset = OFF(dir_group), .empty_ok = true }, \
+  { .name = "dir-perm", .type = CFG_OPT_INT, .offset = OFF(dir_perm), .def_int = -2, .min = -1, .max = 07777 }, \
+  { .name = "time-reap", .type = CFG_OPT_INT, .offset = OFF(time_reap), .def_int = -1, .min = 0, .max = INT32_MAX }
+
+static const CfgOption file_options[] = {
+  WRITER_OPTIONS,
+  PATH_OPTIONS,
+  { .name = "fsync", .type = CFG_OPT_BOOL, .offset = OFF(fsync) },
+  { 0 },
+};
+
+/* syslog-ng 3.38's pipe() has no fsync() */
+static const CfgOption pipe_options[] = {
+  WRITER_OPTIONS,
+  PATH_OPTIONS,
+  { 0 },
+};
+
+static const CfgOption stdout_options[] = {
+  WRITER_OPTIONS,
+  { 0 },
+};
+
+static const CfgOption *
+_table(FileKind kind)
+{
+  return kind == FILE_KIND_FILE ? file_options : kind == FILE_KIND_PIPE ? pipe_options : stdout_options;
+}
+
+static const char *
+_driver_name(FileKind kind)
+{
+  return kind == FILE_KIND_FILE ? "file" : kind == FILE_KIND_PIPE ? "pipe" : "stdout";
+}
+
+/* The last option call named name in the driver call, or NULL. */
+static const CfgNode *
+_given(const CfgNode *call, const char *name)
+{
+  const CfgNode *found = NULL;
+  for (size_t i = 0; i < call->n_children; i++)
+    if (call->children[i]->kind == CFG_NODE_CALL && cfg_name_equal(call->children[i]->name, name))
+      found = call->children[i];
+  return found;
+}
+
+/* ---- templates ---------------------------------------------------------- */
+
+/* template("x"): the template {} block named x when there is one (taking
+ * its template-escape() too), else x itself as template text, which is
+ * what syslog-ng does. */
+static bool
+_resolve_template(FileDest *d, const char *text, const LogDriverContext *ctx, const CfgLocation *loc,
+                  CfgError *err)
+{
+  const CfgNode *block = ctx->tree ? cfg_tree_lookup(ctx->tree, CFG_OBJ_TEMPLATE, text) : NULL;
+  const char *source = text;
+  if (block)
+    {
+      source = NULL;
+      for (size_t i = 0; i < block->n_children; i++)
+        {
+          const CfgNode *c = block->children[i];
+          bool is_text = cfg_name_equal(c->name, "template");
+          if (is_text && c->n_args == 1 && c->args[0].type != CFG_VAL_OP)
+            source = c->args[0].str;
+          else if (cfg_name_equal(c->name, "template-escape") && c->n_args == 1 &&
+                   c->args[0].type == CFG_VAL_IDENT)
+            {
+              bool yes = cfg_name_equal(c->args[0].str, "yes") || cfg_name_equal(c->args[0].str, "on");
+              if (!yes && !cfg_name_equal(c->args[0].str, "no") && !cfg_name_equal(c->args[0].str, "off"))
+                {
+                  cfg_error_set(err, &c->loc, "template-escape() takes yes or no, got '%s'", c->args[0].str);
+                  return false;
+                }
+              d->o.template_escape |= yes;
+            }
+          else
+            {
+              cfg_error_set(err, &c->loc, "%s in template %s {} is not supported; it takes template(\"...\") "
+                            "and template-escape(yes|no)", is_text ? "this template()" : c->name, block->name);
+              return false;
+            }
+        }
+      if (!source)
+        {
+          cfg_error_set(err, &block->loc, "template %s {} has no template(\"...\")", block->name);
+          return false;
+        }
+    }
+  char *error = NULL;
+  d->tmpl = log_template_compile(source, &error);
+  if (!d->tmpl)
+    {
+      cfg_error_set(err, loc, "bad template in %s(): %s", _driver_name(d->kind), error);
+      g_free(error);
+      return false;
+    }
+  return true;
+}
+
+/* ---- owners and permissions --------------------------------------------- */
+
+/* A user or group given by name or number; "" leaves it alone. */
+static bool
+_resolve_id(const char *name, bool group, unsigned *id, bool *set)
+{
+  *set = false;
+  if (!name || !*name)
+    return true;
+  char *end;
+  unsigned long n = strtoul(name, &end, 10);
+  if (*end == '\0')
+    {
+      *id = (unsigned) n;
+      *set = true;
+      return true;
+    }
+  if (group)
+    {
+      struct group *gr = getgrnam(name);
+      if (!gr)
+        return false;
+      *id = gr->gr_gid;
+    }
+  else
+    {
+      struct passwd *pw = getpwnam(name);
+      if (!pw)
+        return false;
+      *id = pw->pw_uid;
+    }
+  *set = true;
+  return true;
+}
+
+static bool
+_resolve_perm(FilePerm *p, const char *owner, const char *group, int64_t mode, const CfgNode *call,
+              const char *owner_opt, const char *group_opt, CfgError *err)
+{
+  unsigned id = 0;
+  if (!_resolve_id(owner, false, &id, &p->set_uid))
+    {
+      const CfgNode *o = _given(call, owner_opt);
+      cfg_error_set(err, o ? &o->loc : &call->loc, "%s(): unknown user '%s' in %s()", call->name, owner, owner_opt);
+      return false;
+    }
+  p->uid = (uid_t) id;
+  if (!_resolve_id(group, true, &id, &p->set_gid))
+    {
+      const CfgNode *o = _given(call, group_opt);
+      cfg_error_set(err, o ? &o->loc : &call->loc, "%s(): unknown group '%s' in %s()", call->name, group, group_opt);
+      return false;
+    }
+  p->gid = (gid_t) id;
+  p->mode = (int) mode;
+  return true;
+}
+
+/* ---- construction ------------------------------------------------------- */
+
+static const char *
+_ts_format_name(int fmt)
+{
+  return fmt >= 0 && fmt < (int) G_N_ELEMENTS(ts_formats) - 1 ? ts_formats[fmt] : "rfc3164";
+}
+
+/* Fill what the call left unset from options {}. */
+static void
+_inherit(FileDest *d, const CfgNode *call, const CfgGlobalOptions *g)
+{
+  FileDestOptions *o = &d->o;
+  if (!_given(call, "create-dirs"))
+    o->create_dirs = g->create_dirs;
+  if (!_given(call, "ts-format"))
+    o->ts_format = g->ts_format;
+  if (!_given(call, "frac-digits"))
+    o->frac_digits = g->frac_digits;
+  if (!o->send_time_zone && (g->send_time_zone || g->time_zone))
+    o->send_time_zone = g_strdup(g->send_time_zone ? g->send_time_zone : g->time_zone);
+  if (d->kind == FILE_KIND_STDOUT)
+    return; /* no paths: and stdout's table would not free these strings */
+  if (!o->owner && g->owner)
+    o->owner = g_strdup(g->owner);
+  if (!o->group && g->group)
+    o->group = g_strdup(g->group);
+  if (o->perm == -2)
+    o->perm = g->perm;
+  if (!o->dir_owner && g->dir_owner)
+    o->dir_owner = g_strdup(g->dir_owner);
+  if (!o->dir_group && g->dir_group)
+    o->dir_group = g_strdup(g->dir_group);
+  if (o->dir_perm == -2)
+    o->dir_perm = g->dir_perm;
+  if (o->time_reap < 0)
+    o->time_reap = g->time_reap;
+}
+
+static bool
+_setup_templates(FileDest *d, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  log_template_options_defaults(&d->topts);
+  const char *e = log_template_options_set_ts_format(&d->topts, _ts_format_name(d->o.ts_format));
+  if (!e)
+    e = log_template_options_set_frac_digits(&d->topts, (int) d->o.frac_digits);
+  if (e)
+    {
+      cfg_error_set(err, &call->loc, "%s(): %s", call->name, e);
+      return false;
+    }
+  /* dates in the path keep the stamp's own offset (syslog-ng's
+   * local-time-zone, which Sluice does not take) */
+  d->popts = d->topts;
+  if (d->o.send_time_zone)
+    {
+      const char *zerr = NULL;
+      d->topts.send_tz = tz_get(d->o.send_time_zone, &zerr);
+      if (!d->topts.send_tz)
+        {
+          const CfgNode *o = _given(call, "send-time-zone");
+          if (!o)
+            o = _given(call, "time-zone");
+          cfg_error_set(err, o ? &o->loc : &call->loc, "%s(): unknown time zone '%s': %s", call->name,
+                        d->o.send_time_zone, zerr ? zerr : "not a zone");
+          return false;
+        }
+    }
+  bool ok = true;
+  if (d->o.template_text)
+    {
+      const CfgNode *o = _given(call, "template");
+      ok = _resolve_template(d, d->o.template_text, ctx, o ? &o->loc : &call->loc, err);
+    }
+  else if (ctx->global && ctx->global->file_template)
+    ok = _resolve_template(d, ctx->global->file_template, ctx, &call->loc, err);
+  /* after the template: a template {} block may turn escaping on */
+  d->topts.escape = d->o.template_escape;
+  return ok;
+}
+
+static bool
+_setup_path(FileDest *d, const CfgNode *call, CfgError *err)
+{
+  const CfgValue *arg = &call->args[0];
+  if (arg->type == CFG_VAL_OP || !arg->str[0])
+    {
+      cfg_error_set(err, &arg->loc, "%s() needs a path, got an empty one", call->name);
+      return false;
+    }
+  char *error = NULL;
+  d->path = log_template_compile(arg->str, &error);
+  if (!d->path)
+    {
+      cfg_error_set(err, &arg->loc, "bad path template in %s(): %s", call->name, error);
+      g_free(error);
+      return false;
+    }
+  d->path_is_literal = log_template_is_literal(d->path);
+  if (d->path_is_literal && file_path_is_spurious(arg->str))
+    {
+      cfg_error_set(err, &arg->loc, "%s(): the path '%s' contains '..'; Sluice, like syslog-ng, refuses it",
+                    call->name, arg->str);
+      return false;
+    }
+  return true;
+}
+
+static void _file_dest_free(LogDestDriver *s);
+
+static bool
+_file_dest_start(LogDestDriver *s, char **error)
+{
+  FileDest *d = (FileDest *) s;
+  file_writer_open_static(d);
+  return true;
+}
+
+static const LogDestOps file_dest_ops = { _file_dest_start, _file_dest_free };
+
+static void
+_file_dest_free(LogDestDriver *s)
+{
+  FileDest *d = (FileDest *) s;
+  file_writer_free(d);
+  log_template_unref(d->path);
+  log_template_unref(d->tmpl);
+  cfg_options_free(_table(d->kind), &d->o);
+  g_free(d->name);
+  free(d);
+}
+
+static LogDestDriver *
+_new_dest(FileKind kind, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  FileDest *d = calloc(1, sizeof(*d));
+  d->kind = kind;
+  d->super.ops = &file_dest_ops;
+  d->super.writer_ops = &file_writer_ops;
+  d->super.driver = _driver_name(kind);
+  d->super.loc = call->loc;
+  d->name = g_strdup(ctx->stmt_name ? ctx->stmt_name : d->super.driver);
+  const CfgOption *table = _table(kind);
+  cfg_options_defaults(table, &d->o);
+  d->o.perm = d->o.dir_perm = -2;
+  d->o.time_reap = -1;
+  char what[16];
+  snprintf(what, sizeof(what), "%s()", d->super.driver);
+  bool ok = cfg_options_apply(table, call, &d->o, what, err);
+  if (ok && ctx->global)
+    _inherit(d, call, ctx->global);
+  ok = ok && _setup_templates(d, call, ctx, err);
+  if (ok && kind != FILE_KIND_STDOUT)
+    ok = _setup_path(d, call, err) &&
+         _resolve_perm(&d->file_perm, d->o.owner, d->o.group, d->o.perm, call, "owner", "group", err) &&
+         _resolve_perm(&d->dir_perm, d->o.dir_owner, d->o.dir_group, d->o.dir_perm, call, "dir-owner",
+                       "dir-group", err);
+  if (!ok)
+    {
+      _file_dest_free(&d->super);
+      return NULL;
+    }
+  d->time_reap = d->o.time_reap;
+  d->super.log_fifo_size = d->o.log_fifo_size;
+  d->super.flush_lines = d->o.flush_lines;
+  d->super.time_reopen = d->o.time_reopen;
+  return &d->super;
+}
+
+static LogDestDriver *
+_file_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  return _new_dest(FILE_KIND_FILE, call, ctx, err);
+}
+
+static LogDestDriver *
+_pipe_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  return _new_dest(FILE_KIND_PIPE, call, ctx, err);
+}
+
+static LogDestDriver *
+_stdout_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  return _new_dest(FILE_KIND_STDOUT, call, ctx, err);
+}
+
+const LogDriverFactory file_dest_factory = {
+  .def = { .kind = CFG_OBJ_DESTINATION, .name = "file", .options = file_options,
+           .struct_size = sizeof(FileDestOptions), .min_args = 1, .max_args = 1 },
+  .new_dest = _file_new,
+};
+
+const LogDriverFactory pipe_dest_factory = {
+  .def = { .kind = CFG_OBJ_DESTINATION, .name = "pipe", .options = pipe_options,
+           .struct_size = sizeof(FileDestOptions), .min_args = 1, .max_args = 1 },
+  .new_dest = _pipe_new,
+};
+
+const LogDriverFactory stdout_dest_factory = {
+  .def = { .kind = CFG_OBJ_DESTINATION, .name = "stdout", .options = stdout_options,
+           .struct_size = sizeof(FileDestOptions), .min_args = 0, .max_args = 0 },
+  .new_dest = _stdout_new,
+};

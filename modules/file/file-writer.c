@@ -1,0 +1,475 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The writer side of file(), pipe() and stdout(), run on the destination's
+ * LogWriter thread.
+ *
+ * A batch is written in two passes.  First every message gets its path
+ * expanded (one open descriptor per path, kept in a table) and its line
+ * formatted into one buffer.  Then each file the batch touched gets all its
+ * lines in one writev, in batch order; partial writes continue where they
+ * stopped, EINTR is retried and EAGAIN (a full pipe) waits for room.
+ *
+ * LogWriter wants to hear "the first k messages are written".  With macro
+ * paths a batch spreads over several files, and one of them may fail after
+ * lines further down the batch went to another file.  Those lines must not
+ * be written twice when the writer tries the rest again, so the bytes
+ * already written of every message not yet reported are kept (ahead[]) and
+ * skipped when the same messages come back.
+ *
+ * Files whose path has macros are closed after time-reap idle seconds;
+ * reopen (SIGUSR1) closes every file so that the next write creates the
+ * file logrotate moved away.  Paths that climb with '..' are refused and
+ * their messages dropped, as syslog-ng 3.38 does ("Spurious path").
+ *
+ * A file that cannot be opened: with a fixed path the batch fails and is
+ * tried again after time-reopen (nothing is lost while the operator fixes
+ * it).  With macros in the path a lasting error (no such directory, no
+ * permission) drops that message with an error line instead, so that one
+ * host's impossible path does not stop every other file; syslog-ng, with
+ * a queue per file, also ends up dropping them.  Transient errors (disk
+ * full, no descriptors) fail the batch as for a fixed path.
+ */
+#include "file-dest.h"
+
+#include "sluice/internal-log.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define AHEAD_DONE SIZE_MAX /* ahead[] value: the whole line is out */
+#define EAGAIN_WAIT_MS 1000 /* a pipe that takes nothing this long counts as failed */
+
+static int64_t
+_mono_sec(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec;
+}
+
+static void
+_close_fd(FileDest *d, OpenFile *f)
+{
+  if (f->fd >= 0 && d->kind != FILE_KIND_STDOUT)
+    close(f->fd);
+  f->fd = -1;
+}
+
+static void
+_open_file_free(gpointer p)
+{
+  OpenFile *f = p;
+  if (f->fd > STDERR_FILENO)
+    close(f->fd);
+  g_array_free(f->lines, TRUE);
+  g_free(f->path);
+  g_free(f);
+}
+
+static void
+_ensure_state(FileDest *d)
+{
+  if (d->files)
+    return;
+  d->files = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, _open_file_free);
+  d->path_buf = g_string_sized_new(256);
+  d->body = g_string_sized_new(64 * 1024);
+  d->lines = g_array_new(FALSE, FALSE, sizeof(FileLine));
+  d->order = g_ptr_array_new();
+  d->iov = g_array_new(FALSE, FALSE, sizeof(struct iovec));
+}
+
+/* Close the least recently used file that this batch has not touched, to
+ * make room for another descriptor.  Returns false when there is none. */
+static bool
+_evict_lru(FileDest *d)
+{
+  GHashTableIter it;
+  gpointer v;
+  OpenFile *lru = NULL;
+  g_hash_table_iter_init(&it, d->files);
+  while (g_hash_table_iter_next(&it, NULL, &v))
+    {
+      OpenFile *f = v;
+      if (f->fd >= 0 && f->lines->len == 0 && (!lru || f->last_used < lru->last_used))
+        lru = f;
+    }
+  if (!lru)
+    return false;
+  _close_fd(d, lru);
+  return true;
+}
+
+static int
+_open(FileDest *d, OpenFile *f)
+{
+  if (d->kind == FILE_KIND_STDOUT)
+    return STDOUT_FILENO;
+  int fd = file_dest_open(d, f->path);
+  if ((fd == -EMFILE || fd == -ENFILE) && _evict_lru(d))
+    fd = file_dest_open(d, f->path);
+  if (fd == -EMFILE || fd == -ENFILE)
+    sluice_log(SLUICE_LOG_ERROR, "Error opening file for writing", "filename", f->path, "error",
+               "Too many open files", NULL);
+  return fd;
+}
+
+/* The open file for path, opened when needed; NULL with *err (negative
+ * errno) when it cannot be opened. */
+static OpenFile *
+_lookup(FileDest *d, const char *path, int64_t now, int *err)
+{
+  OpenFile *f = g_hash_table_lookup(d->files, path);
+  if (!f)
+    {
+      f = g_new0(OpenFile, 1);
+      f->path = g_strdup(path);
+      f->fd = -1;
+      f->lines = g_array_new(FALSE, FALSE, sizeof(guint));
+      g_hash_table_insert(d->files, f->path, f);
+    }
+  if (f->fd < 0)
+    {
+      int fd = _open(d, f);
+      if (fd < 0)
+        {
+          if (f->lines->len == 0)
+            g_hash_table_remove(d->files, path);
+          *err = fd;
+          return NULL;
+        }
+      f->fd = fd;
+    }
+  f->last_used = now;
+  return f;
+}
+
+void
+file_writer_open_static(FileDest *d)
+{
+  _ensure_state(d);
+  int err = 0;
+  if (d->kind == FILE_KIND_STDOUT)
+    _lookup(d, "", _mono_sec(), &err);
+  else if (d->path_is_literal)
+    _lookup(d, log_template_get_text(d->path), _mono_sec(), &err);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* Wait until fd takes more bytes; false after EAGAIN_WAIT_MS without. */
+static bool
+_wait_writable(int fd)
+{
+  struct pollfd p = { .fd = fd, .events = POLLOUT };
+  for (;;)
+    {
+      int rc = poll(&p, 1, EAGAIN_WAIT_MS);
+      if (rc > 0)
+        return true;
+      if (rc == 0 || errno != EINTR)
+        return false;
+    }
+}
+
+/* Write what is left of f's lines of this batch, in order.  Returns 0 or a
+ * negative errno; lines' done counts what went out either way. */
+static int
+_write_file(FileDest *d, OpenFile *f)
+{
+  FileLine *lines = (FileLine *) d->lines->data;
+  const guint *idx = (const guint *) f->lines->data;
+  guint k = 0; /* the first of f's lines not fully written */
+  for (;;)
+    {
+      while (k < f->lines->len && lines[idx[k]].done >= lines[idx[k]].len)
+        k++;
+      if (k == f->lines->len)
+        return 0;
+      g_array_set_size(d->iov, 0);
+      for (guint j = k; j < f->lines->len && d->iov->len < IOV_MAX; j++)
+        {
+          FileLine *l = &lines[idx[j]];
+          if (l->done >= l->len)
+            continue;
+          struct iovec v = { d->body->str + l->offset + l->done, l->len - l->done };
+          g_array_append_val(d->iov, v);
+        }
+      ssize_t w = writev(f->fd, (const struct iovec *) d->iov->data, (int) d->iov->len);
+      if (w < 0)
+        {
+          int e = errno;
+          if (e == EINTR || ((e == EAGAIN || e == EWOULDBLOCK) && _wait_writable(f->fd)))
+            continue;
+          return -e;
+        }
+      if (w == 0)
+        return -EIO;
+      /* hand the written bytes to the lines they came from */
+      for (guint j = k; w > 0 && j < f->lines->len; j++)
+        {
+          FileLine *l = &lines[idx[j]];
+          size_t take = MIN((size_t) w, l->len - l->done);
+          l->done += take;
+          w -= (ssize_t) take;
+        }
+    }
+}
+
+static void
+_log_write_error(const char *path, int err)
+{
+  char e[128];
+  snprintf(e, sizeof(e), "%s (%d)", strerror(err), err);
+  sluice_log(SLUICE_LOG_ERROR, "I/O error occurred while writing", "filename", path, "error", e, NULL);
+}
+
+/* Errors that retrying the same path will not cure by itself (as opposed
+ * to a full disk or too many open files). */
+static bool
+_open_error_is_lasting(int err)
+{
+  switch (-err)
+    {
+    case ENOENT:
+    case ENOTDIR:
+    case EISDIR:
+    case EACCES:
+    case EPERM:
+    case ENAMETOOLONG:
+    case ELOOP:
+    case EROFS:
+    case ENXIO:
+    case EINVAL:
+      return true;
+    default:
+      return false;
+    }
+}
+
+static void
+_drop(FileDest *d, const char *why, int err)
+{
+  d->dropped++;
+  char e[128] = "";
+  if (err)
+    snprintf(e, sizeof(e), "%s (%d)", strerror(err), err);
+  sluice_log(SLUICE_LOG_ERROR, why, "path", d->path_buf->str, "driver", d->name, "error", e, NULL);
+}
+
+/* Expand the path of msg into d->path_buf.  False (the message is dropped,
+ * as syslog-ng drops it) when the path climbs with '..' or is empty. */
+static bool
+_format_path(FileDest *d, const LogMsg *msg)
+{
+  g_string_truncate(d->path_buf, 0);
+  if (d->kind == FILE_KIND_STDOUT)
+    return true;
+  if (d->path_is_literal)
+    {
+      g_string_append(d->path_buf, log_template_get_text(d->path));
+      return true;
+    }
+  log_template_format(d->path, msg, &d->popts, d->path_buf);
+  const char *why = NULL;
+  if (d->path_buf->len == 0 || d->path_buf->str[d->path_buf->len - 1] == '/')
+    why = "Path names a directory, message dropped";
+  else if (file_path_is_spurious(d->path_buf->str) || strlen(d->path_buf->str) != d->path_buf->len)
+    why = "Spurious path, logfile not created";
+  if (!why)
+    return true;
+  _drop(d, why, 0);
+  return false;
+}
+
+/* Pass 1: lines[i] for items[0..limit); returns limit (< n when a file
+ * cannot be opened: *err says why). */
+static size_t
+_prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
+{
+  int64_t now = _mono_sec();
+  for (size_t i = 0; i < n; i++)
+    {
+      FileLine line = { 0 };
+      size_t ahead = resume ? d->ahead[i] : 0;
+      if (ahead == AHEAD_DONE || !_format_path(d, items[i].msg))
+        {
+          g_array_append_val(d->lines, line);
+          continue;
+        }
+      OpenFile *f = _lookup(d, d->path_buf->str, now, err);
+      if (!f && !d->path_is_literal && _open_error_is_lasting(*err))
+        {
+          /* one value that names an impossible path must not hold back
+           * every other file of the destination */
+          _drop(d, "Message dropped: its file cannot be opened", -*err);
+          *err = 0;
+          g_array_append_val(d->lines, line);
+          continue;
+        }
+      if (!f)
+        return i;
+      line.file = f;
+      line.offset = d->body->len;
+      if (d->tmpl)
+        log_template_format(d->tmpl, items[i].msg, &d->topts, d->body);
+      else
+        log_format_file_line(items[i].msg, &d->topts, d->body);
+      line.len = d->body->len - line.offset;
+      line.done = MIN(ahead, line.len);
+      if (f->lines->len == 0)
+        g_ptr_array_add(d->order, f);
+      guint idx = (guint) i;
+      g_array_append_val(f->lines, idx);
+      g_array_append_val(d->lines, line);
+    }
+  return n;
+}
+
+/* Remember what is written of items[limit..n) for the retry. */
+static void
+_keep_ahead(FileDest *d, LogQueueItem *items, size_t n, size_t limit, bool resume)
+{
+  if (limit == n)
+    {
+      d->ahead_n = 0;
+      d->ahead_first = NULL;
+      return;
+    }
+  if (d->ahead_cap < n)
+    {
+      /* only grows at the start of a fresh batch: resume implies n <= cap */
+      d->ahead = g_renew(size_t, d->ahead, n);
+      d->ahead_cap = n;
+    }
+  const FileLine *lines = (const FileLine *) d->lines->data;
+  for (size_t j = limit; j < n; j++)
+    {
+      size_t v;
+      if (j < d->lines->len)
+        v = !lines[j].file || lines[j].done >= lines[j].len ? AHEAD_DONE : lines[j].done;
+      else
+        v = resume ? d->ahead[j] : 0;
+      d->ahead[j - limit] = v;
+    }
+  d->ahead_n = n - limit;
+  d->ahead_first = items[limit].msg;
+}
+
+static long
+_write_batch(void *dest, LogQueueItem *items, size_t n)
+{
+  FileDest *d = dest;
+  _ensure_state(d);
+  if (!d->sigpipe_blocked)
+    {
+      /* a pipe or stdout whose reader left must give EPIPE, not kill us */
+      sigset_t set;
+      sigemptyset(&set);
+      sigaddset(&set, SIGPIPE);
+      pthread_sigmask(SIG_BLOCK, &set, NULL);
+      d->sigpipe_blocked = true;
+    }
+  bool resume = n > 0 && d->ahead_n == n && d->ahead_first == items[0].msg;
+  g_string_truncate(d->body, 0);
+  g_array_set_size(d->lines, 0);
+  g_ptr_array_set_size(d->order, 0);
+
+  int err = 0;
+  size_t limit = _prepare(d, items, n, resume, &err);
+  for (guint i = 0; i < d->order->len; i++)
+    {
+      OpenFile *f = g_ptr_array_index(d->order, i);
+      int rc = _write_file(d, f);
+      if (rc == 0 && d->o.fsync && fsync(f->fd) != 0 && errno != EINVAL)
+        rc = -errno;
+      if (rc < 0)
+        {
+          _log_write_error(f->path, -rc);
+          if (rc != -EAGAIN)
+            _close_fd(d, f);
+          if (!err)
+            err = rc;
+        }
+    }
+  /* the first message not fully out ends what can be reported */
+  const FileLine *lines = (const FileLine *) d->lines->data;
+  for (size_t i = 0; i < limit; i++)
+    if (lines[i].file && lines[i].done < lines[i].len)
+      {
+        limit = i;
+        break;
+      }
+  _keep_ahead(d, items, n, limit, resume);
+  for (guint i = 0; i < d->order->len; i++)
+    g_array_set_size(((OpenFile *) g_ptr_array_index(d->order, i))->lines, 0);
+  if (limit > 0)
+    return (long) limit;
+  return err ? err : -EIO;
+}
+
+/* ---- housekeeping ------------------------------------------------------- */
+
+static void
+_housekeep(void *dest, int64_t now)
+{
+  FileDest *d = dest;
+  if (!d->files || d->path_is_literal || d->kind == FILE_KIND_STDOUT || d->time_reap <= 0)
+    return;
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init(&it, d->files);
+  while (g_hash_table_iter_next(&it, NULL, &v))
+    {
+      OpenFile *f = v;
+      if (now - f->last_used >= d->time_reap)
+        g_hash_table_iter_remove(&it);
+    }
+}
+
+static void
+_reopen(void *dest)
+{
+  FileDest *d = dest;
+  if (!d->files || d->kind == FILE_KIND_STDOUT)
+    return;
+  g_hash_table_remove_all(d->files);
+  /* a fixed path is reopened at once, so the new file appears now */
+  file_writer_open_static(d);
+}
+
+static void
+_finish(void *dest)
+{
+  FileDest *d = dest;
+  if (d->files)
+    g_hash_table_remove_all(d->files);
+}
+
+const LogWriterOps file_writer_ops = { _write_batch, _housekeep, _reopen, _finish };
+
+void
+file_writer_free(FileDest *d)
+{
+  if (d->files)
+    g_hash_table_destroy(d->files);
+  if (d->path_buf)
+    g_string_free(d->path_buf, TRUE);
+  if (d->body)
+    g_string_free(d->body, TRUE);
+  if (d->lines)
+    g_array_free(d->lines, TRUE);
+  if (d->order)
+    g_ptr_array_free(d->order, TRUE);
+  if (d->iov)
+    g_array_free(d->iov, TRUE);
+  g_free(d->ahead);
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Configurations file(), pipe() and stdout() refuse, with the reason. */
+#include "file-test.h"
+
+static void
+assert_refused(const char *text, const char *needle)
+{
+  Rig r = { 0 };
+  cr_assert_not(rig_try(&r, text), "accepted: %s", text);
+  cr_assert_not_null(r.err.message);
+  cr_assert_not_null(strstr(r.err.message, needle), "error '%s' lacks '%s'", r.err.message, needle);
+  cr_assert_gt(r.err.line, 0, "error without a line: %s", r.err.message);
+  rig_free(&r);
+}
+
+Test(file_options, empty_path)
+{
+  assert_refused("destination d { file(\"\"); };", "needs a path");
+}
+
+Test(file_options, literal_dotdot_path)
+{
+  assert_refused("destination d { file(\"/var/log/../../etc/passwd\"); };", "'..'");
+}
+
+Test(file_options, unknown_option_names_the_nearest)
+{
+  assert_refused("destination d { file(\"@DIR@/x\" create-dir(yes)); };", "did you mean 'create-dirs'");
+}
+
+Test(file_options, pipe_has_no_fsync)
+{
+  assert_refused("destination d { pipe(\"@DIR@/p\" fsync(yes)); };", "unknown option 'fsync'");
+}
+
+Test(file_options, stdout_has_no_path_options)
+{
+  assert_refused("destination d { stdout(perm(0600)); };", "unknown option 'perm'");
+}
+
+Test(file_options, bad_template)
+{
+  assert_refused("destination d { file(\"@DIR@/x\" template(\"$(nosuchfunction a)\")); };", "bad template");
+}
+
+Test(file_options, bad_template_in_a_named_block)
+{
+  assert_refused("template t { template(\"$(nosuchfunction)\"); };\n"
+                 "destination d { file(\"@DIR@/x\" template(t)); };",
+                 "bad template");
+}
+
+Test(file_options, unknown_option_in_a_named_template)
+{
+  assert_refused("template t { template(\"$MSG\"); escape(yes); };\n"
+                 "destination d { file(\"@DIR@/x\" template(t)); };",
+                 "escape");
+}
+
+Test(file_options, bad_path_template)
+{
+  assert_refused("destination d { file(\"@DIR@/$(nosuch x)\"); };", "bad path template");
+}
+
+Test(file_options, unknown_owner_and_group)
+{
+  assert_refused("destination d { file(\"@DIR@/x\" owner(\"no-such-user-sluice\")); };", "unknown user");
+  assert_refused("destination d { file(\"@DIR@/x\" dir-group(\"no-such-group-sluice\")); };", "unknown group");
+  assert_refused("options { owner(\"no-such-user-sluice\"); }; destination d { file(\"@DIR@/x\"); };",
+                 "unknown user");
+}
+
+Test(file_options, bad_zone_and_ranges)
+{
+  assert_refused("destination d { file(\"@DIR@/x\" send-time-zone(\"Nowhere/Never\")); };", "time zone");
+  assert_refused("destination d { file(\"@DIR@/x\" perm(010000)); };", "out of range");
+  assert_refused("destination d { file(\"@DIR@/x\" frac-digits(7)); };", "out of range");
+  assert_refused("destination d { file(\"@DIR@/x\" ts-format(rfc9999)); };", "unknown value");
+}
+
+Test(file_options, numeric_owner_and_empty_owner_are_accepted)
+{
+  Rig r = { 0 };
+  cr_assert(rig_try(&r, "destination d { file(\"@DIR@/x\" owner(\"0\") group(\"\")); };"), "%s", r.err.message);
+  cr_assert(r.d->file_perm.set_uid);
+  cr_assert_eq(r.d->file_perm.uid, 0);
+  cr_assert_not(r.d->file_perm.set_gid);
+  rig_free(&r);
+}
+
+Test(file_options, the_driver_check_uses_the_same_tables)
+{
+  CfgError err = { 0 };
+  const char *text = "@version: 3.38\ndestination d { file(\"/x\" tim-reap(5)); };\n";
+  CfgTree *tree = cfg_parse_string("t.conf", text, strlen(text), NULL, &err);
+  cr_assert_not_null(tree);
+  const CfgDriverDef *defs[4];
+  for (size_t i = 0; i < 3; i++)
+    defs[i] = &file_driver_factories[i]->def;
+  defs[3] = NULL;
+  cr_assert_not(cfg_check_drivers(tree, defs, &err));
+  cr_assert_not_null(strstr(err.message, "did you mean 'time-reap'"), "%s", err.message);
+  cfg_error_clear(&err);
+  cfg_tree_free(tree);
+}

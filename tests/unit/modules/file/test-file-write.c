@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* file(): batches to macro paths, directories and permissions, time-reap,
+ * reopen after rotation, templates. */
+#include "file-test.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int
+mode_of(Rig *r, const char *rel)
+{
+  char *p = rig_path(r, rel);
+  struct stat st;
+  cr_assert_eq(stat(p, &st), 0, "%s missing", p);
+  g_free(p);
+  return (int) (st.st_mode & 07777);
+}
+
+Test(file_write, one_batch_spreads_over_macro_paths_in_order)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/${HOST}/${PROGRAM}.log\" create-dirs(yes)); };");
+  cr_assert(!r.d->path_is_literal);
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h1 su[1]: one");
+  batch_add(&b, "<13>Mar 10 11:58:02 h2 su[2]: two");
+  batch_add(&b, "<13>Mar 10 11:58:03 h1 cron: three");
+  batch_add(&b, "<13>Mar 10 11:58:04 h1 su[1]: four");
+  batch_add(&b, "<13>Mar 10 11:58:05 h2 su[2]: five");
+  cr_assert_eq(rig_write(&r, b.items, b.n), 5);
+  assert_file(&r, "h1/su.log", "Mar 10 11:58:01 h1 su[1]: one\nMar 10 11:58:04 h1 su[1]: four\n");
+  assert_file(&r, "h2/su.log", "Mar 10 11:58:02 h2 su[2]: two\nMar 10 11:58:05 h2 su[2]: five\n");
+  assert_file(&r, "h1/cron.log", "Mar 10 11:58:03 h1 cron: three\n");
+  cr_assert_eq(g_hash_table_size(r.d->files), 3);
+  /* a second batch appends to the files already open */
+  batch_free(&b);
+  batch_add(&b, "<13>Mar 10 11:58:06 h1 cron: six");
+  cr_assert_eq(rig_write(&r, b.items, b.n), 1);
+  assert_file(&r, "h1/cron.log", "Mar 10 11:58:03 h1 cron: three\nMar 10 11:58:06 h1 cron: six\n");
+  batch_free(&b);
+  rig_free(&r);
+}
+
+Test(file_write, dotdot_from_a_macro_is_refused_and_the_message_dropped)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/out/${HOST}.log\" create-dirs(yes)); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 ../escape su: a");
+  batch_add(&b, "<13>Mar 10 11:58:02 ok su: b");
+  batch_add(&b, "<13>Mar 10 11:58:03 x/.. su: c");
+  batch_add(&b, "<13>Mar 10 11:58:04 sub/dir su: d");
+  cr_assert_eq(rig_write(&r, b.items, b.n), 4);
+  assert_file(&r, "out/ok.log", "Mar 10 11:58:02 ok su: b\n");
+  /* '/' from a value makes directories, as in syslog-ng */
+  assert_file(&r, "out/sub/dir.log", "Mar 10 11:58:04 sub/dir su: d\n");
+  char *esc = rig_read(&r, "escape.log");
+  cr_assert_null(esc);
+  cr_assert_eq(r.d->dropped, 2);
+  batch_free(&b);
+  rig_free(&r);
+}
+
+Test(file_write, create_dirs_and_permissions)
+{
+  Rig r = { 0 };
+  mode_t old = umask(022);
+  rig_build(&r, "destination d { file(\"@DIR@/a/b/${PROGRAM}\" create-dirs(yes) perm(0640) dir-perm(0750)); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h su: x");
+  cr_assert_eq(rig_write(&r, b.items, b.n), 1);
+  cr_assert_eq(mode_of(&r, "a"), 0750);
+  cr_assert_eq(mode_of(&r, "a/b"), 0750);
+  cr_assert_eq(mode_of(&r, "a/b/su"), 0640);
+  batch_free(&b);
+  rig_free(&r);
+  umask(old);
+}
+
+Test(file_write, permissions_default_to_the_global_options)
+{
+  Rig r = { 0 };
+  mode_t old = umask(077);
+  rig_build(&r, "options { perm(0604); dir-perm(0711); create-dirs(yes); };\n"
+                "destination d { file(\"@DIR@/g/${PROGRAM}\"); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h su: x");
+  cr_assert_eq(rig_write(&r, b.items, b.n), 1);
+  cr_assert_eq(mode_of(&r, "g"), 0711);
+  cr_assert_eq(mode_of(&r, "g/su"), 0604);
+  batch_free(&b);
+  rig_free(&r);
+  umask(old);
+}
+
+Test(file_write, perm_minus_one_leaves_the_mode_as_created)
+{
+  Rig r = { 0 };
+  mode_t old = umask(0);
+  rig_build(&r, "destination d { file(\"@DIR@/f\" perm(-1)); };");
+  char *p = rig_path(&r, "f");
+  cr_assert_eq(chmod(p, 0644), 0);
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h su: x");
+  cr_assert_eq(rig_write(&r, b.items, b.n), 1);
+  cr_assert_eq(mode_of(&r, "f"), 0644);
+  g_free(p);
+  batch_free(&b);
+  rig_free(&r);
+  umask(old);
+}
+
+Test(file_write, a_fixed_path_that_cannot_be_opened_fails_the_batch_and_loses_nothing)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/later/log\"); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h1 su: a");
+  batch_add(&b, "<13>Mar 10 11:58:02 h2 su: b");
+  cr_assert_eq(rig_write(&r, b.items, b.n), -ENOENT);
+  cr_assert_eq(rig_write(&r, b.items, b.n), -ENOENT);
+  char *dir = rig_path(&r, "later");
+  cr_assert_eq(mkdir(dir, 0700), 0);
+  cr_assert_eq(rig_write(&r, b.items, b.n), 2);
+  assert_file(&r, "later/log", "Mar 10 11:58:01 h1 su: a\nMar 10 11:58:02 h2 su: b\n");
+  cr_assert_eq(r.d->dropped, 0);
+  g_free(dir);
+  batch_free(&b);
+  rig_free(&r);
+}
+
+Test(file_write, a_macro_path_that_cannot_be_opened_drops_only_its_messages)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/${HOST}/log\"); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h1 su: a");
+  batch_add(&b, "<13>Mar 10 11:58:02 nodir su: b");
+  batch_add(&b, "<13>Mar 10 11:58:03 h1 su: c");
+  char *h1 = rig_path(&r, "h1");
+  cr_assert_eq(mkdir(h1, 0700), 0);
+  cr_assert_eq(rig_write(&r, b.items, b.n), 3);
+  assert_file(&r, "h1/log", "Mar 10 11:58:01 h1 su: a\nMar 10 11:58:03 h1 su: c\n");
+  cr_assert_eq(r.d->dropped, 1);
+  g_free(h1);
+  batch_free(&b);
+  rig_free(&r);
+}
+
+Test(file_write, idle_files_are_closed_after_time_reap)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/${PROGRAM}\" time-reap(30)); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: one");
+  cr_assert_eq(rig_write(&r, b.items, b.n), 1);
+  char *p = rig_path(&r, "app"), *moved = rig_path(&r, "app.old");
+  cr_assert_eq(rename(p, moved), 0);
+  /* not idle long enough: still open, the line follows the renamed file */
+  r.drv->writer_ops->housekeep(r.drv, mono_now() + 10);
+  cr_assert_eq(g_hash_table_size(r.d->files), 1);
+  cr_assert_eq(rig_write(&r, b.items, b.n), 1);
+  assert_file(&r, "app.old", "Mar 10 11:58:01 h app: one\nMar 10 11:58:01 h app: one\n");
+  /* idle for time-reap: closed, so the next line makes a new file */
+  r.drv->writer_ops->housekeep(r.drv, mono_now() + 31);
+  cr_assert_eq(g_hash_table_size(r.d->files), 0);
+  cr_assert_eq(rig_write(&r, b.items, b.n), 1);
+  assert_file(&r, "app", "Mar 10 11:58:01 h app: one\n");
+  g_free(p);
+  g_free(moved);
+  batch_free(&b);
+  rig_free(&r);
+}
+
+Test(file_write, a_path_without_macros_is_never_reaped)
+{
+  Rig r = { 0 };
+  rig_build(&r, "options { time-reap(1); }; destination d { file(\"@DIR@/fixed\"); };");
+  cr_assert(r.d->path_is_literal);
+  /* start() opened it already */
+  assert_file(&r, "fixed", "");
+  r.drv->writer_ops->housekeep(r.drv, mono_now() + 100);
+  cr_assert_eq(g_hash_table_size(r.d->files), 1);
+  rig_free(&r);
+}
+
+Test(file_write, reopen_follows_log_rotation)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/messages\"); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: before");
+  batch_add(&b, "<13>Mar 10 11:58:02 h app: after");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  char *p = rig_path(&r, "messages"), *rotated = rig_path(&r, "messages.1");
+  cr_assert_eq(rename(p, rotated), 0);
+  r.drv->writer_ops->reopen(r.drv);
+  /* the new file is there at once, before the next message */
+  assert_file(&r, "messages", "");
+  cr_assert_eq(rig_write(&r, b.items + 1, 1), 1);
+  assert_file(&r, "messages.1", "Mar 10 11:58:01 h app: before\n");
+  assert_file(&r, "messages", "Mar 10 11:58:02 h app: after\n");
+  g_free(p);
+  g_free(rotated);
+  batch_free(&b);
+  rig_free(&r);
+}
+
+Test(file_write, reopen_closes_every_macro_path_file)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/${PROGRAM}.log\"); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h a: 1");
+  batch_add(&b, "<13>Mar 10 11:58:01 h b: 2");
+  cr_assert_eq(rig_write(&r, b.items, 2), 2);
+  cr_assert_eq(g_hash_table_size(r.d->files), 2);
+  char *a = rig_path(&r, "a.log"), *a1 = rig_path(&r, "a.log.1");
+  cr_assert_eq(rename(a, a1), 0);
+  r.drv->writer_ops->reopen(r.drv);
+  cr_assert_eq(g_hash_table_size(r.d->files), 0);
+  cr_assert_eq(rig_write(&r, b.items, 2), 2);
+  assert_file(&r, "a.log", "Mar 10 11:58:01 h a: 1\n");
+  assert_file(&r, "a.log.1", "Mar 10 11:58:01 h a: 1\n");
+  assert_file(&r, "b.log", "Mar 10 11:58:01 h b: 2\nMar 10 11:58:01 h b: 2\n");
+  g_free(a);
+  g_free(a1);
+  batch_free(&b);
+  rig_free(&r);
+}
+
+Test(file_write, template_inline_and_by_name)
+{
+  Rig r = { 0 };
+  rig_build(&r, "template t_short { template(\"$PROGRAM=$MSG\\n\"); };\n"
+                "destination d { file(\"@DIR@/x\" template(t_short)); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: hello");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "x", "app=hello\n");
+  rig_free(&r);
+
+  rig_build(&r, "destination d { file(\"@DIR@/y\" template(\"${ISODATE} [$PRI] $MSG\\n\") "
+                "ts-format(iso) send-time-zone(\"+02:00\")); };");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "y", "2026-03-10T13:58:01+02:00 [13] hello\n");
+  rig_free(&r);
+
+  /* a name that is no template {} is template text, as in syslog-ng */
+  rig_build(&r, "destination d { file(\"@DIR@/z\" template(\"t_none\")); };");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "z", "t_none");
+  batch_free(&b);
+  rig_free(&r);
+}
+
+Test(file_write, global_file_template_ts_format_and_zone)
+{
+  Rig r = { 0 };
+  rig_build(&r, "options { ts-format(iso); frac-digits(3); time-zone(\"-01:00\"); file-template(t_g); };\n"
+                "template t_g { template(\"G $STAMP $MSG\\n\"); };\n"
+                "destination d { file(\"@DIR@/g\"); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: hello");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "g", "G 2026-03-10T10:58:01.000-01:00 hello\n");
+  rig_free(&r);
+
+  /* the default line takes ts-format too; time-zone() is send-time-zone() */
+  rig_build(&r, "destination d { file(\"@DIR@/h\" ts-format(iso) time-zone(\"+01:00\")); };");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "h", "2026-03-10T12:58:01+01:00 h app: hello\n");
+  batch_free(&b);
+  rig_free(&r);
+}
+
+Test(file_write, flush_lines_time_reopen_and_fifo_size_reach_the_writer)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/f\" flush-lines(7) time-reopen(3) log-fifo-size(5000) fsync(yes)); };");
+  cr_assert_eq(r.drv->flush_lines, 7);
+  cr_assert_eq(r.drv->time_reopen, 3);
+  cr_assert_eq(r.drv->log_fifo_size, 5000);
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: synced");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "f", "Mar 10 11:58:01 h app: synced\n");
+  batch_free(&b);
+  rig_free(&r);
+  /* unset: 0, the global value */
+  rig_build(&r, "destination d { file(\"@DIR@/f\"); };");
+  cr_assert_eq(r.drv->flush_lines, 0);
+  cr_assert_eq(r.drv->time_reopen, 0);
+  cr_assert_eq(r.drv->log_fifo_size, 0);
+  rig_free(&r);
+}
+
+Test(file_write, template_escape_on_the_driver_and_in_a_template_block)
+{
+  Rig r = { 0 };
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: a \"q\" \\ 's'\ttab");
+  rig_build(&r, "destination d { file(\"@DIR@/e\" template(\"'$MSG'\\n\") template-escape(yes)); };");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  /* the template's own quotes stay; the value's are escaped, the tab is octal */
+  assert_file(&r, "e", "'a \\\"q\\\" \\\\ \\'s\\'\\011tab'\n");
+  rig_free(&r);
+
+  rig_build(&r, "template t { template(\"$PROGRAM $MSG\\n\"); template-escape(yes); };\n"
+                "destination d { file(\"@DIR@/${PROGRAM}\" template(t)); };");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "app", "app a \\\"q\\\" \\\\ \\'s\\'\\011tab\n");
+  rig_free(&r);
+
+  /* off by default, and never applied to the default file line */
+  rig_build(&r, "destination d { file(\"@DIR@/plain\" template-escape(yes)); };");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "plain", "Mar 10 11:58:01 h app: a \"q\" \\ 's'\ttab\n");
+  batch_free(&b);
+  rig_free(&r);
+}
