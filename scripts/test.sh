@@ -12,6 +12,12 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 
 "$ROOT/scripts/install-deps.sh"
 
+# The functional suite compares Sluice's output with Debian's syslog-ng
+# 3.38 on the same input: unpack it once beside the builds.
+SLUICE_SYSLOG_NG=${SLUICE_SYSLOG_NG:-$OUT/syslog-ng}
+"$ROOT/scripts/fetch-syslog-ng.sh" "$SLUICE_SYSLOG_NG"
+export SLUICE_SYSLOG_NG
+
 total_pass=0
 total_fail=0
 
