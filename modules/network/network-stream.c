@@ -288,6 +288,19 @@ _conns_stop_job(void *arg)
 bool
 net_stream_start(NetSource *s, char **error)
 {
+  if (s->env.flow_control && s->o.log_iw_size / s->max_connections < 100)
+    {
+      /* syslog-ng's warning, word for word: operators grep for it */
+      char iw[32], fifo[32];
+      snprintf(iw, sizeof(iw), "%lld", (long long) s->o.log_iw_size);
+      snprintf(fifo, sizeof(fifo), "%lld", (long long) s->max_connections * 100);
+      sluice_log(SLUICE_LOG_WARNING,
+                 "WARNING: window sizing for tcp sources were changed in syslog-ng 3.3, the configuration value was "
+                 "divided by the value of max-connections(). The result was too small, clamping to value of "
+                 "min_iw_size_per_reader. Ensure you have a proper log-fifo-size setting to avoid message loss.",
+                 "orig_log_iw_size", iw, "new_log_iw_size", "100", "min_iw_size_per_reader", "100",
+                 "min_log_fifo_size", fifo, NULL);
+    }
   s->listen_fd = net_open_socket(s, error);
   if (s->listen_fd < 0)
     return false;

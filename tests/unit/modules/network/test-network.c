@@ -317,3 +317,46 @@ Test(network, refused_configurations)
   expect_config_error("source s { udp(time-zone(\"Mars/Olympus\")); };", "time zone");
   expect_config_error("source s { network(flags(no-such-flag)); };", "unknown value 'no-such-flag'");
 }
+
+Test(network, tcp6_and_udp6_on_the_ipv6_loopback)
+{
+  int probe = socket(AF_INET6, SOCK_STREAM, 0);
+  struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+  if (probe < 0 || bind(probe, (struct sockaddr *) &sin6, sizeof(sin6)) < 0)
+    cr_skip_test("no IPv6 loopback here");
+  socklen_t len = sizeof(sin6);
+  getsockname(probe, (struct sockaddr *) &sin6, &len);
+  int port = ntohs(sin6.sin6_port);
+  close(probe);
+  Run r;
+  char *src = g_strdup_printf("source s { tcp6(ip(\"::1\") port(%d)); udp6(ip(\"::1\") port(%d)); };", port, port);
+  run_start(&r, src, NULL);
+  int fd = socket(AF_INET6, SOCK_STREAM, 0);
+  cr_assert_eq(connect(fd, (struct sockaddr *) &sin6, sizeof(sin6)), 0);
+  send_str(fd, L1);
+  wait_count(1);
+  wait_event("client='AF_INET6([::1]:", 1);
+  close(fd);
+  int ufd = socket(AF_INET6, SOCK_DGRAM, 0);
+  cr_assert_eq(sendto(ufd, L2, strlen(L2), 0, (struct sockaddr *) &sin6, sizeof(sin6)), (ssize_t) strlen(L2));
+  close(ufd);
+  wait_count(2);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tcp|::1|::1|p1|13|one\n"
+                        "rfc3164+udp|::1|::1|p2|14|two\n");
+  g_free(got);
+  g_free(src);
+}
+
+Test(network, a_small_window_share_is_clamped_with_syslog_ngs_warning)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { network(ip(127.0.0.1) port(%d) log-iw-size(500)); };", port);
+  run_start(&r, src, "flags(flow-control);");
+  wait_event("The result was too small, clamping to value of min_iw_size_per_reader.", 1);
+  wait_event("orig_log_iw_size='500', new_log_iw_size='100', min_iw_size_per_reader='100', min_log_fifo_size='1000'",
+             1);
+  g_free(run_finish(&r));
+  g_free(src);
+}
