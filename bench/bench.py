@@ -1,0 +1,719 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Side-by-side benchmark of Sluice, syslog-ng and rsyslog.
+
+Each scenario is a syslog-ng configuration under bench/scenarios/NAME.conf,
+given unchanged to Sluice and to syslog-ng, with an rsyslog equivalent in
+NAME.rsyslog.conf.  Only the placeholders @PORT@, @OUT@, @WORK@, @CERT@ and
+@KEY@ are filled in, the same way for every daemon.  A run starts one
+daemon, sends a fixed number of messages with loggen, waits until every
+expected line is in the output files, and reads the daemon's CPU time and
+peak RSS from /proc.  Each run is repeated and the median is reported.
+
+This is a benchmark, not a test: it asserts nothing about speed.  The
+machine is shared by loggen and the daemon, as it would be on a relay.
+
+bench/run.sh installs the peers and builds Sluice, then calls this script.
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from benchreport import DAEMONS, REPO, chart, git_describe, goal_verdict, machine, markdown, ratios, summarize
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+# -------------------------------------------------------------- scenarios
+
+
+def parse_scenario(path):
+    """Reads the '# bench: key = value' header of a scenario file."""
+    meta = {
+        "name": os.path.basename(path)[: -len(".conf")],
+        "title": "",
+        "transport": "tcp",
+        "connections": 1,
+        "size": 400,
+        "messages": 100000,
+        "input": "loggen",
+        "expect": 1.0,
+        "expect-match": None,
+        "goal": None,
+    }
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    for line in text.splitlines():
+        m = re.match(r"^#\s*bench:\s*([a-z-]+)\s*=\s*(.*?)\s*$", line)
+        if not m:
+            continue
+        key, value = m.group(1), m.group(2)
+        if key not in meta:
+            raise ValueError("%s: unknown bench key %r" % (path, key))
+        if key in ("connections", "size", "messages"):
+            meta[key] = int(value)
+        elif key in ("expect", "goal"):
+            meta[key] = float(value)
+        else:
+            meta[key] = value
+    if meta["transport"] not in ("tcp", "udp", "tls"):
+        raise ValueError("%s: transport must be tcp, udp or tls" % path)
+    if meta["input"] not in ("loggen", "mixed", "kv"):
+        raise ValueError("%s: input must be loggen, mixed or kv" % path)
+    meta["path"] = path
+    meta["text"] = text
+    rs = path[: -len(".conf")] + ".rsyslog.conf"
+    meta["rsyslog_path"] = rs if os.path.exists(rs) else None
+    return meta
+
+
+def list_scenarios(directory):
+    names = sorted(n for n in os.listdir(directory) if n.endswith(".conf") and not n.endswith(".rsyslog.conf"))
+    return [parse_scenario(os.path.join(directory, n)) for n in names]
+
+
+def render(text, subs):
+    for key, value in subs.items():
+        text = text.replace("@%s@" % key, str(value))
+    return text
+
+
+# ------------------------------------------------------------- input data
+
+HOSTS = ["web-%02d" % i for i in range(1, 9)] + ["db-1", "db-2", "lb-1", "mail-1", "fw-edge"]
+WORDS = ("request completed user session connection timeout retry upstream backend cache miss hit "
+         "queue worker started stopped failed accepted rejected from port client server status "
+         "latency bytes read write disk volume mounted unit service").split()
+
+
+def _stamp(rng):
+    return "Nov %2d %02d:%02d:%02d" % (rng.randint(1, 28), rng.randint(0, 23), rng.randint(0, 59), rng.randint(0, 59))
+
+
+def _words(rng, length):
+    out = []
+    n = 0
+    while n < length:
+        w = rng.choice(WORDS)
+        out.append(w)
+        n += len(w) + 1
+    return " ".join(out)[:length]
+
+
+def mixed_line(rng):
+    """One RFC 3164 line as real systems send them, of a realistic length."""
+    host = rng.choice(HOSTS)
+    kind = rng.random()
+    if kind < 0.25:
+        fac, prog = rng.choice(((4, "sshd"), (10, "sshd"), (10, "sudo"), (4, "login"))), None
+        fac, prog = fac
+        msg = rng.choice((
+            "Accepted publickey for deploy from 10.%d.%d.%d port %d ssh2: ED25519 SHA256:%s" % (
+                rng.randint(0, 255), rng.randint(0, 255), rng.randint(1, 254), rng.randint(1024, 65535),
+                "".join(rng.choice("ABCDEFabcdef0123456789+/") for _ in range(43))),
+            "pam_unix(sshd:session): session opened for user deploy(uid=1000) by (uid=0)",
+            "Failed password for invalid user admin from 192.0.2.%d port %d ssh2" % (rng.randint(1, 254), rng.randint(1024, 65535)),
+            "   deploy : TTY=pts/0 ; PWD=/home/deploy ; USER=root ; COMMAND=/usr/bin/systemctl restart nginx",
+        ))
+    elif kind < 0.55:
+        fac, prog = 16 + rng.randint(0, 7), "nginx"
+        msg = '10.0.%d.%d - - [23/Nov/2026:12:00:00 +0000] "GET /api/v1/items/%d?page=%d HTTP/1.1" %d %d "-" "%s"' % (
+            rng.randint(0, 255), rng.randint(1, 254), rng.randint(1, 99999), rng.randint(1, 50),
+            rng.choice((200, 200, 200, 304, 404, 500)), rng.randint(100, 90000),
+            rng.choice(("curl/7.88.1", "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0")))
+    elif kind < 0.70:
+        fac, prog = 0, "kernel"
+        msg = "[%d.%06d] %s" % (rng.randint(1, 999999), rng.randint(0, 999999), rng.choice((
+            "IN=eth0 OUT= MAC=52:54:00:12:34:56 SRC=198.51.100.%d DST=10.0.0.1 LEN=60 TOS=0x00 PROTO=TCP SPT=%d DPT=22 SYN" % (
+                rng.randint(1, 254), rng.randint(1024, 65535)),
+            "EXT4-fs (sda1): mounted filesystem with ordered data mode. Quota mode: none.",
+            "TCP: request_sock_TCP: Possible SYN flooding on port 443. Sending cookies.")))
+    elif kind < 0.80:
+        fac, prog = 9, "CRON"
+        msg = "(root) CMD (   cd / && run-parts --report /etc/cron.hourly)"
+    elif kind < 0.95:
+        fac, prog = 1, "app"
+        length = int(min(3800, rng.lognormvariate(5.3, 0.9)))
+        msg = "level=%s trace=%016x %s" % (rng.choice(("info", "info", "warn", "error")), rng.getrandbits(64),
+                                          _words(rng, max(10, length)))
+    else:
+        fac, prog = 1, "java"
+        frames = "".join(" at com.example.service.Handler%d.process(Handler%d.java:%d)" % (i, i, rng.randint(10, 900))
+                         for i in range(rng.randint(10, 60)))
+        msg = "ERROR Unhandled exception java.lang.IllegalStateException: state %d%s" % (rng.randint(1, 9), frames)
+    sev = rng.randint(2, 7)
+    if prog in ("kernel",):
+        tag = "kernel:"
+    else:
+        tag = "%s[%d]:" % (prog, rng.randint(100, 99999))
+    return "<%d>%s %s %s %s" % (fac * 8 + sev, _stamp(rng), host, tag, msg)
+
+
+def kv_line(rng):
+    host = rng.choice(HOSTS)
+    return "<%d>%s %s auditd[%d]: user=u%04d action=%s status=%s bytes=%d src=10.%d.%d.%d session=%08x" % (
+        13 * 8 + 6, _stamp(rng), host, rng.randint(100, 9999), rng.randint(0, 9999),
+        rng.choice(("login", "logout", "read", "write", "delete")), rng.choice(("ok", "ok", "ok", "denied")),
+        rng.randint(0, 1 << 20), rng.randint(0, 255), rng.randint(0, 255), rng.randint(1, 254), rng.getrandbits(32))
+
+
+def write_input(path, kind, lines=20000, seed=1):
+    """A deterministic input file for loggen -R; the same bytes every run."""
+    rng = random.Random(seed)
+    make = mixed_line if kind == "mixed" else kv_line
+    with open(path, "w", encoding="ascii") as f:
+        for _ in range(lines):
+            f.write(make(rng) + "\n")
+
+
+def expected_lines(meta, input_path):
+    """How many lines the output should have once every message went through."""
+    sent = (meta["messages"] // meta["connections"]) * meta["connections"]
+    if meta["expect-match"] is None:
+        return sent, int(round(sent * meta["expect"]))
+    # loggen -R -l: every connection sends the file's lines from the top, looping
+    with open(input_path, encoding="ascii") as f:
+        lines = f.read().splitlines()
+    rx = re.compile(meta["expect-match"])
+    per_conn = meta["messages"] // meta["connections"]
+    full, rest = divmod(per_conn, len(lines))
+    hits = sum(1 for line in lines if rx.search(line))
+    hits_rest = sum(1 for line in lines[:rest] if rx.search(line))
+    return sent, (full * hits + hits_rest) * meta["connections"]
+
+
+# -------------------------------------------------------------- processes
+
+
+def proc_cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        rest = f.read().rsplit(")", 1)[1].split()
+    # fields 14 and 15 of stat(5), counted after the command name
+    return (int(rest[11]) + int(rest[12])) / CLK_TCK
+
+
+def proc_peak_rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def port_is_bound(port, udp):
+    """True when something listens on 127.0.0.1:port; reads /proc so that
+    probing does not open a connection the daemon would count."""
+    files = ("/proc/net/udp", "/proc/net/udp6") if udp else ("/proc/net/tcp", "/proc/net/tcp6")
+    want = ":%04X" % port
+    for name in files:
+        try:
+            with open(name) as f:
+                next(f)
+                for line in f:
+                    parts = line.split()
+                    if parts[1].endswith(want) and (udp or parts[3] == "0A"):
+                        return True
+        except OSError:
+            continue
+    return False
+
+
+def port_is_free(port):
+    for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+        s = socket.socket(socket.AF_INET, kind)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        finally:
+            s.close()
+    return True
+
+
+class LineCounter:
+    """Counts newlines in every file under a directory, reading only what
+    was appended since the last call."""
+
+    def __init__(self, root):
+        self.root = root
+        self.offsets = {}
+        self.lines = 0
+
+    def poll(self):
+        for dirpath, _dirs, files in os.walk(self.root):
+            for name in files:
+                path = os.path.join(dirpath, name)
+                off = self.offsets.get(path, 0)
+                try:
+                    with open(path, "rb") as f:
+                        f.seek(off)
+                        while True:
+                            chunk = f.read(1 << 20)
+                            if not chunk:
+                                break
+                            self.lines += chunk.count(b"\n")
+                            off += len(chunk)
+                except OSError:
+                    continue
+                self.offsets[path] = off
+        return self.lines
+
+
+def stop_process(proc, timeout=10.0):
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+# ----------------------------------------------------------------- daemons
+
+
+class Env:
+    """Where the three daemons and loggen are."""
+
+    def __init__(self, args):
+        self.sluice = args.sluice
+        self.sng_root = args.syslog_ng_root
+        self.rs_root = args.rsyslog_root
+        self.sng_env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(self.sng_root, "usr/lib/syslog-ng"),
+                            SYSLOGNG_PREFIX=os.path.join(self.sng_root, "usr"))
+        self.rs_moddir = os.path.join(self.rs_root, "usr/lib/x86_64-linux-gnu/rsyslog")
+        if not os.path.isdir(self.rs_moddir):
+            cand = [d for d in _glob_dirs(os.path.join(self.rs_root, "usr/lib")) if d.endswith("/rsyslog")
+                    and os.path.exists(os.path.join(d, "imtcp.so"))]
+            self.rs_moddir = cand[0] if cand else self.rs_moddir
+        self.loggen_kind, self.loggen = resolve_loggen(args.loggen, self)
+
+    def available(self, daemon):
+        path = self.binary(daemon)
+        return path is not None and os.access(path, os.X_OK)
+
+    def binary(self, daemon):
+        if daemon == "sluice":
+            return self.sluice
+        if daemon == "syslog-ng":
+            return os.path.join(self.sng_root, "usr/sbin/syslog-ng")
+        return os.path.join(self.rs_root, "usr/sbin/rsyslogd")
+
+    def check_cmd(self, daemon, conf):
+        if daemon == "sluice":
+            return [self.sluice, "--syntax-only", "-f", conf], None
+        if daemon == "syslog-ng":
+            return [self.binary(daemon), "--syntax-only", "--module-path=" + self._sng_modpath(), "-f", conf], self.sng_env
+        return [self.binary(daemon), "-N1", "-f", conf, "-M", self.rs_moddir], None
+
+    def run_cmd(self, daemon, conf, work):
+        pid = os.path.join(work, "daemon.pid")
+        if daemon == "sluice":
+            return [self.sluice, "-F", "-f", conf, "-p", pid], None
+        if daemon == "syslog-ng":
+            return ([self.binary(daemon), "-F", "--no-caps", "--module-path=" + self._sng_modpath(), "-f", conf,
+                     "-R", os.path.join(work, "persist"), "-p", pid, "-c", os.path.join(work, "ctl")], self.sng_env)
+        return [self.binary(daemon), "-n", "-f", conf, "-i", pid, "-M", self.rs_moddir], None
+
+    def version(self, daemon):
+        if not self.available(daemon):
+            return "not available"
+        cmd = {"sluice": [self.sluice, "--version"],
+               "syslog-ng": [self.binary(daemon), "--version"],
+               "rsyslog": [self.binary(daemon), "-v"]}[daemon]
+        env = self.sng_env if daemon == "syslog-ng" else None
+        try:
+            out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=10).stdout
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return "unknown (%s)" % e
+        first = out.strip().splitlines()[0] if out.strip() else "unknown"
+        return re.sub(r"\s+", " ", first.replace("compiled with:", "")).strip()
+
+    def _sng_modpath(self):
+        base = os.path.join(self.sng_root, "usr/lib/syslog-ng")
+        for d in sorted(_glob_dirs(base), reverse=True):
+            if re.search(r"/\d+\.\d+$", d):
+                return d
+        return base
+
+
+def _glob_dirs(base):
+    out = []
+    for dirpath, dirs, _files in os.walk(base):
+        for d in dirs:
+            out.append(os.path.join(dirpath, d))
+    return out
+
+
+def resolve_loggen(choice, env):
+    sluice_loggen = os.path.join(os.path.dirname(env.sluice or ""), "tools/loggen/loggen")
+    sng_loggen = os.path.join(env.sng_root, "usr/bin/loggen")
+    if choice == "auto":
+        choice = "sluice" if os.access(sluice_loggen, os.X_OK) else "syslog-ng"
+    if choice == "sluice":
+        return "sluice", sluice_loggen
+    if choice == "syslog-ng":
+        return "syslog-ng", sng_loggen
+    return "custom", choice
+
+
+def loggen_cmd(env, meta, port, input_path):
+    per_conn = meta["messages"] // meta["connections"]
+    # loggen takes one transport plugin: -U is TLS over TCP on its own
+    if meta["transport"] == "tls":
+        cmd = [env.loggen, "-U"]
+    else:
+        cmd = [env.loggen, "-i", "-D" if meta["transport"] == "udp" else "-S"]
+    cmd += ["--active-connections=%d" % meta["connections"], "-r", "100000000", "-n", str(per_conn),
+            "-I", "600", "-Q"]
+    if meta["input"] == "loggen":
+        cmd += ["-s", str(meta["size"])]
+    else:
+        cmd += ["-R", input_path, "-d", "-l"]
+    cmd += ["127.0.0.1", str(port)]
+    return cmd
+
+
+# -------------------------------------------------------------------- runs
+
+
+class Bench:
+    def __init__(self, args, env):
+        self.args = args
+        self.env = env
+        self.port = args.port_base
+        self.tmp = tempfile.mkdtemp(prefix="sluice-bench.")
+        self.cert, self.key = self._make_cert()
+        self.inputs = {}
+
+    def close(self):
+        if not self.args.keep:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        else:
+            print("bench: kept %s" % self.tmp)
+
+    def _make_cert(self):
+        cert = os.path.join(self.tmp, "cert.pem")
+        key = os.path.join(self.tmp, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                        "-days", "2", "-subj", "/CN=localhost"], check=True, capture_output=True)
+        return cert, key
+
+    def input_for(self, kind):
+        if kind == "loggen":
+            return None
+        if kind not in self.inputs:
+            path = os.path.join(self.tmp, "input-%s.txt" % kind)
+            write_input(path, kind)
+            self.inputs[kind] = path
+        return self.inputs[kind]
+
+    def next_port(self):
+        for _ in range(2000):
+            self.port += 1
+            if self.port > self.args.port_base + 2000:
+                self.port = self.args.port_base + 1
+            if port_is_free(self.port):
+                return self.port
+        raise RuntimeError("no free port near %d" % self.args.port_base)
+
+    def _conf(self, meta, daemon, work, port):
+        src = meta["text"] if daemon != "rsyslog" else open(meta["rsyslog_path"], encoding="utf-8").read()
+        out = os.path.join(work, "out")
+        os.makedirs(out, exist_ok=True)
+        os.makedirs(os.path.join(work, "rsyslog-work"), exist_ok=True)
+        conf = os.path.join(work, "%s.conf" % daemon)
+        with open(conf, "w", encoding="utf-8") as f:
+            f.write(render(src, {"PORT": port, "OUT": out, "WORK": os.path.join(work, "rsyslog-work"),
+                                 "CERT": self.cert, "KEY": self.key}))
+        return conf, out
+
+    def _shown(self, meta, daemon, conf, text):
+        """Names the scenario file instead of the rendered copy: they have the same lines."""
+        shown = meta["rsyslog_path"] if daemon == "rsyslog" else meta["path"]
+        return text.replace(conf, os.path.relpath(shown, REPO)).replace(os.path.basename(conf) + ":", os.path.basename(shown) + ":")
+
+    def check(self, meta, daemon):
+        """None when the daemon accepts the scenario, else why not."""
+        if daemon == "rsyslog" and meta["rsyslog_path"] is None:
+            return "no rsyslog equivalent (%s.rsyslog.conf)" % meta["name"]
+        if not self.env.available(daemon):
+            return "%s not found at %s" % (daemon, self.env.binary(daemon))
+        work = tempfile.mkdtemp(prefix="check-", dir=self.tmp)
+        conf, _out = self._conf(meta, daemon, work, self.args.port_base)
+        cmd, cenv = self.env.check_cmd(daemon, conf)
+        try:
+            p = subprocess.run(cmd, env=cenv, capture_output=True, text=True, timeout=30)
+        except subprocess.TimeoutExpired:
+            return "configuration check timed out"
+        text = self._shown(meta, daemon, conf, (p.stdout + p.stderr).strip())
+        if daemon == "rsyslog" and p.returncode == 0 and re.search(r"error", text, re.I):
+            return first_error(text)
+        if p.returncode != 0:
+            return first_error(text) or "configuration check failed (exit %d)" % p.returncode
+        return None
+
+    def run_once(self, meta, daemon):
+        work = tempfile.mkdtemp(prefix="%s-%s-" % (meta["name"], daemon), dir=self.tmp)
+        port = self.next_port()
+        conf, out = self._conf(meta, daemon, work, port)
+        input_path = self.input_for(meta["input"])
+        sent, expected = expected_lines(meta, input_path)
+        udp = meta["transport"] == "udp"
+        cmd, denv = self.env.run_cmd(daemon, conf, work)
+        log = open(os.path.join(work, "daemon.log"), "wb")
+        proc = subprocess.Popen(cmd, env=denv, stdout=log, stderr=subprocess.STDOUT, cwd=work)
+        result = {"sent": sent, "expected": expected}
+        lg = None
+        try:
+            deadline = time.monotonic() + 15
+            while not port_is_bound(port, udp):
+                if proc.poll() is not None:
+                    # a daemon that refuses its configuration only at start
+                    raise RunError(self._shown(meta, daemon, conf, error_line(log.name) or
+                                              "exited (%d) before listening" % proc.returncode), refused=True)
+                if time.monotonic() > deadline:
+                    raise RunError("not listening on port %d after 15 s: %s" % (port, tail(log.name)))
+                time.sleep(0.02)
+            cpu0 = proc_cpu_seconds(proc.pid)
+            counter = LineCounter(out)
+            lg_log = open(os.path.join(work, "loggen.log"), "wb")
+            lcmd = loggen_cmd(self.env, meta, port, input_path)
+            t0 = time.monotonic()
+            lg = subprocess.Popen(lcmd, env=self.env.sng_env if self.env.loggen_kind == "syslog-ng" else None,
+                                  stdout=lg_log, stderr=subprocess.STDOUT)
+            last_count, last_change = 0, t0
+            stall = self.args.udp_settle if udp else self.args.stall
+            hard = t0 + self.args.timeout
+            while True:
+                time.sleep(0.01)
+                now = time.monotonic()
+                count = counter.poll()
+                if count != last_count:
+                    last_count, last_change = count, now
+                if count >= expected:
+                    break
+                if proc.poll() is not None:
+                    raise RunError("exited (%d) during the run: %s" % (proc.returncode, tail(log.name)))
+                loggen_done = lg.poll() is not None
+                if loggen_done and lg.returncode != 0:
+                    raise RunError("loggen failed (%d): %s" % (lg.returncode, tail(lg_log.name)))
+                if loggen_done and now - last_change > stall:
+                    break
+                if now > hard:
+                    break
+            elapsed = last_change - t0
+            cpu = proc_cpu_seconds(proc.pid) - cpu0
+            rss = proc_peak_rss_kib(proc.pid)
+            if lg.poll() is None:
+                lg.wait(30)
+            delivered = last_count
+            # a filter drops a known share: messages through the daemon
+            processed = delivered * sent / expected if expected else delivered
+            # over TCP the daemon read every message, the ones it dropped too
+            read = processed if udp else sent
+            if delivered == 0:
+                raise RunError("no message reached the output in %.0f s: %s %s" % (
+                    time.monotonic() - t0, tail(log.name), tail(lg_log.name)))
+            result.update({
+                "delivered": delivered,
+                "seconds": round(elapsed, 4),
+                "msgs_per_s": processed / elapsed if elapsed > 0 else 0.0,
+                "cpu_us_per_msg": cpu * 1e6 / read,
+                "peak_rss_kib": rss,
+                "lost": max(0, expected - delivered),
+            })
+            if result["lost"]:
+                # lines held in a buffer show up at stop; lost ones never do
+                stop_process(proc)
+                result["delivered_after_stop"] = counter.poll()
+            return result
+        finally:
+            if lg is not None and lg.poll() is None:
+                lg.kill()
+                lg.wait()
+            stop_process(proc)
+            log.close()
+            if not self.args.keep:
+                shutil.rmtree(work, ignore_errors=True)
+
+
+class RunError(Exception):
+    def __init__(self, text, refused=False):
+        super().__init__(text)
+        self.refused = refused
+
+
+def tail(path, n=3):
+    try:
+        with open(path, errors="replace") as f:
+            lines = [l.strip() for l in f.read().splitlines() if l.strip()]
+    except OSError:
+        return ""
+    return " | ".join(lines[-n:])[:300]
+
+
+def error_line(path):
+    """The daemon's last error line, for a daemon that stopped at start."""
+    try:
+        with open(path, errors="replace") as f:
+            lines = [l.strip() for l in f.read().splitlines() if l.strip()]
+    except OSError:
+        return ""
+    for l in reversed(lines):
+        if re.search(r"error", l, re.I):
+            return re.sub(r"^\[[^]]*\] ", "", l)[:300]
+    return " | ".join(lines[-2:])[:300]
+
+
+def first_error(text):
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    for l in lines:
+        if re.search(r"error|not supported|unknown|invalid", l, re.I):
+            return l[:300]
+    return lines[0][:300] if lines else ""
+
+
+# -------------------------------------------------------------------- main
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Sluice vs syslog-ng vs rsyslog, same load, same machine")
+    ap.add_argument("--quick", action="store_true", help="one run each and a quarter of the messages")
+    ap.add_argument("--repeat", type=int, default=None, help="runs per scenario and daemon (default 3, --quick 1)")
+    ap.add_argument("--scale", type=float, default=None, help="multiply every scenario's message count")
+    ap.add_argument("--scenario", action="append", default=[], help="run only these (repeatable; prefix match)")
+    ap.add_argument("--daemons", default=",".join(DAEMONS), help="comma-separated subset of " + ",".join(DAEMONS))
+    ap.add_argument("--sluice", default=os.path.join(REPO, "build-bench/sluice"))
+    ap.add_argument("--syslog-ng-root", default=os.path.join(REPO, "build-bench/deps/syslog-ng"))
+    ap.add_argument("--rsyslog-root", default=os.path.join(REPO, "build-bench/deps/rsyslog"))
+    ap.add_argument("--loggen", default="auto",
+                    help="auto (Sluice's if built, else syslog-ng's), sluice, syslog-ng, or a path")
+    ap.add_argument("--scenarios-dir", default=os.path.join(HERE, "scenarios"))
+    ap.add_argument("--results", default=os.path.join(HERE, "results"))
+    ap.add_argument("--no-save", action="store_true", help="print the table only")
+    ap.add_argument("--port-base", type=int, default=24500)
+    ap.add_argument("--timeout", type=float, default=120.0, help="longest run, seconds")
+    ap.add_argument("--stall", type=float, default=3.0, help="TCP: give up after this long without a new line")
+    ap.add_argument("--udp-settle", type=float, default=1.0, help="UDP: the run ends this long after the last line")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = ap.parse_args(argv)
+    repeat = args.repeat or (1 if args.quick else 3)
+    scale = args.scale if args.scale is not None else (0.25 if args.quick else 1.0)
+    daemons = [d.strip() for d in args.daemons.split(",") if d.strip()]
+    for d in daemons:
+        if d not in DAEMONS:
+            ap.error("unknown daemon %r" % d)
+
+    scenarios = list_scenarios(args.scenarios_dir)
+    if args.scenario:
+        scenarios = [s for s in scenarios if any(s["name"].startswith(p) for p in args.scenario)]
+        if not scenarios:
+            ap.error("no scenario matches %s" % ", ".join(args.scenario))
+    for s in scenarios:
+        per_conn = max(10, int(s["messages"] * scale) // s["connections"] // 10 * 10)
+        s["messages"] = per_conn * s["connections"]
+
+    env = Env(args)
+    if not os.access(env.loggen, os.X_OK):
+        print("bench: loggen not found at %s" % env.loggen, file=sys.stderr)
+        return 2
+    bench = Bench(args, env)
+    started = time.time()
+    report = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
+        "machine": machine(),
+        "versions": {d: env.version(d) for d in DAEMONS},
+        "sluice_commit": git_describe(),
+        "loggen": "%s (%s)" % (env.loggen_kind, env.loggen),
+        "repeat": repeat,
+        "scenarios": [],
+    }
+    report["versions"]["sluice"] += " (%s)" % report["sluice_commit"]
+    try:
+        for s in scenarios:
+            entry = {k: s[k] for k in ("name", "title", "transport", "connections", "size", "messages", "input", "goal")}
+            entry["daemons"] = {}
+            for d in daemons:
+                why = bench.check(s, d)
+                if why is not None:
+                    status = "pending" if d == "sluice" else "error"
+                    entry["daemons"][d] = {"status": status, "reason": why, "runs": []}
+                    print("%-20s %-9s %s: %s" % (s["name"], d, status, why), flush=True)
+                    continue
+                runs = []
+                for i in range(repeat):
+                    try:
+                        r = bench.run_once(s, d)
+                    except RunError as e:
+                        if e.refused and d == "sluice":
+                            # Sluice refuses what it cannot run: the feature is not built yet
+                            runs = None
+                            entry["daemons"][d] = {"status": "pending", "reason": str(e), "runs": []}
+                            print("%-20s %-9s pending: %s" % (s["name"], d, e), flush=True)
+                            break
+                        r = {"error": str(e)}
+                        print("%-20s %-9s run %d: error: %s" % (s["name"], d, i + 1, e), flush=True)
+                    except (OSError, subprocess.SubprocessError) as e:
+                        r = {"error": str(e)}
+                        print("%-20s %-9s run %d: error: %s" % (s["name"], d, i + 1, e), flush=True)
+                    else:
+                        print("%-20s %-9s run %d: %10.0f msg/s %6.2f us/msg %7.1f MiB%s" % (
+                            s["name"], d, i + 1, r["msgs_per_s"], r["cpu_us_per_msg"], r["peak_rss_kib"] / 1024.0,
+                            "  lost %d (%d lines after stop)" % (r["lost"], r["delivered_after_stop"])
+                            if r["lost"] else ""), flush=True)
+                    runs.append(r)
+                if runs is None:
+                    continue
+                med = summarize(runs)
+                info = {"status": "ok" if med else "error", "median": med, "runs": runs}
+                if not med:
+                    info["reason"] = runs[-1]["error"] if runs else "no run"
+                entry["daemons"][d] = info
+            entry["ratios"] = ratios(entry)
+            entry["goal_verdict"] = goal_verdict(entry)
+            report["scenarios"].append(entry)
+    finally:
+        bench.close()
+    report["seconds"] = round(time.time() - started, 1)
+
+    if args.no_save:
+        print(markdown(report))
+        return 0
+    os.makedirs(args.results, exist_ok=True)
+    stem = "%s-%s" % (time.strftime("%Y-%m-%d-%H%M", time.gmtime(started)), re.sub(r"[^A-Za-z0-9_.-]", "_",
+                                                                                  report["machine"]["host"]))
+    png = os.path.join(args.results, stem + ".png")
+    if chart(report, png):
+        report["png"] = os.path.basename(png)
+        shutil.copyfile(png, os.path.join(args.results, "latest.png"))
+    with open(os.path.join(args.results, stem + ".json"), "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=1, sort_keys=True)
+        f.write("\n")
+    md = markdown(report)
+    with open(os.path.join(args.results, stem + ".md"), "w", encoding="utf-8") as f:
+        f.write(md)
+    latest = dict(report, png="latest.png" if report.get("png") else None)
+    with open(os.path.join(args.results, "latest.md"), "w", encoding="utf-8") as f:
+        f.write(markdown(latest))
+    shutil.copyfile(os.path.join(args.results, stem + ".json"), os.path.join(args.results, "latest.json"))
+    print(md)
+    print("bench: %.0f s; wrote %s.{md,json,png} and latest.{md,json,png} in %s" % (
+        report["seconds"], stem, args.results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Self-test of the benchmark harness's own code: scenario parsing, expected
+line counts, the incremental line counter, the generated input, medians,
+ratios and the markdown table.  It starts no daemon.
+
+    python3 bench/selftest.py
+"""
+
+import os
+import random
+import re
+import shutil
+import sys
+import tempfile
+import unittest
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from bench import HERE, LineCounter, expected_lines, list_scenarios, mixed_line, render
+from benchreport import DAEMONS, goal_verdict, markdown, ratios, summarize
+
+
+class T(unittest.TestCase):
+    def test_scenarios_parse(self):
+        for s in list_scenarios(os.path.join(HERE, "scenarios")):
+            self.assertTrue(s["title"], s["name"])
+            self.assertIsNotNone(s["rsyslog_path"], s["name"])
+            text = open(s["rsyslog_path"]).read() + s["text"]
+            left = re.findall(r"@[A-Z]+@", render(text, dict.fromkeys(("PORT", "OUT", "WORK", "CERT", "KEY"), "x")))
+            self.assertEqual(left, [], s["name"])
+
+    def test_expected(self):
+        meta = {"messages": 1000, "connections": 4, "expect": 0.5, "expect-match": None}
+        self.assertEqual(expected_lines(meta, None), (1000, 500))
+        with tempfile.NamedTemporaryFile("w", delete=False) as f:
+            f.write("<32>a\n<13>b\n<80>c\n")
+        meta = {"messages": 8, "connections": 2, "expect": 1.0, "expect-match": r"^<(3[2-9]|8[0-7])>"}
+        # 4 lines a connection: a b c a -> 3 hits each
+        self.assertEqual(expected_lines(meta, f.name), (8, 6))
+        os.unlink(f.name)
+
+    def test_counter(self):
+        d = tempfile.mkdtemp()
+        os.makedirs(os.path.join(d, "h"))
+        c = LineCounter(d)
+        self.assertEqual(c.poll(), 0)
+        with open(os.path.join(d, "h", "a.log"), "w") as f:
+            f.write("1\n2\n3")
+        self.assertEqual(c.poll(), 2)
+        with open(os.path.join(d, "h", "a.log"), "a") as f:
+            f.write("\n4\n")
+        with open(os.path.join(d, "b.log"), "w") as f:
+            f.write("x\n")
+        self.assertEqual(c.poll(), 5)
+        shutil.rmtree(d)
+
+    def test_input_deterministic(self):
+        rng1, rng2 = random.Random(1), random.Random(1)
+        a = [mixed_line(rng1) for _ in range(200)]
+        self.assertEqual(a, [mixed_line(rng2) for _ in range(200)])
+        self.assertTrue(all(re.match(r"^<\d+>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ \S+: ", l) for l in a))
+        self.assertGreater(max(map(len, a)) / min(map(len, a)), 5)
+
+    def test_summary_and_report(self):
+        runs = [{"msgs_per_s": v, "cpu_us_per_msg": 1.0 / v, "peak_rss_kib": 1000 * v, "lost": 0,
+                 "expected": 10, "sent": 10} for v in (3.0, 1.0, 2.0)] + [{"error": "x"}]
+        med = summarize(runs)
+        self.assertEqual(med["msgs_per_s"], 2.0)
+        self.assertEqual(med["runs"], 3)
+        entry = {"name": "t", "title": "t", "messages": 10, "connections": 1, "goal": 1.5, "daemons": {
+            "sluice": {"status": "ok", "median": dict(med, msgs_per_s=4.0, cpu_us_per_msg=0.5)},
+            "syslog-ng": {"status": "ok", "median": med},
+            "rsyslog": {"status": "error", "reason": "a|b", "median": None}}}
+        entry["ratios"] = ratios(entry)
+        self.assertEqual(entry["ratios"]["syslog-ng"]["msgs_per_s"], 2.0)
+        self.assertIsNone(entry["ratios"]["rsyslog"])
+        self.assertTrue(goal_verdict(entry).startswith("met"))
+        entry["goal_verdict"] = goal_verdict(entry)
+        pend = dict(entry, daemons=dict(entry["daemons"], sluice={"status": "pending", "reason": "no tcp"}))
+        self.assertTrue(goal_verdict(pend).startswith("pending"))
+        report = {"date": "d", "machine": {"cpu": "c", "cpus": 2, "memory": "1 GiB", "kernel": "k", "os": "o"},
+                  "versions": dict.fromkeys(DAEMONS, "v"), "loggen": "l", "repeat": 3, "scenarios": [entry]}
+        md = markdown(report)
+        self.assertIn("| t | sluice | 4 | 0.50 |", md)
+        self.assertIn("| 2.00 |", md)
+        self.assertIn("error: a\\|b", md)
+        self.assertIn("Daemon goal", md)
+
+
+if __name__ == "__main__":
+    unittest.main()
