@@ -20,6 +20,7 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define OFF(field) offsetof(FileDestOptions, field)
 
@@ -226,15 +227,19 @@ _inherit(FileDest *d, const CfgNode *call, const CfgGlobalOptions *g)
     o->send_time_zone = g_strdup(g->send_time_zone ? g->send_time_zone : g->time_zone);
   if (d->kind == FILE_KIND_STDOUT)
     return; /* no paths: and stdout's table would not free these strings */
-  if (!o->owner && g->owner)
+  /* Only root can give files away.  syslog-ng run by another user does
+   * not try to apply the global owner and group (root by default), and
+   * neither does Sluice; the driver's own owner()/group() are still tried. */
+  bool can_chown = geteuid() == 0;
+  if (!o->owner && g->owner && can_chown)
     o->owner = g_strdup(g->owner);
-  if (!o->group && g->group)
+  if (!o->group && g->group && can_chown)
     o->group = g_strdup(g->group);
   if (o->perm == -2)
     o->perm = g->perm;
-  if (!o->dir_owner && g->dir_owner)
+  if (!o->dir_owner && g->dir_owner && can_chown)
     o->dir_owner = g_strdup(g->dir_owner);
-  if (!o->dir_group && g->dir_group)
+  if (!o->dir_group && g->dir_group && can_chown)
     o->dir_group = g_strdup(g->dir_group);
   if (o->dir_perm == -2)
     o->dir_perm = g->dir_perm;
