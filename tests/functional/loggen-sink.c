@@ -8,10 +8,16 @@
  *
  *   loggen-sink (--tcp|--udp|--unix-stream PATH|--unix-dgram PATH)
  *               [--port-file F] [--out F] [--idle S] [--max S]
+ *               [--tls-cert F --tls-key F [--tls-ca F]]
+ *
+ * With --tls-cert it speaks TLS on TCP; with --tls-ca it also demands a
+ * client certificate signed by that CA.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -93,6 +99,7 @@ main(int argc, char **argv)
 {
   int type = 0, family = AF_INET;
   const char *path = NULL, *port_file = NULL, *out_path = NULL;
+  const char *tls_cert = NULL, *tls_key = NULL, *tls_ca = NULL;
   double idle = 2, max = 60;
   for (int i = 1; i < argc; i++)
     {
@@ -117,6 +124,12 @@ main(int argc, char **argv)
         idle = atof(argv[++i]);
       else if (strcmp(a, "--max") == 0 && v)
         max = atof(argv[++i]);
+      else if (strcmp(a, "--tls-cert") == 0 && v)
+        tls_cert = argv[++i];
+      else if (strcmp(a, "--tls-key") == 0 && v)
+        tls_key = argv[++i];
+      else if (strcmp(a, "--tls-ca") == 0 && v)
+        tls_ca = argv[++i];
       else
         {
           fprintf(stderr, "loggen-sink: bad argument '%s'\n", a);
@@ -127,6 +140,21 @@ main(int argc, char **argv)
     {
       fprintf(stderr, "loggen-sink: one of --tcp --udp --unix-stream --unix-dgram is needed\n");
       return 2;
+    }
+
+  SSL_CTX *tls = NULL;
+  if (tls_cert)
+    {
+      tls = SSL_CTX_new(TLS_server_method());
+      if (!tls || SSL_CTX_use_certificate_chain_file(tls, tls_cert) != 1
+          || SSL_CTX_use_PrivateKey_file(tls, tls_key ? tls_key : tls_cert, SSL_FILETYPE_PEM) != 1
+          || (tls_ca && SSL_CTX_load_verify_locations(tls, tls_ca, NULL) != 1))
+        {
+          ERR_print_errors_fp(stderr);
+          return 2;
+        }
+      if (tls_ca)
+        SSL_CTX_set_verify(tls, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
     }
 
   int out = -1;
@@ -174,6 +202,7 @@ main(int argc, char **argv)
    * several connections do not interleave in the output. */
   struct pollfd fds[MAX_FDS] = { { .fd = ls, .events = POLLIN } };
   Carry carry[MAX_FDS] = { { 0 } };
+  SSL *ssl[MAX_FDS] = { NULL };
   int nfds = 1;
   size_t cap = 1 << 20;
   char *buf = malloc(cap);
@@ -191,15 +220,40 @@ main(int argc, char **argv)
           if (i == 0 && type == SOCK_STREAM)
             {
               int c = accept(ls, NULL, NULL);
-              if (c >= 0 && nfds < MAX_FDS)
-                fds[nfds++] = (struct pollfd) { .fd = c, .events = POLLIN };
-              else if (c >= 0)
-                close(c);
+              if (c < 0)
+                continue;
+              SSL *cs = NULL;
+              if (tls)
+                {
+                  cs = SSL_new(tls);
+                  SSL_set_fd(cs, c);
+                  if (SSL_accept(cs) != 1)
+                    {
+                      fprintf(stderr, "loggen-sink: TLS handshake failed\n");
+                      ERR_print_errors_fp(stderr);
+                      SSL_free(cs);
+                      close(c);
+                      continue;
+                    }
+                }
+              if (nfds < MAX_FDS)
+                {
+                  ssl[nfds] = cs;
+                  fds[nfds++] = (struct pollfd) { .fd = c, .events = POLLIN };
+                }
+              else
+                {
+                  SSL_free(cs);
+                  close(c);
+                }
               continue;
             }
-          ssize_t n = read(fds[i].fd, buf, cap);
-          if (n > 0)
+          ssize_t n;
+          do
             {
+              n = ssl[i] ? SSL_read(ssl[i], buf, (int) cap) : read(fds[i].fd, buf, cap);
+              if (n <= 0)
+                break;
               if (type == SOCK_STREAM)
                 _stream_data(out, &carry[i], buf, (size_t) n);
               else
@@ -208,16 +262,21 @@ main(int argc, char **argv)
               got = true;
               last = _now();
             }
-          else if (i > 0 && (n == 0 || (errno != EINTR && errno != EAGAIN)))
+          /* TLS may hold decrypted bytes the socket no longer shows */
+          while (ssl[i] && SSL_pending(ssl[i]) > 0);
+          if (n <= 0 && i > 0 && (n == 0 || (errno != EINTR && errno != EAGAIN)))
             {
               /* an unterminated last line still counts */
               _write_all(out, carry[i].buf, carry[i].len);
               free(carry[i].buf);
+              SSL_free(ssl[i]);
               close(fds[i].fd);
               nfds--;
               fds[i] = fds[nfds];
               carry[i] = carry[nfds];
+              ssl[i] = ssl[nfds];
               carry[nfds] = (Carry) { 0 };
+              ssl[nfds] = NULL;
               i--;
             }
         }
@@ -226,7 +285,10 @@ main(int argc, char **argv)
     {
       _write_all(out, carry[i].buf, carry[i].len);
       free(carry[i].buf);
+      SSL_free(ssl[i]);
+      close(fds[i].fd);
     }
+  SSL_CTX_free(tls);
   fprintf(stderr, "loggen-sink: %llu bytes\n", bytes);
   free(buf);
   if (out >= 0)

@@ -138,7 +138,42 @@ stop_sink
 grep -Eq '^latency \(usec behind schedule\): count=400, avg=[0-9.]+, p50<=[0-9]+, p99<=[0-9]+, p99.9<=[0-9]+, max=[0-9]+$' \
   "$work/err" || { cat "$work/err"; fail "steady latency line"; }
 
-# 9. errors: bad values and a refused connection fail clearly.
+# 9. TLS with a client certificate: framed as syslog-ng's loggen does over TLS.
+tls=$SLUICE_SRCDIR/tests/functional/data/loggen-tls
+start_tls_sink() {
+  rm -f "$work/port"
+  "$sink" --tcp --tls-cert "$tls/server.pem" --tls-key "$tls/server.key" --tls-ca "$tls/ca.pem" \
+    --port-file "$work/port" --out "$1" --idle 1 --max "$2" &
+  sink_pid=$!
+  i=0
+  while [ ! -s "$work/port" ]; do
+    i=$((i + 1))
+    [ $i -lt 100 ] || fail "sink did not start"
+    sleep 0.1
+  done
+  port=$(cat "$work/port")
+}
+start_tls_sink "$work/tls.out" 20
+"$loggen" -U --tls-cert "$tls/client.pem" --tls-key "$tls/client.key" --tls-ca "$tls/ca.pem" \
+  -n 1000 -r 1000000 --active-connections=2 127.0.0.1 "$port" 2>"$work/err" || { cat "$work/err"; fail "loggen -U"; }
+stop_sink
+"$loggen" --check "$work/tls.out" --expect 1000 >/dev/null || fail "tls check"
+[ "$(head -c 9 "$work/tls.out")" = "256 <38>2" ] || fail "tls framing"
+# no client certificate: the sink refuses it, nothing arrives
+start_tls_sink "$work/nocert.out" 2
+"$loggen" -U -n 10 127.0.0.1 "$port" >/dev/null 2>&1 || true
+stop_sink
+[ ! -s "$work/nocert.out" ] || fail "data arrived without a client certificate"
+# a server certificate from another CA fails the handshake
+start_tls_sink "$work/otherca.out" 2
+if "$loggen" -U --tls-ca "$tls/other-ca.pem" -n 10 127.0.0.1 "$port" 2>"$work/err"; then fail "wrong CA accepted"; fi
+kill "$sink_pid" 2>/dev/null || true
+wait "$sink_pid" || true
+sink_pid=
+grep -q 'TLS handshake failed' "$work/err" || fail "wrong CA message"
+if "$loggen" --tls-cert "$tls/client.pem" 127.0.0.1 1 2>/dev/null; then fail "--tls-cert without -U accepted"; fi
+
+# 10. errors: bad values and a refused connection fail clearly.
 if "$loggen" -r 0 127.0.0.1 1 2>"$work/err"; then fail "-r 0 accepted"; fi
 grep -q 'must be positive' "$work/err" || fail "-r 0 message"
 if "$loggen" -S 2>"$work/err"; then fail "no target accepted"; fi

@@ -3,10 +3,13 @@
 #include "loggen-conn.h"
 
 #include <errno.h>
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
+#include <openssl/x509v3.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -156,10 +159,16 @@ loggen_conn_open(LoggenConn *c, const LoggenOptions *o, SSL_CTX *tls)
       return false;
     }
   SSL_set_fd(c->ssl, c->fd);
-  if (o->tls_ca && o->target)
+  /* the server's name, or its address, must be in its certificate */
+  unsigned char addr[sizeof(struct in6_addr)];
+  bool is_ip = inet_pton(AF_INET, o->target, addr) == 1 || inet_pton(AF_INET6, o->target, addr) == 1;
+  if (is_ip && o->tls_ca)
+    X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(c->ssl), o->target);
+  else if (!is_ip)
     {
       SSL_set_tlsext_host_name(c->ssl, o->target);
-      SSL_set1_host(c->ssl, o->target);
+      if (o->tls_ca)
+        SSL_set1_host(c->ssl, o->target);
     }
   if (SSL_connect(c->ssl) != 1)
     {
@@ -178,6 +187,14 @@ loggen_conn_close(LoggenConn *c)
       SSL_shutdown(c->ssl);
       SSL_free(c->ssl);
       c->ssl = NULL;
+      /* The server's session tickets sit unread in our receive buffer;
+       * closing now would send a reset that makes the server drop the
+       * lines it has not read yet. Wait (a second at most) for its close. */
+      shutdown(c->fd, SHUT_WR);
+      struct pollfd p = { .fd = c->fd, .events = POLLIN };
+      char sink[4096];
+      while (poll(&p, 1, 1000) > 0 && read(c->fd, sink, sizeof(sink)) > 0)
+        ;
     }
   if (c->fd >= 0)
     close(c->fd);
@@ -195,8 +212,10 @@ _send_stream(LoggenConn *c, const char *buf, size_t len, size_t *done)
           int rc = SSL_write(c->ssl, buf + *done, chunk);
           if (rc <= 0)
             {
-              _tls_errors("TLS write failed");
-              return -EPIPE;
+              int err = errno;
+              if (ERR_peek_error())
+                _tls_errors("TLS write failed");
+              return SSL_get_error(c->ssl, rc) == SSL_ERROR_SYSCALL && err ? -err : -EPIPE;
             }
           *done += (size_t) rc;
           continue;

@@ -6,6 +6,7 @@
  */
 #include "loggen.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -173,12 +174,69 @@ static const char *const mixed_words[] = {
 };
 #define N_ELEMENTS(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Random words, longer than the longest padding (2000 bytes). */
+static char mixed_filler[4096];
+
+static void
+_filler_init(void)
+{
+  MixedGen g = { .rng = 0x1234567 };
+  size_t at = 0;
+  while (at + 16 < sizeof(mixed_filler))
+    {
+      const char *w = mixed_words[_rand(&g) % N_ELEMENTS(mixed_words)];
+      size_t wl = strlen(w);
+      if (at + wl + 1 >= sizeof(mixed_filler))
+        break;
+      memcpy(mixed_filler + at, w, wl);
+      mixed_filler[at + wl] = ' ';
+      at += wl + 1;
+    }
+  memset(mixed_filler + at, 'x', sizeof(mixed_filler) - at);
+}
+
+/* Appenders for the mixed lines: snprintf per field would make the
+ * generator, not the receiver, the bottleneck. */
+static char *
+_app(char *p, const char *s, size_t n)
+{
+  memcpy(p, s, n);
+  return p + n;
+}
+
+static char *
+_app_s(char *p, const char *s)
+{
+  return _app(p, s, strlen(s));
+}
+
+/* Decimal of v, at least min_width digits (zero padded). */
+static char *
+_app_u(char *p, uint64_t v, int min_width)
+{
+  char tmp[24];
+  int n = 0;
+  do
+    {
+      tmp[n++] = (char) ('0' + v % 10);
+      v /= 10;
+    }
+  while (v);
+  while (n < min_width)
+    tmp[n++] = '0';
+  while (n)
+    *p++ = tmp[--n];
+  return p;
+}
+
 size_t
 mixed_gen_format(MixedGen *g, char *buf, uint64_t seq, const LoggenStamp *st)
 {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, _filler_init);
+
   /* The line is built after a gap for the frame, then the frame is put in front. */
   char *line = buf + 12;
-  size_t cap = LOGGEN_MIXED_MAX - 12;
   uint64_t r = _rand(g);
   int pri = (int) (r % 24) * 8 + (int) ((r >> 8) % 8);
   int host = (int) ((r >> 16) % 500);
@@ -186,34 +244,62 @@ mixed_gen_format(MixedGen *g, char *buf, uint64_t seq, const LoggenStamp *st)
   int pid = 1 + (int) ((r >> 36) % 65000);
   bool rfc5424 = (r >> 54) & 1;
   size_t want = 100 + (size_t) (_rand(g) % 1901);
-  int n;
 
+  char *p = line;
+  *p++ = '<';
+  p = _app_u(p, (uint64_t) pri, 1);
   if (rfc5424)
     {
-      bool sd = (r >> 55) & 1;
-      n = snprintf(line, cap, "<%d>1 %s%s host-%03d %s %d ID%d %s \xEF\xBB\xBF", pri, st->iso, st->offset, host, prog,
-                   pid, (int) ((r >> 56) % 50), sd ? "[origin@32473 ip=\"192.0.2.7\"][meta sequenceId=\"1\"]" : "-");
+      p = _app(p, ">1 ", 3);
+      p = _app(p, st->iso, st->iso_len);
+      p = _app_s(p, st->offset);
+      p = _app(p, " host-", 6);
+      p = _app_u(p, (uint64_t) host, 3);
+      *p++ = ' ';
+      p = _app_s(p, prog);
+      *p++ = ' ';
+      p = _app_u(p, (uint64_t) pid, 1);
+      p = _app(p, " ID", 3);
+      p = _app_u(p, (r >> 56) % 50, 1);
+      *p++ = ' ';
+      p = _app_s(p, (r >> 55) & 1 ? "[origin@32473 ip=\"192.0.2.7\"][meta sequenceId=\"1\"]" : "-");
+      p = _app(p, " \xEF\xBB\xBF", 4);
     }
   else
-    n = snprintf(line, cap, "<%d>%s host-%03d %s[%d]: ", pri, st->bsd, host, prog, pid);
-  size_t len = (size_t) n;
-  n = snprintf(line + len, cap - len, "seq: %010llu, thread: %04d, runid: %-10d, stamp: %s ",
-               (unsigned long long) (seq % 10000000000ULL), g->thread, g->runid, st->iso);
-  len += (size_t) n;
-  /* words up to the wanted length, newline included */
-  while (len + 1 < want)
     {
-      const char *w = mixed_words[_rand(g) % N_ELEMENTS(mixed_words)];
-      size_t wl = strlen(w);
-      if (len + wl + 2 > want)
-        {
-          memset(line + len, 'x', want - 1 - len);
-          len = want - 1;
-          break;
-        }
-      memcpy(line + len, w, wl);
-      line[len + wl] = ' ';
-      len += wl + 1;
+      *p++ = '>';
+      p = _app_s(p, st->bsd);
+      p = _app(p, " host-", 6);
+      p = _app_u(p, (uint64_t) host, 3);
+      *p++ = ' ';
+      p = _app_s(p, prog);
+      *p++ = '[';
+      p = _app_u(p, (uint64_t) pid, 1);
+      p = _app(p, "]: ", 3);
+    }
+  /* the standard body, which the loss checker reads */
+  p = _app(p, "seq: ", 5);
+  p = _app_u(p, seq % 10000000000ULL, 10);
+  p = _app(p, ", thread: ", 10);
+  p = _app_u(p, (uint64_t) g->thread % 10000, 4);
+  p = _app(p, ", runid: ", 9);
+  char *rid = p;
+  p = _app_u(p, (uint64_t) (unsigned) g->runid, 1);
+  while (p - rid < 10)
+    *p++ = ' ';
+  p = _app(p, ", stamp: ", 9);
+  p = _app(p, st->iso, st->iso_len);
+  *p++ = ' ';
+  size_t len = (size_t) (p - line);
+
+  /* Filler words up to the wanted length, newline included: a slice of a
+   * text built once, so that long lines cost a memcpy, not a word loop. */
+  if (len + 1 < want)
+    {
+      size_t need = want - 1 - len;
+      size_t from = (size_t) (_rand(g) % (sizeof(mixed_filler) - need - 1));
+      memcpy(line + len, mixed_filler + from, need);
+      len += need;
     }
   line[len++] = '\n';
 
@@ -223,10 +309,11 @@ mixed_gen_format(MixedGen *g, char *buf, uint64_t seq, const LoggenStamp *st)
       return len;
     }
   char frame[16];
-  int fl = snprintf(frame, sizeof(frame), "%zu ", len);
-  memcpy(line - fl, frame, (size_t) fl);
-  memmove(buf, line - fl, len + (size_t) fl);
-  return len + (size_t) fl;
+  size_t fl = (size_t) (_app_u(frame, len, 1) - frame);
+  frame[fl++] = ' ';
+  memcpy(line - fl, frame, fl);
+  memmove(buf, line - fl, len + fl);
+  return len + fl;
 }
 
 /* ---- latency ------------------------------------------------------------ */
