@@ -60,6 +60,16 @@ if ! diff -r "$work/syslog-ng/out" "$work/sluice/out" >"$work/diff"; then
   head -50 "$work/diff"
   exit 1
 fi
+# the same files and directories with the same permissions (perm(),
+# dir-perm(), create-dirs())
+for who in sluice syslog-ng; do
+  (cd "$work/$who/out" && find . -printf '%M %p\n' | sort) >"$work/$who/modes"
+done
+if ! diff "$work/syslog-ng/modes" "$work/sluice/modes" >"$work/diff"; then
+  echo "Sluice's files or their permissions differ from syslog-ng's for $(basename "$conf"):"
+  head -50 "$work/diff"
+  exit 1
+fi
 n=$(find "$work/sluice/out" -type f -exec cat {} + | wc -l)
 if [ "$n" -eq 0 ]; then
   echo "neither daemon wrote anything: the test would prove nothing"
