@@ -242,9 +242,9 @@ _resolve_parse(NetSource *s, const CfgNode *call, const LogDriverContext *ctx)
       int lev = s->o.default_priority >= 0 ? level_codes[s->o.default_priority] : 5;
       p->default_pri = (uint16_t) (fac * 8 + lev);
     }
-  const char *zone = s->o.time_zone ? s->o.time_zone
-                     : ctx->global->recv_time_zone ? ctx->global->recv_time_zone
-                                                    : ctx->global->time_zone;
+  /* the global time-zone() is only the sending zone in syslog-ng 3.38
+   * (checked): reception uses time-zone() here or recv-time-zone() */
+  const char *zone = s->o.time_zone ? s->o.time_zone : ctx->global->recv_time_zone;
   if (zone)
     p->recv_tz = tz_get(zone, NULL);
   ro->log_msg_size = (size_t) (s->o.log_msg_size > 0 ? s->o.log_msg_size : ctx->global->log_msg_size);

@@ -105,12 +105,12 @@ Test(network_host, use_dns_resolves_the_peer_once_and_caches_it)
 
 /* Sends a line and returns rec_stamps' entry for it. */
 static char *
-stamp_of(const char *opts, const char *line)
+stamp_of_with(const char *globals, const char *opts, const char *line)
 {
   Run r;
   int port = free_port(SOCK_STREAM);
   char *src = g_strdup_printf("source s { network(ip(127.0.0.1) port(%d) %s); };", port, opts);
-  run_start(&r, src, NULL);
+  run_start_with(&r, globals, src, NULL);
   int fd = tcp_connect(port);
   send_str(fd, line);
   send_str(fd, "\n");
@@ -121,6 +121,12 @@ stamp_of(const char *opts, const char *line)
   g_free(src);
   stamps[strcspn(stamps, "\n")] = '\0';
   return stamps;
+}
+
+static char *
+stamp_of(const char *opts, const char *line)
+{
+  return stamp_of_with(NULL, opts, line);
 }
 
 Test(network_host, keep_timestamp_and_time_zone)
@@ -134,6 +140,19 @@ Test(network_host, keep_timestamp_and_time_zone)
   /* a zone in the line wins over time-zone() */
   s = stamp_of("time-zone(\"+05:00\")", "<13>2026-11-22T10:00:00-02:00 h a: x");
   cr_assert_str_eq(s, "0,-7200");
+  g_free(s);
+  /* the global recv-time-zone() is the default; the global time-zone() is
+   * for sending only (syslog-ng 3.38 checked) */
+  s = stamp_of_with("recv-time-zone(\"-03:00\");", "", LINE);
+  cr_assert_str_eq(s, "0,-10800");
+  g_free(s);
+  s = stamp_of_with("recv-time-zone(\"-03:00\");", "time-zone(\"+01:00\")", LINE);
+  cr_assert_str_eq(s, "0,3600");
+  g_free(s);
+  s = stamp_of_with("time-zone(\"-03:00\");", "", LINE);
+  char *local = stamp_of("", LINE);
+  cr_assert_str_eq(s, local);
+  g_free(local);
   g_free(s);
 }
 
