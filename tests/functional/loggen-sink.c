@@ -7,7 +7,7 @@
  * --idle seconds after the first data, or after --max seconds in all.
  *
  *   loggen-sink (--tcp|--udp|--unix-stream PATH|--unix-dgram PATH)
- *               [--port-file F] [--out F] [--idle S] [--max S]
+ *               [--port N] [--ipv6] [--port-file F] [--out F] [--idle S] [--max S]
  *               [--tls-cert F --tls-key F [--tls-ca F]]
  *
  * With --tls-cert it speaks TLS on TCP; with --tls-ca it also demands a
@@ -20,6 +20,7 @@
 #include <openssl/ssl.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,7 @@ main(int argc, char **argv)
   const char *path = NULL, *port_file = NULL, *out_path = NULL;
   const char *tls_cert = NULL, *tls_key = NULL, *tls_ca = NULL;
   double idle = 2, max = 60;
+  int port = 0;
   for (int i = 1; i < argc; i++)
     {
       const char *a = argv[i];
@@ -116,6 +118,10 @@ main(int argc, char **argv)
           path = v;
           i++;
         }
+      else if (strcmp(a, "--port") == 0 && v)
+        port = atoi(argv[++i]);
+      else if (strcmp(a, "--ipv6") == 0)
+        family = AF_INET6;
       else if (strcmp(a, "--port-file") == 0 && v)
         port_file = argv[++i];
       else if (strcmp(a, "--out") == 0 && v)
@@ -175,8 +181,12 @@ main(int argc, char **argv)
     {
       int one = 1;
       setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-      struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-      if (bind(ls, (struct sockaddr *) &sin, sizeof(sin)) < 0)
+      struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port),
+                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+      struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t) port),
+                                   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+      if (family == AF_INET6 ? bind(ls, (struct sockaddr *) &sin6, sizeof(sin6)) < 0
+                             : bind(ls, (struct sockaddr *) &sin, sizeof(sin)) < 0)
         _die("bind");
     }
   if (type == SOCK_DGRAM)
@@ -188,13 +198,14 @@ main(int argc, char **argv)
     _die("listen");
   if (port_file)
     {
-      struct sockaddr_in sin;
-      socklen_t sl = sizeof(sin);
-      getsockname(ls, (struct sockaddr *) &sin, &sl);
+      struct sockaddr_in6 sin6;
+      socklen_t sl = sizeof(sin6);
+      getsockname(ls, (struct sockaddr *) &sin6, &sl);
+      /* sin_port and sin6_port are at the same offset */
       FILE *f = fopen(port_file, "w");
       if (!f)
         _die(port_file);
-      fprintf(f, "%d\n", family == AF_UNIX ? 0 : ntohs(sin.sin_port));
+      fprintf(f, "%d\n", family == AF_UNIX ? 0 : ntohs(sin6.sin6_port));
       fclose(f);
     }
 

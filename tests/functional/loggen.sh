@@ -173,7 +173,47 @@ sink_pid=
 grep -q 'TLS handshake failed' "$work/err" || fail "wrong CA message"
 if "$loggen" --tls-cert "$tls/client.pem" 127.0.0.1 1 2>/dev/null; then fail "--tls-cert without -U accepted"; fi
 
-# 10. errors: bad values and a refused connection fail clearly.
+# 10. --reconnect: the sink goes away and comes back on the same port; the
+#     numbers go on where they stopped (the lines in flight at the close are lost).
+rm -f "$work/port"
+"$sink" --tcp --port-file "$work/port" --out "$work/rc1.out" --max 1 2>/dev/null &
+sink1=$!
+i=0
+while [ ! -s "$work/port" ]; do
+  i=$((i + 1))
+  [ $i -lt 100 ] || fail "sink did not start"
+  sleep 0.1
+done
+port=$(cat "$work/port")
+"$loggen" -S -I 6 -r 1000 --reconnect 127.0.0.1 "$port" 2>"$work/err" &
+loggen_pid=$!
+wait "$sink1"
+"$sink" --tcp --port "$port" --out "$work/rc2.out" --idle 1 --max 20 2>/dev/null &
+sink_pid=$!
+wait "$loggen_pid" || fail "loggen --reconnect"
+stop_sink
+grep -q 'is lost, try to reconnect' "$work/err" || fail "reconnect message"
+[ -s "$work/rc1.out" ] && [ -s "$work/rc2.out" ] || fail "reconnect: a sink got nothing"
+first=$(head -1 "$work/rc2.out" | sed -n 's/.*seq: \([0-9]*\),.*/\1/p')
+[ "$first" -gt 0 ] || fail "reconnect started over at $first"
+"$loggen" --check "$work/rc1.out" "$work/rc2.out" >"$work/check" || true
+grep -q '^check: threads=1 ' "$work/check" || fail "reconnect check"
+
+# 11. IPv6 (-6) on ::1.
+rm -f "$work/port"
+"$sink" --tcp --ipv6 --port-file "$work/port" --out "$work/v6.out" --idle 1 --max 20 &
+sink_pid=$!
+i=0
+while [ ! -s "$work/port" ]; do
+  i=$((i + 1))
+  [ $i -lt 100 ] || fail "sink did not start"
+  sleep 0.1
+done
+"$loggen" -6 -n 100 ::1 "$(cat "$work/port")" 2>/dev/null || fail "loggen -6"
+stop_sink
+"$loggen" --check "$work/v6.out" --expect 100 >/dev/null || fail "ipv6 check"
+
+# 12. errors: bad values and a refused connection fail clearly.
 if "$loggen" -r 0 127.0.0.1 1 2>"$work/err"; then fail "-r 0 accepted"; fi
 grep -q 'must be positive' "$work/err" || fail "-r 0 message"
 if "$loggen" -S 2>"$work/err"; then fail "no target accepted"; fi
