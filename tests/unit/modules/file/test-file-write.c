@@ -3,6 +3,8 @@
  * reopen after rotation, templates. */
 #include "file-test.h"
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -316,6 +318,62 @@ Test(file_write, template_escape_on_the_driver_and_in_a_template_block)
   rig_build(&r, "destination d { file(\"@DIR@/plain\" template-escape(yes)); };");
   cr_assert_eq(rig_write(&r, b.items, 1), 1);
   assert_file(&r, "plain", "Mar 10 11:58:01 h app: a \"q\" \\ 's'\ttab\n");
+  batch_free(&b);
+  rig_free(&r);
+}
+
+/* Descriptors open now (without opening one to find out). */
+static int
+count_open_fds(void)
+{
+  int n = 0;
+  for (int fd = 0; fd < 4096; fd++)
+    if (fcntl(fd, F_GETFD) >= 0)
+      n++;
+  return n;
+}
+
+/* Out of descriptors: the least recently used file is closed to make room
+ * and nothing is lost. */
+Test(file_write, too_many_open_files_closes_the_least_recently_used)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/f-${PID}\"); };");
+  struct rlimit rl;
+  cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+  int base = count_open_fds(), highest = 0;
+  for (int fd = 0; fd < 4096; fd++)
+    if (fcntl(fd, F_GETFD) >= 0)
+      highest = fd;
+  /* room for three more descriptors above the highest one in use */
+  struct rlimit small = { .rlim_cur = (rlim_t) (highest + 4), .rlim_max = rl.rlim_max };
+  cr_assert_eq(setrlimit(RLIMIT_NOFILE, &small), 0);
+  Batch b = { 0 };
+  for (int i = 0; i < 20; i++)
+    {
+      char *line = g_strdup_printf("<13>Mar 10 11:58:01 h app[%d]: line %d", i, i);
+      batch_add(&b, line);
+      g_free(line);
+      /* one message per batch: a batch never needs more than one file */
+      cr_assert_eq(rig_write(&r, &b.items[i], 1), 1, "message %d", i);
+    }
+  GHashTableIter it;
+  gpointer v;
+  int open_files = 0;
+  g_hash_table_iter_init(&it, r.d->files);
+  while (g_hash_table_iter_next(&it, NULL, &v))
+    open_files += ((OpenFile *) v)->fd >= 0;
+  int room = highest + 4 - base; /* descriptors the limit left for files */
+  cr_assert_lt(room, 20, "the limit must force closing files");
+  cr_assert_leq(open_files, room, "%d files open with room for %d", open_files, room);
+  setrlimit(RLIMIT_NOFILE, &rl);
+  for (int i = 0; i < 20; i++)
+    {
+      char name[32], want[64];
+      snprintf(name, sizeof(name), "f-%d", i);
+      snprintf(want, sizeof(want), "Mar 10 11:58:01 h app[%d]: line %d\n", i, i);
+      assert_file(&r, name, want);
+    }
   batch_free(&b);
   rig_free(&r);
 }
