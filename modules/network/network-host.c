@@ -11,6 +11,9 @@
  *              one; otherwise HOST_FROM, or with chain-hostnames(yes)
  *              "parsed/HOST_FROM" ("HOST_FROM/HOST_FROM" when nothing was
  *              parsed, "source@HOST_FROM" for a local source).
+ *   first      a hostname matching the global bad-hostname() regexp is no
+ *              hostname: the line is parsed again without one, so that
+ *              word becomes PROGRAM (RFC 3164 only, as in syslog-ng).
  *   then       keep-timestamp(no) makes STAMP the reception time,
  *              program-override() and host-override() replace PROGRAM and
  *              HOST, and tags() are set.
@@ -21,6 +24,11 @@
  * entries.
  */
 #include "network.h"
+
+#include "sluice/msg-format.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -190,11 +198,115 @@ net_resolve_addr(const NetHostOptions *h, const LogAddr *addr, char *out, size_t
   g_free(name);
 }
 
+/* ---- bad-hostname() ------------------------------------------------------- */
+
+bool
+net_bad_hostname_compile(NetHostOptions *h, const char *pattern, char **error)
+{
+  int code;
+  PCRE2_SIZE offset;
+  pcre2_code *re = pcre2_compile((PCRE2_SPTR) pattern, PCRE2_ZERO_TERMINATED, 0, &code, &offset, NULL);
+  if (!re)
+    {
+      PCRE2_UCHAR msg[256];
+      pcre2_get_error_message(code, msg, sizeof(msg));
+      *error = g_strdup_printf("%s at offset %zu", (const char *) msg, (size_t) offset);
+      return false;
+    }
+  pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* the interpreter does without JIT */
+  h->bad_hostname = re;
+  return true;
+}
+
+void
+net_bad_hostname_prepare(NetHostOptions *h, int n)
+{
+  /* per worker, not per thread: thread-locals would outlive the source */
+  if (!h->bad_hostname || h->n_match_data >= n)
+    return;
+  h->match_data = g_renew(void *, h->match_data, n);
+  for (int i = h->n_match_data; i < n; i++)
+    h->match_data[i] = pcre2_match_data_create(1, NULL);
+  h->n_match_data = n;
+}
+
+void
+net_bad_hostname_free(NetHostOptions *h)
+{
+  for (int i = 0; i < h->n_match_data; i++)
+    pcre2_match_data_free(h->match_data[i]);
+  g_free(h->match_data);
+  h->match_data = NULL;
+  h->n_match_data = 0;
+  if (h->bad_hostname)
+    pcre2_code_free(h->bad_hostname);
+  h->bad_hostname = NULL;
+}
+
+static bool
+_bad_match(const NetHostOptions *h, const char *host, size_t len)
+{
+  Worker *w = worker_current();
+  int i = w ? worker_index(w) : -1;
+  if (i >= 0 && i < h->n_match_data)
+    return pcre2_match(h->bad_hostname, (PCRE2_SPTR) host, len, 0, 0, h->match_data[i], NULL) >= 0;
+  pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+  bool bad = pcre2_match(h->bad_hostname, (PCRE2_SPTR) host, len, 0, 0, md, NULL) >= 0;
+  pcre2_match_data_free(md);
+  return bad;
+}
+
+static void
+_copy_value(LogMsg *msg, const LogMsg *from, NVHandle handle)
+{
+  size_t len;
+  const char *v = log_msg_get_value(from, handle, &len);
+  if (log_msg_is_value_set(from, handle))
+    log_msg_set_value(msg, handle, v, (ssize_t) len);
+  else
+    log_msg_unset_value(msg, handle);
+}
+
+/* The RFC 3164 header fields of msg from its line parsed again without a
+ * hostname.  Only lines whose hostname matched come here: rare. */
+static void
+_reparse_without_hostname(const NetHostOptions *h, LogMsg *msg)
+{
+  size_t raw_len;
+  const char *raw = log_msg_get_value(msg, LM_V_RAWMSG, &raw_len);
+  MsgFormatOptions o = *h->parse;
+  o.flags |= MF_NO_HOSTNAME;
+  LogMsg *again = msg_format_parse(&o, raw, raw_len, &msg->stamps[LM_TS_RECVD]);
+  static const NVHandle header[] = { LM_V_HOST, LM_V_PROGRAM, LM_V_PID, LM_V_MSGID, LM_V_MESSAGE, LM_V_LEGACY_MSGHDR };
+  for (size_t i = 0; i < G_N_ELEMENTS(header); i++)
+    _copy_value(msg, again, header[i]);
+  msg->pri = again->pri;
+  msg->stamps[LM_TS_STAMP] = again->stamps[LM_TS_STAMP];
+  msg->flags = (msg->flags & ~(uint32_t) (LF_PARSE_ERROR | LF_UTF8)) | (again->flags & (LF_PARSE_ERROR | LF_UTF8));
+  log_msg_unref(again);
+}
+
+static void
+_check_hostname(const NetHostOptions *h, LogMsg *msg)
+{
+  size_t len;
+  const char *host = log_msg_get_value(msg, LM_V_HOST, &len);
+  if (len > 0 && !(msg->flags & (LF_RFC5424 | LF_PARSE_ERROR)))
+    {
+      if (_bad_match(h, host, len))
+        _reparse_without_hostname(h, msg);
+    }
+  if (!h->keep_raw)
+    log_msg_unset_value(msg, LM_V_RAWMSG);
+}
+
 /* ---- per message --------------------------------------------------------- */
 
 void
 net_host_apply(const NetHostOptions *h, LogMsg *msg)
 {
+  if (h->bad_hostname)
+    _check_hostname(h, msg);
   char from[256];
   net_resolve_addr(h, &msg->saddr, from, sizeof(from));
   log_msg_set_value(msg, LM_V_HOST_FROM, from, -1);

@@ -28,6 +28,7 @@ _net_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
   s->ro.source = env->name;
   s->host.group_name = env->name;
   atomic_store(&s->n_conns, 0);
+  net_bad_hostname_prepare(&s->host, worker_pool_size(env->pool));
   bool ok = s->stream ? net_stream_start(s, error) : net_dgram_start(s, error);
   s->started = ok;
   return ok;
@@ -54,6 +55,7 @@ _net_free(LogSourceDriver *d)
   g_free(s->unix_path);
   g_free(s->location);
   free(s->host.tags);
+  net_bad_hostname_free(&s->host);
   g_ptr_array_free(s->conns, TRUE);
   g_mutex_clear(&s->lock);
   free(s);

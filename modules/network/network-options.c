@@ -269,6 +269,7 @@ _resolve_host(NetSource *s, const CfgNode *call, const LogDriverContext *ctx)
   h->dns_cache_expire = g->dns_cache_expire;
   h->dns_cache_expire_failed = g->dns_cache_expire_failed;
   h->host_override = s->o.host_override;
+  h->parse = &s->ro.parse;
   h->program_override = s->o.program_override;
   if (s->o.tags)
     {
@@ -347,6 +348,20 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
     s->ro.framing = LOG_FRAMING_DGRAM;
   _resolve_parse(s, call, ctx);
   _resolve_host(s, call, ctx);
+  if (ctx->global->bad_hostname && ctx->global->bad_hostname[0])
+    {
+      char *error = NULL;
+      if (!net_bad_hostname_compile(&s->host, ctx->global->bad_hostname, &error))
+        {
+          cfg_error_set(err, &call->loc, "%s(): the global bad-hostname() is not a valid regular expression: %s",
+                        call->name, error);
+          g_free(error);
+          return false;
+        }
+      /* the reparse of a line whose hostname is bad needs the line */
+      s->host.keep_raw = (s->ro.parse.flags & MF_STORE_RAW_MESSAGE) != 0;
+      s->ro.parse.flags |= MF_STORE_RAW_MESSAGE;
+    }
   s->location = g_strdup_printf("%s:%d:%d", call->loc.file, call->loc.line, call->loc.col);
   return true;
 }

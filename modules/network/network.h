@@ -117,6 +117,11 @@ typedef struct NetHostOptions
   int64_t dns_cache_expire;
   int64_t dns_cache_expire_failed;
   const char *group_name;   /* the source statement's name */
+  void *bad_hostname;       /* pcre2_code of the global bad-hostname(), or NULL */
+  void **match_data;        /* pcre2_match_data per worker (by worker_index) */
+  int n_match_data;
+  bool keep_raw;            /* flags(store-raw-message) was asked for */
+  const MsgFormatOptions *parse; /* the source's parse options (for a reparse) */
   const char *host_override;
   const char *program_override;
   LogTagId *tags;
@@ -174,6 +179,12 @@ void net_host_apply(const NetHostOptions *h, LogMsg *msg);
 const char *net_local_hostname(bool fqdn);
 /* The name of addr as HOST_FROM shows it. */
 void net_resolve_addr(const NetHostOptions *h, const LogAddr *addr, char *out, size_t out_len);
+/* Compile the global bad-hostname() pattern into h; false with *error
+ * (g_free) when it is not a valid regular expression. */
+bool net_bad_hostname_compile(NetHostOptions *h, const char *pattern, char **error);
+void net_bad_hostname_free(NetHostOptions *h);
+/* Match data for each of n workers (at start, when there is a pattern). */
+void net_bad_hostname_prepare(NetHostOptions *h, int n);
 /* Forget every cached DNS answer (tests). */
 void net_dns_cache_clear(void);
 

@@ -60,6 +60,19 @@ Test(network_host, source_options_default_to_the_global_ones)
   expect_line("long-hostnames(yes);", "chain-hostnames(no)", LINE, "127.0.0.1|127.0.0.1|prog|13|text");
 }
 
+Test(network_host, a_bad_hostname_is_read_as_the_program)
+{
+  /* as syslog-ng 3.38 does (checked): the word is not a hostname, so it is
+   * the program, and HOST comes from the peer even with keep-hostname(yes) */
+  const char *g = "keep-hostname(yes); bad-hostname(\"^bad\");";
+  expect_line(g, "", "<13>Nov 22 10:00:00 badhost p1[3]: m1", "127.0.0.1|127.0.0.1|badhost|13|p1[3]: m1");
+  expect_line(g, "", "<13>Nov 22 10:00:00 goodhost p2: m2", "goodhost|127.0.0.1|p2|13|m2");
+  expect_line(g, "", "<13>Nov 22 10:00:00 badhost: m3", "127.0.0.1|127.0.0.1|badhost|13|m3");
+  /* RFC 5424 hostnames are never second-guessed */
+  expect_line(g, "flags(syslog-protocol)", "<13>1 2026-11-22T10:00:00Z badhost app - - - m4",
+              "badhost|127.0.0.1|app|13|m4");
+}
+
 Test(network_host, overrides_and_default_priority)
 {
   expect_line(NULL, "host-override(\"ovr\") program-override(\"prg\")", LINE, "ovr|127.0.0.1|prg|13|text");

@@ -316,6 +316,9 @@ Test(network, refused_configurations)
   expect_config_error("source s { unix-dgram(\"/tmp/x\" max-connections(3)); };", "unknown option 'max-connections'");
   expect_config_error("source s { udp(time-zone(\"Mars/Olympus\")); };", "time zone");
   expect_config_error("source s { network(flags(no-such-flag)); };", "unknown value 'no-such-flag'");
+  expect_config_error("options { bad-hostname(\"(\"); }; source s { network(); };",
+                      "network(): the global bad-hostname() is not a valid regular expression: missing closing "
+                      "parenthesis at offset 1");
 }
 
 Test(network, tcp6_and_udp6_on_the_ipv6_loopback)
