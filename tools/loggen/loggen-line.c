@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+bool loggen_debug;
+
 void
 loggen_stamp_refresh(LoggenStamp *st)
 {
@@ -347,7 +349,10 @@ loggen_latency_quantile(const LoggenLatency *l, double q)
 {
   if (!l->count)
     return 0;
-  uint64_t need = (uint64_t) ((double) l->count * q);
+  double want = (double) l->count * q;
+  uint64_t need = (uint64_t) want;
+  if ((double) need < want)
+    need++;
   if (need < 1)
     need = 1;
   uint64_t seen = 0;

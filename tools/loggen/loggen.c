@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool loggen_debug;
-
 static LoggenOptions opt = {
   .rate = 1000,
   .size = 256,
