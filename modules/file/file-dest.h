@@ -54,6 +54,8 @@ typedef struct FileDestOptions
   int ts_format;         /* CfgTsFormat */
   int64_t frac_digits;
   char *send_time_zone;  /* also set by time-zone() */
+  char *local_time_zone; /* the zone of date macros in the path */
+  int64_t overwrite_if_older; /* seconds; 0: never truncate */
 } FileDestOptions;
 
 /* One owner/permission set: for files or for directories. */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 bool
@@ -104,6 +105,25 @@ _open_pipe(FileDest *d, const char *path)
   return open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 }
 
+/* overwrite-if-older(N): a file last written more than N seconds ago is
+ * emptied before use (for names like "${WEEKDAY}.log" that come round
+ * again), as syslog-ng does. */
+static void
+_overwrite_if_older(FileDest *d, int fd, const char *path)
+{
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+    return;
+  if ((int64_t) time(NULL) - (int64_t) st.st_mtime <= d->o.overwrite_if_older)
+    return;
+  char n[32];
+  snprintf(n, sizeof(n), "%" G_GINT64_FORMAT, (gint64) d->o.overwrite_if_older);
+  sluice_log(SLUICE_LOG_NOTICE, "Destination file is older than overwrite-if-older(), overwriting", "filename",
+             path, "overwrite_if_older", n, NULL);
+  if (ftruncate(fd, 0) != 0)
+    _log_errno(SLUICE_LOG_ERROR, "Error truncating file", path, errno);
+}
+
 int
 file_dest_open(FileDest *d, const char *path)
 {
@@ -126,5 +146,7 @@ file_dest_open(FileDest *d, const char *path)
       return -e;
     }
   _apply_perm(&d->file_perm, fd, path);
+  if (d->kind == FILE_KIND_FILE && d->o.overwrite_if_older > 0)
+    _overwrite_if_older(d, fd, path);
   return fd;
 }

@@ -47,12 +47,14 @@ static const char *const ts_formats[] = { "rfc3164", "bsd", "rfc3339", "iso", "u
   { .name = "dir-owner", .type = CFG_OPT_STRING, .offset = OFF(dir_owner), .empty_ok = true }, \
   { .name = "dir-group", .type = CFG_OPT_STRING, .offset = OFF(dir_group), .empty_ok = true }, \
   { .name = "dir-perm", .type = CFG_OPT_INT, .offset = OFF(dir_perm), .def_int = -2, .min = -1, .max = 07777 }, \
-  { .name = "time-reap", .type = CFG_OPT_INT, .offset = OFF(time_reap), .def_int = -1, .min = 0, .max = INT32_MAX }
+  { .name = "time-reap", .type = CFG_OPT_INT, .offset = OFF(time_reap), .def_int = -1, .min = 0, .max = INT32_MAX }, \
+  { .name = "local-time-zone", .type = CFG_OPT_STRING, .offset = OFF(local_time_zone) }
 
 static const CfgOption file_options[] = {
   WRITER_OPTIONS,
   PATH_OPTIONS,
   { .name = "fsync", .type = CFG_OPT_BOOL, .offset = OFF(fsync) },
+  { .name = "overwrite-if-older", .type = CFG_OPT_INT, .offset = OFF(overwrite_if_older), .min = 0, .max = INT32_MAX },
   { 0 },
 };
 
@@ -247,6 +249,25 @@ _inherit(FileDest *d, const CfgNode *call, const CfgGlobalOptions *g)
     o->time_reap = g->time_reap;
 }
 
+/* *tz = the zone called name (NULL: none); opt and alias name the options
+ * that may have set it, for the error's place. */
+static bool
+_zone(TimeZoneInfo **tz, const char *name, const CfgNode *call, const char *opt, const char *alias, CfgError *err)
+{
+  if (!name)
+    return true;
+  const char *zerr = NULL;
+  *tz = tz_get(name, &zerr);
+  if (*tz)
+    return true;
+  const CfgNode *o = _given(call, opt);
+  if (!o && alias)
+    o = _given(call, alias);
+  cfg_error_set(err, o ? &o->loc : &call->loc, "%s(): unknown time zone '%s': %s", call->name, name,
+                zerr ? zerr : "not a zone");
+  return false;
+}
+
 static bool
 _setup_templates(FileDest *d, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
@@ -259,23 +280,12 @@ _setup_templates(FileDest *d, const CfgNode *call, const LogDriverContext *ctx, 
       cfg_error_set(err, &call->loc, "%s(): %s", call->name, e);
       return false;
     }
-  /* dates in the path keep the stamp's own offset (syslog-ng's
-   * local-time-zone, which Sluice does not take) */
+  /* dates in the path are shown in local-time-zone(), or in the stamp's
+   * own offset; send-time-zone() is for the lines only */
   d->popts = d->topts;
-  if (d->o.send_time_zone)
-    {
-      const char *zerr = NULL;
-      d->topts.send_tz = tz_get(d->o.send_time_zone, &zerr);
-      if (!d->topts.send_tz)
-        {
-          const CfgNode *o = _given(call, "send-time-zone");
-          if (!o)
-            o = _given(call, "time-zone");
-          cfg_error_set(err, o ? &o->loc : &call->loc, "%s(): unknown time zone '%s': %s", call->name,
-                        d->o.send_time_zone, zerr ? zerr : "not a zone");
-          return false;
-        }
-    }
+  if (!_zone(&d->topts.send_tz, d->o.send_time_zone, call, "send-time-zone", "time-zone", err) ||
+      !_zone(&d->popts.send_tz, d->o.local_time_zone, call, "local-time-zone", NULL, err))
+    return false;
   bool ok = true;
   if (d->o.template_text)
     {

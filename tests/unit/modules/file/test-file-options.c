@@ -30,9 +30,10 @@ Test(file_options, unknown_option_names_the_nearest)
   assert_refused("destination d { file(\"@DIR@/x\" create-dir(yes)); };", "did you mean 'create-dirs'");
 }
 
-Test(file_options, pipe_has_no_fsync)
+Test(file_options, pipe_has_no_fsync_nor_overwrite_if_older)
 {
   assert_refused("destination d { pipe(\"@DIR@/p\" fsync(yes)); };", "unknown option 'fsync'");
+  assert_refused("destination d { pipe(\"@DIR@/p\" overwrite-if-older(5)); };", "unknown option 'overwrite-if-older'");
 }
 
 Test(file_options, stdout_has_no_path_options)
@@ -77,6 +78,8 @@ Test(file_options, unknown_owner_and_group)
 Test(file_options, bad_zone_and_ranges)
 {
   assert_refused("destination d { file(\"@DIR@/x\" send-time-zone(\"Nowhere/Never\")); };", "time zone");
+  assert_refused("destination d { file(\"@DIR@/x\" local-time-zone(\"Nowhere/Never\")); };", "time zone");
+  assert_refused("destination d { file(\"@DIR@/x\" overwrite-if-older(-1)); };", "out of range");
   assert_refused("destination d { file(\"@DIR@/x\" perm(010000)); };", "out of range");
   assert_refused("destination d { file(\"@DIR@/x\" frac-digits(7)); };", "out of range");
   assert_refused("destination d { file(\"@DIR@/x\" ts-format(rfc9999)); };", "unknown value");

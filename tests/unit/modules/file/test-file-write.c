@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <utime.h>
 #include <unistd.h>
 
 static int
@@ -374,6 +375,44 @@ Test(file_write, too_many_open_files_closes_the_least_recently_used)
       snprintf(want, sizeof(want), "Mar 10 11:58:01 h app[%d]: line %d\n", i, i);
       assert_file(&r, name, want);
     }
+  batch_free(&b);
+  rig_free(&r);
+}
+
+Test(file_write, local_time_zone_is_for_the_path_and_send_time_zone_for_the_line)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/${HOUR}-${TZOFFSET}.log\" local-time-zone(\"+05:00\") "
+                "send-time-zone(\"-01:00\") template(\"$HOUR $TZOFFSET\\n\")); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: x");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "16-+05:00.log", "10 -01:00\n");
+  batch_free(&b);
+  rig_free(&r);
+}
+
+Test(file_write, overwrite_if_older_empties_a_stale_file_only)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/${PROGRAM}\" overwrite-if-older(3600)); };");
+  char *stale = rig_path(&r, "stale"), *fresh = rig_path(&r, "fresh");
+  cr_assert(g_file_set_contents(stale, "last week\n", -1, NULL));
+  cr_assert(g_file_set_contents(fresh, "a moment ago\n", -1, NULL));
+  struct utimbuf old = { .actime = time(NULL) - 7200, .modtime = time(NULL) - 7200 };
+  cr_assert_eq(utime(stale, &old), 0);
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h stale: new");
+  batch_add(&b, "<13>Mar 10 11:58:01 h fresh: new");
+  cr_assert_eq(rig_write(&r, b.items, 2), 2);
+  assert_file(&r, "stale", "Mar 10 11:58:01 h stale: new\n");
+  assert_file(&r, "fresh", "a moment ago\nMar 10 11:58:01 h fresh: new\n");
+  /* a file written now is not stale: the next open keeps it */
+  r.drv->writer_ops->reopen(r.drv);
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "stale", "Mar 10 11:58:01 h stale: new\nMar 10 11:58:01 h stale: new\n");
+  g_free(stale);
+  g_free(fresh);
   batch_free(&b);
   rig_free(&r);
 }
