@@ -13,4 +13,9 @@ extern const LogDriverFactory *const file_driver_factories[];
  * unix-dgram() sources (modules/network) */
 extern const LogDriverFactory *const network_driver_factories[];
 
+/* Register the template functions of modules/basicfuncs and modules/json
+ * (modules/template-functions.c).  Call once, before any configuration or
+ * template is compiled; a second call changes nothing. */
+void modules_register_template_functions(void);
+
 #endif

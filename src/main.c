@@ -9,6 +9,7 @@
  * file() destination would (the default file template) to standard output.
  */
 #include "daemon/mainloop.h"
+#include "modules.h"
 #include "sluice-config.h"
 #include "sluice/cfg-drivers.h"
 #include "sluice/framing.h"
@@ -205,6 +206,8 @@ int
 main(int argc, char **argv)
 {
   GError *error = NULL;
+  /* before anything compiles a template: the configuration's and --stdio's */
+  modules_register_template_functions();
   GOptionContext *ctx = g_option_context_new("- the Sluice syslog daemon");
   g_option_context_add_main_entries(ctx, entries, NULL);
   if (!g_option_context_parse(ctx, &argc, &argv, &error))

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_JSON_MODULE_H
+#define SLUICE_JSON_MODULE_H
+
+/* The json module: format-json and format-flat-json (format-json.c), on
+ * value-pairs (value-pairs.h). */
+
+#include <glib.h>
+#include <stddef.h>
+
+/* Append str[0..len) to out as the inside of a JSON string, escaped byte
+ * for byte as syslog-ng 3.38's format-json does (see format-json.c). */
+void json_append_escaped(GString *out, const char *str, size_t len);
+
+/* Register format-json and format-flat-json (configuration time). */
+void json_register_template_functions(void);
+
+#endif

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_VALUE_PAIRS_H
+#define SLUICE_VALUE_PAIRS_H
+
+/*
+ * syslog-ng's value-pairs: a set of name-value pairs picked from a message
+ * by scopes, glob patterns and explicit key=value templates, with names
+ * rewritten by --rekey transformations.  format-json and format-flat-json
+ * use it; parsers and destinations that send structured data can too.
+ *
+ * Selection, as syslog-ng 3.38 does it (checked against it):
+ *   - a candidate is a built-in value or name-value pair that is set, or a
+ *     macro from syslog-ng's macro table;
+ *   - its scopes include it or not, then every --key (include) and
+ *     --exclude pattern, in the order given, that matches its name decides
+ *     again: the last match wins;
+ *   - macros that expand to "" are dropped; set pairs are kept even when
+ *     empty unless --omit-empty-values;
+ *   - key=value pairs (--pair) are always included and win over a
+ *     candidate of the same name;
+ *   - the --rekey sets then run in order, each on the name the previous
+ *     ones left, when its glob matches that name.
+ * The result is sorted as syslog-ng walks it: by name, descending, with a
+ * leading '.' read as '_'.
+ */
+
+#include "sluice/template.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ValuePairs ValuePairs;
+
+typedef struct ValuePairsEntry
+{
+  const char *name; /* after the --rekey transformations, not NUL terminated */
+  const char *value;
+  uint32_t name_len;
+  uint32_t value_len;
+  uint32_t flags; /* internal */
+} ValuePairsEntry;
+
+/* Where one collection keeps its entries and the strings it made; taken
+ * from a per-thread stack so nested format-json calls each get their own. */
+typedef struct ValuePairsResult
+{
+  GArray *entries; /* ValuePairsEntry */
+  GString *buf;
+} ValuePairsResult;
+
+/* Parse syslog-ng's value-pairs command line: argv[0..argc) holds options
+ * (--scope, --key, --exclude, --pair, --rekey, --shift, --shift-levels,
+ * --add-prefix, --replace-prefix/--replace, --omit-empty-values, each as
+ * "--opt value" or "--opt=value") and key=value pairs.  Returns a new
+ * ValuePairs, or NULL with *error set to a g_malloc'd message. */
+ValuePairs *value_pairs_new_from_argv(int argc, char **argv, char **error);
+
+void value_pairs_free(ValuePairs *vp);
+
+/* The per-thread result to collect into; give it back with
+ * value_pairs_result_release() (strict LIFO). */
+ValuePairsResult *value_pairs_result_acquire(void);
+void value_pairs_result_release(ValuePairsResult *res);
+
+/* Collect the pairs of msg into res (emptied first), sorted as described
+ * above.  Entries point into msg, into res->buf or into static storage,
+ * valid while msg lives and res is held.  Returns the entry count. */
+size_t value_pairs_collect(const ValuePairs *vp, const LogMsg *msg, const LogTemplateOptions *opts,
+                           ValuePairsResult *res);
+
+/* The first byte of a name as syslog-ng shows it: a leading '.' is '_'. */
+static inline char
+value_pairs_name_first_char(const ValuePairsEntry *e)
+{
+  return e->name[0] == '.' ? '_' : e->name[0];
+}
+
+#endif

@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Input lines and templates of the template function tests.
+
+tfunc-oracle.py formats every line with every template through syslog-ng
+3.38; TEMPLATES[module] lists the templates whose answers go to
+tests/unit/modules/<module>/<module>-corpus.h.  Templates avoid the
+reception and current time (R_, P_, C_), the host's name (LOGHOST) and the
+macros Sluice has no source for (SYSUPTIME, RUNID, HOSTID, DESTIP,
+DESTPORT, PROTO).  The unit test sets what the sources did: SOURCE,
+HOST_FROM, SOURCEIP and the .source.NAME tag.  No template may print a
+newline (records are split on it) or hold a single quote.
+"""
+
+C = __import__("template_cases").C
+
+CASES = [
+    C("5424-sd", '<165>1 2025-03-10T11:58:00.003Z mymachine.example.com evntslog 4711 ID47 [exampleSDID@32473 iut="3" eventSource="Application" eventID="1011"][origin ip="10.1.2.3"] An application event log entry', "5424"),
+    C("5424-odd", b'<14>1 2025-03-10T11:58:01.123456+01:00 h1 app 12 m1 [x@1 q="a\\"b" bs="c\\\\d" br="e\\]f" u="\xc3\xa9\xff"] tab\there "quoted" back\\slash \x01\x08\x0c\r\x1f\x7f \xc3\xa9 \xe2\x82\xac \xff\xfe \xc0\xaf \xed\xa0\x80 \xf0\x9f\x98\x80 /a/b.c/ UPPER lower 192.168.1.10', "5424"),
+    C("bsd", "<38>2025-03-10T11:58:01Z web01 sshd[2345]: Accepted publickey for deploy from 10.0.0.5 port 22"),
+    C("bsd-empty", "<13>2025-03-10T11:58:02Z host2 p:"),
+]
+
+UNSUPPORTED = ("--exclude R_* --exclude P_* --exclude C_* --exclude SYSUPTIME --exclude RUNID --exclude HOSTID"
+               " --exclude DEST* --exclude PROTO --exclude LOGHOST")
+
+JSON = [
+    "$(format-json --scope rfc5424)",
+    "$(format-json --scope syslog-proto)",
+    "$(format-json --scope sdata)",
+    "$(format-json --scope nv-pairs)",
+    "$(format-json --scope dot-nv-pairs)",
+    "$(format-json --scope all-nv-pairs)",
+    "$(format-json --scope selected-macros)",
+    "$(format-json --scope rfc3164 --scope sdata)",
+    "$(format-json --scope base)",
+    "$(format-json --scope everything " + UNSUPPORTED + ")",
+    "$(format-json --scope all-macros " + UNSUPPORTED + ")",
+    "$(format-json --key HOST --key PID)",
+    "$(format-json --scope nv-pairs --exclude H* --exclude .SDATA.*)",
+    "$(format-json --scope nv-pairs --exclude *S* --exclude .*)",
+    "$(format-json a.b=1 a.c=2 a=3 b=x .d.e=5 _f=6)",
+    "$(format-json .a=1 Z=2 ^=3 a-b=4 a0=5 a.b=6 a=7)",
+    "$(format-json a.b.c=1 a.b-x=2 a-b.c=3)",
+    "$(format-json a..b=1 c.=2 .=3 x.y.=4)",
+    "$(format-json a.b.c=1 a.d.e=2 a.d.f=3 b.x=4 a.bb=5)",
+    "$(format-json --scope core --rekey P* --add-prefix foo.)",
+    "$(format-json --scope rfc5424 --rekey .SDATA.* --shift 7 --exclude MESSAGE)",
+    "$(format-json --scope sdata --rekey .SDATA.* --shift-levels 1)",
+    "$(format-json --scope sdata --rekey .SDATA.* --shift-levels 2)",
+    "$(format-json --scope sdata --rekey .SDATA.* --replace-prefix .SDATA.ori=new)",
+    "$(format-json --scope sdata --rekey .SDATA.* --replace .SDATA.=sd.)",
+    "$(format-json --omit-empty-values --scope nv-pairs)",
+    "$(format-json --pair x=1 --pair y=$HOST z=$PID)",
+    "$(format-json --key HOST --rekey HOST --replace-prefix HO=XY)",
+    "$(format-json --key FACILITY --key S_YEA* --key TAG? --key nosuch)",
+    "$(format-json --key HOST --add-prefix x.)",
+    "$(format-json --key PROGRAM --exclude P* --key PID)",
+    "$(format-json --scope rfc3164 --exclude PROGRAM --key PROGRAM --exclude P*)",
+    "$(format-json --key HOST --rekey HOST --shift 2 --rekey HOST --add-prefix z)",
+    "$(format-json --key P* --exclude P_* --exclude PROTO --rekey P* --add-prefix x --rekey xP* --add-prefix y)",
+    "$(format-json --scope rfc3164 --exclude PID PID=custom)",
+    '$(format-json "x y=1" --pair "a b=c d")',
+    "$(format-json --key PID --pair PID=$PID)",
+    "$(format-json --key HOST x=$PID)",
+    "$(format-json --omit-empty-values x=$PID y=)",
+    "$(format-json x=$PID y= --scope nv-pairs --omit-empty-values --key MESSAGE)",
+    "$(format-json --scope=core)",
+    "$(format-json)",
+    "$(format-json --scope none)",
+    "$(format-json m=$MSG s=$SDATA)",
+    "$(format-json nested=$(format-json --key HOST) flat=$(format-flat-json a.b=$PID))",
+    "$(format-flat-json --scope rfc5424)",
+    "$(format-flat-json a.b=1 a.c=2 a=3 .d.e=5 a..b=1 c.=2 .=3 x.y.=4)",
+    "$(format-flat-json --scope sdata --scope nv-pairs --rekey .SDATA.* --shift 7)",
+]
+
+BASICFUNCS = [
+    '$(if ("$PID" == "4711") yes no)|$(if ("$HOST" ne "h1") a b)|$(if (program("sshd")) "is sshd" other)',
+    '$(if ("$FACILITY" eq "local4") L other)|$(if (level(notice) and not program(sshd)) A B)|$(if ($PID > 100) big small)|$(if (message("event") or host(web01)) m n)',
+    '$(if ($PID <= 12) le gt)|$(if ($PID lt 3) lt ge)|$(if ($PID != 12) ne eq)|$(if ($PID >= 2345) ge lt)|$(if ($HOST gt h) gt le)|$(if ($HOST le web01) le gt)',
+    '$(or $MSGID $PID "fallback")|$(or "" $nosuch)|$(or)|$(or a b)',
+    '$(echo)|$(echo $PROGRAM $PID)|$(echo "a  b")',
+    '$(substr "$MSG" 0 5)|$(substr "$MSG" 3)|$(substr "$MSG" -5)|$(substr "$MSG" -5 2)|$(substr "$MSG" 2 -3)|$(substr "$MSG" 100)',
+    '$(substr "$MSG" 0 0)|$(substr "$MSG" -100 3)|$(substr "$MSG" 5 -100)|$(substr "" 0 1)|$(substr $MSG)|$(substr $MSG 1 2 3)|$(substr $MSG x)|$(substr $PROGRAM 1 $PID)',
+    '[$(strip "  a b  ")][$(strip "$MSG")][$(strip " x " " y ")][$(strip "")][$(strip "\ttab\t")][$(strip)]',
+    '$(sanitize $MSG)|$(sanitize --ctrl-chars $HOST/$PROGRAM)|$(sanitize --invalid-chars /. --replacement _ $MSG)',
+    '$(sanitize --no-ctrl-chars --invalid-chars a $MSG)|$(sanitize a/b c/d)|$(sanitize -r X -i e $PROGRAM)|$(sanitize)',
+    '$(length "$MSG")|$(length "")|$(length $PROGRAM $PID)|$(length "é€")|$(length)',
+    '$(lowercase "$MSG")|$(uppercase "$MSG")|$(lowercase ÁÉŐ Xy)|$(uppercase "éa" b)|$(lowercase)',
+    '$(replace-delimiter " " "," "$MSG")|$(replace-delimiter "ae" "_" "$PROGRAM")|$(replace-delimiter "" "X" "$PROGRAM")|$(replace-delimiter "/" "" "/a/b/")|$(replace-delimiter a b)|$(replace-delimiter "." "--" "$MSG")',
+    '[$(padding $PID 10)][$(padding $PID 10 x)][$(padding $PID 2 x)][$(padding $PID 8 abc)][$(padding "" 3)][$(padding $PID 0)][$(padding $PROGRAM 6 "")][$(padding a 3 x y)]',
+    '$(md5 $MSG)|$(sha1 $MSG)|$(sha256 "$MSG")|$(hash $HOST)|$(sha512 $PROGRAM)',
+    '$(sha1 --length 8 $MSG)|$(sha256 -l 12 a)|$(sha1 -l 0 a)|$(sha512 a b)|$(sha1 -l 100 a)|$(md5 --length=5 $HOST $PID)',
+    '$(base64-encode $MSG)|$(base64-encode a b)|$(base64-encode "")|$(base64-encode ab)|$(base64-encode abc)|$(base64-encode)',
+    '$(url-encode $MSG)|$(url-encode "a b&c=d/é~-._")|$(url-encode x y)|$(url-encode)',
+    '[$(env HOME)][$(env NO_SUCH_VAR_X)][$(env TZ)][$(env HOME TZ)][$(env)]',
+    '$(basename /a/b/c.txt)|$(basename $MSG)|$(basename /a/b/)|$(basename "")|$(basename c)|$(basename /a/b c/d)|$(basename /)',
+    '$(dirname /a/b/c.txt)|$(dirname c)|$(dirname /c)|$(dirname /a/b/)|$(dirname "")|$(dirname /a/b c/d)|$(dirname $MSG)',
+    '$(ipv4-to-int 192.168.1.10)|$(ipv4-to-int $SOURCEIP)|$(ipv4-to-int 1.2.3.4 5.6.7.8)|$(ipv4-to-int 255.255.255.255)|$(ipv4-to-int 0.0.0.0)',
+    '$(+ 1 2)|$(- 1 5)|$(* 6 7)|$(/ 7 2)|$(% 7 3)|$(/ 1 0)|$(% 1 0)|$(+ $PID 1)|$(+ a 1)|$(+ 1.5 1)|$(- -3 -4)',
+    '$(* 99999999999 99999999999)|$(/ -7 2)|$(% -7 3)|$(+ 0x10 1)|$(+ " 5" 1)|$(+ 1)|$(+ 1 2 3)|$(/ 1.0 4)|$(* 2.5 -2)|$(- 0.1 0.3)|$(+ 1e3 1)',
+    '$(length $(uppercase $(substr $MSG 0 7)))|$(md5 $(lowercase $HOST))|$(if ($PROGRAM eq sshd) $(uppercase $PROGRAM) $(length $PROGRAM))|$(or $(substr $MSG 100) $(strip "  z  "))',
+]
+
+TEMPLATES = {
+    "basicfuncs": BASICFUNCS,
+    "json": JSON,
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The basic template functions against what syslog-ng 3.38 printed for
+ * the same templates and lines (basicfuncs-corpus.h, made by
+ * tests/oracle/tfunc-oracle.py), their compile-time errors, and odd
+ * arguments under the sanitizers.
+ */
+#include "../tfunc-test.h"
+
+#include "basicfuncs-corpus.h"
+
+static void
+setup(void)
+{
+  modules_register_template_functions();
+  setenv("TZ", "UTC", 1); /* the oracle ran with TZ=UTC: $(env TZ) */
+  setenv("HOME", "/root", 1);
+}
+
+TestSuite(basicfuncs, .init = setup);
+
+Test(basicfuncs, corpus_matches_syslog_ng)
+{
+  TFUNC_CHECK_CORPUS(cases, templates, expected);
+}
+
+Test(basicfuncs, compile_errors_name_the_function)
+{
+  tfunc_assert_compile_error("$(padding $PID)", "$(padding) Not enough arguments");
+  tfunc_assert_compile_error("$(padding $PID x)", "Padding template function requires a number");
+  tfunc_assert_compile_error("$(if)", "$(if) requires three arguments");
+  tfunc_assert_compile_error("$(if (a) b)", "$(if) requires three arguments");
+  tfunc_assert_compile_error("$(if (nosuchfn(x)) a b)", "$(if) Error parsing conditional filter expression");
+  tfunc_assert_compile_error("$(if ($PID == ) a b)", "\"if\"");
+  tfunc_assert_compile_error("$(hash)", "$(hash) parsing failed, invalid number of arguments");
+  tfunc_assert_compile_error("$(sha1 -l x a)", "Cannot parse integer value \"x\" for -l");
+  tfunc_assert_compile_error("$(sha1 --nosuch a)", "Unknown option --nosuch");
+  tfunc_assert_compile_error("$(sha1 -l)", "\"sha1\"");
+  tfunc_assert_compile_error("$(sanitize --nosuch a)", "$(sanitize) unknown option --nosuch");
+  tfunc_assert_compile_error("$(md4 x)", "Unknown template function \"md4\"");
+  tfunc_assert_compile_error("$(substr $(padding) 1)", "padding");
+}
+
+Test(basicfuncs, uuid_is_random_version_4)
+{
+  LogMsg *msg = test_parse("<13>1 2025-03-10T11:58:01Z h app 1 m - x");
+  GString *a = tfunc_format("$(uuid)", msg), *b = tfunc_format("$(uuid)", msg);
+  cr_assert_eq(a->len, 36);
+  cr_assert(g_uuid_string_is_valid(a->str), "%s", a->str);
+  cr_assert_eq(a->str[14], '4');
+  cr_assert_str_neq(a->str, b->str);
+  g_string_free(a, TRUE);
+  g_string_free(b, TRUE);
+  log_msg_unref(msg);
+}
+
+Test(basicfuncs, functions_survive_odd_arguments)
+{
+  static const char *const names[] = {
+    "if",  "or",     "echo",       "substr",   "strip",  "sanitize",    "length", "lowercase", "uppercase",
+    "replace-delimiter", "padding", "hash", "md5", "sha1", "sha256", "sha512", "base64-encode", "url-encode",
+    "env", "basename", "dirname", "ipv4-to-int", "+", "-", "*", "/", "%", "uuid",
+  };
+  LogMsg *msg = tfunc_fuzz_msg();
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+    {
+      cr_assert_not_null(log_template_function_lookup(names[i]), "%s is not registered", names[i]);
+      tfunc_fuzz_function(names[i], msg);
+    }
+  log_msg_unref(msg);
+}
+
+Test(basicfuncs, huge_values_come_out_whole)
+{
+  LogMsg *msg = tfunc_fuzz_msg();
+  GString *len = tfunc_format("$(length $HUGE)|$(length $(padding $BIN 100000 xy))|$(length $(base64-encode $HUGE))",
+                              msg);
+  cr_assert_str_eq(len->str, "1048576|100000|1398104");
+  g_string_free(len, TRUE);
+  log_msg_unref(msg);
+}

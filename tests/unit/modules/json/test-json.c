@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * format-json, format-flat-json and value-pairs against what syslog-ng
+ * 3.38 printed for the same templates and lines (json-corpus.h, made by
+ * tests/oracle/tfunc-oracle.py), their compile-time errors, the escaper
+ * alone, and odd arguments under the sanitizers.
+ */
+#include "../tfunc-test.h"
+
+#include "json/json-module.h"
+#include "json/value-pairs.h"
+
+#include "json-corpus.h"
+
+static void
+setup(void)
+{
+  modules_register_template_functions();
+}
+
+TestSuite(json, .init = setup);
+
+Test(json, corpus_matches_syslog_ng)
+{
+  TFUNC_CHECK_CORPUS(cases, templates, expected);
+}
+
+Test(json, compile_errors_name_the_problem)
+{
+  tfunc_assert_compile_error("$(format-json --scope nosuch)", "unknown scope nosuch");
+  tfunc_assert_compile_error("$(format-json --nosuch)", "Unknown option --nosuch");
+  tfunc_assert_compile_error("$(format-json --shift x)", "used without --key or --rekey");
+  tfunc_assert_compile_error("$(format-json --rekey a --shift x)", "argument to --shift is not numeric");
+  tfunc_assert_compile_error("$(format-json --rekey a --shift-levels -1)", "argument to --shift-levels");
+  tfunc_assert_compile_error("$(format-json --key)", "Missing argument for --key");
+  tfunc_assert_compile_error("$(format-json --rekey x --shift 2 --add-prefix)", "Missing argument for --add-prefix");
+  tfunc_assert_compile_error("$(format-flat-json --pair a)", "expected an equal sign in key=value pair");
+  tfunc_assert_compile_error("$(format-json a)", "expected an equal sign");
+  tfunc_assert_compile_error("$(format-json --replace-prefix x)", "--replace-prefix used without --key or --rekey");
+  tfunc_assert_compile_error("$(format-json --key a --replace-prefix x)", "needs OLD=NEW");
+  tfunc_assert_compile_error("$(format-json x=$(nosuch))", "Unknown template function \"nosuch\"");
+  tfunc_assert_compile_error("$(format-json --scope rfc5424,bad)", "\"format-json\"");
+}
+
+static char *
+_escaped(const char *s, size_t len)
+{
+  GString *out = g_string_new(NULL);
+  json_append_escaped(out, s, len);
+  return g_string_free(out, FALSE);
+}
+
+Test(json, escaper_matches_syslog_ng_byte_for_byte)
+{
+  static const struct
+  {
+    const char *in;
+    size_t len;
+    const char *want;
+  } t[] = {
+    { "", 0, "" },
+    { "plain /text/", 12, "plain /text/" },
+    { "\"\\", 2, "\\\"\\\\" },
+    { "\b\f\n\r\t", 5, "\\b\\f\\n\\r\\t" },
+    { "\x01\x1f\x7f", 3, "\\u0001\\u001f\x7f" },
+    { "\0x", 2, "\\u0000x" },
+    { "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" },
+    { "\xff\xfe", 2, "\\\\xff\\\\xfe" },
+    { "\xc0\xaf", 2, "\\\\xc0\\\\xaf" },          /* overlong */
+    { "\xed\xa0\x80", 3, "\\\\xed\\\\xa0\\\\x80" }, /* surrogate */
+    { "\xf4\x90\x80\x80", 4, "\\\\xf4\\\\x90\\\\x80\\\\x80" }, /* above U+10FFFF */
+    { "\xe2\x82", 2, "\\\\xe2\\\\x82" },          /* cut short */
+    { "a\xc3", 2, "a\\\\xc3" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(t); i++)
+    {
+      char *got = _escaped(t[i].in, t[i].len);
+      cr_assert_str_eq(got, t[i].want, "case %zu", i);
+      g_free(got);
+    }
+}
+
+Test(json, value_pairs_collects_sorted_for_other_users)
+{
+  char *argv[] = { "--scope", "sdata", "--rekey", ".SDATA.*", "--shift", "7", "z=$PID", "--pair", "a=1", NULL };
+  char *error = NULL;
+  ValuePairs *vp = value_pairs_new_from_argv(9, argv, &error);
+  cr_assert_not_null(vp, "%s", error);
+  LogMsg *msg = test_parse("<14>1 2025-03-10T11:58:01Z h app 42 m [x@1 k=\"v\" j=\"\"] body");
+  ValuePairsResult *res = value_pairs_result_acquire();
+  size_t n = value_pairs_collect(vp, msg, NULL, res);
+  cr_assert_eq(n, 4);
+  const ValuePairsEntry *e = (const ValuePairsEntry *) res->entries->data;
+  const char *want[][2] = { { "z", "42" }, { "x@1.k", "v" }, { "x@1.j", "" }, { "a", "1" } };
+  for (size_t i = 0; i < n; i++)
+    {
+      cr_assert_eq(e[i].name_len, strlen(want[i][0]));
+      cr_assert(memcmp(e[i].name, want[i][0], e[i].name_len) == 0, "entry %zu: %.*s", i, (int) e[i].name_len,
+                e[i].name);
+      cr_assert_eq(e[i].value_len, strlen(want[i][1]));
+      cr_assert(memcmp(e[i].value, want[i][1], e[i].value_len) == 0);
+    }
+  value_pairs_result_release(res);
+  value_pairs_free(vp);
+  log_msg_unref(msg);
+}
+
+Test(json, functions_survive_odd_arguments)
+{
+  LogMsg *msg = tfunc_fuzz_msg();
+  tfunc_fuzz_function("format-json", msg);
+  tfunc_fuzz_function("format-flat-json", msg);
+  log_msg_unref(msg);
+}
+
+Test(json, deep_and_huge_names)
+{
+  LogMsg *msg = tfunc_fuzz_msg();
+  GString *key = g_string_new("$(format-json ");
+  for (int i = 0; i < 2000; i++)
+    g_string_append(key, "a.");
+  g_string_append(key, "b=1 c=$HUGE)");
+  GString *out = tfunc_format(key->str, msg);
+  /* 2000 objects opened and closed, plus the 1 MiB value escaped */
+  cr_assert(g_str_has_prefix(out->str, "{\"c\":\""));
+  const char *b = strstr(out->str, "\"b\":\"1\"}");
+  cr_assert_not_null(b);
+  cr_assert_eq(strspn(b + 7, "}"), 2001);
+  cr_assert_eq(b + 7 + 2001, out->str + out->len);
+  g_string_free(out, TRUE);
+  g_string_free(key, TRUE);
+  log_msg_unref(msg);
+}
+
+/* syslog-ng 3.38 with ts-format(iso) frac-digits(3) wrote
+ * "DATE":"Mar 10 11:58:00.003" for rfc3164's DATE: $DATE, not $STAMP. */
+Test(json, rfc3164_date_is_bsd_with_fraction)
+{
+  LogMsg *msg = test_parse("<165>1 2025-03-10T11:58:00.003Z h p 1 m [a b=\"c\"] msg");
+  LogTemplateOptions opts;
+  log_template_options_defaults(&opts);
+  opts.ts_format = LTZ_FORMAT_RFC3339;
+  opts.frac_digits = 3;
+  assert_format("$(format-json --scope rfc3164 --exclude P* --exclude M* --exclude H* --exclude F* --key ISODATE)",
+                msg, &opts, "{\"ISODATE\":\"2025-03-10T11:58:00.003+00:00\",\"DATE\":\"Mar 10 11:58:00.003\"}");
+  assert_format("$(format-json --scope nv-pairs,sdata --exclude H*)", msg, &opts,
+                "{\"_SDATA\":{\"a\":{\"b\":\"c\"}},\"PROGRAM\":\"p\",\"PID\":\"1\",\"MSGID\":\"m\",\"MESSAGE\":\"msg\"}");
+  log_msg_unref(msg);
+}
