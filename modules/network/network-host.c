@@ -18,7 +18,8 @@
  *              program-override() and host-override() replace PROGRAM and
  *              HOST, and tags() are set.
  *
- * Reverse lookups block the worker that makes them (as in syslog-ng), so
+ * With use-dns(yes) the global dns-cache-hosts() file (/etc/hosts format)
+ * is asked first: its names need no DNS.  Reverse lookups block the worker that makes them (as in syslog-ng), so
  * their answers, good and failed, are cached process-wide for
  * dns-cache-expire / dns-cache-expire-failed seconds, up to dns-cache-size
  * entries.
@@ -140,11 +141,54 @@ _dns_cache_put(const NetHostOptions *h, const char *key, const char *name)
   g_mutex_unlock(&dns_lock);
 }
 
+bool
+net_hosts_file_load(NetHostOptions *h, const char *path, char **error)
+{
+  char *data = NULL;
+  GError *gerr = NULL;
+  if (!g_file_get_contents(path, &data, NULL, &gerr))
+    {
+      *error = g_strdup(gerr->message);
+      g_error_free(gerr);
+      return false;
+    }
+  h->hosts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  char **lines = g_strsplit(data, "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      (*l)[strcspn(*l, "#")] = '\0';
+      char **words = g_strsplit_set(*l, " \t\r", -1);
+      const char *ip = NULL, *name = NULL;
+      for (char **w = words; *w && !name; w++)
+        if (**w)
+          {
+            if (!ip)
+              ip = *w;
+            else
+              name = *w;
+          }
+      /* keyed by the address as inet_ntop writes it; the first line wins */
+      unsigned char bin[16];
+      char text[INET6_ADDRSTRLEN];
+      int family = ip && strchr(ip, ':') ? AF_INET6 : AF_INET;
+      if (name && inet_pton(family, ip, bin) == 1 && inet_ntop(family, bin, text, sizeof(text))
+          && !g_hash_table_contains(h->hosts, text))
+        g_hash_table_insert(h->hosts, g_strdup(text), g_strdup(name));
+      g_strfreev(words);
+    }
+  g_strfreev(lines);
+  g_free(data);
+  return true;
+}
+
 /* The reverse-DNS name of addr, or NULL (g_free). */
 static char *
 _reverse_lookup(const NetHostOptions *h, const LogAddr *addr, const char *text)
 {
   char *name = NULL;
+  const char *fixed = h->hosts ? g_hash_table_lookup(h->hosts, text) : NULL;
+  if (fixed)
+    return g_strdup(fixed);
   if (h->dns_cache && _dns_cache_get(text, &name))
     return name;
   struct sockaddr_storage ss = { 0 };
@@ -231,7 +275,7 @@ net_bad_hostname_prepare(NetHostOptions *h, int n)
 }
 
 void
-net_bad_hostname_free(NetHostOptions *h)
+net_host_options_free(NetHostOptions *h)
 {
   for (int i = 0; i < h->n_match_data; i++)
     pcre2_match_data_free(h->match_data[i]);
@@ -241,6 +285,9 @@ net_bad_hostname_free(NetHostOptions *h)
   if (h->bad_hostname)
     pcre2_code_free(h->bad_hostname);
   h->bad_hostname = NULL;
+  if (h->hosts)
+    g_hash_table_destroy(h->hosts);
+  h->hosts = NULL;
 }
 
 static bool

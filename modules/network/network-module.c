@@ -55,7 +55,7 @@ _net_free(LogSourceDriver *d)
   g_free(s->unix_path);
   g_free(s->location);
   free(s->host.tags);
-  net_bad_hostname_free(&s->host);
+  net_host_options_free(&s->host);
   g_ptr_array_free(s->conns, TRUE);
   g_mutex_clear(&s->lock);
   free(s);

@@ -348,6 +348,17 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
     s->ro.framing = LOG_FRAMING_DGRAM;
   _resolve_parse(s, call, ctx);
   _resolve_host(s, call, ctx);
+  if (s->host.use_dns && !s->host.local && ctx->global->dns_cache_hosts && ctx->global->dns_cache_hosts[0])
+    {
+      char *error = NULL;
+      if (!net_hosts_file_load(&s->host, ctx->global->dns_cache_hosts, &error))
+        {
+          cfg_error_set(err, &call->loc, "%s(): cannot read the global dns-cache-hosts() file: %s", call->name,
+                        error);
+          g_free(error);
+          return false;
+        }
+    }
   if (ctx->global->bad_hostname && ctx->global->bad_hostname[0])
     {
       char *error = NULL;

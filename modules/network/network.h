@@ -118,6 +118,7 @@ typedef struct NetHostOptions
   int64_t dns_cache_expire_failed;
   const char *group_name;   /* the source statement's name */
   void *bad_hostname;       /* pcre2_code of the global bad-hostname(), or NULL */
+  GHashTable *hosts;        /* dns-cache-hosts(): address text -> name, or NULL */
   void **match_data;        /* pcre2_match_data per worker (by worker_index) */
   int n_match_data;
   bool keep_raw;            /* flags(store-raw-message) was asked for */
@@ -182,9 +183,12 @@ void net_resolve_addr(const NetHostOptions *h, const LogAddr *addr, char *out, s
 /* Compile the global bad-hostname() pattern into h; false with *error
  * (g_free) when it is not a valid regular expression. */
 bool net_bad_hostname_compile(NetHostOptions *h, const char *pattern, char **error);
-void net_bad_hostname_free(NetHostOptions *h);
+void net_host_options_free(NetHostOptions *h);
 /* Match data for each of n workers (at start, when there is a pattern). */
 void net_bad_hostname_prepare(NetHostOptions *h, int n);
+/* Load the global dns-cache-hosts() file (/etc/hosts format) into h;
+ * false with *error (g_free) when it cannot be read. */
+bool net_hosts_file_load(NetHostOptions *h, const char *path, char **error);
 /* Forget every cached DNS answer (tests). */
 void net_dns_cache_clear(void);
 

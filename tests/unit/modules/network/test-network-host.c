@@ -116,6 +116,26 @@ Test(network_host, use_dns_resolves_the_peer_once_and_caches_it)
   expect_line(NULL, "use-fqdn(no)", LINE, "127.0.0.1|127.0.0.1|prog|13|text");
 }
 
+Test(network_host, dns_cache_hosts_names_addresses_without_dns)
+{
+  char *dir = g_dir_make_tmp("net-test-XXXXXX", NULL);
+  char *hosts = g_build_filename(dir, "hosts", NULL);
+  cr_assert(g_file_set_contents(hosts, "# static names\n10.0.0.1 other\n127.0.0.1\tLoop.Example.COM loop # x\n"
+                                       "127.0.0.1 second-wins-not\n",
+                                -1, NULL));
+  char *g = g_strdup_printf("dns-cache-hosts(\"%s\");", hosts);
+  expect_line(g, "use-dns(yes)", LINE, "Loop|Loop|prog|13|text");
+  expect_line(g, "use-dns(yes) use-fqdn(yes) normalize-hostnames(yes)", LINE,
+              "loop.example.com|loop.example.com|prog|13|text");
+  /* use-dns(no) ignores the file */
+  expect_line(g, "", LINE, "127.0.0.1|127.0.0.1|prog|13|text");
+  g_free(g);
+  unlink(hosts);
+  rmdir(dir);
+  g_free(hosts);
+  g_free(dir);
+}
+
 /* Sends a line and returns rec_stamps' entry for it. */
 static char *
 stamp_of_with(const char *globals, const char *opts, const char *line)
