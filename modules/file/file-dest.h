@@ -56,7 +56,14 @@ typedef struct FileDestOptions
   char *send_time_zone;  /* also set by time-zone() */
   char *local_time_zone; /* the zone of date macros in the path */
   int64_t overwrite_if_older; /* seconds; 0: never truncate */
+  uint32_t flags;        /* FILE_FLAG_* */
 } FileDestOptions;
+
+/* flags(): the writer flags of syslog-ng 3.38 that Sluice has */
+enum
+{
+  FILE_FLAG_NO_MULTI_LINE = 1 << 0, /* CR and LF inside a line become spaces */
+};
 
 /* One owner/permission set: for files or for directories. */
 typedef struct FilePerm

@@ -25,6 +25,8 @@
 #define OFF(field) offsetof(FileDestOptions, field)
 
 static const char *const ts_formats[] = { "rfc3164", "bsd", "rfc3339", "iso", "unix", "full", NULL };
+/* in FILE_FLAG_* bit order; syslog-protocol and ignore-errors are not here */
+static const char *const writer_flags[] = { "no-multi-line", NULL };
 
 /* The options every writer has. */
 #define WRITER_OPTIONS \
@@ -36,7 +38,8 @@ static const char *const ts_formats[] = { "rfc3164", "bsd", "rfc3339", "iso", "u
   { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = OFF(ts_format), .names = ts_formats }, \
   { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .min = 0, .max = 6 }, \
   { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) }, \
-  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) }
+  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) }, \
+  { .name = "flags", .type = CFG_OPT_FLAGS, .offset = OFF(flags), .names = writer_flags }
 
 /* The options of a writer that opens paths. */
 #define PATH_OPTIONS \

@@ -15,6 +15,12 @@ assert_refused(const char *text, const char *needle)
   rig_free(&r);
 }
 
+Test(file_options, writer_flags_sluice_does_not_have)
+{
+  assert_refused("destination d { file(\"@DIR@/x\" flags(syslog-protocol)); };", "unknown value 'syslog-protocol'");
+  assert_refused("destination d { file(\"@DIR@/x\" flags(ignore-errors)); };", "unknown value 'ignore-errors'");
+}
+
 Test(file_options, empty_path)
 {
   assert_refused("destination d { file(\"\"); };", "needs a path");

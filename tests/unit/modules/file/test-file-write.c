@@ -416,3 +416,24 @@ Test(file_write, overwrite_if_older_empties_a_stale_file_only)
   batch_free(&b);
   rig_free(&r);
 }
+
+Test(file_write, no_multi_line_keeps_only_the_final_newline)
+{
+  Rig r = { 0 };
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: line one\nline two\r\nline three");
+  rig_build(&r, "destination d { file(\"@DIR@/a\" flags(no-multi-line)); };");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "a", "Mar 10 11:58:01 h app: line one line two  line three\n");
+  rig_free(&r);
+  rig_build(&r, "destination d { file(\"@DIR@/b\" template(\"x\\ny\\r$PROGRAM\") flags(no-multi-line)); };");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "b", "x y app");
+  rig_free(&r);
+  /* without the flag the message goes out as it is */
+  rig_build(&r, "destination d { file(\"@DIR@/c\"); };");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "c", "Mar 10 11:58:01 h app: line one\nline two\r\nline three\n");
+  batch_free(&b);
+  rig_free(&r);
+}
