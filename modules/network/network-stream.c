@@ -37,6 +37,15 @@ struct NetConn
 /* Accepts per wakeup before other work on the listener's worker gets a
  * turn. */
 #define NET_ACCEPT_BATCH 64
+/* Out of file descriptors: accepting again at once would spin on a
+ * listener that stays readable, so it rests this long. */
+#define NET_ACCEPT_PAUSE_MS 1000
+
+typedef struct NetListener
+{
+  struct iv_fd fd;
+  struct iv_timer resume;
+} NetListener;
 
 static void
 _log_conn(SluiceLogLevel level, const char *text, NetConn *c)
@@ -216,6 +225,37 @@ _accept_one(NetSource *s, int fd, const struct sockaddr_storage *ss, socklen_t l
   worker_post(c->worker, _conn_start_job, c);
 }
 
+static void _acceptable(void *cookie);
+
+static void
+_accept_resume(void *cookie)
+{
+  NetSource *s = cookie;
+  NetListener *l = s->listener;
+  iv_fd_set_handler_in(&l->fd, _acceptable);
+}
+
+static void
+_accept_pause(NetSource *s, int err)
+{
+  NetListener *l = s->listener;
+  char ms[16];
+  snprintf(ms, sizeof(ms), "%d", NET_ACCEPT_PAUSE_MS);
+  sluice_log(SLUICE_LOG_ERROR, "Error accepting new connection, pausing accepts", "local", s->local_name, "error",
+             g_strerror(err), "pause_ms", ms, NULL);
+  iv_fd_set_handler_in(&l->fd, NULL);
+  iv_validate_now();
+  l->resume.expires = iv_now;
+  l->resume.expires.tv_sec += NET_ACCEPT_PAUSE_MS / 1000;
+  l->resume.expires.tv_nsec += (NET_ACCEPT_PAUSE_MS % 1000) * 1000000L;
+  if (l->resume.expires.tv_nsec >= 1000000000L)
+    {
+      l->resume.expires.tv_sec++;
+      l->resume.expires.tv_nsec -= 1000000000L;
+    }
+  iv_timer_register(&l->resume);
+}
+
 static void
 _acceptable(void *cookie)
 {
@@ -227,11 +267,12 @@ _acceptable(void *cookie)
       int fd = accept4(s->listen_fd, (struct sockaddr *) &ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0)
         {
-          if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED)
+          if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED
+              || errno == EPROTO || errno == EPERM)
             return;
-          /* out of fds and the like: say so, and let the next wakeup retry */
-          sluice_log(SLUICE_LOG_ERROR, "Error accepting new connection", "local", s->local_name, "error",
-                     g_strerror(errno), NULL);
+          /* EMFILE, ENFILE, ENOBUFS, ENOMEM: the connection waits in the
+           * backlog until descriptors free up */
+          _accept_pause(s, errno);
           return;
         }
       _accept_one(s, fd, &ss, len);
@@ -242,18 +283,21 @@ static void
 _listen_start_job(void *arg)
 {
   NetSource *s = arg;
-  struct iv_fd *fd = s->listener;
-  iv_fd_register(fd);
+  NetListener *l = s->listener;
+  iv_fd_register(&l->fd);
 }
 
 static void
 _listen_stop_job(void *arg)
 {
   NetSource *s = arg;
-  if (worker_current() != s->listen_worker || !s->listener)
+  NetListener *l = s->listener;
+  if (worker_current() != s->listen_worker || !l)
     return;
-  iv_fd_unregister(s->listener);
-  free(s->listener);
+  if (iv_timer_registered(&l->resume))
+    iv_timer_unregister(&l->resume);
+  iv_fd_unregister(&l->fd);
+  free(l);
   s->listener = NULL;
   close(s->listen_fd);
   s->listen_fd = -1;
@@ -264,25 +308,35 @@ _conns_stop_job(void *arg)
 {
   NetSource *s = arg;
   Worker *me = worker_current();
-  for (;;)
+  /* take this worker's connections out in one pass, then close them */
+  GPtrArray *mine = g_ptr_array_new();
+  g_mutex_lock(&s->lock);
+  for (guint i = 0; i < s->conns->len;)
     {
-      NetConn *mine = NULL;
-      g_mutex_lock(&s->lock);
-      for (guint i = 0; i < s->conns->len && !mine; i++)
-        if (((NetConn *) g_ptr_array_index(s->conns, i))->worker == me)
-          mine = g_ptr_array_index(s->conns, i);
-      g_mutex_unlock(&s->lock);
-      if (!mine)
-        break;
-      log_pipeline_flush(s->env.pipeline);
-      if (mine->reader)
-        log_reader_free(mine->reader); /* closes the fd */
+      NetConn *c = g_ptr_array_index(s->conns, i);
+      if (c->worker == me)
+        {
+          g_ptr_array_add(mine, c);
+          g_ptr_array_remove_index_fast(s->conns, i);
+        }
       else
-        close(mine->fd);
-      mine->reader = NULL;
-      _conn_release_slot(mine);
-      _conn_forget(mine);
+        i++;
     }
+  g_mutex_unlock(&s->lock);
+  if (mine->len)
+    log_pipeline_flush(s->env.pipeline);
+  for (guint i = 0; i < mine->len; i++)
+    {
+      NetConn *c = g_ptr_array_index(mine, i);
+      if (c->reader)
+        log_reader_free(c->reader); /* closes the fd */
+      else
+        close(c->fd);
+      _conn_release_slot(c);
+      worker_stream_removed(c->worker);
+      free(c);
+    }
+  g_ptr_array_free(mine, TRUE);
 }
 
 bool
@@ -305,14 +359,17 @@ net_stream_start(NetSource *s, char **error)
   if (s->listen_fd < 0)
     return false;
   sluice_log(SLUICE_LOG_INFO, "Accepting connections", "addr", s->local_name, NULL);
-  struct iv_fd *fd = calloc(1, sizeof(*fd));
-  if (!fd)
+  NetListener *l = calloc(1, sizeof(*l));
+  if (!l)
     abort();
-  IV_FD_INIT(fd);
-  fd->fd = s->listen_fd;
-  fd->cookie = s;
-  fd->handler_in = _acceptable;
-  s->listener = fd;
+  IV_FD_INIT(&l->fd);
+  l->fd.fd = s->listen_fd;
+  l->fd.cookie = s;
+  l->fd.handler_in = _acceptable;
+  IV_TIMER_INIT(&l->resume);
+  l->resume.cookie = s;
+  l->resume.handler = _accept_resume;
+  s->listener = l;
   s->listen_worker = worker_pool_pick(s->env.pool);
   worker_post(s->listen_worker, _listen_start_job, s);
   return true;

@@ -157,7 +157,7 @@ struct NetSource
   char local_name[160];     /* "AF_INET(127.0.0.1:514)" */
   int listen_fd;
   Worker *listen_worker;
-  void *listener;           /* the iv_fd, owned by listen_worker */
+  void *listener;           /* NetListener (network-stream.c), owned by listen_worker */
   LogReader *dgram_reader;
   Worker *dgram_worker;
   GMutex lock;              /* conns */

@@ -6,6 +6,7 @@
  */
 #include "net-test.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #define L1 "<13>Nov 22 10:00:00 h1 p1: one\n"
@@ -363,5 +364,36 @@ Test(network, a_small_window_share_is_clamped_with_syslog_ngs_warning)
   wait_event("orig_log_iw_size='500', new_log_iw_size='100', min_iw_size_per_reader='100', min_log_fifo_size='1000'",
              1);
   g_free(run_finish(&r));
+  g_free(src);
+}
+
+Test(network, out_of_descriptors_pauses_accepting_and_loses_no_connection)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { network(ip(127.0.0.1) port(%d)); };", port);
+  run_start(&r, src, NULL);
+  /* the client socket exists before the limit; connecting needs no fd */
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int lowest = dup(0);
+  close(lowest);
+  struct rlimit old, tight;
+  getrlimit(RLIMIT_NOFILE, &old);
+  tight = old;
+  tight.rlim_cur = (rlim_t) lowest;
+  cr_assert_eq(setrlimit(RLIMIT_NOFILE, &tight), 0);
+  struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  cr_assert_eq(connect(fd, (struct sockaddr *) &sin, sizeof(sin)), 0);
+  send_str(fd, L1);
+  wait_event("Error accepting new connection, pausing accepts", 1);
+  wait_event("error='Too many open files', pause_ms='1000'", 1);
+  cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+  /* the connection waited in the backlog and is taken after the pause */
+  wait_count(1);
+  close(fd);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tcp|127.0.0.1|127.0.0.1|p1|13|one\n");
+  g_free(got);
   g_free(src);
 }
