@@ -51,6 +51,9 @@ def parse_scenario(path):
         "expect": 1.0,
         "expect-match": None,
         "goal": None,
+        "order": 100,
+        "rate": 0,
+        "steady": "no",
     }
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -61,7 +64,7 @@ def parse_scenario(path):
         key, value = m.group(1), m.group(2)
         if key not in meta:
             raise ValueError("%s: unknown bench key %r" % (path, key))
-        if key in ("connections", "size", "messages"):
+        if key in ("connections", "size", "messages", "order", "rate"):
             meta[key] = int(value)
         elif key in ("expect", "goal"):
             meta[key] = float(value)
@@ -80,7 +83,7 @@ def parse_scenario(path):
 
 def list_scenarios(directory):
     names = sorted(n for n in os.listdir(directory) if n.endswith(".conf") and not n.endswith(".rsyslog.conf"))
-    return [parse_scenario(os.path.join(directory, n)) for n in names]
+    return sorted((parse_scenario(os.path.join(directory, n)) for n in names), key=lambda s: (s["order"], s["name"]))
 
 
 def render(text, subs):
@@ -376,8 +379,14 @@ def loggen_cmd(env, meta, port, input_path):
         cmd = [env.loggen, "-U"]
     else:
         cmd = [env.loggen, "-i", "-D" if meta["transport"] == "udp" else "-S"]
-    cmd += ["--active-connections=%d" % meta["connections"], "-r", "100000000", "-n", str(per_conn),
+    # rate: messages per second in all; loggen's -r counts per connection
+    rate = max(1, meta["rate"] // meta["connections"]) if meta["rate"] else 100000000
+    cmd += ["--active-connections=%d" % meta["connections"], "-r", str(rate), "-n", str(per_conn),
             "-I", "600", "-Q"]
+    if meta["steady"] == "yes" and env.loggen_kind == "sluice":
+        # syslog-ng's loggen sends its rate in bursts that overflow a UDP
+        # socket buffer at any rate; Sluice's can space the messages evenly
+        cmd.append("--steady")
     if meta["input"] == "loggen":
         cmd += ["-s", str(meta["size"])]
     else:
@@ -639,6 +648,7 @@ def main(argv=None):
         "sluice_commit": git_describe(),
         "loggen": "%s (%s)" % (env.loggen_kind, env.loggen),
         "repeat": repeat,
+        "loadavg_start": round(os.getloadavg()[0], 2),
         "scenarios": [],
     }
     report["versions"]["sluice"] += " (%s)" % report["sluice_commit"]
@@ -688,6 +698,7 @@ def main(argv=None):
     finally:
         bench.close()
     report["seconds"] = round(time.time() - started, 1)
+    report["loadavg_end"] = round(os.getloadavg()[0], 2)
 
     if args.no_save:
         print(markdown(report))

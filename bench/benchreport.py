@@ -84,6 +84,9 @@ def markdown(report):
            "msg/s and CPU count the messages the daemon read (a filter's dropped share included); CPU is the daemon's user+system time." % (
                report["loggen"], report["repeat"], "" if report["repeat"] == 1 else "s"),
            "",
+           "Load average (1 min) at start and end: %s, %s; other work on the machine moves the figures." % (
+               report.get("loadavg_start", "-"), report.get("loadavg_end", "-")),
+           "",
            "| scenario | daemon | msg/s | CPU µs/msg | peak RSS MiB | Sluice/this msg/s | note |",
            "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
     for e in report["scenarios"]:
@@ -135,7 +138,7 @@ def chart(report, path):
     width = 0.27
     for i, d in enumerate(DAEMONS):
         for ax, key, scale in ((axes[0], "msgs_per_s", 1e-3), (axes[1], "cpu_us_per_msg", 1.0)):
-            xs, ys = [], []
+            xs, ys, hatch = [], [], []
             for j, e in enumerate(report["scenarios"]):
                 info = e["daemons"].get(d) or {}
                 med = info.get("median")
@@ -143,11 +146,15 @@ def chart(report, path):
                 if med:
                     xs.append(x)
                     ys.append(med[key] * scale)
+                    hatch.append("//" if med["lost"] else "")
                 else:
                     ax.text(x, 0, info.get("status", "n/a"), rotation=90, ha="center", va="bottom", fontsize=7,
                             color=colors[d])
-            ax.bar(xs, ys, width, label=d, color=colors[d])
-    axes[0].set_ylabel("thousand msg/s (higher is better)")
+            bars = ax.bar(xs, ys, width, label=d, color=colors[d], edgecolor="white")
+            for bar, h in zip(bars, hatch):
+                bar.set_hatch(h)
+    axes[0].set_ylabel("thousand msg/s delivered (higher is better)")
+    axes[1].set_xlabel("hatched: messages were lost (see the table)")
     axes[1].set_ylabel("daemon CPU µs/msg (lower is better)")
     axes[0].legend()
     axes[0].set_title("Sluice, syslog-ng, rsyslog: %s, %s CPUs" % (report["date"], report["machine"]["cpus"]))
