@@ -138,6 +138,14 @@ stop_sink
 grep -Eq '^latency \(usec behind schedule\): count=400, avg=[0-9.]+, p50<=[0-9]+, p99<=[0-9]+, p99.9<=[0-9]+, max=[0-9]+$' \
   "$work/err" || { cat "$work/err"; fail "steady latency line"; }
 
+# 8b. --latency-listen: here loggen sends to its own listener, which matches
+#     every line that comes back to its send time.
+"$loggen" -x --steady -r 2000 -n 300 --active-connections=2 --latency-listen="$work/lat.sock" "$work/lat.sock" \
+  2>"$work/err" || { cat "$work/err"; fail "loggen --latency-listen"; }
+grep -Eq '^latency \(usec end to end\): received=600 of 600, duplicated=0, unmatched=0, foreign=0, count=600, avg=[0-9.]+, p50<=[0-9]+, p99<=[0-9]+, p99.9<=[0-9]+, max=[0-9]+$' \
+  "$work/err" || { cat "$work/err"; fail "end-to-end latency line"; }
+[ ! -e "$work/lat.sock" ] || fail "latency socket left behind"
+
 # 9. TLS with a client certificate: framed as syslog-ng's loggen does over TLS.
 tls=$SLUICE_SRCDIR/tests/functional/data/loggen-tls
 start_tls_sink() {

@@ -129,9 +129,8 @@ _literal(const char **p, const char *end, const char *lit, size_t n)
   return true;
 }
 
-/* Finds "seq: N, thread: T, runid: R" in the line. */
-static bool
-_parse_body(const char *line, size_t len, uint64_t *seq, uint64_t *thread, uint64_t *runid)
+bool
+loggen_body_parse(const char *line, size_t len, uint64_t *seq, uint64_t *thread, uint64_t *runid)
 {
   const char *end = line + len, *p = line;
   while ((p = memmem(p, (size_t) (end - p), "seq: ", 5)) != NULL)
@@ -162,7 +161,7 @@ _read_file(Checker *c, const char *path)
   while ((n = getline(&line, &cap, f)) >= 0)
     {
       uint64_t seq, thread, runid;
-      if (_parse_body(line, (size_t) n, &seq, &thread, &runid) && thread < 10000)
+      if (loggen_body_parse(line, (size_t) n, &seq, &thread, &runid) && thread < 10000)
         _stream_add(_stream(c, runid, (int) thread), seq, c->file_id);
     }
   if (ferror(f))

@@ -34,6 +34,7 @@ typedef struct Sender
   bool connected;
   LoggenCounters ctr;
   LoggenLatency lat;
+  SendTimes *times; /* with --latency-listen */
   bool done_flag;
 } Sender;
 
@@ -63,9 +64,7 @@ _rate_signal(int signo)
 static double
 _now(void)
 {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+  return loggen_now();
 }
 
 static void
@@ -258,6 +257,14 @@ _active_main(void *arg)
           len += (size_t) l;
           ends[n++] = len;
         }
+      if (s->times)
+        {
+          double now = _now();
+          for (size_t i = 0; i < n; i++)
+            send_times_set(s->times, seq + i,
+                           o->steady ? start + (double) (seq + i + 1) / atomic_load(&current_rate) : now);
+          send_times_publish(s->times, seq + n);
+        }
       size_t done = 0;
       int rc;
       while ((rc = loggen_conn_send(&s->conn, buf, ends, n, &done)) < 0)
@@ -372,12 +379,9 @@ _print_summary(const LoggenOptions *o, Sender *s, double runtime)
       LoggenLatency all = { 0 };
       for (int i = 0; i < o->active; i++)
         loggen_latency_merge(&all, &s[i].lat);
-      fprintf(stderr,
-              "latency (usec behind schedule): count=%llu, avg=%.1f, p50<=%llu, p99<=%llu, p99.9<=%llu, max=%llu\n",
-              (unsigned long long) all.count, all.count ? all.sum_us / (double) all.count : 0.0,
-              (unsigned long long) loggen_latency_quantile(&all, 0.5),
-              (unsigned long long) loggen_latency_quantile(&all, 0.99),
-              (unsigned long long) loggen_latency_quantile(&all, 0.999), (unsigned long long) all.max_us);
+      fprintf(stderr, "latency (usec behind schedule): ");
+      loggen_latency_print(&all, stderr);
+      fprintf(stderr, "\n");
     }
 }
 
@@ -425,6 +429,22 @@ loggen_run(LoggenOptions *o)
 
   int total = o->active + o->idle;
   Sender *s = calloc((size_t) total, sizeof(*s));
+  SendTimes *times = NULL;
+  LatencyReceiver *receiver = NULL;
+  if (o->latency_listen)
+    {
+      times = calloc((size_t) o->active, sizeof(*times));
+      receiver = latency_receiver_new(o->latency_listen, o, times);
+      if (!receiver)
+        {
+          free(times);
+          free(s);
+          free(tmpl);
+          if (tls)
+            SSL_CTX_free(tls);
+          return 1;
+        }
+    }
   run.pending_connect = total;
   run.running_active = o->active;
   for (int i = 0; i < total; i++)
@@ -435,6 +455,7 @@ loggen_run(LoggenOptions *o)
       s[i].tls = tls;
       s[i].tmpl = tmpl;
       s[i].conn.fd = -1;
+      s[i].times = times && i < o->active ? &times[i] : NULL;
       pthread_create(&s[i].thread, NULL, s[i].idle ? _idle_main : _active_main, &s[i]);
     }
 
@@ -483,6 +504,14 @@ loggen_run(LoggenOptions *o)
 
   for (int i = 0; i < total; i++)
     pthread_join(s[i].thread, NULL);
+  if (receiver)
+    {
+      /* the lines still on their way back: until all came or 2 s of silence */
+      latency_receiver_finish(receiver, _total(s, o->active, NULL), 2.0, stderr);
+      for (int i = 0; i < o->active; i++)
+        send_times_free(&times[i]);
+      free(times);
+    }
   free(p.last_thread);
   free(s);
   free(tmpl);

@@ -53,6 +53,10 @@ static GOptionEntry main_entries[] = {
   { "steady", 0, 0, G_OPTION_ARG_NONE, &o_steady,
     "Space the messages evenly at --rate instead of in bursts and report how far behind schedule they went out",
     NULL },
+  { "latency-listen", 0, 0, G_OPTION_ARG_STRING, &opt.latency_listen,
+    "Also listen here (PORT, ADDR:PORT or a unix socket path) for the lines the system under test forwards back, "
+    "and report their end-to-end latency, from when each was due (--steady) or sent",
+    "<where>" },
   { NULL }
 };
 
@@ -243,6 +247,7 @@ main(int argc, char **argv)
   g_free(opt.tls_key);
   g_free(opt.tls_ca);
   g_free(opt.read_file);
+  g_free(opt.latency_listen);
   g_free(o_check);
   return rc;
 }

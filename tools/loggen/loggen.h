@@ -55,6 +55,7 @@ typedef struct LoggenOptions
   char *tls_cert, *tls_key, *tls_ca;
   bool mixed;          /* realistic mixed traffic */
   bool steady;         /* even spacing at -r, latency report */
+  char *latency_listen;  /* where the lines come back to */
 
   /* derived */
   bool framing;        /* octet counting in front of each line */
@@ -128,8 +129,9 @@ typedef struct LoggenCounters
   atomic_uint_fast64_t bytes;
 } LoggenCounters;
 
-/* Latency of the steady mode: log2 buckets of microseconds late. */
-#define LOGGEN_LAT_BUCKETS 40
+/* Latency histogram: exact below 16 us, then 16 linear steps per power of
+ * two (about 6% wide), like an HDR histogram. */
+#define LOGGEN_LAT_BUCKETS (16 + 60 * 16)
 typedef struct LoggenLatency
 {
   uint64_t count;
@@ -142,6 +144,42 @@ void loggen_latency_add(LoggenLatency *l, uint64_t us);
 void loggen_latency_merge(LoggenLatency *into, const LoggenLatency *from);
 /* Upper bound in microseconds of the q-quantile (0 < q <= 1). */
 uint64_t loggen_latency_quantile(const LoggenLatency *l, double q);
+/* Prints "count=, avg=, p50<=, p99<=, p99.9<=, max=" (no newline). */
+void loggen_latency_print(const LoggenLatency *l, FILE *out);
+
+/* When each line was due or sent, per active connection, written by its
+ * sender and read by the latency receiver: chunks that never move, so the
+ * reader needs no lock, and a published count that orders the two. */
+#define SEND_TIMES_CHUNK 65536
+#define SEND_TIMES_CHUNKS 65536
+typedef struct SendTimes
+{
+  _Atomic(double *) chunk[SEND_TIMES_CHUNKS];
+  atomic_uint_fast64_t published;
+} SendTimes;
+
+void send_times_set(SendTimes *t, uint64_t seq, double when);
+void send_times_publish(SendTimes *t, uint64_t upto);
+/* The time of seq, or false if it was not published (or is out of range). */
+bool send_times_get(SendTimes *t, uint64_t seq, double *when);
+void send_times_free(SendTimes *t);
+
+/* --latency-listen: a listener for the lines coming back from the system
+ * under test, matching each to its send time. */
+typedef struct LatencyReceiver LatencyReceiver;
+
+/* where: "PORT", "ADDR:PORT" or a unix socket path (with a '/'). Starts the
+ * thread; NULL with a message on stderr. */
+LatencyReceiver *latency_receiver_new(const char *where, const LoggenOptions *o, SendTimes *times);
+/* Waits until `expected` lines matched or nothing came for idle_s seconds,
+ * stops the thread, prints the report line to out and frees r. */
+void latency_receiver_finish(LatencyReceiver *r, uint64_t expected, double idle_s, FILE *out);
+
+/* Finds "seq: N, thread: T, runid: R" in a line (the checker's parser). */
+bool loggen_body_parse(const char *line, size_t len, uint64_t *seq, uint64_t *thread, uint64_t *runid);
+
+/* CLOCK_MONOTONIC in seconds. */
+double loggen_now(void);
 
 /* Runs the senders and returns the exit status. */
 int loggen_run(LoggenOptions *o);

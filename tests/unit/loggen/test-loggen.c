@@ -164,7 +164,8 @@ Test(loggen_latency, quantiles)
   loggen_latency_add(&l, 5000);
   cr_assert_eq(l.count, 100);
   cr_assert_eq(l.max_us, 5000);
-  cr_assert_eq(loggen_latency_quantile(&l, 0.5), 15); /* 10 is in [8, 16) */
+  cr_assert_eq(loggen_latency_quantile(&l, 0.5), 10);
+  cr_assert_eq(loggen_latency_quantile(&l, 0.99), 10);
   cr_assert_eq(loggen_latency_quantile(&l, 0.999), 5000);
   LoggenLatency m = { 0 };
   loggen_latency_add(&m, 0);
