@@ -159,11 +159,86 @@ _append_name(GString *out, const char *name, size_t len)
   json_append_escaped(out, name, len);
 }
 
+/* ---- typed values ------------------------------------------------------- */
+
+/* Append e's value as its type asks, checked as syslog-ng 3.38 checks it:
+ * int must read whole as strtoll does (leading blanks allowed), double as
+ * strtod does; both go out as written.  boolean is true for a value
+ * starting with t, T or 1 and false for f, F or 0.  list splits on ','
+ * and drops empty items; literal and json go out raw, even empty.
+ * Returns false when the value does not fit: the caller drops its output. */
+static bool
+_append_value(GString *out, const ValuePairsEntry *e, GString *tmp)
+{
+  const char *v = e->value;
+  size_t n = e->value_len;
+  switch (e->type)
+    {
+    case VP_TYPE_STRING:
+    case VP_TYPE_DATETIME:
+      break;
+    case VP_TYPE_LITERAL:
+    case VP_TYPE_JSON:
+      _append(out, v, n);
+      return true;
+    case VP_TYPE_INT:
+    case VP_TYPE_DOUBLE:
+      {
+        g_string_truncate(tmp, 0);
+        g_string_append_len(tmp, v, (gssize) n);
+        char *end;
+        if (e->type == VP_TYPE_INT)
+          (void) g_ascii_strtoll(tmp->str, &end, 10);
+        else
+          (void) g_ascii_strtod(tmp->str, &end);
+        if (!n || end == tmp->str || *end)
+          return false;
+        _append(out, v, n);
+        return true;
+      }
+    case VP_TYPE_BOOLEAN:
+      if (n && strchr("tT1", v[0]))
+        _append(out, "true", 4);
+      else if (n && strchr("fF0", v[0]))
+        _append(out, "false", 5);
+      else
+        return false;
+      return true;
+    case VP_TYPE_LIST:
+      {
+        g_string_append_c(out, '[');
+        bool first = true;
+        for (size_t i = 0; i < n;)
+          {
+            const char *comma = memchr(v + i, ',', n - i);
+            size_t end = comma ? (size_t) (comma - v) : n;
+            if (end > i)
+              {
+                if (!first)
+                  g_string_append_c(out, ',');
+                first = false;
+                g_string_append_c(out, '"');
+                json_append_escaped(out, v + i, end - i);
+                g_string_append_c(out, '"');
+              }
+            i = end + 1;
+          }
+        g_string_append_c(out, ']');
+        return true;
+      }
+    }
+  g_string_append_c(out, '"');
+  json_append_escaped(out, v, n);
+  g_string_append_c(out, '"');
+  return true;
+}
+
 /* ---- the walker ---------------------------------------------------------- */
 
 typedef struct Walker
 {
   GString *out;
+  GString *tmp;  /* for checking typed values */
   GString *path; /* the innermost open object's path, as shown */
   GArray *ends;  /* size_t: each open object's path length (prefixes of path) */
   GArray *first; /* gboolean per depth (0 = the top object): nothing written yet */
@@ -189,7 +264,7 @@ _token_end(const char *key, size_t len, size_t start)
   return dot ? (size_t) (dot - key) : len;
 }
 
-static void
+static bool
 _walk_entry(Walker *w, const char *key, size_t len, const ValuePairsEntry *e)
 {
   while (w->ends->len)
@@ -211,10 +286,8 @@ _walk_entry(Walker *w, const char *key, size_t len, const ValuePairsEntry *e)
           _member_start(w);
           g_string_append_c(w->out, '"');
           json_append_escaped(w->out, key + start, MIN(end, len) - start);
-          _append(w->out, "\":\"", 3);
-          json_append_escaped(w->out, e->value, e->value_len);
-          g_string_append_c(w->out, '"');
-          return;
+          _append(w->out, "\":", 2);
+          return _append_value(w->out, e, w->tmp);
         }
       if (idx >= depth)
         {
@@ -235,7 +308,7 @@ _walk_entry(Walker *w, const char *key, size_t len, const ValuePairsEntry *e)
 
 typedef struct JsonScratch
 {
-  GString *key, *path;
+  GString *key, *path, *tmp;
   GArray *ends, *first;
 } JsonScratch;
 
@@ -252,6 +325,7 @@ _scratch_acquire(void)
     {
       s->key = g_string_sized_new(64);
       s->path = g_string_sized_new(64);
+      s->tmp = g_string_sized_new(64);
       s->ends = g_array_new(FALSE, FALSE, sizeof(size_t));
       s->first = g_array_new(FALSE, FALSE, sizeof(gboolean));
     }
@@ -265,6 +339,7 @@ _scratch_release(JsonScratch *s)
     {
       g_string_free(s->key, TRUE);
       g_string_free(s->path, TRUE);
+      g_string_free(s->tmp, TRUE);
       g_array_free(s->ends, TRUE);
       g_array_free(s->first, TRUE);
       g_free(s);
@@ -281,7 +356,9 @@ _format_json_call(void *state, int argc, LogTemplate *const *args, const LogMsg 
   size_t n = value_pairs_collect(state, msg, opts, res);
   const ValuePairsEntry *e = (const ValuePairsEntry *) res->entries->data;
   JsonScratch *s = _scratch_acquire();
-  Walker w = { out, s->path, s->ends, s->first };
+  Walker w = { out, s->tmp, s->path, s->ends, s->first };
+  size_t start = out->len;
+  bool ok = true;
   g_array_set_size(w.ends, 0);
   g_array_set_size(w.first, 0);
   gboolean yes = TRUE;
@@ -297,11 +374,17 @@ _format_json_call(void *state, int argc, LogTemplate *const *args, const LogMsg 
           g_string_append_len(s->key, key + 1, (gssize) e[i].name_len - 1);
           key = s->key->str;
         }
-      _walk_entry(&w, key, e[i].name_len, &e[i]);
+      if (!(ok = _walk_entry(&w, key, e[i].name_len, &e[i])))
+        break;
     }
-  for (guint i = 0; i < w.ends->len; i++)
-    g_string_append_c(out, '}');
-  g_string_append_c(out, '}');
+  if (ok)
+    {
+      for (guint i = 0; i < w.ends->len; i++)
+        g_string_append_c(out, '}');
+      g_string_append_c(out, '}');
+    }
+  else
+    g_string_truncate(out, start); /* a value that does not fit its type: no output, as syslog-ng */
   _scratch_release(s);
   value_pairs_result_release(res);
 }
@@ -315,6 +398,8 @@ _format_flat_json_call(void *state, int argc, LogTemplate *const *args, const Lo
   ValuePairsResult *res = value_pairs_result_acquire();
   size_t n = value_pairs_collect(state, msg, opts, res);
   const ValuePairsEntry *e = (const ValuePairsEntry *) res->entries->data;
+  JsonScratch *s = _scratch_acquire();
+  size_t start = out->len;
   g_string_append_c(out, '{');
   for (size_t i = 0; i < n; i++)
     {
@@ -322,11 +407,16 @@ _format_flat_json_call(void *state, int argc, LogTemplate *const *args, const Lo
         g_string_append_c(out, ',');
       g_string_append_c(out, '"');
       _append_name(out, e[i].name, e[i].name_len);
-      _append(out, "\":\"", 3);
-      json_append_escaped(out, e[i].value, e[i].value_len);
-      g_string_append_c(out, '"');
+      _append(out, "\":", 2);
+      if (!_append_value(out, &e[i], s->tmp))
+        {
+          g_string_truncate(out, start);
+          break;
+        }
     }
-  g_string_append_c(out, '}');
+  if (out->len > start)
+    g_string_append_c(out, '}');
+  _scratch_release(s);
   value_pairs_result_release(res);
 }
 

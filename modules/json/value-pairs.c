@@ -152,10 +152,10 @@ _macros_init(void)
 
 typedef enum
 {
-  VPT_SHIFT,
-  VPT_SHIFT_LEVELS,
-  VPT_ADD_PREFIX,
-  VPT_REPLACE_PREFIX,
+  VPX_SHIFT,
+  VPX_SHIFT_LEVELS,
+  VPX_ADD_PREFIX,
+  VPX_REPLACE_PREFIX,
 } TransformKind;
 
 typedef struct Transform
@@ -182,6 +182,7 @@ typedef struct Pair
 {
   char *name;
   LogTemplate *value;
+  ValuePairsType type;
 } Pair;
 
 struct ValuePairs
@@ -232,6 +233,48 @@ value_pairs_free(ValuePairs *vp)
 
 static bool _selected(const ValuePairs *vp, const char *name, uint32_t len, uint32_t groups);
 
+static const char *const type_names[] = {
+  [VP_TYPE_STRING] = "string",   [VP_TYPE_LITERAL] = "literal", [VP_TYPE_INT] = "int",
+  [VP_TYPE_DOUBLE] = "double",   [VP_TYPE_BOOLEAN] = "boolean", [VP_TYPE_LIST] = "list",
+  [VP_TYPE_JSON] = "json",       [VP_TYPE_DATETIME] = "datetime",
+};
+
+/* A type hint, as syslog-ng 3.38 reads one: a word of [A-Za-z0-9_] and
+ * '(' open it, the value ends with ')', and the template is what lies
+ * between ("int((2))" is int of "(2)").  Returns the template text, or
+ * NULL with *error set for a word that names no type. */
+static const char *
+_type_hint(const char *v, ValuePairsType *type, size_t *inner_len, char **error)
+{
+  const char *p = v;
+  while (g_ascii_isalnum(*p) || *p == '_')
+    p++;
+  *type = VP_TYPE_STRING;
+  *inner_len = strlen(v);
+  if (p == v || *p != '(' || v[*inner_len - 1] != ')')
+    return v;
+  size_t wlen = (size_t) (p - v);
+  static const struct
+  {
+    const char *name;
+    ValuePairsType type;
+  } aliases[] = { { "int32", VP_TYPE_INT }, { "int64", VP_TYPE_INT }, { "float", VP_TYPE_DOUBLE } };
+  bool found = false;
+  for (size_t i = 0; i < G_N_ELEMENTS(type_names) && !found; i++)
+    if (strlen(type_names[i]) == wlen && memcmp(type_names[i], v, wlen) == 0)
+      *type = (ValuePairsType) i, found = true;
+  for (size_t i = 0; i < G_N_ELEMENTS(aliases) && !found; i++)
+    if (strlen(aliases[i].name) == wlen && memcmp(aliases[i].name, v, wlen) == 0)
+      *type = aliases[i].type, found = true;
+  if (!found)
+    {
+      *error = g_strdup_printf("Unknown type specified in type hinting: %.*s", (int) wlen, v);
+      return NULL;
+    }
+  *inner_len = strlen(p + 1) - 1;
+  return p + 1;
+}
+
 static char *
 _add_pair(ValuePairs *vp, const char *kv)
 {
@@ -239,7 +282,14 @@ _add_pair(ValuePairs *vp, const char *kv)
   if (!eq)
     return g_strdup("Error parsing value-pairs: expected an equal sign in key=value pair");
   char *error = NULL;
-  LogTemplate *t = log_template_compile(eq + 1, &error);
+  ValuePairsType type;
+  size_t inner_len;
+  const char *inner = _type_hint(eq + 1, &type, &inner_len, &error);
+  if (!inner)
+    return error;
+  char *text = g_strndup(inner, inner_len);
+  LogTemplate *t = log_template_compile(text, &error);
+  g_free(text);
   if (!t)
     {
       char *msg = g_strdup_printf("Error parsing value-pairs: in the value of \"%.*s\": %s", (int) (eq - kv), kv,
@@ -247,7 +297,7 @@ _add_pair(ValuePairs *vp, const char *kv)
       g_free(error);
       return msg;
     }
-  Pair p = { g_strndup(kv, (gsize) (eq - kv)), t };
+  Pair p = { g_strndup(kv, (gsize) (eq - kv)), t, type };
   g_array_append_val(vp->pairs, p);
   return NULL;
 }
@@ -297,12 +347,12 @@ _add_transform(ValuePairs *vp, const char *opt, const char *arg, bool have_set)
       if (!*arg || *end || errno || n < 0 || n > INT32_MAX)
         return g_strdup_printf("Error parsing value-pairs, argument to %s is not numeric or not a positive number",
                                opt);
-      t.kind = opt[7] ? VPT_SHIFT_LEVELS : VPT_SHIFT;
+      t.kind = opt[7] ? VPX_SHIFT_LEVELS : VPX_SHIFT;
       t.n = (int) n;
     }
   else if (strcmp(opt, "--add-prefix") == 0)
     {
-      t.kind = VPT_ADD_PREFIX;
+      t.kind = VPX_ADD_PREFIX;
       t.a = g_strdup(arg);
       t.a_len = strlen(arg);
     }
@@ -311,7 +361,7 @@ _add_transform(ValuePairs *vp, const char *opt, const char *arg, bool have_set)
       const char *eq = strchr(arg, '=');
       if (!eq)
         return g_strdup_printf("Error parsing value-pairs: %s needs OLD=NEW, got \"%s\"", opt, arg);
-      t.kind = VPT_REPLACE_PREFIX;
+      t.kind = VPX_REPLACE_PREFIX;
       t.a = g_strndup(arg, (gsize) (eq - arg));
       t.a_len = (size_t) (eq - arg);
       t.b = g_strdup(eq + 1);
@@ -541,20 +591,20 @@ _rekey(const ValuePairs *vp, const char *name, uint32_t len, GString *out)
           changed = true;
           switch (t->kind)
             {
-            case VPT_SHIFT:
+            case VPX_SHIFT:
               g_string_erase(out, 0, (gssize) MIN((size_t) t->n, out->len));
               break;
-            case VPT_SHIFT_LEVELS:
+            case VPX_SHIFT_LEVELS:
               for (int n = 0; n < t->n; n++)
                 {
                   const char *dot = strchr(out->str, '.');
                   g_string_erase(out, 0, dot ? (gssize) (dot - out->str + 1) : (gssize) out->len);
                 }
               break;
-            case VPT_ADD_PREFIX:
+            case VPX_ADD_PREFIX:
               g_string_prepend_len(out, t->a, (gssize) t->a_len);
               break;
-            case VPT_REPLACE_PREFIX:
+            case VPX_REPLACE_PREFIX:
               if (out->len >= t->a_len && memcmp(out->str, t->a, t->a_len) == 0)
                 {
                   g_string_erase(out, 0, (gssize) t->a_len);
@@ -568,11 +618,12 @@ _rekey(const ValuePairs *vp, const char *name, uint32_t len, GString *out)
 }
 
 static void
-_add(Collect *c, const char *name, uint32_t name_len, const char *value, size_t value_len, uint32_t flags)
+_add(Collect *c, const char *name, uint32_t name_len, const char *value, size_t value_len, uint32_t flags,
+     ValuePairsType type)
 {
   if (value_len == 0 && c->vp->omit_empty)
     return;
-  ValuePairsEntry e = { name, value, name_len, (uint32_t) MIN(value_len, UINT32_MAX), flags };
+  ValuePairsEntry e = { name, value, name_len, (uint32_t) MIN(value_len, UINT32_MAX), flags, type };
   if (_rekey(c->vp, name, name_len, c->name))
     {
       e.name = (const char *) (uintptr_t) c->res->buf->len;
@@ -584,7 +635,8 @@ _add(Collect *c, const char *name, uint32_t name_len, const char *value, size_t 
 }
 
 static void
-_add_template(Collect *c, const char *name, uint32_t name_len, const LogTemplate *t, uint32_t flags, bool keep_empty)
+_add_template(Collect *c, const char *name, uint32_t name_len, const LogTemplate *t, uint32_t flags, bool keep_empty,
+              ValuePairsType type)
 {
   GString *buf = c->res->buf;
   size_t start = buf->len;
@@ -592,7 +644,7 @@ _add_template(Collect *c, const char *name, uint32_t name_len, const LogTemplate
   size_t len = buf->len - start;
   if (len == 0 && !keep_empty)
     return;
-  _add(c, name, name_len, (const char *) (uintptr_t) start, len, flags | VPE_VALUE_IN_BUF);
+  _add(c, name, name_len, (const char *) (uintptr_t) start, len, flags | VPE_VALUE_IN_BUF, type);
 }
 
 static bool
@@ -604,7 +656,7 @@ _add_nv(NVHandle handle, const char *name, const char *value, size_t value_len, 
                     : log_msg_is_handle_sdata(handle) ? VPS_DOT_NV_PAIRS | VPS_SDATA
                                                         : VPS_DOT_NV_PAIRS;
   if (_selected(c->vp, name, len, groups))
-    _add(c, name, len, value, value_len, 0);
+    _add(c, name, len, value, value_len, 0, VP_TYPE_STRING);
   return true;
 }
 
@@ -643,16 +695,17 @@ value_pairs_collect(const ValuePairs *vp, const LogMsg *msg, const LogTemplateOp
           {
             size_t len;
             const char *name = log_msg_get_value_name(h, &len);
-            _add(&c, name, (uint32_t) len, msg->builtin[h].ptr, msg->builtin[h].len, 0);
+            _add(&c, name, (uint32_t) len, msg->builtin[h].ptr, msg->builtin[h].len, 0, VP_TYPE_STRING);
           }
       log_msg_foreach_nv(msg, _add_nv, &c);
     }
   const size_t *sel = (const size_t *) vp->macro_sel->data;
   for (guint i = 0; i < vp->macro_sel->len; i++)
-    _add_template(&c, macros[sel[i]].name, macros[sel[i]].name_len, macros[sel[i]].template, 0, false);
+    _add_template(&c, macros[sel[i]].name, macros[sel[i]].name_len, macros[sel[i]].template, 0, false,
+                  VP_TYPE_STRING);
   const Pair *p = (const Pair *) vp->pairs->data;
   for (guint i = 0; i < vp->pairs->len; i++)
-    _add_template(&c, p[i].name, (uint32_t) strlen(p[i].name), p[i].value, VPE_PAIR, true);
+    _add_template(&c, p[i].name, (uint32_t) strlen(p[i].name), p[i].value, VPE_PAIR, true, p[i].type);
 
   /* the buffer has stopped moving: offsets become pointers */
   ValuePairsEntry *e = (ValuePairsEntry *) res->entries->data;

@@ -31,6 +31,21 @@
 
 typedef struct ValuePairs ValuePairs;
 
+/* The type a key=TYPE(template) pair gives its value (syslog-ng's type
+ * hints; int32/int64 are int, float is double).  Everything else is a
+ * string.  Whether the value fits the type is the writer's business. */
+typedef enum
+{
+  VP_TYPE_STRING = 0,
+  VP_TYPE_LITERAL,
+  VP_TYPE_INT,
+  VP_TYPE_DOUBLE,
+  VP_TYPE_BOOLEAN,
+  VP_TYPE_LIST,
+  VP_TYPE_JSON,
+  VP_TYPE_DATETIME,
+} ValuePairsType;
+
 typedef struct ValuePairsEntry
 {
   const char *name; /* after the --rekey transformations, not NUL terminated */
@@ -38,6 +53,7 @@ typedef struct ValuePairsEntry
   uint32_t name_len;
   uint32_t value_len;
   uint32_t flags; /* internal */
+  ValuePairsType type;
 } ValuePairsEntry;
 
 /* Where one collection keeps its entries and the strings it made; taken
@@ -51,7 +67,8 @@ typedef struct ValuePairsResult
 /* Parse syslog-ng's value-pairs command line: argv[0..argc) holds options
  * (--scope, --key, --exclude, --pair, --rekey, --shift, --shift-levels,
  * --add-prefix, --replace-prefix/--replace, --omit-empty-values, each as
- * "--opt value" or "--opt=value") and key=value pairs.  Returns a new
+ * "--opt value" or "--opt=value") and key=value pairs, where the value may
+ * carry a type hint: TYPE(template).  Returns a new
  * ValuePairs, or NULL with *error set to a g_malloc'd message. */
 ValuePairs *value_pairs_new_from_argv(int argc, char **argv, char **error);
 

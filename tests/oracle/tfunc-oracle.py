@@ -77,6 +77,7 @@ def main():
         return
     for module in args.module or sorted(tfunc_cases.TEMPLATES):
         templates = tfunc_cases.TEMPLATES[module]
+        cases = tfunc_cases.CASES_FOR.get(module, tfunc_cases.CASES)
         results = oracle.run(args.sng, cases, _dests(templates))
         if args.print:
             for t, recs in zip(templates, results):

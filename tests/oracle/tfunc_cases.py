@@ -72,6 +72,14 @@ JSON = [
     "$(format-flat-json --scope rfc5424)",
     "$(format-flat-json a.b=1 a.c=2 a=3 .d.e=5 a..b=1 c.=2 .=3 x.y.=4)",
     "$(format-flat-json --scope sdata --scope nv-pairs --rekey .SDATA.* --shift 7)",
+    # type hints
+    "$(format-json a=int($PID) b=int32(5) c=int64(-7) d=double(1.5) e=float(1e3) f=boolean(t) g=literal(x) h=json([1]) i=datetime($UNIXTIME) j=string($HOST) k=list($PROGRAM,$PID,,z))",
+    "$(format-json a=boolean(True) b=boolean(FALSE) c=boolean(0) d=boolean(1) e=list() f=list( a , b ) g=string() h=datetime())",
+    "X$(format-json a=int(abc))Y|$(format-json a=boolean(yes))|$(format-json a=int(5 ))|$(format-json a=int( 5) b=double(0x10) c=double(inf))|$(format-json a=int(1)x)",
+    "$(format-flat-json a=int($PID) b.c=list($PROGRAM,x) d=literal())",
+    "$(format-json --omit-empty-values a=list() b=string() c=int())",
+    "$(format-json a=x.y(1) b=(1) c=a)",
+    "$(format-json a=list($MSG) b.c=int(1) b.d=literal(null))",
 ]
 
 BASICFUNCS = [
@@ -101,6 +109,12 @@ BASICFUNCS = [
     '$(* 99999999999 99999999999)|$(/ -7 2)|$(% -7 3)|$(+ 0x10 1)|$(+ " 5" 1)|$(+ 1)|$(+ 1 2 3)|$(/ 1.0 4)|$(* 2.5 -2)|$(- 0.1 0.3)|$(+ 1e3 1)',
     '$(length $(uppercase $(substr $MSG 0 7)))|$(md5 $(lowercase $HOST))|$(if ($PROGRAM eq sshd) $(uppercase $PROGRAM) $(length $PROGRAM))|$(or $(substr $MSG 100) $(strip "  z  "))',
 ]
+
+# format-json escapes a newline; templates that print $MSG raw could not
+# be split into records with this one
+CASES_FOR = {
+    "json": CASES + [C("5424-newline", b"<14>1 2025-03-10T11:58:09Z h app 1 m - line one\nline\ttwo\n", "5424")],
+}
 
 TEMPLATES = {
     "basicfuncs": BASICFUNCS,

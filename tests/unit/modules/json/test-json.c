@@ -40,6 +40,8 @@ Test(json, compile_errors_name_the_problem)
   tfunc_assert_compile_error("$(format-json --key a --replace-prefix x)", "needs OLD=NEW");
   tfunc_assert_compile_error("$(format-json x=$(nosuch))", "Unknown template function \"nosuch\"");
   tfunc_assert_compile_error("$(format-json --scope rfc5424,bad)", "\"format-json\"");
+  tfunc_assert_compile_error("$(format-json a=foo(1))", "Unknown type specified in type hinting: foo");
+  tfunc_assert_compile_error("$(format-flat-json a=x_1(1))", "Unknown type specified in type hinting: x_1");
 }
 
 static char *
