@@ -122,6 +122,19 @@ wait_lines "$dir/udp.out" 2
 wait_lines "$dir/syslog.out" 2
 wait_lines "$dir/unix.out" 2
 
+# ---- reload: every socket is closed and bound again ------------------------
+kill -HUP "$pid"
+i=0
+until grep -q "Configuration reload finished" "$dir/stderr"; do
+  i=$((i + 1))
+  [ $i -gt 100 ] && { echo "no reload:"; cat "$dir/stderr"; exit 1; }
+  sleep 0.1
+done
+logger --tcp -n 127.0.0.1 -P "$tcp_port" -t app --rfc3164 "after reload"
+wait_lines "$dir/tcp.out" 6
+logger -u "$dir/log" -t app "unix after reload"
+wait_lines "$dir/unix.out" 3
+
 kill -TERM "$pid"
 wait "$pid" || { echo "sluice exited with $?"; cat "$dir/stderr"; exit 1; }
 pid=
@@ -141,6 +154,7 @@ s_tcp rfc3164+tcp 127.0.0.1 p 13 whole
 s_tcp rfc3164+tcp 127.0.0.1 p 13 half a li
 s_tcp rfc3164+tcp 127.0.0.1 \001\0376\0377 13 garbage 
 s_tcp rfc3164+tcp 127.0.0.1 p 13 after garbage
+s_tcp rfc3164+tcp 127.0.0.1 app 13 after reload
 "
 check udp.out "s_udp rfc3164+udp 127.0.0.1 app 19 logger over udp
 s_udp rfc5426 127.0.0.1 app 13 rfc5424 over udp
@@ -149,8 +163,10 @@ check syslog.out "s_syslog rfc6587 127.0.0.1 app 13 rfc5424 octet-counted
 s_syslog rfc6587 127.0.0.1 app 13 split frame
 "
 check unix.sorted "s_unix local+unix-dgram $host app 12 logger to unix-dgram
+s_unix local+unix-dgram $host app 13 unix after reload
 s_unix local+unix-stream $host app 13 logger to unix-stream
 "
+grep -q "Error binding" "$dir/stderr" && { echo "FAIL: a socket could not be bound again:"; cat "$dir/stderr"; fail=1; }
 for e in "Error framing incoming data, closing connection" "Syslog connection accepted" "Syslog connection closed"; do
   grep -q "$e" "$dir/stderr" || { echo "FAIL: no '$e' in the internal log"; fail=1; }
 done
