@@ -31,12 +31,13 @@ static const char *const transport_names[] = { "tcp", "udp", "tls", "framed", NU
 static const char *const flag_names[] = {
   "no-parse",        "check-hostname", "syslog-protocol",          "assume-utf8", "validate-utf8",
   "no-multi-line",   "expect-hostname", "no-hostname",             "store-raw-message",
-  "dont-store-legacy-msghdr", "no-header", "no-rfc3164-fallback", NULL,
+  "dont-store-legacy-msghdr", "no-header", "no-rfc3164-fallback", "store-legacy-msghdr", NULL,
 };
 static const uint32_t flag_bits[] = {
   MF_NO_PARSE,       MF_CHECK_HOSTNAME, MF_SYSLOG_PROTOCOL,       MF_ASSUME_UTF8, MF_VALIDATE_UTF8,
   MF_NO_MULTI_LINE,  MF_EXPECT_HOSTNAME, MF_NO_HOSTNAME,          MF_STORE_RAW_MESSAGE,
   MF_DONT_STORE_LEGACY_MSGHDR, MF_NO_HEADER, MF_NO_RFC3164_FALLBACK,
+  0, /* store-legacy-msghdr: what the parser does unless told otherwise */
 };
 
 /* default-facility(): names as syslog-ng takes them, and their codes */

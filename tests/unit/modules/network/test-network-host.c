@@ -90,6 +90,7 @@ Test(network_host, overrides_and_default_priority)
 Test(network_host, flags_no_parse_and_syslog_protocol)
 {
   expect_line(NULL, "flags(no-parse)", LINE, "127.0.0.1|127.0.0.1||13|" LINE);
+  expect_line(NULL, "flags(store-legacy-msghdr, validate-utf8)", LINE, "127.0.0.1|127.0.0.1|prog|13|text");
   expect_line(NULL, "flags(syslog-protocol)", "<14>1 2026-11-22T10:00:00Z h5 app5 - - - five",
               "127.0.0.1|127.0.0.1|app5|14|five");
 }
