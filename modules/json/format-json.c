@@ -90,6 +90,19 @@ json_append_escaped(GString *out, const char *str, size_t len)
   while (p < end)
     {
       const unsigned char *run = p;
+      /* eight bytes at a time while none is below 0x20, '"', '\\' or
+       * 0x80 and above */
+      while (end - p >= 8)
+        {
+          uint64_t x;
+          memcpy(&x, p, 8);
+          const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+          uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+          uint64_t special = ((x - ones * 0x20) | (q - ones) | (b - ones) | x) & highs;
+          if (special)
+            break;
+          p += 8;
+        }
       while (p < end && byte_class[*p] == 0)
         p++;
       if (p > run)

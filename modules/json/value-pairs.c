@@ -106,6 +106,7 @@ typedef struct MacroCandidate
   uint32_t name_len;
   uint32_t scopes;
   LogTemplate *template;
+  NVHandle handle; /* a plain value (HOST, MESSAGE, ...): read, not formatted */
 } MacroCandidate;
 
 static MacroCandidate *macros;
@@ -123,6 +124,11 @@ _macro_add(const char *name, const char *template_text, uint32_t scopes)
   m->name_len = (uint32_t) strlen(name);
   m->scopes = scopes;
   m->template = t;
+  /* "$NAME" of a built-in value slot (MSG is MESSAGE's alias) */
+  static const char *const plain[] = { "$HOST", "$PROGRAM", "$PID", "$MSGID", "$MESSAGE", "$MSG" };
+  for (size_t i = 0; i < G_N_ELEMENTS(plain); i++)
+    if (strcmp(template_text, plain[i]) == 0)
+      m->handle = log_msg_get_value_handle(template_text + 1, -1);
 }
 
 static void
@@ -660,7 +666,7 @@ _add_nv(NVHandle handle, const char *name, const char *value, size_t value_len, 
   return true;
 }
 
-static int
+static inline int
 _cmp_desc(const void *pa, const void *pb)
 {
   const ValuePairsEntry *a = pa, *b = pb;
@@ -680,12 +686,35 @@ _cmp_desc(const void *pa, const void *pb)
   return (int) (b->flags & VPE_PAIR) - (int) (a->flags & VPE_PAIR);
 }
 
+/* Insertion sort for the usual few dozen entries (qsort's merge sort and
+ * its indirect calls cost more there), qsort beyond. */
+static void
+_sort(ValuePairsEntry *e, size_t n)
+{
+  if (n > 48)
+    {
+      qsort(e, n, sizeof(*e), _cmp_desc);
+      return;
+    }
+  for (size_t i = 1; i < n; i++)
+    {
+      ValuePairsEntry x = e[i];
+      size_t j = i;
+      while (j > 0 && _cmp_desc(&e[j - 1], &x) > 0)
+        {
+          e[j] = e[j - 1];
+          j--;
+        }
+      e[j] = x;
+    }
+}
+
 size_t
 value_pairs_collect(const ValuePairs *vp, const LogMsg *msg, const LogTemplateOptions *opts, ValuePairsResult *res)
 {
   ResultStack *s = _results();
   Collect c = { vp, msg, opts, res, s->name };
-  g_array_set_size(res->entries, 0);
+  res->entries->len = 0; /* no clearing needed: entries are written whole */
   g_string_truncate(res->buf, 0);
 
   if (vp->any_nv)
@@ -701,8 +730,18 @@ value_pairs_collect(const ValuePairs *vp, const LogMsg *msg, const LogTemplateOp
     }
   const size_t *sel = (const size_t *) vp->macro_sel->data;
   for (guint i = 0; i < vp->macro_sel->len; i++)
-    _add_template(&c, macros[sel[i]].name, macros[sel[i]].name_len, macros[sel[i]].template, 0, false,
-                  VP_TYPE_STRING);
+    {
+      const MacroCandidate *m = &macros[sel[i]];
+      if (m->handle)
+        {
+          size_t len;
+          const char *v = log_msg_get_value(msg, m->handle, &len);
+          if (len) /* a macro that expands to nothing is left out */
+            _add(&c, m->name, m->name_len, v, len, 0, VP_TYPE_STRING);
+        }
+      else
+        _add_template(&c, m->name, m->name_len, m->template, 0, false, VP_TYPE_STRING);
+    }
   const Pair *p = (const Pair *) vp->pairs->data;
   for (guint i = 0; i < vp->pairs->len; i++)
     _add_template(&c, p[i].name, (uint32_t) strlen(p[i].name), p[i].value, VPE_PAIR, true, p[i].type);
@@ -719,7 +758,7 @@ value_pairs_collect(const ValuePairs *vp, const LogMsg *msg, const LogTemplateOp
     }
   if (n > 1)
     {
-      qsort(e, n, sizeof(*e), _cmp_desc);
+      _sort(e, n);
       size_t w = 1;
       for (size_t i = 1; i < n; i++)
         if (e[i].name_len != e[w - 1].name_len || memcmp(e[i].name, e[w - 1].name, e[i].name_len) != 0)

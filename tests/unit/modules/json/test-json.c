@@ -82,6 +82,40 @@ Test(json, escaper_matches_syslog_ng_byte_for_byte)
     }
 }
 
+/* The escaper scans eight bytes at a time: put each kind of special byte
+ * at every offset of a long run and check it is still found. */
+Test(json, escaper_finds_specials_at_any_offset)
+{
+  static const struct
+  {
+    char in[3];
+    const char *want;
+  } specials[] = {
+    { "\"", "\\\"" }, { "\\", "\\\\" }, { "\x1f", "\\u001f" }, { "\xff", "\\\\xff" }, { "\xc3\xa9", "\xc3\xa9" },
+    { "\n", "\\n" },   { " ", " " },         { "\x85", "\\\\x85" },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS(specials); k++)
+    for (size_t at = 0; at < 24; at++)
+      {
+        GString *in = g_string_new(NULL), *want = g_string_new(NULL);
+        for (size_t i = 0; i < 30; i++)
+          {
+            if (i == at)
+              {
+                g_string_append(in, specials[k].in);
+                g_string_append(want, specials[k].want);
+              }
+            g_string_append_c(in, 'a');
+            g_string_append_c(want, 'a');
+          }
+        char *got = _escaped(in->str, in->len);
+        cr_assert_str_eq(got, want->str, "special %zu at %zu", k, at);
+        g_free(got);
+        g_string_free(in, TRUE);
+        g_string_free(want, TRUE);
+      }
+}
+
 Test(json, value_pairs_collects_sorted_for_other_users)
 {
   char *argv[] = { "--scope", "sdata", "--rekey", ".SDATA.*", "--shift", "7", "z=$PID", "--pair", "a=1", NULL };
