@@ -47,9 +47,13 @@ typedef struct NetListener
   struct iv_timer resume;
 } NetListener;
 
+/* Accepts and closes on a unix socket are everyday local traffic (every
+ * syslog(3) caller): syslog-ng logs them only verbosely, at info. */
 static void
 _log_conn(SluiceLogLevel level, const char *text, NetConn *c)
 {
+  if (c->src->is_unix && level == SLUICE_LOG_NOTICE)
+    level = SLUICE_LOG_INFO;
   char fd[16];
   snprintf(fd, sizeof(fd), "%d", c->fd);
   sluice_log(level, text, "fd", fd, "client", c->client, "local", c->src->local_name, NULL);

@@ -37,7 +37,7 @@ static GCond rec_cond;
 static GString *rec_log;      /* "TRANSPORT|HOST|HOST_FROM|PROGRAM|PRI|MSG\n" per message */
 static int rec_count;
 static bool rec_gate_closed;  /* rec() blocks while true (a slow destination) */
-static GString *events;       /* internal log lines, one per line */
+static GString *events;       /* internal log lines as "<level>text", one per line */
 static GString *rec_stamps;   /* "same,gmtoff\n" per message: STAMP == RECVD?, STAMP's UTC offset */
 
 static long
@@ -97,7 +97,7 @@ static G_GNUC_UNUSED void
 event_sink(SluiceLogLevel level, const char *line, void *user_data)
 {
   g_mutex_lock(&rec_lock);
-  g_string_append_printf(events, "%s\n", line);
+  g_string_append_printf(events, "<%d>%s\n", (int) level, line);
   g_cond_broadcast(&rec_cond);
   g_mutex_unlock(&rec_lock);
 }

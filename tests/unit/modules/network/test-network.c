@@ -49,10 +49,10 @@ Test(network, accept_and_close_are_logged_as_syslog_ng_does)
   getsockname(fd, (struct sockaddr *) &me, &len);
   char *want = g_strdup_printf("client='AF_INET(127.0.0.1:%d)', local='AF_INET(127.0.0.1:%d)'", ntohs(me.sin_port),
                                port);
-  wait_event("Syslog connection accepted; fd='", 1);
+  wait_event("<5>Syslog connection accepted; fd='", 1);
   wait_event(want, 1);
   close(fd);
-  wait_event("Syslog connection closed; fd='", 1);
+  wait_event("<5>Syslog connection closed; fd='", 1);
   wait_event(want, 2);
   g_free(run_finish(&r));
   g_free(want);
@@ -151,7 +151,14 @@ Test(network, unix_stream_and_dgram_are_local)
   /* what syslog(3) writes: no hostname after the date */
   send_str(fd, "<13>Nov 22 10:00:00 app[1]: over a stream\n");
   wait_count(1);
+  /* local connections are logged at info, as syslog-ng does */
+  char *conn = g_strdup_printf("client='AF_UNIX(anonymous)', local='AF_UNIX(%s)'", us);
+  wait_event("<6>Syslog connection accepted; fd='", 1);
+  wait_event(conn, 1);
   close(fd);
+  wait_event("<6>Syslog connection closed; fd='", 1);
+  wait_event(conn, 2);
+  g_free(conn);
   int dfd = socket(AF_UNIX, SOCK_DGRAM, 0);
   g_strlcpy(sun.sun_path, ud, sizeof(sun.sun_path));
   const char *d = "<14>Nov 22 10:00:00 app2: a datagram";
@@ -187,7 +194,7 @@ Test(network, max_connections_refuses_the_extra_one)
   wait_count(2);
   int c = tcp_connect(port); /* the kernel accepts; Sluice closes it */
   cr_assert(peer_closed(c), "the third connection was not closed");
-  wait_event("Number of allowed concurrent connections reached, rejecting connection; client='AF_INET(127.0.0.1:", 1);
+  wait_event("<3>Number of allowed concurrent connections reached, rejecting connection; client='AF_INET(127.0.0.1:", 1);
   wait_event("group_name='s', location='test.conf:3:12', max='2'", 1);
   close(c);
   /* a slot that frees up can be taken again */
