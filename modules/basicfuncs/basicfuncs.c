@@ -11,6 +11,7 @@ basicfuncs_register_template_functions(void)
 {
   const LogTemplateFunction *const *const tables[] = {
     tf_cond_functions,
+    tf_date_functions,
     tf_hash_functions,
     tf_numeric_functions,
     tf_string_functions,

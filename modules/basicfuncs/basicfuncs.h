@@ -12,6 +12,7 @@
 
 /* The registration tables of the families, NULL-terminated. */
 extern const LogTemplateFunction *const tf_cond_functions[];
+extern const LogTemplateFunction *const tf_date_functions[];
 extern const LogTemplateFunction *const tf_hash_functions[];
 extern const LogTemplateFunction *const tf_numeric_functions[];
 extern const LogTemplateFunction *const tf_string_functions[];

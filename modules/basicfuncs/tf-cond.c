@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * $(if (CONDITION) THEN ELSE) and $(or A B ...).
+ * $(if (CONDITION) THEN ELSE), $(or A B ...) and $(tag NAME ...).
  *
  * The condition is a syslog-ng filter expression, parsed by the
  * configuration parser and compiled once.  Filter functions (program(),
@@ -271,7 +271,31 @@ _or_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, con
     }
 }
 
+/* $(tag NAME [IF-SET IF-UNSET]), as syslog-ng 4 documents it (3.38 has
+ * none): "1" or "0", or the second or third argument (templates here),
+ * depending on whether the message has tag NAME. */
+static char *
+_tag_prepare(int argc, char **argv, void **state)
+{
+  if (argc != 2 && argc != 4)
+    return tf_error(argv[0], "usage: $(tag NAME [VALUE-IF-SET VALUE-IF-UNSET])");
+  *state = GUINT_TO_POINTER(log_tags_get_by_name(argv[1]) + 1);
+  return NULL;
+}
+
+static void
+_tag_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+          GString *out)
+{
+  bool set = log_msg_has_tag(msg, (LogTagId) (GPOINTER_TO_UINT(state) - 1));
+  if (argc == 3)
+    log_template_format(args[set ? 1 : 2], msg, opts, out);
+  else
+    g_string_append_c(out, set ? '1' : '0');
+}
+
 static const LogTemplateFunction if_f = { "if", _if_prepare, _if_call, _if_free };
 static const LogTemplateFunction or_f = { "or", NULL, _or_call, NULL };
+static const LogTemplateFunction tag_f = { "tag", _tag_prepare, _tag_call, NULL };
 
-const LogTemplateFunction *const tf_cond_functions[] = { &if_f, &or_f, NULL };
+const LogTemplateFunction *const tf_cond_functions[] = { &if_f, &or_f, &tag_f, NULL };

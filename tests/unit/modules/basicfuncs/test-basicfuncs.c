@@ -41,6 +41,33 @@ Test(basicfuncs, compile_errors_name_the_function)
   tfunc_assert_compile_error("$(substr $(padding) 1)", "padding");
 }
 
+/* format-date and tag are syslog-ng 4 functions that 3.38 lacks: their
+ * expected values come from the documentation and Python's strftime. */
+Test(basicfuncs, format_date_and_tag)
+{
+  const TfuncCase sd = cases[0], odd = cases[1];
+  LogMsg *msg = tfunc_case_msg(&sd);
+  assert_format("$(format-date %Y-%m-%dT%H:%M:%S)|$(format-date \"%a %b %e %j %y %z %%\")", msg, NULL,
+                "2025-03-10T11:58:00|Mon Mar 10 069 25 +0000 %");
+  assert_format("$(format-date --time-zone Europe/Budapest \"%H:%M %z\")|$(format-date %s)|$(format-date %%s%s)", msg,
+                NULL, "12:58 +0100|1741607880|%s1741607880");
+  assert_format("$(format-date --time-zone=America/New_York \"%F %T %z\" 1741607880.5)|$(format-date %H x)|"
+                "$(format-date \"\")",
+                msg, NULL, "2025-03-10 07:58:00 -0400||");
+  assert_format("$(tag .source.s5424)|$(tag nosuch)|$(tag .source.s5424 Y N)|$(tag nosuch Y $PID)", msg, NULL,
+                "1|0|Y|4711");
+  log_msg_unref(msg);
+  msg = tfunc_case_msg(&odd);
+  assert_format("$(format-date \"%H:%M %z\")|$(tag .source.s3164)", msg, NULL, "11:58 +0100|0");
+  log_msg_unref(msg);
+  tfunc_assert_compile_error("$(tag)", "$(tag) usage");
+  tfunc_assert_compile_error("$(tag a b)", "$(tag) usage");
+  tfunc_assert_compile_error("$(format-date)", "$(format-date) usage");
+  tfunc_assert_compile_error("$(format-date %H 1 2)", "$(format-date) usage");
+  tfunc_assert_compile_error("$(format-date --time-zone Nowhere/Land %H)", "$(format-date) bad --time-zone");
+  tfunc_assert_compile_error("$(format-date --zone UTC %H)", "$(format-date) unknown option");
+}
+
 Test(basicfuncs, uuid_is_random_version_4)
 {
   LogMsg *msg = test_parse("<13>1 2025-03-10T11:58:01Z h app 1 m - x");
@@ -59,7 +86,7 @@ Test(basicfuncs, functions_survive_odd_arguments)
   static const char *const names[] = {
     "if",  "or",     "echo",       "substr",   "strip",  "sanitize",    "length", "lowercase", "uppercase",
     "replace-delimiter", "padding", "hash", "md5", "sha1", "sha256", "sha512", "base64-encode", "url-encode",
-    "env", "basename", "dirname", "ipv4-to-int", "+", "-", "*", "/", "%", "uuid",
+    "env", "basename", "dirname", "ipv4-to-int", "+", "-", "*", "/", "%", "uuid", "tag", "format-date",
   };
   LogMsg *msg = tfunc_fuzz_msg();
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++)

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * $(format-date [--time-zone TZ] FORMAT [TIMESTAMP]), as syslog-ng 4
+ * documents it (3.38 has no such function, so there is no oracle):
+ * TIMESTAMP is a unix time with an optional fraction ("1741607880.5"),
+ * the message's STAMP when absent; FORMAT is strftime's.  The time is
+ * shown in --time-zone, else in the stamp's own offset (the local zone for
+ * a TIMESTAMP argument).  "%s" is the unix time itself, whatever the zone.
+ * A TIMESTAMP that is not a number gives "".
+ */
+#include "basicfuncs.h"
+
+#include "sluice/timeutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct FormatDateState
+{
+  TimeZoneInfo *tz; /* NULL: the stamp's own offset */
+  char **pieces;    /* FORMAT split at each "%s" (NULL-terminated) */
+  int ts_arg;       /* index of TIMESTAMP in args, or -1 */
+} FormatDateState;
+
+static void
+_format_date_free(void *p)
+{
+  FormatDateState *st = p;
+  g_strfreev(st->pieces);
+  g_free(st);
+}
+
+/* Split fmt at each "%s" that is not "%%s". */
+static char **
+_split_at_seconds(const char *fmt)
+{
+  GPtrArray *pieces = g_ptr_array_new();
+  GString *cur = g_string_new(NULL);
+  for (const char *p = fmt; *p; p++)
+    {
+      if (p[0] == '%' && p[1] == 's')
+        {
+          g_ptr_array_add(pieces, g_string_free(cur, FALSE));
+          cur = g_string_new(NULL);
+          p++;
+          continue;
+        }
+      g_string_append_c(cur, *p);
+      if (p[0] == '%' && p[1])
+        g_string_append_c(cur, *++p);
+    }
+  g_ptr_array_add(pieces, g_string_free(cur, FALSE));
+  g_ptr_array_add(pieces, NULL);
+  return (char **) g_ptr_array_free(pieces, FALSE);
+}
+
+static char *
+_format_date_prepare(int argc, char **argv, void **state)
+{
+  TimeZoneInfo *tz = NULL;
+  int i = 1;
+  for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++)
+    {
+      const char *zone = NULL;
+      if (strcmp(argv[i], "--time-zone") == 0 && i + 1 < argc)
+        zone = argv[++i];
+      else if (strncmp(argv[i], "--time-zone=", 12) == 0)
+        zone = argv[i] + 12;
+      else
+        return tf_error(argv[0], "unknown option or missing argument: %s", argv[i]);
+      const char *err = NULL;
+      tz = tz_get(zone, &err);
+      if (!tz)
+        return tf_error(argv[0], "bad --time-zone \"%s\": %s", zone, err ? err : "unknown zone");
+    }
+  if (i >= argc || argc - i > 2)
+    return tf_error(argv[0], "usage: $(format-date [--time-zone TZ] FORMAT [TIMESTAMP])");
+  FormatDateState *st = g_new0(FormatDateState, 1);
+  st->tz = tz;
+  st->pieces = _split_at_seconds(argv[i]);
+  st->ts_arg = argc - i == 2 ? i : -1; /* args[k] is argv[k + 1] */
+  *state = st;
+  return NULL;
+}
+
+/* "SEC[.FRAC]" as a unix time; false for anything else. */
+static bool
+_parse_unix_time(const char *s, int64_t *sec)
+{
+  char *end;
+  long long v = strtoll(s, &end, 10);
+  if (end == s)
+    return false;
+  if (*end == '.')
+    {
+      end++;
+      while (g_ascii_isdigit(*end))
+        end++;
+    }
+  if (*end)
+    return false;
+  *sec = v;
+  return true;
+}
+
+static void
+_format_date_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+                  GString *out)
+{
+  (void) argc;
+  const FormatDateState *st = state;
+  int64_t sec = msg->stamps[LM_TS_STAMP].sec;
+  int32_t gmtoff = msg->stamps[LM_TS_STAMP].gmtoff;
+  TimeZoneInfo *tz = st->tz;
+  if (st->ts_arg >= 0)
+    {
+      int level = tf_level_push();
+      bool ok = _parse_unix_time(tf_format_arg(args, st->ts_arg, msg, opts, level)->str, &sec);
+      tf_level_pop();
+      if (!ok)
+        return;
+      if (!tz)
+        tz = tz_local();
+    }
+  if (tz)
+    gmtoff = tz_offset_at(tz, sec);
+  CivilTime c;
+  civil_from_seconds(sec + gmtoff, &c);
+  /* tm_isdst 0, not -1: glibc prints %z only for a known DST state, and
+   * tm_gmtoff already holds the offset in force */
+  struct tm tm = {
+    .tm_year = c.year - 1900, .tm_mon = c.mon, .tm_mday = c.mday, .tm_hour = c.hour, .tm_min = c.min,
+    .tm_sec = c.sec, .tm_wday = c.wday, .tm_yday = c.yday, .tm_isdst = 0, .tm_gmtoff = gmtoff,
+    .tm_zone = tz ? tz_name(tz) : "",
+  };
+  char buf[256];
+  for (char **piece = st->pieces; *piece; piece++)
+    {
+      if (piece != st->pieces)
+        g_string_append_printf(out, "%" G_GINT64_FORMAT, sec);
+      if (!**piece)
+        continue;
+      size_t n = strftime(buf, sizeof(buf), *piece, &tm);
+      if (n)
+        g_string_append_len(out, buf, (gssize) n);
+      else
+        {
+          /* longer than buf (or empty by design): try once with room */
+          size_t room = 256 + strlen(*piece) * 64;
+          char *big = g_malloc(room);
+          n = strftime(big, room, *piece, &tm);
+          g_string_append_len(out, big, (gssize) n);
+          g_free(big);
+        }
+    }
+}
+
+static const LogTemplateFunction format_date_f = { "format-date", _format_date_prepare, _format_date_call,
+                                                   _format_date_free };
+
+const LogTemplateFunction *const tf_date_functions[] = { &format_date_f, NULL };
