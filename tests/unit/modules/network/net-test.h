@@ -38,7 +38,14 @@ static GString *rec_log;      /* "TRANSPORT|HOST|HOST_FROM|PROGRAM|PRI|MSG\n" pe
 static int rec_count;
 static bool rec_gate_closed;  /* rec() blocks while true (a slow destination) */
 static GString *events;       /* internal log lines as "<level>text", one per line */
+static GString *rec_tags;     /* "tag,tag,\n" per message */
 static GString *rec_stamps;   /* "same,gmtoff\n" per message: STAMP == RECVD?, STAMP's UTC offset */
+
+static void
+rec_tag(LogTagId id, const char *name, void *user_data)
+{
+  g_string_append_printf(rec_tags, "%s,", name);
+}
 
 static long
 rec_write(void *dest, LogQueueItem *items, size_t n)
@@ -57,6 +64,8 @@ rec_write(void *dest, LogQueueItem *items, size_t n)
       const char *msg = log_msg_get_value(m, LM_V_MESSAGE, &l[4]);
       g_string_append_printf(rec_log, "%.*s|%.*s|%.*s|%.*s|%d|%.*s\n", (int) l[0], t, (int) l[1], h, (int) l[2],
                              hf, (int) l[3], p, m->pri, (int) l[4], msg);
+      log_msg_foreach_tag(m, rec_tag, NULL);
+      g_string_append_c(rec_tags, '\n');
       const LogStamp *st = &m->stamps[LM_TS_STAMP], *rv = &m->stamps[LM_TS_RECVD];
       g_string_append_printf(rec_stamps, "%d,%d\n", st->sec == rv->sec && st->usec == rv->usec, (int) st->gmtoff);
       rec_count++;
@@ -121,6 +130,7 @@ run_init(Run *r)
   rec_log = g_string_new("");
   events = g_string_new("");
   rec_stamps = g_string_new("");
+  rec_tags = g_string_new("");
   rec_count = 0;
   sluice_log_set_sink(event_sink, NULL);
   size_t n = 0;
@@ -186,6 +196,7 @@ run_finish(Run *r)
   run_free(r);
   g_string_free(events, TRUE);
   g_string_free(rec_stamps, TRUE);
+  g_string_free(rec_tags, TRUE);
   return g_string_free(rec_log, FALSE);
 }
 

@@ -216,6 +216,23 @@ Test(network_host, unix_sources_chain_as_local)
   g_free(dir);
 }
 
+Test(network_host, tags_are_set_on_every_message)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { network(ip(127.0.0.1) port(%d) tags(\"net.a\", \"net.b\")); };", port);
+  run_start(&r, src, NULL);
+  int fd = tcp_connect(port);
+  send_str(fd, LINE "\n" LINE "\n");
+  wait_count(2);
+  close(fd);
+  char *tags = g_strdup(rec_tags->str);
+  g_free(run_finish(&r));
+  cr_assert_str_eq(tags, "net.a,net.b,\nnet.a,net.b,\n");
+  g_free(tags);
+  g_free(src);
+}
+
 static uint64_t
 received(Run *r)
 {

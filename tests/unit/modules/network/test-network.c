@@ -404,3 +404,45 @@ Test(network, out_of_descriptors_pauses_accepting_and_loses_no_connection)
   g_free(got);
   g_free(src);
 }
+
+Test(network, many_connections_share_the_workers)
+{
+  /* 200 connections on 2 workers, each sending 5 lines, some closed and
+   * some still open when the source stops */
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { network(ip(127.0.0.1) port(%d) max-connections(200)); };", port);
+  run_start(&r, src, NULL);
+  int fds[200];
+  for (int i = 0; i < 200; i++)
+    fds[i] = tcp_connect(port);
+  for (int k = 0; k < 5; k++)
+    for (int i = 0; i < 200; i++)
+      {
+        char line[64];
+        snprintf(line, sizeof(line), "<13>Nov 22 10:00:00 h p: c%d l%d\n", i, k);
+        send_str(fds[i], line);
+      }
+  wait_count(1000);
+  for (int i = 0; i < 100; i++)
+    close(fds[i]);
+  wait_event("Syslog connection closed", 100);
+  char *got = run_finish(&r);
+  for (int i = 100; i < 200; i++)
+    close(fds[i]);
+  /* each connection's lines arrive in order */
+  for (int i = 0; i < 200; i++)
+    {
+      const char *p = got;
+      for (int k = 0; k < 5; k++)
+        {
+          char want[32];
+          snprintf(want, sizeof(want), "|c%d l%d\n", i, k);
+          p = strstr(p, want);
+          cr_assert_not_null(p, "connection %d line %d missing or out of order", i, k);
+        }
+    }
+  cr_assert_eq(rec_count, 1000);
+  g_free(got);
+  g_free(src);
+}
