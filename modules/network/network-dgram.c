@@ -18,7 +18,8 @@
 static void
 _dgram_deliver(LogMsg *msg, void *user_data)
 {
-  net_source_deliver(user_data, msg);
+  NetSource *s = user_data;
+  net_source_deliver(s, msg, &s->dgram_peer);
 }
 
 static void

@@ -22,7 +22,9 @@
  * is asked first: its names need no DNS.  Reverse lookups block the worker that makes them (as in syslog-ng), so
  * their answers, good and failed, are cached process-wide for
  * dns-cache-expire / dns-cache-expire-failed seconds, up to dns-cache-size
- * entries.
+ * entries.  On top of that each reader (a connection, a datagram socket)
+ * remembers the name of its last sender, so a steady stream takes no DNS
+ * cache lock per message.
  */
 #include "network.h"
 
@@ -349,13 +351,33 @@ _check_hostname(const NetHostOptions *h, LogMsg *msg)
 
 /* ---- per message --------------------------------------------------------- */
 
+/* The sender's name from peer when it is still good, else resolved anew:
+ * an address text never changes; a DNS answer lives as long as the DNS
+ * cache would keep it, and with dns-cache(no) not at all. */
+static const char *
+_peer_name(const NetHostOptions *h, const LogAddr *addr, NetPeerName *peer)
+{
+  bool same = peer->addr.family == addr->family && memcmp(peer->addr.addr, addr->addr, sizeof(addr->addr)) == 0;
+  bool dns = h->use_dns && !h->local && (addr->family == AF_INET || addr->family == AF_INET6);
+  int64_t now = dns ? _monotonic_sec() : 0;
+  if (same && peer->expires > now)
+    return peer->name;
+  net_resolve_addr(h, addr, peer->name, sizeof(peer->name));
+  peer->addr = *addr;
+  peer->addr.port = 0;
+  if (!dns)
+    peer->expires = INT64_MAX;
+  else
+    peer->expires = h->dns_cache ? now + MIN(h->dns_cache_expire, h->dns_cache_expire_failed) : 0;
+  return peer->name;
+}
+
 void
-net_host_apply(const NetHostOptions *h, LogMsg *msg)
+net_host_apply(const NetHostOptions *h, LogMsg *msg, NetPeerName *peer)
 {
   if (h->bad_hostname)
     _check_hostname(h, msg);
-  char from[256];
-  net_resolve_addr(h, &msg->saddr, from, sizeof(from));
+  const char *from = _peer_name(h, &msg->saddr, peer);
   log_msg_set_value(msg, LM_V_HOST_FROM, from, -1);
 
   size_t host_len;

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 void
-net_source_deliver(NetSource *s, LogMsg *msg)
+net_source_deliver(NetSource *s, LogMsg *msg, NetPeerName *peer)
 {
-  net_host_apply(&s->host, msg);
+  net_host_apply(&s->host, msg, peer);
   log_pipeline_deliver(s->env.pipeline, s->env.source_id, msg);
 }
 

@@ -31,6 +31,7 @@ struct NetConn
   LogReader *reader;
   int fd;
   LogAddr peer;
+  NetPeerName peer_name;
   char client[160];
 };
 
@@ -84,7 +85,7 @@ static void
 _conn_deliver(LogMsg *msg, void *user_data)
 {
   NetConn *c = user_data;
-  net_source_deliver(c->src, msg);
+  net_source_deliver(c->src, msg, &c->peer_name);
 }
 
 static void

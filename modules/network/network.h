@@ -129,6 +129,16 @@ typedef struct NetHostOptions
   size_t n_tags;
 } NetHostOptions;
 
+/* The last peer one reader resolved, so a connection (or a run of
+ * datagrams from one sender) resolves once, not per message: no DNS cache
+ * lock per message.  Owned by the reader's worker. */
+typedef struct NetPeerName
+{
+  LogAddr addr;
+  int64_t expires;          /* CLOCK_MONOTONIC seconds; 0: never valid */
+  char name[256];
+} NetPeerName;
+
 /* A configured source driver. */
 typedef struct NetSource NetSource;
 typedef struct NetConn NetConn;
@@ -159,6 +169,7 @@ struct NetSource
   Worker *listen_worker;
   void *listener;           /* NetListener (network-stream.c), owned by listen_worker */
   LogReader *dgram_reader;
+  NetPeerName dgram_peer;   /* dgram_worker's */
   Worker *dgram_worker;
   GMutex lock;              /* conns */
   GPtrArray *conns;         /* NetConn*, any worker */
@@ -174,8 +185,9 @@ bool net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContex
 void net_source_options_free(NetSource *s);
 
 /* network-host.c */
-/* Apply the host logic and overrides to a freshly parsed message. */
-void net_host_apply(const NetHostOptions *h, LogMsg *msg);
+/* Apply the host logic and overrides to a freshly parsed message; peer
+ * remembers the sender's name between messages of one reader. */
+void net_host_apply(const NetHostOptions *h, LogMsg *msg, NetPeerName *peer);
 /* This host's name: short, or fully qualified with fqdn. */
 const char *net_local_hostname(bool fqdn);
 /* The name of addr as HOST_FROM shows it. */
@@ -208,6 +220,6 @@ bool net_dgram_start(NetSource *s, char **error);
 void net_dgram_stop(NetSource *s);
 
 /* The reader callbacks' shared deliver step: host logic, then the pipeline. */
-void net_source_deliver(NetSource *s, LogMsg *msg);
+void net_source_deliver(NetSource *s, LogMsg *msg, NetPeerName *peer);
 
 #endif

@@ -126,6 +126,40 @@ Test(network, udp_datagrams_each_one_message)
   g_free(src);
 }
 
+static void
+udp_send_from(const char *from_ip, int port, const char *data)
+{
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  struct sockaddr_in me = { .sin_family = AF_INET };
+  inet_pton(AF_INET, from_ip, &me.sin_addr);
+  cr_assert_eq(bind(fd, (struct sockaddr *) &me, sizeof(me)), 0, "bind %s: %s", from_ip, strerror(errno));
+  struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  cr_assert_eq(sendto(fd, data, strlen(data), 0, (struct sockaddr *) &to, sizeof(to)), (ssize_t) strlen(data));
+  close(fd);
+}
+
+Test(network, each_datagram_is_named_by_its_own_sender)
+{
+  Run r;
+  int port = free_port(SOCK_DGRAM);
+  char *src = g_strdup_printf("source s { udp(ip(127.0.0.1) port(%d)); };", port);
+  run_start(&r, src, NULL);
+  const char *senders[] = { "127.0.0.1", "127.0.0.2", "127.0.0.2", "127.0.0.1" };
+  for (int i = 0; i < 4; i++)
+    {
+      udp_send_from(senders[i], port, "<13>Nov 22 10:00:00 h p: d");
+      wait_count(i + 1);
+    }
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+udp|127.0.0.1|127.0.0.1|p|13|d\n"
+                        "rfc3164+udp|127.0.0.2|127.0.0.2|p|13|d\n"
+                        "rfc3164+udp|127.0.0.2|127.0.0.2|p|13|d\n"
+                        "rfc3164+udp|127.0.0.1|127.0.0.1|p|13|d\n");
+  g_free(got);
+  g_free(src);
+}
+
 Test(network, unix_stream_and_dgram_are_local)
 {
   Run r;
