@@ -58,6 +58,15 @@ check 0 "$work/tail"
 check 1 "$work/tail" --expect 200
 grep -q '^  missing: 199$' "$work/report" || fail "tail listed"
 
+# A thread that delivered nothing is only visible against --expect-threads.
+grep -v 'thread: 0001' "$work/clean" >"$work/onethread"
+check 0 "$work/onethread" --expect 200
+check 1 "$work/onethread" --expect 200 --expect-threads 2
+grep -q 'thread=0001 received=0 missing=200 duplicated=0 reordered=0 absent$' "$work/report" || fail "absent thread"
+check 1 "$work/onethread" --expect-threads 2
+grep -q 'thread=0001 received=0 missing=0 duplicated=0 reordered=0 absent$' "$work/report" || fail "absent thread without --expect"
+if "$loggen" --check "$work/clean" --expect -1 2>/dev/null; then fail "negative --expect accepted"; fi
+
 # A duplicate: fails, unless duplicates are allowed (at-least-once).
 { cat "$work/clean"; grep 'seq: 0000000007, thread: 0000' "$work/clean"; } >"$work/dup"
 check 1 "$work/dup"

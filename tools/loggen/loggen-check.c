@@ -282,6 +282,21 @@ loggen_check(const char *const *paths, int npaths, const CheckOptions *co, FILE 
   for (int i = 0; i < npaths; i++)
     _read_path(&c, paths[i]);
 
+  /* --expect-threads: a thread that delivered nothing has no stream yet */
+  if (co->expect_threads > 0)
+    {
+      GArray *runids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+      GHashTableIter ri;
+      gpointer rk, rv;
+      g_hash_table_iter_init(&ri, c.streams);
+      while (g_hash_table_iter_next(&ri, &rk, &rv))
+        g_array_append_val(runids, ((Stream *) rv)->runid);
+      for (guint i = 0; i < runids->len; i++)
+        for (int t = 0; t < co->expect_threads; t++)
+          _stream(&c, g_array_index(runids, uint64_t, i), t);
+      g_array_free(runids, TRUE);
+    }
+
   GPtrArray *list = g_ptr_array_new();
   GHashTableIter it;
   gpointer k, v;
@@ -290,7 +305,7 @@ loggen_check(const char *const *paths, int npaths, const CheckOptions *co, FILE 
     g_ptr_array_add(list, v);
   g_ptr_array_sort(list, _cmp_stream);
 
-  uint64_t received = 0, missing = 0, duplicated = 0, reordered = 0;
+  uint64_t received = 0, missing = 0, duplicated = 0, reordered = 0, absent = 0;
   for (guint i = 0; i < list->len; i++)
     {
       Stream *s = g_ptr_array_index(list, i);
@@ -298,13 +313,17 @@ loggen_check(const char *const *paths, int npaths, const CheckOptions *co, FILE 
       uint64_t m = _missing(s, hi, NULL, false);
       /* numbers beyond --expect are not loss, but worth a line */
       uint64_t beyond = co->expect > 0 && s->max_seq >= co->expect ? (uint64_t) (s->max_seq - co->expect + 1) : 0;
-      if (!co->quiet || m || s->duplicated || s->reordered)
+      if (!s->received)
+        absent++;
+      if (!co->quiet || m || s->duplicated || s->reordered || !s->received)
         {
           fprintf(out, "runid=%llu thread=%04d received=%llu missing=%llu duplicated=%llu reordered=%llu",
                   (unsigned long long) s->runid, s->thread, (unsigned long long) s->received,
                   (unsigned long long) m, (unsigned long long) s->duplicated, (unsigned long long) s->reordered);
           if (beyond)
             fprintf(out, " beyond-expected=%llu", (unsigned long long) beyond);
+          if (!s->received)
+            fprintf(out, " absent");
           fprintf(out, "\n");
           _missing(s, hi, out, true);
           if (s->ndup)
@@ -318,7 +337,7 @@ loggen_check(const char *const *paths, int npaths, const CheckOptions *co, FILE 
       reordered += s->reordered;
     }
 
-  bool bad_missing = missing > 0 || list->len == 0;
+  bool bad_missing = missing > 0 || absent > 0 || list->len == 0;
   bool bad = bad_missing || (duplicated && !co->allow_duplicates) || (reordered && !co->allow_reordering);
   if (list->len == 0)
     fprintf(out, "no loggen messages found\n");

@@ -20,6 +20,7 @@ static gboolean o_permanent, o_proto, o_no_framing, o_ipv6, o_csv, o_quiet, o_de
 static gboolean o_inet, o_unix, o_stream, o_dgram, o_ssl, o_loop, o_dont_parse, o_mixed, o_steady;
 static gboolean o_allow_dup, o_allow_reorder;
 static gint64 o_number, o_expect;
+static gint o_expect_threads;
 static char *o_check;
 
 static GOptionEntry main_entries[] = {
@@ -103,6 +104,9 @@ static GOptionEntry check_entries[] = {
     NULL },
   { "expect", 0, 0, G_OPTION_ARG_INT64, &o_expect,
     "With --check: each thread sent this many messages (finds loss at the end too)", "<number>" },
+  { "expect-threads", 0, 0, G_OPTION_ARG_INT, &o_expect_threads,
+    "With --check: each run had this many threads (active connections; finds a thread that delivered nothing)",
+    "<number>" },
   { NULL }
 };
 
@@ -219,10 +223,16 @@ main(int argc, char **argv)
       return 1;
     }
   int rc;
-  if (o_check)
+  if (o_check && (o_expect < 0 || o_expect_threads < 0 || o_expect_threads > 10000))
+    {
+      fprintf(stderr, "error: --expect must not be negative, --expect-threads must be in 0..10000\n");
+      rc = 1;
+    }
+  else if (o_check)
     {
       CheckOptions co = {
-        .allow_duplicates = o_allow_dup, .allow_reordering = o_allow_reorder, .expect = o_expect, .quiet = o_quiet
+        .allow_duplicates = o_allow_dup, .allow_reordering = o_allow_reorder, .expect = o_expect, .quiet = o_quiet,
+        .expect_threads = o_expect_threads
       };
       const char **paths = g_new0(const char *, (gsize) argc + 1);
       int n = 0;
@@ -232,9 +242,9 @@ main(int argc, char **argv)
       rc = loggen_check(paths, n, &co, stdout);
       g_free(paths);
     }
-  else if (o_allow_dup || o_allow_reorder || o_expect)
+  else if (o_allow_dup || o_allow_reorder || o_expect || o_expect_threads)
     {
-      fprintf(stderr, "error: --allow-duplicates, --allow-reordering and --expect go with --check\n");
+      fprintf(stderr, "error: --allow-duplicates, --allow-reordering, --expect and --expect-threads go with --check\n");
       rc = 1;
     }
   else if (!_validate(argc, argv))

@@ -190,6 +190,7 @@ typedef struct CheckOptions
   bool allow_duplicates;
   bool allow_reordering;
   int64_t expect;      /* messages per thread; 0: up to the highest seen */
+  int expect_threads;  /* threads per run; 0: those seen */
   bool quiet;
 } CheckOptions;
 
