@@ -14,6 +14,7 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -46,6 +47,38 @@ static const CfgOption match_table[] = {
 
 static _Thread_local pcre2_match_data *tls_match_data;
 static _Thread_local GString *tls_scratch;
+
+/* The per-thread state above is freed when its thread ends: writer
+ * threads evaluate filters too (through $(if)) and come and go with the
+ * configuration.  A key destructor runs in the exiting thread, while its
+ * _Thread_local variables are still there. */
+static pthread_key_t tls_key;
+static pthread_once_t tls_key_once = PTHREAD_ONCE_INIT;
+
+static void
+_tls_free(void *unused)
+{
+  (void) unused;
+  if (tls_match_data)
+    pcre2_match_data_free(tls_match_data);
+  tls_match_data = NULL;
+  if (tls_scratch)
+    g_string_free(tls_scratch, TRUE);
+  tls_scratch = NULL;
+}
+
+static void
+_tls_key_init(void)
+{
+  pthread_key_create(&tls_key, _tls_free);
+}
+
+static void
+_tls_register(void)
+{
+  pthread_once(&tls_key_once, _tls_key_init);
+  pthread_setspecific(tls_key, (void *) 1);
+}
 
 static bool
 _compile_pcre(FilterExpr *f, const CfgNode *call, CfgError *err)
@@ -170,7 +203,10 @@ filter_match_eval(const FilterExpr *f, const LogMsg *msg)
   if (f->subject)
     {
       if (!tls_scratch)
-        tls_scratch = g_string_sized_new(1024);
+        {
+          tls_scratch = g_string_sized_new(1024);
+          _tls_register();
+        }
       g_string_truncate(tls_scratch, 0);
       LogTemplateOptions to;
       log_template_options_defaults(&to);
@@ -188,7 +224,10 @@ filter_match_eval(const FilterExpr *f, const LogMsg *msg)
     case FILTER_MATCH_GLOB:
       {
         if (!tls_scratch)
-          tls_scratch = g_string_sized_new(1024);
+          {
+            tls_scratch = g_string_sized_new(1024);
+            _tls_register();
+          }
         if (v != tls_scratch->str)
           {
             g_string_truncate(tls_scratch, 0);
@@ -199,7 +238,10 @@ filter_match_eval(const FilterExpr *f, const LogMsg *msg)
     case FILTER_MATCH_PCRE:
     default:
       if (!tls_match_data)
-        tls_match_data = pcre2_match_data_create(16, NULL);
+        {
+          tls_match_data = pcre2_match_data_create(16, NULL);
+          _tls_register();
+        }
       return pcre2_match(f->re, (PCRE2_SPTR) v, len, 0, 0, tls_match_data, NULL) >= 0;
     }
 }
