@@ -7,10 +7,10 @@
  * match(), level(), ...) go to the filter compiler; and/or/not and the
  * comparisons, which only templates have, are evaluated here: == != < <=
  * > >= compare numbers, and when a side is not a number (e.g. "") only !=
- * holds, as in syslog-ng 3.38; eq ne lt le gt ge compare strings.  The template argument splitter has already taken
- * the quotes out of the condition, so an operand with a space in it does
- * not survive; filter(NAME) references are refused (a template has no
- * configuration to look the name up in).
+ * holds, as in syslog-ng 3.38; eq ne lt le gt ge compare strings.  The
+ * template compiler leaves the quotes inside the parentheses, so operands
+ * may hold spaces and ${...}.  filter(NAME) references are refused (a
+ * template has no configuration to look the name up in).
  */
 #include "basicfuncs.h"
 

@@ -374,8 +374,9 @@ _find_close_paren(Compiler *c, const char **bad_quote)
 }
 
 /* Split the inside of $( ) into arguments: whitespace separates, quotes
- * group (and are removed), nested parentheses keep "$(f a b)" in one
- * argument, '\' outside quotes takes the next byte literally. */
+ * group (and are removed, except inside parentheses), nested parentheses
+ * keep "$(f a b)" in one argument, '\' outside quotes takes the next byte
+ * literally. */
 static GPtrArray *
 _split_args(const char *s, const char *end)
 {
@@ -397,13 +398,19 @@ _split_args(const char *s, const char *end)
         cur = g_string_new(NULL);
       if (quote)
         {
+          /* inside parentheses syslog-ng keeps the quotes: "$(if ("$A" eq
+           * "a b") ...)" hands the filter parser its strings whole */
+          if (ch != quote || depth > 0)
+            g_string_append_c(cur, ch);
           if (ch == quote)
             quote = 0;
-          else
-            g_string_append_c(cur, ch);
         }
       else if (ch == '"' || ch == '\'')
-        quote = ch;
+        {
+          quote = ch;
+          if (depth > 0)
+            g_string_append_c(cur, ch);
+        }
       else if (ch == '\\' && p + 1 < end)
         g_string_append_c(cur, *++p);
       else

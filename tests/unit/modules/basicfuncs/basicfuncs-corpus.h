@@ -14,6 +14,8 @@ static const char *const templates[] = {
   "$(if (\"$PID\" == \"4711\") yes no)|$(if (\"$HOST\" ne \"h1\") a b)|$(if (program(\"sshd\")) \"is sshd\" other)",
   "$(if (\"$FACILITY\" eq \"local4\") L other)|$(if (level(notice) and not program(sshd)) A B)|$(if ($PID > 100) big small)|$(if (message(\"event\") or host(web01)) m n)",
   "$(if ($PID <= 12) le gt)|$(if ($PID lt 3) lt ge)|$(if ($PID != 12) ne eq)|$(if ($PID >= 2345) ge lt)|$(if ($HOST gt h) gt le)|$(if ($HOST le web01) le gt)",
+  "$(if (match(\"An app\" value(MSG))) M N)|$(if (\"${.SDATA.origin.ip}\" eq \"10.1.2.3\") O N)|$(if (\"$MSG\" eq \"\") empty full)|$(if (not \"$PID\" == \"\" and \"$(length $PID)\" > 2) long short)",
+  "$(echo (\"a b\" c))|$(echo x\"y z\")|$(echo (x)\"y z\")|$(echo (a\\ b))|$(echo (a \"b)\" c))|$(echo (\"x\" (y \"z w\")))|$(echo a\"(b\"c)",
   "$(or $MSGID $PID \"fallback\")|$(or \"\" $nosuch)|$(or)|$(or a b)",
   "$(echo)|$(echo $PROGRAM $PID)|$(echo \"a  b\")",
   "$(substr \"$MSG\" 0 5)|$(substr \"$MSG\" 3)|$(substr \"$MSG\" -5)|$(substr \"$MSG\" -5 2)|$(substr \"$MSG\" 2 -3)|$(substr \"$MSG\" 100)",
@@ -39,7 +41,7 @@ static const char *const templates[] = {
 };
 
 /* expected[template][case] */
-static const TfuncBytes expected[25][4] = {
+static const TfuncBytes expected[27][4] = {
   {
     { "yes|a|other", 11 },
     { "no|b|other", 10 },
@@ -57,6 +59,18 @@ static const TfuncBytes expected[25][4] = {
     { "le|lt|eq|lt|gt|le", 17 },
     { "gt|lt|ne|ge|gt|le", 17 },
     { "gt|lt|ne|lt|gt|le", 17 },
+  },
+  {
+    { "M|O|full|long", 13 },
+    { "N|N|full|short", 14 },
+    { "N|N|full|long", 13 },
+    { "N|N|empty|short", 15 },
+  },
+  {
+    { "(\"a b\" c)|xy z|(x)y z|(a b)|(a \"b)\" c)|(\"x\" (y \"z w\"))|a(bc", 59 },
+    { "(\"a b\" c)|xy z|(x)y z|(a b)|(a \"b)\" c)|(\"x\" (y \"z w\"))|a(bc", 59 },
+    { "(\"a b\" c)|xy z|(x)y z|(a b)|(a \"b)\" c)|(\"x\" (y \"z w\"))|a(bc", 59 },
+    { "(\"a b\" c)|xy z|(x)y z|(a b)|(a \"b)\" c)|(\"x\" (y \"z w\"))|a(bc", 59 },
   },
   {
     { "ID47|||a", 8 },
