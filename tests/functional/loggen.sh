@@ -207,6 +207,22 @@ first=$(head -1 "$work/rc2.out" | sed -n 's/.*seq: \([0-9]*\),.*/\1/p')
 "$loggen" --check "$work/rc1.out" "$work/rc2.out" >"$work/check" || true
 grep -q '^check: threads=1 ' "$work/check" || fail "reconnect check"
 
+# 10b. -T runs until SIGINT, which stops it with the summary of what went out.
+start_sink tcp "$work/int.out"
+"$loggen" -T -r 1000 127.0.0.1 "$port" 2>"$work/err" &
+loggen_pid=$!
+i=0
+while [ ! -s "$work/int.out" ]; do
+  i=$((i + 1))
+  [ $i -lt 100 ] || fail "-T sent nothing"
+  sleep 0.1
+done
+kill -INT "$loggen_pid"
+wait "$loggen_pid" || fail "loggen -T after SIGINT"
+stop_sink
+grep -Eq '^average rate = .* msg/sec, count=[0-9]+, ' "$work/err" || fail "no summary after SIGINT"
+"$loggen" --check "$work/int.out" >/dev/null || fail "-T check"
+
 # 11. IPv6 (-6) on ::1.
 rm -f "$work/port"
 "$sink" --tcp --ipv6 --port-file "$work/port" --out "$work/v6.out" --idle 1 --max 20 &

@@ -51,6 +51,17 @@ static struct
 /* -r, changed by SIGUSR1 (double) and SIGUSR2 (halve) as in syslog-ng's loggen. */
 static atomic_int current_rate;
 
+/* SIGINT or SIGTERM: stop sending and print the summary (a second one kills,
+ * as the handler is reset). */
+static atomic_bool interrupted;
+
+static void
+_stop_signal(int signo)
+{
+  atomic_store(&interrupted, true);
+  signal(signo, SIG_DFL);
+}
+
 static void
 _rate_signal(int signo)
 {
@@ -143,7 +154,7 @@ _reconnect(Sender *s, double deadline)
   fprintf(stderr, "destination connection %s:%s is lost, try to reconnect\n", s->opt->target,
           s->opt->port ? s->opt->port : "");
   loggen_conn_close(&s->conn);
-  while (deadline <= 0 || _now() < deadline)
+  while ((deadline <= 0 || _now() < deadline) && !atomic_load(&interrupted))
     {
       if (loggen_conn_open(&s->conn, s->opt, s->tls))
         {
@@ -172,7 +183,7 @@ _pace(Sender *s, Pacer *p, uint64_t sent, double deadline)
     {
       int rate = atomic_load(&current_rate);
       double now = _now();
-      if (deadline > 0 && now >= deadline)
+      if ((deadline > 0 && now >= deadline) || atomic_load(&interrupted))
         return 0;
       if (s->opt->steady)
         {
@@ -409,6 +420,10 @@ loggen_run(LoggenOptions *o)
   sigemptyset(&sa.sa_mask);
   sigaction(SIGUSR1, &sa, NULL);
   sigaction(SIGUSR2, &sa, NULL);
+  struct sigaction stop = { .sa_handler = _stop_signal, .sa_flags = SA_RESTART };
+  sigemptyset(&stop.sa_mask);
+  sigaction(SIGINT, &stop, NULL);
+  sigaction(SIGTERM, &stop, NULL);
   /* a broken TLS connection raises SIGPIPE inside SSL_write */
   signal(SIGPIPE, SIG_IGN);
 
