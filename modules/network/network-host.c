@@ -401,7 +401,12 @@ net_host_apply(const NetHostOptions *h, LogMsg *msg, NetPeerName *peer)
   if (!h->keep_timestamp)
     msg->stamps[LM_TS_STAMP] = msg->stamps[LM_TS_RECVD];
   if (h->program_override)
-    log_msg_set_value(msg, LM_V_PROGRAM, h->program_override, -1);
+    {
+      /* the header as received no longer names the program (syslog-ng
+       * drops it whenever PROGRAM changes) */
+      log_msg_set_value(msg, LM_V_PROGRAM, h->program_override, -1);
+      log_msg_unset_value(msg, LM_V_LEGACY_MSGHDR);
+    }
   if (h->host_override)
     log_msg_set_value(msg, LM_V_HOST, h->host_override, -1);
   for (size_t i = 0; i < h->n_tags; i++)

@@ -1,0 +1,167 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Sluice and Debian's syslog-ng 3.38 receive the same bytes on the same
+# network sources (TCP lines, octet-counted syslog(), UDP, unix-dgram,
+# broken input) configured with the host options (keep-hostname,
+# chain-hostnames, overrides, default priority, flags, bad-hostname); the
+# files they write must be identical.  Dates of BSD lines and ${TRANSPORT}
+# (empty in 3.38) are left out of the templates; ${HOST} of chained names is
+# compared as ${FULLHOST}.
+#
+# Usage: compare-network.sh SLUICE
+# SLUICE_SYSLOG_NG names the directory Debian's syslog-ng-core is unpacked
+# in (scripts/fetch-syslog-ng.sh; scripts/test.sh sets it up).
+set -eu
+sluice=$1
+sng=${SLUICE_SYSLOG_NG:-}
+if [ -z "$sng" ] || [ ! -x "$sng/usr/sbin/syslog-ng" ]; then
+  echo "SLUICE_SYSLOG_NG must name an unpacked syslog-ng-core (scripts/fetch-syslog-ng.sh DIR)" >&2
+  exit 1
+fi
+work=$(mktemp -d)
+pid=""
+trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
+[ -n "${KEEP:-}" ] && trap - EXIT && echo "keeping $work"
+
+ports=$(python3 -c '
+import socket
+out = []
+for kind in [socket.SOCK_STREAM] * 6 + [socket.SOCK_DGRAM]:
+    s = socket.socket(socket.AF_INET, kind); s.bind(("127.0.0.1", 0)); out.append(str(s.getsockname()[1])); s.close()
+print(" ".join(out))')
+set -- $ports
+p_plain=$1 p_keep=$2 p_chain=$3 p_over=$4 p_syslog=$5 p_bad=$6 p_udp=$7
+
+cat >"$work/conf.in" <<EOF
+@version: 3.38
+options { use-dns(no); bad-hostname("^bad"); };
+template t_bsd { template("\${SOURCE}|\${HOST}|\${HOST_FROM}|\${SOURCEIP}|\${PROGRAM}|\${PID}|\${PRI}|\${MSG}|\${LEGACY_MSGHDR}\n"); };
+template t_chain { template("\${SOURCE}|\${FULLHOST}|\${HOST_FROM}|\${PROGRAM}|\${PRI}|\${MSG}\n"); };
+template t_5424 { template("\${SOURCE}|\${HOST}|\${HOST_FROM}|\${PROGRAM}|\${PID}|\${MSGID}|\${PRI}|\${ISODATE}|\${SDATA}|\${MSG}\n"); };
+template t_local { template("\${SOURCE}|\${HOST}|\${HOST_FROM}|\${PROGRAM}|\${PID}|\${PRI}|\${MSG}\n"); };
+source s_plain { network(ip(127.0.0.1) port($p_plain)); };
+source s_keep { network(ip(127.0.0.1) port($p_keep) keep-hostname(yes)); };
+source s_chain { network(ip(127.0.0.1) port($p_chain) chain-hostnames(yes) flags(no-multi-line)); };
+source s_over { network(ip(127.0.0.1) port($p_over) host-override("ovr") program-override("prg")
+                        default-facility(local3) default-priority(err)); };
+source s_syslog { syslog(ip(127.0.0.1) port($p_syslog)); };
+source s_bad { network(ip(127.0.0.1) port($p_bad) keep-hostname(yes)); tcp(ip(127.0.0.1) port($p_udp) flags(no-parse)); };
+source s_udp { udp(ip(127.0.0.1) port($p_udp) keep-hostname(yes)); };
+source s_local { unix-dgram("@OUT@/../log" keep-hostname(yes)); };
+destination d_plain { file("@OUT@/plain" template(t_bsd)); };
+destination d_keep { file("@OUT@/keep" template(t_bsd)); };
+destination d_chain { file("@OUT@/chain" template(t_chain)); };
+destination d_over { file("@OUT@/over" template(t_bsd)); };
+destination d_syslog { file("@OUT@/syslog" template(t_5424)); };
+destination d_bad { file("@OUT@/bad" template(t_bsd)); };
+destination d_udp { file("@OUT@/udp" template(t_bsd)); };
+destination d_local { file("@OUT@/local" template(t_local)); };
+log { source(s_plain); destination(d_plain); };
+log { source(s_keep); destination(d_keep); };
+log { source(s_chain); destination(d_chain); };
+log { source(s_over); destination(d_over); };
+log { source(s_syslog); destination(d_syslog); };
+log { source(s_bad); destination(d_bad); };
+log { source(s_udp); destination(d_udp); };
+log { source(s_local); destination(d_local); };
+EOF
+
+# The sender: each step is (where, bytes, lines it should add); it waits
+# for those lines (3 s at most) before the next step, so that the order of
+# lines in each file does not depend on which worker read which connection.
+cat >"$work/send.py" <<'EOF'
+import os, socket, sys, time
+
+out, ports = sys.argv[1], dict(a.split("=") for a in sys.argv[2:])
+
+def lines():
+    n = 0
+    for f in os.listdir(out):
+        with open(os.path.join(out, f), "rb") as fh:
+            n += fh.read().count(b"\n")
+    return n
+
+def tcp(port, data, close_wait=0.0):
+    s = socket.create_connection(("127.0.0.1", int(port)))
+    for piece in data if isinstance(data, list) else [data]:
+        s.sendall(piece)
+        time.sleep(0.02)
+    s.close()
+
+def udp(port, data):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.sendto(data, ("127.0.0.1", int(port)))
+    s.close()
+
+def unix(data):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.sendto(data, os.path.join(out, "..", "log"))
+    s.close()
+
+def frame(m):
+    return str(len(m)).encode() + b" " + m
+
+P = ports
+steps = [
+    (lambda: tcp(P["plain"], b"<13>Nov 22 10:00:00 h1 prog[5]: text\n<14>Nov 22 10:00:01 h2 p2: two\n"), 2),
+    (lambda: tcp(P["plain"], [b"<13>Nov 22 10:00:02 h3 p3: sp", b"lit\n<13>Nov 22 10:00:03 h4 p4: crlf\r\n"]), 2),
+    (lambda: tcp(P["plain"], b"Nov 22 10:00:04 h5 nopri: no pri\n<13>h6 p6: no date\n"), 2),
+    (lambda: tcp(P["plain"], b"<13>Nov 22 10:00:05 h7 p7: half a li"), 1),
+    (lambda: tcp(P["plain"], b"\x01\xfe\xff garbage \x00<13>Nov 22 10:00:06 h8 p8: after garbage\n"), 2),
+    (lambda: tcp(P["keep"], b"<13>Nov 22 10:00:00 h1 prog[5]: kept\n<13>Nov 22 10:00:00 p: nohost\n"), 2),
+    (lambda: tcp(P["chain"], b"<13>Nov 22 10:00:00 h1 prog: chained\n<13>Nov 22 10:00:00 h1 prog: two\nlines\n"), 3),
+    (lambda: tcp(P["over"], b"<13>Nov 22 10:00:00 h1 prog: o1\nNov 22 10:00:00 h1 prog: o2\n"), 2),
+    (lambda: tcp(P["syslog"], frame(b"<165>1 2026-11-22T10:00:00.123+02:00 h1 app 42 ID7 [a@1 x=\"y\"] m1")
+                 + frame(b"<13>1 2026-11-22T10:00:00Z h2 app2 - - - has\nnewline")), 2),
+    (lambda: tcp(P["syslog"], [b"5", b"2 <13>1 2026-11-22T10:00:00Z h3 app3 - - ", b"- split fra", b"me"]), 1),
+    (lambda: tcp(P["syslog"], b"40 <13>1 - h app - - - dropped mid-fra"), 0),
+    (lambda: tcp(P["bad"], b"<13>Nov 22 10:00:00 badhost p1[3]: m1\n<13>Nov 22 10:00:00 goodhost p2: m2\n"
+                 b"<13>Nov 22 10:00:00 badhost: m3\n"), 3),
+    (lambda: tcp(P["udp"], b"<13>Nov 22 10:00:00 h1 p1: not parsed\n"), 1),
+    (lambda: udp(P["udp"], b"<13>Nov 22 10:00:00 u1 p1: dgram\n"), 1),
+    (lambda: udp(P["udp"], b"<13>Nov 22 10:00:00 u2 p2: two\nlines"), 1),
+    (lambda: unix(b"<13>Nov 22 10:00:00 app[9]: local"), 1),
+    (lambda: unix(b"<30>Nov 22 10:00:00 h9 app: expect no hostname"), 1),
+]
+for send, n in steps:
+    before = lines()
+    send()
+    end = time.time() + 3
+    while lines() < before + n and time.time() < end:
+        time.sleep(0.02)
+print(lines())
+EOF
+
+run() {
+  who=$1
+  shift
+  mkdir -p "$work/$who/out"
+  sed "s|@OUT@|$work/$who/out|g" "$work/conf.in" >"$work/$who/conf"
+  TZ=UTC "$@" -f "$work/$who/conf" 2>"$work/$who/stderr" &
+  pid=$!
+  i=0
+  until [ -S "$work/$who/log" ]; do
+    i=$((i + 1))
+    if [ $i -gt 100 ] || ! kill -0 "$pid" 2>/dev/null; then
+      echo "$who did not start:"; cat "$work/$who/stderr"; exit 1
+    fi
+    sleep 0.1
+  done
+  python3 "$work/send.py" "$work/$who/out" plain=$p_plain keep=$p_keep chain=$p_chain over=$p_over \
+    syslog=$p_syslog bad=$p_bad udp=$p_udp >"$work/$who/count"
+  kill -TERM "$pid"
+  wait "$pid" || true
+  pid=""
+}
+
+run sluice "$sluice" -F
+run syslog-ng env LD_LIBRARY_PATH="$sng/usr/lib/syslog-ng" "$sng/usr/sbin/syslog-ng" -F --no-caps \
+  --module-path="$sng/usr/lib/syslog-ng/3.38" -R "$work/syslog-ng/persist" -p "$work/syslog-ng/pid" \
+  -c "$work/syslog-ng/ctl"
+
+if ! diff -r "$work/syslog-ng/out" "$work/sluice/out" >"$work/diff"; then
+  echo "Sluice's output differs from syslog-ng's (< syslog-ng, > sluice):"
+  cat -v "$work/diff" | head -60
+  exit 1
+fi
+echo "identical: $(cat "$work/sluice/count") lines"
