@@ -79,12 +79,23 @@ _length_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg,
   tf_append_each(argc, args, msg, opts, " ", _length_one, out);
 }
 
-/* Case mapping character by character; bytes that are not valid UTF-8 are
- * copied as they are. */
+/* Case mapping as glib does it (syslog-ng's g_utf8_strdown/strup: "ß"
+ * becomes "SS"); text that is not valid UTF-8 goes character by
+ * character, its stray bytes copied as they are. */
 static void
 _case_one(const char *s, size_t len, GString *out, bool upper)
 {
   const char *end = s + len;
+  bool ascii = true;
+  for (size_t i = 0; i < len && ascii; i++)
+    ascii = (unsigned char) s[i] < 0x80;
+  if (!ascii && g_utf8_validate(s, (gssize) len, NULL))
+    {
+      char *m = upper ? g_utf8_strup(s, (gssize) len) : g_utf8_strdown(s, (gssize) len);
+      g_string_append(out, m);
+      g_free(m);
+      return;
+    }
   while (s < end)
     {
       unsigned char c = (unsigned char) *s;

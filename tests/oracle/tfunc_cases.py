@@ -97,6 +97,7 @@ BASICFUNCS = [
     '$(sanitize --no-ctrl-chars --invalid-chars a $MSG)|$(sanitize a/b c/d)|$(sanitize -r X -i e $PROGRAM)|$(sanitize)',
     '$(length "$MSG")|$(length "")|$(length $PROGRAM $PID)|$(length "é€")|$(length)',
     '$(lowercase "$MSG")|$(uppercase "$MSG")|$(lowercase ÁÉŐ Xy)|$(uppercase "éa" b)|$(lowercase)',
+    '$(uppercase "straße ǆ ﬁ")|$(lowercase "ΣΑΣ İ")|$(uppercase $MSG $HOST)',
     '$(replace-delimiter " " "," "$MSG")|$(replace-delimiter "ae" "_" "$PROGRAM")|$(replace-delimiter "" "X" "$PROGRAM")|$(replace-delimiter "/" "" "/a/b/")|$(replace-delimiter a b)|$(replace-delimiter "." "--" "$MSG")',
     '[$(padding $PID 10)][$(padding $PID 10 x)][$(padding $PID 2 x)][$(padding $PID 8 abc)][$(padding "" 3)][$(padding $PID 0)][$(padding $PROGRAM 6 "")][$(padding a 3 x y)]',
     '$(md5 $MSG)|$(sha1 $MSG)|$(sha256 "$MSG")|$(hash $HOST)|$(sha512 $PROGRAM)',

@@ -25,6 +25,7 @@ static const char *const templates[] = {
   "$(sanitize --no-ctrl-chars --invalid-chars a $MSG)|$(sanitize a/b c/d)|$(sanitize -r X -i e $PROGRAM)|$(sanitize)",
   "$(length \"$MSG\")|$(length \"\")|$(length $PROGRAM $PID)|$(length \"\303\251\342\202\254\")|$(length)",
   "$(lowercase \"$MSG\")|$(uppercase \"$MSG\")|$(lowercase \303\201\303\211\305\220 Xy)|$(uppercase \"\303\251a\" b)|$(lowercase)",
+  "$(uppercase \"stra\303\237e \307\206 \357\254\201\")|$(lowercase \"\316\243\316\221\316\243 \304\260\")|$(uppercase $MSG $HOST)",
   "$(replace-delimiter \" \" \",\" \"$MSG\")|$(replace-delimiter \"ae\" \"_\" \"$PROGRAM\")|$(replace-delimiter \"\" \"X\" \"$PROGRAM\")|$(replace-delimiter \"/\" \"\" \"/a/b/\")|$(replace-delimiter a b)|$(replace-delimiter \".\" \"--\" \"$MSG\")",
   "[$(padding $PID 10)][$(padding $PID 10 x)][$(padding $PID 2 x)][$(padding $PID 8 abc)][$(padding \"\" 3)][$(padding $PID 0)][$(padding $PROGRAM 6 \"\")][$(padding a 3 x y)]",
   "$(md5 $MSG)|$(sha1 $MSG)|$(sha256 \"$MSG\")|$(hash $HOST)|$(sha512 $PROGRAM)",
@@ -41,7 +42,7 @@ static const char *const templates[] = {
 };
 
 /* expected[template][case] */
-static const TfuncBytes expected[27][4] = {
+static const TfuncBytes expected[28][4] = {
   {
     { "yes|a|other", 11 },
     { "no|b|other", 10 },
@@ -125,6 +126,12 @@ static const TfuncBytes expected[27][4] = {
     { "tab\011here \"quoted\" back\\slash \001\010\014\015\037\177 \303\251 \342\202\254 \377\376 \300\257 \355\240\200 \360\237\230\200 /a/b.c/ upper lower 192.168.1.10|TAB\011HERE \"QUOTED\" BACK\\SLASH \001\010\014\015\037\177 \303\211 \342\202\254 \377\376 \300\257 \355\240\200 \360\237\230\200 /A/B.C/ UPPER LOWER 192.168.1.10|\303\241\303\251\305\221 xy|\303\211A B|", 198 },
     { "accepted publickey for deploy from 10.0.0.5 port 22|ACCEPTED PUBLICKEY FOR DEPLOY FROM 10.0.0.5 PORT 22|\303\241\303\251\305\221 xy|\303\211A B|", 120 },
     { "||\303\241\303\251\305\221 xy|\303\211A B|", 18 },
+  },
+  {
+    { "STRASSE \307\204 FI|\317\203\316\261\317\202 i\314\207|AN APPLICATION EVENT LOG ENTRY MYMACHINE.EXAMPLE.COM", 77 },
+    { "STRASSE \307\204 FI|\317\203\316\261\317\202 i\314\207|TAB\011HERE \"QUOTED\" BACK\\SLASH \001\010\014\015\037\177 \303\211 \342\202\254 \377\376 \300\257 \355\240\200 \360\237\230\200 /A/B.C/ UPPER LOWER 192.168.1.10 H1", 118 },
+    { "STRASSE \307\204 FI|\317\203\316\261\317\202 i\314\207|ACCEPTED PUBLICKEY FOR DEPLOY FROM 10.0.0.5 PORT 22 WEB01", 82 },
+    { "STRASSE \307\204 FI|\317\203\316\261\317\202 i\314\207| HOST2", 31 },
   },
   {
     { "An,application,event,log,entry|_vntslog|evntslog|||An application event log entry", 81 },
