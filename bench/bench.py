@@ -618,7 +618,14 @@ def main(argv=None):
     ap.add_argument("--stall", type=float, default=3.0, help="TCP: give up after this long without a new line")
     ap.add_argument("--udp-settle", type=float, default=1.0, help="UDP: the run ends this long after the last line")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--from-json", metavar="FILE", help="write the reports of a saved run again (no run)")
     args = ap.parse_args(argv)
+    if args.from_json:
+        # redo the table and the chart of a saved run, without running anything
+        with open(args.from_json, encoding="utf-8") as f:
+            report = json.load(f)
+        save(report, args.results, os.path.basename(args.from_json)[: -len(".json")])
+        return 0
     repeat = args.repeat or (1 if args.quick else 3)
     scale = args.scale if args.scale is not None else (0.25 if args.quick else 1.0)
     daemons = [d.strip() for d in args.daemons.split(",") if d.strip()]
@@ -703,28 +710,33 @@ def main(argv=None):
     if args.no_save:
         print(markdown(report))
         return 0
-    os.makedirs(args.results, exist_ok=True)
     stem = "%s-%s" % (time.strftime("%Y-%m-%d-%H%M", time.gmtime(started)), re.sub(r"[^A-Za-z0-9_.-]", "_",
                                                                                   report["machine"]["host"]))
-    png = os.path.join(args.results, stem + ".png")
+    save(report, args.results, stem)
+    return 0
+
+
+def save(report, results, stem):
+    """Writes STEM.{md,json,png} and latest.{md,json,png} in results."""
+    os.makedirs(results, exist_ok=True)
+    report.pop("png", None)
+    png = os.path.join(results, stem + ".png")
     if chart(report, png):
         report["png"] = os.path.basename(png)
-        shutil.copyfile(png, os.path.join(args.results, "latest.png"))
-    with open(os.path.join(args.results, stem + ".json"), "w", encoding="utf-8") as f:
+        shutil.copyfile(png, os.path.join(results, "latest.png"))
+    with open(os.path.join(results, stem + ".json"), "w", encoding="utf-8") as f:
         json.dump(report, f, indent=1, sort_keys=True)
         f.write("\n")
     md = markdown(report)
-    with open(os.path.join(args.results, stem + ".md"), "w", encoding="utf-8") as f:
+    with open(os.path.join(results, stem + ".md"), "w", encoding="utf-8") as f:
         f.write(md)
     latest = dict(report, png="latest.png" if report.get("png") else None)
-    with open(os.path.join(args.results, "latest.md"), "w", encoding="utf-8") as f:
+    with open(os.path.join(results, "latest.md"), "w", encoding="utf-8") as f:
         f.write(markdown(latest))
-    shutil.copyfile(os.path.join(args.results, stem + ".json"), os.path.join(args.results, "latest.json"))
+    shutil.copyfile(os.path.join(results, stem + ".json"), os.path.join(results, "latest.json"))
     print(md)
     print("bench: %.0f s; wrote %s.{md,json,png} and latest.{md,json,png} in %s" % (
-        report["seconds"], stem, args.results))
-    return 0
-
+        report["seconds"], stem, results))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -98,6 +98,8 @@ def markdown(report):
             ratio = "-"
             if d != "sluice" and e["ratios"].get(d):
                 ratio = "%.2f" % e["ratios"][d]["msgs_per_s"]
+                if med["lost"] or e["daemons"]["sluice"]["median"]["lost"]:
+                    ratio += " †"
             note = ""
             if info["status"] != "ok":
                 note = ("%s: %s" % (info["status"], info.get("reason", ""))).replace("|", "\\|")
@@ -114,8 +116,11 @@ def markdown(report):
     out.append("Scenarios:")
     out.append("")
     for e in report["scenarios"]:
-        out.append("- `%s`: %s (%s messages, %d connection%s)" % (
+        out.append("- `%s`: %s; %s messages over %d connection%s." % (
             e["name"], e["title"], fmt_num(e["messages"]), e["connections"], "" if e["connections"] == 1 else "s"))
+    out += ["", "† one side lost messages: the ratio compares the messages delivered.",
+            "Without flow control a daemon that reads faster than it writes drops what overflows its queue "
+            "(log-fifo-size), as syslog-ng does."]
     for e in report["scenarios"]:
         if e.get("goal_verdict"):
             out += ["", "Daemon goal (`%s`): %s." % (e["name"], e["goal_verdict"])]
@@ -156,7 +161,8 @@ def chart(report, path):
     axes[0].set_ylabel("thousand msg/s delivered (higher is better)")
     axes[1].set_xlabel("hatched: messages were lost (see the table)")
     axes[1].set_ylabel("daemon CPU µs/msg (lower is better)")
-    axes[0].legend()
+    from matplotlib.patches import Patch
+    axes[0].legend(handles=[Patch(color=colors[d], label=d) for d in DAEMONS])
     axes[0].set_title("Sluice, syslog-ng, rsyslog: %s, %s CPUs" % (report["date"], report["machine"]["cpus"]))
     axes[1].set_xticks(range(len(names)))
     axes[1].set_xticklabels(names, rotation=35, ha="right")
