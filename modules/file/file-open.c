@@ -99,9 +99,14 @@ _open_pipe(FileDest *d, const char *path)
           return -e;
         }
     }
-  else if (rc == 0 && !S_ISFIFO(st.st_mode))
-    sluice_log(SLUICE_LOG_WARNING, "pipe() writes to something that is not a named pipe; file() is meant for "
-               "regular files", "filename", path, NULL);
+  else if (rc == 0 && S_ISREG(st.st_mode))
+    {
+      /* pipe("/dev/stdout") with stdout sent to a file: append to it
+       * like file() would, rather than write over it from the start */
+      sluice_log(SLUICE_LOG_WARNING, "pipe() writes to something that is not a named pipe; file() is meant for "
+                 "regular files", "filename", path, NULL);
+      return open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    }
   return open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 }
 

@@ -207,3 +207,21 @@ Test(file_pipe, stdout_to_a_closed_pipe_is_an_error_not_a_signal)
   batch_free(&b);
   rig_free(&r);
 }
+
+Test(file_pipe, a_regular_file_given_to_pipe_is_appended_to)
+{
+  Rig r = { 0 };
+  r.dir = g_dir_make_tmp("sluice-file-XXXXXX", NULL);
+  char *plain = rig_path(&r, "plain");
+  cr_assert(g_file_set_contents(plain, "kept\n", -1, NULL));
+  rig_build(&r, "destination d { pipe(\"@DIR@/plain\"); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: one");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  r.drv->writer_ops->reopen(r.drv);
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "plain", "kept\nMar 10 11:58:01 h app: one\nMar 10 11:58:01 h app: one\n");
+  g_free(plain);
+  batch_free(&b);
+  rig_free(&r);
+}
