@@ -434,7 +434,7 @@ static void
 _housekeep(void *dest, int64_t now)
 {
   FileDest *d = dest;
-  if (!d->files || d->path_is_literal || d->kind == FILE_KIND_STDOUT || d->time_reap <= 0)
+  if (!d->files || d->path_is_literal || d->kind == FILE_KIND_STDOUT)
     return;
   GHashTableIter it;
   gpointer v;
@@ -442,7 +442,9 @@ _housekeep(void *dest, int64_t now)
   while (g_hash_table_iter_next(&it, NULL, &v))
     {
       OpenFile *f = v;
-      if (now - f->last_used >= d->time_reap)
+      /* entries closed for room or after an error go too, even with
+       * time-reap(0), so the table only holds open files */
+      if (f->fd < 0 || (d->time_reap > 0 && now - f->last_used >= d->time_reap))
         g_hash_table_iter_remove(&it);
     }
 }
