@@ -191,8 +191,10 @@ main(int argc, char **argv)
     }
   if (type == SOCK_DGRAM)
     {
+      /* past rmem_max when root may */
       int sz = 16 << 20;
-      setsockopt(ls, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+      if (setsockopt(ls, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
+        setsockopt(ls, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
     }
   else if (listen(ls, 128) < 0)
     _die("listen");

@@ -74,9 +74,10 @@ start_sink tcp "$work/nf.out"
 stop_sink
 [ "$(head -c 6 "$work/nf.out")" = "<38>1 " ] || fail "-F still framed"
 
-# 4. UDP: one datagram per line.
+# 4. UDP: one datagram per line (evenly spaced: a burst could overflow the
+#    socket buffer, UDP has no flow control).
 start_sink udp "$work/udp.out"
-"$loggen" -D -n 300 -r 3000 127.0.0.1 "$port" 2>/dev/null || fail "loggen udp"
+"$loggen" -D --steady -n 300 -r 3000 127.0.0.1 "$port" 2>/dev/null || fail "loggen udp"
 stop_sink
 "$loggen" --check "$work/udp.out" --expect 300 >/dev/null || fail "udp check"
 
