@@ -16,7 +16,7 @@
  *              word becomes PROGRAM (RFC 3164 only, as in syslog-ng).
  *   then       keep-timestamp(no) makes STAMP the reception time,
  *              program-override() and host-override() replace PROGRAM and
- *              HOST, and tags() are set.
+ *              HOST, and tags() and ".source.<name>" are set.
  *
  * With use-dns(yes) the global dns-cache-hosts() file (/etc/hosts format)
  * is asked first: its names need no DNS.  Reverse lookups block the worker that makes them (as in syslog-ng), so
@@ -411,4 +411,5 @@ net_host_apply(const NetHostOptions *h, LogMsg *msg, NetPeerName *peer)
     log_msg_set_value(msg, LM_V_HOST, h->host_override, -1);
   for (size_t i = 0; i < h->n_tags; i++)
     log_msg_set_tag(msg, h->tags[i]);
+  log_msg_set_tag(msg, h->source_tag);
 }

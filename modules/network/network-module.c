@@ -27,6 +27,10 @@ _net_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
   s->env = *env;
   s->ro.source = env->name;
   s->host.group_name = env->name;
+  /* every message of a source carries ".source.<name>", as in syslog-ng */
+  char *tag = g_strdup_printf(".source.%s", env->name);
+  s->host.source_tag = log_tags_get_by_name(tag);
+  g_free(tag);
   atomic_store(&s->n_conns, 0);
   net_bad_hostname_prepare(&s->host, worker_pool_size(env->pool));
   bool ok = s->stream ? net_stream_start(s, error) : net_dgram_start(s, error);

@@ -263,7 +263,9 @@ _resolve_host(NetSource *s, const CfgNode *call, const LogDriverContext *ctx)
   h->use_dns = _inherit(call, "use-dns", s->o.use_dns, g->use_dns);
   h->use_fqdn = _inherit(call, "use-fqdn", s->o.use_fqdn, g->use_fqdn);
   h->normalize_hostnames = _inherit(call, "normalize-hostnames", s->o.normalize_hostnames, g->normalize_hostnames);
-  h->dns_cache = _inherit(call, "dns-cache", s->o.dns_cache, g->dns_cache);
+  /* syslog-ng forces the DNS cache off (and with it dns-cache-hosts())
+   * when the global use-dns() is no, whatever the source says about use-dns */
+  h->dns_cache = _inherit(call, "dns-cache", s->o.dns_cache, g->dns_cache && g->use_dns);
   h->keep_timestamp = _inherit(call, "keep-timestamp", s->o.keep_timestamp, g->keep_timestamp);
   h->local = s->is_unix;
   h->dns_cache_size = g->dns_cache_size;
@@ -349,7 +351,8 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
     s->ro.framing = LOG_FRAMING_DGRAM;
   _resolve_parse(s, call, ctx);
   _resolve_host(s, call, ctx);
-  if (s->host.use_dns && !s->host.local && ctx->global->dns_cache_hosts && ctx->global->dns_cache_hosts[0])
+  if (s->host.use_dns && s->host.dns_cache && !s->host.local && ctx->global->dns_cache_hosts
+      && ctx->global->dns_cache_hosts[0])
     {
       char *error = NULL;
       if (!net_hosts_file_load(&s->host, ctx->global->dns_cache_hosts, &error))

@@ -127,6 +127,7 @@ typedef struct NetHostOptions
   const char *program_override;
   LogTagId *tags;
   size_t n_tags;
+  LogTagId source_tag;      /* ".source.<group_name>" */
 } NetHostOptions;
 
 /* The last peer one reader resolved, so a connection (or a run of

@@ -26,15 +26,17 @@ trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"
 ports=$(python3 -c '
 import socket
 out = []
-for kind in [socket.SOCK_STREAM] * 6 + [socket.SOCK_DGRAM]:
+for kind in [socket.SOCK_STREAM] * 6 + [socket.SOCK_DGRAM] + [socket.SOCK_STREAM] * 4:
     s = socket.socket(socket.AF_INET, kind); s.bind(("127.0.0.1", 0)); out.append(str(s.getsockname()[1])); s.close()
 print(" ".join(out))')
 set -- $ports
-p_plain=$1 p_keep=$2 p_chain=$3 p_over=$4 p_syslog=$5 p_bad=$6 p_udp=$7
+p_plain=$1 p_keep=$2 p_chain=$3 p_over=$4 p_syslog=$5 p_bad=$6 p_udp=$7 p_dns=$8 p_dns2=$9
+shift 9
+p_tz=$1 p_flags=$2
 
 cat >"$work/conf.in" <<EOF
 @version: 3.38
-options { use-dns(no); bad-hostname("^bad"); };
+options { use-dns(no); bad-hostname("^bad"); dns-cache-hosts("@OUT@/../hosts"); };
 template t_bsd { template("\${SOURCE}|\${HOST}|\${HOST_FROM}|\${SOURCEIP}|\${PROGRAM}|\${PID}|\${PRI}|\${MSG}|\${LEGACY_MSGHDR}\n"); };
 template t_chain { template("\${SOURCE}|\${FULLHOST}|\${HOST_FROM}|\${PROGRAM}|\${PRI}|\${MSG}\n"); };
 template t_5424 { template("\${SOURCE}|\${HOST}|\${HOST_FROM}|\${PROGRAM}|\${PID}|\${MSGID}|\${PRI}|\${ISODATE}|\${SDATA}|\${MSG}\n"); };
@@ -47,6 +49,10 @@ source s_over { network(ip(127.0.0.1) port($p_over) host-override("ovr") program
 source s_syslog { syslog(ip(127.0.0.1) port($p_syslog)); };
 source s_bad { network(ip(127.0.0.1) port($p_bad) keep-hostname(yes)); tcp(ip(127.0.0.1) port($p_udp) flags(no-parse)); };
 source s_udp { udp(ip(127.0.0.1) port($p_udp) keep-hostname(yes)); };
+source s_dns { network(ip(127.0.0.1) port($p_dns) use-dns(yes) use-fqdn(yes) normalize-hostnames(yes));
+               network(ip(127.0.0.1) port($p_dns2) use-dns(yes) chain-hostnames(yes)); };
+source s_tz { network(ip(127.0.0.1) port($p_tz) time-zone("+05:00") default-priority(warning) tags("net.a", "net.b")); };
+source s_flags { network(ip(127.0.0.1) port($p_flags) flags(syslog-protocol, store-raw-message)); };
 source s_local { unix-dgram("@OUT@/../log" keep-hostname(yes)); };
 destination d_plain { file("@OUT@/plain" template(t_bsd)); };
 destination d_keep { file("@OUT@/keep" template(t_bsd)); };
@@ -55,6 +61,9 @@ destination d_over { file("@OUT@/over" template(t_bsd)); };
 destination d_syslog { file("@OUT@/syslog" template(t_5424)); };
 destination d_bad { file("@OUT@/bad" template(t_bsd)); };
 destination d_udp { file("@OUT@/udp" template(t_bsd)); };
+destination d_dns { file("@OUT@/dns" template(t_chain)); };
+destination d_tz { file("@OUT@/tz" template("\${SOURCE}|\${ISODATE}|\${PRI}|\${TAGS}|\${MSG}\n")); };
+destination d_flags { file("@OUT@/flags" template("\${SOURCE}|\${HOST}|\${PROGRAM}|\${PRI}|\${MSG}|\${RAWMSG}\n")); };
 destination d_local { file("@OUT@/local" template(t_local)); };
 log { source(s_plain); destination(d_plain); };
 log { source(s_keep); destination(d_keep); };
@@ -64,6 +73,9 @@ log { source(s_syslog); destination(d_syslog); };
 log { source(s_bad); destination(d_bad); };
 log { source(s_udp); destination(d_udp); };
 log { source(s_local); destination(d_local); };
+log { source(s_dns); destination(d_dns); };
+log { source(s_tz); destination(d_tz); };
+log { source(s_flags); destination(d_flags); };
 EOF
 
 # The sender: each step is (where, bytes, lines it should add); it waits
@@ -121,6 +133,11 @@ steps = [
     (lambda: udp(P["udp"], b"<13>Nov 22 10:00:00 u1 p1: dgram\n"), 1),
     (lambda: udp(P["udp"], b"<13>Nov 22 10:00:00 u2 p2: two\nlines"), 1),
     (lambda: unix(b"<13>Nov 22 10:00:00 app[9]: local"), 1),
+    (lambda: tcp(P["dns"], b"<13>Nov 22 10:00:00 h1 p: resolved\n"), 1),
+    (lambda: tcp(P["dns2"], b"<13>Nov 22 10:00:00 h1 p: resolved short\n"), 1),
+    (lambda: tcp(P["tz"], b"<13>Nov 22 10:00:00 h1 p: zoned\nNov 22 10:00:00 h1 p: zoned, no pri\n"
+                 b"<13>2026-11-22T10:00:00-02:00 h1 p: own zone\n"), 3),
+    (lambda: tcp(P["flags"], b"<13>1 2026-11-22T10:00:00Z h1 app - - - five\n<13>Nov 22 10:00:00 h1 p: bsd\n"), 2),
     (lambda: unix(b"<30>Nov 22 10:00:00 h9 app: expect no hostname"), 1),
 ]
 for send, n in steps:
@@ -136,6 +153,7 @@ run() {
   who=$1
   shift
   mkdir -p "$work/$who/out"
+  printf '# static names\n127.0.0.1 Loop.Example.COM loop\n' >"$work/$who/hosts"
   sed "s|@OUT@|$work/$who/out|g" "$work/conf.in" >"$work/$who/conf"
   TZ=UTC "$@" -f "$work/$who/conf" 2>"$work/$who/stderr" &
   pid=$!
@@ -148,7 +166,7 @@ run() {
     sleep 0.1
   done
   python3 "$work/send.py" "$work/$who/out" plain=$p_plain keep=$p_keep chain=$p_chain over=$p_over \
-    syslog=$p_syslog bad=$p_bad udp=$p_udp >"$work/$who/count"
+    syslog=$p_syslog bad=$p_bad udp=$p_udp dns=$p_dns dns2=$p_dns2 tz=$p_tz flags=$p_flags >"$work/$who/count"
   kill -TERM "$pid"
   wait "$pid" || true
   pid=""

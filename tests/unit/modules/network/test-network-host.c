@@ -124,13 +124,27 @@ Test(network_host, dns_cache_hosts_names_addresses_without_dns)
   cr_assert(g_file_set_contents(hosts, "# static names\n10.0.0.1 other\n127.0.0.1\tLoop.Example.COM loop # x\n"
                                        "127.0.0.1 second-wins-not\n",
                                 -1, NULL));
-  char *g = g_strdup_printf("dns-cache-hosts(\"%s\");", hosts);
-  expect_line(g, "use-dns(yes)", LINE, "Loop|Loop|prog|13|text");
-  expect_line(g, "use-dns(yes) use-fqdn(yes) normalize-hostnames(yes)", LINE,
-              "loop.example.com|loop.example.com|prog|13|text");
+  char *g = g_strdup_printf("use-dns(yes); dns-cache-hosts(\"%s\");", hosts);
+  expect_line(g, "", LINE, "Loop|Loop|prog|13|text");
+  expect_line(g, "use-fqdn(yes) normalize-hostnames(yes)", LINE, "loop.example.com|loop.example.com|prog|13|text");
   /* use-dns(no) ignores the file */
-  expect_line(g, "", LINE, "127.0.0.1|127.0.0.1|prog|13|text");
+  expect_line(g, "use-dns(no)", LINE, "127.0.0.1|127.0.0.1|prog|13|text");
   g_free(g);
+  /* the file is part of the DNS cache: without the cache (dns-cache(no),
+   * or a global use-dns(no), which forces the cache off as in syslog-ng
+   * 3.38) the resolver answers instead */
+  struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  char host[NI_MAXHOST];
+  cr_assert_eq(getnameinfo((struct sockaddr *) &sin, sizeof(sin), host, sizeof(host), NULL, 0, NI_NAMEREQD), 0);
+  host[strcspn(host, ".")] = '\0';
+  char *want = g_strdup_printf("%s|%s|prog|13|text", host, host);
+  g = g_strdup_printf("use-dns(yes); dns-cache-hosts(\"%s\");", hosts);
+  expect_line(g, "dns-cache(no)", LINE, want);
+  g_free(g);
+  g = g_strdup_printf("use-dns(no); dns-cache-hosts(\"%s\");", hosts);
+  expect_line(g, "use-dns(yes)", LINE, want);
+  g_free(g);
+  g_free(want);
   unlink(hosts);
   rmdir(dir);
   g_free(hosts);
@@ -228,7 +242,7 @@ Test(network_host, tags_are_set_on_every_message)
   close(fd);
   char *tags = g_strdup(rec_tags->str);
   g_free(run_finish(&r));
-  cr_assert_str_eq(tags, "net.a,net.b,\nnet.a,net.b,\n");
+  cr_assert_str_eq(tags, "net.a,net.b,.source.s,\nnet.a,net.b,.source.s,\n");
   g_free(tags);
   g_free(src);
 }
