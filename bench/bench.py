@@ -253,6 +253,17 @@ class LineCounter:
         self.offsets = {}
         self.lines = 0
 
+    def size(self):
+        """The bytes in all the files, from stat alone."""
+        total = 0
+        for dirpath, _dirs, files in os.walk(self.root):
+            for name in files:
+                try:
+                    total += os.stat(os.path.join(dirpath, name)).st_size
+                except OSError:
+                    continue
+        return total
+
     def poll(self):
         for dirpath, _dirs, files in os.walk(self.root):
             for name in files:
@@ -291,9 +302,10 @@ class Env:
     """Where the three daemons and loggen are."""
 
     def __init__(self, args):
-        self.sluice = args.sluice
-        self.sng_root = args.syslog_ng_root
-        self.rs_root = args.rsyslog_root
+        # absolute: the daemons run in their work directories
+        self.sluice = os.path.abspath(args.sluice)
+        self.sng_root = os.path.abspath(args.syslog_ng_root)
+        self.rs_root = os.path.abspath(args.rsyslog_root)
         self.sng_env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(self.sng_root, "usr/lib/syslog-ng"),
                             SYSLOGNG_PREFIX=os.path.join(self.sng_root, "usr"))
         self.rs_moddir = os.path.join(self.rs_root, "usr/lib/x86_64-linux-gnu/rsyslog")
@@ -369,7 +381,7 @@ def resolve_loggen(choice, env):
         return "sluice", sluice_loggen
     if choice == "syslog-ng":
         return "syslog-ng", sng_loggen
-    return "custom", choice
+    return "custom", os.path.abspath(choice)
 
 
 def loggen_cmd(env, meta, port, input_path):
@@ -503,26 +515,36 @@ class Bench:
             t0 = time.monotonic()
             lg = subprocess.Popen(lcmd, env=self.env.sng_env if self.env.loggen_kind == "syslog-ng" else None,
                                   stdout=lg_log, stderr=subprocess.STDOUT)
-            last_count, last_change = 0, t0
+            # Only the files' sizes are read while they grow: counting lines
+            # as they come would take CPU from the daemon on a small machine.
+            # The lines are counted once the sizes hold still for two polls.
+            last_size, last_change, quiet, count = 0, t0, 0, 0
             stall = self.args.udp_settle if udp else self.args.stall
             hard = t0 + self.args.timeout
             while True:
                 time.sleep(0.01)
+                size = counter.size()
                 now = time.monotonic()
-                count = counter.poll()
-                if count != last_count:
-                    last_count, last_change = count, now
-                if count >= expected:
-                    break
+                if size != last_size:
+                    last_size, last_change, quiet = size, now, 0
+                else:
+                    quiet += 1
+                loggen_done = lg.poll() is not None
+                if quiet >= 2 or loggen_done:
+                    count = counter.poll()
+                    if count >= expected:
+                        break
                 if proc.poll() is not None:
                     raise RunError("exited (%d) during the run: %s" % (proc.returncode, tail(log.name)))
-                loggen_done = lg.poll() is not None
                 if loggen_done and lg.returncode != 0:
                     raise RunError("loggen failed (%d): %s" % (lg.returncode, tail(lg_log.name)))
                 if loggen_done and now - last_change > stall:
+                    count = counter.poll()
                     break
                 if now > hard:
+                    count = counter.poll()
                     break
+            last_count = count
             elapsed = last_change - t0
             cpu = proc_cpu_seconds(proc.pid) - cpu0
             rss = proc_peak_rss_kib(proc.pid)

@@ -51,6 +51,8 @@ class T(unittest.TestCase):
             f.write("\n4\n")
         with open(os.path.join(d, "b.log"), "w") as f:
             f.write("x\n")
+        self.assertEqual(c.size(), 10)
+        self.assertEqual(c.poll(), 5)
         self.assertEqual(c.poll(), 5)
         shutil.rmtree(d)
 
