@@ -17,13 +17,15 @@
 #include <sys/stat.h>
 
 #define LIST_MAX 10 /* sequence numbers or ranges listed per kind */
+#define PAGE_SHIFT 16 /* 65536 numbers (8 KiB) per page: a stray huge seq costs a page and a pointer array */
+#define PAGE_BITS (1ULL << PAGE_SHIFT)
 
 typedef struct Stream
 {
   uint64_t runid;
   int thread;
-  uint8_t *seen;
-  uint64_t seen_bits;
+  uint8_t **pages; /* a bit per seq, in pages made when first touched */
+  uint64_t npages;
   uint64_t received, duplicated, reordered;
   int64_t max_seq;        /* highest seen anywhere, -1: none */
   int64_t file_max;       /* highest seen in the current file */
@@ -43,7 +45,9 @@ static void
 _stream_free(gpointer p)
 {
   Stream *s = p;
-  free(s->seen);
+  for (uint64_t i = 0; i < s->npages; i++)
+    free(s->pages[i]);
+  free(s->pages);
   free(s);
 }
 
@@ -66,18 +70,36 @@ _stream(Checker *c, uint64_t runid, int thread)
   return s;
 }
 
-static void
+static bool
+_seen(const Stream *s, uint64_t seq)
+{
+  uint64_t p = seq >> PAGE_SHIFT;
+  return p < s->npages && s->pages[p] && (s->pages[p][(seq & (PAGE_BITS - 1)) / 8] & (1u << (seq % 8)));
+}
+
+/* false (with a message) when the bitmap cannot grow to hold seq */
+static bool
 _stream_add(Stream *s, uint64_t seq, int file_id)
 {
-  if (seq >= s->seen_bits)
+  uint64_t p = seq >> PAGE_SHIFT;
+  if (p >= s->npages)
     {
-      uint64_t bits = s->seen_bits ? s->seen_bits : 4096;
-      while (bits <= seq)
-        bits *= 2;
-      s->seen = realloc(s->seen, bits / 8);
-      memset(s->seen + s->seen_bits / 8, 0, (bits - s->seen_bits) / 8);
-      s->seen_bits = bits;
+      uint64_t n = s->npages ? s->npages : 16;
+      while (n <= p)
+        n *= 2;
+      uint8_t **grown = realloc(s->pages, n * sizeof(*grown));
+      if (!grown)
+        {
+          fprintf(stderr, "error: seq %llu of runid %llu thread %04d is too large to track; line skipped\n",
+                  (unsigned long long) seq, (unsigned long long) s->runid, s->thread);
+          return false;
+        }
+      memset(grown + s->npages, 0, (n - s->npages) * sizeof(*grown));
+      s->pages = grown;
+      s->npages = n;
     }
+  if (!s->pages[p])
+    s->pages[p] = calloc(1, PAGE_BITS / 8);
   if (s->file_id != file_id)
     {
       s->file_id = file_id;
@@ -85,14 +107,15 @@ _stream_add(Stream *s, uint64_t seq, int file_id)
     }
   s->received++;
   uint8_t bit = (uint8_t) (1u << (seq % 8));
-  if (s->seen[seq / 8] & bit)
+  uint8_t *byte = &s->pages[p][(seq & (PAGE_BITS - 1)) / 8];
+  if (*byte & bit)
     {
       if (s->ndup < LIST_MAX)
         s->dup_list[s->ndup++] = seq;
       s->duplicated++;
-      return;
+      return true;
     }
-  s->seen[seq / 8] |= bit;
+  *byte |= bit;
   if ((int64_t) seq < s->file_max)
     {
       if (s->nreo < LIST_MAX)
@@ -103,6 +126,7 @@ _stream_add(Stream *s, uint64_t seq, int file_id)
     s->file_max = (int64_t) seq;
   if ((int64_t) seq > s->max_seq)
     s->max_seq = (int64_t) seq;
+  return true;
 }
 
 /* Reads the digits at *p; false if there are none. */
@@ -161,8 +185,10 @@ _read_file(Checker *c, const char *path)
   while ((n = getline(&line, &cap, f)) >= 0)
     {
       uint64_t seq, thread, runid;
-      if (loggen_body_parse(line, (size_t) n, &seq, &thread, &runid) && thread < 10000)
-        _stream_add(_stream(c, runid, (int) thread), seq, c->file_id);
+      /* loggen writes 10 digits of seq and 4 of thread */
+      if (loggen_body_parse(line, (size_t) n, &seq, &thread, &runid) && thread < 10000 && seq < 10000000000ULL
+          && !_stream_add(_stream(c, runid, (int) thread), seq, c->file_id))
+        c->io_error = true;
     }
   if (ferror(f))
     {
@@ -235,15 +261,30 @@ _missing(const Stream *s, uint64_t hi, FILE *out, bool print)
   uint64_t i = 0;
   while (i < hi)
     {
-      bool seen = i < s->seen_bits && (s->seen[i / 8] & (1u << (i % 8)));
-      if (seen)
+      /* whole bytes at a time where all were seen */
+      const uint8_t *page = (i >> PAGE_SHIFT) < s->npages ? s->pages[i >> PAGE_SHIFT] : NULL;
+      if (page && i % 8 == 0 && i + 8 <= hi && page[(i & (PAGE_BITS - 1)) / 8] == 0xFF)
+        {
+          i += 8;
+          continue;
+        }
+      if (_seen(s, i))
         {
           i++;
           continue;
         }
       uint64_t from = i;
-      while (i < hi && !(i < s->seen_bits && (s->seen[i / 8] & (1u << (i % 8)))))
-        i++;
+      while (i < hi && !_seen(s, i))
+        {
+          /* and whole pages or bytes where none were */
+          const uint8_t *pg = (i >> PAGE_SHIFT) < s->npages ? s->pages[i >> PAGE_SHIFT] : NULL;
+          uint64_t step = 1;
+          if (!pg)
+            step = PAGE_BITS - (i & (PAGE_BITS - 1));
+          else if (i % 8 == 0 && pg[(i & (PAGE_BITS - 1)) / 8] == 0)
+            step = 8;
+          i = i + step < hi ? i + step : hi;
+        }
       missing += i - from;
       if (print)
         {

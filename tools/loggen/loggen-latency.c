@@ -189,10 +189,10 @@ _line(LatencyReceiver *r, const char *line, size_t len, double now)
   double when;
   if (runid != (uint64_t) r->opt->runid || thread >= (uint64_t) r->opt->active)
     r->foreign++;
+  else if (!send_times_get(&r->times[thread], seq, &when)) /* also bounds seq */
+    r->unmatched++;
   else if (!_seen_once(r, (int) thread, seq))
     r->duplicated++;
-  else if (!send_times_get(&r->times[thread], seq, &when))
-    r->unmatched++;
   else
     {
       double us = (now - when) * 1e6;

@@ -259,3 +259,16 @@ Test(loggen_check, allowances, .init = _setup, .fini = _teardown)
   cr_assert_eq(_check(&p, 1, &co, &report), 0, "%s", report);
   free(report);
 }
+
+Test(loggen_check, stray_huge_numbers, .init = _setup, .fini = _teardown)
+{
+  /* a 10-digit seq costs a page, not a bitmap up to it; 11 digits are not loggen's */
+  const char *p = _write("x", L(0, 0) L(1, 0) L(9999999999, 0) L(99999999999, 0));
+  CheckOptions co = { 0 };
+  char *report = NULL;
+  cr_assert_eq(_check(&p, 1, &co, &report), 1);
+  cr_assert_str_eq(report, "runid=77 thread=0000 received=3 missing=9999999997 duplicated=0 reordered=0\n"
+                           "  missing: 2-9999999998\n"
+                           "check: threads=1 received=3 missing=9999999997 duplicated=0 reordered=0: FAIL\n");
+  free(report);
+}
