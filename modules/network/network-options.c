@@ -216,6 +216,16 @@ _transport(NetSource *s)
     }
 }
 
+/* True when flags() named flag. */
+static bool
+_has_flag(const NetSourceOptions *o, const char *flag)
+{
+  for (size_t i = 0; flag_names[i]; i++)
+    if (strcmp(flag_names[i], flag) == 0)
+      return (o->flags & (1u << i)) != 0;
+  return false;
+}
+
 static void
 _resolve_parse(NetSource *s, const CfgNode *call, const LogDriverContext *ctx)
 {
@@ -231,11 +241,11 @@ _resolve_parse(NetSource *s, const CfgNode *call, const LogDriverContext *ctx)
       /* local senders (syslog(3)) write no hostname: syslog-ng does not
        * look for one unless flags(expect-hostname) asks */
       p->flags |= MF_LOCAL;
-      if (!(s->o.flags & (1u << 6)))
+      if (!_has_flag(&s->o, "expect-hostname"))
         p->flags &= ~(uint32_t) MF_EXPECT_HOSTNAME;
     }
-  if (ctx->global->check_hostname)
-    p->flags |= MF_CHECK_HOSTNAME;
+  /* the global check-hostname() does not reach the parser in syslog-ng
+   * 3.38 (checked: "bad#host" stays HOST); flags(check-hostname) does */
   /* as syslog-ng: the unset half of default_pri is user / notice */
   if (s->o.default_facility >= 0 || s->o.default_priority >= 0)
     {

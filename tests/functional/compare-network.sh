@@ -37,7 +37,7 @@ p_tz=$1 p_flags=$2 p_nohost=$3
 
 cat >"$work/conf.in" <<EOF
 @version: 3.38
-options { use-dns(no); bad-hostname("^bad"); dns-cache-hosts("@OUT@/../hosts"); };
+options { use-dns(no); bad-hostname("^bad"); dns-cache-hosts("@OUT@/../hosts"); check-hostname(yes); };
 template t_bsd { template("\${SOURCE}|\${HOST}|\${HOST_FROM}|\${SOURCEIP}|\${PROGRAM}|\${PID}|\${PRI}|\${MSG}|\${LEGACY_MSGHDR}\n"); };
 template t_chain { template("\${SOURCE}|\${FULLHOST}|\${HOST_FROM}|\${PROGRAM}|\${PRI}|\${MSG}\n"); };
 template t_5424 { template("\${SOURCE}|\${HOST}|\${HOST_FROM}|\${PROGRAM}|\${PID}|\${MSGID}|\${PRI}|\${ISODATE}|\${SDATA}|\${MSG}\n"); };
@@ -48,7 +48,7 @@ source s_chain { network(ip(127.0.0.1) port($p_chain) chain-hostnames(yes) flags
 source s_over { network(ip(127.0.0.1) port($p_over) host-override("ovr") program-override("prg")
                         default-facility(local3) default-priority(err)); };
 source s_syslog { syslog(ip(127.0.0.1) port($p_syslog)); };
-source s_bad { network(ip(127.0.0.1) port($p_bad) keep-hostname(yes)); tcp(ip(127.0.0.1) port($p_udp) flags(no-parse)); };
+source s_bad { network(ip(127.0.0.1) port($p_bad) keep-hostname(yes) flags(check-hostname)); tcp(ip(127.0.0.1) port($p_udp) flags(no-parse)); };
 source s_udp { udp(ip(127.0.0.1) port($p_udp) keep-hostname(yes)); };
 source s_dns { network(ip(127.0.0.1) port($p_dns) use-dns(yes) use-fqdn(yes) normalize-hostnames(yes));
                network(ip(127.0.0.1) port($p_dns2) use-dns(yes) chain-hostnames(yes)); };
@@ -132,6 +132,7 @@ steps = [
     (lambda: tcp(P["plain"], b"<13>Nov 22 10:00:05 h7 p7: half a li"), 1),
     (lambda: tcp(P["plain"], b"\x01\xfe\xff garbage \x00<13>Nov 22 10:00:06 h8 p8: after garbage\n"), 2),
     (lambda: tcp(P["keep"], b"<13>Nov 22 10:00:00 h1 prog[5]: kept\n<13>Nov 22 10:00:00 p: nohost\n"), 2),
+    (lambda: tcp(P["keep"], b"<13>Nov 22 10:00:00 bad#host p: odd characters\n"), 1),
     (lambda: tcp(P["chain"], b"<13>Nov 22 10:00:00 h1 prog: chained\n<13>Nov 22 10:00:00 h1 prog: two\nlines\n"), 3),
     (lambda: tcp(P["over"], b"<13>Nov 22 10:00:00 h1 prog: o1\nNov 22 10:00:00 h1 prog: o2\n"), 2),
     (lambda: tcp(P["syslog"], frame(b"<165>1 2026-11-22T10:00:00.123+02:00 h1 app 42 ID7 [a@1 x=\"y\"] m1")
@@ -139,7 +140,7 @@ steps = [
     (lambda: tcp(P["syslog"], [b"5", b"2 <13>1 2026-11-22T10:00:00Z h3 app3 - - ", b"- split fra", b"me"]), 1),
     (lambda: tcp(P["syslog"], b"40 <13>1 - h app - - - dropped mid-fra"), 0),
     (lambda: tcp(P["bad"], b"<13>Nov 22 10:00:00 badhost p1[3]: m1\n<13>Nov 22 10:00:00 goodhost p2: m2\n"
-                 b"<13>Nov 22 10:00:00 badhost: m3\n"), 3),
+                 b"<13>Nov 22 10:00:00 badhost: m3\n<13>Nov 22 10:00:00 odd#host p4: m4\n"), 4),
     (lambda: tcp(P["udp"], b"<13>Nov 22 10:00:00 h1 p1: not parsed\n"), 1),
     (lambda: udp(P["udp"], b"<13>Nov 22 10:00:00 u1 p1: dgram\n"), 1),
     (lambda: udp(P["udp"], b"<13>Nov 22 10:00:00 u2 p2: two\nlines"), 1),
