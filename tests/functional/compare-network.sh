@@ -27,13 +27,13 @@ trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"
 ports=$(python3 -c '
 import socket
 out = []
-for kind in [socket.SOCK_STREAM] * 6 + [socket.SOCK_DGRAM] + [socket.SOCK_STREAM] * 5:
+for kind in [socket.SOCK_STREAM] * 6 + [socket.SOCK_DGRAM] + [socket.SOCK_STREAM] * 6:
     s = socket.socket(socket.AF_INET, kind); s.bind(("127.0.0.1", 0)); out.append(str(s.getsockname()[1])); s.close()
 print(" ".join(out))')
 set -- $ports
 p_plain=$1 p_keep=$2 p_chain=$3 p_over=$4 p_syslog=$5 p_bad=$6 p_udp=$7 p_dns=$8 p_dns2=$9
 shift 9
-p_tz=$1 p_flags=$2 p_nohost=$3
+p_tz=$1 p_flags=$2 p_nohost=$3 p_six=$4
 
 cat >"$work/conf.in" <<EOF
 @version: 3.38
@@ -56,6 +56,7 @@ source s_tz { network(ip(127.0.0.1) port($p_tz) time-zone("+05:00") default-prio
 source s_flags { network(ip(127.0.0.1) port($p_flags) flags(syslog-protocol, store-raw-message)); };
 source s_nohost { network(ip(127.0.0.1) port($p_nohost) flags(no-hostname) default-facility(daemon));
                   unix-stream("@OUT@/../stream" flags(expect-hostname)); };
+source s_six { tcp6(ip("::") port($p_six)); udp6(ip("::") port($p_six)); };
 source s_local { unix-dgram("@OUT@/../log" keep-hostname(yes)); };
 destination d_plain { file("@OUT@/plain" template(t_bsd)); };
 destination d_keep { file("@OUT@/keep" template(t_bsd)); };
@@ -68,6 +69,7 @@ destination d_dns { file("@OUT@/dns" template(t_chain)); };
 destination d_tz { file("@OUT@/tz" template("\${SOURCE}|\${ISODATE}|\${PRI}|\${TAGS}|\${MSG}\n")); };
 destination d_flags { file("@OUT@/flags" template("\${SOURCE}|\${HOST}|\${PROGRAM}|\${PRI}|\${MSG}|\${RAWMSG}\n")); };
 destination d_nohost { file("@OUT@/nohost" template(t_local)); };
+destination d_six { file("@OUT@/six" template(t_bsd)); };
 destination d_local { file("@OUT@/local" template(t_local)); };
 log { source(s_plain); destination(d_plain); };
 log { source(s_keep); destination(d_keep); };
@@ -78,6 +80,7 @@ log { source(s_bad); destination(d_bad); };
 log { source(s_udp); destination(d_udp); };
 log { source(s_local); destination(d_local); };
 log { source(s_nohost); destination(d_nohost); };
+log { source(s_six); destination(d_six); };
 log { source(s_dns); destination(d_dns); };
 log { source(s_tz); destination(d_tz); };
 log { source(s_flags); destination(d_flags); };
@@ -153,6 +156,8 @@ steps = [
     (lambda: ustream(b"<13>Nov 22 10:00:00 h1 p[1]: expected\n<13>Nov 22 10:00:00 p2: bare\n"), 2),
     (lambda: tcp(P["syslog"], b"0 " + frame(b"<13>1 2026-11-22T10:00:00Z h0 a0 - - - after an empty frame")), 1),
     (lambda: tcp(P["syslog"], b"x1 <13>1 - h app - - - not a frame\n"), 0),
+    (lambda: tcp(P["six"], b"<13>Nov 22 10:00:00 h1 p: v4 client on a v6 socket\n"), 1),
+    (lambda: udp(P["six"], b"<13>Nov 22 10:00:00 h1 p: v4 datagram on a v6 socket"), 1),
     (lambda: tcp(P["flags"], b"<13>1 2026-11-22T10:00:00Z h1 app - - - five\n<13>Nov 22 10:00:00 h1 p: bsd\n"), 2),
     (lambda: unix(b"<30>Nov 22 10:00:00 h9 app: expect no hostname"), 1),
 ]
@@ -182,7 +187,7 @@ run() {
     sleep 0.1
   done
   python3 "$work/send.py" "$work/$who/out" plain=$p_plain keep=$p_keep chain=$p_chain over=$p_over \
-    syslog=$p_syslog bad=$p_bad udp=$p_udp dns=$p_dns dns2=$p_dns2 tz=$p_tz flags=$p_flags nohost=$p_nohost >"$work/$who/count"
+    syslog=$p_syslog bad=$p_bad udp=$p_udp dns=$p_dns dns2=$p_dns2 tz=$p_tz flags=$p_flags nohost=$p_nohost six=$p_six >"$work/$who/count"
   kill -TERM "$pid"
   wait "$pid" || true
   pid=""
