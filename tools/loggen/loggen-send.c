@@ -35,7 +35,6 @@ typedef struct Sender
   LoggenCounters ctr;
   LoggenLatency lat;
   SendTimes *times; /* with --latency-listen */
-  bool done_flag;
 } Sender;
 
 static struct
@@ -281,16 +280,17 @@ _active_main(void *arg)
       while ((rc = loggen_conn_send(&s->conn, buf, ends, n, &done)) < 0)
         {
           fprintf(stderr, "error sending buffer: %s\n", strerror(-rc));
+          size_t k = 0;
+          while (k < n && ends[k] <= done)
+            k++;
           if (!o->reconnect || !_reconnect(s, deadline))
             {
-              n = 0;
+              /* the lines that went out whole still count */
+              n = k;
               eof = true;
               break;
             }
           /* resend from the start of the first line not wholly sent */
-          size_t k = 0;
-          while (k < n && ends[k] <= done)
-            k++;
           done = k ? ends[k - 1] : 0;
         }
       if (o->steady)
