@@ -27,6 +27,7 @@ _dgram_batch_done(void *user_data)
 {
   NetSource *s = user_data;
   log_pipeline_flush(s->env.pipeline);
+  net_warn_truncated(s, s->dgram_reader, NULL, &s->dgram_warned);
 }
 
 static void

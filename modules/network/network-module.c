@@ -8,8 +8,10 @@
 #include "modules.h"
 #include "network.h"
 
+#include "sluice/internal-log.h"
 #include "sluice/pipeline.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -18,6 +20,24 @@ net_source_deliver(NetSource *s, LogMsg *msg, NetPeerName *peer)
 {
   net_host_apply(&s->host, msg, peer);
   log_pipeline_deliver(s->env.pipeline, s->env.source_id, msg);
+}
+
+void
+net_warn_truncated(NetSource *s, LogReader *r, const char *peer, bool *warned)
+{
+  if (*warned || !r || log_reader_get_stats(r)->truncated == 0)
+    return;
+  *warned = true;
+  char size[32];
+  snprintf(size, sizeof(size), "%zu", s->ro.log_msg_size);
+  const char *text = "Incoming message longer than log-msg-size(), truncated; later ones from this sender are "
+                     "truncated silently";
+  if (peer)
+    sluice_log(SLUICE_LOG_WARNING, text, "client", peer, "local", s->local_name, "log_msg_size", size, "location",
+               s->location, NULL);
+  else
+    sluice_log(SLUICE_LOG_WARNING, text, "local", s->local_name, "log_msg_size", size, "location", s->location,
+               NULL);
 }
 
 static bool

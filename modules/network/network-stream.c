@@ -32,6 +32,7 @@ struct NetConn
   int fd;
   LogAddr peer;
   NetPeerName peer_name;
+  bool warned;              /* a truncated message was logged */
   char client[160];
 };
 
@@ -93,6 +94,7 @@ _conn_batch_done(void *user_data)
 {
   NetConn *c = user_data;
   log_pipeline_flush(c->src->env.pipeline);
+  net_warn_truncated(c->src, c->reader, c->client, &c->warned);
 }
 
 static void
@@ -100,6 +102,7 @@ _conn_closed(LogReader *r, int error, const char *reason, void *user_data)
 {
   NetConn *c = user_data;
   log_pipeline_flush(c->src->env.pipeline);
+  net_warn_truncated(c->src, r, c->client, &c->warned);
   _conn_release_slot(c);
   if (error < 0)
     {

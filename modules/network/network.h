@@ -170,6 +170,7 @@ struct NetSource
   Worker *listen_worker;
   void *listener;           /* NetListener (network-stream.c), owned by listen_worker */
   LogReader *dgram_reader;
+  bool dgram_warned;        /* a truncation was logged */
   NetPeerName dgram_peer;   /* dgram_worker's */
   Worker *dgram_worker;
   GMutex lock;              /* conns */
@@ -219,6 +220,11 @@ void net_stream_stop(NetSource *s);
 /* network-dgram.c */
 bool net_dgram_start(NetSource *s, char **error);
 void net_dgram_stop(NetSource *s);
+
+/* Logs the first truncated message of a reader (once: a sender of long
+ * lines must not flood the internal log); *warned remembers it.  peer may
+ * be NULL (a datagram socket has many). */
+void net_warn_truncated(NetSource *s, LogReader *r, const char *peer, bool *warned);
 
 /* The reader callbacks' shared deliver step: host logic, then the pipeline. */
 void net_source_deliver(NetSource *s, LogMsg *msg, NetPeerName *peer);

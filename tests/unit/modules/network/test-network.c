@@ -480,3 +480,35 @@ Test(network, many_connections_share_the_workers)
   g_free(got);
   g_free(src);
 }
+
+Test(network, an_overlong_message_is_truncated_and_logged_once)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM), uport = free_port(SOCK_DGRAM);
+  char *src = g_strdup_printf("source s { network(ip(127.0.0.1) port(%d) log-msg-size(40)); "
+                              "udp(ip(127.0.0.1) port(%d) log-msg-size(40)); };",
+                              port, uport);
+  run_start(&r, src, NULL);
+  const char *longline = "<13>Nov 22 10:00:00 h p: 0123456789abcdefghijklmnopqrstuvwxyz\n";
+  int fd = tcp_connect(port);
+  send_str(fd, longline);
+  send_str(fd, "<13>Nov 22 10:00:00 h p: short\n");
+  send_str(fd, longline);
+  wait_count(3);
+  close(fd);
+  wait_event("Syslog connection closed", 1);
+  udp_send(uport, longline, strlen(longline));
+  wait_count(4);
+  wait_event("<4>Incoming message longer than log-msg-size(), truncated; later ones from this sender are truncated "
+             "silently; client='AF_INET(127.0.0.1:",
+             1);
+  wait_event("log_msg_size='40', location='test.conf:3:12'", 1);
+  wait_event("truncated silently; local='AF_INET(127.0.0.1:", 1);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tcp|127.0.0.1|127.0.0.1|p|13|0123456789abcde\n"
+                        "rfc3164+tcp|127.0.0.1|127.0.0.1|p|13|short\n"
+                        "rfc3164+tcp|127.0.0.1|127.0.0.1|p|13|0123456789abcde\n"
+                        "rfc3164+udp|127.0.0.1|127.0.0.1|p|13|0123456789abcde\n");
+  g_free(got);
+  g_free(src);
+}
