@@ -101,15 +101,6 @@ _monotonic_sec(void)
   return ts.tv_sec;
 }
 
-void
-net_dns_cache_clear(void)
-{
-  g_mutex_lock(&dns_lock);
-  if (dns_cache)
-    g_hash_table_remove_all(dns_cache);
-  g_mutex_unlock(&dns_lock);
-}
-
 /* Looks key up; true when the cache has a live answer (*name may be NULL
  * for a cached failure).  *name is a copy the caller frees. */
 static bool
@@ -336,7 +327,7 @@ _reparse_without_hostname(const NetHostOptions *h, LogMsg *msg)
 }
 
 static void
-_check_hostname(const NetHostOptions *h, LogMsg *msg)
+_apply_bad_hostname(const NetHostOptions *h, LogMsg *msg)
 {
   size_t len;
   const char *host = log_msg_get_value(msg, LM_V_HOST, &len);
@@ -376,7 +367,7 @@ void
 net_host_apply(const NetHostOptions *h, LogMsg *msg, NetPeerName *peer)
 {
   if (h->bad_hostname)
-    _check_hostname(h, msg);
+    _apply_bad_hostname(h, msg);
   const char *from = _peer_name(h, &msg->saddr, peer);
   log_msg_set_value(msg, LM_V_HOST_FROM, from, -1);
 

@@ -160,8 +160,6 @@ struct NetSource
   LogReaderOptions ro;      /* per-connection window set at start */
   NetHostOptions host;
   char *location;           /* "file:line:col" for log lines */
-  int64_t dns_cache_size, dns_cache_expire, dns_cache_expire_failed;
-  bool check_hostname;
 
   /* running */
   LogSourceEnv env;
@@ -180,7 +178,6 @@ struct NetSource
 };
 
 /* network-options.c */
-void net_source_options_defaults(NetSourceOptions *o);
 /* Fill the resolved fields of s from its options, the call and ctx.
  * false with *err on a combination the table cannot reject. */
 bool net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ctx, CfgError *err);
@@ -203,8 +200,6 @@ void net_bad_hostname_prepare(NetHostOptions *h, int n);
 /* Load the global dns-cache-hosts() file (/etc/hosts format) into h;
  * false with *error (g_free) when it cannot be read. */
 bool net_hosts_file_load(NetHostOptions *h, const char *path, char **error);
-/* Forget every cached DNS answer (tests). */
-void net_dns_cache_clear(void);
 
 /* network-socket.c */
 /* "AF_INET(1.2.3.4:514)", "AF_INET6([::1]:514)", "AF_UNIX(/path)" */
