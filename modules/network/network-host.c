@@ -1,30 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Host logic of the network sources, as syslog-ng 3.38 applies it when a
- * source queues a message:
+ * Host logic of the network sources, in the order syslog-ng 3.38 applies it
+ * when a source queues a message (each step checked against it):
  *
- *   HOST_FROM  the peer's name: its address, or with use-dns(yes) its
- *              reverse-DNS name (cut at the first dot unless use-fqdn(yes),
- *              lower-cased with normalize-hostnames(yes)); for a unix
- *              socket this host's own name.
- *   HOST       kept as parsed with keep-hostname(yes) when the line had
- *              one; otherwise HOST_FROM, or with chain-hostnames(yes)
- *              "parsed/HOST_FROM" ("HOST_FROM/HOST_FROM" when nothing was
- *              parsed, "source@HOST_FROM" for a local source).
- *   first      a hostname matching the global bad-hostname() regexp is no
- *              hostname: the line is parsed again without one, so that
- *              word becomes PROGRAM (RFC 3164 only, as in syslog-ng).
- *   then       keep-timestamp(no) makes STAMP the reception time,
- *              program-override() and host-override() replace PROGRAM and
- *              HOST, and tags() and ".source.<name>" are set.
+ *   bad-hostname  a parsed RFC 3164 hostname matching the global
+ *                 bad-hostname() regexp is no hostname: the line is parsed
+ *                 again without one, so that word becomes PROGRAM.
+ *   HOST_FROM     the peer's name: its address, or with use-dns(yes) its
+ *                 reverse-DNS name (cut at the first dot unless
+ *                 use-fqdn(yes), lower-cased with normalize-hostnames(yes));
+ *                 for a unix socket this host's own name.
+ *   HOST          kept as parsed with keep-hostname(yes) when the line had
+ *                 one; otherwise HOST_FROM, or with chain-hostnames(yes)
+ *                 "parsed/HOST_FROM" ("HOST_FROM/HOST_FROM" when nothing was
+ *                 parsed, "source@HOST_FROM" for a local source).
+ *   then          keep-timestamp(no) makes STAMP the reception time,
+ *                 program-override() (which drops LEGACY_MSGHDR) and
+ *                 host-override() replace PROGRAM and HOST, and tags() and
+ *                 ".source.<name>" are set.
  *
- * With use-dns(yes) the global dns-cache-hosts() file (/etc/hosts format)
- * is asked first: its names need no DNS.  Reverse lookups block the worker that makes them (as in syslog-ng), so
- * their answers, good and failed, are cached process-wide for
- * dns-cache-expire / dns-cache-expire-failed seconds, up to dns-cache-size
- * entries.  On top of that each reader (a connection, a datagram socket)
- * remembers the name of its last sender, so a steady stream takes no DNS
- * cache lock per message.
+ * Reverse lookups block the worker that makes them, as in syslog-ng.  With
+ * the DNS cache on (dns-cache(), forced off by a global use-dns(no)) the
+ * global dns-cache-hosts() file is asked first, and answers, good and
+ * failed, are kept process-wide for dns-cache-expire() /
+ * dns-cache-expire-failed() seconds, up to dns-cache-size() entries.  On
+ * top of that each reader (a connection, a datagram socket) remembers its
+ * last sender's name, so a steady stream takes no lock per message.
  */
 #include "network.h"
 
