@@ -74,6 +74,16 @@ start_sink tcp "$work/nf.out"
 stop_sink
 [ "$(head -c 6 "$work/nf.out")" = "<38>1 " ] || fail "-F still framed"
 
+# 3b. -H: a PROXY protocol v1 line first on each connection, not counted.
+start_sink tcp "$work/px.out"
+"$loggen" -H --proxy-src-ip=10.1.2.3 --proxy-dst-ip=10.9.9.9 --proxy-src-port=1111 --proxy-dst-port=2222 \
+  -n 5 127.0.0.1 "$port" 2>"$work/err" || fail "loggen -H"
+stop_sink
+[ "$(head -1 "$work/px.out")" = "$(printf 'PROXY TCP4 10.1.2.3 10.9.9.9 1111 2222\r')" ] || fail "-H header"
+grep -q 'count=5,' "$work/err" || fail "-H counted the header"
+"$loggen" --check "$work/px.out" --expect 5 >/dev/null || fail "-H check"
+if "$loggen" -D -H -n 1 127.0.0.1 1 2>/dev/null; then fail "-H -D accepted"; fi
+
 # 4. UDP: one datagram per line (evenly spaced: a burst could overflow the
 #    socket buffer, UDP has no flow control).
 start_sink udp "$work/udp.out"

@@ -135,8 +135,27 @@ _open_fd(const LoggenOptions *o, int type)
   return fd;
 }
 
+static bool _send_proxy(LoggenConn *c, const LoggenOptions *o, int index);
+
+size_t
+loggen_proxy_header(const LoggenOptions *o, int index, char *buf, size_t cap)
+{
+  char src[32], sport[16];
+  snprintf(src, sizeof(src), "192.168.1.%d", 1 + index % 253);
+  snprintf(sport, sizeof(sport), "%d", 10000 + index % 50000);
+  const char *s = o->proxy_src_ip ? o->proxy_src_ip : src;
+  const char *d = o->proxy_dst_ip ? o->proxy_dst_ip : "192.168.1.254";
+  /* TCP6 when either address is IPv6; the header ends in CRLF as the spec says */
+  bool v6 = strchr(s, ':') || strchr(d, ':');
+  int n = snprintf(buf, cap, "PROXY %s %s %s %s %s\r\n", v6 ? "TCP6" : "TCP4", s, d,
+                   o->proxy_src_port ? o->proxy_src_port : sport, o->proxy_dst_port ? o->proxy_dst_port : "514");
+  return n < 0 ? 0 : (size_t) n < cap ? (size_t) n : cap - 1;
+}
+
+static int _send_stream(LoggenConn *c, const char *buf, size_t len, size_t *done);
+
 bool
-loggen_conn_open(LoggenConn *c, const LoggenOptions *o, SSL_CTX *tls)
+loggen_conn_open(LoggenConn *c, const LoggenOptions *o, SSL_CTX *tls, int index)
 {
   c->dgram = o->dgram && !o->stream;
   c->ssl = NULL;
@@ -150,7 +169,7 @@ loggen_conn_open(LoggenConn *c, const LoggenOptions *o, SSL_CTX *tls)
       setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
     }
   if (!tls)
-    return true;
+    return _send_proxy(c, o, index);
   c->ssl = SSL_new(tls);
   if (!c->ssl)
     {
@@ -173,6 +192,24 @@ loggen_conn_open(LoggenConn *c, const LoggenOptions *o, SSL_CTX *tls)
   if (SSL_connect(c->ssl) != 1)
     {
       _tls_errors("TLS handshake failed");
+      loggen_conn_close(c);
+      return false;
+    }
+  return _send_proxy(c, o, index);
+}
+
+/* -H: the header goes first on every connection, reconnections too. */
+static bool
+_send_proxy(LoggenConn *c, const LoggenOptions *o, int index)
+{
+  if (!o->proxied)
+    return true;
+  char hdr[256];
+  size_t len = loggen_proxy_header(o, index, hdr, sizeof(hdr)), done = 0;
+  int rc = _send_stream(c, hdr, len, &done);
+  if (rc < 0)
+    {
+      fprintf(stderr, "error: sending the PROXY header failed: %s\n", strerror(-rc));
       loggen_conn_close(c);
       return false;
     }

@@ -19,8 +19,12 @@ typedef struct LoggenConn
  * a certificate, key or CA file cannot be used. */
 SSL_CTX *loggen_tls_context_new(const LoggenOptions *o);
 
-/* Connects as the options say; false with a message on stderr. */
-bool loggen_conn_open(LoggenConn *c, const LoggenOptions *o, SSL_CTX *tls);
+/* Connects as the options say (with -H sending the PROXY header of
+ * connection `index` first); false with a message on stderr. */
+bool loggen_conn_open(LoggenConn *c, const LoggenOptions *o, SSL_CTX *tls, int index);
+
+/* The PROXY protocol v1 line of connection `index` into buf; its length. */
+size_t loggen_proxy_header(const LoggenOptions *o, int index, char *buf, size_t cap);
 void loggen_conn_close(LoggenConn *c);
 
 /* Sends lines [0, n) of buf, line i ending at ends[i]; on a stream from

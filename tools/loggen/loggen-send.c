@@ -113,7 +113,7 @@ static void *
 _idle_main(void *arg)
 {
   Sender *s = arg;
-  s->connected = loggen_conn_open(&s->conn, s->opt, s->tls);
+  s->connected = loggen_conn_open(&s->conn, s->opt, s->tls, s->opt->active + s->index);
   _connect_finished(s->connected, true);
   /* hold the connection open until the active ones are done */
   pthread_mutex_lock(&run.lock);
@@ -155,7 +155,7 @@ _reconnect(Sender *s, double deadline)
   loggen_conn_close(&s->conn);
   while ((deadline <= 0 || _now() < deadline) && !atomic_load(&interrupted))
     {
-      if (loggen_conn_open(&s->conn, s->opt, s->tls))
+      if (loggen_conn_open(&s->conn, s->opt, s->tls, s->index))
         {
           LOGGEN_DEBUG("(%d) reconnected to server\n", s->index);
           return true;
@@ -212,7 +212,7 @@ _active_main(void *arg)
 {
   Sender *s = arg;
   LoggenOptions *o = s->opt;
-  s->connected = loggen_conn_open(&s->conn, o, s->tls);
+  s->connected = loggen_conn_open(&s->conn, o, s->tls, s->index);
   _connect_finished(s->connected, false);
   if (!s->connected)
     {

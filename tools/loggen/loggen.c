@@ -18,7 +18,7 @@ static LoggenOptions opt = {
 };
 static gboolean o_permanent, o_proto, o_no_framing, o_ipv6, o_csv, o_quiet, o_debug, o_reconnect;
 static gboolean o_inet, o_unix, o_stream, o_dgram, o_ssl, o_loop, o_dont_parse, o_mixed, o_steady;
-static gboolean o_allow_dup, o_allow_reorder;
+static gboolean o_allow_dup, o_allow_reorder, o_proxied;
 static gint64 o_number, o_expect;
 static gint o_expect_threads;
 static char *o_check;
@@ -31,6 +31,15 @@ static GOptionEntry main_entries[] = {
   { "permanent", 'T', 0, G_OPTION_ARG_NONE, &o_permanent, "Send logs without time limit", NULL },
   { "syslog-proto", 'P', 0, G_OPTION_ARG_NONE, &o_proto,
     "Use the new syslog-protocol message format (see also framing)", NULL },
+  { "proxied", 'H', 0, G_OPTION_ARG_NONE, &o_proxied, "Generate PROXY protocol v1 header", NULL },
+  { "proxy-src-ip", 0, 0, G_OPTION_ARG_STRING, &opt.proxy_src_ip,
+    "Source IP for the PROXY protocol v1 header (default 192.168.1.N, N per connection)", "<ip address>" },
+  { "proxy-dst-ip", 0, 0, G_OPTION_ARG_STRING, &opt.proxy_dst_ip,
+    "Destination IP for the PROXY protocol v1 header (default 192.168.1.254)", "<ip address>" },
+  { "proxy-src-port", 0, 0, G_OPTION_ARG_STRING, &opt.proxy_src_port,
+    "Source port for the PROXY protocol v1 header (default 10000 + connection)", "<port>" },
+  { "proxy-dst-port", 0, 0, G_OPTION_ARG_STRING, &opt.proxy_dst_port,
+    "Destination port for the PROXY protocol v1 header (default 514)", "<port>" },
   { "sdata", 'p', 0, G_OPTION_ARG_STRING, &opt.sdata,
     "Send the given sdata (e.g. \"[test name=\\\"value\\\"]\") in case of syslog-proto", NULL },
   { "no-framing", 'F', 0, G_OPTION_ARG_NONE, &o_no_framing,
@@ -140,6 +149,7 @@ _validate(int argc, char **argv)
   opt.mixed = o_mixed;
   opt.steady = o_steady;
   opt.number = o_number;
+  opt.proxied = o_proxied;
 
   if (opt.rate <= 0 || opt.size <= 0 || opt.active <= 0 || opt.idle < 0 || opt.skip_tokens < 0 || opt.number < 0
       || (!opt.permanent && opt.interval <= 0))
@@ -167,6 +177,16 @@ _validate(int argc, char **argv)
   if ((opt.tls_cert || opt.tls_key || opt.tls_ca) && !opt.use_ssl)
     {
       fprintf(stderr, "error: --tls-cert, --tls-key and --tls-ca need --use-ssl\n");
+      return false;
+    }
+  if ((opt.proxy_src_ip || opt.proxy_dst_ip || opt.proxy_src_port || opt.proxy_dst_port) && !opt.proxied)
+    {
+      fprintf(stderr, "error: --proxy-src-ip, --proxy-dst-ip, --proxy-src-port and --proxy-dst-port need -H\n");
+      return false;
+    }
+  if (opt.proxied && opt.dgram && !opt.stream)
+    {
+      fprintf(stderr, "error: -H (PROXY protocol) needs a stream connection, not -D\n");
       return false;
     }
   if (opt.read_file && opt.mixed)
@@ -258,6 +278,10 @@ main(int argc, char **argv)
   g_free(opt.tls_ca);
   g_free(opt.read_file);
   g_free(opt.latency_listen);
+  g_free(opt.proxy_src_ip);
+  g_free(opt.proxy_dst_ip);
+  g_free(opt.proxy_src_port);
+  g_free(opt.proxy_dst_port);
   g_free(o_check);
   return rc;
 }

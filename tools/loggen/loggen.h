@@ -51,6 +51,9 @@ typedef struct LoggenOptions
   int skip_tokens;     /* --skip-tokens */
   bool dont_parse;     /* -d */
 
+  bool proxied;        /* -H: PROXY protocol v1 header first */
+  char *proxy_src_ip, *proxy_dst_ip, *proxy_src_port, *proxy_dst_port;
+
   /* Sluice's own */
   char *tls_cert, *tls_key, *tls_ca;
   bool mixed;          /* realistic mixed traffic */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* loggen: the standard line, -R conversion, mixed lines, latency, --check. */
+#include "loggen-conn.h"
 #include "loggen.h"
 
 #include <criterion/criterion.h>
@@ -271,4 +272,17 @@ Test(loggen_check, stray_huge_numbers, .init = _setup, .fini = _teardown)
                            "  missing: 2-9999999998\n"
                            "check: threads=1 received=3 missing=9999999997 duplicated=0 reordered=0: FAIL\n");
   free(report);
+}
+
+Test(loggen_proxy, header_defaults_and_ipv6)
+{
+  LoggenOptions o = { .proxied = true };
+  char buf[256];
+  size_t n = loggen_proxy_header(&o, 3, buf, sizeof(buf));
+  cr_assert_eq(n, strlen(buf));
+  cr_assert_str_eq(buf, "PROXY TCP4 192.168.1.4 192.168.1.254 10003 514\r\n");
+  LoggenOptions v6 = { .proxied = true, .proxy_src_ip = "2001:db8::1", .proxy_dst_ip = "2001:db8::2",
+                       .proxy_src_port = "1", .proxy_dst_port = "2" };
+  loggen_proxy_header(&v6, 0, buf, sizeof(buf));
+  cr_assert_str_eq(buf, "PROXY TCP6 2001:db8::1 2001:db8::2 1 2\r\n");
 }
