@@ -163,8 +163,11 @@ const CfgOption net_unix_stream_options[] = {
   { 0 },
 };
 
+/* syslog-ng 3.38 takes the stream options on unix-dgram() too (they have
+ * nothing to act on there, there as here); configurations use them */
 const CfgOption net_unix_dgram_options[] = {
   NET_READER_OPTIONS,
+  NET_STREAM_OPTIONS,
   NET_UNIX_OPTIONS,
   { 0 },
 };

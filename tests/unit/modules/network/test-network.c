@@ -355,7 +355,7 @@ Test(network, refused_configurations)
   expect_config_error("source s { network(port(70000)); };", "between 1 and 65535");
   expect_config_error("source s { network(keep-alive(yes)); };", "keep-alive(yes) is not supported yet");
   expect_config_error("source s { unix-stream(); };", "unix-stream() takes 1 to 1 positional arguments");
-  expect_config_error("source s { unix-dgram(\"/tmp/x\" max-connections(3)); };", "unknown option 'max-connections'");
+  expect_config_error("source s { unix-dgram(\"/tmp/x\" port(514)); };", "unknown option 'port'");
   expect_config_error("source s { udp(time-zone(\"Mars/Olympus\")); };", "time zone");
   expect_config_error("source s { network(flags(no-such-flag)); };", "unknown value 'no-such-flag'");
   expect_config_error("options { dns-cache-hosts(\"/nonexistent/hosts\"); }; source s { network(); };",
