@@ -162,6 +162,8 @@ loggen_conn_open(LoggenConn *c, const LoggenOptions *o, SSL_CTX *tls, int index)
   c->fd = _open_fd(o, c->dgram ? SOCK_DGRAM : SOCK_STREAM);
   if (c->fd < 0)
     return false;
+  LOGGEN_DEBUG("(%d) connected to %s%s%s over %s on fd %d\n", index, o->target, o->port ? ":" : "",
+               o->port ? o->port : "", c->dgram ? "dgram" : tls ? "TLS" : "stream", c->fd);
   if (c->dgram)
     {
       /* a big send buffer lets a batch go out without blocking on each datagram */

@@ -244,6 +244,8 @@ _active_main(void *arg)
   double start = _now();
   double deadline = o->permanent ? 0 : start + o->interval;
   Pacer pacer = { .tokens = o->rate - o->rate / 10, .last = start, .start = start };
+  LOGGEN_DEBUG("thread %d started (rate=%d, number=%lld, interval=%d%s)\n", s->index, o->rate,
+               (long long) o->number, o->interval, o->permanent ? ", permanent" : "");
   bool eof = false;
 
   while (!eof && (o->number == 0 || seq < (uint64_t) o->number))
