@@ -57,6 +57,7 @@ typedef struct FileDestOptions
   char *local_time_zone; /* the zone of date macros in the path */
   int64_t overwrite_if_older; /* seconds; 0: never truncate */
   uint32_t flags;        /* FILE_FLAG_* */
+  char *symlink_as;      /* a symlink kept pointing at the file last opened */
 } FileDestOptions;
 
 /* flags(): the writer flags of syslog-ng 3.38 that Sluice has */

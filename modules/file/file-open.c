@@ -6,7 +6,8 @@
  * opened O_RDWR so that opening never waits for, or fails without, a
  * reader; owner, group and mode are applied again at every open (a file
  * logrotate recreated gets them back); create-dirs(yes) makes the missing
- * parents with dir-perm/dir-owner/dir-group.
+ * parents with dir-perm/dir-owner/dir-group; symlink-as() keeps a link at
+ * the file opened last.
  */
 #include "file-dest.h"
 
@@ -14,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -129,6 +131,40 @@ _overwrite_if_older(FileDest *d, int fd, const char *path)
     _log_errno(SLUICE_LOG_ERROR, "Error truncating file", path, errno);
 }
 
+/* symlink-as(): point the link at path when it points elsewhere.  The new
+ * link is made beside it and renamed over it, so a reader never finds the
+ * link missing; something at that name that is not a symlink is left
+ * alone. */
+static void
+_update_symlink(FileDest *d, const char *path)
+{
+  const char *link = d->o.symlink_as;
+  char target[PATH_MAX];
+  ssize_t k = readlink(link, target, sizeof(target) - 1);
+  if (k >= 0)
+    {
+      target[k] = '\0';
+      if (strcmp(target, path) == 0)
+        return;
+    }
+  else if (errno != ENOENT)
+    {
+      _log_errno(SLUICE_LOG_ERROR, "symlink-as() names something that is not a symlink; leaving it alone", link,
+                 errno);
+      return;
+    }
+  if (d->o.create_dirs && _create_parents(d, link) < 0)
+    return;
+  char *tmp = g_strdup_printf("%s.sluice-%ld", link, (long) getpid());
+  unlink(tmp);
+  if (symlink(path, tmp) != 0 || rename(tmp, link) != 0)
+    {
+      _log_errno(SLUICE_LOG_ERROR, "Error creating symlink", link, errno);
+      unlink(tmp);
+    }
+  g_free(tmp);
+}
+
 int
 file_dest_open(FileDest *d, const char *path)
 {
@@ -153,5 +189,7 @@ file_dest_open(FileDest *d, const char *path)
   _apply_perm(&d->file_perm, fd, path);
   if (d->kind == FILE_KIND_FILE && d->o.overwrite_if_older > 0)
     _overwrite_if_older(d, fd, path);
+  if (d->o.symlink_as)
+    _update_symlink(d, path);
   return fd;
 }

@@ -58,6 +58,7 @@ static const CfgOption file_options[] = {
   PATH_OPTIONS,
   { .name = "fsync", .type = CFG_OPT_BOOL, .offset = OFF(fsync) },
   { .name = "overwrite-if-older", .type = CFG_OPT_INT, .offset = OFF(overwrite_if_older), .min = 0, .max = INT32_MAX },
+  { .name = "symlink-as", .type = CFG_OPT_STRING, .offset = OFF(symlink_as) },
   { 0 },
 };
 
@@ -320,6 +321,12 @@ _setup_path(FileDest *d, const CfgNode *call, CfgError *err)
       return false;
     }
   d->path_is_literal = log_template_is_literal(d->path);
+  if (d->o.symlink_as && !d->o.symlink_as[0])
+    {
+      const CfgNode *o = _given(call, "symlink-as");
+      cfg_error_set(err, o ? &o->loc : &call->loc, "%s(): symlink-as() needs a path", call->name);
+      return false;
+    }
   if (d->path_is_literal && file_path_is_spurious(arg->str))
     {
       cfg_error_set(err, &arg->loc, "%s(): the path '%s' contains '..'; Sluice, like syslog-ng, refuses it",

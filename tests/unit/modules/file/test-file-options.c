@@ -21,6 +21,12 @@ Test(file_options, writer_flags_sluice_does_not_have)
   assert_refused("destination d { file(\"@DIR@/x\" flags(ignore-errors)); };", "unknown value 'ignore-errors'");
 }
 
+Test(file_options, symlink_as_needs_a_path_and_is_for_file_only)
+{
+  assert_refused("destination d { file(\"@DIR@/x\" symlink-as(\"\")); };", "symlink-as() needs a path");
+  assert_refused("destination d { pipe(\"@DIR@/x\" symlink-as(\"@DIR@/y\")); };", "unknown option 'symlink-as'");
+}
+
 Test(file_options, empty_path)
 {
   assert_refused("destination d { file(\"\"); };", "needs a path");

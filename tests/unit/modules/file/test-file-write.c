@@ -440,3 +440,59 @@ Test(file_write, no_multi_line_keeps_only_the_final_newline)
   batch_free(&b);
   rig_free(&r);
 }
+
+static char *
+link_target(Rig *r, const char *rel)
+{
+  char *p = rig_path(r, rel);
+  char buf[4096];
+  ssize_t k = readlink(p, buf, sizeof(buf) - 1);
+  g_free(p);
+  if (k < 0)
+    return NULL;
+  buf[k] = '\0';
+  char *base = g_path_get_basename(buf);
+  return base;
+}
+
+Test(file_write, symlink_as_points_at_the_file_opened_last)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/${HOST}.log\" symlink-as(\"@DIR@/cur/current\") create-dirs(yes)); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h1 app: a");
+  batch_add(&b, "<13>Mar 10 11:58:02 h2 app: b");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  char *t = link_target(&r, "cur/current");
+  cr_assert_str_eq(t, "h1.log");
+  g_free(t);
+  cr_assert_eq(rig_write(&r, b.items + 1, 1), 1);
+  t = link_target(&r, "cur/current");
+  cr_assert_str_eq(t, "h2.log");
+  g_free(t);
+  /* h1.log is open already: writing to it again moves nothing */
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  t = link_target(&r, "cur/current");
+  cr_assert_str_eq(t, "h2.log");
+  g_free(t);
+  assert_file(&r, "cur/current", "Mar 10 11:58:02 h2 app: b\n");
+  batch_free(&b);
+  rig_free(&r);
+}
+
+Test(file_write, symlink_as_leaves_a_regular_file_alone)
+{
+  Rig r = { 0 };
+  r.dir = g_dir_make_tmp("sluice-file-XXXXXX", NULL);
+  char *p = rig_path(&r, "current");
+  cr_assert(g_file_set_contents(p, "precious\n", -1, NULL));
+  rig_build(&r, "destination d { file(\"@DIR@/log\" symlink-as(\"@DIR@/current\")); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h1 app: a");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "current", "precious\n");
+  assert_file(&r, "log", "Mar 10 11:58:01 h1 app: a\n");
+  g_free(p);
+  batch_free(&b);
+  rig_free(&r);
+}
