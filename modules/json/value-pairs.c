@@ -172,15 +172,24 @@ typedef struct Transform
   size_t a_len, b_len;
 } Transform;
 
+/* A glob of '*' (any run) and '?' (one character), matched by
+ * _glob_match: glib's GPatternSpec asserts on bytes that are not UTF-8,
+ * and names and patterns may hold any byte. */
+typedef struct Glob
+{
+  char *text;
+  size_t len;
+} Glob;
+
 typedef struct TransformSet
 {
-  GPatternSpec *glob;
+  Glob glob;
   GArray *ops; /* Transform */
 } TransformSet;
 
 typedef struct Pattern
 {
-  GPatternSpec *glob;
+  Glob glob;
   bool include;
 } Pattern;
 
@@ -210,7 +219,7 @@ value_pairs_free(ValuePairs *vp)
   if (!vp)
     return;
   for (guint i = 0; i < vp->patterns->len; i++)
-    g_pattern_spec_free(g_array_index(vp->patterns, Pattern, i).glob);
+    g_free(g_array_index(vp->patterns, Pattern, i).glob.text);
   for (guint i = 0; i < vp->pairs->len; i++)
     {
       Pair *p = &g_array_index(vp->pairs, Pair, i);
@@ -220,7 +229,7 @@ value_pairs_free(ValuePairs *vp)
   for (guint i = 0; i < vp->sets->len; i++)
     {
       TransformSet *s = &g_array_index(vp->sets, TransformSet, i);
-      g_pattern_spec_free(s->glob);
+      g_free(s->glob.text);
       for (guint j = 0; j < s->ops->len; j++)
         {
           Transform *t = &g_array_index(s->ops, Transform, j);
@@ -238,6 +247,53 @@ value_pairs_free(ValuePairs *vp)
 }
 
 static bool _selected(const ValuePairs *vp, const char *name, uint32_t len, uint32_t groups);
+
+/* The length of the character at s (one byte for a stray byte), at most n. */
+static size_t
+_char_len(const char *s, size_t n)
+{
+  unsigned char c = (unsigned char) *s;
+  size_t want = c < 0xc0 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+  size_t i = 1;
+  while (i < want && i < n && ((unsigned char) s[i] & 0xc0) == 0x80)
+    i++;
+  return i;
+}
+
+/* Iterative wildcard match: on a mismatch, go back to the last '*' and let
+ * it take one more character. */
+static bool
+_glob_match(const Glob *g, const char *s, size_t n)
+{
+  const char *p = g->text, *pend = g->text + g->len, *send = s + n;
+  const char *star = NULL, *star_s = NULL;
+  while (s < send)
+    {
+      if (p < pend && *p == '*')
+        {
+          star = ++p;
+          star_s = s;
+        }
+      else if (p < pend && *p == '?')
+        {
+          p++;
+          s += _char_len(s, (size_t) (send - s));
+        }
+      else if (p < pend && *p == *s)
+        p++, s++;
+      else if (star)
+        {
+          p = star;
+          star_s += _char_len(star_s, (size_t) (send - star_s));
+          s = star_s;
+        }
+      else
+        return false;
+    }
+  while (p < pend && *p == '*')
+    p++;
+  return p == pend;
+}
 
 static const char *const type_names[] = {
   [VP_TYPE_STRING] = "string",   [VP_TYPE_LITERAL] = "literal", [VP_TYPE_INT] = "int",
@@ -335,7 +391,7 @@ _add_scope(ValuePairs *vp, const char *names)
 static void
 _start_set(ValuePairs *vp, const char *glob)
 {
-  TransformSet s = { g_pattern_spec_new(glob), g_array_new(FALSE, TRUE, sizeof(Transform)) };
+  TransformSet s = { { g_strdup(glob), strlen(glob) }, g_array_new(FALSE, TRUE, sizeof(Transform)) };
   g_array_append_val(vp->sets, s);
 }
 
@@ -392,7 +448,7 @@ _apply_option(ValuePairs *vp, const char *opt, const char *arg, bool *have_set)
     return _add_pair(vp, arg);
   if (strcmp(opt, "--key") == 0 || strcmp(opt, "--exclude") == 0)
     {
-      Pattern p = { g_pattern_spec_new(arg), opt[2] == 'k' };
+      Pattern p = { { g_strdup(arg), strlen(arg) }, opt[2] == 'k' };
       g_array_append_val(vp->patterns, p);
       if (p.include)
         {
@@ -572,7 +628,7 @@ _selected(const ValuePairs *vp, const char *name, uint32_t len, uint32_t groups)
   /* the last matching pattern decides; one that would not change the
    * answer need not be matched */
   for (guint i = 0; i < vp->patterns->len; i++)
-    if (p[i].include != inc && g_pattern_spec_match(p[i].glob, len, name, NULL))
+    if (p[i].include != inc && _glob_match(&p[i].glob, name, len))
       inc = p[i].include;
   return inc;
 }
@@ -589,7 +645,7 @@ _rekey(const ValuePairs *vp, const char *name, uint32_t len, GString *out)
   const TransformSet *sets = (const TransformSet *) vp->sets->data;
   for (guint i = 0; i < vp->sets->len; i++)
     {
-      if (sets[i].ops->len == 0 || !g_pattern_spec_match(sets[i].glob, out->len, out->str, NULL))
+      if (sets[i].ops->len == 0 || !_glob_match(&sets[i].glob, out->str, out->len))
         continue;
       const Transform *t = (const Transform *) sets[i].ops->data;
       for (guint j = 0; j < sets[i].ops->len; j++, t++)

@@ -183,3 +183,29 @@ Test(json, rfc3164_date_is_bsd_with_fraction)
                 "{\"_SDATA\":{\"a\":{\"b\":\"c\"}},\"PROGRAM\":\"p\",\"PID\":\"1\",\"MSGID\":\"m\",\"MESSAGE\":\"msg\"}");
   log_msg_unref(msg);
 }
+
+/* Names and globs may hold any byte (glib's GPatternSpec would abort on
+ * invalid UTF-8, which the fuzzer found); '?' takes one UTF-8 character. */
+Test(json, globs_on_any_bytes)
+{
+  char *argv[] = { "--key", "\xc3\xa9?", "--key", "x\xff*", "--exclude", "*\xfe", "--rekey", "\xc3*", "--add-prefix",
+                   "p.", NULL };
+  char *error = NULL;
+  ValuePairs *vp = value_pairs_new_from_argv(10, argv, &error);
+  cr_assert_not_null(vp, "%s", error);
+  LogMsg *msg = test_parse("<14>1 2025-03-10T11:58:01Z h app 42 m - body");
+  static const char *const names[] = { "\xc3\xa9" "a", "\xc3\xa9\xc3\xa9", "\xc3\xa9", "x\xffy", "x\xffy\xfe", "\xc3\xa9\xc3" };
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+    log_msg_set_value_by_name(msg, names[i], "v", 1);
+  ValuePairsResult *res = value_pairs_result_acquire();
+  size_t n = value_pairs_collect(vp, msg, NULL, res);
+  const ValuePairsEntry *e = (const ValuePairsEntry *) res->entries->data;
+  const char *want[] = { "x\xffy", "p.\xc3\xa9\xc3\xa9", "p.\xc3\xa9\xc3", "p.\xc3\xa9" "a" };
+  cr_assert_eq(n, G_N_ELEMENTS(want));
+  for (size_t i = 0; i < n; i++)
+    cr_assert(e[i].name_len == strlen(want[i]) && memcmp(e[i].name, want[i], e[i].name_len) == 0, "entry %zu: %.*s",
+              i, (int) e[i].name_len, e[i].name);
+  value_pairs_result_release(res);
+  value_pairs_free(vp);
+  log_msg_unref(msg);
+}
