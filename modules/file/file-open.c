@@ -44,6 +44,9 @@ _apply_perm(const FilePerm *p, int fd, const char *path)
   struct stat st;
   if ((fd >= 0 ? fstat(fd, &st) : stat(path, &st)) != 0)
     return;
+  /* file("/dev/console") must not make the device root's and 0600 */
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISDIR(st.st_mode))
+    return;
   uid_t uid = p->set_uid ? p->uid : (uid_t) -1;
   gid_t gid = p->set_gid ? p->gid : (gid_t) -1;
   if ((p->set_uid && st.st_uid != p->uid) || (p->set_gid && st.st_gid != p->gid))

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <utime.h>
 #include <unistd.h>
 
@@ -492,6 +493,27 @@ Test(file_write, symlink_as_leaves_a_regular_file_alone)
   cr_assert_eq(rig_write(&r, b.items, 1), 1);
   assert_file(&r, "current", "precious\n");
   assert_file(&r, "log", "Mar 10 11:58:01 h1 app: a\n");
+  g_free(p);
+  batch_free(&b);
+  rig_free(&r);
+}
+
+/* Owner and mode are for the files Sluice makes, not for devices. */
+Test(file_write, a_device_keeps_its_owner_and_mode)
+{
+  if (geteuid() != 0)
+    cr_skip_test("making a device node needs root");
+  Rig r = { 0 };
+  r.dir = g_dir_make_tmp("sluice-file-XXXXXX", NULL);
+  char *p = rig_path(&r, "null");
+  mode_t old = umask(0);
+  cr_assert_eq(mknod(p, S_IFCHR | 0666, makedev(1, 3)), 0);
+  umask(old);
+  rig_build(&r, "destination d { file(\"@DIR@/null\" perm(0600) owner(\"0\") group(\"0\")); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h1 app: into the void");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  cr_assert_eq(mode_of(&r, "null"), 0666);
   g_free(p);
   batch_free(&b);
   rig_free(&r);
