@@ -116,7 +116,10 @@ _resolve_template(FileDest *d, const char *text, const LogDriverContext *ctx, co
           const CfgNode *c = block->children[i];
           bool is_text = cfg_name_equal(c->name, "template");
           if (is_text && c->n_args == 1 && c->args[0].type != CFG_VAL_OP)
-            source = c->args[0].str;
+            {
+              source = c->args[0].str;
+              loc = &c->args[0].loc; /* a bad template is shown where it is written */
+            }
           else if (cfg_name_equal(c->name, "template-escape") && c->n_args == 1 &&
                    c->args[0].type == CFG_VAL_IDENT)
             {

@@ -63,6 +63,12 @@ Test(file_options, bad_template_in_a_named_block)
   assert_refused("template t { template(\"$(nosuchfunction)\"); };\n"
                  "destination d { file(\"@DIR@/x\" template(t)); };",
                  "bad template");
+  /* the error points into the template block (line 2 after @version) */
+  Rig r = { 0 };
+  cr_assert_not(rig_try(&r, "template t { template(\"$(nosuchfunction)\"); };\n"
+                            "destination d { file(\"@DIR@/x\" template(t)); };"));
+  cr_assert_eq(r.err.line, 2, "%d: %s", r.err.line, r.err.message);
+  rig_free(&r);
 }
 
 Test(file_options, unknown_option_in_a_named_template)
