@@ -513,7 +513,8 @@ class Bench:
             lg_log = open(os.path.join(work, "loggen.log"), "wb")
             lcmd = loggen_cmd(self.env, meta, port, input_path)
             t0 = time.monotonic()
-            lg = subprocess.Popen(lcmd, env=self.env.sng_env if self.env.loggen_kind == "syslog-ng" else None,
+            # any loggen but Sluice's may be syslog-ng's, which needs its libraries
+            lg = subprocess.Popen(lcmd, env=self.env.sng_env if self.env.loggen_kind != "sluice" else None,
                                   stdout=lg_log, stderr=subprocess.STDOUT)
             # Only the files' sizes are read while they grow: counting lines
             # as they come would take CPU from the daemon on a small machine.
@@ -625,17 +626,19 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="one run each and a quarter of the messages")
     ap.add_argument("--repeat", type=int, default=None, help="runs per scenario and daemon (default 3, --quick 1)")
     ap.add_argument("--scale", type=float, default=None, help="multiply every scenario's message count")
-    ap.add_argument("--scenario", action="append", default=[], help="run only these (repeatable; prefix match)")
+    ap.add_argument("--scenario", action="append", default=[], help="run only these (repeatable; a name, else every name it begins)")
     ap.add_argument("--daemons", default=",".join(DAEMONS), help="comma-separated subset of " + ",".join(DAEMONS))
-    ap.add_argument("--sluice", default=os.path.join(REPO, "build-bench/sluice"))
-    ap.add_argument("--syslog-ng-root", default=os.path.join(REPO, "build-bench/deps/syslog-ng"))
-    ap.add_argument("--rsyslog-root", default=os.path.join(REPO, "build-bench/deps/rsyslog"))
+    ap.add_argument("--sluice", default=os.path.join(REPO, "build-bench/sluice"), help="the daemon binary")
+    ap.add_argument("--syslog-ng-root", default=os.path.join(REPO, "build-bench/deps/syslog-ng"),
+                    help="where syslog-ng-core is unpacked")
+    ap.add_argument("--rsyslog-root", default=os.path.join(REPO, "build-bench/deps/rsyslog"),
+                    help="where rsyslog is unpacked")
     ap.add_argument("--loggen", default="auto",
                     help="auto (Sluice's if built, else syslog-ng's), sluice, syslog-ng, or a path")
     ap.add_argument("--scenarios-dir", default=os.path.join(HERE, "scenarios"))
-    ap.add_argument("--results", default=os.path.join(HERE, "results"))
+    ap.add_argument("--results", default=os.path.join(HERE, "results"), help="where the reports go")
     ap.add_argument("--no-save", action="store_true", help="print the table only")
-    ap.add_argument("--port-base", type=int, default=24500)
+    ap.add_argument("--port-base", type=int, default=24500, help="ports above it, on 127.0.0.1")
     ap.add_argument("--timeout", type=float, default=120.0, help="longest run, seconds")
     ap.add_argument("--stall", type=float, default=3.0, help="TCP: give up after this long without a new line")
     ap.add_argument("--udp-settle", type=float, default=1.0, help="UDP: the run ends this long after the last line")
@@ -657,7 +660,9 @@ def main(argv=None):
 
     scenarios = list_scenarios(args.scenarios_dir)
     if args.scenario:
-        scenarios = [s for s in scenarios if any(s["name"].startswith(p) for p in args.scenario)]
+        names = {s["name"] for s in scenarios}
+        scenarios = [s for s in scenarios
+                     if any(s["name"] == p if p in names else s["name"].startswith(p) for p in args.scenario)]
         if not scenarios:
             ap.error("no scenario matches %s" % ", ".join(args.scenario))
     for s in scenarios:
