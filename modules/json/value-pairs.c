@@ -20,6 +20,7 @@ enum
   VPE_NAME_IN_BUF = 1 << 0,
   VPE_VALUE_IN_BUF = 1 << 1,
   VPE_PAIR = 1 << 2,
+  VPE_PAIR_SHIFT = 8, /* a pair's position + 1, above the flags: the last of equal names wins */
 };
 
 /* ---- globs ---------------------------------------------------------------- */
@@ -279,8 +280,10 @@ _cmp_desc(const void *pa, const void *pb)
     }
   if (a->name_len != b->name_len)
     return a->name_len < b->name_len ? 1 : -1;
-  /* equal names: the pair first, so the duplicate after it is dropped */
-  return (int) (b->flags & VPE_PAIR) - (int) (a->flags & VPE_PAIR);
+  /* equal names: pairs before candidates and a later pair before an
+   * earlier one, as in syslog-ng; the duplicates after it are dropped */
+  uint32_t ra = a->flags >> VPE_PAIR_SHIFT, rb = b->flags >> VPE_PAIR_SHIFT;
+  return ra == rb ? 0 : ra < rb ? 1 : -1;
 }
 
 /* Insertion sort for the usual few dozen entries (qsort's merge sort and
@@ -341,7 +344,8 @@ value_pairs_collect(const ValuePairs *vp, const LogMsg *msg, const LogTemplateOp
     }
   const Pair *p = (const Pair *) vp->pairs->data;
   for (guint i = 0; i < vp->pairs->len; i++)
-    _add_template(&c, p[i].name, (uint32_t) strlen(p[i].name), p[i].value, VPE_PAIR, true, p[i].type);
+    _add_template(&c, p[i].name, (uint32_t) strlen(p[i].name), p[i].value, VPE_PAIR | ((i + 1) << VPE_PAIR_SHIFT),
+                  true, p[i].type);
 
   /* the buffer has stopped moving: offsets become pointers */
   ValuePairsEntry *e = (ValuePairsEntry *) res->entries->data;

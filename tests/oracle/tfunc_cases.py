@@ -61,6 +61,7 @@ JSON = [
     "$(format-json --scope rfc3164 --exclude PID PID=custom)",
     '$(format-json "x y=1" --pair "a b=c d")',
     "$(format-json --key PID --pair PID=$PID)",
+    "$(format-json a=1 a=2 b=x --pair b=y --key HOST HOST=h1 HOST=h2)",
     "$(format-json --key HOST x=$PID)",
     "$(format-json --omit-empty-values x=$PID y=)",
     "$(format-json x=$PID y= --scope nv-pairs --omit-empty-values --key MESSAGE)",
@@ -110,6 +111,7 @@ BASICFUNCS = [
     '$(ipv4-to-int 192.168.1.10)|$(ipv4-to-int $SOURCEIP)|$(ipv4-to-int 1.2.3.4 5.6.7.8)|$(ipv4-to-int 255.255.255.255)|$(ipv4-to-int 0.0.0.0)',
     '$(+ 1 2)|$(- 1 5)|$(* 6 7)|$(/ 7 2)|$(% 7 3)|$(/ 1 0)|$(% 1 0)|$(+ $PID 1)|$(+ a 1)|$(+ 1.5 1)|$(- -3 -4)',
     '$(* 99999999999 99999999999)|$(/ -7 2)|$(% -7 3)|$(+ 0x10 1)|$(+ " 5" 1)|$(+ 1)|$(+ 1 2 3)|$(/ 1.0 4)|$(* 2.5 -2)|$(- 0.1 0.3)|$(+ 1e3 1)',
+    '$(+ 9223372036854775807 1)|$(+ 99999999999999999999 1)|$(/ 1.0 0)|$(% 7.5 2)|$(* 1e308 10)|$(- 0 -9223372036854775808)|$(substr "é€x" 1 2)|$(padding x 4 é)',
     '$(length $(uppercase $(substr $MSG 0 7)))|$(md5 $(lowercase $HOST))|$(if ($PROGRAM eq sshd) $(uppercase $PROGRAM) $(length $PROGRAM))|$(or $(substr $MSG 100) $(strip "  z  "))',
 ]
 

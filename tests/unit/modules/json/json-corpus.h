@@ -49,6 +49,7 @@ static const char *const templates[] = {
   "$(format-json --scope rfc3164 --exclude PID PID=custom)",
   "$(format-json \"x y=1\" --pair \"a b=c d\")",
   "$(format-json --key PID --pair PID=$PID)",
+  "$(format-json a=1 a=2 b=x --pair b=y --key HOST HOST=h1 HOST=h2)",
   "$(format-json --key HOST x=$PID)",
   "$(format-json --omit-empty-values x=$PID y=)",
   "$(format-json x=$PID y= --scope nv-pairs --omit-empty-values --key MESSAGE)",
@@ -70,7 +71,7 @@ static const char *const templates[] = {
 };
 
 /* expected[template][case] */
-static const TfuncBytes expected[55][5] = {
+static const TfuncBytes expected[56][5] = {
   {
     { "{\"_SDATA\":{\"origin\":{\"ip\":\"10.1.2.3\"},\"exampleSDID@32473\":{\"iut\":\"3\",\"eventSource\":\"Application\",\"eventID\":\"1011\"}},\"PROGRAM\":\"evntslog\",\"PRIORITY\":\"notice\",\"PID\":\"4711\",\"MSGID\":\"ID47\",\"MESSAGE\":\"An application event log entry\",\"HOST\":\"mymachine.example.com\",\"FACILITY\":\"local4\",\"DATE\":\"Mar 10 11:58:00\"}", 304 },
     { "{\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}},\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 329 },
@@ -329,6 +330,13 @@ static const TfuncBytes expected[55][5] = {
     { "{\"PID\":\"2345\"}", 14 },
     { "{\"PID\":\"\"}", 10 },
     { "{\"PID\":\"1\"}", 11 },
+  },
+  {
+    { "{\"b\":\"y\",\"a\":\"2\",\"HOST\":\"h2\"}", 29 },
+    { "{\"b\":\"y\",\"a\":\"2\",\"HOST\":\"h2\"}", 29 },
+    { "{\"b\":\"y\",\"a\":\"2\",\"HOST\":\"h2\"}", 29 },
+    { "{\"b\":\"y\",\"a\":\"2\",\"HOST\":\"h2\"}", 29 },
+    { "{\"b\":\"y\",\"a\":\"2\",\"HOST\":\"h2\"}", 29 },
   },
   {
     { "{\"x\":\"4711\",\"HOST\":\"mymachine.example.com\"}", 43 },
