@@ -87,17 +87,18 @@ def markdown(report):
            "Load average (1 min) at start and end: %s, %s; other work on the machine moves the figures." % (
                report.get("loadavg_start", "-"), report.get("loadavg_end", "-")),
            "",
-           "| scenario | daemon | msg/s | CPU µs/msg | peak RSS MiB | Sluice/this msg/s | note |",
-           "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+           "| scenario | daemon | msg/s | CPU µs/msg | peak RSS MiB | Sluice/this msg/s | Sluice/this CPU | note |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
     for e in report["scenarios"]:
         for d in DAEMONS:
             info = e["daemons"].get(d)
             if info is None:
                 continue
             med = info.get("median")
-            ratio = "-"
+            ratio, cpu_ratio = "-", "-"
             if d != "sluice" and e["ratios"].get(d):
                 ratio = "%.2f" % e["ratios"][d]["msgs_per_s"]
+                cpu_ratio = fmt_num(e["ratios"][d]["cpu_us_per_msg"], 2)
                 if med["lost"] or e["daemons"]["sluice"]["median"]["lost"]:
                     ratio += " †"
             note = ""
@@ -108,10 +109,10 @@ def markdown(report):
                                                    100.0 * med["lost"] / med["expected"])
                 if med.get("held"):
                     note += "; %s of them written only at stop" % fmt_num(med["held"])
-            out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 e["name"] if d == DAEMONS[0] else "", d,
                 fmt_num(med and med["msgs_per_s"]), fmt_num(med and med["cpu_us_per_msg"], 2),
-                fmt_num(med and med["peak_rss_kib"] / 1024.0, 1), ratio, note))
+                fmt_num(med and med["peak_rss_kib"] / 1024.0, 1), ratio, cpu_ratio, note))
     out.append("")
     out.append("Scenarios:")
     out.append("")

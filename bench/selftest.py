@@ -84,7 +84,7 @@ class T(unittest.TestCase):
                   "versions": dict.fromkeys(DAEMONS, "v"), "loggen": "l", "repeat": 3, "scenarios": [entry]}
         md = markdown(report)
         self.assertIn("| t | sluice | 4 | 0.50 |", md)
-        self.assertIn("| 2.00 |", md)
+        self.assertIn("| 2.00 | 1.00 |", md)
         self.assertIn("error: a\\|b", md)
         self.assertIn("Daemon goal", md)
 
