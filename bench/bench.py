@@ -690,42 +690,7 @@ def main(argv=None):
         for s in scenarios:
             entry = {k: s[k] for k in ("name", "title", "transport", "connections", "size", "messages", "input", "goal")}
             entry["daemons"] = {}
-            for d in daemons:
-                why = bench.check(s, d)
-                if why is not None:
-                    status = "pending" if d == "sluice" else "error"
-                    entry["daemons"][d] = {"status": status, "reason": why, "runs": []}
-                    print("%-20s %-9s %s: %s" % (s["name"], d, status, why), flush=True)
-                    continue
-                runs = []
-                for i in range(repeat):
-                    try:
-                        r = bench.run_once(s, d)
-                    except RunError as e:
-                        if e.refused and d == "sluice":
-                            # Sluice refuses what it cannot run: the feature is not built yet
-                            runs = None
-                            entry["daemons"][d] = {"status": "pending", "reason": str(e), "runs": []}
-                            print("%-20s %-9s pending: %s" % (s["name"], d, e), flush=True)
-                            break
-                        r = {"error": str(e)}
-                        print("%-20s %-9s run %d: error: %s" % (s["name"], d, i + 1, e), flush=True)
-                    except (OSError, subprocess.SubprocessError) as e:
-                        r = {"error": str(e)}
-                        print("%-20s %-9s run %d: error: %s" % (s["name"], d, i + 1, e), flush=True)
-                    else:
-                        print("%-20s %-9s run %d: %10.0f msg/s %6.2f us/msg %7.1f MiB%s" % (
-                            s["name"], d, i + 1, r["msgs_per_s"], r["cpu_us_per_msg"], r["peak_rss_kib"] / 1024.0,
-                            "  lost %d (%d lines after stop)" % (r["lost"], r["delivered_after_stop"])
-                            if r["lost"] else ""), flush=True)
-                    runs.append(r)
-                if runs is None:
-                    continue
-                med = summarize(runs)
-                info = {"status": "ok" if med else "error", "median": med, "runs": runs}
-                if not med:
-                    info["reason"] = runs[-1]["error"] if runs else "no run"
-                entry["daemons"][d] = info
+            run_scenario(bench, s, daemons, repeat, entry)
             entry["ratios"] = ratios(entry)
             entry["goal_verdict"] = goal_verdict(entry)
             report["scenarios"].append(entry)
@@ -741,6 +706,50 @@ def main(argv=None):
                                                                                   report["machine"]["host"]))
     save(report, args.results, stem)
     return 0
+
+
+def run_scenario(bench, s, daemons, repeat, entry):
+    """Runs one scenario on each daemon, repeat times, the daemons taking
+    turns so that a change in the machine's load falls on all of them."""
+    runs = {}
+    for d in daemons:
+        why = bench.check(s, d)
+        if why is None:
+            runs[d] = []
+            continue
+        status = "pending" if d == "sluice" else "error"
+        entry["daemons"][d] = {"status": status, "reason": why, "runs": []}
+        print("%-20s %-9s %s: %s" % (s["name"], d, status, why), flush=True)
+    for i in range(repeat):
+        for d in [d for d in daemons if d in runs]:
+            try:
+                r = bench.run_once(s, d)
+            except RunError as e:
+                if e.refused and d == "sluice":
+                    # Sluice refuses what it cannot run: the feature is not built yet
+                    del runs[d]
+                    entry["daemons"][d] = {"status": "pending", "reason": str(e), "runs": []}
+                    print("%-20s %-9s pending: %s" % (s["name"], d, e), flush=True)
+                    continue
+                r = {"error": str(e)}
+                print("%-20s %-9s run %d: error: %s" % (s["name"], d, i + 1, e), flush=True)
+            except (OSError, subprocess.SubprocessError) as e:
+                r = {"error": str(e)}
+                print("%-20s %-9s run %d: error: %s" % (s["name"], d, i + 1, e), flush=True)
+            else:
+                print("%-20s %-9s run %d: %10.0f msg/s %6.2f us/msg %7.1f MiB%s" % (
+                    s["name"], d, i + 1, r["msgs_per_s"], r["cpu_us_per_msg"], r["peak_rss_kib"] / 1024.0,
+                    "  lost %d (%d lines after stop)" % (r["lost"], r["delivered_after_stop"])
+                    if r["lost"] else ""), flush=True)
+            runs[d].append(r)
+    for d, rs in runs.items():
+        med = summarize(rs)
+        info = {"status": "ok" if med else "error", "median": med, "runs": rs}
+        if not med:
+            info["reason"] = rs[-1]["error"] if rs else "no run"
+        entry["daemons"][d] = info
+    # the table lists the daemons in their usual order
+    entry["daemons"] = {d: entry["daemons"][d] for d in DAEMONS if d in entry["daemons"]}
 
 
 def save(report, results, stem):
