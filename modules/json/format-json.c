@@ -21,6 +21,7 @@
 #include "json-module.h"
 #include "value-pairs.h"
 
+#include <pthread.h>
 #include <string.h>
 
 /* ---- the escaper --------------------------------------------------------- */
@@ -326,14 +327,43 @@ typedef struct JsonScratch
 } JsonScratch;
 
 static _Thread_local int json_depth;
+static _Thread_local JsonScratch cached_scratch;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_key_once = PTHREAD_ONCE_INIT;
+
+static void
+_scratch_free(JsonScratch *s)
+{
+  g_string_free(s->key, TRUE);
+  g_string_free(s->path, TRUE);
+  g_string_free(s->tmp, TRUE);
+  g_array_free(s->ends, TRUE);
+  g_array_free(s->first, TRUE);
+}
+
+/* Frees this thread's cached scratch when the thread ends (a key
+ * destructor runs while the thread's _Thread_local data is still there). */
+static void
+_scratch_thread_exit(void *unused)
+{
+  (void) unused;
+  if (cached_scratch.key)
+    _scratch_free(&cached_scratch);
+  memset(&cached_scratch, 0, sizeof(cached_scratch));
+}
+
+static void
+_scratch_key_init(void)
+{
+  pthread_key_create(&scratch_key, _scratch_thread_exit);
+}
 
 /* Scratch for one format-json call; nesting (a pair whose value is another
  * format-json) gets a fresh set, which is rare. */
 static JsonScratch *
 _scratch_acquire(void)
 {
-  static _Thread_local JsonScratch cached;
-  JsonScratch *s = json_depth++ == 0 ? &cached : g_new0(JsonScratch, 1);
+  JsonScratch *s = json_depth++ == 0 ? &cached_scratch : g_new0(JsonScratch, 1);
   if (!s->key)
     {
       s->key = g_string_sized_new(64);
@@ -341,6 +371,11 @@ _scratch_acquire(void)
       s->tmp = g_string_sized_new(64);
       s->ends = g_array_new(FALSE, FALSE, sizeof(size_t));
       s->first = g_array_new(FALSE, FALSE, sizeof(gboolean));
+      if (s == &cached_scratch)
+        {
+          pthread_once(&scratch_key_once, _scratch_key_init);
+          pthread_setspecific(scratch_key, (void *) 1);
+        }
     }
   return s;
 }
@@ -350,11 +385,7 @@ _scratch_release(JsonScratch *s)
 {
   if (--json_depth > 0)
     {
-      g_string_free(s->key, TRUE);
-      g_string_free(s->path, TRUE);
-      g_string_free(s->tmp, TRUE);
-      g_array_free(s->ends, TRUE);
-      g_array_free(s->first, TRUE);
+      _scratch_free(s);
       g_free(s);
     }
 }

@@ -209,3 +209,54 @@ Test(json, globs_on_any_bytes)
   value_pairs_free(vp);
   log_msg_unref(msg);
 }
+
+typedef struct ThreadCase
+{
+  LogTemplate *t;
+  const LogMsg *msg;
+  const char *want;
+  int bad;
+} ThreadCase;
+
+static gpointer
+_format_many(gpointer p)
+{
+  ThreadCase *c = p;
+  GString *out = g_string_new(NULL);
+  for (int i = 0; i < 2000; i++)
+    {
+      g_string_truncate(out, 0);
+      log_template_format(c->t, c->msg, NULL, out);
+      if (strcmp(out->str, c->want) != 0)
+        c->bad++;
+    }
+  g_string_free(out, TRUE);
+  return NULL;
+}
+
+/* One compiled template, formatted by several threads at once (writer
+ * threads share the configuration's templates); each thread's scratch is
+ * freed when it ends (the sanitizer build checks). */
+Test(json, threads_share_a_template)
+{
+  LogMsg *msg = tfunc_case_msg(&cases[0]);
+  const char *text = "$(format-json --scope rfc5424 --scope nv-pairs x=$(format-flat-json --key HOST) n=int($PID)"
+                     " h=$(sha1 $MSG) s=$(substr $MSG 3 5))";
+  GString *want = tfunc_format(text, msg);
+  LogTemplate *t = log_template_compile(text, NULL);
+  ThreadCase c[4];
+  GThread *th[4];
+  for (int i = 0; i < 4; i++)
+    {
+      c[i] = (ThreadCase) { t, msg, want->str, 0 };
+      th[i] = g_thread_new("fmt", _format_many, &c[i]);
+    }
+  for (int i = 0; i < 4; i++)
+    {
+      g_thread_join(th[i]);
+      cr_assert_eq(c[i].bad, 0, "thread %d got %d different outputs", i, c[i].bad);
+    }
+  log_template_unref(t);
+  g_string_free(want, TRUE);
+  log_msg_unref(msg);
+}
