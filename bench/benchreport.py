@@ -152,7 +152,7 @@ def chart(report, path):
                 if med:
                     xs.append(x)
                     ys.append(med[key] * scale)
-                    hatch.append("//" if med["lost"] else "")
+                    hatch.append("////" if med["lost"] else "")
                 else:
                     ax.text(x, 0, info.get("status", "n/a"), rotation=90, ha="center", va="bottom", fontsize=7,
                             color=colors[d])
