@@ -166,14 +166,16 @@ _socket_options(NetSource *s, int fd)
       _set_int_opt(fd, SOL_SOCKET, SO_RCVBUF, (int) s->o.so_rcvbuf);
       int got = 0;
       socklen_t gl = sizeof(got);
-      /* Linux doubles what it grants; less than asked means a sysctl cap */
-      if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &gl) == 0 && got / 2 < s->o.so_rcvbuf)
+      /* compared as syslog-ng compares it (Linux reports twice what it
+       * grants), with its words: operators look for them */
+      if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &gl) == 0 && got < s->o.so_rcvbuf)
         {
           char want[32], have[32];
           snprintf(want, sizeof(want), "%lld", (long long) s->o.so_rcvbuf);
-          snprintf(have, sizeof(have), "%d", got / 2);
+          snprintf(have, sizeof(have), "%d", got);
           sluice_log(SLUICE_LOG_WARNING,
-                     "so-rcvbuf() was set lower by the kernel than requested; raise net.core.rmem_max",
+                     "The kernel refused to set the receive buffer (SO_RCVBUF) to the requested size, you probably "
+                     "need to adjust buffer related kernel parameters",
                      "so_rcvbuf", want, "so_rcvbuf_set", have, NULL);
         }
     }

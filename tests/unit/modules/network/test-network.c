@@ -565,3 +565,16 @@ Test(network, random_bytes_and_abrupt_closes_on_every_transport)
   g_free(got);
   g_free(src);
 }
+
+Test(network, a_receive_buffer_the_kernel_caps_is_reported)
+{
+  Run r;
+  int port = free_port(SOCK_DGRAM);
+  char *src = g_strdup_printf("source s { udp(ip(127.0.0.1) port(%d) so-rcvbuf(1073741824)); };", port);
+  run_start(&r, src, NULL);
+  wait_event("<4>The kernel refused to set the receive buffer (SO_RCVBUF) to the requested size, you probably need "
+             "to adjust buffer related kernel parameters; so_rcvbuf='1073741824', so_rcvbuf_set='",
+             1);
+  g_free(run_finish(&r));
+  g_free(src);
+}
