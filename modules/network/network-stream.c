@@ -366,7 +366,7 @@ net_stream_start(NetSource *s, char **error)
   s->listen_fd = net_open_socket(s, error);
   if (s->listen_fd < 0)
     return false;
-  sluice_log(SLUICE_LOG_INFO, "Accepting connections", "addr", s->local_name, NULL);
+  sluice_log(SLUICE_LOG_NOTICE, "Accepting connections", "addr", s->local_name, NULL);
   NetListener *l = calloc(1, sizeof(*l));
   if (!l)
     abort();

@@ -49,6 +49,9 @@ Test(network, accept_and_close_are_logged_as_syslog_ng_does)
   getsockname(fd, (struct sockaddr *) &me, &len);
   char *want = g_strdup_printf("client='AF_INET(127.0.0.1:%d)', local='AF_INET(127.0.0.1:%d)'", ntohs(me.sin_port),
                                port);
+  char *listening = g_strdup_printf("<5>Accepting connections; addr='AF_INET(127.0.0.1:%d)'", port);
+  wait_event(listening, 1);
+  g_free(listening);
   wait_event("<5>Syslog connection accepted; fd='", 1);
   wait_event(want, 1);
   close(fd);
