@@ -67,7 +67,7 @@ unpack() {
 # libraries (not the peers themselves)
 install_missing python3 python3-matplotlib openssl \
   libestr0 libfastjson4 liblognorm5 libuuid1 libzstd1 zlib1g libssl3 \
-  libnet1 libpcre3 libwrap0 libivykis0 libjson-c5 libcap2 libsystemd0
+  libnet1 libpcre3 libwrap0 libivykis0 libjson-c5 libcap2 libsystemd0 libglib2.0-0
 "$repo/scripts/install-deps.sh"
 mkdir -p "$deps"
 
