@@ -27,27 +27,48 @@
 
 static const char *const transport_names[] = { "tcp", "udp", "tls", "framed", NULL };
 
-/* flags(): names and the MF_* bit each sets */
+/* flags(): names (for the option table) and, at the same index, the MF_*
+ * bit each sets */
 static const char *const flag_names[] = {
-  "no-parse",        "check-hostname", "syslog-protocol",          "assume-utf8", "validate-utf8",
-  "no-multi-line",   "expect-hostname", "no-hostname",             "store-raw-message",
-  "dont-store-legacy-msghdr", "no-header", "no-rfc3164-fallback", "store-legacy-msghdr", NULL,
+  "no-parse",
+  "check-hostname",
+  "syslog-protocol",
+  "assume-utf8",
+  "validate-utf8",
+  "no-multi-line",
+  "expect-hostname",
+  "no-hostname",
+  "store-raw-message",
+  "dont-store-legacy-msghdr",
+  "no-header",
+  "no-rfc3164-fallback",
+  "store-legacy-msghdr",
+  NULL,
 };
 static const uint32_t flag_bits[] = {
-  MF_NO_PARSE,       MF_CHECK_HOSTNAME, MF_SYSLOG_PROTOCOL,       MF_ASSUME_UTF8, MF_VALIDATE_UTF8,
-  MF_NO_MULTI_LINE,  MF_EXPECT_HOSTNAME, MF_NO_HOSTNAME,          MF_STORE_RAW_MESSAGE,
-  MF_DONT_STORE_LEGACY_MSGHDR, MF_NO_HEADER, MF_NO_RFC3164_FALLBACK,
+  MF_NO_PARSE,
+  MF_CHECK_HOSTNAME,
+  MF_SYSLOG_PROTOCOL,
+  MF_ASSUME_UTF8,
+  MF_VALIDATE_UTF8,
+  MF_NO_MULTI_LINE,
+  MF_EXPECT_HOSTNAME,
+  MF_NO_HOSTNAME,
+  MF_STORE_RAW_MESSAGE,
+  MF_DONT_STORE_LEGACY_MSGHDR,
+  MF_NO_HEADER,
+  MF_NO_RFC3164_FALLBACK,
   0, /* store-legacy-msghdr: what the parser does unless told otherwise */
 };
+G_STATIC_ASSERT(G_N_ELEMENTS(flag_names) == G_N_ELEMENTS(flag_bits) + 1);
 
-/* default-facility(): names as syslog-ng takes them, and their codes */
+/* default-facility(): syslog-ng's names; the index is the facility code */
 static const char *const facility_names[] = {
-  "kern",   "user",   "mail",   "daemon", "auth",   "syslog",   "lpr",     "news",         "uucp",
-  "cron",   "authpriv", "ftp",  "ntp",    "security", "console", "solaris-cron", "local0", "local1",
-  "local2", "local3", "local4", "local5", "local6", "local7",   NULL,
+  "kern",   "user",   "mail",   "daemon", "auth",   "syslog",   "lpr",     "news",
+  "uucp",   "cron",   "authpriv", "ftp",  "ntp",    "security", "console", "solaris-cron",
+  "local0", "local1", "local2", "local3", "local4", "local5",   "local6",  "local7",
+  NULL,
 };
-static const int facility_codes[] = { 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
-                                      12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23 };
 
 /* default-priority(): level names with syslog-ng's aliases */
 static const char *const level_names[] = { "emerg", "alert", "crit",  "err",   "warning", "notice",
@@ -252,7 +273,7 @@ _resolve_parse(NetSource *s, const CfgNode *call, const LogDriverContext *ctx)
   /* as syslog-ng: the unset half of default_pri is user / notice */
   if (s->o.default_facility >= 0 || s->o.default_priority >= 0)
     {
-      int fac = s->o.default_facility >= 0 ? facility_codes[s->o.default_facility] : 1;
+      int fac = s->o.default_facility >= 0 ? s->o.default_facility : 1;
       int lev = s->o.default_priority >= 0 ? level_codes[s->o.default_priority] : 5;
       p->default_pri = (uint16_t) (fac * 8 + lev);
     }
