@@ -55,6 +55,15 @@ _net_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
   net_bad_hostname_prepare(&s->host, worker_pool_size(env->pool));
   bool ok = s->stream ? net_stream_start(s, error) : net_dgram_start(s, error);
   s->started = ok;
+  if (!ok && s->o.optional)
+    {
+      /* optional(yes): a socket that cannot be had is skipped, loudly */
+      sluice_log(SLUICE_LOG_WARNING, "Error opening an optional source, going on without it", "error", *error,
+                 "location", s->location, NULL);
+      g_free(*error);
+      *error = NULL;
+      return true;
+    }
   return ok;
 }
 

@@ -107,6 +107,15 @@ _check_keep_alive(const CfgOption *opt, const void *field)
 }
 
 static const char *
+_check_trim(const CfgOption *opt, const void *field)
+{
+  if (!*(const bool *) field)
+    return "trim-large-messages(no) is not supported: Sluice always cuts a message at log-msg-size() (and logs "
+           "the first one per sender)";
+  return NULL;
+}
+
+static const char *
 _check_ip_protocol(const CfgOption *opt, const void *field)
 {
   int64_t v = *(const int64_t *) field;
@@ -141,6 +150,11 @@ _check_ip_protocol(const CfgOption *opt, const void *field)
   { .name = "tags", .type = CFG_OPT_STRING_LIST, .offset = OFF(tags) },                                            \
   { .name = "so-rcvbuf", .type = CFG_OPT_SIZE, .offset = OFF(so_rcvbuf), .def_int = 0, .min = 0,                   \
     .max = INT32_MAX },                                                                                             \
+  { .name = "so-sndbuf", .type = CFG_OPT_SIZE, .offset = OFF(so_sndbuf), .def_int = 0, .min = 0,                   \
+    .max = INT32_MAX },                                                                                             \
+  { .name = "so-broadcast", .type = CFG_OPT_BOOL, .offset = OFF(so_broadcast) },                                   \
+  { .name = "trim-large-messages", .type = CFG_OPT_BOOL, .offset = OFF(trim_large_messages), .def_int = 1,         \
+    .check = _check_trim },                                                                                         \
   { .name = "tls", .type = CFG_OPT_REMOVED, .def_str = "TLS is not supported yet" }
 
 #define NET_STREAM_OPTIONS                                                                                          \
@@ -153,7 +167,9 @@ _check_ip_protocol(const CfgOption *opt, const void *field)
 #define NET_UNIX_OPTIONS                                                                                            \
   { .name = "owner", .type = CFG_OPT_STRING, .offset = OFF(owner), .empty_ok = true },                             \
   { .name = "group", .type = CFG_OPT_STRING, .offset = OFF(group), .empty_ok = true },                             \
-  { .name = "perm", .type = CFG_OPT_INT, .offset = OFF(perm), .def_int = 0666, .min = 0, .max = 07777 }
+  { .name = "perm", .type = CFG_OPT_INT, .offset = OFF(perm), .def_int = 0666, .min = 0, .max = 07777 },          \
+  { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs) },                                     \
+  { .name = "optional", .type = CFG_OPT_BOOL, .offset = OFF(optional) }
 
 const CfgOption net_inet_options[] = {
   NET_READER_OPTIONS,
@@ -174,6 +190,10 @@ const CfgOption net_inet_options[] = {
     .max = INT32_MAX },
   { .name = "tcp-keepalive-probes", .type = CFG_OPT_INT, .offset = OFF(tcp_keepalive_probes), .min = 0,
     .max = INT32_MAX },
+  { .name = "ip-ttl", .type = CFG_OPT_INT, .offset = OFF(ip_ttl), .min = 0, .max = 255 },
+  { .name = "ip-tos", .type = CFG_OPT_INT, .offset = OFF(ip_tos), .min = 0, .max = 255 },
+  { .name = "ip-freebind", .type = CFG_OPT_BOOL, .offset = OFF(ip_freebind) },
+  { .name = "interface", .type = CFG_OPT_STRING, .offset = OFF(interface) },
   { 0 },
 };
 
@@ -301,6 +321,8 @@ _resolve_host(NetSource *s, const CfgNode *call, const LogDriverContext *ctx)
    * when the global use-dns() is no, whatever the source says about use-dns */
   h->dns_cache = _inherit(call, "dns-cache", s->o.dns_cache, g->dns_cache && g->use_dns);
   h->keep_timestamp = _inherit(call, "keep-timestamp", s->o.keep_timestamp, g->keep_timestamp);
+  s->create_dirs = _inherit(call, "create-dirs", s->o.create_dirs, g->create_dirs);
+  s->dir_perm = g->dir_perm >= 0 ? (int) g->dir_perm : 0700;
   h->local = s->is_unix;
   h->dns_cache_size = g->dns_cache_size;
   h->dns_cache_expire = g->dns_cache_expire;

@@ -98,6 +98,14 @@ _unix_addr(NetSource *s, struct sockaddr_storage *ss, socklen_t *len)
   sun->sun_family = AF_UNIX;
   g_strlcpy(sun->sun_path, s->unix_path, sizeof(sun->sun_path));
   *len = (socklen_t) (offsetof(struct sockaddr_un, sun_path) + strlen(sun->sun_path) + 1);
+  if (s->create_dirs)
+    {
+      char *dir = g_path_get_dirname(s->unix_path);
+      if (g_mkdir_with_parents(dir, s->dir_perm) < 0)
+        sluice_log(SLUICE_LOG_ERROR, "Error creating the socket's directory", "dir", dir, "error",
+                   g_strerror(errno), NULL);
+      g_free(dir);
+    }
   /* a socket file left by an earlier run would make bind fail; anything
    * else at the path is not ours to remove */
   struct stat st;
@@ -154,9 +162,43 @@ _unix_perms(NetSource *s, char **error)
   return true;
 }
 
+/* The options whose failure makes the socket wrong, not just slower:
+ * false with *error. */
+static bool
+_socket_options_strict(NetSource *s, int fd, char **error)
+{
+  if (s->o.interface && s->o.interface[0]
+      && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, s->o.interface, (socklen_t) strlen(s->o.interface)) < 0)
+    {
+      int err = errno;
+      *error = g_strdup_printf("Error binding socket to interface; interface='%s', addr='%s', error='%s (%d)'",
+                               s->o.interface, s->local_name, g_strerror(err), err);
+      return false;
+    }
+  if (s->o.ip_freebind)
+    {
+      int on = 1;
+      if (setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &on, sizeof(on)) < 0)
+        {
+          *error = _errno_error("Error setting ip-freebind()", s->local_name, errno);
+          return false;
+        }
+    }
+  return true;
+}
+
 static void
 _socket_options(NetSource *s, int fd)
 {
+  bool v6 = s->family == AF_INET6;
+  if (s->o.so_sndbuf > 0)
+    _set_int_opt(fd, SOL_SOCKET, SO_SNDBUF, (int) s->o.so_sndbuf);
+  if (s->o.so_broadcast)
+    _set_int_opt(fd, SOL_SOCKET, SO_BROADCAST, 1);
+  if (s->o.ip_ttl > 0 && !s->is_unix)
+    _set_int_opt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_UNICAST_HOPS : IP_TTL, (int) s->o.ip_ttl);
+  if (s->o.ip_tos > 0 && !s->is_unix)
+    _set_int_opt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_TCLASS : IP_TOS, (int) s->o.ip_tos);
   if (s->family != AF_UNIX)
     _set_int_opt(fd, SOL_SOCKET, SO_REUSEADDR, 1);
   if (s->o.so_reuseport)
@@ -197,6 +239,11 @@ net_open_socket(NetSource *s, char **error)
       return -1;
     }
   _socket_options(s, fd);
+  if (!_socket_options_strict(s, fd, error))
+    {
+      close(fd);
+      return -1;
+    }
   if (bind(fd, (struct sockaddr *) &ss, len) < 0)
     {
       *error = _errno_error("Error binding socket", s->local_name, errno);

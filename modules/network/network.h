@@ -71,6 +71,15 @@ typedef struct NetSourceOptions
   int64_t so_rcvbuf;
   bool so_reuseport;
   bool so_keepalive;
+  int64_t so_sndbuf;
+  bool so_broadcast;
+  int64_t ip_ttl;           /* 0: the kernel's */
+  int64_t ip_tos;
+  bool ip_freebind;
+  char *interface;
+  bool trim_large_messages;
+  bool create_dirs;
+  bool optional;
   bool keep_alive;
   int64_t tcp_keepalive_time;
   int64_t tcp_keepalive_intvl;
@@ -160,6 +169,8 @@ struct NetSource
   LogReaderOptions ro;      /* per-connection window set at start */
   NetHostOptions host;
   char *location;           /* "file:line:col" for log lines */
+  bool create_dirs;         /* unix: create the socket's directory */
+  int dir_perm;             /* ... with these permissions */
 
   /* running */
   LogSourceEnv env;

@@ -6,6 +6,7 @@
  */
 #include "net-test.h"
 
+#include <netinet/ip.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -359,6 +360,8 @@ Test(network, refused_configurations)
   expect_config_error("source s { network(keep-alive(yes)); };", "keep-alive(yes) is not supported yet");
   expect_config_error("source s { unix-stream(); };", "unix-stream() takes 1 to 1 positional arguments");
   expect_config_error("source s { unix-dgram(\"/tmp/x\" port(514)); };", "unknown option 'port'");
+  expect_config_error("source s { network(trim-large-messages(no)); };", "trim-large-messages(no) is not supported");
+  expect_config_error("source s { network(optional(yes)); };", "unknown option 'optional'");
   expect_config_error("source s { udp(time-zone(\"Mars/Olympus\")); };", "time zone");
   expect_config_error("source s { network(flags(no-such-flag)); };", "unknown value 'no-such-flag'");
   expect_config_error("options { dns-cache-hosts(\"/nonexistent/hosts\"); }; source s { network(); };",
@@ -580,4 +583,131 @@ Test(network, a_receive_buffer_the_kernel_caps_is_reported)
              1);
   g_free(run_finish(&r));
   g_free(src);
+}
+
+/* The fd of this process' socket bound to 127.0.0.1:port of type (the
+ * source's own: the test runs in the same process), or -1. */
+static int
+find_bound_fd(int port, int type)
+{
+  for (int fd = 3; fd < 1024; fd++)
+    {
+      struct sockaddr_in sin;
+      socklen_t len = sizeof(sin);
+      int t;
+      socklen_t tl = sizeof(t);
+      if (getsockname(fd, (struct sockaddr *) &sin, &len) == 0 && sin.sin_family == AF_INET
+          && ntohs(sin.sin_port) == port && getsockopt(fd, SOL_SOCKET, SO_TYPE, &t, &tl) == 0 && t == type)
+        return fd;
+    }
+  return -1;
+}
+
+static int
+sockopt(int fd, int level, int name)
+{
+  int v = -1;
+  socklen_t l = sizeof(v);
+  cr_assert_eq(getsockopt(fd, level, name, &v, &l), 0);
+  return v;
+}
+
+Test(network, socket_options_reach_the_socket)
+{
+  Run r;
+  int port = free_port(SOCK_DGRAM);
+  char *src = g_strdup_printf("source s { udp(ip(127.0.0.1) port(%d) ip-ttl(7) ip-tos(16) so-broadcast(yes) "
+                              "so-sndbuf(65536) so-reuseport(yes)); };",
+                              port);
+  run_start(&r, src, NULL);
+  int fd = find_bound_fd(port, SOCK_DGRAM);
+  cr_assert_geq(fd, 0);
+  cr_assert_eq(sockopt(fd, IPPROTO_IP, IP_TTL), 7);
+  cr_assert_eq(sockopt(fd, IPPROTO_IP, IP_TOS), 16);
+  cr_assert_eq(sockopt(fd, SOL_SOCKET, SO_BROADCAST), 1);
+  cr_assert_eq(sockopt(fd, SOL_SOCKET, SO_REUSEPORT), 1);
+  cr_assert_geq(sockopt(fd, SOL_SOCKET, SO_SNDBUF), 65536);
+  g_free(run_finish(&r));
+  g_free(src);
+}
+
+Test(network, ip_freebind_binds_an_address_this_host_lacks)
+{
+  /* 192.0.2.1 (TEST-NET-1) is nobody's: without ip-freebind() the bind fails */
+  Run r;
+  CfgError err = { 0 };
+  cr_assert_not_null(run_build(&r, "@version: 3.38\nsource s { tcp(ip(192.0.2.1) port(20514)); };\n"
+                                   "destination d { rec(); }; log { source(s); destination(d); };",
+                               &err));
+  const char *perr;
+  r.pool = worker_pool_start(1, &perr);
+  char *serr = NULL;
+  cr_assert_not(log_pipeline_start(r.pl, r.pool, &serr));
+  cr_assert(strstr(serr, "Error binding socket; addr='AF_INET(192.0.2.1:20514)', error='Cannot assign requested"),
+            "%s", serr);
+  g_free(serr);
+  run_free(&r);
+
+  Run r2;
+  run_start(&r2, "source s { tcp(ip(192.0.2.1) port(20514) ip-freebind(yes)); };", NULL);
+  wait_event("Accepting connections; addr='AF_INET(192.0.2.1:20514)'", 1);
+  g_free(run_finish(&r2));
+}
+
+Test(network, interface_that_does_not_exist_is_a_start_error)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *text = g_strdup_printf("@version: 3.38\nsource s { tcp(ip(127.0.0.1) port(%d) interface(\"nosuchif0\")); };\n"
+                               "destination d { rec(); }; log { source(s); destination(d); };",
+                               port);
+  CfgError err = { 0 };
+  cr_assert_not_null(run_build(&r, text, &err));
+  const char *perr;
+  r.pool = worker_pool_start(1, &perr);
+  char *serr = NULL;
+  cr_assert_not(log_pipeline_start(r.pl, r.pool, &serr));
+  cr_assert(g_str_has_prefix(serr, "Error binding socket to interface; interface='nosuchif0'"), "%s", serr);
+  g_free(serr);
+  g_free(text);
+  run_free(&r);
+}
+
+Test(network, unix_create_dirs_and_optional)
+{
+  Run r;
+  char *dir = g_dir_make_tmp("net-test-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "a", "b", "sock", NULL);
+  char *missing = g_build_filename(dir, "none", "sock", NULL);
+  /* a socket in a directory that is not there: created with create-dirs(),
+   * skipped with a warning by optional(yes) */
+  char *src = g_strdup_printf("source s { unix-dgram(\"%s\" create-dirs(yes)); unix-stream(\"%s\" optional(yes)); };",
+                              path, missing);
+  run_start(&r, src, NULL);
+  wait_event("<4>Error opening an optional source, going on without it; error='Error binding socket; "
+             "addr='AF_UNIX(",
+             1);
+  int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+  struct sockaddr_un sun = { .sun_family = AF_UNIX };
+  g_strlcpy(sun.sun_path, path, sizeof(sun.sun_path));
+  const char *d = "<13>Nov 22 10:00:00 app: in a new directory";
+  cr_assert_eq(sendto(fd, d, strlen(d), 0, (struct sockaddr *) &sun, sizeof(sun)), (ssize_t) strlen(d));
+  close(fd);
+  wait_count(1);
+  g_free(run_finish(&r));
+  struct stat st;
+  char *sub = g_build_filename(dir, "a", NULL);
+  cr_assert_eq(stat(sub, &st), 0);
+  cr_assert_eq(st.st_mode & 0777, 0700);
+  unlink(path);
+  char *b = g_path_get_dirname(path);
+  rmdir(b);
+  rmdir(sub);
+  rmdir(dir);
+  g_free(b);
+  g_free(sub);
+  g_free(src);
+  g_free(path);
+  g_free(missing);
+  g_free(dir);
 }
