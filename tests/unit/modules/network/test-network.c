@@ -7,6 +7,7 @@
 #include "net-test.h"
 
 #include <netinet/ip.h>
+#include <netinet/tcp.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -710,4 +711,39 @@ Test(network, unix_create_dirs_and_optional)
   g_free(path);
   g_free(missing);
   g_free(dir);
+}
+
+Test(network, keepalive_options_reach_accepted_connections)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { tcp(ip(127.0.0.1) port(%d) so-keepalive(yes) tcp-keepalive-time(30) "
+                              "tcp-keepalive-intvl(5) tcp-keepalive-probes(4)); };",
+                              port);
+  run_start(&r, src, NULL);
+  int cfd = tcp_connect(port);
+  send_str(cfd, L1);
+  wait_count(1);
+  struct sockaddr_in me;
+  socklen_t len = sizeof(me);
+  getsockname(cfd, (struct sockaddr *) &me, &len);
+  /* the server's end: local port `port`, peer our port */
+  int sfd = -1;
+  for (int fd = 3; fd < 1024 && sfd < 0; fd++)
+    {
+      struct sockaddr_in a, b;
+      socklen_t la = sizeof(a), lb = sizeof(b);
+      if (fd != cfd && getsockname(fd, (struct sockaddr *) &a, &la) == 0 && a.sin_family == AF_INET
+          && ntohs(a.sin_port) == port && getpeername(fd, (struct sockaddr *) &b, &lb) == 0
+          && b.sin_port == me.sin_port)
+        sfd = fd;
+    }
+  cr_assert_geq(sfd, 0, "accepted socket not found");
+  cr_assert_eq(sockopt(sfd, SOL_SOCKET, SO_KEEPALIVE), 1);
+  cr_assert_eq(sockopt(sfd, IPPROTO_TCP, TCP_KEEPIDLE), 30);
+  cr_assert_eq(sockopt(sfd, IPPROTO_TCP, TCP_KEEPINTVL), 5);
+  cr_assert_eq(sockopt(sfd, IPPROTO_TCP, TCP_KEEPCNT), 4);
+  close(cfd);
+  g_free(run_finish(&r));
+  g_free(src);
 }
