@@ -133,6 +133,7 @@ _check_ip_protocol(const CfgOption *opt, const void *field)
     .max = INT32_MAX },                                                                                             \
   { .name = "host-override", .type = CFG_OPT_STRING, .offset = OFF(host_override) },                               \
   { .name = "program-override", .type = CFG_OPT_STRING, .offset = OFF(program_override) },                         \
+  { .name = "log-prefix", .type = CFG_OPT_STRING, .offset = OFF(program_override) },                               \
   { .name = "default-facility", .type = CFG_OPT_ENUM, .offset = OFF(default_facility), .def_int = -1,              \
     .names = facility_names },                                                                                      \
   { .name = "default-priority", .type = CFG_OPT_ENUM, .offset = OFF(default_priority), .def_int = -1,              \

@@ -27,13 +27,13 @@ trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"
 ports=$(python3 -c '
 import socket
 out = []
-for kind in [socket.SOCK_STREAM] * 6 + [socket.SOCK_DGRAM] + [socket.SOCK_STREAM] * 6:
+for kind in [socket.SOCK_STREAM] * 6 + [socket.SOCK_DGRAM] + [socket.SOCK_STREAM] * 7:
     s = socket.socket(socket.AF_INET, kind); s.bind(("127.0.0.1", 0)); out.append(str(s.getsockname()[1])); s.close()
 print(" ".join(out))')
 set -- $ports
 p_plain=$1 p_keep=$2 p_chain=$3 p_over=$4 p_syslog=$5 p_bad=$6 p_udp=$7 p_dns=$8 p_dns2=$9
 shift 9
-p_tz=$1 p_flags=$2 p_nohost=$3 p_six=$4
+p_tz=$1 p_flags=$2 p_nohost=$3 p_six=$4 p_prefix=$5
 
 cat >"$work/conf.in" <<EOF
 @version: 3.38
@@ -46,7 +46,8 @@ source s_plain { network(ip(127.0.0.1) port($p_plain)); };
 source s_keep { network(ip(127.0.0.1) port($p_keep) keep-hostname(yes)); };
 source s_chain { network(ip(127.0.0.1) port($p_chain) chain-hostnames(yes) flags(no-multi-line)); };
 source s_over { network(ip(127.0.0.1) port($p_over) host-override("ovr") program-override("prg")
-                        default-facility(local3) default-priority(err)); };
+                        default-facility(local3) default-priority(err));
+                network(ip(127.0.0.1) port($p_prefix) log-prefix("lp")); };
 source s_syslog { syslog(ip(127.0.0.1) port($p_syslog)); };
 source s_bad { network(ip(127.0.0.1) port($p_bad) keep-hostname(yes) flags(check-hostname)); tcp(ip(127.0.0.1) port($p_udp) flags(no-parse)); };
 source s_udp { udp(ip(127.0.0.1) port($p_udp) keep-hostname(yes)); };
@@ -138,6 +139,7 @@ steps = [
     (lambda: tcp(P["keep"], b"<13>Nov 22 10:00:00 bad#host p: odd characters\n"), 1),
     (lambda: tcp(P["chain"], b"<13>Nov 22 10:00:00 h1 prog: chained\n<13>Nov 22 10:00:00 h1 prog: two\nlines\n"), 3),
     (lambda: tcp(P["over"], b"<13>Nov 22 10:00:00 h1 prog: o1\nNov 22 10:00:00 h1 prog: o2\n"), 2),
+    (lambda: tcp(P["prefix"], b"<13>Nov 22 10:00:00 h1 prog[3]: prefixed\n"), 1),
     (lambda: tcp(P["syslog"], frame(b"<165>1 2026-11-22T10:00:00.123+02:00 h1 app 42 ID7 [a@1 x=\"y\"] m1")
                  + frame(b"<13>1 2026-11-22T10:00:00Z h2 app2 - - - has\nnewline")), 2),
     (lambda: tcp(P["syslog"], [b"5", b"2 <13>1 2026-11-22T10:00:00Z h3 app3 - - ", b"- split fra", b"me"]), 1),
@@ -187,7 +189,7 @@ run() {
     sleep 0.1
   done
   python3 "$work/send.py" "$work/$who/out" plain=$p_plain keep=$p_keep chain=$p_chain over=$p_over \
-    syslog=$p_syslog bad=$p_bad udp=$p_udp dns=$p_dns dns2=$p_dns2 tz=$p_tz flags=$p_flags nohost=$p_nohost six=$p_six >"$work/$who/count"
+    syslog=$p_syslog bad=$p_bad udp=$p_udp dns=$p_dns dns2=$p_dns2 tz=$p_tz flags=$p_flags nohost=$p_nohost six=$p_six prefix=$p_prefix >"$work/$who/count"
   kill -TERM "$pid"
   wait "$pid" || true
   pid=""
