@@ -651,7 +651,17 @@ log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOp
             break;
           }
         case E_FUNC:
-          e->func.func->call(e->func.state, e->func.argc, e->func.args, msg, opts, out);
+          if (opts->escape)
+            {
+              /* as in syslog-ng, a function's arguments are templates of
+               * their own that template-escape() does not reach, and its
+               * output is not escaped either */
+              LogTemplateOptions plain = *opts;
+              plain.escape = false;
+              e->func.func->call(e->func.state, e->func.argc, e->func.args, msg, &plain, out);
+            }
+          else
+            e->func.func->call(e->func.state, e->func.argc, e->func.args, msg, opts, out);
           break;
         }
     }

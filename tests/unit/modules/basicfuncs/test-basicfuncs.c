@@ -68,6 +68,22 @@ Test(basicfuncs, format_date_and_tag)
   tfunc_assert_compile_error("$(format-date --zone UTC %H)", "$(format-date) unknown option");
 }
 
+/* syslog-ng 3.38 with template-escape(yes) wrote this for
+ * <165>1 2025-03-10T11:58:00.003Z h p"q 1 m - say "hi" \\ x
+ * : only the top-level $MSG is escaped, not function arguments or output. */
+Test(basicfuncs, template_escape_leaves_functions_alone)
+{
+  const char line[] = "<165>1 2025-03-10T11:58:00.003Z h p\"q 1 m - say \"hi\" \\\\ x";
+  LogMsg *msg = test_parse(line);
+  LogTemplateOptions opts;
+  log_template_options_defaults(&opts);
+  opts.escape = true;
+  assert_format("$(format-json m=$MSG --key PROGRAM)|$(md5 $MSG)|$(echo $MSG)|$(length $MSG)|$MSG", msg, &opts,
+                "{\"m\":\"say \\\"hi\\\" \\\\\\\\ x\",\"PROGRAM\":\"p\\\"q\"}|a38f572fa398c48f1b34d1fc6450f6bb|"
+                "say \"hi\" \\\\ x|13|say \\\"hi\\\" \\\\\\\\ x");
+  log_msg_unref(msg);
+}
+
 Test(basicfuncs, uuid_is_random_version_4)
 {
   LogMsg *msg = test_parse("<13>1 2025-03-10T11:58:01Z h app 1 m - x");
