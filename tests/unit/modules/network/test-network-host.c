@@ -95,7 +95,7 @@ Test(network_host, flags_no_parse_and_syslog_protocol)
               "127.0.0.1|127.0.0.1|app5|14|five");
 }
 
-Test(network_host, use_dns_resolves_the_peer_once_and_caches_it)
+Test(network_host, use_dns_names_the_peer_with_and_without_the_cache)
 {
   /* what this machine calls 127.0.0.1, cut at the first dot as
    * use-fqdn(no) does */
