@@ -120,8 +120,13 @@ struct LogQueue
   size_t len;
   uint32_t fifo_size;
   bool closed;
+  bool stalled; /* the writer is failing and waiting for time-reopen */
   uint64_t queued, dropped, processed;
 };
+
+/* Set by log_queue_push_batch on the pushing thread; see
+ * log_queue_congestion_take(). */
+static _Thread_local bool congestion_seen;
 
 LogQueue *
 log_queue_new(uint32_t fifo_size)
@@ -193,6 +198,8 @@ log_queue_push_batch(LogQueue *q, LogQueueItem *items, size_t n)
     }
   q->queued += n - dropped;
   q->dropped += dropped;
+  if (q->len >= q->fifo_size / 2 && !q->stalled)
+    congestion_seen = true;
   if (n > dropped)
     pthread_cond_signal(&q->nonempty);
   pthread_mutex_unlock(&q->lock);
@@ -274,4 +281,20 @@ log_queue_items_done(LogQueueItem *items, size_t n)
         log_msg_ack(items[i].msg);
       log_msg_unref(items[i].msg);
     }
+}
+
+void
+log_queue_set_stalled(LogQueue *q, bool stalled)
+{
+  pthread_mutex_lock(&q->lock);
+  q->stalled = stalled;
+  pthread_mutex_unlock(&q->lock);
+}
+
+bool
+log_queue_congestion_take(void)
+{
+  bool seen = congestion_seen;
+  congestion_seen = false;
+  return seen;
 }

@@ -17,6 +17,7 @@ struct LogReader
 {
   struct iv_fd fd;
   struct iv_event resume; /* posted by the window's wakeup */
+  struct iv_timer backoff; /* a destination queue was congested */
   LogFramer framer;
   LogReaderOptions opts;
   LogReaderCallbacks cb;
@@ -63,8 +64,56 @@ static void
 _resume(void *cookie)
 {
   LogReader *r = cookie;
+  if (iv_timer_registered(&r->backoff))
+    return; /* the backoff's end resumes */
   if (log_window_has_room(r->window))
     _set_polling(r, true);
+}
+
+/* The end of a congestion pause (logqueue.h): read again unless the
+ * window ran dry meanwhile (its wakeup resumes then). */
+static void
+_backoff_done(void *cookie)
+{
+  LogReader *r = cookie;
+  if (!r->window || log_window_has_room(r->window))
+    _set_polling(r, true);
+}
+
+#define LOG_READER_BACKOFF_NS 1000000 /* 1 ms: ~10% of a default queue at 1M msg/s */
+
+/* Until when every reader of this worker holds back: one congested push
+ * pauses them all, or each of many connections would still read a chunk
+ * into the full queue before it noticed. */
+static _Thread_local struct timespec backoff_until;
+
+static bool
+_before(const struct timespec *a, const struct timespec *b)
+{
+  return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static void
+_backoff(LogReader *r)
+{
+  _set_polling(r, false);
+  r->backoff.expires = backoff_until;
+  iv_timer_register(&r->backoff);
+}
+
+/* A push of this reader found a queue congested: hold the worker back. */
+static void
+_backoff_start(LogReader *r)
+{
+  iv_validate_now();
+  backoff_until = iv_now;
+  backoff_until.tv_nsec += LOG_READER_BACKOFF_NS;
+  if (backoff_until.tv_nsec >= 1000000000L)
+    {
+      backoff_until.tv_sec++;
+      backoff_until.tv_nsec -= 1000000000L;
+    }
+  _backoff(r);
 }
 
 LogReader *
@@ -95,6 +144,9 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
   IV_EVENT_INIT(&r->resume);
   r->resume.cookie = r;
   r->resume.handler = _resume;
+  IV_TIMER_INIT(&r->backoff);
+  r->backoff.cookie = r;
+  r->backoff.handler = _backoff_done;
   return r;
 }
 
@@ -233,6 +285,13 @@ static void
 _readable(void *cookie)
 {
   LogReader *r = cookie;
+  iv_validate_now();
+  if (_before(&iv_now, &backoff_until))
+    {
+      _backoff(r);
+      return;
+    }
+  log_queue_congestion_take(); /* only what this reader's pushes say counts */
   for (int i = 0; i < r->opts.fetch_limit; i++)
     {
       int rc = _read_once(r);
@@ -245,6 +304,11 @@ _readable(void *cookie)
         r->cb.batch_done(r->user_data);
       if (rc == 0)
         break;
+      if (log_queue_congestion_take())
+        {
+          _backoff_start(r);
+          break;
+        }
       if (r->window && !log_window_has_room(r->window))
         {
           _set_polling(r, false);
@@ -267,6 +331,8 @@ log_reader_free(LogReader *r)
     log_window_orphan(r->window);
   if (r->started)
     {
+      if (iv_timer_registered(&r->backoff))
+        iv_timer_unregister(&r->backoff);
       iv_fd_unregister(&r->fd);
       iv_event_unregister(&r->resume);
     }

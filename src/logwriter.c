@@ -24,6 +24,7 @@ struct LogWriter
   atomic_bool abandon; /* stop retrying: the deadline passed */
   atomic_uint_fast64_t written;
   size_t left; /* unwritten when abandoned */
+  bool stalled; /* the last batch failed (writer thread only) */
   pthread_mutex_t lock;
   pthread_cond_t cond;
   bool done;
@@ -62,6 +63,11 @@ _deliver(LogWriter *w, LogQueueItem *items, size_t n)
       long rc = w->ops.write_batch(w->dest, items + done, n - done);
       if (rc > 0)
         {
+          if (w->stalled)
+            {
+              w->stalled = false;
+              log_queue_set_stalled(w->q, false);
+            }
           log_queue_items_done(items + done, (size_t) rc);
           atomic_fetch_add(&w->written, (uint64_t) rc);
           done += (size_t) rc;
@@ -69,6 +75,11 @@ _deliver(LogWriter *w, LogQueueItem *items, size_t n)
         }
       if (atomic_load(&w->abandon))
         break;
+      if (!w->stalled)
+        {
+          w->stalled = true;
+          log_queue_set_stalled(w->q, true);
+        }
       char reopen[16];
       snprintf(reopen, sizeof(reopen), "%d", w->opts.time_reopen);
       sluice_log(SLUICE_LOG_ERROR, "Destination write failed, retrying after time-reopen", "driver", w->opts.name,

@@ -124,4 +124,22 @@ void log_queue_get_stats(LogQueue *q, LogQueueStats *out);
 /* Ack (when item->ack) and unref the messages of items[0..n). */
 void log_queue_items_done(LogQueueItem *items, size_t n);
 
+/* Congestion: a source that is not flow-controlled would have its messages
+ * dropped once a destination queue holds log-fifo-size of them, as in
+ * syslog-ng.  Sluice first slows such a source down instead: a push that
+ * leaves a queue at least half full tells the pushing thread (a flag the
+ * reader takes after each read, log_queue_congestion_take), and the reader
+ * pauses for a moment so the writer can catch up.  TCP then pushes back on
+ * the sender instead of losing a burst.  A queue whose writer is failing
+ * (stalled: waiting for time-reopen) never asks for this, so a dead
+ * destination still cannot stop the sources: its messages are dropped and
+ * counted. */
+
+/* The writer of q is failing (true) or writing again (false). */
+void log_queue_set_stalled(LogQueue *q, bool stalled);
+
+/* True when a push from this thread since the last call left a queue that
+ * is not stalled half full or more; clears the flag. */
+bool log_queue_congestion_take(void);
+
 #endif

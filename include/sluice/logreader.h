@@ -18,6 +18,10 @@
  * is empty; the window's wakeup (on a writer's thread) posts an event back
  * to the worker, which starts reading again.  TCP then pushes back on the
  * sender.
+ *
+ * Congestion (sluice/logqueue.h): when a read's messages leave a
+ * destination queue half full, the reader stops polling for a millisecond
+ * so the writer catches up, instead of reading on into drops.
  */
 
 #include "sluice/framing.h"

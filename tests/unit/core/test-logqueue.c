@@ -72,6 +72,34 @@ Test(logqueue, full_queue_drops_and_counts_without_flow_control)
     cr_assert_eq(log_msg_live_count(), live);
 }
 
+Test(logqueue, half_full_queue_asks_the_pushing_thread_to_slow_down_unless_stalled)
+{
+  LogQueue *q = log_queue_new(10);
+  LogQueueItem items[6];
+  log_queue_congestion_take();
+  for (uint32_t i = 0; i < 4; i++)
+    items[i] = (LogQueueItem) { numbered(i), false };
+  log_queue_push_batch(q, items, 4);
+  cr_assert_not(log_queue_congestion_take(), "4 of 10 is not congested");
+  items[0] = (LogQueueItem) { numbered(4), false };
+  log_queue_push_batch(q, items, 1);
+  cr_assert(log_queue_congestion_take(), "5 of 10 is");
+  cr_assert_not(log_queue_congestion_take(), "taking clears the flag");
+  /* a failing writer's queue never slows sources: it drops instead */
+  log_queue_set_stalled(q, true);
+  items[0] = (LogQueueItem) { numbered(5), false };
+  log_queue_push_batch(q, items, 1);
+  cr_assert_not(log_queue_congestion_take());
+  log_queue_set_stalled(q, false);
+  items[0] = (LogQueueItem) { numbered(6), false };
+  log_queue_push_batch(q, items, 1);
+  cr_assert(log_queue_congestion_take());
+  LogQueueItem out[16];
+  cr_assert_eq(log_queue_pop_batch(q, out, 16, 0), 7);
+  log_queue_items_done(out, 7);
+  log_queue_free(q);
+}
+
 Test(logqueue, flow_controlled_messages_are_never_dropped)
 {
   LogQueue *q = log_queue_new(2);
