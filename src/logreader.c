@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@ struct LogReader
   struct iv_fd fd;
   struct iv_event resume; /* posted by the window's wakeup */
   struct iv_timer backoff; /* a destination queue was congested */
+  struct iv_task task;     /* a regular file is read from a task, not polled */
   LogFramer framer;
   LogReaderOptions opts;
   LogReaderCallbacks cb;
@@ -25,7 +27,8 @@ struct LogReader
   LogAddr peer;
   LogWindow *window; /* NULL without flow control */
   bool dgram;
-  bool polling; /* the fd's input handler is set */
+  bool regular; /* a regular file (stdin redirected from one): epoll cannot watch it */
+  bool polling; /* the fd's input handler (or the task) is set */
   bool started;
 };
 
@@ -49,7 +52,12 @@ _set_polling(LogReader *r, bool on)
   if (r->polling == on)
     return;
   r->polling = on;
-  iv_fd_set_handler_in(&r->fd, on ? _readable : NULL);
+  if (!r->regular)
+    iv_fd_set_handler_in(&r->fd, on ? _readable : NULL);
+  else if (on && !iv_task_registered(&r->task))
+    iv_task_register(&r->task);
+  else if (!on && iv_task_registered(&r->task))
+    iv_task_unregister(&r->task);
 }
 
 /* On a destination writer's thread: hand the restart to the worker. */
@@ -144,6 +152,11 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
   IV_EVENT_INIT(&r->resume);
   r->resume.cookie = r;
   r->resume.handler = _resume;
+  struct stat st;
+  r->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  IV_TASK_INIT(&r->task);
+  r->task.cookie = r;
+  r->task.handler = _readable;
   IV_TIMER_INIT(&r->backoff);
   r->backoff.cookie = r;
   r->backoff.handler = _backoff_done;
@@ -153,7 +166,8 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
 void
 log_reader_start(LogReader *r)
 {
-  iv_fd_register(&r->fd);
+  if (!r->regular)
+    iv_fd_register(&r->fd);
   iv_event_register(&r->resume);
   r->started = true;
   _set_polling(r, true);
@@ -318,6 +332,10 @@ _readable(void *cookie)
           break;
         }
     }
+  /* a file always has more to read until its end: run again, after the
+   * loop's other work (a task runs once per registration) */
+  if (r->regular && r->polling && !iv_task_registered(&r->task))
+    iv_task_register(&r->task);
 }
 
 void
@@ -333,7 +351,10 @@ log_reader_free(LogReader *r)
     {
       if (iv_timer_registered(&r->backoff))
         iv_timer_unregister(&r->backoff);
-      iv_fd_unregister(&r->fd);
+      if (iv_task_registered(&r->task))
+        iv_task_unregister(&r->task);
+      if (!r->regular)
+        iv_fd_unregister(&r->fd);
       iv_event_unregister(&r->resume);
     }
   close(r->fd.fd);

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <glib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +233,15 @@ main(int argc, char **argv)
 
   const char *cfgfile = opt_cfgfile ? opt_cfgfile : SLUICE_SYSCONFDIR "/sluice.conf";
   const LogDriverFactory *const *factories = log_driver_factories();
+  SluiceLogLevel level = opt_debug ? SLUICE_LOG_DEBUG : opt_verbose ? SLUICE_LOG_INFO : SLUICE_LOG_NOTICE;
+  MainLoopOptions mo = {
+    .cfgfile = cfgfile,
+    .pidfile = opt_pidfile,
+    .worker_threads = opt_worker_threads,
+    .drain_ms = 10000,
+    .daemonize = !opt_foreground,
+    .factories = factories,
+  };
   if (opt_syntax_only || opt_preprocess_into)
     {
       size_t n = 0;
@@ -242,6 +252,12 @@ main(int argc, char **argv)
         defs[i] = &factories[i]->def;
       int rc = cfg_syntax_only(cfgfile, opt_preprocess_into, defs, stderr);
       free(defs);
+      /* what only building finds: templates, filters, driver values */
+      if (rc == 0 && opt_syntax_only)
+        {
+          sluice_log_set_stderr(false, SLUICE_LOG_ERROR); /* the located error says it all */
+          rc = main_loop_check_config(&mo);
+        }
       return rc;
     }
   if (opt_control)
@@ -250,15 +266,8 @@ main(int argc, char **argv)
       return 2;
     }
 
-  SluiceLogLevel level = opt_debug ? SLUICE_LOG_DEBUG : opt_verbose ? SLUICE_LOG_INFO : SLUICE_LOG_NOTICE;
   sluice_log_set_stderr(opt_foreground || opt_stderr, level);
-  MainLoopOptions mo = {
-    .cfgfile = cfgfile,
-    .pidfile = opt_pidfile,
-    .worker_threads = opt_worker_threads,
-    .drain_ms = 10000,
-    .daemonize = !opt_foreground,
-    .factories = factories,
-  };
+  /* a peer that goes away must give EPIPE to whoever writes, not kill us */
+  signal(SIGPIPE, SIG_IGN);
   return main_loop_run(&mo);
 }

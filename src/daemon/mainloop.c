@@ -66,6 +66,7 @@ typedef struct MainLoop
 } MainLoop;
 
 static MainLoop *the_loop;
+static bool stop_pending; /* asked before the loop ran (stdin() at its end while starting) */
 static pthread_t main_thread;
 static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -112,6 +113,16 @@ _config_load(const MainLoopOptions *opts)
       return NULL;
     }
   return c;
+}
+
+int
+main_loop_check_config(const MainLoopOptions *opts)
+{
+  Config *c = _config_load(opts);
+  if (!c)
+    return 1;
+  _config_free(c);
+  return 0;
 }
 
 static bool
@@ -215,6 +226,8 @@ main_loop_request_stop(void)
   pthread_mutex_lock(&stop_lock);
   if (the_loop)
     iv_event_post(&the_loop->stop_request);
+  else
+    stop_pending = true;
   pthread_mutex_unlock(&stop_lock);
 }
 
@@ -300,6 +313,9 @@ main_loop_run(const MainLoopOptions *opts)
   iv_event_register(&ml.stop_request);
   pthread_mutex_lock(&stop_lock);
   the_loop = &ml;
+  if (stop_pending)
+    iv_event_post(&ml.stop_request);
+  stop_pending = false;
   pthread_mutex_unlock(&stop_lock);
 
   ml.state = ML_RUNNING;

@@ -25,6 +25,11 @@ typedef struct MainLoopOptions
  * configuration is refused or cannot start. */
 int main_loop_run(const MainLoopOptions *opts);
 
+/* --syntax-only: build the whole configuration (every driver, template
+ * and filter, as a start would) without starting anything; errors go to
+ * stderr.  Returns 0 or 1. */
+int main_loop_check_config(const MainLoopOptions *opts);
+
 /* Ask the main loop to shut down, from any thread (stdin() at end of
  * input uses this). */
 void main_loop_request_stop(void);

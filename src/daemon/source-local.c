@@ -131,7 +131,8 @@ static void
 _stdin_stop_job(void *arg)
 {
   StdinSource *s = arg;
-  if (s->reader)
+  /* run on every worker: only the reader's own may touch it */
+  if (worker_current() == s->worker && s->reader)
     {
       log_reader_free(s->reader);
       s->reader = NULL;

@@ -1,0 +1,64 @@
+#!/bin/sh
+# The daemon's command line on the edges an operator meets first:
+#  - stdin() redirected from a regular file (epoll cannot watch one);
+#  - a one-line input that ends while the daemon is still starting: it must
+#    exit all the same (the stop request comes before the main loop runs);
+#  - --syntax-only finds what only building the configuration finds (a bad
+#    template function call), and accepts the shipped default configuration.
+# Usage: daemon-cli.sh SLUICE SRCDIR
+set -eu
+LC_ALL=C
+export LC_ALL
+sluice=$1 srcdir=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+
+cat >"$work/file.conf" <<CONF
+@version: 3.38
+options { keep-hostname(yes); };
+source s { stdin(); };
+destination d { file("$work/out.log"); };
+log { source(s); destination(d); };
+CONF
+
+i=0
+while [ $i -lt 20000 ]; do
+  echo "<13>Nov 22 10:00:00 host prog[1]: line $i"
+  i=$((i + 1))
+done >"$work/in.txt"
+timeout 30 "$sluice" -F -f "$work/file.conf" <"$work/in.txt" 2>"$work/err" || { cat "$work/err"; fail "stdin from a regular file"; }
+[ "$(wc -l <"$work/out.log")" -eq 20000 ] || fail "stdin from a regular file: $(wc -l <"$work/out.log") lines"
+[ "$(tail -n 1 "$work/out.log")" = "Nov 22 10:00:00 host prog[1]: line 19999" ] || fail "last line: $(tail -n 1 "$work/out.log")"
+
+# from a file and from a pipe (before the fix about 1 run in 20 hung)
+echo "<13>Nov 22 10:00:00 host prog[1]: one" >"$work/one.txt"
+n=0
+while [ $n -lt 30 ]; do
+  rm -f "$work/out.log"
+  if [ $((n % 2)) -eq 0 ]; then
+    timeout 10 "$sluice" -F -f "$work/file.conf" <"$work/one.txt" 2>"$work/err" || fail "run $n did not stop at the end of a one-line file"
+  else
+    cat "$work/one.txt" | timeout 10 "$sluice" -F -f "$work/file.conf" 2>"$work/err" || fail "run $n did not stop at the end of a one-line pipe"
+  fi
+  [ "$(cat "$work/out.log")" = "Nov 22 10:00:00 host prog[1]: one" ] || fail "run $n wrote: $(cat "$work/out.log")"
+  n=$((n + 1))
+done
+
+cat >"$work/bad.conf" <<CONF
+@version: 3.38
+source s { stdin(); };
+destination d { file("$work/out.log" template("\$(padding \$PID)")); };
+log { source(s); destination(d); };
+CONF
+if "$sluice" -s -f "$work/bad.conf" 2>"$work/err"; then
+  fail "--syntax-only accepted a bad template function call"
+fi
+grep -q 'bad.conf:3:.*padding' "$work/err" || { cat "$work/err"; fail "--syntax-only error"; }
+
+SLUICE_LOGDIR=$work "$sluice" -s -f "$srcdir/etc/sluice.conf" 2>"$work/err" || { cat "$work/err"; fail "the default configuration"; }
+echo "daemon-cli: ok"
