@@ -94,6 +94,7 @@ enum
   LF_MARK = 1u << 3,        /* a MARK message */
   LF_PARSE_ERROR = 1u << 4, /* the header did not parse: MESSAGE is the raw line */
   LF_RFC5424 = 1u << 5,     /* parsed as RFC 5424 */
+  LF_CHAINED_HOSTNAME = 1u << 6, /* HOST is a chain (chain-hostnames): "h1/relay", "group@h1" */
 };
 
 /* A string view into memory the message keeps alive. */

@@ -386,6 +386,7 @@ net_host_apply(const NetHostOptions *h, LogMsg *msg, NetPeerName *peer)
           else
             snprintf(chained, sizeof(chained), "%.*s/%s", (int) host_len, host, from);
           log_msg_set_value(msg, LM_V_HOST, chained, -1);
+          msg->flags |= LF_CHAINED_HOSTNAME;
         }
       else
         log_msg_set_value(msg, LM_V_HOST, from, -1);

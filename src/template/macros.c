@@ -64,6 +64,7 @@ static const MacroName other_macros[] = {
   { "SEQNUM", M_SEQNUM },
   { "RCPTID", M_RCPTID },
   { "LOGHOST", M_LOGHOST },
+  { "HOST", M_HOST },
   { "FULLHOST", M_FULLHOST },
   { "FULLHOST_FROM", M_FULLHOST_FROM },
 };
@@ -234,6 +235,28 @@ _expand_other(LogMacro m, const LogMsg *msg, GString *out)
     case M_LOGHOST:
       pthread_once(&loghost_once, _init_loghost);
       g_string_append(out, loghost);
+      break;
+    case M_HOST:
+      {
+        /* a chain ("h1/relay", or "group@h1" from a local source) gives
+         * its first host, as in syslog-ng; any other HOST is whole, '/'
+         * and all */
+        const char *h = msg->builtin[LM_V_HOST].ptr;
+        size_t len = msg->builtin[LM_V_HOST].len;
+        if ((msg->flags & LF_CHAINED_HOSTNAME) && len)
+          {
+            const char *at = memchr(h, '@', len);
+            if (at)
+              {
+                len -= (size_t) (at + 1 - h);
+                h = at + 1;
+              }
+            const char *slash = len ? memchr(h, '/', len) : NULL;
+            if (slash)
+              len = (size_t) (slash - h);
+          }
+        fmt_append(out, h, len);
+      }
       break;
     case M_FULLHOST:
       g_string_append_len(out, msg->builtin[LM_V_HOST].ptr, msg->builtin[LM_V_HOST].len);

@@ -57,7 +57,8 @@ typedef enum
   M_SEQNUM,
   M_RCPTID,
   M_LOGHOST,
-  M_FULLHOST,      /* HOST, as chained hostnames are not kept */
+  M_HOST,          /* HOST, or the first host of a chain (LF_CHAINED_HOSTNAME) */
+  M_FULLHOST,      /* HOST, the whole chain */
   M_FULLHOST_FROM, /* HOST_FROM */
   M_MAX
 } LogMacro;

@@ -79,6 +79,17 @@ Test(template_macros, source_fields)
   if (dot)
     *dot = '\0';
   assert_format("$LOGHOST", msg, NULL, host);
+  /* chain-hostnames: HOST is the first of the chain, FULLHOST all of it
+   * (syslog-ng 3.38: "H=h1 F=h1/127.0.0.1"); the file line has it all.
+   * A '/' in a HOST that is not a chain stays (a path "${HOST}/x"). */
+  log_msg_set_value(msg, LM_V_HOST, "h1/127.0.0.1", -1);
+  assert_format("H=$HOST F=$FULLHOST", msg, NULL, "H=h1/127.0.0.1 F=h1/127.0.0.1");
+  msg->flags |= LF_CHAINED_HOSTNAME;
+  assert_format("H=$HOST F=$FULLHOST H=${HOST}", msg, NULL, "H=h1 F=h1/127.0.0.1 H=h1");
+  log_msg_set_value(msg, LM_V_HOST, "s_local@h2", -1);
+  assert_format("$HOST|$FULLHOST", msg, NULL, "h2|s_local@h2");
+  log_msg_set_value(msg, LM_V_HOST, "", 0);
+  assert_format("[$HOST]", msg, NULL, "[]");
   log_msg_unref(msg);
 }
 
