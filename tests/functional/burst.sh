@@ -6,25 +6,9 @@
 # A destination whose writer is failing must not slow anything down: its
 # messages are dropped and counted while the healthy one gets them all.
 # Usage: burst.sh SLUICE LOGGEN
-set -eu
-LC_ALL=C
-export LC_ALL
+. "$(dirname "$0")/lib.sh"
 sluice=$1 loggen=$2
-work=$(mktemp -d)
-pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-
-fail() {
-  echo "FAIL: $*"
-  [ -f "$work/sluice.log" ] && tail -20 "$work/sluice.log"
-  exit 1
-}
-
-port=$(python3 -c '
-import socket
-s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])')
+port=$(free_ports tcp)
 
 cat >"$work/sluice.conf" <<CONF
 @version: 3.38
@@ -36,24 +20,12 @@ log { source(s); destination(d_ok); };
 log { source(s); destination(d_dead); };
 CONF
 
-"$sluice" -F -v -f "$work/sluice.conf" -p "$work/pid" >"$work/sluice.log" 2>&1 &
-pid=$!
-i=0
-while ! grep -q "starting up" "$work/sluice.log" 2>/dev/null; do
-  i=$((i + 1))
-  [ $i -lt 100 ] || fail "sluice did not start"
-  sleep 0.1
-done
-
+start_sluice "$sluice" "$work/sluice.conf"
 "$loggen" -S -Q -r 100000000 -n 25000 -I 100 --active-connections=4 127.0.0.1 "$port" 2>/dev/null \
   || fail "loggen"
 want=100000
-i=0
-while [ "$(wc -l <"$work/out.log" 2>/dev/null || echo 0)" -lt $want ]; do
-  i=$((i + 1))
-  [ $i -lt 600 ] || break
-  sleep 0.1
-done
+wait_lines "$work/out.log" $want
+# the dead destination's queue cannot be written out: the exit is not clean
 kill -TERM "$pid"
 wait "$pid" || true
 pid=

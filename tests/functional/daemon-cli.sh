@@ -6,17 +6,8 @@
 #  - --syntax-only finds what only building the configuration finds (a bad
 #    template function call), and accepts the shipped default configuration.
 # Usage: daemon-cli.sh SLUICE SRCDIR
-set -eu
-LC_ALL=C
-export LC_ALL
+. "$(dirname "$0")/lib.sh"
 sluice=$1 srcdir=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
 
 cat >"$work/file.conf" <<CONF
 @version: 3.38

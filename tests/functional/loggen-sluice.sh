@@ -4,30 +4,9 @@
 # file() that the loss checker reads: nothing may be missing, duplicated or
 # reordered. The rate is moderate: this is about delivery, not speed.
 # Usage: loggen-sluice.sh SLUICE LOGGEN
-set -eu
-LC_ALL=C
-export LC_ALL
+. "$(dirname "$0")/lib.sh"
 sluice=$1 loggen=$2
-work=$(mktemp -d)
-pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
-
-fail() {
-  echo "FAIL: $*"
-  [ -f "$work/sluice.log" ] && tail -20 "$work/sluice.log"
-  exit 1
-}
-
-# Free ports on 127.0.0.1, chosen by the kernel.
-ports=$(python3 -c '
-import socket
-socks = []
-for kind in (socket.SOCK_STREAM, socket.SOCK_STREAM, socket.SOCK_DGRAM):
-    s = socket.socket(socket.AF_INET, kind)
-    s.bind(("127.0.0.1", 0))
-    socks.append(s)
-print(" ".join(str(s.getsockname()[1]) for s in socks))')
-set -- $ports
+set -- $(free_ports tcp tcp udp)
 tcp_port=$1 syslog_port=$2 udp_port=$3
 
 cat >"$work/sluice.conf" <<EOF
@@ -43,16 +22,9 @@ destination d { file("$work/out.log"); };
 log { source(s); destination(d); };
 EOF
 
-"$sluice" -F -f "$work/sluice.conf" -R "$work/persist" -p "$work/pid" >"$work/sluice.log" 2>&1 &
-pid=$!
-i=0
-while [ ! -S "$work/in.sock" ]; do
-  i=$((i + 1))
-  [ $i -lt 100 ] || fail "sluice did not start"
-  sleep 0.1
-done
-# the TCP listeners come up with the unix one, but give them a moment
-sleep 0.3
+start_sluice "$sluice" "$work/sluice.conf" -R "$work/persist"
+# the unix listener comes up with the others
+[ -S "$work/in.sock" ] || fail "no unix socket"
 
 # Each run gets its own runid (a second apart), so the checker keeps them apart.
 "$loggen" -S -Q -r 10000 -n 3000 --active-connections=4 127.0.0.1 "$tcp_port" 2>/dev/null || fail "loggen tcp"
@@ -67,15 +39,8 @@ sleep 1.1
 
 # 12000 + 2000 + 4000 + 300 lines, written before a timeout
 want=18300
-i=0
-while [ "$(wc -l <"$work/out.log" 2>/dev/null || echo 0)" -lt $want ]; do
-  i=$((i + 1))
-  [ $i -lt 300 ] || break
-  sleep 0.1
-done
-kill -TERM "$pid"
-wait "$pid" || fail "sluice exited with $?"
-pid=
+wait_lines "$work/out.log" $want
+stop_sluice
 
 "$loggen" --check "$work/out.log" >"$work/report" || { cat "$work/report"; fail "loss"; }
 grep -q "^check: threads=8 received=$want missing=0 duplicated=0 reordered=0: OK\$" "$work/report" \

@@ -1,0 +1,66 @@
+# Shared by the functional test scripts: source it with
+#   . "$(dirname "$0")/lib.sh"
+# It sets LC_ALL=C and -eu, makes $work (a mktemp directory removed at exit,
+# after killing $pid when it is set) and gives fail, free_ports,
+# start_sluice and wait_lines.
+set -eu
+LC_ALL=C
+export LC_ALL
+work=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+
+# fail MESSAGE: print it and the daemon's log, exit 1
+fail() {
+  echo "FAIL: $*"
+  [ -f "$work/sluice.log" ] && tail -20 "$work/sluice.log"
+  exit 1
+}
+
+# free_ports KIND...: one free 127.0.0.1 port per KIND (tcp or udp), chosen
+# by the kernel, printed on one line
+free_ports() {
+  python3 -c '
+import socket, sys
+kinds = {"tcp": socket.SOCK_STREAM, "udp": socket.SOCK_DGRAM}
+socks = []
+for k in sys.argv[1:]:
+    s = socket.socket(socket.AF_INET, kinds[k])
+    s.bind(("127.0.0.1", 0))
+    socks.append(s)
+print(" ".join(str(s.getsockname()[1]) for s in socks))' "$@"
+}
+
+# start_sluice SLUICE CONF [ARGS...]: run it in the foreground in the
+# background (log in $work/sluice.log, $pid set) until it says it started
+start_sluice() {
+  s=$1 c=$2
+  shift 2
+  "$s" -F -v -f "$c" -p "$work/pid" "$@" >"$work/sluice.log" 2>&1 &
+  pid=$!
+  i=0
+  while ! grep -q "starting up" "$work/sluice.log" 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -lt 100 ] && kill -0 "$pid" 2>/dev/null || fail "sluice did not start"
+    sleep 0.1
+  done
+}
+
+# wait_lines FILE N: until FILE has N lines, or 60 s passed
+wait_lines() {
+  i=0
+  while [ "$(wc -l <"$1" 2>/dev/null || echo 0)" -lt "$2" ]; do
+    i=$((i + 1))
+    [ $i -lt 600 ] || break
+    sleep 0.1
+  done
+}
+
+# stop_sluice: SIGTERM, and wait for it to exit; fails on a bad exit
+stop_sluice() {
+  kill -TERM "$pid"
+  st=0
+  wait "$pid" || st=$?
+  pid=
+  [ $st -eq 0 ] || fail "sluice exited with $st"
+}
