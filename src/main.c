@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sluice: the daemon's entry point.  The command line is syslog-ng's
- * (-F -f -p -s --preprocess-into --worker-threads -e -v -d); the daemon
+ * (-F -f -p -c -s --preprocess-into --worker-threads -e -v -d); the daemon
  * itself is src/daemon/mainloop.c.
  *
  * `sluice --stdio` is a filter without a configuration: it frames and
@@ -147,7 +147,7 @@ static const GOptionEntry entries[] = {
     "Write the preprocessed configuration to FILE and exit", "FILE" },
   { "pidfile", 'p', 0, G_OPTION_ARG_FILENAME, &opt_pidfile, "Write the process id to FILE", "FILE" },
   { "persist-file", 'R', 0, G_OPTION_ARG_FILENAME, &opt_persist, "Persist file (not used by Sluice yet)", "FILE" },
-  { "control", 'c', 0, G_OPTION_ARG_FILENAME, &opt_control, "Control socket (not available in Sluice yet)", "FILE" },
+  { "control", 'c', 0, G_OPTION_ARG_FILENAME, &opt_control, "Control socket (default " SLUICE_RUNDIR "/sluice.ctl)", "FILE" },
   { "worker-threads", 0, 0, G_OPTION_ARG_INT, &opt_worker_threads, "I/O worker threads (default: one per CPU)", "N" },
   { "stderr", 'e', 0, G_OPTION_ARG_NONE, &opt_stderr, "Log internal events to stderr (default with -F)", NULL },
   { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose, "Log informational internal events", NULL },
@@ -260,11 +260,10 @@ main(int argc, char **argv)
         }
       return rc;
     }
-  if (opt_control)
-    {
-      fprintf(stderr, "sluice: -c/--control: the control socket is not available in Sluice yet\n");
-      return 2;
-    }
+  mo.control_path = opt_control;
+  /* the run directory exists once installed (systemd's RuntimeDirectory=) */
+  if (g_file_test(SLUICE_RUNDIR, G_FILE_TEST_IS_DIR))
+    mo.default_control_path = SLUICE_RUNDIR "/sluice.ctl";
 
   sluice_log_set_stderr(opt_foreground || opt_stderr, level);
   /* a peer that goes away must give EPIPE to whoever writes, not kill us */

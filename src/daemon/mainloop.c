@@ -19,6 +19,8 @@
  */
 #include "mainloop.h"
 
+#include "control.h"
+#include "notify.h"
 #include "periodic.h"
 
 #include "sluice-config.h"
@@ -62,6 +64,7 @@ typedef struct MainLoop
   Config *running;
   struct iv_signal sig_term, sig_int, sig_hup, sig_usr1;
   struct iv_event stop_request;
+  Control *control; /* NULL without a control socket */
   int exit_code;
 } MainLoop;
 
@@ -160,12 +163,16 @@ _shutdown(MainLoop *ml)
     return;
   ml->state = ML_STOPPING;
   sluice_log(SLUICE_LOG_NOTICE, "Sluice shutting down", "version", SLUICE_VERSION, NULL);
+  notify_send("STOPPING=1\nSTATUS=Shutting down");
+  control_stop(ml->control);
+  ml->control = NULL;
   _stop_running(ml);
   iv_signal_unregister(&ml->sig_term);
   iv_signal_unregister(&ml->sig_int);
   iv_signal_unregister(&ml->sig_hup);
   iv_signal_unregister(&ml->sig_usr1);
   iv_event_unregister(&ml->stop_request);
+  notify_stop();
   iv_quit();
 }
 
@@ -175,20 +182,27 @@ _on_term(void *cookie)
   _shutdown(cookie);
 }
 
-static void
-_on_hup(void *cookie)
+/* SIGHUP and the control socket's RELOAD: true when the new configuration
+ * runs; otherwise *error (g_free) says why. */
+static bool
+_reload(MainLoop *ml, char **error)
 {
-  MainLoop *ml = cookie;
   if (ml->state != ML_RUNNING)
-    return;
+    {
+      *error = g_strdup("not running (starting, reloading or stopping)");
+      return false;
+    }
   ml->state = ML_RELOADING;
+  notify_send("RELOADING=1\nSTATUS=Reloading configuration");
   sluice_log(SLUICE_LOG_NOTICE, "Configuration reload request received, reloading configuration", NULL);
   Config *next = _config_load(ml->opts);
   if (!next)
     {
       sluice_log(SLUICE_LOG_ERROR, "Error reloading configuration, keeping the running one", NULL);
       ml->state = ML_RUNNING;
-      return;
+      notify_send("READY=1\nSTATUS=Running; the new configuration was refused");
+      *error = g_strdup("the new configuration was refused, the running one is kept");
+      return false;
     }
   _stop_running(ml);
   if (!_config_start(ml, next))
@@ -198,11 +212,23 @@ _on_hup(void *cookie)
       _config_free(next);
       ml->exit_code = 1;
       _shutdown(ml);
-      return;
+      *error = g_strdup("the new configuration could not start; shutting down");
+      return false;
     }
   ml->running = next;
   ml->state = ML_RUNNING;
+  control_set_config(ml->control, ml->opts->cfgfile);
+  notify_send("READY=1\nSTATUS=Running");
   sluice_log(SLUICE_LOG_NOTICE, "Configuration reload finished", NULL);
+  return true;
+}
+
+static void
+_on_hup(void *cookie)
+{
+  char *error = NULL;
+  _reload(cookie, &error);
+  g_free(error);
 }
 
 static void
@@ -229,6 +255,66 @@ main_loop_request_stop(void)
   else
     stop_pending = true;
   pthread_mutex_unlock(&stop_lock);
+}
+
+/* ---- the control socket's view of the loop ---- */
+
+static LogPipeline *
+_ctl_pipeline(void *cookie)
+{
+  MainLoop *ml = cookie;
+  return ml->running ? ml->running->pipeline : NULL;
+}
+
+static bool
+_ctl_reload(void *cookie, char **error)
+{
+  return _reload(cookie, error);
+}
+
+static void
+_ctl_stop(void *cookie)
+{
+  /* through the event, so that the reply is out before the loop stops */
+  iv_event_post(&((MainLoop *) cookie)->stop_request);
+}
+
+static const char *
+_ctl_state(void *cookie)
+{
+  static const char *const names[] = { "starting", "running", "reloading", "stopping" };
+  return names[((MainLoop *) cookie)->state];
+}
+
+static const ControlOps control_ops = {
+  .pipeline = _ctl_pipeline,
+  .reload = _ctl_reload,
+  .reopen = _on_usr1,
+  .stop = _ctl_stop,
+  .state = _ctl_state,
+};
+
+/* -c PATH must work; the default path is best effort (its directory may
+ * not exist, e.g. when not installed). */
+static bool
+_control_start(MainLoop *ml)
+{
+  const char *path = ml->opts->control_path ? ml->opts->control_path : ml->opts->default_control_path;
+  if (!path)
+    return true;
+  char *error = NULL;
+  ml->control = control_start(path, &control_ops, ml, &error);
+  if (!ml->control)
+    {
+      if (ml->opts->control_path)
+        fprintf(stderr, "sluice: %s\n", error);
+      else
+        sluice_log(SLUICE_LOG_WARNING, "The control socket is not available", "error", error, NULL);
+      g_free(error);
+      return !ml->opts->control_path;
+    }
+  control_set_config(ml->control, ml->opts->cfgfile);
+  return true;
 }
 
 static void
@@ -287,8 +373,17 @@ main_loop_run(const MainLoopOptions *opts)
       iv_deinit();
       return 1;
     }
+  /* before the sources bind: a second daemon on the same socket stops here */
+  if (!_control_start(&ml))
+    {
+      _config_free(c);
+      worker_pool_stop(ml.pool);
+      iv_deinit();
+      return 1;
+    }
   if (!_config_start(&ml, c))
     {
+      control_stop(ml.control);
       _config_free(c);
       worker_pool_stop(ml.pool);
       iv_deinit();
@@ -297,6 +392,7 @@ main_loop_run(const MainLoopOptions *opts)
   ml.running = c;
   if (opts->pidfile && !_write_pidfile(opts->pidfile))
     {
+      control_stop(ml.control);
       _stop_running(&ml);
       worker_pool_stop(ml.pool);
       iv_deinit();
@@ -320,6 +416,8 @@ main_loop_run(const MainLoopOptions *opts)
 
   ml.state = ML_RUNNING;
   sluice_log(SLUICE_LOG_NOTICE, "Sluice starting up", "version", SLUICE_VERSION, NULL);
+  notify_start();
+  notify_send("READY=1\nSTATUS=Running");
   iv_main();
 
   pthread_mutex_lock(&stop_lock);

@@ -17,6 +17,8 @@ typedef struct MainLoopOptions
   int worker_threads;     /* <= 0: one per CPU */
   int drain_ms;           /* how long SIGTERM waits for queues to be written */
   bool daemonize;         /* go to the background once the configuration is accepted */
+  const char *control_path;         /* -c: the control socket, must work; NULL: none */
+  const char *default_control_path; /* used without -c, best effort; NULL: none */
   const LogDriverFactory *const *factories;
 } MainLoopOptions;
 

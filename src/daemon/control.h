@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_CONTROL_H
+#define SLUICE_CONTROL_H
+
+/*
+ * The control socket (sluice -c PATH, sluice-ctl): a unix stream socket
+ * served on the main thread's ivykis loop.  Each request is one line, each
+ * reply ends with a line holding a single ".", as syslog-ng-ctl speaks:
+ *
+ *   STATS [CSV|PROMETHEUS]        counters (pipeline-stats.h)
+ *   QUERY LIST|GET|GET_SUM [GLOB] counter names / name=value / their sum
+ *   RELOAD | REOPEN | STOP        as SIGHUP, SIGUSR1, SIGTERM
+ *   CONFIG GET [PREPROCESSED]     the running configuration's text
+ *   HEALTHCHECK                   "OK" with the state and uptime
+ *
+ * Commands act through ControlOps so that the main loop keeps its one
+ * state machine.
+ */
+
+#include "sluice/pipeline.h"
+
+#include <stdbool.h>
+
+typedef struct Control Control;
+
+typedef struct ControlOps
+{
+  LogPipeline *(*pipeline)(void *cookie);     /* the running one, or NULL */
+  bool (*reload)(void *cookie, char **error); /* true when the new configuration runs */
+  void (*reopen)(void *cookie);
+  void (*stop)(void *cookie);                 /* asynchronous: after the reply is sent */
+  const char *(*state)(void *cookie);         /* "running", "reloading", ... */
+} ControlOps;
+
+/* Bind path (an existing socket file nobody answers on is replaced; a live
+ * one is not) and start serving on this thread's ivykis loop.  NULL with
+ * *error (g_free) when it cannot. */
+Control *control_start(const char *path, const ControlOps *ops, void *cookie, char **error);
+
+/* Remember the text of the configuration that now runs, for CONFIG GET
+ * (read now: later edits of the file are not what runs). */
+void control_set_config(Control *c, const char *cfgfile);
+
+/* Close every connection and the socket, and remove the socket file.  Safe
+ * to call from a command's own handling (STOP, a failed RELOAD). */
+void control_stop(Control *c);
+
+#endif

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The pipeline's counters as stats rows: see pipeline-stats.h. */
+#include "pipeline-stats.h"
+
+#include "pipeline-internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static void
+_row(StatsRowFunc fn, void *ud, const char *component, const char *id, const char *instance, const char *type,
+     uint64_t value)
+{
+  StatsRow r = { component, id, instance, type, value };
+  fn(&r, ud);
+}
+
+void
+log_pipeline_foreach_stat(LogPipeline *pl, StatsRowFunc fn, void *ud)
+{
+  LogPipelineStats total;
+  log_pipeline_get_stats(pl, &total);
+  _row(fn, ud, "center", "", "received", "processed", total.received);
+  _row(fn, ud, "center", "", "queued", "processed", total.queued);
+
+  for (guint i = 0; i < pl->sources->len; i++)
+    {
+      SourceRT *s = g_ptr_array_index(pl->sources, i);
+      _row(fn, ud, "source", s->name, "", "processed", atomic_load_explicit(&s->received, memory_order_relaxed));
+    }
+  /* A destination statement counts what reached any of its drivers, as
+   * syslog-ng's "destination;d_file;;a;processed" row does. */
+  for (guint i = 0; i < pl->dests->len; i++)
+    {
+      DestRT *d = g_ptr_array_index(pl->dests, i);
+      uint64_t processed = 0;
+      for (size_t k = 0; k < d->n_drivers; k++)
+        {
+          DriverRT *rt = g_ptr_array_index(pl->drivers, d->drivers[k]);
+          LogQueueStats qs;
+          log_queue_get_stats(rt->q, &qs);
+          processed += qs.queued + qs.dropped;
+        }
+      _row(fn, ud, "destination", d->name, "", "processed", processed);
+    }
+  char component[64];
+  for (guint i = 0; i < pl->drivers->len; i++)
+    {
+      DriverRT *rt = g_ptr_array_index(pl->drivers, i);
+      LogQueueStats qs;
+      log_queue_get_stats(rt->q, &qs);
+      snprintf(component, sizeof(component), "dst.%s", rt->drv->driver);
+      _row(fn, ud, component, rt->name, "", "dropped", qs.dropped);
+      _row(fn, ud, component, rt->name, "", "processed", qs.queued + qs.dropped);
+      _row(fn, ud, component, rt->name, "", "queued", qs.length);
+      _row(fn, ud, component, rt->name, "", "written", qs.processed - (rt->writer ? 0 : rt->left));
+    }
+}
+
+void
+stats_row_name(const StatsRow *row, GString *out)
+{
+  const char *parts[] = { row->component, row->id, row->instance, row->type };
+  bool first = true;
+  for (size_t i = 0; i < G_N_ELEMENTS(parts); i++)
+    {
+      if (!parts[i][0])
+        continue;
+      if (!first)
+        g_string_append_c(out, '.');
+      g_string_append(out, parts[i]);
+      first = false;
+    }
+}
+
+static void
+_csv_row(const StatsRow *r, void *ud)
+{
+  /* 'a': active; Sluice has no orphaned (kept after reload) counters */
+  g_string_append_printf(ud, "%s;%s;%s;a;%s;%" PRIu64 "\n", r->component, r->id, r->instance, r->type, r->value);
+}
+
+void
+stats_format_csv(LogPipeline *pl, GString *out)
+{
+  g_string_append(out, "SourceName;SourceId;SourceInstance;State;Type;Number\n");
+  log_pipeline_foreach_stat(pl, _csv_row, out);
+}
+
+/* A label value: backslash, double quote and newline escaped as the
+ * Prometheus text format requires. */
+static void
+_prom_label(GString *out, const char *name, const char *value)
+{
+  g_string_append_printf(out, "%s=\"", name);
+  for (const char *p = value; *p; p++)
+    {
+      if (*p == '\\' || *p == '"')
+        g_string_append_c(out, '\\');
+      if (*p == '\n')
+        g_string_append(out, "\\n");
+      else
+        g_string_append_c(out, *p);
+    }
+  g_string_append_c(out, '"');
+}
+
+static void
+_prom_row(const StatsRow *r, void *ud)
+{
+  GString *out = ud;
+  /* metric names allow [a-zA-Z0-9_:] only: "dst.file" becomes "dst_file" */
+  g_string_append(out, "sluice_");
+  for (const char *p = r->component; *p; p++)
+    g_string_append_c(out, g_ascii_isalnum(*p) ? *p : '_');
+  g_string_append_printf(out, "_%s{", r->type);
+  bool center = strcmp(r->component, "center") == 0;
+  _prom_label(out, "id", center ? r->instance : r->id);
+  if (!center && r->instance[0])
+    {
+      g_string_append_c(out, ',');
+      _prom_label(out, "instance", r->instance);
+    }
+  g_string_append_printf(out, "} %" PRIu64 "\n", r->value);
+}
+
+void
+stats_format_prometheus(LogPipeline *pl, GString *out)
+{
+  log_pipeline_foreach_stat(pl, _prom_row, out);
+}

@@ -1,0 +1,105 @@
+#!/bin/sh
+# The control socket and sluice-ctl: the counters after loggen's load equal
+# what it sent (per source, per destination statement and driver, center),
+# in CSV, Prometheus and query forms; config, healthcheck, reopen, reload
+# (a good and a bad file), bad requests, a second daemon on the same socket,
+# and stop.
+# Usage: control.sh SLUICE SLUICE_CTL LOGGEN
+. "$(dirname "$0")/lib.sh"
+sluice=$1 ctl=$2 loggen=$3
+set -- $(free_ports tcp)
+port=$1
+sock=$work/ctl
+
+cat >"$work/sluice.conf" <<EOF
+@version: 3.38
+options { stats-freq(0); };
+source s_net { network(ip(127.0.0.1) port($port)); };
+destination d_file { file("$work/out.log"); };
+log { source(s_net); destination(d_file); };
+EOF
+
+c() { "$ctl" -c "$sock" "$@"; }
+
+start_sluice "$sluice" "$work/sluice.conf" -c "$sock"
+[ -S "$sock" ] || fail "no control socket"
+[ "$(stat -c %a "$sock")" = 600 ] || fail "control socket mode $(stat -c %a "$sock")"
+
+# 4 connections x 5000 messages, as fast as loggen goes
+n=20000
+"$loggen" -S -Q -r 1000000 -n 5000 --active-connections=4 127.0.0.1 "$port" 2>/dev/null || fail "loggen"
+wait_lines "$work/out.log" $n
+[ "$(wc -l <"$work/out.log")" -eq $n ] || fail "out.log has $(wc -l <"$work/out.log") lines, want $n"
+
+c stats >"$work/stats.csv" || fail "stats"
+head -1 "$work/stats.csv" | grep -qx 'SourceName;SourceId;SourceInstance;State;Type;Number' || fail "csv header"
+for row in "source;s_net;;a;processed;$n" "center;;received;a;processed;$n" "center;;queued;a;processed;$n" \
+  "destination;d_file;;a;processed;$n" "dst.file;d_file#0;;a;processed;$n" "dst.file;d_file#0;;a;written;$n" \
+  "dst.file;d_file#0;;a;dropped;0" "dst.file;d_file#0;;a;queued;0"; do
+  grep -qx "$row" "$work/stats.csv" || { cat "$work/stats.csv"; fail "no row $row"; }
+done
+
+c stats --format prometheus >"$work/stats.prom" || fail "stats prometheus"
+grep -qx "sluice_source_processed{id=\"s_net\"} $n" "$work/stats.prom" || { cat "$work/stats.prom"; fail "prom source"; }
+grep -qx "sluice_dst_file_written{id=\"d_file#0\"} $n" "$work/stats.prom" || fail "prom written"
+grep -qx "sluice_center_processed{id=\"received\"} $n" "$work/stats.prom" || fail "prom center"
+
+[ "$(c query get 'source.*')" = "source.s_net.processed=$n" ] || fail "query get: $(c query get 'source.*')"
+[ "$(c query get --sum 'center.*')" = $((2 * n)) ] || fail "query get --sum"
+c query list | grep -qx 'dst.file.d_file#0.written' || fail "query list"
+[ -z "$(c query list 'nothing.*')" ] || fail "query list of nothing"
+
+c config >"$work/config.out" || fail "config"
+cmp -s "$work/config.out" "$work/sluice.conf" || fail "config text differs"
+c config --preprocessed | grep -q "destination d_file" || fail "config --preprocessed"
+c healthcheck | grep -q '^state=running uptime=[0-9]*$' || fail "healthcheck: $(c healthcheck)"
+c reopen | grep -q 'Re-open' || fail "reopen"
+grep -q "Reopening destination files" "$work/sluice.log" || fail "reopen not logged"
+
+# usage errors exit 2 without talking to the daemon; FAIL replies exit 1
+st=0; c bogus 2>/dev/null || st=$?
+[ $st -eq 2 ] || fail "unknown command exited $st"
+st=0; c stats --format xml 2>/dev/null || st=$?
+[ $st -eq 2 ] || fail "bad format exited $st"
+reply=$(python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"BOGUS\nQUERY FROB\n")
+data = b""
+while data.count(b"\n.\n") < 2:
+    chunk = s.recv(4096)
+    if not chunk:
+        break
+    data += chunk
+print(data.decode().replace("\n", "|"))' "$sock")
+[ "$reply" = "FAIL Unknown command 'BOGUS'|.|FAIL Invalid arguments received; expected QUERY LIST|GET|GET_SUM [PATTERN]|.|" ] \
+  || fail "raw reply: $reply"
+st=0; "$ctl" -c "$work/nothing" healthcheck 2>/dev/null || st=$?
+[ $st -eq 3 ] || fail "no daemon exited $st"
+
+# a second daemon must not take the live socket over
+st=0
+"$sluice" -F -f "$work/sluice.conf" -c "$sock" >"$work/second.log" 2>&1 || st=$?
+[ $st -ne 0 ] || fail "a second daemon started on the same control socket"
+grep -q "another process serves the control socket" "$work/second.log" || { cat "$work/second.log"; fail "second daemon's message"; }
+c healthcheck >/dev/null || fail "the first daemon lost its socket"
+
+# a good reload, then a bad one that keeps the running configuration
+c reload | grep -qx 'Config reload successful' || fail "reload"
+"$loggen" -S -Q -r 1000000 -n 100 127.0.0.1 "$port" 2>/dev/null || fail "loggen after reload"
+wait_lines "$work/out.log" $((n + 100))
+echo 'this is not a configuration' >>"$work/sluice.conf"
+st=0; c reload 2>"$work/reload.err" || st=$?
+[ $st -eq 1 ] || fail "bad reload exited $st"
+grep -q "running one is kept" "$work/reload.err" || fail "bad reload message: $(cat "$work/reload.err")"
+c healthcheck | grep -q '^state=running' || fail "not running after a bad reload"
+
+c stop | grep -qx 'Shutdown initiated' || fail "stop"
+st=0
+wait "$pid" || st=$?
+pid=
+[ $st -eq 0 ] || fail "sluice exited with $st after stop"
+[ ! -e "$sock" ] || fail "control socket left behind"
+[ ! -e "$work/pid" ] || fail "pid file left behind"
+echo "control: counters match $n messages; every command answered"

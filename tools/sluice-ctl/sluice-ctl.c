@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sluice-ctl: talks to a running sluice over its control socket, with
+ * syslog-ng-ctl's commands and output:
+ *
+ *   sluice-ctl stats [--format csv|prometheus]
+ *   sluice-ctl query list [PATTERN] | query get [--sum] PATTERN
+ *   sluice-ctl reload | reopen | stop | healthcheck
+ *   sluice-ctl config [--preprocessed]
+ *
+ * -c/--control PATH anywhere on the line names the socket.  The exit code
+ * is 0 when the daemon answered OK (or with data), 1 when it answered FAIL,
+ * 2 on a usage error and 3 when it cannot be reached.
+ */
+#include "sluice-config.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* a reload writes out the old configuration's queues first: give it time */
+#define CTL_TIMEOUT_MS 120000
+
+static int
+_usage(const char *why)
+{
+  if (why)
+    fprintf(stderr, "sluice-ctl: %s\n", why);
+  fprintf(stderr, "Usage: sluice-ctl COMMAND [-c PATH]\n"
+                  "  stats [--format csv|prometheus]   counters (syslog-ng-ctl's CSV by default)\n"
+                  "  query list [PATTERN]              counter names matching PATTERN (glob)\n"
+                  "  query get [--sum] PATTERN         name=value, or the sum of the values\n"
+                  "  reload | reopen | stop            as SIGHUP, SIGUSR1, SIGTERM\n"
+                  "  config [--preprocessed]           the running configuration\n"
+                  "  healthcheck                       OK when the daemon answers\n"
+                  "  -c, --control PATH                control socket (default " SLUICE_RUNDIR "/sluice.ctl)\n");
+  return 2;
+}
+
+static int
+_connect(const char *path)
+{
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  if (strlen(path) >= sizeof(sa.sun_path))
+    {
+      fprintf(stderr, "sluice-ctl: the control socket path is too long; path='%s'\n", path);
+      return -1;
+    }
+  strcpy(sa.sun_path, path);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+    {
+      fprintf(stderr, "sluice-ctl: cannot connect to the control socket; path='%s', error='%s'\n", path,
+              strerror(errno));
+      if (fd >= 0)
+        close(fd);
+      return -1;
+    }
+  return fd;
+}
+
+/* Send request and read the reply up to its "." line (not included). */
+static bool
+_transact(int fd, const char *request, GString *reply)
+{
+  size_t len = strlen(request);
+  for (size_t off = 0; off < len;)
+    {
+      ssize_t n = send(fd, request + off, len - off, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          fprintf(stderr, "sluice-ctl: cannot send the request; error='%s'\n", strerror(errno));
+          return false;
+        }
+      off += (size_t) n;
+    }
+  char buf[8192];
+  for (;;)
+    {
+      if (reply->len >= 2 && strcmp(reply->str + reply->len - 2, ".\n") == 0
+          && (reply->len == 2 || reply->str[reply->len - 3] == '\n'))
+        {
+          g_string_truncate(reply, reply->len - 2);
+          return true;
+        }
+      struct pollfd p = { .fd = fd, .events = POLLIN };
+      int rc = poll(&p, 1, CTL_TIMEOUT_MS);
+      if (rc == 0)
+        {
+          fprintf(stderr, "sluice-ctl: no reply from the daemon in %d s\n", CTL_TIMEOUT_MS / 1000);
+          return false;
+        }
+      ssize_t n = rc < 0 ? -1 : recv(fd, buf, sizeof(buf), 0);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          fprintf(stderr, "sluice-ctl: the daemon closed the connection before the end of its reply\n");
+          return false;
+        }
+      g_string_append_len(reply, buf, n);
+    }
+}
+
+/* The request line for argv (without -c), or NULL after printing why. */
+static char *
+_request(int argc, char **argv)
+{
+  const char *cmd = argv[0];
+  if (strcmp(cmd, "stats") == 0)
+    {
+      const char *format = "CSV";
+      for (int i = 1; i < argc; i++)
+        {
+          const char *v = NULL;
+          if (strcmp(argv[i], "--format") == 0 || strcmp(argv[i], "-m") == 0)
+            v = i + 1 < argc ? argv[++i] : "";
+          else if (g_str_has_prefix(argv[i], "--format="))
+            v = argv[i] + strlen("--format=");
+          else
+            return _usage("stats: unknown argument"), NULL;
+          if (g_ascii_strcasecmp(v, "csv") == 0)
+            format = "CSV";
+          else if (g_ascii_strcasecmp(v, "prometheus") == 0)
+            format = "PROMETHEUS";
+          else
+            return _usage("stats: --format is csv or prometheus"), NULL;
+        }
+      return g_strdup_printf("STATS %s\n", format);
+    }
+  if (strcmp(cmd, "query") == 0)
+    {
+      bool sum = false;
+      const char *sub = NULL, *pattern = NULL;
+      for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--sum") == 0)
+          sum = true;
+        else if (!sub)
+          sub = argv[i];
+        else if (!pattern)
+          pattern = argv[i];
+        else
+          return _usage("query: too many arguments"), NULL;
+      if (!sub || (strcmp(sub, "list") != 0 && strcmp(sub, "get") != 0))
+        return _usage("query: expected list or get"), NULL;
+      if (strcmp(sub, "get") == 0 && !pattern)
+        return _usage("query get: expected a PATTERN"), NULL;
+      if (sum && strcmp(sub, "get") != 0)
+        return _usage("query: --sum goes with get"), NULL;
+      if (pattern && strpbrk(pattern, " \t\n"))
+        return _usage("query: a PATTERN has no white space"), NULL;
+      return g_strdup_printf("QUERY %s %s\n", strcmp(sub, "list") == 0 ? "LIST" : sum ? "GET_SUM" : "GET",
+                             pattern ? pattern : "*");
+    }
+  if (strcmp(cmd, "config") == 0)
+    {
+      bool pre = false;
+      for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--preprocessed") == 0 || strcmp(argv[i], "-p") == 0)
+          pre = true;
+        else
+          return _usage("config: unknown argument"), NULL;
+      return g_strdup(pre ? "CONFIG GET PREPROCESSED\n" : "CONFIG GET\n");
+    }
+  static const char *const simple[][2] = {
+    { "reload", "RELOAD\n" }, { "reopen", "REOPEN\n" }, { "stop", "STOP\n" }, { "healthcheck", "HEALTHCHECK\n" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(simple); i++)
+    if (strcmp(cmd, simple[i][0]) == 0)
+      {
+        if (argc > 1)
+          return _usage("this command takes no argument"), NULL;
+        return g_strdup(simple[i][1]);
+      }
+  _usage("unknown command");
+  return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+  const char *path = SLUICE_RUNDIR "/sluice.ctl";
+  /* take -c out, keep the rest in order */
+  char **rest = calloc((size_t) argc + 1, sizeof(char *));
+  int n = 0;
+  for (int i = 1; i < argc; i++)
+    {
+      if (strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "--control") == 0)
+        {
+          if (i + 1 >= argc)
+            {
+              free(rest);
+              return _usage("-c needs a PATH");
+            }
+          path = argv[++i];
+        }
+      else if (g_str_has_prefix(argv[i], "--control="))
+        path = argv[i] + strlen("--control=");
+      else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+        {
+          free(rest);
+          _usage(NULL);
+          return 0;
+        }
+      else
+        rest[n++] = argv[i];
+    }
+  if (n == 0)
+    {
+      free(rest);
+      return _usage("no command");
+    }
+  char *request = _request(n, rest);
+  free(rest);
+  if (!request)
+    return 2;
+  int fd = _connect(path);
+  if (fd < 0)
+    {
+      g_free(request);
+      return 3;
+    }
+  GString *reply = g_string_new(NULL);
+  bool ok = _transact(fd, request, reply);
+  close(fd);
+  g_free(request);
+  int rc = ok ? 0 : 3;
+  if (ok && g_str_has_prefix(reply->str, "FAIL "))
+    {
+      fputs(reply->str + 5, stderr);
+      rc = 1;
+    }
+  else if (ok)
+    fputs(g_str_has_prefix(reply->str, "OK ") ? reply->str + 3 : reply->str, stdout);
+  g_string_free(reply, TRUE);
+  return rc;
+}
