@@ -12,6 +12,9 @@ extern const LogDriverFactory *const file_driver_factories[];
 /* network(), tcp(), udp(), tcp6(), udp6(), syslog(), unix-stream(),
  * unix-dgram() sources (modules/network) */
 extern const LogDriverFactory *const network_driver_factories[];
+/* system() source, usertty() and getvirtconsole() destinations
+ * (modules/system) */
+extern const LogDriverFactory *const system_driver_factories[];
 
 /* Register the template functions of modules/basicfuncs and modules/json
  * (modules/template-functions.c).  Call once, before any configuration or

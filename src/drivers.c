@@ -11,6 +11,7 @@ static const LogDriverFactory *const *const module_lists[] = {
   local_driver_factories,
   file_driver_factories,
   network_driver_factories,
+  system_driver_factories,
 };
 
 const LogDriverFactory *const *

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The kernel's log, /dev/kmsg, as system() reads it on Linux (syslog-ng
+ * 3.38: file("/dev/kmsg" program-override("kernel") flags(kernel)
+ * format("linux-kmsg"))).
+ *
+ * Each read() of /dev/kmsg returns one record:
+ *   "PRI,SEQ,USEC,FLAGS[,...];TEXT\n" then " KEY=VALUE\n" lines
+ * The reader frames it by lines (a FIFO standing in for the device in
+ * tests may hand over several records in one read); a record is held until
+ * its continuation lines have come, which is the end of the read at the
+ * latest, and then delivered with PRI from the record, PROGRAM "kernel",
+ * the local host's name and the record's time (boot time + USEC).
+ *
+ * Restarting the reader (a reload, or the kernel telling us records were
+ * overwritten: EPIPE) opens the device again, which starts at the oldest
+ * record the kernel still has: the highest sequence number delivered so
+ * far is kept for the whole process, so those records are not logged a
+ * second time.
+ */
+#include "system.h"
+
+#include "network/network.h"
+#include "sluice/internal-log.h"
+#include "sluice/pipeline.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- records -------------------------------------------------------------- */
+
+static bool
+_parse_u64(const char **p, const char *end, uint64_t *out)
+{
+  const char *s = *p;
+  uint64_t v = 0;
+  if (s >= end || *s < '0' || *s > '9')
+    return false;
+  while (s < end && *s >= '0' && *s <= '9')
+    {
+      if (v > (UINT64_MAX - 9) / 10)
+        return false;
+      v = v * 10 + (uint64_t) (*s - '0');
+      s++;
+    }
+  *p = s;
+  *out = v;
+  return true;
+}
+
+bool
+kmsg_parse_header(const char *line, size_t len, KmsgRecord *rec)
+{
+  const char *p = line, *end = line + len;
+  uint64_t pri, seq, usec;
+  if (!_parse_u64(&p, end, &pri) || pri > 191 || p >= end || *p++ != ',')
+    return false;
+  if (!_parse_u64(&p, end, &seq) || p >= end || *p++ != ',')
+    return false;
+  if (!_parse_u64(&p, end, &usec) || p >= end || (*p != ',' && *p != ';'))
+    return false;
+  /* the flags and any fields later kernels add run up to the ';' */
+  const char *semi = memchr(p, ';', (size_t) (end - p));
+  if (!semi)
+    return false;
+  rec->pri = (int) pri;
+  rec->seq = seq;
+  rec->usec = usec;
+  rec->text_off = (size_t) (semi + 1 - line);
+  return true;
+}
+
+void
+kmsg_msg_apply(LogMsg *msg, const KmsgRecord *rec, const LogStamp *boot)
+{
+  static const char kernel[] = "kernel";
+  log_msg_set_value_ref(msg, LM_V_PROGRAM, kernel, sizeof(kernel) - 1);
+  msg->flags |= LF_LOCAL;
+  if (!rec)
+    {
+      /* not a record: keep the line whole, as the kernel's notice */
+      msg->pri = 0 * 8 + 5;
+      return;
+    }
+  size_t len;
+  const char *line = log_msg_get_value(msg, LM_V_MESSAGE, &len);
+  msg->pri = (uint16_t) rec->pri;
+  uint64_t usec = (uint64_t) boot->usec + rec->usec % 1000000;
+  msg->stamps[LM_TS_STAMP].sec = boot->sec + (int64_t) (rec->usec / 1000000) + (int64_t) (usec / 1000000);
+  msg->stamps[LM_TS_STAMP].usec = (uint32_t) (usec % 1000000);
+  msg->stamps[LM_TS_STAMP].gmtoff = msg->stamps[LM_TS_RECVD].gmtoff;
+  log_msg_set_value_ref(msg, LM_V_MESSAGE, line + rec->text_off, len - rec->text_off);
+}
+
+void
+kmsg_msg_add_dict(LogMsg *msg, const char *line, size_t len)
+{
+  while (len > 0 && line[0] == ' ')
+    {
+      line++;
+      len--;
+    }
+  const char *eq = memchr(line, '=', len);
+  if (!eq || eq == line)
+    return;
+  char *name = g_strdup_printf(".linux.%.*s", (int) (eq - line), line);
+  log_msg_set_value_by_name(msg, name, eq + 1, (ssize_t) (len - (size_t) (eq + 1 - line)));
+  g_free(name);
+}
+
+/* ---- the reader ----------------------------------------------------------- */
+
+/* The highest sequence number delivered from each path, for the process's
+ * life (see the top of the file). */
+static GMutex seen_lock;
+static GHashTable *seen; /* path -> uint64_t* */
+
+static uint64_t
+_seen_get(const char *path, bool *have)
+{
+  g_mutex_lock(&seen_lock);
+  uint64_t *v = seen ? g_hash_table_lookup(seen, path) : NULL;
+  uint64_t r = v ? *v : 0;
+  *have = v != NULL;
+  g_mutex_unlock(&seen_lock);
+  return r;
+}
+
+static void
+_seen_put(const char *path, uint64_t seq)
+{
+  g_mutex_lock(&seen_lock);
+  if (!seen)
+    seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  uint64_t *v = g_hash_table_lookup(seen, path);
+  if (!v)
+    {
+      v = g_new0(uint64_t, 1);
+      g_hash_table_insert(seen, g_strdup(path), v);
+      *v = seq;
+    }
+  else if (seq > *v)
+    *v = seq;
+  g_mutex_unlock(&seen_lock);
+}
+
+static void
+_drop(LogMsg *msg)
+{
+  log_msg_ack(msg);
+  log_msg_unref(msg);
+}
+
+static void
+_flush_pending(KmsgSource *k)
+{
+  if (!k->pending)
+    return;
+  LogMsg *msg = k->pending;
+  k->pending = NULL;
+  log_pipeline_deliver(k->env.pipeline, k->env.source_id, msg);
+}
+
+static void
+_kmsg_deliver(LogMsg *msg, void *user_data)
+{
+  KmsgSource *k = user_data;
+  size_t len;
+  const char *line = log_msg_get_value(msg, LM_V_MESSAGE, &len);
+  if (len > 0 && line[0] == ' ')
+    {
+      /* a continuation line whose record came in an earlier read (FIFO)
+       * or was skipped has nothing to go with */
+      if (k->pending)
+        kmsg_msg_add_dict(k->pending, line, len);
+      _drop(msg);
+      return;
+    }
+  _flush_pending(k);
+  KmsgRecord rec;
+  bool ok = kmsg_parse_header(line, len, &rec);
+  if (ok)
+    {
+      if (k->skip && rec.seq <= k->skip_until)
+        {
+          _drop(msg);
+          return;
+        }
+      _seen_put(k->path, rec.seq);
+    }
+  kmsg_msg_apply(msg, ok ? &rec : NULL, &k->boot);
+  log_msg_set_value(msg, LM_V_HOST, k->hostname, -1);
+  log_msg_set_value(msg, LM_V_HOST_FROM, k->hostname, -1);
+  log_msg_set_tag(msg, k->source_tag);
+  k->pending = msg;
+}
+
+static void
+_kmsg_batch_done(void *user_data)
+{
+  KmsgSource *k = user_data;
+  _flush_pending(k);
+  log_pipeline_flush(k->env.pipeline);
+}
+
+static bool _kmsg_open(KmsgSource *k, char **error);
+static void _kmsg_closed(LogReader *r, int error, const char *reason, void *user_data);
+
+static const LogReaderCallbacks kmsg_callbacks = { _kmsg_deliver, _kmsg_batch_done, _kmsg_closed };
+
+static void
+_kmsg_closed(LogReader *r, int error, const char *reason, void *user_data)
+{
+  KmsgSource *k = user_data;
+  _flush_pending(k);
+  log_pipeline_flush(k->env.pipeline);
+  log_reader_free(r);
+  k->reader = NULL;
+  if (error == EPIPE)
+    {
+      /* the kernel overwrote records we had not read: say so, go on from
+       * the oldest one it has (those already logged are skipped) */
+      sluice_log(SLUICE_LOG_WARNING, "Kernel log records were overwritten before they could be read", "file",
+                 k->path, NULL);
+      char *err = NULL;
+      if (_kmsg_open(k, &err))
+        {
+          log_reader_start(k->reader);
+          return;
+        }
+      sluice_log(SLUICE_LOG_ERROR, "Error reopening the kernel log", "error", err, NULL);
+      g_free(err);
+    }
+  else
+    sluice_log(SLUICE_LOG_ERROR, "Error reading the kernel log, closing it", "file", k->path, "error",
+               error == 0 ? "end of file" : reason, NULL);
+  worker_stream_removed(k->worker);
+}
+
+static bool
+_kmsg_open(KmsgSource *k, char **error)
+{
+  struct stat st;
+  if (stat(k->path, &st) != 0)
+    {
+      int e = errno;
+      *error = g_strdup_printf("system(): cannot read the kernel log %s: %s", k->path, strerror(e));
+      return false;
+    }
+  int flags = O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+  if (S_ISCHR(st.st_mode))
+    flags |= O_RDONLY;
+  else if (S_ISFIFO(st.st_mode))
+    flags |= O_RDWR; /* a test's FIFO: no end of file when its writer leaves */
+  else
+    {
+      *error = g_strdup_printf("system(): the kernel log %s is not a character device or a FIFO", k->path);
+      return false;
+    }
+  int fd = open(k->path, flags);
+  if (fd < 0)
+    {
+      int e = errno;
+      *error = g_strdup_printf("system(): cannot open the kernel log %s: %s", k->path, strerror(e));
+      return false;
+    }
+  LogReaderOptions ro;
+  log_reader_options_defaults(&ro);
+  ro.framing = LOG_FRAMING_LF;
+  ro.log_msg_size = k->env.global && k->env.global->log_msg_size > 0 ? (size_t) k->env.global->log_msg_size : 0;
+  ro.parse.flags = MF_NO_PARSE | MF_LOCAL;
+  ro.iw_size = k->env.flow_control ? 100 : 0;
+  ro.transport = "local+file";
+  ro.source = k->env.name;
+  k->skip_until = _seen_get(k->path, &k->skip);
+  k->reader = log_reader_new(fd, false, &ro, &kmsg_callbacks, k, NULL);
+  if (!k->reader)
+    {
+      close(fd);
+      *error = g_strdup("system(): out of memory for the kernel log's buffer");
+      return false;
+    }
+  return true;
+}
+
+static void
+_kmsg_start_job(void *arg)
+{
+  KmsgSource *k = arg;
+  log_reader_start(k->reader);
+}
+
+static void
+_kmsg_stop_job(void *arg)
+{
+  KmsgSource *k = arg;
+  if (worker_current() != k->worker || !k->reader)
+    return;
+  _flush_pending(k);
+  log_pipeline_flush(k->env.pipeline);
+  log_reader_free(k->reader);
+  k->reader = NULL;
+  worker_stream_removed(k->worker);
+}
+
+bool
+kmsg_source_start(KmsgSource *k, const LogSourceEnv *env, char **error)
+{
+  k->env = *env;
+  k->hostname = net_local_hostname(env->global && env->global->use_fqdn);
+  char *tag = g_strdup_printf(".source.%s", env->name);
+  k->source_tag = log_tags_get_by_name(tag);
+  g_free(tag);
+  struct timespec rt, mono;
+  clock_gettime(CLOCK_REALTIME, &rt);
+  clock_gettime(CLOCK_MONOTONIC, &mono);
+  int64_t boot_us = ((int64_t) rt.tv_sec - mono.tv_sec) * 1000000 + (rt.tv_nsec - mono.tv_nsec) / 1000;
+  k->boot.sec = boot_us / 1000000;
+  k->boot.usec = (uint32_t) (boot_us % 1000000);
+  if (!_kmsg_open(k, error))
+    return false;
+  k->worker = worker_pool_pick(env->pool);
+  worker_stream_added(k->worker);
+  worker_post(k->worker, _kmsg_start_job, k);
+  k->started = true;
+  return true;
+}
+
+void
+kmsg_source_stop(KmsgSource *k)
+{
+  if (!k->started)
+    return;
+  worker_pool_run_everywhere(k->env.pool, _kmsg_stop_job, k);
+  k->started = false;
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * system() and getvirtconsole(), and the module's registration table.
+ *
+ * syslog-ng 3.38 generates system() as configuration text; on Linux
+ * without systemd it is
+ *   unix-dgram("/dev/log");
+ *   file("/dev/kmsg" program-override("kernel") flags(kernel) format("linux-kmsg"));
+ * the second only when /dev/kmsg can be read.  Sluice builds the same two
+ * readers: the first is the network module's unix-dgram() driver, made
+ * through its factory from a driver call built here (so it has every
+ * default and global option unix-dgram("/dev/log") would have), the second
+ * is kmsg.c.  Like syslog-ng's, system() takes no arguments or options.
+ *
+ * getvirtconsole() is syslog-ng's SCL script turned into a driver: file()
+ * of /dev/tty10 when that is a character device, else /dev/ttyva, else
+ * /dev/null.
+ */
+#include "modules.h"
+#include "system.h"
+
+#include "sluice/internal-log.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct SystemSource
+{
+  LogSourceDriver super;
+  LogSourceDriver *devlog; /* unix-dgram(), the network module's */
+  KmsgSource kmsg;
+  bool with_kmsg;
+  bool devlog_started;
+} SystemSource;
+
+static const char *
+_env_or(const char *name, const char *fallback)
+{
+  const char *v = getenv(name);
+  return v && v[0] ? v : fallback;
+}
+
+/* The factory another module registers under name. */
+static const LogDriverFactory *
+_factory(const LogDriverFactory *const *list, const char *name)
+{
+  for (size_t i = 0; list[i]; i++)
+    if (strcmp(list[i]->def.name, name) == 0)
+      return list[i];
+  return NULL;
+}
+
+/* A driver call name("arg") located where the user's call is. */
+static void
+_synth_call(CfgNode *node, CfgValue *arg, const char *name, const char *path, const CfgNode *call)
+{
+  memset(node, 0, sizeof(*node));
+  memset(arg, 0, sizeof(*arg));
+  arg->type = CFG_VAL_STRING;
+  arg->str = (char *) path;
+  arg->loc = call->loc;
+  node->kind = CFG_NODE_CALL;
+  node->name = (char *) name;
+  node->args = arg;
+  node->n_args = 1;
+  node->loc = call->loc;
+}
+
+static bool
+_system_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
+{
+  SystemSource *s = (SystemSource *) d;
+  if (!s->devlog->ops->start(s->devlog, env, error))
+    return false;
+  s->devlog_started = true;
+  if (s->with_kmsg && !kmsg_source_start(&s->kmsg, env, error))
+    {
+      s->devlog->ops->stop(s->devlog);
+      s->devlog_started = false;
+      return false;
+    }
+  return true;
+}
+
+static void
+_system_stop(LogSourceDriver *d)
+{
+  SystemSource *s = (SystemSource *) d;
+  if (s->devlog_started)
+    s->devlog->ops->stop(s->devlog);
+  s->devlog_started = false;
+  kmsg_source_stop(&s->kmsg);
+}
+
+static void
+_system_free(LogSourceDriver *d)
+{
+  SystemSource *s = (SystemSource *) d;
+  if (s->devlog)
+    s->devlog->ops->free(s->devlog);
+  g_free(s->kmsg.path);
+  free(s);
+}
+
+static const LogSourceOps system_ops = { _system_start, _system_stop, _system_free };
+
+static LogSourceDriver *
+_system_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  const LogDriverFactory *dgram = _factory(network_driver_factories, "unix-dgram");
+  g_assert(dgram && dgram->new_source);
+  SystemSource *s = calloc(1, sizeof(*s));
+  if (!s)
+    abort();
+  s->super.ops = &system_ops;
+  s->super.driver = "system";
+  s->super.loc = call->loc;
+
+  CfgNode node;
+  CfgValue arg;
+  _synth_call(&node, &arg, "unix-dgram", _env_or("SLUICE_DEV_LOG", "/dev/log"), call);
+  s->devlog = dgram->new_source(&node, ctx, err);
+  if (!s->devlog)
+    {
+      _system_free(&s->super);
+      return NULL;
+    }
+  s->kmsg.path = g_strdup(_env_or("SLUICE_DEV_KMSG", "/dev/kmsg"));
+  /* as syslog-ng: the kernel's log only when it can be read (not in most
+   * containers), said once when it cannot */
+  s->with_kmsg = access(s->kmsg.path, R_OK) == 0;
+  if (!s->with_kmsg)
+    sluice_log(SLUICE_LOG_WARNING, "system(): the kernel log cannot be read, kernel messages are not collected",
+               "filename", s->kmsg.path, NULL);
+  return &s->super;
+}
+
+/* ---- getvirtconsole() ------------------------------------------------------ */
+
+static bool
+_is_char_device(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+static LogDestDriver *
+_virtconsole_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  const LogDriverFactory *file = _factory(file_driver_factories, "file");
+  g_assert(file && file->new_dest);
+  const char *path = getenv("SLUICE_DEV_VIRTCONSOLE");
+  if (!path || !path[0])
+    path = _is_char_device("/dev/tty10") ? "/dev/tty10" : _is_char_device("/dev/ttyva") ? "/dev/ttyva" : "/dev/null";
+  CfgNode node;
+  CfgValue arg;
+  _synth_call(&node, &arg, "file", path, call);
+  return file->new_dest(&node, ctx, err);
+}
+
+/* ---- registration ----------------------------------------------------------- */
+
+
+static const LogDriverFactory system_factory = {
+  { .kind = CFG_OBJ_SOURCE, .name = "system", .options = NULL, .struct_size = 0, .min_args = 0,
+    .max_args = 0 },
+  _system_new,
+  NULL,
+};
+
+static const LogDriverFactory virtconsole_factory = {
+  { .kind = CFG_OBJ_DESTINATION, .name = "getvirtconsole", .options = NULL, .struct_size = 0,
+    .min_args = 0, .max_args = 0 },
+  NULL,
+  _virtconsole_new,
+};
+
+const LogDriverFactory *const system_driver_factories[] = {
+  &system_factory,
+  &virtconsole_factory,
+  &usertty_dest_factory,
+  NULL,
+};

@@ -1,0 +1,123 @@
+#!/bin/sh
+# Debian's default /etc/syslog-ng/syslog-ng.conf (syslog-ng-core 3.38,
+# tests/functional/data/debian-syslog-ng.conf) runs unchanged but for its
+# absolute paths, moved under $work: system() (the /dev/log socket and a
+# FIFO standing in for /dev/kmsg), internal(), the file destinations with the
+# global owner/group/perm, usertty("root"), pipe("/dev/xconsole"),
+# getvirtconsole(), the facility/level filters and the conf.d @include.
+# Each message must land in exactly the files syslog-ng 3.38 puts it in
+# (found by running syslog-ng on the same file with the same paths).
+# Usage: debian-conf.sh SLUICE DEBIAN_CONF
+. "$(dirname "$0")/lib.sh"
+sluice=$1 conf=$2
+command -v logger >/dev/null || { echo "logger not installed: skipped"; exit 77; }
+
+mkdir -p "$work/var/log/news" "$work/dev" "$work/etc/conf.d"
+# group("adm") is Debian's; where the group is missing, the running user's
+group=adm
+getent group adm >/dev/null || group=$(id -gn)
+sed -e "s|/var/log/|$work/var/log/|g" \
+    -e "s|/dev/xconsole|$work/dev/xconsole|g" \
+    -e "s|/etc/syslog-ng/conf.d|$work/etc/conf.d|g" \
+    -e "s|group(\"adm\")|group(\"$group\")|" \
+    "$conf" >"$work/syslog-ng.conf"
+# the 24 lines with paths (and the group) are all that changed
+changed=24
+[ $group = adm ] || changed=25
+[ "$(diff "$conf" "$work/syslog-ng.conf" | grep -c "^>")" -eq $changed ] || fail "unexpected rewrite"
+
+# conf.d: one more destination, for what the kernel's records carry
+cat >"$work/etc/conf.d/kernel.conf" <<EOF
+destination d_kdict { file("$work/var/log/kdict"
+  template("\${PROGRAM} \${FACILITY}.\${LEVEL} \${S_UNIXTIME} [\${.linux.SUBSYSTEM}] [\${.linux.DEVICE}] \${MESSAGE}\n")); };
+log { source(s_src); filter(f_kern); destination(d_kdict); };
+EOF
+
+mkfifo "$work/dev/kmsg" "$work/dev/xconsole"
+SLUICE_DEV_LOG=$work/dev/log SLUICE_DEV_KMSG=$work/dev/kmsg SLUICE_DEV_VIRTCONSOLE=$work/dev/tty10 \
+  SLUICE_UTMP=$work/utmp
+export SLUICE_DEV_LOG SLUICE_DEV_KMSG SLUICE_DEV_VIRTCONSOLE SLUICE_UTMP
+: >"$work/utmp" # nobody logged in: usertty("root") writes nothing
+
+"$sluice" -s -f "$work/syslog-ng.conf" >"$work/check.log" 2>&1 || { cat "$work/check.log"; fail "syntax check"; }
+start_sluice "$sluice" "$work/syslog-ng.conf" -R "$work/persist"
+[ -S "$work/dev/log" ] || fail "no $work/dev/log socket"
+# keep the xconsole FIFO's contents readable after the daemon left
+exec 8<>"$work/dev/xconsole"
+
+n=0
+for p in auth.info authpriv.notice mail.err mail.info kern.warning user.notice user.debug daemon.info \
+         daemon.debug lpr.err news.crit news.err news.notice cron.info local0.debug local2.info uucp.info \
+         syslog.info local7.emerg; do
+  logger -u "$work/dev/log" -p "$p" -t test "msg-$p" || fail "logger -p $p"
+  n=$((n + 1))
+done
+# three kernel records in one write, the first with two dictionary lines
+# (a real /dev/kmsg gives one record per read; both must work)
+printf '3,100,5000000,-;kmsg-error disk failed\n SUBSYSTEM=block\n DEVICE=b8:0\n6,101,6000000,-;kmsg-info up\n7,102,7000000,c;kmsg-debug x\n' \
+  >"$work/dev/kmsg"
+
+wait_lines "$work/var/log/syslog" 15
+wait_lines "$work/var/log/debug" 4
+wait_lines "$work/var/log/kdict" 2
+stop_sluice
+
+# what each file got: the test's messages and the kernel's, sorted
+got() {
+  [ -f "$work/$1" ] || { echo "(none)"; return; }
+  grep -o 'kmsg-[a-z]*\|msg-[a-z0-9]*\.[a-z]*' "$work/$1" | sort | tr '\n' ' ' | sed 's/ $//'
+}
+expect() {
+  g=$(got "$1")
+  [ "$g" = "$2" ] || fail "$1: got '$g', want '$2'"
+}
+L=var/log
+expect $L/auth.log "msg-auth.info msg-authpriv.notice"
+expect $L/cron.log "msg-cron.info"
+expect $L/daemon.log "msg-daemon.info"
+expect $L/debug "kmsg-debug msg-daemon.debug msg-local0.debug msg-user.debug"
+expect $L/error "kmsg-error msg-local7.emerg msg-lpr.err msg-mail.err msg-news.crit msg-news.err"
+expect $L/kern.log "kmsg-error kmsg-info"
+expect $L/lpr.log "msg-lpr.err"
+expect $L/mail.log "msg-mail.err msg-mail.info"
+# logger cannot send kern: the C library makes it user
+expect $L/messages "kmsg-info msg-kern.warning msg-local2.info msg-syslog.info msg-user.notice msg-uucp.info"
+expect $L/syslog "kmsg-error kmsg-info msg-cron.info msg-daemon.info msg-kern.warning msg-local2.info \
+msg-local7.emerg msg-lpr.err msg-news.crit msg-news.err msg-news.notice msg-syslog.info msg-user.notice msg-uucp.info"
+expect $L/user.log "msg-kern.warning msg-user.notice"
+expect $L/uucp.log "msg-uucp.info"
+expect $L/news/news.crit "msg-news.crit"
+expect $L/news/news.err "msg-news.err"
+expect $L/news/news.notice "msg-news.notice"
+console="kmsg-error msg-kern.warning msg-local7.emerg msg-lpr.err msg-mail.err msg-news.crit msg-news.err"
+expect dev/tty10 "$console"
+# the mail.* split and ppp.log are commented out in Debian's file
+for f in mail.info mail.warn mail.err ppp.log; do
+  [ ! -e "$work/$L/$f" ] || fail "$f written"
+done
+ls "$work/$L" | sort | tr '\n' ' ' >"$work/files"
+[ "$(cat "$work/files")" = "auth.log cron.log daemon.log debug error kdict kern.log lpr.log mail.log messages news syslog user.log uucp.log " ] \
+  || fail "files: $(cat "$work/files")"
+
+# pipe("/dev/xconsole") got the console's share
+timeout 2 cat <&8 >"$work/xconsole" || true
+exec 8<&-
+expect xconsole "$console"
+
+# the kernel's records: PROGRAM kernel, their own facility and level, the
+# dictionary lines as .linux.*, no line of their own, and a time counted from boot
+grep -q '^kernel kern.err [0-9]* \[block\] \[b8:0\] kmsg-error disk failed$' "$work/$L/kdict" || fail "kdict: $(cat "$work/$L/kdict")"
+grep -q '^kernel kern.info [0-9]* \[\] \[\] kmsg-info up$' "$work/$L/kdict" || fail "kdict info"
+[ "$(wc -l <"$work/$L/kdict")" -eq 2 ] || fail "kdict lines"
+grep -q 'SUBSYSTEM\|DEVICE=' "$work/$L/syslog" && fail "a dictionary line became a message"
+boot=$(awk -v now="$(date +%s)" '{ printf "%d", now - $1 }' /proc/uptime)
+t=$(awk '/kmsg-error/ { print $3 }' "$work/$L/kdict")
+d=$((t - boot - 5))
+[ $d -ge -3 ] && [ $d -le 3 ] || fail "kernel time $t is not boot ($boot) + 5 s"
+
+# the global owner/group/perm
+[ "$(stat -c %a "$work/$L/auth.log")" = 640 ] || fail "perm $(stat -c %a "$work/$L/auth.log")"
+if [ "$(id -u)" = 0 ]; then
+  [ "$(stat -c %U:%G "$work/$L/auth.log")" = "root:$group" ] || fail "owner $(stat -c %U:%G "$work/$L/auth.log")"
+fi
+echo "debian-conf: $n messages and 3 kernel records in the right files"
