@@ -9,8 +9,11 @@
  * The reader frames it by lines (a FIFO standing in for the device in
  * tests may hand over several records in one read); a record is held until
  * its continuation lines have come, which is the end of the read at the
- * latest, and then delivered with PRI from the record, PROGRAM "kernel",
- * the local host's name and the record's time (boot time + USEC).
+ * latest, and then delivered with PRI from the record, PROGRAM "kernel"
+ * and the local host's name.  Its time is when it was read, as with
+ * syslog-ng 3.38, whose system() reads /dev/kmsg with keep-timestamp(no):
+ * the record's USEC counts from boot on a clock that stops during suspend,
+ * so boot time + USEC drifts from the wall clock.
  *
  * Restarting the reader (a reload, or the kernel telling us records were
  * overwritten: EPIPE) opens the device again, which starts at the oldest
@@ -30,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 /* ---- records -------------------------------------------------------------- */
@@ -77,7 +79,7 @@ kmsg_parse_header(const char *line, size_t len, KmsgRecord *rec)
 }
 
 void
-kmsg_msg_apply(LogMsg *msg, const KmsgRecord *rec, const LogStamp *boot)
+kmsg_msg_apply(LogMsg *msg, const KmsgRecord *rec)
 {
   static const char kernel[] = "kernel";
   log_msg_set_value_ref(msg, LM_V_PROGRAM, kernel, sizeof(kernel) - 1);
@@ -91,10 +93,6 @@ kmsg_msg_apply(LogMsg *msg, const KmsgRecord *rec, const LogStamp *boot)
   size_t len;
   const char *line = log_msg_get_value(msg, LM_V_MESSAGE, &len);
   msg->pri = (uint16_t) rec->pri;
-  uint64_t usec = (uint64_t) boot->usec + rec->usec % 1000000;
-  msg->stamps[LM_TS_STAMP].sec = boot->sec + (int64_t) (rec->usec / 1000000) + (int64_t) (usec / 1000000);
-  msg->stamps[LM_TS_STAMP].usec = (uint32_t) (usec % 1000000);
-  msg->stamps[LM_TS_STAMP].gmtoff = msg->stamps[LM_TS_RECVD].gmtoff;
   log_msg_set_value_ref(msg, LM_V_MESSAGE, line + rec->text_off, len - rec->text_off);
 }
 
@@ -194,7 +192,7 @@ _kmsg_deliver(LogMsg *msg, void *user_data)
         }
       _seen_put(k->path, rec.seq);
     }
-  kmsg_msg_apply(msg, ok ? &rec : NULL, &k->boot);
+  kmsg_msg_apply(msg, ok ? &rec : NULL);
   log_msg_set_value(msg, LM_V_HOST, k->hostname, -1);
   log_msg_set_value(msg, LM_V_HOST_FROM, k->hostname, -1);
   log_msg_set_tag(msg, k->source_tag);
@@ -317,12 +315,6 @@ kmsg_source_start(KmsgSource *k, const LogSourceEnv *env, char **error)
   char *tag = g_strdup_printf(".source.%s", env->name);
   k->source_tag = log_tags_get_by_name(tag);
   g_free(tag);
-  struct timespec rt, mono;
-  clock_gettime(CLOCK_REALTIME, &rt);
-  clock_gettime(CLOCK_MONOTONIC, &mono);
-  int64_t boot_us = ((int64_t) rt.tv_sec - mono.tv_sec) * 1000000 + (rt.tv_nsec - mono.tv_nsec) / 1000;
-  k->boot.sec = boot_us / 1000000;
-  k->boot.usec = (uint32_t) (boot_us % 1000000);
   if (!_kmsg_open(k, error))
     return false;
   k->worker = worker_pool_pick(env->pool);

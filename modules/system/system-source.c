@@ -4,13 +4,14 @@
  *
  * syslog-ng 3.38 generates system() as configuration text; on Linux
  * without systemd it is
- *   unix-dgram("/dev/log");
- *   file("/dev/kmsg" program-override("kernel") flags(kernel) format("linux-kmsg"));
- * the second only when /dev/kmsg can be read.  Sluice builds the same two
- * readers: the first is the network module's unix-dgram() driver, made
- * through its factory from a driver call built here (so it has every
- * default and global option unix-dgram("/dev/log") would have), the second
- * is kmsg.c.  Like syslog-ng's, system() takes no arguments or options.
+ *   unix-dgram("/dev/log" so-rcvbuf(8192));
+ *   file("/dev/kmsg" program-override("kernel") flags(kernel)
+ *        format("linux-kmsg") keep-timestamp(no));
+ * the second only when /dev/kmsg can be read and system(exclude-kmsg(yes))
+ * was not asked for.  Sluice builds the same two readers: the first is the
+ * network module's unix-dgram() driver, made through its factory from a
+ * driver call built here (so it has every default and global option that
+ * unix-dgram("/dev/log" so-rcvbuf(8192)) has), the second is kmsg.c.
  *
  * getvirtconsole() is syslog-ng's SCL script turned into a driver: file()
  * of /dev/tty10 when that is a character device, else /dev/ttyva, else
@@ -21,10 +22,21 @@
 
 #include "sluice/internal-log.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+typedef struct SystemOptions
+{
+  bool exclude_kmsg;
+} SystemOptions;
+
+static const CfgOption system_options[] = {
+  { .name = "exclude-kmsg", .type = CFG_OPT_BOOL, .offset = offsetof(SystemOptions, exclude_kmsg) },
+  { .name = NULL },
+};
 
 typedef struct SystemSource
 {
@@ -118,9 +130,23 @@ _system_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   s->super.driver = "system";
   s->super.loc = call->loc;
 
-  CfgNode node;
-  CfgValue arg;
+  SystemOptions o;
+  cfg_options_defaults(system_options, &o);
+  if (!cfg_options_apply(system_options, call, &o, "system()", err))
+    {
+      _system_free(&s->super);
+      return NULL;
+    }
+
+  CfgNode node, rcvbuf;
+  CfgValue arg, size;
   _synth_call(&node, &arg, "unix-dgram", _env_or("SLUICE_DEV_LOG", "/dev/log"), call);
+  _synth_call(&rcvbuf, &size, "so-rcvbuf", "8192", call);
+  size.type = CFG_VAL_NUMBER;
+  size.num = 8192;
+  CfgNode *children[] = { &rcvbuf };
+  node.children = children;
+  node.n_children = 1;
   s->devlog = dgram->new_source(&node, ctx, err);
   if (!s->devlog)
     {
@@ -128,6 +154,8 @@ _system_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
       return NULL;
     }
   s->kmsg.path = g_strdup(_env_or("SLUICE_DEV_KMSG", "/dev/kmsg"));
+  if (o.exclude_kmsg)
+    return &s->super;
   /* as syslog-ng: the kernel's log only when it can be read (not in most
    * containers), said once when it cannot */
   s->with_kmsg = access(s->kmsg.path, R_OK) == 0;
@@ -164,8 +192,8 @@ _virtconsole_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err
 
 
 static const LogDriverFactory system_factory = {
-  { .kind = CFG_OBJ_SOURCE, .name = "system", .options = NULL, .struct_size = 0, .min_args = 0,
-    .max_args = 0 },
+  { .kind = CFG_OBJ_SOURCE, .name = "system", .options = system_options, .struct_size = sizeof(SystemOptions),
+    .min_args = 0, .max_args = 0 },
   _system_new,
   NULL,
 };

@@ -41,9 +41,10 @@ typedef struct KmsgRecord
 bool kmsg_parse_header(const char *line, size_t len, KmsgRecord *rec);
 
 /* Turn msg, whose MESSAGE is a whole record line, into the kernel's
- * message: PRI, PROGRAM "kernel", the record's time (boot + usec), TEXT
- * as MESSAGE.  A line that is not a record keeps its text, as kern.notice. */
-void kmsg_msg_apply(LogMsg *msg, const KmsgRecord *rec, const LogStamp *boot);
+ * message: PRI, PROGRAM "kernel", TEXT as MESSAGE (the time stays the
+ * reception's).  A line that is not a record (rec NULL) keeps its text, as
+ * kern.notice. */
+void kmsg_msg_apply(LogMsg *msg, const KmsgRecord *rec);
 
 /* Add a continuation line (" KEY=VALUE") to msg as ".linux.KEY". */
 void kmsg_msg_add_dict(LogMsg *msg, const char *line, size_t len);
@@ -55,7 +56,6 @@ typedef struct KmsgSource
   LogSourceEnv env;
   const char *hostname;  /* HOST of every message */
   LogTagId source_tag;
-  LogStamp boot;         /* wall-clock time of boot, for the record times */
   Worker *worker;
   LogReader *reader;     /* worker's */
   LogMsg *pending;       /* a record waiting for its continuation lines */
