@@ -120,13 +120,28 @@ struct LogQueue
   size_t len;
   uint32_t fifo_size;
   bool closed;
-  bool stalled; /* the writer is failing and waiting for time-reopen */
+  bool stalled;   /* the writer is failing and waiting for time-reopen */
+  bool congested; /* counted in congested_queues */
   uint64_t queued, dropped, processed;
 };
 
 /* Set by log_queue_push_batch on the pushing thread; see
  * log_queue_congestion_take(). */
 static _Thread_local bool congestion_seen;
+
+/* Queues that filled to half and have not drained to a quarter since, with
+ * a healthy writer: while any is, throttled readers stay paused. */
+static atomic_int congested_queues;
+
+/* Under q->lock. */
+static void
+_set_congested(LogQueue *q, bool on)
+{
+  if (q->congested == on)
+    return;
+  q->congested = on;
+  atomic_fetch_add_explicit(&congested_queues, on ? 1 : -1, memory_order_relaxed);
+}
 
 LogQueue *
 log_queue_new(uint32_t fifo_size)
@@ -155,6 +170,7 @@ log_queue_free(LogQueue *q)
 {
   if (!q)
     return;
+  _set_congested(q, false);
   for (size_t i = 0; i < q->len; i++)
     log_queue_items_done(&q->ring[(q->head + i) & (q->cap - 1)], 1);
   free(q->ring);
@@ -199,7 +215,10 @@ log_queue_push_batch(LogQueue *q, LogQueueItem *items, size_t n)
   q->queued += n - dropped;
   q->dropped += dropped;
   if (q->len >= q->fifo_size / 2 && !q->stalled)
-    congestion_seen = true;
+    {
+      congestion_seen = true;
+      _set_congested(q, true);
+    }
   if (n > dropped)
     pthread_cond_signal(&q->nonempty);
   pthread_mutex_unlock(&q->lock);
@@ -248,6 +267,8 @@ log_queue_pop_batch(LogQueue *q, LogQueueItem *out, size_t max, int timeout_ms)
   q->head = (q->head + n) & (q->cap - 1);
   q->len -= n;
   q->processed += n;
+  if (q->len < q->fifo_size / 4)
+    _set_congested(q, false);
   pthread_mutex_unlock(&q->lock);
   return (ssize_t) n;
 }
@@ -288,6 +309,8 @@ log_queue_set_stalled(LogQueue *q, bool stalled)
 {
   pthread_mutex_lock(&q->lock);
   q->stalled = stalled;
+  if (stalled)
+    _set_congested(q, false);
   pthread_mutex_unlock(&q->lock);
 }
 
@@ -297,4 +320,10 @@ log_queue_congestion_take(void)
   bool seen = congestion_seen;
   congestion_seen = false;
   return seen;
+}
+
+bool
+log_queue_congestion_persists(void)
+{
+  return atomic_load_explicit(&congested_queues, memory_order_relaxed) > 0;
 }

@@ -29,6 +29,7 @@ struct LogReader
   bool dgram;
   bool regular; /* a regular file (stdin redirected from one): epoll cannot watch it */
   bool polling; /* the fd's input handler (or the task) is set */
+  int throttled_ms; /* how long this congestion pause has lasted */
   bool started;
 };
 
@@ -80,15 +81,27 @@ _resume(void *cookie)
 
 /* The end of a congestion pause (logqueue.h): read again unless the
  * window ran dry meanwhile (its wakeup resumes then). */
+static void _backoff_start(LogReader *r);
+
+#define LOG_READER_BACKOFF_NS 1000000 /* 1 ms: ~10% of a default queue at 1M msg/s */
+/* A writer that has not caught up after this long is not just short of CPU:
+ * read on, and let its queue drop as syslog-ng's would. */
+#define LOG_READER_THROTTLE_MAX_MS 2000
+
 static void
 _backoff_done(void *cookie)
 {
   LogReader *r = cookie;
+  r->throttled_ms++;
+  if (log_queue_congestion_persists() && r->throttled_ms < LOG_READER_THROTTLE_MAX_MS)
+    {
+      _backoff_start(r);
+      return;
+    }
+  r->throttled_ms = 0;
   if (!r->window || log_window_has_room(r->window))
     _set_polling(r, true);
 }
-
-#define LOG_READER_BACKOFF_NS 1000000 /* 1 ms: ~10% of a default queue at 1M msg/s */
 
 /* Until when every reader of this worker holds back: one congested push
  * pauses them all, or each of many connections would still read a chunk

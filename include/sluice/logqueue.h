@@ -142,4 +142,10 @@ void log_queue_set_stalled(LogQueue *q, bool stalled);
  * is not stalled half full or more; clears the flag. */
 bool log_queue_congestion_take(void);
 
+/* True while some queue that was found congested has not drained to a
+ * quarter of log-fifo-size (and its writer is not failing).  A paused
+ * reader stays paused while this holds, so a writer that gets no CPU for a
+ * while is not overrun by readers that wake every millisecond. */
+bool log_queue_congestion_persists(void);
+
 #endif

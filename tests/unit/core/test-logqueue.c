@@ -94,10 +94,31 @@ Test(logqueue, half_full_queue_asks_the_pushing_thread_to_slow_down_unless_stall
   items[0] = (LogQueueItem) { numbered(6), false };
   log_queue_push_batch(q, items, 1);
   cr_assert(log_queue_congestion_take());
+  /* the pause lasts until the queue drains to a quarter, not just below half */
+  cr_assert(log_queue_congestion_persists());
   LogQueueItem out[16];
-  cr_assert_eq(log_queue_pop_batch(q, out, 16, 0), 7);
-  log_queue_items_done(out, 7);
+  cr_assert_eq(log_queue_pop_batch(q, out, 4, 0), 4);
+  log_queue_items_done(out, 4);
+  cr_assert(log_queue_congestion_persists(), "3 of 10 left: still draining");
+  cr_assert_eq(log_queue_pop_batch(q, out, 16, 0), 3);
+  log_queue_items_done(out, 3);
+  cr_assert_not(log_queue_congestion_persists(), "empty: over");
+  /* a writer that starts failing ends the pause at once */
+  for (uint32_t i = 0; i < 6; i++)
+    items[i] = (LogQueueItem) { numbered(10 + i), false };
+  log_queue_push_batch(q, items, 6);
+  cr_assert(log_queue_congestion_persists());
+  log_queue_set_stalled(q, true);
+  cr_assert_not(log_queue_congestion_persists());
+  log_queue_congestion_take();
+  /* and a freed queue does not leave its count behind */
+  log_queue_set_stalled(q, false);
+  items[0] = (LogQueueItem) { numbered(20), false };
+  log_queue_push_batch(q, items, 1);
+  cr_assert(log_queue_congestion_persists());
+  log_queue_congestion_take();
   log_queue_free(q);
+  cr_assert_not(log_queue_congestion_persists());
 }
 
 Test(logqueue, flow_controlled_messages_are_never_dropped)
