@@ -107,6 +107,9 @@ typedef struct FileDest
 
   /* writer thread state */
   GHashTable *files;          /* path -> OpenFile* */
+  OpenFile *last;             /* where the previous message went: a one-entry
+                               * cache in front of files (NULL whenever an
+                               * entry may have been removed) */
   GString *path_buf, *body;
   GArray *lines;              /* FileLine, this batch */
   GPtrArray *order;           /* OpenFile* in order of first use this batch */

@@ -142,7 +142,11 @@ _lookup(FileDest *d, const char *path, int64_t now, int *err)
       if (fd < 0)
         {
           if (f->lines->len == 0)
-            g_hash_table_remove(d->files, path);
+            {
+              if (d->last == f)
+                d->last = NULL;
+              g_hash_table_remove(d->files, path);
+            }
           *err = fd;
           return NULL;
         }
@@ -310,12 +314,25 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
     {
       FileLine line = { 0 };
       size_t ahead = resume ? d->ahead[i] : 0;
-      if (ahead == AHEAD_DONE || !_format_path(d, items[i].msg))
+      if (ahead == AHEAD_DONE)
         {
           g_array_append_val(d->lines, line);
           continue;
         }
-      OpenFile *f = _lookup(d, d->path_buf->str, now, err);
+      OpenFile *f = NULL;
+      if (d->path_is_literal && d->last && d->last->fd >= 0)
+        f = d->last; /* one file for every message: nothing to expand or look up */
+      else if (!_format_path(d, items[i].msg))
+        {
+          g_array_append_val(d->lines, line);
+          continue;
+        }
+      else if (d->last && d->last->fd >= 0 && strcmp(d->last->path, d->path_buf->str) == 0)
+        f = d->last; /* runs of messages for the same file skip the hash */
+      else
+        f = d->last = _lookup(d, d->path_buf->str, now, err);
+      if (f)
+        f->last_used = now;
       if (!f && !d->path_is_literal && _open_error_is_lasting(*err))
         {
           /* one value that names an impossible path must not hold back
@@ -436,6 +453,7 @@ _housekeep(void *dest, int64_t now)
   FileDest *d = dest;
   if (!d->files || d->path_is_literal || d->kind == FILE_KIND_STDOUT)
     return;
+  d->last = NULL;
   GHashTableIter it;
   gpointer v;
   g_hash_table_iter_init(&it, d->files);
@@ -455,6 +473,7 @@ _reopen(void *dest)
   FileDest *d = dest;
   if (!d->files || d->kind == FILE_KIND_STDOUT)
     return;
+  d->last = NULL;
   g_hash_table_remove_all(d->files);
   /* a fixed path is reopened at once, so the new file appears now */
   file_writer_open_static(d);
@@ -464,6 +483,7 @@ static void
 _finish(void *dest)
 {
   FileDest *d = dest;
+  d->last = NULL;
   if (d->files)
     g_hash_table_remove_all(d->files);
 }
