@@ -324,8 +324,9 @@ log_msg_is_value_set(const LogMsg *msg, NVHandle handle)
   return _nv_find(msg, handle) != NULL;
 }
 
+/* log_msg_set_value_ref's out-of-line half (and its checks) */
 void
-log_msg_set_value_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len)
+log_msg_set_nv_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len)
 {
   assert(log_msg_is_writable(msg));
   if (handle == LM_V_NONE)

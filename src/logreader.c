@@ -3,6 +3,7 @@
 #include "sluice/logreader.h"
 
 #include <errno.h>
+#include <glib.h>
 #include <iv.h>
 #include <iv_event.h>
 #include <netinet/in.h>
@@ -25,6 +26,7 @@ struct LogReader
   LogReaderCallbacks cb;
   void *user_data;
   LogAddr peer;
+  size_t transport_len, source_len; /* of opts.transport and opts.source */
   LogWindow *window; /* NULL without flow control */
   bool dgram;
   bool regular; /* a regular file (stdin redirected from one): epoll cannot watch it */
@@ -145,6 +147,12 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
   if (!r)
     abort();
   r->opts = *opts;
+  /* referenced by every message, which may outlive the source: a name
+   * kept for the life of the process (one per source name) */
+  r->opts.source = g_intern_string(opts->source ? opts->source : "");
+  r->opts.transport = opts->transport ? opts->transport : "";
+  r->source_len = strlen(r->opts.source);
+  r->transport_len = strlen(r->opts.transport);
   if (r->opts.fetch_limit < 1)
     r->opts.fetch_limit = 1;
   r->cb = *cb;
@@ -237,10 +245,11 @@ _drain(LogReader *r, const LogStamp *recvd)
     {
       LogMsg *msg = msg_format_parse(&r->opts.parse, data, len, recvd);
       msg->saddr = r->peer;
-      if (r->opts.transport[0])
-        log_msg_set_value(msg, LM_V_TRANSPORT, r->opts.transport, -1);
-      if (r->opts.source[0])
-        log_msg_set_value(msg, LM_V_SOURCE, r->opts.source, -1);
+      /* both outlive the message (static, interned): no copy per message */
+      if (r->transport_len)
+        log_msg_set_value_ref(msg, LM_V_TRANSPORT, r->opts.transport, r->transport_len);
+      if (r->source_len)
+        log_msg_set_value_ref(msg, LM_V_SOURCE, r->opts.source, r->source_len);
       if (r->window)
         log_msg_ack_begin(msg, r->window);
       r->cb.deliver(msg, r->user_data);

@@ -33,6 +33,7 @@
  * require a writable message that only the calling thread can see.
  */
 
+#include <assert.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -217,8 +218,25 @@ bool log_msg_is_value_set(const LogMsg *msg, NVHandle handle);
 void log_msg_set_value(LogMsg *msg, NVHandle handle, const char *value, ssize_t len);
 
 /* Set handle to value[0..len) without copying: value must point into memory
- * msg already keeps alive (its raw copy or arena).  msg must be writable. */
-void log_msg_set_value_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len);
+ * msg already keeps alive (its raw copy or arena), or into storage that
+ * outlives every message (a string literal, a g_intern_string()).  msg must
+ * be writable. */
+void log_msg_set_nv_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len);
+
+/* Parsers set several built-in values per message: those are a store each,
+ * inline; name-value pairs go to log_msg_set_nv_ref. */
+static inline void
+log_msg_set_value_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len)
+{
+  assert(log_msg_is_writable(msg));
+  if (handle > LM_V_NONE && handle < LM_V_MAX && len <= UINT32_MAX)
+    {
+      msg->builtin[handle].ptr = value;
+      msg->builtin[handle].len = (uint32_t) len;
+      return;
+    }
+  log_msg_set_nv_ref(msg, handle, value, len);
+}
 
 /* Set by name; convenience for tests and configuration-time code. */
 void log_msg_set_value_by_name(LogMsg *msg, const char *name, const char *value, ssize_t len);

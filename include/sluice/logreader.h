@@ -42,7 +42,7 @@ typedef struct LogReaderOptions
   int iw_size;            /* log-iw-size; 0 = no flow control */
   int fetch_limit;        /* log-fetch-limit: reads per wakeup before yielding */
   const char *transport;  /* TRANSPORT value, e.g. "rfc3164+tcp"; static */
-  const char *source;     /* SOURCE value (the source's name); static */
+  const char *source;     /* SOURCE value (the source's name); copied (interned) */
 } LogReaderOptions;
 
 typedef struct LogReaderCallbacks
