@@ -39,6 +39,15 @@ _hostname(void)
   return local_hostname;
 }
 
+static LogTagId
+_source_tag(const char *name)
+{
+  char *tag = g_strdup_printf(".source.%s", name);
+  LogTagId id = log_tags_get_by_name(tag);
+  g_free(tag);
+  return id;
+}
+
 /* ---- stdin() ------------------------------------------------------------ */
 
 typedef struct StdinSource
@@ -48,6 +57,7 @@ typedef struct StdinSource
   LogReader *reader;
   Worker *worker;
   bool keep_hostname;
+  LogTagId source_tag; /* ".source.<name>", as every syslog-ng source sets */
 } StdinSource;
 
 static void
@@ -60,6 +70,7 @@ _stdin_deliver(LogMsg *msg, void *user_data)
   log_msg_set_value(msg, LM_V_HOST_FROM, _hostname(), -1);
   if (!s->keep_hostname || len == 0)
     log_msg_set_value(msg, LM_V_HOST, _hostname(), -1);
+  log_msg_set_tag(msg, s->source_tag);
   log_pipeline_deliver(s->env.pipeline, s->env.source_id, msg);
 }
 
@@ -100,6 +111,7 @@ _stdin_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
   StdinSource *s = (StdinSource *) d;
   s->env = *env;
   s->keep_hostname = env->global->keep_hostname;
+  s->source_tag = _source_tag(env->name);
   int fd = dup(STDIN_FILENO);
   if (fd < 0)
     {
@@ -171,6 +183,7 @@ typedef struct InternalSource
 {
   LogSourceDriver super;
   LogSourceEnv env;
+  LogTagId source_tag;
 } InternalSource;
 
 /* The one running internal() source; events before it starts only go to
@@ -201,6 +214,7 @@ _internal_msg_new(InternalSource *s, int level, const char *text)
   log_msg_set_value(msg, LM_V_MESSAGE, text, -1);
   log_msg_set_value(msg, LM_V_TRANSPORT, "local+internal", -1);
   log_msg_set_value(msg, LM_V_SOURCE, s->env.name, -1);
+  log_msg_set_tag(msg, s->source_tag);
   return msg;
 }
 
@@ -235,6 +249,7 @@ _internal_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
 {
   InternalSource *s = (InternalSource *) d;
   s->env = *env;
+  s->source_tag = _source_tag(env->name);
   g_mutex_lock(&internal_lock);
   if (internal_source)
     {

@@ -165,6 +165,8 @@ _append_sourceip(const LogMsg *msg, GString *out)
       if (inet_ntop(msg->saddr.family, msg->saddr.addr, buf, sizeof(buf)))
         g_string_append(out, buf);
     }
+  else
+    g_string_append(out, "127.0.0.1"); /* local and internal messages, as in syslog-ng 3.38 */
 }
 
 static char loghost[256];

@@ -71,8 +71,12 @@ Test(template_macros, source_fields)
   msg->saddr.family = AF_INET6;
   inet_pton(AF_INET6, "2001:db8::1", msg->saddr.addr);
   assert_format("$SOURCEIP", msg, NULL, "2001:db8::1");
+  /* a message with no IP peer (stdin, unix sockets, internal): 127.0.0.1,
+   * as syslog-ng 3.38 says */
   msg->saddr.family = 0;
-  assert_format("[$SOURCEIP]", msg, NULL, "[]");
+  assert_format("[$SOURCEIP]", msg, NULL, "[127.0.0.1]");
+  msg->saddr.family = AF_UNIX;
+  assert_format("[$SOURCEIP]", msg, NULL, "[127.0.0.1]");
   char host[256] = "";
   gethostname(host, sizeof(host));
   char *dot = strchr(host, '.');
