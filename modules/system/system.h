@@ -74,7 +74,9 @@ extern const LogDriverFactory *const system_driver_factories[];
 /* usertty.c */
 extern const LogDriverFactory usertty_dest_factory;
 /* Write text (len bytes) to the terminal of every utmp login of user
- * ("*": everyone); returns how many terminals took it.  Never blocks. */
-int usertty_write(const char *utmp_path, const char *user, const char *text, size_t len);
+ * ("*": everyone); returns how many terminals took it.  Never blocks: a
+ * terminal that cannot be opened or would block stops the round and -1
+ * comes back with *failed saying which (syslog-ng's words). */
+int usertty_write(const char *utmp_path, const char *user, const char *text, size_t len, const char **failed);
 
 #endif

@@ -2,13 +2,14 @@
 /*
  * usertty(USER): writes each message to the terminal of every login of
  * USER ("*": of every user) that utmp lists, as syslog-ng 3.38's afuser
- * destination does, one line "DATE HOST MSGHDRMESSAGE".
+ * destination does, one line "DATE HOST MESSAGE".
  *
  * A terminal is opened without becoming our controlling one and without
- * blocking: a terminal that cannot take the line now (a stopped or
- * scrolled-back console) or cannot be opened is skipped for that message,
- * so a stuck terminal never holds up the writer or the other terminals.
- * With no matching login a message is simply written nowhere.
+ * blocking.  As in syslog-ng, a terminal that cannot be opened or cannot
+ * take the line now (a stopped or scrolled-back console) disables the
+ * destination for time-reopen() seconds, said once, and what comes
+ * meanwhile is dropped: a stuck terminal never holds up the writer.  With
+ * no matching login a message is simply written nowhere.
  *
  * utmp is read here record by record rather than with getutent(), whose
  * state is global to the process and would race between two usertty()
@@ -16,11 +17,14 @@
  */
 #include "system.h"
 
+#include "sluice/internal-log.h"
 #include "sluice/template.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <paths.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +38,20 @@ typedef struct UserTtyDest
   char *utmp_path;
   LogTemplate *line;
   LogTemplateOptions topts;
+  int64_t time_reopen;
+  int64_t disabled_until;  /* monotonic microseconds; writer thread's */
 } UserTtyDest;
+
+typedef struct UserTtyOptions
+{
+  int64_t time_reopen;
+} UserTtyOptions;
+
+static const CfgOption usertty_options[] = {
+  { .name = "time-reopen", .type = CFG_OPT_INT, .offset = offsetof(UserTtyOptions, time_reopen), .def_int = -1,
+    .min = 1, .max = INT32_MAX },
+  { .name = NULL },
+};
 
 static bool
 _user_matches(const char *want, const struct utmp *ut)
@@ -57,8 +74,9 @@ _tty_path(const struct utmp *ut, char *out, size_t out_len)
 }
 
 int
-usertty_write(const char *utmp_path, const char *user, const char *text, size_t len)
+usertty_write(const char *utmp_path, const char *user, const char *text, size_t len, const char **failed)
 {
+  *failed = NULL;
   int fd = open(utmp_path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return 0; /* no utmp: nobody is logged in */
@@ -71,17 +89,24 @@ usertty_write(const char *utmp_path, const char *user, const char *text, size_t 
         continue;
       int tty = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
       if (tty < 0)
-        continue;
+        {
+          *failed = "Opening tty device failed, disabling usertty() for time-reopen seconds";
+          break;
+        }
       ssize_t w;
       do
         w = write(tty, text, len);
       while (w < 0 && errno == EINTR);
-      if (w == (ssize_t) len)
-        written++;
       close(tty);
+      if (w != (ssize_t) len)
+        {
+          *failed = "Writing to the user terminal has blocked for writing, disabling for time-reopen seconds";
+          break;
+        }
+      written++;
     }
   close(fd);
-  return written;
+  return *failed ? -1 : written;
 }
 
 static long
@@ -91,9 +116,18 @@ _usertty_write_batch(void *dest, LogQueueItem *items, size_t n)
   GString *buf = g_string_sized_new(256);
   for (size_t i = 0; i < n; i++)
     {
+      if (g_get_monotonic_time() < d->disabled_until)
+        break; /* the rest of the batch is dropped too */
       g_string_truncate(buf, 0);
       log_template_format(d->line, items[i].msg, &d->topts, buf);
-      usertty_write(d->utmp_path, d->user, buf->str, buf->len);
+      const char *failed;
+      if (usertty_write(d->utmp_path, d->user, buf->str, buf->len, &failed) < 0)
+        {
+          char secs[24];
+          snprintf(secs, sizeof(secs), "%" PRId64, d->time_reopen);
+          sluice_log(SLUICE_LOG_NOTICE, failed, "user", d->user, "time_reopen", secs, NULL);
+          d->disabled_until = g_get_monotonic_time() + d->time_reopen * G_USEC_PER_SEC;
+        }
     }
   g_string_free(buf, TRUE);
   return (long) n;
@@ -140,16 +174,23 @@ _usertty_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   d->user = g_strdup(arg->str);
   const char *env = getenv("SLUICE_UTMP");
   d->utmp_path = g_strdup(env && env[0] ? env : _PATH_UTMP);
+  UserTtyOptions o;
+  cfg_options_defaults(usertty_options, &o);
+  if (!cfg_options_apply(usertty_options, call, &o, "usertty()", err))
+    {
+      _usertty_free(&d->super);
+      return NULL;
+    }
+  d->time_reopen = o.time_reopen > 0 ? o.time_reopen : ctx->global ? ctx->global->time_reopen : 60;
   char *error = NULL;
-  d->line = log_template_compile("${DATE} ${HOST} ${MSGHDR}${MESSAGE}\n", &error);
+  d->line = log_template_compile("${DATE} ${HOST} ${MESSAGE}\n", &error);
   g_assert(d->line);
   log_template_options_defaults(&d->topts);
-  (void) ctx;
   return &d->super;
 }
 
 const LogDriverFactory usertty_dest_factory = {
-  .def = { .kind = CFG_OBJ_DESTINATION, .name = "usertty", .options = NULL, .struct_size = 0, .min_args = 1,
-           .max_args = 1 },
+  .def = { .kind = CFG_OBJ_DESTINATION, .name = "usertty", .options = usertty_options,
+           .struct_size = sizeof(UserTtyOptions), .min_args = 1, .max_args = 1 },
   .new_dest = _usertty_new,
 };

@@ -3,7 +3,8 @@
 # tests/functional/data/debian-syslog-ng.conf) runs unchanged but for its
 # absolute paths, moved under $work: system() (the /dev/log socket and a
 # FIFO standing in for /dev/kmsg), internal(), the file destinations with the
-# global owner/group/perm, usertty("root"), pipe("/dev/xconsole"),
+# global owner/group/perm, usertty("root") (on a pseudo-terminal),
+# pipe("/dev/xconsole"),
 # getvirtconsole(), the facility/level filters and the conf.d @include.
 # Each message must land in exactly the files syslog-ng 3.38 puts it in
 # (found by running syslog-ng on the same file with the same paths).
@@ -37,7 +38,33 @@ mkfifo "$work/dev/kmsg" "$work/dev/xconsole"
 SLUICE_DEV_LOG=$work/dev/log SLUICE_DEV_KMSG=$work/dev/kmsg SLUICE_DEV_VIRTCONSOLE=$work/dev/tty10 \
   SLUICE_UTMP=$work/utmp
 export SLUICE_DEV_LOG SLUICE_DEV_KMSG SLUICE_DEV_VIRTCONSOLE SLUICE_UTMP
-: >"$work/utmp" # nobody logged in: usertty("root") writes nothing
+# root "logged in" on a pseudo-terminal of the test's: a utmp record for
+# it, and what arrives on it copied to tty.out until tty.stop appears
+python3 - "$work" <<'EOF' &
+import os, select, struct, sys, time
+work = sys.argv[1]
+m, s = os.openpty()
+line = os.ttyname(s)[len("/dev/"):].encode()
+# glibc's struct utmp on 64-bit Linux: 384 bytes, USER_PROCESS is 7
+rec = struct.pack("hi32s4s32s256shhiii4i20s", 7, os.getpid(), line, b"", b"root", b"",
+                  0, 0, 0, 0, 0, 0, 0, 0, 0, b"")
+with open(work + "/utmp", "wb") as f:
+    f.write(rec)
+open(work + "/tty.ready", "w").close()
+out = open(work + "/tty.out", "wb")
+end = time.time() + 60
+while time.time() < end and not os.path.exists(work + "/tty.stop"):
+    if select.select([m], [], [], 0.1)[0]:
+        out.write(os.read(m, 4096))
+        out.flush()
+EOF
+tty_pid=$!
+i=0
+while [ ! -f "$work/tty.ready" ]; do
+  i=$((i + 1))
+  [ $i -lt 100 ] || fail "no pseudo-terminal"
+  sleep 0.1
+done
 
 "$sluice" -s -f "$work/syslog-ng.conf" >"$work/check.log" 2>&1 || { cat "$work/check.log"; fail "syntax check"; }
 start_sluice "$sluice" "$work/syslog-ng.conf" -R "$work/persist"
@@ -60,7 +87,10 @@ printf '3,100,5000000,-;kmsg-error disk failed\n SUBSYSTEM=block\n DEVICE=b8:0\n
 wait_lines "$work/var/log/syslog" 15
 wait_lines "$work/var/log/debug" 4
 wait_lines "$work/var/log/kdict" 2
+wait_lines "$work/tty.out" 2
 stop_sluice
+touch "$work/tty.stop"
+wait $tty_pid || true
 
 # what each file got: the test's messages and the kernel's, sorted
 got() {
@@ -91,6 +121,10 @@ expect $L/news/news.err "msg-news.err"
 expect $L/news/news.notice "msg-news.notice"
 console="kmsg-error msg-kern.warning msg-local7.emerg msg-lpr.err msg-mail.err msg-news.crit msg-news.err"
 expect dev/tty10 "$console"
+# usertty("root"): the crit..emerg ones, as "DATE HOST MESSAGE"
+expect tty.out "msg-local7.emerg msg-news.crit"
+grep -q "^[A-Z][a-z][a-z] [ 0-9][0-9] [0-9:]\{8\} [^ ]* msg-news.crit.\{0,1\}\$" "$work/tty.out" \
+  || fail "usertty line: $(cat "$work/tty.out")"
 # the mail.* split and ppp.log are commented out in Debian's file
 for f in mail.info mail.warn mail.err ppp.log; do
   [ ! -e "$work/$L/$f" ] || fail "$f written"

@@ -153,23 +153,28 @@ Test(usertty, writes_to_the_logins_utmp_lists)
   close(fd);
 
   char buf[256];
-  cr_assert_eq(usertty_write(tmpl, "root", "one\n", 4), 1);
+  const char *failed = "unset";
+  cr_assert_eq(usertty_write(tmpl, "root", "one\n", 4, &failed), 1);
+  cr_assert_null(failed);
   _drain(master, buf, sizeof(buf));
   cr_assert(strstr(buf, "one"), "got '%s'", buf);
   /* a logged-out user and one not there get nothing; a line out of /dev
-   * and a missing terminal are skipped */
-  cr_assert_eq(usertty_write(tmpl, "bob", "two\n", 4), 0);
-  cr_assert_eq(usertty_write(tmpl, "nobody", "two\n", 4), 0);
-  cr_assert_eq(usertty_write(tmpl, "eve", "two\n", 4), 0);
-  cr_assert_eq(usertty_write(tmpl, "carol", "two\n", 4), 0);
-  cr_assert_eq(usertty_write(tmpl, "roo", "two\n", 4), 0);
+   * is never opened */
+  cr_assert_eq(usertty_write(tmpl, "bob", "two\n", 4, &failed), 0);
+  cr_assert_eq(usertty_write(tmpl, "nobody", "two\n", 4, &failed), 0);
+  cr_assert_eq(usertty_write(tmpl, "eve", "two\n", 4, &failed), 0);
+  cr_assert_eq(usertty_write(tmpl, "roo", "two\n", 4, &failed), 0);
+  cr_assert_null(failed);
   cr_assert_eq(_drain(master, buf, sizeof(buf)), 0);
-  /* "*": every login */
-  cr_assert_eq(usertty_write(tmpl, "*", "three\n", 6), 2);
+  /* "*": every login, until the one whose terminal is gone */
+  cr_assert_eq(usertty_write(tmpl, "*", "three\n", 6, &failed), -1);
+  cr_assert(failed && strstr(failed, "Opening tty device failed"));
   _drain(master, buf, sizeof(buf));
   cr_assert(strstr(buf, "three") && strstr(strstr(buf, "three") + 5, "three"), "got '%s'", buf);
+  cr_assert_eq(usertty_write(tmpl, "carol", "four\n", 5, &failed), -1);
   /* no utmp at all: nobody is logged in */
-  cr_assert_eq(usertty_write("/nonexistent/utmp", "*", "x\n", 2), 0);
+  cr_assert_eq(usertty_write("/nonexistent/utmp", "*", "x\n", 2, &failed), 0);
+  cr_assert_null(failed);
   unlink(tmpl);
   close(keep);
   close(master);
