@@ -15,11 +15,12 @@
  * the record's USEC counts from boot on a clock that stops during suspend,
  * so boot time + USEC drifts from the wall clock.
  *
- * Restarting the reader (a reload, or the kernel telling us records were
- * overwritten: EPIPE) opens the device again, which starts at the oldest
- * record the kernel still has: the highest sequence number delivered so
- * far is kept for the whole process, so those records are not logged a
- * second time.
+ * The first open starts after the records the kernel already has, as
+ * syslog-ng does.  Restarting the reader (a reload, or the kernel telling
+ * us records were overwritten: EPIPE) opens the device again, which starts
+ * at the oldest record the kernel still has: the highest sequence number
+ * delivered so far is kept for the whole process, so those records are not
+ * logged a second time and none from the gap is lost.
  */
 #include "system.h"
 
@@ -29,6 +30,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +96,53 @@ kmsg_msg_apply(LogMsg *msg, const KmsgRecord *rec)
   const char *line = log_msg_get_value(msg, LM_V_MESSAGE, &len);
   msg->pri = (uint16_t) rec->pri;
   log_msg_set_value_ref(msg, LM_V_MESSAGE, line + rec->text_off, len - rec->text_off);
+  char usec[24];
+  snprintf(usec, sizeof(usec), "%" PRIu64, rec->usec);
+  log_msg_set_value_by_name(msg, ".linux.timestamp", usec, -1);
+}
+
+/* DEVICE=b8:0 (block), c4:1 (char), n2 (network interface index) or
+ * +subsystem:name: split into .linux.DEVICE.* as syslog-ng's linux-kmsg
+ * format does */
+static void
+_add_device(LogMsg *msg, const char *v, size_t len)
+{
+  if (len < 2)
+    return;
+  char *text = g_strndup(v + 1, len - 1);
+  char *colon = strchr(text, ':');
+  switch (v[0])
+    {
+    case 'b':
+    case 'c':
+      log_msg_set_value_by_name(msg, ".linux.DEVICE.type", v[0] == 'b' ? "block" : "char", -1);
+      if (colon)
+        {
+          *colon = '\0';
+          log_msg_set_value_by_name(msg, ".linux.DEVICE.major", text, -1);
+          log_msg_set_value_by_name(msg, ".linux.DEVICE.minor", colon + 1, -1);
+        }
+      break;
+    case 'n':
+      log_msg_set_value_by_name(msg, ".linux.DEVICE.type", "netdev", -1);
+      log_msg_set_value_by_name(msg, ".linux.DEVICE.index", text, -1);
+      break;
+    case '+':
+      if (colon)
+        {
+          *colon = '\0';
+          log_msg_set_value_by_name(msg, ".linux.DEVICE.type", text, -1);
+          log_msg_set_value_by_name(msg, ".linux.DEVICE.name", colon + 1, -1);
+          break;
+        }
+      /* not subsystem:name */
+      /* fall through */
+    default:
+      log_msg_set_value_by_name(msg, ".linux.DEVICE.type", "<unknown>", -1);
+      log_msg_set_value_by_name(msg, ".linux.DEVICE.name", v, (ssize_t) len);
+      break;
+    }
+  g_free(text);
 }
 
 void
@@ -107,8 +156,14 @@ kmsg_msg_add_dict(LogMsg *msg, const char *line, size_t len)
   const char *eq = memchr(line, '=', len);
   if (!eq || eq == line)
     return;
-  char *name = g_strdup_printf(".linux.%.*s", (int) (eq - line), line);
-  log_msg_set_value_by_name(msg, name, eq + 1, (ssize_t) (len - (size_t) (eq + 1 - line)));
+  size_t klen = (size_t) (eq - line), vlen = len - klen - 1;
+  if (klen == 6 && memcmp(line, "DEVICE", 6) == 0)
+    {
+      _add_device(msg, eq + 1, vlen);
+      return;
+    }
+  char *name = g_strdup_printf(".linux.%.*s", (int) klen, line);
+  log_msg_set_value_by_name(msg, name, eq + 1, (ssize_t) vlen);
   g_free(name);
 }
 
@@ -268,6 +323,13 @@ _kmsg_open(KmsgSource *k, char **error)
       *error = g_strdup_printf("system(): cannot open the kernel log %s: %s", k->path, strerror(e));
       return false;
     }
+  k->skip_until = _seen_get(k->path, &k->skip);
+  /* The first time, start after the records the kernel has now, as
+   * syslog-ng 3.38 does (they were logged before, or went to the console
+   * at boot).  Later opens (a reload, EPIPE) go back to the oldest record
+   * and skip those already logged, so nothing from the gap is lost. */
+  if (!k->skip && S_ISCHR(st.st_mode))
+    lseek(fd, 0, SEEK_END);
   LogReaderOptions ro;
   log_reader_options_defaults(&ro);
   ro.framing = LOG_FRAMING_LF;
@@ -276,7 +338,6 @@ _kmsg_open(KmsgSource *k, char **error)
   ro.iw_size = k->env.flow_control ? 100 : 0;
   ro.transport = "local+file";
   ro.source = k->env.name;
-  k->skip_until = _seen_get(k->path, &k->skip);
   k->reader = log_reader_new(fd, false, &ro, &kmsg_callbacks, k, NULL);
   if (!k->reader)
     {

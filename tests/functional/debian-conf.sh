@@ -30,7 +30,7 @@ changed=24
 # conf.d: one more destination, for what the kernel's records carry
 cat >"$work/etc/conf.d/kernel.conf" <<EOF
 destination d_kdict { file("$work/var/log/kdict"
-  template("\${PROGRAM} \${FACILITY}.\${LEVEL} \${S_UNIXTIME}=\${R_UNIXTIME} [\${.linux.SUBSYSTEM}] [\${.linux.DEVICE}] \${MESSAGE}\n")); };
+  template("\${PROGRAM} \${FACILITY}.\${LEVEL} \${S_UNIXTIME}=\${R_UNIXTIME} [\${.linux.SUBSYSTEM}] [\${.linux.DEVICE.type} \${.linux.DEVICE.major}:\${.linux.DEVICE.minor}] \${.linux.timestamp} \${MESSAGE}\n")); };
 log { source(s_src); filter(f_kern); destination(d_kdict); };
 EOF
 
@@ -141,8 +141,8 @@ expect xconsole "$console"
 # the kernel's records: PROGRAM kernel, their own facility and level, the
 # dictionary lines as .linux.*, no line of their own, and the time they
 # were read (syslog-ng's system() reads /dev/kmsg with keep-timestamp(no))
-grep -q '^kernel kern.err \([0-9]*\)=\1 \[block\] \[b8:0\] kmsg-error disk failed$' "$work/$L/kdict" || fail "kdict: $(cat "$work/$L/kdict")"
-grep -q '^kernel kern.info \([0-9]*\)=\1 \[\] \[\] kmsg-info up$' "$work/$L/kdict" || fail "kdict info"
+grep -q '^kernel kern.err \([0-9]*\)=\1 \[block\] \[block 8:0\] 5000000 kmsg-error disk failed$' "$work/$L/kdict" || fail "kdict: $(cat "$work/$L/kdict")"
+grep -q '^kernel kern.info \([0-9]*\)=\1 \[\] \[ :\] 6000000 kmsg-info up$' "$work/$L/kdict" || fail "kdict info"
 [ "$(wc -l <"$work/$L/kdict")" -eq 2 ] || fail "kdict lines"
 grep -q 'SUBSYSTEM\|DEVICE=' "$work/$L/syslog" && fail "a dictionary line became a message"
 

@@ -73,6 +73,13 @@ _value(LogMsg *m, NVHandle h)
   return buf;
 }
 
+static const char *
+_by_name(LogMsg *m, const char *name)
+{
+  NVHandle h = log_msg_lookup_value_handle(name, -1);
+  return h == LM_V_NONE ? "(unset)" : _value(m, h);
+}
+
 Test(kmsg, makes_the_kernel_message)
 {
   const char *line = "3,100,5250000,-;disk failed";
@@ -88,13 +95,41 @@ Test(kmsg, makes_the_kernel_message)
   cr_assert_eq(m->stamps[LM_TS_STAMP].gmtoff, 3600);
   cr_assert(m->flags & LF_LOCAL);
 
+  cr_assert_str_eq(_by_name(m, ".linux.timestamp"), "5250000");
+
   kmsg_msg_add_dict(m, " SUBSYSTEM=block", 16);
-  kmsg_msg_add_dict(m, " DEVICE=b8:0=x", 14);
+  kmsg_msg_add_dict(m, " DEVICE=b8:16", 13);
+  kmsg_msg_add_dict(m, " DRIVER=a=b", 11);
   kmsg_msg_add_dict(m, " novalue", 8);
-  cr_assert_str_eq(_value(m, log_msg_get_value_handle(".linux.SUBSYSTEM", -1)), "block");
-  cr_assert_str_eq(_value(m, log_msg_get_value_handle(".linux.DEVICE", -1)), "b8:0=x");
+  cr_assert_str_eq(_by_name(m, ".linux.SUBSYSTEM"), "block");
+  cr_assert_str_eq(_by_name(m, ".linux.DRIVER"), "a=b");
+  cr_assert_str_eq(_by_name(m, ".linux.DEVICE.type"), "block");
+  cr_assert_str_eq(_by_name(m, ".linux.DEVICE.major"), "8");
+  cr_assert_str_eq(_by_name(m, ".linux.DEVICE.minor"), "16");
   cr_assert_eq(log_msg_lookup_value_handle(".linux.novalue", -1), LM_V_NONE);
   log_msg_unref(m);
+}
+
+Test(kmsg, splits_the_device)
+{
+  static const char *const cases[][4] = {
+    /* DEVICE=, then .linux.DEVICE.type, the next field's name and value */
+    { "c4:1", "char", ".linux.DEVICE.minor", "1" },
+    { "n2", "netdev", ".linux.DEVICE.index", "2" },
+    { "+pci:0000:00:01.0", "pci", ".linux.DEVICE.name", "0000:00:01.0" },
+    { "+nocolon", "<unknown>", ".linux.DEVICE.name", "+nocolon" },
+    { "x9", "<unknown>", ".linux.DEVICE.name", "x9" },
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    {
+      LogMsg *m = _raw_msg("6,1,2,-;x");
+      char *line = g_strdup_printf(" DEVICE=%s", cases[i][0]);
+      kmsg_msg_add_dict(m, line, strlen(line));
+      cr_assert_str_eq(_by_name(m, ".linux.DEVICE.type"), cases[i][1], "%s", cases[i][0]);
+      cr_assert_str_eq(_by_name(m, cases[i][2]), cases[i][3], "%s", cases[i][0]);
+      g_free(line);
+      log_msg_unref(m);
+    }
 }
 
 Test(kmsg, keeps_a_line_that_is_not_a_record)
