@@ -68,7 +68,7 @@ typedef struct SourceRT
   size_t n_drivers;
   size_t n_started;
   bool flow_control;
-  atomic_uint_fast64_t received; /* messages its drivers delivered */
+  atomic_uint_fast64_t received; /* delivered on threads that are not workers */
 } SourceRT;
 
 #define PIPELINE_BATCH 64
@@ -93,7 +93,14 @@ struct LogPipeline
   int n_workers;
   bool running;
   atomic_uint_fast64_t queued, dropped;
+  /* while running: [worker][source] messages delivered, each worker's
+   * part in its own cache lines (received_stride counters per worker) */
+  atomic_uint_fast64_t *received;
+  size_t received_stride;
 };
+
+/* Messages source source_id delivered, over all threads. */
+uint64_t log_pipeline_source_received(LogPipeline *pl, int source_id);
 
 /* pipeline-build.c */
 bool log_pipeline_build(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *factories,

@@ -26,7 +26,7 @@ log_pipeline_foreach_stat(LogPipeline *pl, StatsRowFunc fn, void *ud)
   for (guint i = 0; i < pl->sources->len; i++)
     {
       SourceRT *s = g_ptr_array_index(pl->sources, i);
-      _row(fn, ud, "source", s->name, "", "processed", atomic_load_explicit(&s->received, memory_order_relaxed));
+      _row(fn, ud, "source", s->name, "", "processed", log_pipeline_source_received(pl, (int) i));
     }
   /* A destination statement counts what reached any of its drivers, as
    * syslog-ng's "destination;d_file;;a;processed" row does. */

@@ -89,6 +89,7 @@ log_pipeline_free(LogPipeline *pl)
   g_ptr_array_free(pl->drivers, TRUE);
   g_hash_table_destroy(pl->by_node);
   free(pl->batches);
+  free(pl->received);
   free(pl);
 }
 
@@ -113,16 +114,24 @@ _push(LogPipeline *pl, int driver, LogQueueItem *items, size_t n)
     atomic_fetch_add_explicit(&pl->dropped, dropped, memory_order_relaxed);
 }
 
-static Batch *
-_my_batches(LogPipeline *pl)
+/* This thread's index in pl's worker pool, or -1 (not one of its workers) */
+static int
+_my_worker(LogPipeline *pl)
 {
   Worker *w = worker_current();
   if (!w || !pl->batches)
-    return NULL;
+    return -1;
   int i = worker_index(w);
   if (i >= pl->n_workers || worker_pool_get(pl->pool, i) != w)
-    return NULL;
-  return &pl->batches[(size_t) i * pl->drivers->len];
+    return -1;
+  return i;
+}
+
+static Batch *
+_my_batches(LogPipeline *pl)
+{
+  int i = _my_worker(pl);
+  return i < 0 ? NULL : &pl->batches[(size_t) i * pl->drivers->len];
 }
 
 static void
@@ -230,13 +239,23 @@ _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMs
 void
 log_pipeline_deliver(LogPipeline *pl, int source_id, LogMsg *msg)
 {
-  /* a counter per source statement: workers reading different sources do
-   * not share a cache line for it */
-  SourceRT *src = g_ptr_array_index(pl->sources, source_id);
-  atomic_fetch_add_explicit(&src->received, 1, memory_order_relaxed);
+  /* Each worker counts in its own cache lines (one writer: a relaxed load
+   * and store, no locked instruction); other threads share the source's
+   * atomic.  Readers sum both (log_pipeline_source_received). */
+  int w = _my_worker(pl);
+  if (w >= 0)
+    {
+      atomic_uint_fast64_t *c = &pl->received[(size_t) w * pl->received_stride + (size_t) source_id];
+      atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+    }
+  else
+    {
+      SourceRT *src = g_ptr_array_index(pl->sources, source_id);
+      atomic_fetch_add_explicit(&src->received, 1, memory_order_relaxed);
+    }
   /* from here on the message is shared between destinations */
   log_msg_write_protect(msg);
-  _run_group(pl, _my_batches(pl), &pl->top, source_id, msg, true);
+  _run_group(pl, w < 0 ? NULL : &pl->batches[(size_t) w * pl->drivers->len], &pl->top, source_id, msg, true);
   log_msg_ack(msg); /* the source's own hold */
   log_msg_unref(msg);
 }
@@ -305,6 +324,15 @@ log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
   pl->pool = pool;
   pl->n_workers = worker_pool_size(pool);
   pl->batches = calloc((size_t) pl->n_workers * (pl->drivers->len ? pl->drivers->len : 1), sizeof(Batch));
+  /* whole cache lines per worker, so that workers never write one line */
+  size_t per_line = 64 / sizeof(atomic_uint_fast64_t);
+  pl->received_stride = (pl->sources->len + per_line - 1) / per_line * per_line;
+  if (pl->received_stride == 0)
+    pl->received_stride = per_line;
+  size_t bytes = (size_t) pl->n_workers * pl->received_stride * sizeof(atomic_uint_fast64_t);
+  pl->received = aligned_alloc(64, bytes);
+  for (size_t i = 0; i < (size_t) pl->n_workers * pl->received_stride; i++)
+    atomic_init(&pl->received[i], 0);
 
   for (guint i = 0; i < pl->drivers->len; i++)
     {
@@ -381,12 +409,23 @@ log_pipeline_reopen(LogPipeline *pl)
     }
 }
 
+uint64_t
+log_pipeline_source_received(LogPipeline *pl, int source_id)
+{
+  SourceRT *s = g_ptr_array_index(pl->sources, source_id);
+  uint64_t n = atomic_load_explicit(&s->received, memory_order_relaxed);
+  for (int w = 0; pl->received && w < pl->n_workers; w++)
+    n += atomic_load_explicit(&pl->received[(size_t) w * pl->received_stride + (size_t) source_id],
+                              memory_order_relaxed);
+  return n;
+}
+
 void
 log_pipeline_get_stats(LogPipeline *pl, LogPipelineStats *out)
 {
   out->received = 0;
   for (guint i = 0; i < pl->sources->len; i++)
-    out->received += atomic_load(&((SourceRT *) g_ptr_array_index(pl->sources, i))->received);
+    out->received += log_pipeline_source_received(pl, (int) i);
   out->queued = atomic_load(&pl->queued);
   out->dropped = atomic_load(&pl->dropped);
   out->written = 0;
@@ -416,7 +455,7 @@ log_pipeline_format_stats(LogPipeline *pl, GString *out)
     {
       SourceRT *s = g_ptr_array_index(pl->sources, i);
       snprintf(name, sizeof(name), "source(%s)", s->name);
-      _stat_append(out, "processed", name, atomic_load(&s->received));
+      _stat_append(out, "processed", name, log_pipeline_source_received(pl, (int) i));
     }
   for (guint i = 0; i < pl->drivers->len; i++)
     {

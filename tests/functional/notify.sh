@@ -98,6 +98,8 @@ stop_listener
 # WATCHDOG_PID of another process: no watchdog; abstract socket address
 msgs=$work/notify2.txt
 listen "@sluice-notify-test-$$" "$msgs"
+# start_sluice waits for "starting up" in the log: not the last run's
+rm -f "$work/sluice.log"
 export NOTIFY_SOCKET="@sluice-notify-test-$$" WATCHDOG_USEC=100000 WATCHDOG_PID=1
 start_sluice "$sluice" "$work/sluice.conf"
 unset NOTIFY_SOCKET WATCHDOG_USEC WATCHDOG_PID
@@ -109,6 +111,7 @@ stop_listener
 ! grep -q WATCHDOG "$msgs" || fail "watchdog sent for another pid"
 
 # without NOTIFY_SOCKET nothing is sent and nothing fails
+rm -f "$work/sluice.log"
 start_sluice "$sluice" "$work/sluice.conf"
 stop_sluice
 # the unit, with the paths of this build
