@@ -8,7 +8,8 @@
  *   file("/dev/kmsg" program-override("kernel") flags(kernel)
  *        format("linux-kmsg") keep-timestamp(no));
  * the second only when /dev/kmsg can be read and system(exclude-kmsg(yes))
- * was not asked for.  Sluice builds the same two readers: the first is the
+ * was not asked for.  Under systemd it is systemd-journal(), which Sluice
+ * does not have: there system() is refused with a clear error.  Sluice builds the same two readers: the first is the
  * network module's unix-dgram() driver, made through its factory from a
  * driver call built here (so it has every default and global option that
  * unix-dgram("/dev/log" so-rcvbuf(8192)) has), the second is kmsg.c.
@@ -80,6 +81,14 @@ _synth_call(CfgNode *node, CfgValue *arg, const char *name, const char *path, co
   node->loc = call->loc;
 }
 
+/* As sd_booted(): systemd is the init system when this directory exists. */
+static bool
+_runs_systemd(void)
+{
+  struct stat st;
+  return lstat("/run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static bool
 _system_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
 {
@@ -138,9 +147,21 @@ _system_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
       return NULL;
     }
 
+  const char *devlog = _env_or("SLUICE_DEV_LOG", "/dev/log");
+  if (strcmp(devlog, "/dev/log") == 0 && _runs_systemd())
+    {
+      /* /dev/log is journald's there, and syslog-ng's system() reads the
+       * journal instead: binding it would only fail */
+      cfg_error_set(err, &call->loc,
+                    "system(): this host runs systemd, where syslog-ng's system() reads the journal "
+                    "(systemd-journal()), which Sluice does not have; use unix-dgram(\"/run/systemd/journal/syslog\") "
+                    "with ForwardToSyslog=yes in journald.conf instead");
+      _system_free(&s->super);
+      return NULL;
+    }
   CfgNode node, rcvbuf;
   CfgValue arg, size;
-  _synth_call(&node, &arg, "unix-dgram", _env_or("SLUICE_DEV_LOG", "/dev/log"), call);
+  _synth_call(&node, &arg, "unix-dgram", devlog, call);
   _synth_call(&rcvbuf, &size, "so-rcvbuf", "8192", call);
   size.type = CFG_VAL_NUMBER;
   size.num = 8192;
