@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sluice: the daemon's entry point.  The command line is syslog-ng's
- * (-F -f -p -c -s --preprocess-into --worker-threads -e -v -d); the daemon
+ * (-F -f -p -c -u -g -s --preprocess-into --worker-threads -e -v -d); the daemon
  * itself is src/daemon/mainloop.c.
  *
  * `sluice --stdio` is a filter without a configuration: it frames and
@@ -136,6 +136,7 @@ static gint opt_msg_size = LOG_FRAMER_DEFAULT_MSG_SIZE;
 static gboolean opt_foreground, opt_syntax_only, opt_stderr, opt_verbose, opt_debug;
 static gchar *opt_cfgfile, *opt_pidfile, *opt_preprocess_into, *opt_persist, *opt_control;
 static gint opt_worker_threads;
+static gchar *opt_user, *opt_group;
 
 static const GOptionEntry entries[] = {
   { "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version, "Print the version and exit", NULL },
@@ -148,6 +149,8 @@ static const GOptionEntry entries[] = {
   { "pidfile", 'p', 0, G_OPTION_ARG_FILENAME, &opt_pidfile, "Write the process id to FILE", "FILE" },
   { "persist-file", 'R', 0, G_OPTION_ARG_FILENAME, &opt_persist, "Persist file (not used by Sluice yet)", "FILE" },
   { "control", 'c', 0, G_OPTION_ARG_FILENAME, &opt_control, "Control socket (default " SLUICE_RUNDIR "/sluice.ctl)", "FILE" },
+  { "user", 'u', 0, G_OPTION_ARG_STRING, &opt_user, "Run as USER once the sockets are bound", "USER" },
+  { "group", 'g', 0, G_OPTION_ARG_STRING, &opt_group, "Run as GROUP once the sockets are bound", "GROUP" },
   { "worker-threads", 0, 0, G_OPTION_ARG_INT, &opt_worker_threads, "I/O worker threads (default: one per CPU)", "N" },
   { "stderr", 'e', 0, G_OPTION_ARG_NONE, &opt_stderr, "Log internal events to stderr (default with -F)", NULL },
   { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose, "Log informational internal events", NULL },
@@ -265,8 +268,20 @@ main(int argc, char **argv)
   if (g_file_test(SLUICE_RUNDIR, G_FILE_TEST_IS_DIR))
     mo.default_control_path = SLUICE_RUNDIR "/sluice.ctl";
 
+  PrivsTarget privs;
+  char *perr = NULL;
+  if (!privs_resolve(opt_user, opt_group, &privs, &perr))
+    {
+      fprintf(stderr, "sluice: %s\n", perr);
+      g_free(perr);
+      return 1;
+    }
+  mo.privs = &privs;
+
   sluice_log_set_stderr(opt_foreground || opt_stderr, level);
   /* a peer that goes away must give EPIPE to whoever writes, not kill us */
   signal(SIGPIPE, SIG_IGN);
-  return main_loop_run(&mo);
+  int rc = main_loop_run(&mo);
+  privs_target_clear(&privs);
+  return rc;
 }

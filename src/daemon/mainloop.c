@@ -390,8 +390,12 @@ main_loop_run(const MainLoopOptions *opts)
       return 1;
     }
   ml.running = c;
-  if (opts->pidfile && !_write_pidfile(opts->pidfile))
+  char *perr2 = NULL;
+  if ((opts->pidfile && !_write_pidfile(opts->pidfile)) || (opts->privs && !privs_drop(opts->privs, &perr2)))
     {
+      if (perr2)
+        fprintf(stderr, "sluice: %s\n", perr2);
+      g_free(perr2);
       control_stop(ml.control);
       _stop_running(&ml);
       worker_pool_stop(ml.pool);

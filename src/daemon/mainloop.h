@@ -6,6 +6,7 @@
  * The daemon's main thread: see the model at the top of mainloop.c.
  */
 
+#include "privs.h"
 #include "sluice/driver.h"
 
 #include <stdbool.h>
@@ -19,6 +20,7 @@ typedef struct MainLoopOptions
   bool daemonize;         /* go to the background once the configuration is accepted */
   const char *control_path;         /* -c: the control socket, must work; NULL: none */
   const char *default_control_path; /* used without -c, best effort; NULL: none */
+  const PrivsTarget *privs;         /* -u/-g: whom to run as once started; NULL: stay */
   const LogDriverFactory *const *factories;
 } MainLoopOptions;
 

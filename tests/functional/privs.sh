@@ -1,0 +1,111 @@
+#!/bin/sh
+# -u/-g: started as root, the daemon binds, then runs as nobody:nogroup;
+# the main thread keeps only CAP_NET_BIND_SERVICE (a reload binds a port
+# below 1024 again), the other threads keep nothing, and files are written
+# as nobody once it runs (the files of its start are opened before).  Without root, -u is refused with a clear message.
+# Usage: privs.sh SLUICE
+. "$(dirname "$0")/lib.sh"
+sluice=$1
+
+cat >"$work/min.conf" <<EOF
+@version: 3.38
+source s { unix-stream("$work/in.sock"); };
+destination d { file("$work/out.log"); };
+log { source(s); destination(d); };
+EOF
+
+if [ "$(id -u)" -ne 0 ]; then
+  st=0
+  "$sluice" -F -f "$work/min.conf" -u nobody >"$work/err" 2>&1 || st=$?
+  [ $st -eq 1 ] || fail "-u without root exited $st"
+  grep -q "need the daemon to start as root" "$work/err" || fail "message: $(cat "$work/err")"
+  echo "privs: not root, only the refusal is checked"
+  exit 0
+fi
+
+user=nobody group=nogroup
+id "$user" >/dev/null 2>&1 || fail "no user $user"
+uid=$(id -u "$user") gid=$(getent group "$group" | cut -d: -f3)
+[ -n "$gid" ] || fail "no group $group"
+
+st=0
+"$sluice" -F -f "$work/min.conf" -u no-such-user-here >"$work/err" 2>&1 || st=$?
+[ $st -eq 1 ] && grep -q "no such user; user='no-such-user-here'" "$work/err" || fail "unknown user: $st $(cat "$work/err")"
+st=0
+"$sluice" -F -f "$work/min.conf" -g no-such-group-here >"$work/err" 2>&1 || st=$?
+[ $st -eq 1 ] && grep -q "no such group" "$work/err" || fail "unknown group: $st $(cat "$work/err")"
+
+# two free TCP ports below 1024
+set -- $(python3 -c '
+import socket
+found = []
+for p in range(900, 1020):
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    found.append(p)
+    if len(found) == 2:
+        break
+print(" ".join(map(str, found)))')
+[ $# -eq 2 ] || fail "no free ports below 1024"
+port1=$1 port2=$2
+
+chmod 755 "$work"
+mkdir "$work/out"
+chown "$uid:$gid" "$work/out"
+conf() {
+  cat >"$work/sluice.conf" <<EOF
+@version: 3.38
+options { stats-freq(0); };
+source s { network(ip(127.0.0.1) port($1)); };
+destination d { file("$work/out/messages" owner(-1) group(-1)); file("$work/out/\${PROGRAM}.log" owner(-1) group(-1)); };
+log { source(s); destination(d); };
+EOF
+}
+send() {
+  python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(sys.argv[2].encode() + b"\n")
+s.close()' "$1" "$2"
+}
+
+conf "$port1"
+start_sluice "$sluice" "$work/sluice.conf" -u "$user" -g "$group"
+grep -q "^Uid:	$uid	$uid	$uid	$uid\$" "/proc/$pid/status" || fail "uid: $(grep Uid "/proc/$pid/status")"
+grep -q "^Gid:	$gid	$gid	$gid	$gid\$" "/proc/$pid/status" || fail "gid: $(grep Gid "/proc/$pid/status")"
+grep -q "^Groups:	$gid *\$" "/proc/$pid/status" || fail "groups: $(grep Groups "/proc/$pid/status")"
+# CAP_NET_BIND_SERVICE is bit 10
+grep -q '^CapEff:	0000000000000400$' "/proc/$pid/status" || fail "main thread caps: $(grep Cap "/proc/$pid/status")"
+for t in /proc/$pid/task/*; do
+  [ "${t##*/}" = "$pid" ] && continue
+  grep -q '^CapPrm:	0000000000000000$' "$t/status" || fail "thread ${t##*/} keeps capabilities"
+done
+
+send "$port1" "<13>Oct 11 22:14:15 host prog: before reload"
+wait_lines "$work/out/messages" 1
+# a file opened after the drop (its name comes from the message) is nobody's
+wait_lines "$work/out/prog.log" 1
+[ "$(stat -c %u "$work/out/prog.log")" = "$uid" ] || fail "file owner $(stat -c %u "$work/out/prog.log")"
+
+# the reload binds another port below 1024 as nobody
+conf "$port2"
+kill -HUP "$pid"
+i=0
+until grep -q "Configuration reload finished" "$work/sluice.log"; do
+  i=$((i + 1))
+  [ $i -lt 300 ] && kill -0 "$pid" 2>/dev/null || fail "no reload"
+  sleep 0.1
+done
+send "$port2" "<13>Oct 11 22:14:16 host prog: after reload"
+grep -q "Accepting connections; addr='AF_INET(127.0.0.1:$port2)'" "$work/sluice.log" || fail "port $port2 not bound"
+# (out/messages was created by root at the first start, with perm 0600:
+# nobody cannot open it again, as with syslog-ng; prog.log is nobody's)
+wait_lines "$work/out/prog.log" 2
+grep -q "after reload" "$work/out/prog.log" || fail "nothing after the reload"
+stop_sluice
+echo "privs: ran as $user:$group with CAP_NET_BIND_SERVICE on the main thread only"
