@@ -136,7 +136,7 @@ static gint opt_msg_size = LOG_FRAMER_DEFAULT_MSG_SIZE;
 static gboolean opt_foreground, opt_syntax_only, opt_stderr, opt_verbose, opt_debug;
 static gchar *opt_cfgfile, *opt_pidfile, *opt_preprocess_into, *opt_persist, *opt_control;
 static gint opt_worker_threads;
-static gchar *opt_user, *opt_group;
+static gchar *opt_user, *opt_group, *opt_stats_exporter;
 
 static const GOptionEntry entries[] = {
   { "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version, "Print the version and exit", NULL },
@@ -151,6 +151,8 @@ static const GOptionEntry entries[] = {
   { "control", 'c', 0, G_OPTION_ARG_FILENAME, &opt_control, "Control socket (default " SLUICE_RUNDIR "/sluice.ctl)", "FILE" },
   { "user", 'u', 0, G_OPTION_ARG_STRING, &opt_user, "Run as USER once the sockets are bound", "USER" },
   { "group", 'g', 0, G_OPTION_ARG_STRING, &opt_group, "Run as GROUP once the sockets are bound", "GROUP" },
+  { "stats-exporter", 0, 0, G_OPTION_ARG_STRING, &opt_stats_exporter,
+    "Serve the counters for Prometheus (GET /metrics) on a loopback HOST:PORT", "HOST:PORT" },
   { "worker-threads", 0, 0, G_OPTION_ARG_INT, &opt_worker_threads, "I/O worker threads (default: one per CPU)", "N" },
   { "stderr", 'e', 0, G_OPTION_ARG_NONE, &opt_stderr, "Log internal events to stderr (default with -F)", NULL },
   { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose, "Log informational internal events", NULL },
@@ -264,6 +266,7 @@ main(int argc, char **argv)
       return rc;
     }
   mo.control_path = opt_control;
+  mo.stats_exporter = opt_stats_exporter;
   /* the run directory exists once installed (systemd's RuntimeDirectory=) */
   if (g_file_test(SLUICE_RUNDIR, G_FILE_TEST_IS_DIR))
     mo.default_control_path = SLUICE_RUNDIR "/sluice.ctl";

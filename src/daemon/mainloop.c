@@ -20,6 +20,7 @@
 #include "mainloop.h"
 
 #include "control.h"
+#include "exporter.h"
 #include "notify.h"
 #include "periodic.h"
 
@@ -65,6 +66,7 @@ typedef struct MainLoop
   struct iv_signal sig_term, sig_int, sig_hup, sig_usr1;
   struct iv_event stop_request;
   Control *control; /* NULL without a control socket */
+  Exporter *exporter;
   int exit_code;
 } MainLoop;
 
@@ -166,6 +168,8 @@ _shutdown(MainLoop *ml)
   notify_send("STOPPING=1\nSTATUS=Shutting down");
   control_stop(ml->control);
   ml->control = NULL;
+  exporter_stop(ml->exporter);
+  ml->exporter = NULL;
   _stop_running(ml);
   iv_signal_unregister(&ml->sig_term);
   iv_signal_unregister(&ml->sig_int);
@@ -294,26 +298,39 @@ static const ControlOps control_ops = {
   .state = _ctl_state,
 };
 
-/* -c PATH must work; the default path is best effort (its directory may
- * not exist, e.g. when not installed). */
+/* The control socket and the stats exporter.  -c PATH must work; the
+ * default path is best effort (its directory may not exist, e.g. when not
+ * installed). */
 static bool
 _control_start(MainLoop *ml)
 {
   const char *path = ml->opts->control_path ? ml->opts->control_path : ml->opts->default_control_path;
-  if (!path)
-    return true;
   char *error = NULL;
-  ml->control = control_start(path, &control_ops, ml, &error);
-  if (!ml->control)
+  ml->control = path ? control_start(path, &control_ops, ml, &error) : NULL;
+  if (path && !ml->control)
     {
       if (ml->opts->control_path)
         fprintf(stderr, "sluice: %s\n", error);
       else
         sluice_log(SLUICE_LOG_WARNING, "The control socket is not available", "error", error, NULL);
       g_free(error);
-      return !ml->opts->control_path;
+      error = NULL;
+      if (ml->opts->control_path)
+        return false;
     }
   control_set_config(ml->control, ml->opts->cfgfile);
+  if (ml->opts->stats_exporter)
+    {
+      ml->exporter = exporter_start(ml->opts->stats_exporter, _ctl_pipeline, ml, &error);
+      if (!ml->exporter)
+        {
+          fprintf(stderr, "sluice: %s\n", error);
+          g_free(error);
+          control_stop(ml->control);
+          ml->control = NULL;
+          return false;
+        }
+    }
   return true;
 }
 
@@ -384,6 +401,7 @@ main_loop_run(const MainLoopOptions *opts)
   if (!_config_start(&ml, c))
     {
       control_stop(ml.control);
+      exporter_stop(ml.exporter);
       _config_free(c);
       worker_pool_stop(ml.pool);
       iv_deinit();
@@ -397,6 +415,7 @@ main_loop_run(const MainLoopOptions *opts)
         fprintf(stderr, "sluice: %s\n", perr2);
       g_free(perr2);
       control_stop(ml.control);
+      exporter_stop(ml.exporter);
       _stop_running(&ml);
       worker_pool_stop(ml.pool);
       iv_deinit();

@@ -20,6 +20,7 @@ typedef struct MainLoopOptions
   bool daemonize;         /* go to the background once the configuration is accepted */
   const char *control_path;         /* -c: the control socket, must work; NULL: none */
   const char *default_control_path; /* used without -c, best effort; NULL: none */
+  const char *stats_exporter;       /* --stats-exporter HOST:PORT; NULL: none */
   const PrivsTarget *privs;         /* -u/-g: whom to run as once started; NULL: stay */
   const LogDriverFactory *const *factories;
 } MainLoopOptions;

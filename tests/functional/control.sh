@@ -7,8 +7,8 @@
 # Usage: control.sh SLUICE SLUICE_CTL LOGGEN
 . "$(dirname "$0")/lib.sh"
 sluice=$1 ctl=$2 loggen=$3
-set -- $(free_ports tcp)
-port=$1
+set -- $(free_ports tcp tcp)
+port=$1 export_port=$2
 sock=$work/ctl
 
 cat >"$work/sluice.conf" <<EOF
@@ -21,7 +21,12 @@ EOF
 
 c() { "$ctl" -c "$sock" "$@"; }
 
-start_sluice "$sluice" "$work/sluice.conf" -c "$sock"
+# --stats-exporter: only loopback addresses
+st=0
+"$sluice" -F -f "$work/sluice.conf" --stats-exporter 0.0.0.0:$export_port >"$work/exp.log" 2>&1 || st=$?
+[ $st -eq 1 ] && grep -q "on a loopback address only" "$work/exp.log" || fail "non-loopback exporter: $st $(cat "$work/exp.log")"
+
+start_sluice "$sluice" "$work/sluice.conf" -c "$sock" --stats-exporter 127.0.0.1:$export_port
 [ -S "$sock" ] || fail "no control socket"
 [ "$(stat -c %a "$sock")" = 600 ] || fail "control socket mode $(stat -c %a "$sock")"
 
@@ -43,6 +48,22 @@ c stats --format prometheus >"$work/stats.prom" || fail "stats prometheus"
 grep -qx "sluice_source_processed{id=\"s_net\"} $n" "$work/stats.prom" || { cat "$work/stats.prom"; fail "prom source"; }
 grep -qx "sluice_dst_file_written{id=\"d_file#0\"} $n" "$work/stats.prom" || fail "prom written"
 grep -qx "sluice_center_processed{id=\"received\"} $n" "$work/stats.prom" || fail "prom center"
+
+# the scrape endpoint serves the same text
+scrape() {
+  python3 -c '
+import sys, urllib.request, urllib.error
+try:
+    r = urllib.request.urlopen("http://127.0.0.1:%s%s" % (sys.argv[1], sys.argv[2]), timeout=30)
+    print(r.status, r.headers["Content-Type"])
+    sys.stdout.write(r.read().decode())
+except urllib.error.HTTPError as e:
+    print(e.code)' "$export_port" "$1"
+}
+scrape /metrics >"$work/scrape" || fail "scrape"
+head -1 "$work/scrape" | grep -qx '200 text/plain; version=0.0.4; charset=utf-8' || fail "scrape head: $(head -1 "$work/scrape")"
+tail -n +2 "$work/scrape" | cmp -s - "$work/stats.prom" || { diff "$work/stats.prom" "$work/scrape"; fail "scrape differs"; }
+[ "$(scrape /other)" = 404 ] || fail "scrape of another path"
 
 [ "$(c query get 'source.*')" = "source.s_net.processed=$n" ] || fail "query get: $(c query get 'source.*')"
 [ "$(c query get --sum 'center.*')" = $((2 * n)) ] || fail "query get --sum"

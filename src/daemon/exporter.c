@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The Prometheus scrape endpoint: see exporter.h. */
+#include "exporter.h"
+
+#include "pipeline-stats.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <glib.h>
+#include <iv.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* a request head longer than this is answered 431 and closed */
+#define EXPORTER_MAX_REQUEST 8192
+
+typedef struct ExporterConn ExporterConn;
+
+struct ExporterConn
+{
+  Exporter *ex;
+  struct iv_fd fd;
+  GString *in, *out;
+  size_t out_pos;
+  ExporterConn *next;
+};
+
+struct Exporter
+{
+  LogPipeline *(*pipeline)(void *cookie);
+  void *cookie;
+  struct iv_fd listen;
+  ExporterConn *conns;
+};
+
+static void
+_conn_free(ExporterConn *c)
+{
+  for (ExporterConn **p = &c->ex->conns; *p; p = &(*p)->next)
+    if (*p == c)
+      {
+        *p = c->next;
+        break;
+      }
+  iv_fd_unregister(&c->fd);
+  close(c->fd.fd);
+  g_string_free(c->in, TRUE);
+  g_string_free(c->out, TRUE);
+  free(c);
+}
+
+static void
+_on_out(void *cookie)
+{
+  ExporterConn *c = cookie;
+  while (c->out_pos < c->out->len)
+    {
+      ssize_t n = send(c->fd.fd, c->out->str + c->out_pos, c->out->len - c->out_pos, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        {
+          iv_fd_set_handler_out(&c->fd, _on_out);
+          return;
+        }
+      if (n < 0)
+        break;
+      c->out_pos += (size_t) n;
+    }
+  /* one response per connection (Connection: close) */
+  _conn_free(c);
+}
+
+static void
+_respond(ExporterConn *c, const char *status, const char *body, size_t body_len)
+{
+  g_string_printf(c->out,
+                  "HTTP/1.1 %s\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+                  "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+                  status, body_len);
+  g_string_append_len(c->out, body, (gssize) body_len);
+  iv_fd_set_handler_in(&c->fd, NULL);
+  _on_out(c);
+}
+
+static void
+_on_in(void *cookie)
+{
+  ExporterConn *c = cookie;
+  char buf[2048];
+  ssize_t n = recv(c->fd.fd, buf, sizeof(buf), 0);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    return;
+  if (n <= 0)
+    {
+      _conn_free(c);
+      return;
+    }
+  g_string_append_len(c->in, buf, n);
+  if (!strstr(c->in->str, "\r\n\r\n") && !strstr(c->in->str, "\n\n"))
+    {
+      if (c->in->len > EXPORTER_MAX_REQUEST)
+        _respond(c, "431 Request Header Fields Too Large", "", 0);
+      return;
+    }
+  const char *sp = strchr(c->in->str, ' ');
+  bool get = g_str_has_prefix(c->in->str, "GET ");
+  bool metrics = get && sp && (g_str_has_prefix(sp + 1, "/metrics ") || g_str_has_prefix(sp + 1, "/metrics?"));
+  if (!get)
+    {
+      _respond(c, "405 Method Not Allowed", "only GET /metrics\n", strlen("only GET /metrics\n"));
+      return;
+    }
+  if (!metrics)
+    {
+      _respond(c, "404 Not Found", "only /metrics\n", strlen("only /metrics\n"));
+      return;
+    }
+  LogPipeline *pl = c->ex->pipeline(c->ex->cookie);
+  GString *body = g_string_new(NULL);
+  if (pl)
+    stats_format_prometheus(pl, body);
+  _respond(c, "200 OK", body->str, body->len);
+  g_string_free(body, TRUE);
+}
+
+static void
+_on_accept(void *cookie)
+{
+  Exporter *ex = cookie;
+  int fd = accept4(ex->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  if (fd < 0)
+    return;
+  ExporterConn *c = calloc(1, sizeof(*c));
+  c->ex = ex;
+  c->in = g_string_new(NULL);
+  c->out = g_string_new(NULL);
+  IV_FD_INIT(&c->fd);
+  c->fd.fd = fd;
+  c->fd.cookie = c;
+  c->fd.handler_in = _on_in;
+  iv_fd_register(&c->fd);
+  c->next = ex->conns;
+  ex->conns = c;
+}
+
+/* "127.0.0.1:9577" or "[::1]:9577" into sa; only loopback addresses. */
+static bool
+_parse(const char *spec, struct sockaddr_storage *sa, socklen_t *len, char **error)
+{
+  const char *colon = strrchr(spec, ':');
+  char *end;
+  long port = colon ? strtol(colon + 1, &end, 10) : -1;
+  if (!colon || colon[1] == '\0' || *end || port < 1 || port > 65535)
+    {
+      *error = g_strdup_printf("--stats-exporter: expected HOST:PORT; value='%s'", spec);
+      return false;
+    }
+  char *host = g_strndup(spec, (gsize) (colon - spec));
+  if (host[0] == '[' && host[strlen(host) - 1] == ']')
+    {
+      memmove(host, host + 1, strlen(host));
+      host[strlen(host) - 1] = '\0';
+    }
+  memset(sa, 0, sizeof(*sa));
+  struct sockaddr_in *in4 = (struct sockaddr_in *) sa;
+  struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) sa;
+  bool ok = false;
+  if (inet_pton(AF_INET, host, &in4->sin_addr) == 1)
+    {
+      in4->sin_family = AF_INET;
+      in4->sin_port = htons((uint16_t) port);
+      *len = sizeof(*in4);
+      ok = (ntohl(in4->sin_addr.s_addr) >> 24) == 127;
+    }
+  else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1)
+    {
+      in6->sin6_family = AF_INET6;
+      in6->sin6_port = htons((uint16_t) port);
+      *len = sizeof(*in6);
+      ok = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+    }
+  if (!ok)
+    *error = g_strdup_printf("--stats-exporter: the counters are served on a loopback address only "
+                             "(127.0.0.0/8 or ::1); value='%s'",
+                             spec);
+  g_free(host);
+  return ok;
+}
+
+Exporter *
+exporter_start(const char *spec, LogPipeline *(*pipeline)(void *cookie), void *cookie, char **error)
+{
+  struct sockaddr_storage sa;
+  socklen_t len;
+  if (!_parse(spec, &sa, &len, error))
+    return NULL;
+  int fd = socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int one = 1;
+  if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0
+      || bind(fd, (struct sockaddr *) &sa, len) < 0 || listen(fd, 16) < 0)
+    {
+      *error = g_strdup_printf("--stats-exporter: cannot listen; address='%s', error='%s'", spec, strerror(errno));
+      if (fd >= 0)
+        close(fd);
+      return NULL;
+    }
+  Exporter *ex = calloc(1, sizeof(*ex));
+  ex->pipeline = pipeline;
+  ex->cookie = cookie;
+  IV_FD_INIT(&ex->listen);
+  ex->listen.fd = fd;
+  ex->listen.cookie = ex;
+  ex->listen.handler_in = _on_accept;
+  iv_fd_register(&ex->listen);
+  return ex;
+}
+
+void
+exporter_stop(Exporter *ex)
+{
+  if (!ex)
+    return;
+  while (ex->conns)
+    _conn_free(ex->conns);
+  iv_fd_unregister(&ex->listen);
+  close(ex->listen.fd);
+  free(ex);
+}
