@@ -3,15 +3,20 @@
  * The main thread.
  *
  * Threads (design.md): this thread runs the ivykis loop that owns the
- * configuration, the signals, the timers and the state machine below;
- * listening sockets accept here.  The I/O workers (sluice/worker.h) own
+ * configuration, the signals, the timers, the control socket (control.h),
+ * the stats exporter and the state machine below; listening sockets accept
+ * here.  The I/O workers (sluice/worker.h) own
  * every connection, socket and file for its lifetime and route messages
  * inline; each destination has its writer thread (sluice/logwriter.h).
  * Nothing here runs per message.
  *
- * States:  STARTING --config ok--> RUNNING --SIGHUP--> RELOADING --> RUNNING
+ * States:  STARTING --config ok--> RUNNING --SIGHUP/RELOAD--> RELOADING --> RUNNING
  *                                     |                    (bad file: RUNNING, old config kept)
- *                                     +--SIGTERM/SIGINT/stop request--> STOPPING --> exit
+ *                                     +--SIGTERM/SIGINT/STOP/stop request--> STOPPING --> exit
+ *
+ * systemd (notify.h) hears READY=1 on entering RUNNING, RELOADING=1 on
+ * entering RELOADING and STOPPING=1 on entering STOPPING.  With -u/-g the
+ * daemon changes user once it is RUNNING (privs.h).
  *
  * A reload parses and builds the new configuration completely before the
  * running one is touched; only then is the old pipeline stopped (its queues
