@@ -16,7 +16,8 @@
  *
  * systemd (notify.h) hears READY=1 on entering RUNNING, RELOADING=1 on
  * entering RELOADING and STOPPING=1 on entering STOPPING.  With -u/-g the
- * daemon changes user once it is RUNNING (privs.h).
+ * daemon changes user once its sources are bound and the pid file written
+ * (privs.h).
  *
  * A reload parses and builds the new configuration completely before the
  * running one is touched; only then is the old pipeline stopped (its queues
