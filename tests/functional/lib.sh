@@ -36,6 +36,8 @@ print(" ".join(str(s.getsockname()[1]) for s in socks))' "$@"
 start_sluice() {
   s=$1 c=$2
   shift 2
+  # a restart must not take the last run's "starting up" for its own
+  rm -f "$work/sluice.log"
   "$s" -F -v -f "$c" -p "$work/pid" "$@" >"$work/sluice.log" 2>&1 &
   pid=$!
   i=0
