@@ -386,7 +386,12 @@ main_loop_run(const MainLoopOptions *opts)
 
   /* ivykis on this thread first: its first iv_init is not thread-safe */
   iv_init();
-  int n = opts->worker_threads > 0 ? opts->worker_threads : (int) sysconf(_SC_NPROCESSORS_ONLN);
+  /* --worker-threads wins; threaded(no) is one I/O worker (destinations
+   * keep their writer threads); else one per CPU.  Fixed at start: a
+   * reload does not resize the pool. */
+  int n = opts->worker_threads > 0 ? opts->worker_threads
+          : !c->global.threaded    ? 1
+                                   : (int) sysconf(_SC_NPROCESSORS_ONLN);
   const char *perr = NULL;
   ml.pool = worker_pool_start(n > 0 ? n : 1, &perr);
   if (!ml.pool)

@@ -4,7 +4,8 @@
 #  - a one-line input that ends while the daemon is still starting: it must
 #    exit all the same (the stop request comes before the main loop runs);
 #  - --syntax-only finds what only building the configuration finds (a bad
-#    template function call), and accepts the shipped default configuration.
+#    template function call), and accepts the shipped default configuration;
+#  - threaded(no) runs one I/O worker, and --worker-threads overrides it.
 # Usage: daemon-cli.sh SLUICE SRCDIR
 . "$(dirname "$0")/lib.sh"
 sluice=$1 srcdir=$2
@@ -52,4 +53,28 @@ fi
 grep -q 'bad.conf:3:.*padding' "$work/err" || { cat "$work/err"; fail "--syntax-only error"; }
 
 SLUICE_LOGDIR=$work "$sluice" -s -f "$srcdir/etc/sluice.conf" 2>"$work/err" || { cat "$work/err"; fail "the default configuration"; }
+
+# threaded(no) is one I/O worker; --worker-threads wins over it
+port=$(free_ports tcp)
+tasks() { # tasks THREADED [ARGS...]: the daemon's thread count
+  sed "s/@THREADED@/$1/" "$work/thr.in" >"$work/thr.conf"
+  shift
+  start_sluice "$sluice" "$work/thr.conf" "$@"
+  n=$(ls "/proc/$pid/task" | wc -l)
+  stop_sluice
+  echo "$n"
+}
+cat >"$work/thr.in" <<CONF
+@version: 3.38
+options { threaded(@THREADED@); };
+source s { network(ip(127.0.0.1) port($port)); };
+destination d { file("$work/thr.log"); };
+log { source(s); destination(d); };
+CONF
+a=$(tasks no)
+b=$(tasks yes --worker-threads 1)
+c=$(tasks no --worker-threads 3)
+[ "$a" -eq "$b" ] || fail "threaded(no) runs $a threads, one worker runs $b"
+[ "$c" -eq $((a + 2)) ] || fail "--worker-threads 3 under threaded(no) runs $c threads, not $((a + 2))"
+
 echo "daemon-cli: ok"
