@@ -369,8 +369,10 @@ net_host_apply(const NetHostOptions *h, LogMsg *msg, NetPeerName *peer)
 {
   if (h->bad_hostname)
     _apply_bad_hostname(h, msg);
-  const char *from = _peer_name(h, &msg->saddr, peer);
-  log_msg_set_value(msg, LM_V_HOST_FROM, from, -1);
+  log_msg_set_value(msg, LM_V_HOST_FROM, _peer_name(h, &msg->saddr, peer), -1);
+  /* HOST takes the same copy when it is the sender's name */
+  size_t from_len;
+  const char *from = log_msg_get_value(msg, LM_V_HOST_FROM, &from_len);
 
   size_t host_len;
   const char *host = log_msg_get_value(msg, LM_V_HOST, &host_len);
@@ -389,7 +391,7 @@ net_host_apply(const NetHostOptions *h, LogMsg *msg, NetPeerName *peer)
           msg->flags |= LF_CHAINED_HOSTNAME;
         }
       else
-        log_msg_set_value(msg, LM_V_HOST, from, -1);
+        log_msg_set_value_ref(msg, LM_V_HOST, from, from_len);
     }
   if (!h->keep_timestamp)
     msg->stamps[LM_TS_STAMP] = msg->stamps[LM_TS_RECVD];

@@ -127,11 +127,11 @@ _my_worker(LogPipeline *pl)
   return i;
 }
 
+/* Worker w's batches (one per destination driver), or NULL for w < 0 */
 static Batch *
-_my_batches(LogPipeline *pl)
+_worker_batches(LogPipeline *pl, int w)
 {
-  int i = _my_worker(pl);
-  return i < 0 ? NULL : &pl->batches[(size_t) i * pl->drivers->len];
+  return w < 0 ? NULL : &pl->batches[(size_t) w * pl->drivers->len];
 }
 
 static void
@@ -255,7 +255,7 @@ log_pipeline_deliver(LogPipeline *pl, int source_id, LogMsg *msg)
     }
   /* from here on the message is shared between destinations */
   log_msg_write_protect(msg);
-  _run_group(pl, w < 0 ? NULL : &pl->batches[(size_t) w * pl->drivers->len], &pl->top, source_id, msg, true);
+  _run_group(pl, _worker_batches(pl, w), &pl->top, source_id, msg, true);
   log_msg_ack(msg); /* the source's own hold */
   log_msg_unref(msg);
 }
@@ -263,7 +263,7 @@ log_pipeline_deliver(LogPipeline *pl, int source_id, LogMsg *msg)
 void
 log_pipeline_flush(LogPipeline *pl)
 {
-  Batch *mine = _my_batches(pl);
+  Batch *mine = _worker_batches(pl, _my_worker(pl));
   if (!mine)
     return;
   for (guint d = 0; d < pl->drivers->len; d++)

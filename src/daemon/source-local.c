@@ -58,6 +58,7 @@ typedef struct StdinSource
   Worker *worker;
   bool keep_hostname;
   LogTagId source_tag; /* ".source.<name>", as every syslog-ng source sets */
+  size_t hostname_len;
 } StdinSource;
 
 static void
@@ -66,10 +67,11 @@ _stdin_deliver(LogMsg *msg, void *user_data)
   StdinSource *s = user_data;
   size_t len;
   log_msg_get_value(msg, LM_V_HOST, &len);
-  /* a local source: HOST_FROM is this host; HOST too unless kept */
-  log_msg_set_value(msg, LM_V_HOST_FROM, _hostname(), -1);
+  /* a local source: HOST_FROM is this host; HOST too unless kept (the
+   * name is static: referenced, not copied per message) */
+  log_msg_set_value_ref(msg, LM_V_HOST_FROM, _hostname(), s->hostname_len);
   if (!s->keep_hostname || len == 0)
-    log_msg_set_value(msg, LM_V_HOST, _hostname(), -1);
+    log_msg_set_value_ref(msg, LM_V_HOST, _hostname(), s->hostname_len);
   log_msg_set_tag(msg, s->source_tag);
   log_pipeline_deliver(s->env.pipeline, s->env.source_id, msg);
 }
@@ -112,6 +114,7 @@ _stdin_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
   s->env = *env;
   s->keep_hostname = env->global->keep_hostname;
   s->source_tag = _source_tag(env->name);
+  s->hostname_len = strlen(_hostname());
   int fd = dup(STDIN_FILENO);
   if (fd < 0)
     {

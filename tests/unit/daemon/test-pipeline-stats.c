@@ -9,37 +9,11 @@
 #include "sluice/internal-log.h"
 #include "sluice/msg-format.h"
 
+#include "fake-source.h"
+
 #include <criterion/criterion.h>
 #include <glib.h>
 #include <string.h>
-
-static bool
-fake_start(LogSourceDriver *s, const LogSourceEnv *env, char **error)
-{
-  return true;
-}
-
-static void
-fake_stop(LogSourceDriver *s)
-{
-}
-
-static void
-fake_free(LogSourceDriver *s)
-{
-  free(s);
-}
-
-static const LogSourceOps fake_source_ops = { fake_start, fake_stop, fake_free };
-
-static LogSourceDriver *
-fake_new_source(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
-{
-  LogSourceDriver *s = calloc(1, sizeof(*s));
-  s->ops = &fake_source_ops;
-  s->driver = "fake";
-  return s;
-}
 
 static long
 sink_write(void *dest, LogQueueItem *items, size_t n)
