@@ -15,11 +15,14 @@
  *
  * Sources deliver into the pipeline (sluice/pipeline.h) from the thread
  * that read the message; destinations receive batches through their
- * LogQueue and write them on their own LogWriter thread.
+ * LogQueue and write them on their own LogWriter thread.  Parsers and
+ * rewrites are LogProcessors: the pipeline runs them inline on the thread
+ * that read the message, in the order the log path names them.
  */
 
 #include "sluice/cfg-drivers.h"
 #include "sluice/cfg-options.h"
+#include "sluice/logmsg.h"
 #include "sluice/logqueue.h"
 #include "sluice/logwriter.h"
 #include "sluice/worker.h"
@@ -81,6 +84,29 @@ struct LogDestDriver
   int64_t time_reopen;
 };
 
+typedef struct LogProcessor LogProcessor;
+
+typedef struct LogProcessorOps
+{
+  /* Run on an I/O worker, possibly on several workers at once: a processor
+   * is immutable after construction (per-thread state goes in thread-local
+   * storage).  *pmsg may be shared and write-protected: call
+   * log_msg_make_writable(pmsg) before changing it, and only when there is
+   * something to change.  Returns false when the message leaves this log
+   * path (a parser that did not match), true to go on. */
+  bool (*process)(LogProcessor *p, LogMsg **pmsg);
+  void (*free)(LogProcessor *p);
+} LogProcessorOps;
+
+/* A parser (kv-parser(), json-parser(), ...) or rewrite rule (set(),
+ * subst(), ...), built from one call in a parser {} or rewrite {} block. */
+struct LogProcessor
+{
+  const LogProcessorOps *ops;
+  const char *driver; /* "kv-parser", "set", ... */
+  CfgLocation loc;
+};
+
 /* What a factory may look at besides the driver call itself. */
 typedef struct LogDriverContext
 {
@@ -97,6 +123,8 @@ typedef struct LogDriverFactory
    * option table could not reject (e.g. a bad address). */
   LogSourceDriver *(*new_source)(const CfgNode *call, const LogDriverContext *ctx, CfgError *err);
   LogDestDriver *(*new_dest)(const CfgNode *call, const LogDriverContext *ctx, CfgError *err);
+  /* PARSER and REWRITE kinds. */
+  LogProcessor *(*new_processor)(const CfgNode *call, const LogDriverContext *ctx, CfgError *err);
 } LogDriverFactory;
 
 /* Every factory compiled into the daemon (NULL-terminated, static); defined

@@ -78,6 +78,47 @@ _build_dest(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *const 
   return true;
 }
 
+/* The processors of a parser or rewrite statement, in the order its calls
+ * name them (NULL-terminated), or NULL with *err. */
+static LogProcessor **
+_build_processors(LogPipeline *pl, const CfgNode *stmt, CfgObjectKind kind, const LogDriverFactory *const *factories,
+                  CfgError *err)
+{
+  LogProcessor **procs = calloc(stmt->n_children + 1, sizeof(LogProcessor *));
+  size_t n = 0;
+  for (size_t i = 0; i < stmt->n_children; i++)
+    {
+      const CfgNode *call = stmt->children[i];
+      if (call->kind != CFG_NODE_CALL)
+        continue;
+      const LogDriverFactory *f = _factory_find(factories, kind, call->name);
+      if (!f || !f->new_processor)
+        {
+          cfg_error_set(err, &call->loc, "%s '%s' is not supported by Sluice yet", cfg_object_kind_name(kind),
+                        call->name);
+          goto fail;
+        }
+      LogDriverContext ctx = { pl->global, pl->tree, stmt->name };
+      LogProcessor *proc = f->new_processor(call, &ctx, err);
+      if (!proc)
+        goto fail;
+      proc->loc = call->loc;
+      procs[n++] = proc;
+    }
+  return procs;
+fail:
+  log_processors_free(procs);
+  return NULL;
+}
+
+void
+log_processors_free(LogProcessor **procs)
+{
+  for (size_t i = 0; procs && procs[i]; i++)
+    procs[i]->ops->free(procs[i]);
+  free(procs);
+}
+
 /* The id of the source or destination statement stmt, building it on first use. */
 static int
 _statement_id(LogPipeline *pl, const CfgNode *stmt, CfgObjectKind kind, const LogDriverFactory *const *factories,
@@ -158,6 +199,14 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
             if (!fe)
               return false;
             _elem_add(p, (PathElem) { .kind = PE_FILTER, .filter = fe });
+            return true;
+          }
+        if (c->obj == CFG_OBJ_PARSER || c->obj == CFG_OBJ_REWRITE)
+          {
+            LogProcessor **procs = _build_processors(pl, stmt, c->obj, factories, err);
+            if (!procs)
+              return false;
+            _elem_add(p, (PathElem) { .kind = PE_PROC, .procs = procs });
             return true;
           }
         cfg_error_set(err, &c->loc, "%s statements in log paths are not supported by Sluice yet",
@@ -244,6 +293,7 @@ log_path_free(LogPathRT *p)
     {
       PathElem *e = &p->elems[i];
       filter_expr_free(e->filter);
+      log_processors_free(e->procs);
       for (size_t k = 0; k < e->group.n; k++)
         {
           log_path_free(e->group.paths[k]);

@@ -3,6 +3,7 @@
 #ifndef SLUICE_PIPELINE_INTERNAL_H
 #define SLUICE_PIPELINE_INTERNAL_H
 
+#include "sluice/driver.h"
 #include "sluice/filter.h"
 #include "sluice/pipeline.h"
 
@@ -17,6 +18,7 @@ typedef enum PathElemKind
   PE_DEST,   /* hand the message to a destination statement's drivers */
   PE_GROUP,  /* nested log {} paths or junction channels */
   PE_IF,     /* if/elif/else */
+  PE_PROC,   /* a parser or rewrite statement: its processors in order */
 } PathElemKind;
 
 typedef struct PathGroup
@@ -33,6 +35,7 @@ typedef struct PathElem
   PathGroup group;    /* GROUP; IF: one path per branch */
   FilterExpr **conds; /* IF: one per branch, NULL for else */
   bool nested_logs;   /* GROUP made of nested log {} (not a junction) */
+  LogProcessor **procs; /* PROC: NULL-terminated */
 } PathElem;
 
 struct LogPathRT
@@ -106,5 +109,6 @@ uint64_t log_pipeline_source_received(LogPipeline *pl, int source_id);
 bool log_pipeline_build(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *factories,
                         CfgError *err);
 void log_path_free(LogPathRT *p);
+void log_processors_free(LogProcessor **procs);
 
 #endif

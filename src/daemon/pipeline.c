@@ -199,41 +199,66 @@ _takes_source(const LogPathRT *p, int source_id, bool top)
   return false;
 }
 
+/* Parsers and rewrites change the message of their own path only: msg is
+ * write-protected whenever it leaves this path's hands (a destination, a
+ * nested group, a branch), so a later processor here works on a copy and
+ * sibling paths keep seeing the message as it came. */
+static bool
+_run_procs(LogProcessor *const *procs, LogMsg **pmsg, bool *own)
+{
+  if (!*own)
+    {
+      log_msg_ref(*pmsg);
+      *own = true;
+    }
+  for (size_t i = 0; procs[i]; i++)
+    if (!procs[i]->ops->process(procs[i], pmsg))
+      return false;
+  return true;
+}
+
 /* True when msg got to the end of p (it "matched" p). */
 static bool
 _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMsg *msg, bool top)
 {
   if (!_takes_source(p, source_id, top))
     return false;
-  for (size_t i = 0; i < p->n_elems; i++)
+  bool own = false; /* msg is a reference of this call's (a processor ran) */
+  bool matched = true;
+  for (size_t i = 0; matched && i < p->n_elems; i++)
     {
       const PathElem *e = &p->elems[i];
+      if (own && e->kind != PE_FILTER && e->kind != PE_PROC)
+        log_msg_write_protect(msg);
       switch (e->kind)
         {
         case PE_FILTER:
-          if (!filter_expr_eval(e->filter, msg))
-            return false;
+          matched = filter_expr_eval(e->filter, msg);
+          break;
+        case PE_PROC:
+          matched = _run_procs(e->procs, &msg, &own);
           break;
         case PE_DEST:
           _emit(pl, mine, g_ptr_array_index(pl->dests, e->dest), msg, p->flow);
           break;
         case PE_GROUP:
           if (!_run_group(pl, mine, &e->group, source_id, msg, false) && (p->flags & CFG_LOG_DROP_UNMATCHED))
-            return false;
+            matched = false;
           break;
         case PE_IF:
           for (size_t k = 0; k < e->group.n; k++)
             if (!e->conds[k] || filter_expr_eval(e->conds[k], msg))
               {
                 /* the branch taken decides whether the message goes on */
-                if (!_run_path(pl, mine, e->group.paths[k], source_id, msg, false))
-                  return false;
+                matched = _run_path(pl, mine, e->group.paths[k], source_id, msg, false);
                 break;
               }
           break;
         }
     }
-  return true;
+  if (own)
+    log_msg_unref(msg);
+  return matched;
 }
 
 void

@@ -74,7 +74,64 @@ static const LogDriverFactory rec_factory = {
   .def = { .kind = CFG_OBJ_DESTINATION, .name = "rec", .min_args = 1, .max_args = 1 },
   .new_dest = rec_new_dest,
 };
-static const LogDriverFactory *const factories[] = { &fake_factory, &rec_factory, NULL };
+/* rewrite append("x"): MESSAGE += x; parser need("x"): passes when MESSAGE
+ * contains x. */
+typedef struct FakeProc
+{
+  LogProcessor super;
+  char *arg;
+} FakeProc;
+
+static bool
+append_process(LogProcessor *p, LogMsg **pmsg)
+{
+  const char *arg = ((FakeProc *) p)->arg;
+  size_t len;
+  const char *m = log_msg_get_value(*pmsg, LM_V_MESSAGE, &len);
+  char *v = g_strdup_printf("%.*s%s", (int) len, m, arg);
+  log_msg_set_value(log_msg_make_writable(pmsg), LM_V_MESSAGE, v, -1);
+  g_free(v);
+  return true;
+}
+
+static bool
+need_process(LogProcessor *p, LogMsg **pmsg)
+{
+  size_t len;
+  const char *m = log_msg_get_value(*pmsg, LM_V_MESSAGE, &len);
+  return g_strstr_len(m, (gssize) len, ((FakeProc *) p)->arg) != NULL;
+}
+
+static void
+fake_proc_free(LogProcessor *p)
+{
+  g_free(((FakeProc *) p)->arg);
+  free(p);
+}
+
+static const LogProcessorOps append_ops = { append_process, fake_proc_free };
+static const LogProcessorOps need_ops = { need_process, fake_proc_free };
+
+static LogProcessor *
+fake_new_processor(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  FakeProc *p = calloc(1, sizeof(*p));
+  p->super.ops = strcmp(call->name, "append") == 0 ? &append_ops : &need_ops;
+  p->super.driver = call->name;
+  p->arg = g_strdup(call->args[0].str);
+  return &p->super;
+}
+
+static const LogDriverFactory append_factory = {
+  .def = { .kind = CFG_OBJ_REWRITE, .name = "append", .min_args = 1, .max_args = 1 },
+  .new_processor = fake_new_processor,
+};
+static const LogDriverFactory need_factory = {
+  .def = { .kind = CFG_OBJ_PARSER, .name = "need", .min_args = 1, .max_args = 1 },
+  .new_processor = fake_new_processor,
+};
+static const LogDriverFactory *const factories[] = { &fake_factory, &rec_factory, &append_factory, &need_factory,
+                                                     NULL };
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -180,6 +237,46 @@ Test(pipeline, filters_stop_a_path_where_they_stand)
   expect_routes("filter f_kern { facility(kern); };"
                 "log { source(s1); destination(a); filter(f_kern); destination(b); };",
                 lines, "a:k;a:m;b:k;");
+}
+
+Test(pipeline, rewrites_change_their_own_path_only)
+{
+  const char *lines[] = { "s1", KERN, NULL };
+  /* a and the nested path see the rewrite made before them; c, a sibling
+   * top-level path, sees the message as it came; the rewrite after a
+   * destination does not reach back into it */
+  expect_routes("rewrite r1 { append(\"1\"); append(\"2\"); };"
+                "log { source(s1); rewrite(r1); destination(a); rewrite { append(\"3\"); };"
+                "  log { rewrite { append(\"4\"); }; destination(b); };"
+                "  log { destination(b); }; };"
+                "log { source(s1); destination(c); };",
+                lines, "a:k12;b:k1234;b:k123;c:k;");
+}
+
+Test(pipeline, a_parser_that_fails_ends_the_path)
+{
+  const char *lines[] = { "s1", KERN, "s1", MAIL, NULL };
+  expect_routes("parser p { need(\"k\"); };"
+                "log { source(s1); parser(p); destination(a); flags(final); };"
+                "log { source(s1); destination(b); };",
+                lines, "a:k;b:m;");
+}
+
+Test(pipeline, unknown_processors_are_refused_by_name)
+{
+  sluice_log_set_stderr(false, SLUICE_LOG_ERROR);
+  const char *text = "@version: 3.38\nsource s1 { fake(); };\n"
+                     "log { source(s1); rewrite { nope(\"x\"); }; };\n";
+  CfgError err = { 0 };
+  CfgTree *tree = cfg_parse_string("test.conf", text, strlen(text), NULL, &err);
+  cr_assert_not_null(tree, "%s", err.message);
+  CfgGlobalOptions g;
+  cr_assert(cfg_global_options_load(&g, tree, &err), "%s", err.message);
+  cr_assert_null(log_pipeline_new(tree, &g, factories, &err));
+  cr_assert(strstr(err.message, "rewrite driver 'nope' is not supported"), "%s", err.message);
+  cfg_error_clear(&err);
+  cfg_options_free(cfg_global_options_table, &g);
+  cfg_tree_free(tree);
 }
 
 Test(pipeline, final_stops_later_paths)
