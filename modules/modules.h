@@ -16,6 +16,25 @@ extern const LogDriverFactory *const network_driver_factories[];
  * (modules/system) */
 extern const LogDriverFactory *const system_driver_factories[];
 
+/* json-parser() (modules/json) */
+extern const LogDriverFactory *const json_driver_factories[];
+/* rewrite rules: set(), subst(), unset(), groupset(), groupunset(),
+ * rename(), set-tag(), clear-tag(), set-severity(), set-facility(),
+ * set-pri() (modules/rewrite) */
+extern const LogDriverFactory *const rewrite_driver_factories[];
+/* kv-parser() (modules/kvformat) */
+extern const LogDriverFactory *const kvformat_driver_factories[];
+/* csv-parser() (modules/csvparser) */
+extern const LogDriverFactory *const csvparser_driver_factories[];
+/* regexp-parser() (modules/regexp) */
+extern const LogDriverFactory *const regexp_driver_factories[];
+/* date-parser() (modules/timestamp) */
+extern const LogDriverFactory *const timestamp_driver_factories[];
+/* syslog-parser() (modules/syslogformat) */
+extern const LogDriverFactory *const syslogformat_driver_factories[];
+/* xml() (modules/xml) */
+extern const LogDriverFactory *const xml_driver_factories[];
+
 /* Register the template functions of modules/basicfuncs and modules/json
  * (modules/template-functions.c).  Call once, before any configuration or
  * template is compiled; a second call changes nothing. */

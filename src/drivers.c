@@ -12,6 +12,14 @@ static const LogDriverFactory *const *const module_lists[] = {
   file_driver_factories,
   network_driver_factories,
   system_driver_factories,
+  json_driver_factories,
+  rewrite_driver_factories,
+  kvformat_driver_factories,
+  csvparser_driver_factories,
+  regexp_driver_factories,
+  timestamp_driver_factories,
+  syslogformat_driver_factories,
+  xml_driver_factories,
 };
 
 const LogDriverFactory *const *

@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The regexp-parser() (modules/regexp): registration table. */
+#include "modules.h"
+
+const LogDriverFactory *const regexp_driver_factories[] = {
+  NULL,
+};

@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The syslog-parser() (modules/syslogformat): registration table. */
+#include "modules.h"
+
+const LogDriverFactory *const syslogformat_driver_factories[] = {
+  NULL,
+};
