@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kv-parser(): key=value pairs of the message (or of template()) become
+ * name-value pairs, named prefix() + key, as syslog-ng 3.38's kv-parser
+ * makes them (scanner rules in kv-scanner.h).  Like syslog-ng's, it never
+ * fails: a message without pairs goes on unchanged.
+ *
+ * Values that are a plain slice of MESSAGE are referenced, not copied;
+ * names go through the per-thread handle cache (parser-util.h), so a
+ * message costs no allocation and no lock once its names are known.
+ */
+#include "kvformat/kv-parser.h"
+
+#include "kvformat/kv-scanner.h"
+#include "kvformat/parser-util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct KvParserOptions
+{
+  char *prefix;
+  char *value_separator;
+  char *pair_separator;
+  char *stray_words_into;
+  char *template_text;
+} KvParserOptions;
+
+typedef struct KvParser
+{
+  LogProcessor super;
+  KvParserOptions o;
+  char value_sep;
+  LogTemplate *tmpl;       /* NULL: MESSAGE */
+  NVHandle stray_handle;   /* LM_V_NONE: stray words are not kept */
+  size_t prefix_len;
+} KvParser;
+
+static const char *
+_check_value_separator(const CfgOption *opt, const void *field)
+{
+  const char *v = *(char *const *) field;
+  if (!v || strlen(v) != 1)
+    return "kv-parser() only supports single-character values for value-separator()";
+  if (v[0] == ' ' || v[0] == '\'' || v[0] == '"')
+    return "kv-parser() unsupported character for value-separator(): it may not be a space or a quote";
+  return NULL;
+}
+
+#define OFF(f) offsetof(KvParserOptions, f)
+static const CfgOption kv_parser_options[] = {
+  { .name = "prefix", .type = CFG_OPT_STRING, .offset = OFF(prefix), .empty_ok = true },
+  { .name = "value-separator", .type = CFG_OPT_STRING, .offset = OFF(value_separator), .def_str = "=",
+    .check = _check_value_separator, .empty_ok = true },
+  { .name = "pair-separator", .type = CFG_OPT_STRING, .offset = OFF(pair_separator), .def_str = ", ",
+    .empty_ok = true },
+  { .name = "extract-stray-words-into", .type = CFG_OPT_STRING, .offset = OFF(stray_words_into) },
+  { .name = "template", .type = CFG_OPT_TEMPLATE, .offset = OFF(template_text) },
+  { .name = "allow-pair-separator-in-value", .type = CFG_OPT_REMOVED,
+    .def_str = "syslog-ng 3.38 made it the default and ignores the option; remove it" },
+  { .name = NULL },
+};
+#undef OFF
+
+static bool
+_kv_process(LogProcessor *s, LogMsg **pmsg)
+{
+  KvParser *self = (KvParser *) s;
+  size_t len;
+  bool from_msg;
+  const char *input = parser_input(self->tmpl, *pmsg, &len, &from_msg);
+
+  GString *name = parser_scratch_get(PARSER_SCRATCH_NAME);
+  if (self->prefix_len)
+    g_string_append_len(name, self->o.prefix, self->prefix_len);
+  GString *stray = self->stray_handle != LM_V_NONE ? parser_scratch_get(PARSER_SCRATCH_EXTRA) : NULL;
+  KvScanner sc;
+  kv_scanner_init(&sc, self->value_sep, self->o.pair_separator, parser_scratch_get(PARSER_SCRATCH_VALUE), stray);
+  kv_scanner_input(&sc, input, len);
+
+  LogMsg *msg = NULL;
+  while (kv_scanner_next(&sc))
+    {
+      if (!msg)
+        msg = log_msg_make_writable(pmsg);
+      g_string_truncate(name, self->prefix_len);
+      g_string_append_len(name, sc.key, sc.key_len);
+      NVHandle h = parser_nv_handle(name->str, name->len);
+      if (from_msg && !sc.value_in_buf)
+        log_msg_set_value_ref(msg, h, sc.value, sc.value_len);
+      else
+        log_msg_set_value(msg, h, sc.value, (ssize_t) sc.value_len);
+    }
+  /* syslog-ng sets it even when there were none: "" */
+  if (stray)
+    log_msg_set_value(msg ? msg : log_msg_make_writable(pmsg), self->stray_handle, stray->str, (ssize_t) stray->len);
+  return true;
+}
+
+static void
+_kv_free(LogProcessor *s)
+{
+  KvParser *self = (KvParser *) s;
+  log_template_unref(self->tmpl);
+  cfg_options_free(kv_parser_options, &self->o);
+  free(self);
+}
+
+static const LogProcessorOps kv_parser_ops = { _kv_process, _kv_free };
+
+static LogProcessor *
+_kv_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  KvParser *self = calloc(1, sizeof(*self));
+  self->super.ops = &kv_parser_ops;
+  self->super.driver = "kv-parser";
+  cfg_options_defaults(kv_parser_options, &self->o);
+  if (!cfg_options_apply(kv_parser_options, call, &self->o, "kv-parser()", err)
+      || !parser_template_compile(self->o.template_text, ctx, &call->loc, "kv-parser", &self->tmpl, err))
+    {
+      _kv_free(&self->super);
+      return NULL;
+    }
+  self->value_sep = self->o.value_separator[0];
+  self->prefix_len = self->o.prefix ? strlen(self->o.prefix) : 0;
+  if (self->o.stray_words_into && self->o.stray_words_into[0])
+    self->stray_handle = log_msg_get_value_handle(self->o.stray_words_into, -1);
+  return &self->super;
+}
+
+const LogDriverFactory kv_parser_factory = {
+  .def = { .kind = CFG_OBJ_PARSER, .name = "kv-parser", .options = kv_parser_options,
+           .struct_size = sizeof(KvParserOptions), .min_args = 0, .max_args = 0 },
+  .new_processor = _kv_new,
+};

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The key=value scanner of kv-parser() (rules in kv-scanner.h). */
+#include "kvformat/kv-scanner.h"
+
+#include "kvformat/parser-util.h"
+
+#include <string.h>
+
+static inline bool
+_is_key_char(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.'
+         || c == '-';
+}
+
+void
+kv_scanner_init(KvScanner *s, char vsep, const char *psep, GString *value_buf, GString *stray)
+{
+  memset(s, 0, sizeof(*s));
+  s->value_sep = vsep;
+  s->pair_sep = psep;
+  s->pair_sep_len = strlen(psep);
+  s->value_buf = value_buf;
+  s->stray = stray;
+  if (stray)
+    g_string_truncate(stray, 0);
+}
+
+void
+kv_scanner_input(KvScanner *s, const char *input, size_t len)
+{
+  s->input = input;
+  s->end = input + len;
+  s->cur = input;
+}
+
+/* ---- stray words -------------------------------------------------------- */
+
+static void
+_add_stray(KvScanner *s, const char *word, const char *end)
+{
+  if (!s->stray)
+    return;
+  while (end > word && end[-1] == ' ')
+    end--;
+  while (word < end && *word == ' ')
+    word++;
+  if (word == end)
+    return;
+  if (s->stray->len)
+    g_string_append_c(s->stray, ',');
+  parser_append_str_repr(s->stray, word, end - word, ",");
+}
+
+/* ---- keys --------------------------------------------------------------- */
+
+static bool
+_find_key(KvScanner *s)
+{
+  const char *from = s->cur;
+  const char *p = from;
+  const char *sep;
+  while ((sep = memchr(p, s->value_sep, s->end - p)) != NULL)
+    {
+      const char *key_end = sep;
+      while (key_end > from && key_end[-1] == ' ')
+        key_end--;
+      const char *key = key_end;
+      while (key > from && _is_key_char(key[-1]))
+        key--;
+      if (key < key_end)
+        {
+          _add_stray(s, from, key);
+          s->key = key;
+          s->key_len = key_end - key;
+          s->cur = sep + 1;
+          return true;
+        }
+      p = sep + 1;
+    }
+  _add_stray(s, from, s->end);
+  s->cur = s->end;
+  return false;
+}
+
+/* ---- values ------------------------------------------------------------- */
+
+static inline bool
+_starts_with_pair_sep(const KvScanner *s, const char *p)
+{
+  return (size_t) (s->end - p) >= s->pair_sep_len && memcmp(p, s->pair_sep, s->pair_sep_len) == 0;
+}
+
+/* A key and the value separator start at p. */
+static bool
+_key_follows(const KvScanner *s, const char *p)
+{
+  const char *k = p;
+  while (k < s->end && _is_key_char(*k))
+    k++;
+  if (k == p)
+    return false;
+  while (k < s->end && *k == ' ')
+    k++;
+  return k < s->end && *k == s->value_sep;
+}
+
+/* Does a delimiter start at p (p < end)?  *next is where scanning goes on. */
+static bool
+_delimiter(const KvScanner *s, const char *p, const char **next)
+{
+  if (*p == ' ')
+    {
+      if (s->value_was_quoted)
+        {
+          *next = p + 1;
+          return true;
+        }
+      if (s->pair_sep[0] == ' ' && _starts_with_pair_sep(s, p))
+        {
+          *next = p + s->pair_sep_len;
+          return true;
+        }
+      const char *q = p;
+      while (q < s->end && *q == ' ')
+        q++;
+      if (q == s->end || _key_follows(s, q))
+        {
+          *next = q;
+          return true;
+        }
+      if (_starts_with_pair_sep(s, q))
+        {
+          *next = q + s->pair_sep_len;
+          return true;
+        }
+      return false;
+    }
+  if (s->pair_sep_len && *p == s->pair_sep[0] && _starts_with_pair_sep(s, p))
+    {
+      *next = p + s->pair_sep_len;
+      return true;
+    }
+  return false;
+}
+
+enum
+{
+  V_INITIAL,
+  V_UNQUOTED,
+  V_QUOTED,
+  V_BACKSLASH,
+  V_AFTER_QUOTE,
+  V_JUNK,
+};
+
+static void
+_unescape(GString *buf, char quote, char c)
+{
+  switch (c)
+    {
+    case 'b': g_string_append_c(buf, '\b'); break;
+    case 'f': g_string_append_c(buf, '\f'); break;
+    case 'n': g_string_append_c(buf, '\n'); break;
+    case 'r': g_string_append_c(buf, '\r'); break;
+    case 't': g_string_append_c(buf, '\t'); break;
+    case '\\': g_string_append_c(buf, '\\'); break;
+    default:
+      if (c != quote)
+        g_string_append_c(buf, '\\');
+      g_string_append_c(buf, c);
+      break;
+    }
+}
+
+/* Decode the value at s->cur.  A value that ends well moves s->cur past
+ * it; one that does not (a quote left open, text after the closing quote)
+ * is its raw text up to where the scan stopped and leaves s->cur alone. */
+static void
+_decode_value(KvScanner *s)
+{
+  const char *start = s->cur, *p = start, *next = NULL;
+  const char *vstart = start, *vend = start;
+  char quote = 0;
+  int state = V_INITIAL;
+  bool failed = false;
+
+  s->value_in_buf = false;
+  s->value_was_quoted = p < s->end && (*p == '"' || *p == '\'');
+  for (; p < s->end; p++)
+    {
+      switch (state)
+        {
+        case V_INITIAL:
+          if (_delimiter(s, p, &next))
+            goto done;
+          if (*p == '"' || *p == '\'')
+            {
+              quote = *p;
+              vstart = vend = p + 1;
+              state = V_QUOTED;
+            }
+          else
+            {
+              vend = p + 1;
+              state = V_UNQUOTED;
+            }
+          break;
+        case V_UNQUOTED:
+          if (_delimiter(s, p, &next))
+            goto done;
+          vend = p + 1;
+          break;
+        case V_QUOTED:
+          if (*p == quote)
+            state = V_AFTER_QUOTE;
+          else if (*p == '\\')
+            {
+              if (!s->value_in_buf)
+                {
+                  g_string_truncate(s->value_buf, 0);
+                  g_string_append_len(s->value_buf, vstart, vend - vstart);
+                  s->value_in_buf = true;
+                }
+              state = V_BACKSLASH;
+            }
+          else if (s->value_in_buf)
+            g_string_append_c(s->value_buf, *p);
+          else
+            vend = p + 1;
+          break;
+        case V_BACKSLASH:
+          _unescape(s->value_buf, quote, *p);
+          state = V_QUOTED;
+          break;
+        case V_AFTER_QUOTE:
+          if (_delimiter(s, p, &next))
+            goto done;
+          state = V_JUNK;
+          break;
+        case V_JUNK:
+          if (_delimiter(s, p, &next))
+            {
+              failed = true;
+              goto done;
+            }
+          break;
+        }
+    }
+  next = s->end;
+  failed = state == V_QUOTED || state == V_BACKSLASH || state == V_JUNK;
+done:
+  if (failed)
+    {
+      s->value = start;
+      s->value_len = next - start;
+      s->value_in_buf = false;
+      s->value_was_quoted = false;
+      return;
+    }
+  if (s->value_in_buf)
+    {
+      s->value = s->value_buf->str;
+      s->value_len = s->value_buf->len;
+    }
+  else
+    {
+      s->value = vstart;
+      s->value_len = vend - vstart;
+    }
+  s->cur = next;
+}
+
+bool
+kv_scanner_next(KvScanner *s)
+{
+  if (s->cur >= s->end)
+    return false;
+  if (!_find_key(s))
+    return false;
+  s->value_was_quoted = false;
+  const char *next;
+  while (s->cur < s->end && *s->cur == ' ' && !_delimiter(s, s->cur, &next))
+    s->cur++;
+  _decode_value(s);
+  return true;
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared by the name-value parsers: handle cache, scratch, template(). */
+#include "kvformat/parser-util.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- handle cache ------------------------------------------------------- */
+
+#define HANDLE_CACHE_SIZE 1024 /* a power of two; 8 KiB per thread */
+
+/* Thread-local and fixed-size: no allocation and nothing to free when a
+ * worker exits.  Zero is LM_V_NONE, an empty slot. */
+static __thread NVHandle handle_cache[HANDLE_CACHE_SIZE];
+
+static inline uint32_t
+_name_hash(const char *name, size_t len)
+{
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (uint8_t) name[i]) * 16777619u;
+  return h;
+}
+
+NVHandle
+parser_nv_handle(const char *name, size_t len)
+{
+  NVHandle *slot = &handle_cache[_name_hash(name, len) & (HANDLE_CACHE_SIZE - 1)];
+  if (*slot != LM_V_NONE)
+    {
+      size_t have_len;
+      const char *have = log_msg_get_value_name(*slot, &have_len);
+      if (have && have_len == len && memcmp(have, name, len) == 0)
+        return *slot;
+    }
+  NVHandle h = log_msg_get_value_handle(name, (ssize_t) len);
+  *slot = h;
+  return h;
+}
+
+/* ---- scratch ------------------------------------------------------------ */
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void
+_scratch_free(void *p)
+{
+  GString **s = p;
+  for (int i = 0; i < PARSER_SCRATCH_MAX; i++)
+    if (s[i])
+      g_string_free(s[i], TRUE);
+  g_free(s);
+}
+
+static void
+_scratch_init(void)
+{
+  pthread_key_create(&scratch_key, _scratch_free);
+}
+
+GString *
+parser_scratch_get(int slot)
+{
+  pthread_once(&scratch_once, _scratch_init);
+  GString **s = pthread_getspecific(scratch_key);
+  if (!s)
+    {
+      s = g_new0(GString *, PARSER_SCRATCH_MAX);
+      pthread_setspecific(scratch_key, s);
+    }
+  g_assert(slot >= 0 && slot < PARSER_SCRATCH_MAX);
+  if (!s[slot])
+    s[slot] = g_string_sized_new(256);
+  g_string_truncate(s[slot], 0);
+  return s[slot];
+}
+
+/* ---- str-repr quoting ---------------------------------------------------- */
+
+static bool
+_needs_quoting(const char *str, size_t len, const char *forbidden)
+{
+  for (size_t i = 0; i < len; i++)
+    if (str[i] && (strchr("\b\f\n\r\t\\ ", str[i]) || (forbidden && strchr(forbidden, str[i]))))
+      return true;
+  return false;
+}
+
+/* Bytes below 0x20 as C escapes, bytes that are not UTF-8 as \xNN, and
+ * each of unsafe with a backslash before it. */
+static void
+_append_escaped(GString *out, const char *str, size_t len, const char *unsafe)
+{
+  const char *p = str, *end = str + len;
+  while (p < end)
+    {
+      gunichar c = g_utf8_get_char_validated(p, end - p);
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_printf(out, "\\x%02x", (unsigned) (uint8_t) *p);
+          p++;
+          continue;
+        }
+      const char *next = g_utf8_next_char(p);
+      switch (c)
+        {
+        case '\b': g_string_append(out, "\\b"); break;
+        case '\f': g_string_append(out, "\\f"); break;
+        case '\n': g_string_append(out, "\\n"); break;
+        case '\r': g_string_append(out, "\\r"); break;
+        case '\t': g_string_append(out, "\\t"); break;
+        case '\\': g_string_append(out, "\\\\"); break;
+        default:
+          if (c < 0x20)
+            g_string_append_printf(out, "\\x%02x", (unsigned) c);
+          else if (c < 0x80 && unsafe && strchr(unsafe, (char) c))
+            {
+              g_string_append_c(out, '\\');
+              g_string_append_c(out, (char) c);
+            }
+          else
+            g_string_append_len(out, p, next - p);
+          break;
+        }
+      p = next;
+    }
+}
+
+void
+parser_append_str_repr(GString *out, const char *str, size_t len, const char *forbidden)
+{
+  if (len == 0)
+    {
+      g_string_append(out, "\"\"");
+      return;
+    }
+  bool apos = memchr(str, '\'', len) != NULL;
+  bool quote = memchr(str, '"', len) != NULL;
+  if (!apos && !quote && !_needs_quoting(str, len, forbidden))
+    {
+      g_string_append_len(out, str, len);
+      return;
+    }
+  char q = quote && !apos ? '\'' : '"';
+  g_string_append_c(out, q);
+  _append_escaped(out, str, len, apos && quote ? "\"" : NULL);
+  g_string_append_c(out, q);
+}
+
+/* ---- template() --------------------------------------------------------- */
+
+bool
+parser_template_compile(const char *text, const LogDriverContext *ctx, const CfgLocation *loc, const char *driver,
+                        LogTemplate **out, CfgError *err)
+{
+  *out = NULL;
+  if (!text)
+    return true;
+  const CfgNode *block = ctx && ctx->tree ? cfg_tree_lookup(ctx->tree, CFG_OBJ_TEMPLATE, text) : NULL;
+  const char *source = text;
+  if (block)
+    {
+      source = NULL;
+      for (size_t i = 0; i < block->n_children; i++)
+        {
+          const CfgNode *c = block->children[i];
+          if (c->kind == CFG_NODE_CALL && cfg_name_equal(c->name, "template") && c->n_args == 1
+              && c->args[0].type != CFG_VAL_OP)
+            source = c->args[0].str;
+        }
+      if (!source)
+        {
+          cfg_error_set(err, &block->loc, "template %s {} has no template(\"...\") for %s()", block->name, driver);
+          return false;
+        }
+    }
+  char *error = NULL;
+  *out = log_template_compile(source, &error);
+  if (!*out)
+    {
+      cfg_error_set(err, loc, "bad template in %s(): %s", driver, error);
+      g_free(error);
+      return false;
+    }
+  return true;
+}
+
+const char *
+parser_input(const LogTemplate *t, const LogMsg *msg, size_t *len, bool *from_msg)
+{
+  const char *text;
+  if (t)
+    {
+      GString *buf = parser_scratch_get(PARSER_SCRATCH_INPUT);
+      log_template_format(t, msg, NULL, buf);
+      text = buf->str;
+      *len = buf->len;
+      *from_msg = false;
+    }
+  else
+    {
+      text = log_msg_get_value(msg, LM_V_MESSAGE, len);
+      *from_msg = true;
+    }
+  const char *nul = memchr(text, '\0', *len);
+  if (nul)
+    *len = (size_t) (nul - text);
+  return text;
+}

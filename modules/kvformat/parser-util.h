@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_PARSER_UTIL_H
+#define SLUICE_PARSER_UTIL_H
+
+/*
+ * What the parsers that make name-value pairs from message text share
+ * (kv-parser, csv-parser, json-parser): a per-thread cache from names to
+ * handles, per-thread scratch strings, and their template() option.
+ *
+ * The handle cache exists because interning a name takes the registry's
+ * read lock, an atomic write to a cache line every worker shares; a parser
+ * that sets ten pairs per message would do that ten times.  The cache is
+ * direct-mapped and checks a hit against the registry's own copy of the
+ * name (which lives as long as the process), so it holds no strings and
+ * never allocates.
+ */
+
+#include "sluice/driver.h"
+#include "sluice/template.h"
+
+#include <glib.h>
+
+/* The handle of name[0..len) (len > 0), interning it on first use.  Same
+ * result as log_msg_get_value_handle(); no lock on a hit.  Any thread. */
+NVHandle parser_nv_handle(const char *name, size_t len);
+
+/* Per-thread scratch strings of the parsers, emptied: slot 0..7.  Owned by
+ * the thread (freed when it exits); valid until the next call with the
+ * same slot on this thread.  A parser uses them only inside process(). */
+enum
+{
+  PARSER_SCRATCH_INPUT = 0, /* the template() expansion */
+  PARSER_SCRATCH_NAME,      /* prefix + key */
+  PARSER_SCRATCH_VALUE,     /* a value that needed unescaping */
+  PARSER_SCRATCH_EXTRA,     /* stray words, json paths, ... */
+  PARSER_SCRATCH_EXTRA2,
+  PARSER_SCRATCH_MAX = 8,
+};
+GString *parser_scratch_get(int slot);
+
+/* template("..."): the template {} block of that name when there is one
+ * (its template("...")), else the text itself, as syslog-ng resolves a
+ * parser's template().  NULL text gives NULL and no error (the parser then
+ * reads $MESSAGE).  Returns false with *err (at loc) on a bad template. */
+bool parser_template_compile(const char *text, const LogDriverContext *ctx, const CfgLocation *loc,
+                             const char *driver, LogTemplate **out, CfgError *err);
+
+/* The text a parser works on: t expanded into a scratch string, or
+ * MESSAGE itself when t is NULL.  *from_msg says whether the text lives in
+ * msg (so values sliced from it may be referenced, not copied).  The text
+ * ends at its first NUL byte, as it does for syslog-ng's parsers. */
+const char *parser_input(const LogTemplate *t, const LogMsg *msg, size_t *len, bool *from_msg);
+
+/* Append str[0..len) to out as syslog-ng 3.38's str-repr writes a word in
+ * a list (kv-parser's stray words, json-parser's arrays): as it is when it
+ * holds no space, control escape, backslash or byte of forbidden (may be
+ * NULL); else in ' quotes when it holds a " and no ', else in " quotes,
+ * with \b \f \n \r \t \\, \xNN for other control bytes and bytes that are
+ * not UTF-8, and \" when it holds both quotes.  "" for an empty word. */
+void parser_append_str_repr(GString *out, const char *str, size_t len, const char *forbidden);
+
+#endif

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kv-parser(): the scanner's rules on the inputs syslog-ng 3.38 was run on
+ * (expected values are what it produced), the options, configuration
+ * errors, and malformed input.
+ */
+#include "nvparser-test.h"
+
+#include "kvformat/kv-parser.h"
+#include "kvformat/parser-util.h"
+
+static const LogDriverFactory *F = &kv_parser_factory;
+
+/* Parse text with a kv-parser built from conf; the message is returned
+ * for checks (caller unrefs). */
+static LogMsg *
+_parse(const char *conf, const char *text)
+{
+  LogProcessor *p = nvt_new(F, conf);
+  LogMsg *msg = nvt_msg(text, -1);
+  cr_assert(nvt_run(p, &msg), "kv-parser never fails");
+  p->ops->free(p);
+  return msg;
+}
+
+#define KV "parser p { kv-parser(prefix('kv.')); };"
+
+Test(kvparser, plain_pairs_and_spaces_around_the_separator)
+{
+  LogMsg *m = _parse(KV, "a=1 b = 2 c= 3  d =4");
+  nvt_assert_value(m, "kv.a", "1");
+  nvt_assert_value(m, "kv.b", "2");
+  nvt_assert_value(m, "kv.c", "3");
+  nvt_assert_value(m, "kv.d", "4");
+  nvt_assert_value(m, "a", "(unset)");
+  log_msg_unref(m);
+}
+
+Test(kvparser, quoted_values_and_escapes)
+{
+  LogMsg *m = _parse(KV, "a=\"x y\" b='q r' c=\"esc\\\"q\" d=\"n\\\\n\\t\" e='\\q\\''");
+  nvt_assert_value(m, "kv.a", "x y");
+  nvt_assert_value(m, "kv.b", "q r");
+  nvt_assert_value(m, "kv.c", "esc\"q");
+  nvt_assert_value(m, "kv.d", "n\\n\t");
+  nvt_assert_value(m, "kv.e", "\\q'");
+  log_msg_unref(m);
+}
+
+Test(kvparser, broken_quotes_keep_the_raw_text_and_rescan)
+{
+  LogMsg *m = _parse(KV, "a=\"q\"tail b=1 c=\"unterminated");
+  nvt_assert_value(m, "kv.a", "\"q\"tail ");
+  nvt_assert_value(m, "kv.b", "1");
+  nvt_assert_value(m, "kv.c", "\"unterminated");
+  log_msg_unref(m);
+  m = _parse(KV, "a=\"x\",b=1 c=2");
+  nvt_assert_value(m, "kv.a", "\"x\",b=1 ");
+  nvt_assert_value(m, "kv.b", "1");
+  nvt_assert_value(m, "kv.c", "2");
+  log_msg_unref(m);
+}
+
+Test(kvparser, keys_with_invalid_characters)
+{
+  LogMsg *m = _parse(KV, "k!ey=v foo bar=baz =y \"q\"=1 \xc3\xa9=2 k-1.x_y=v");
+  nvt_assert_value(m, "kv.ey", "v foo");
+  nvt_assert_value(m, "kv.bar", "baz =y \"q\"=1 \xc3\xa9=2");
+  nvt_assert_value(m, "kv.k-1.x_y", "v");
+  nvt_assert_value(m, "kv.k!ey", "(unset)");
+  log_msg_unref(m);
+}
+
+Test(kvparser, duplicated_keys_keep_the_last)
+{
+  LogMsg *m = _parse(KV, "a=1 a=2 a=3");
+  nvt_assert_value(m, "kv.a", "3");
+  log_msg_unref(m);
+}
+
+Test(kvparser, values_holding_separators)
+{
+  LogMsg *m = _parse(KV, "a=1,2 b=x=y c==z d=1, e=2; f=3 g= h=");
+  nvt_assert_value(m, "kv.a", "1,2");
+  nvt_assert_value(m, "kv.b", "x=y");
+  nvt_assert_value(m, "kv.c", "=z");
+  nvt_assert_value(m, "kv.d", "1");
+  nvt_assert_value(m, "kv.e", "2;");
+  nvt_assert_value(m, "kv.f", "3");
+  nvt_assert_value(m, "kv.g", "");
+  nvt_assert_value(m, "kv.h", "");
+  log_msg_unref(m);
+}
+
+Test(kvparser, pair_and_value_separators)
+{
+  LogMsg *m = _parse("parser p { kv-parser(value-separator(':') pair-separator(';')); };",
+                     "a:1;b:x y;c : 3 ;d=4");
+  nvt_assert_value(m, "a", "1");
+  nvt_assert_value(m, "b", "x y");
+  nvt_assert_value(m, "c", "3");
+  nvt_assert_value(m, "d", "(unset)");
+  log_msg_unref(m);
+}
+
+Test(kvparser, stray_words_unprefixed_and_quoted_as_syslog_ng_does)
+{
+  const char *conf = "parser p { kv-parser(prefix('.junos.') pair-separator(';') "
+                     "extract-stray-words-into('stray')); };";
+  LogMsg *m = _parse(conf, "VSYS=public; Slot=5/1; time=2016/02/18 16:00:07; interzone-emtn inbound; policy=370;");
+  nvt_assert_value(m, ".junos.VSYS", "public");
+  nvt_assert_value(m, ".junos.Slot", "5/1");
+  nvt_assert_value(m, ".junos.time", "2016/02/18 16:00:07");
+  nvt_assert_value(m, ".junos.policy", "370");
+  nvt_assert_value(m, "stray", "\"interzone-emtn inbound;\"");
+  log_msg_unref(m);
+  m = _parse(conf, "w1 w2 \"q,w\" a=1");
+  nvt_assert_value(m, "stray", "'w1 w2 \"q,w\"'");
+  log_msg_unref(m);
+  m = _parse(conf, "a=1");
+  nvt_assert_value(m, "stray", "");
+  log_msg_unref(m);
+  m = _parse(conf, "x a=\"q\"tail b=1 c=\"unterm");
+  nvt_assert_value(m, "stray", "x,'\"q\"tail','\"unterm'");
+  log_msg_unref(m);
+}
+
+Test(kvparser, stray_word_quoting)
+{
+  GString *s = g_string_new(NULL);
+  parser_append_str_repr(s, "", 0, ",");
+  parser_append_str_repr(s, "plain", 5, ",");
+  parser_append_str_repr(s, "a,b", 3, ",");
+  parser_append_str_repr(s, "w\\x\tq", 5, ",");
+  parser_append_str_repr(s, "ab'c \"d", 7, ",");
+  parser_append_str_repr(s, "x \xff\x01", 4, ",");
+  cr_assert_str_eq(s->str, "\"\"plain\"a,b\"\"w\\\\x\\tq\"\"ab'c \\\"d\"\"x \\xff\\x01\"");
+  g_string_free(s, TRUE);
+}
+
+Test(kvparser, template_and_named_template)
+{
+  LogMsg *m = _parse("parser p { kv-parser(template('${PROGRAM} x=$MSG')); };", "y=1");
+  nvt_assert_value(m, "x", "y=1");
+  log_msg_unref(m);
+  m = _parse("template t { template('k=${MESSAGE}'); }; parser p { kv-parser(template('t')); };", "v");
+  nvt_assert_value(m, "k", "v");
+  log_msg_unref(m);
+}
+
+Test(kvparser, message_without_pairs_goes_on_unchanged)
+{
+  LogProcessor *p = nvt_new(F, KV);
+  LogMsg *msg = nvt_msg("nothing here", -1);
+  LogMsg *before = msg;
+  cr_assert(nvt_run(p, &msg));
+  cr_assert_eq(msg, before, "a message with nothing to set is not copied");
+  log_msg_unref(msg);
+  p->ops->free(p);
+}
+
+Test(kvparser, shared_message_is_copied_and_values_outlive_the_original)
+{
+  LogProcessor *p = nvt_new(F, KV);
+  LogMsg *orig = nvt_msg("a=plain b=\"q\\tx\"", -1);
+  LogMsg *msg = log_msg_ref(orig);
+  cr_assert(nvt_run(p, &msg));
+  cr_assert_neq(msg, orig);
+  nvt_assert_value(orig, "kv.a", "(unset)");
+  log_msg_unref(orig);
+  nvt_assert_value(msg, "kv.a", "plain");
+  nvt_assert_value(msg, "kv.b", "q\tx");
+  log_msg_unref(msg);
+  p->ops->free(p);
+}
+
+Test(kvparser, malformed_input)
+{
+  static const char *const inputs[] = { "", "=", "==", "\"", "'", "a=\"", "a='\\", "a=\"\\", " = = ",
+                                        "a=b=c=d=", ",,,;;;", "a=\"x\"\"y\"", "a= \"x\" ", "\xff\xfe=\x01" };
+  LogProcessor *p = nvt_new(F, "parser p { kv-parser(extract-stray-words-into('s')); };");
+  for (size_t i = 0; i < G_N_ELEMENTS(inputs); i++)
+    {
+      LogMsg *msg = nvt_msg(inputs[i], -1);
+      cr_assert(nvt_run(p, &msg));
+      log_msg_unref(msg);
+    }
+  /* the text ends at a NUL byte, as a C string does in syslog-ng */
+  LogMsg *msg = nvt_msg("a=1\0b=2", 7);
+  cr_assert(nvt_run(p, &msg));
+  nvt_assert_value(msg, "a", "1");
+  nvt_assert_value(msg, "b", "(unset)");
+  log_msg_unref(msg);
+  p->ops->free(p);
+}
+
+Test(kvparser, configuration_errors)
+{
+  nvt_assert_error(F, "parser p { kv-parser(value-separator('==')); };", "single-character");
+  nvt_assert_error(F, "parser p { kv-parser(value-separator('')); };", "single-character");
+  nvt_assert_error(F, "parser p { kv-parser(value-separator(' ')); };", "unsupported character");
+  nvt_assert_error(F, "parser p { kv-parser(value-separator('\"')); };", "unsupported character");
+  nvt_assert_error(F, "parser p { kv-parser(allow-pair-separator-in-value(yes)); };", "not supported");
+  nvt_assert_error(F, "parser p { kv-parser(prefx('a')); };", "did you mean 'prefix'");
+  nvt_assert_error(F, "parser p { kv-parser(template('$(nosuch)')); };", "bad template");
+}
