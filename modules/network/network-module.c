@@ -6,6 +6,7 @@
  * network-stream.c and network-dgram.c; options in network-options.c.
  */
 #include "modules.h"
+#include "network-dest.h"
 #include "network.h"
 
 #include "sluice/internal-log.h"
@@ -161,5 +162,8 @@ static const LogDriverFactory unix_dgram_factory = { NET_DEF("unix-dgram", net_u
 const LogDriverFactory *const network_driver_factories[] = {
   &network_factory, &syslog_factory,      &tcp_factory,        &udp_factory,
   &tcp6_factory,    &udp6_factory,        &unix_stream_factory, &unix_dgram_factory,
+  /* destinations: network-dest-options.c */
+  &net_network_dest_factory, &net_syslog_dest_factory, &net_tcp_dest_factory, &net_udp_dest_factory,
+  &net_tcp6_dest_factory, &net_udp6_dest_factory, &net_unix_stream_dest_factory, &net_unix_dgram_dest_factory,
   NULL,
 };

@@ -119,7 +119,7 @@ typedef struct Run
   CfgGlobalOptions global;
   LogPipeline *pl;
   WorkerPool *pool;
-  const LogDriverFactory *factories[16];
+  const LogDriverFactory *factories[32]; /* the module's sources and destinations, rec(), NULL */
 } Run;
 
 static G_GNUC_UNUSED void

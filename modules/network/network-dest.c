@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The writer side of the network destinations, run on the destination's
+ * LogWriter thread (see network-dest.h for what is delivered when).
+ *
+ * Streams.  A batch is formatted into one buffer (the lines lie end to
+ * end), then sent with as few send() calls as the socket takes; the bytes
+ * that went out are counted against the lines, so LogWriter hears exactly
+ * how many messages are complete.  The socket is non-blocking: a peer that
+ * takes nothing for STALL_MS ends the call with what is complete (or
+ * -ETIMEDOUT), keeping the connection and the position inside a half-sent
+ * message, so that LogWriter's retry continues the same bytes instead of
+ * repeating them, and so that the writer thread notices a shutdown.
+ *
+ * Before each batch a stream is checked for the peer having closed (a
+ * read of 0): sending into a connection the peer already closed would be
+ * accepted by the kernel and lost.  Bytes the peer sends are discarded.
+ *
+ * Datagrams: one message per datagram, sendmmsg() for a batch.  A message
+ * larger than the socket can ever send is dropped with an error line
+ * (counted); any other error ends the batch there and the rest waits for
+ * time-reopen, as a stream's does.
+ *
+ * Failover: servers[0] is the host argument, then failover(servers()).
+ * A connection that cannot be made moves on to the next server (round
+ * robin).  With failback(), while connected to another server the primary
+ * is probed with a TCP connect every tcp-probe-interval seconds; after
+ * successful-probes-required successes in a row the writer closes its
+ * connection between two messages and goes back to the primary.
+ */
+#include "network-dest.h"
+#include "network.h"
+
+#include "sluice/internal-log.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STALL_MS 5000          /* a peer that takes nothing this long ends the call */
+#define CONNECT_TIMEOUT_MS 5000
+#define MMSG_MAX 256
+
+static int64_t
+_mono_sec(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec;
+}
+
+static void
+_ensure_state(NetDest *d)
+{
+  if (d->body)
+    return;
+  d->body = g_string_sized_new(64 * 1024);
+  d->lines = g_array_new(FALSE, FALSE, sizeof(NetLine));
+  d->iov = g_array_new(FALSE, FALSE, sizeof(struct iovec));
+}
+
+/* ---- formatting --------------------------------------------------------- */
+
+/* syslog-ng 3.38 numbers the messages of local sources in the RFC 5424
+ * lines a destination sends: [meta sequenceId="N"], N counting only local
+ * messages.  The line in out from start ends with " [BOM]MSG\n", so the
+ * structured data ends just before that; "-" (none) is replaced. */
+static void
+_add_sequence_id(NetDest *d, const LogMsg *msg, GString *out, size_t start)
+{
+  size_t tail = msg->builtin[LM_V_MESSAGE].len + 2 + ((msg->flags & LF_UTF8) ? 3 : 0);
+  if (out->len - start < tail + 1)
+    return;
+  size_t sd_end = out->len - tail;
+  char sd[48];
+  int k = snprintf(sd, sizeof(sd), "[meta sequenceId=\"%" G_GUINT64_FORMAT "\"]", (guint64) ++d->seq);
+  if (out->str[sd_end - 1] == '-')
+    {
+      g_string_erase(out, (gssize) sd_end - 1, 1);
+      sd_end--;
+    }
+  g_string_insert_len(out, (gssize) sd_end, sd, k);
+}
+
+void
+net_dest_format(NetDest *d, const LogMsg *msg, GString *out)
+{
+  size_t start = out->len;
+  if (!d->tmpl && d->format == NET_FMT_RFC5424)
+    {
+      log_format_rfc5424_frame(msg, &d->topts, out);
+      bool local = (msg->flags & LF_LOCAL) != 0;
+      if (d->framed && !local)
+        return;
+      /* without the length: syslog(transport(udp)) sends it so, and a
+       * local message gets its sequence number first */
+      const char *sp = memchr(out->str + start, ' ', out->len - start);
+      g_string_erase(out, (gssize) start, sp - (out->str + start) + 1);
+      if (local)
+        _add_sequence_id(d, msg, out, start);
+      if (!d->framed)
+        return;
+    }
+  else if (d->tmpl)
+    log_template_format(d->tmpl, msg, &d->topts, out);
+  else
+    log_format_rfc3164_line(msg, &d->topts, out);
+  if (d->framed)
+    {
+      char prefix[24];
+      int k = snprintf(prefix, sizeof(prefix), "%zu ", out->len - start);
+      g_string_insert_len(out, (gssize) start, prefix, k);
+    }
+}
+
+/* ---- connecting --------------------------------------------------------- */
+
+static void
+_setopt(int fd, int level, int name, int value)
+{
+  /* best effort, as syslog-ng: a refused option leaves the kernel's value */
+  (void) setsockopt(fd, level, name, &value, sizeof(value));
+}
+
+static void
+_socket_options(NetDest *d, int fd)
+{
+  const NetDestOptions *o = &d->o;
+  if (o->so_sndbuf > 0)
+    _setopt(fd, SOL_SOCKET, SO_SNDBUF, (int) o->so_sndbuf);
+  if (o->so_rcvbuf > 0)
+    _setopt(fd, SOL_SOCKET, SO_RCVBUF, (int) o->so_rcvbuf);
+  if (o->so_keepalive)
+    _setopt(fd, SOL_SOCKET, SO_KEEPALIVE, 1);
+  if (d->is_unix)
+    return;
+  if (o->so_broadcast)
+    _setopt(fd, SOL_SOCKET, SO_BROADCAST, 1);
+  if (d->stream)
+    {
+      if (o->tcp_keepalive_time > 0)
+        _setopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, (int) o->tcp_keepalive_time);
+      if (o->tcp_keepalive_intvl > 0)
+        _setopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, (int) o->tcp_keepalive_intvl);
+      if (o->tcp_keepalive_probes > 0)
+        _setopt(fd, IPPROTO_TCP, TCP_KEEPCNT, (int) o->tcp_keepalive_probes);
+    }
+  if (o->ip_ttl > 0)
+    _setopt(fd, d->family == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP,
+            d->family == AF_INET6 ? IPV6_UNICAST_HOPS : IP_TTL, (int) o->ip_ttl);
+  if (o->ip_tos > 0)
+    _setopt(fd, d->family == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP, d->family == AF_INET6 ? IPV6_TCLASS : IP_TOS,
+            (int) o->ip_tos);
+}
+
+/* Bind to localip()/localport() when given; 0 or a negative errno. */
+static int
+_bind_local(NetDest *d, int fd)
+{
+  if (!d->o.localip && !d->o.localport)
+    return 0;
+  struct addrinfo hints = { .ai_family = d->family, .ai_socktype = d->stream ? SOCK_STREAM : SOCK_DGRAM,
+                            .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
+  struct addrinfo *res = NULL;
+  const char *port = d->o.localport ? d->o.localport : "0";
+  if (getaddrinfo(d->o.localip, port, &hints, &res) != 0 || !res)
+    return -EADDRNOTAVAIL;
+  _setopt(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+  int rc = bind(fd, res->ai_addr, res->ai_addrlen) == 0 ? 0 : -errno;
+  freeaddrinfo(res);
+  return rc;
+}
+
+/* Wait for a non-blocking connect; 0 or a negative errno. */
+static int
+_finish_connect(int fd)
+{
+  struct pollfd p = { .fd = fd, .events = POLLOUT };
+  int rc;
+  do
+    rc = poll(&p, 1, CONNECT_TIMEOUT_MS);
+  while (rc < 0 && errno == EINTR);
+  if (rc == 0)
+    return -ETIMEDOUT;
+  if (rc < 0)
+    return -errno;
+  int err = 0;
+  socklen_t len = sizeof(err);
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+    return -errno;
+  return -err;
+}
+
+static int
+_connect_addr(NetDest *d, const struct sockaddr *sa, socklen_t len, int type, bool probe)
+{
+  int fd = socket(sa->sa_family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return -errno;
+  int rc = 0;
+  if (!probe)
+    {
+      _socket_options(d, fd);
+      rc = _bind_local(d, fd);
+    }
+  if (rc == 0 && connect(fd, sa, len) != 0)
+    rc = errno == EINPROGRESS ? _finish_connect(fd) : -errno;
+  if (rc < 0)
+    {
+      close(fd);
+      return rc;
+    }
+  return fd;
+}
+
+/* A connected socket to servers[idx] (stream or datagram as d is; a probe
+ * is always a bare TCP connection), or a negative errno; *peer names it. */
+static int
+_connect(NetDest *d, int idx, bool probe, char *peer, size_t peer_len)
+{
+  const char *target = d->servers[idx];
+  int type = d->stream || probe ? SOCK_STREAM : SOCK_DGRAM;
+  if (d->is_unix)
+    {
+      struct sockaddr_un un = { .sun_family = AF_UNIX };
+      g_strlcpy(un.sun_path, target, sizeof(un.sun_path));
+      snprintf(peer, peer_len, "AF_UNIX(%s)", target);
+      return _connect_addr(d, (struct sockaddr *) &un, sizeof(un), type, probe);
+    }
+  struct addrinfo hints = { .ai_family = d->family, .ai_socktype = type };
+  struct addrinfo *res = NULL;
+  int gai = getaddrinfo(target, d->o.port, &hints, &res);
+  if (gai != 0 || !res)
+    {
+      snprintf(peer, peer_len, "%s:%s", target, d->o.port);
+      sluice_log(SLUICE_LOG_ERROR, "Error resolving the destination's host name", "hostname", target, "error",
+                 gai_strerror(gai), "driver", d->name, NULL);
+      return -EHOSTUNREACH;
+    }
+  int rc = -EHOSTUNREACH;
+  for (struct addrinfo *a = res; a; a = a->ai_next)
+    {
+      net_format_sockaddr(a->ai_addr, a->ai_addrlen, peer, peer_len);
+      rc = _connect_addr(d, a->ai_addr, a->ai_addrlen, type, probe);
+      if (rc >= 0)
+        break;
+    }
+  freeaddrinfo(res);
+  return rc;
+}
+
+static void
+_close(NetDest *d)
+{
+  if (d->fd >= 0)
+    close(d->fd);
+  d->fd = -1;
+  d->partial = NULL; /* a new connection starts a half-sent message again */
+}
+
+static void
+_errno_text(int err, char *buf, size_t len)
+{
+  snprintf(buf, len, "%s (%d)", strerror(err), err);
+}
+
+/* Move on to the next server after servers[d->server] failed. */
+static void
+_fail_over(NetDest *d)
+{
+  if (d->n_servers < 2)
+    return;
+  int from = d->server;
+  d->server = (d->server + 1) % d->n_servers;
+  if (d->failback && d->server != 0)
+    {
+      d->next_probe = _mono_sec() + d->probe_interval;
+      d->probes_ok = 0;
+    }
+  sluice_log(SLUICE_LOG_WARNING, "Failing over to the next destination server", "driver", d->name, "from",
+             d->servers[from], "to", d->servers[d->server], NULL);
+}
+
+/* Connect to the current server; 0 or a negative errno (then the next
+ * server is tried at the next attempt). */
+static int
+_open(NetDest *d)
+{
+  char peer[160];
+  int fd = _connect(d, d->server, false, peer, sizeof(peer));
+  if (fd < 0)
+    {
+      char e[128];
+      _errno_text(-fd, e, sizeof(e));
+      sluice_log(SLUICE_LOG_ERROR, "Connection failed", "server", peer, "error", e, "driver", d->name, NULL);
+      _fail_over(d);
+      return fd;
+    }
+  d->fd = fd;
+  d->conn_gen++;
+  d->partial = NULL;
+  g_strlcpy(d->peer_name, peer, sizeof(d->peer_name));
+  struct sockaddr_storage local;
+  socklen_t len = sizeof(local);
+  char local_name[160] = "";
+  if (getsockname(fd, (struct sockaddr *) &local, &len) == 0)
+    net_format_sockaddr((struct sockaddr *) &local, len, local_name, sizeof(local_name));
+  char fdtext[16];
+  snprintf(fdtext, sizeof(fdtext), "%d", fd);
+  sluice_log(SLUICE_LOG_NOTICE, "Syslog connection established", "fd", fdtext, "server", peer, "local", local_name,
+             "driver", d->name, NULL);
+  return 0;
+}
+
+static void
+_broken(NetDest *d, int err)
+{
+  char e[128] = "connection closed by peer";
+  if (err)
+    _errno_text(err, e, sizeof(e));
+  sluice_log(SLUICE_LOG_ERROR, "Syslog connection broken", "server", d->peer_name, "error", e, "driver", d->name,
+             NULL);
+  _close(d);
+}
+
+/* True when the peer of a stream closed (or reset) it.  What it sent is
+ * read and thrown away: syslog has no replies. */
+static bool
+_peer_closed(NetDest *d, int *err)
+{
+  char buf[4096];
+  for (;;)
+    {
+      ssize_t r = recv(d->fd, buf, sizeof(buf), MSG_DONTWAIT);
+      if (r > 0)
+        continue;
+      if (r == 0)
+        {
+          *err = 0;
+          return true;
+        }
+      if (errno == EINTR)
+        continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return false;
+      *err = errno;
+      return true;
+    }
+}
+
+/* ---- failback ----------------------------------------------------------- */
+
+static void
+_probe_primary(NetDest *d, int64_t now)
+{
+  if (!d->failback || d->server == 0 || now < d->next_probe)
+    return;
+  d->next_probe = now + d->probe_interval;
+  char peer[160];
+  int fd = _connect(d, 0, true, peer, sizeof(peer));
+  if (fd < 0)
+    {
+      d->probes_ok = 0;
+      return;
+    }
+  close(fd);
+  d->probes_ok++;
+  /* only between two messages: the current peer must not get a fragment */
+  if (d->probes_ok < d->probes_required || d->partial)
+    return;
+  sluice_log(SLUICE_LOG_NOTICE, "Primary server is available again, failing back", "server", peer, "driver",
+             d->name, NULL);
+  _close(d);
+  d->server = 0;
+  d->probes_ok = 0;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* Wait until fd takes more bytes; false after STALL_MS without. */
+static bool
+_wait_writable(int fd)
+{
+  struct pollfd p = { .fd = fd, .events = POLLOUT };
+  for (;;)
+    {
+      int rc = poll(&p, 1, STALL_MS);
+      if (rc > 0)
+        return true;
+      if (rc == 0 || errno != EINTR)
+        return false;
+    }
+}
+
+/* Send the batch's lines from byte pos of the body; returns how many
+ * messages are complete, or a negative errno when none is. */
+static long
+_write_stream(NetDest *d, LogQueueItem *items, size_t n, size_t pos)
+{
+  const NetLine *lines = (const NetLine *) d->lines->data;
+  size_t end = d->body->len, k = 0;
+  int err = 0;
+  bool stalled = false;
+  while (pos < end)
+    {
+      ssize_t w = send(d->fd, d->body->str + pos, end - pos, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (w > 0)
+        {
+          pos += (size_t) w;
+          continue;
+        }
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        {
+          if (_wait_writable(d->fd))
+            continue;
+          stalled = true;
+          break;
+        }
+      err = w < 0 ? errno : EPIPE;
+      break;
+    }
+  while (k < n && lines[k].offset + lines[k].len <= pos)
+    k++;
+  if (k < n)
+    {
+      /* the first incomplete message: remember how far it got on this
+       * connection (a broken one forgets it in _close) */
+      d->partial = items[k].msg;
+      d->partial_done = pos > lines[k].offset ? pos - lines[k].offset : 0;
+      d->partial_gen = d->conn_gen;
+    }
+  else
+    d->partial = NULL;
+  if (err)
+    _broken(d, err);
+  else if (stalled)
+    sluice_log(SLUICE_LOG_WARNING, "Destination takes no data, waiting", "server", d->peer_name, "driver", d->name,
+               NULL);
+  if (k > 0)
+    return (long) k;
+  return err ? -err : stalled ? -ETIMEDOUT : -EIO;
+}
+
+static long
+_write_dgram(NetDest *d, size_t n)
+{
+  const NetLine *lines = (const NetLine *) d->lines->data;
+  struct mmsghdr mm[MMSG_MAX];
+  g_array_set_size(d->iov, MIN(n, (size_t) MMSG_MAX));
+  struct iovec *iov = (struct iovec *) d->iov->data;
+  size_t i = 0;
+  while (i < n)
+    {
+      size_t m = MIN(n - i, (size_t) MMSG_MAX);
+      for (size_t j = 0; j < m; j++)
+        {
+          iov[j] = (struct iovec) { d->body->str + lines[i + j].offset, lines[i + j].len };
+          mm[j] = (struct mmsghdr) { .msg_hdr = { .msg_iov = &iov[j], .msg_iovlen = 1 } };
+        }
+      int r = sendmmsg(d->fd, mm, (unsigned) m, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (r > 0)
+        {
+          i += (size_t) r;
+          continue;
+        }
+      int e = errno;
+      if (e == EINTR || ((e == EAGAIN || e == EWOULDBLOCK || e == ENOBUFS) && _wait_writable(d->fd)))
+        continue;
+      if (e == EMSGSIZE)
+        {
+          /* it will never fit: syslog-ng drops it too */
+          char size[32];
+          snprintf(size, sizeof(size), "%zu", lines[i].len);
+          sluice_log(SLUICE_LOG_ERROR, "Message too large for a datagram, dropped", "size", size, "server",
+                     d->peer_name, "driver", d->name, NULL);
+          d->dropped++;
+          i++;
+          continue;
+        }
+      _broken(d, e);
+      return i > 0 ? (long) i : -e;
+    }
+  return (long) n;
+}
+
+static long
+_write_batch(void *dest, LogQueueItem *items, size_t n)
+{
+  NetDest *d = dest;
+  _ensure_state(d);
+  _probe_primary(d, _mono_sec());
+  int err = 0;
+  if (d->fd >= 0 && d->stream && _peer_closed(d, &err))
+    _broken(d, err);
+  if (d->fd < 0)
+    {
+      int rc = _open(d);
+      if (rc < 0)
+        return rc;
+    }
+  g_string_truncate(d->body, 0);
+  g_array_set_size(d->lines, n);
+  uint64_t seq = d->seq; /* formatting numbers local messages again on a retry */
+  NetLine *lines = (NetLine *) d->lines->data;
+  for (size_t i = 0; i < n; i++)
+    {
+      lines[i].offset = d->body->len;
+      net_dest_format(d, items[i].msg, d->body);
+      lines[i].len = d->body->len - lines[i].offset;
+    }
+  long rc;
+  if (!d->stream)
+    rc = _write_dgram(d, n);
+  else
+    {
+      size_t skip = 0;
+      if (d->partial && d->partial == items[0].msg && d->partial_gen == d->conn_gen)
+        skip = MIN(d->partial_done, lines[0].len);
+      rc = _write_stream(d, items, n, skip);
+    }
+  d->seq = seq;
+  for (long i = 0; i < rc; i++)
+    if (items[i].msg->flags & LF_LOCAL)
+      d->seq++;
+  return rc;
+}
+
+static void
+_housekeep(void *dest, int64_t now)
+{
+  NetDest *d = dest;
+  if (d->fd >= 0)
+    _probe_primary(d, now);
+}
+
+static void
+_finish(void *dest)
+{
+  NetDest *d = dest;
+  _close(d);
+}
+
+const LogWriterOps net_dest_writer_ops = { _write_batch, _housekeep, NULL, _finish };
+
+void
+net_dest_writer_free(NetDest *d)
+{
+  if (d->fd >= 0)
+    close(d->fd);
+  d->fd = -1;
+  if (d->body)
+    g_string_free(d->body, TRUE);
+  if (d->lines)
+    g_array_free(d->lines, TRUE);
+  if (d->iov)
+    g_array_free(d->iov, TRUE);
+  d->body = NULL;
+}
