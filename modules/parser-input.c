@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The input of a parser: see parser-input.h. */
+#include "parser-input.h"
+
+#include "sluice/cfg-options.h"
+
+#include <glib.h>
+#include <pthread.h>
+#include <string.h>
+
+/* The buffer a formatted input goes to.  Not the template scratch levels:
+ * a template function in the input template may use any of those. */
+static _Thread_local GString *tls_input;
+static pthread_key_t tls_key;
+static pthread_once_t tls_key_once = PTHREAD_ONCE_INIT;
+
+static void
+_tls_free(void *unused)
+{
+  (void) unused;
+  if (tls_input)
+    g_string_free(tls_input, TRUE);
+  tls_input = NULL;
+}
+
+static void
+_tls_key_init(void)
+{
+  pthread_key_create(&tls_key, _tls_free);
+}
+
+const CfgNode *
+parser_option_find(const CfgNode *call, const char *name)
+{
+  const CfgNode *found = NULL;
+  for (size_t i = 0; i < call->n_children; i++)
+    if (call->children[i]->kind == CFG_NODE_CALL && cfg_name_equal(call->children[i]->name, name))
+      found = call->children[i];
+  return found;
+}
+
+/* The template text of the template {} block, or NULL with *err when the
+ * block holds something else. */
+static const char *
+_block_text(ParserInput *in, const CfgNode *block, CfgError *err)
+{
+  const char *text = NULL;
+  for (size_t i = 0; i < block->n_children; i++)
+    {
+      const CfgNode *c = block->children[i];
+      if (cfg_name_equal(c->name, "template") && c->n_args == 1 && c->args[0].type != CFG_VAL_OP)
+        text = c->args[0].str;
+      else if (cfg_name_equal(c->name, "template-escape") && c->n_args == 1 && c->args[0].type == CFG_VAL_IDENT &&
+               (cfg_name_equal(c->args[0].str, "yes") || cfg_name_equal(c->args[0].str, "no")))
+        in->topts.escape = cfg_name_equal(c->args[0].str, "yes");
+      else
+        {
+          cfg_error_set(err, &c->loc, "%s in template %s {} is not supported; it takes template(\"...\") and "
+                        "template-escape(yes|no)", c->name, block->name);
+          return NULL;
+        }
+    }
+  if (!text)
+    cfg_error_set(err, &block->loc, "template %s {} has no template(\"...\")", block->name);
+  return text;
+}
+
+bool
+parser_input_init(ParserInput *in, const char *text, const CfgNode *call, const LogDriverContext *ctx,
+                  CfgError *err)
+{
+  memset(in, 0, sizeof(*in));
+  log_template_options_defaults(&in->topts);
+  in->handle = LM_V_MESSAGE;
+  if (!text)
+    return true;
+  const CfgNode *opt = parser_option_find(call, "template");
+  const CfgLocation *loc = opt ? &opt->loc : &call->loc;
+  const CfgNode *block = ctx && ctx->tree ? cfg_tree_lookup(ctx->tree, CFG_OBJ_TEMPLATE, text) : NULL;
+  if (block)
+    {
+      text = _block_text(in, block, err);
+      if (!text)
+        return false;
+      loc = &block->loc;
+    }
+  static const char *const message[] = { "$MESSAGE", "${MESSAGE}", "$MSG", "${MSG}", NULL };
+  for (int i = 0; message[i]; i++)
+    if (strcmp(text, message[i]) == 0 && !in->topts.escape)
+      return true;
+  char *error = NULL;
+  in->tmpl = log_template_compile(text, &error);
+  if (!in->tmpl)
+    {
+      cfg_error_set(err, loc, "%s(): bad template \"%s\": %s", call->name, text, error ? error : "?");
+      g_free(error);
+      return false;
+    }
+  return true;
+}
+
+const char *
+parser_input_get(const ParserInput *in, const LogMsg *msg, size_t *len)
+{
+  if (!in->tmpl)
+    return log_msg_get_value(msg, in->handle, len);
+  if (!tls_input)
+    {
+      tls_input = g_string_sized_new(1024);
+      pthread_once(&tls_key_once, _tls_key_init);
+      pthread_setspecific(tls_key, (void *) 1);
+    }
+  g_string_truncate(tls_input, 0);
+  log_template_format(in->tmpl, msg, &in->topts, tls_input);
+  *len = tls_input->len;
+  return tls_input->str;
+}
+
+void
+parser_input_clear(ParserInput *in)
+{
+  log_template_unref(in->tmpl);
+  in->tmpl = NULL;
+}
