@@ -217,6 +217,16 @@ _run_procs(LogProcessor *const *procs, LogMsg **pmsg, bool *own)
   return true;
 }
 
+/* A filter that stores (flags(store-matches)) changes this path's copy,
+ * taken as a processor takes it, and only when a match stores. */
+static bool
+_filter_passes(const FilterExpr *f, LogMsg **pmsg, bool *own)
+{
+  if (!filter_expr_stores(f))
+    return filter_expr_eval(f, *pmsg);
+  return filter_expr_eval_store(f, pmsg, own);
+}
+
 /* True when msg got to the end of p (it "matched" p). */
 static bool
 _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMsg *msg, bool top)
@@ -233,7 +243,7 @@ _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMs
       switch (e->kind)
         {
         case PE_FILTER:
-          matched = filter_expr_eval(e->filter, msg);
+          matched = _filter_passes(e->filter, &msg, &own);
           break;
         case PE_PROC:
           matched = _run_procs(e->procs, &msg, &own);
@@ -247,8 +257,10 @@ _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMs
           break;
         case PE_IF:
           for (size_t k = 0; k < e->group.n; k++)
-            if (!e->conds[k] || filter_expr_eval(e->conds[k], msg))
+            if (!e->conds[k] || _filter_passes(e->conds[k], &msg, &own))
               {
+                if (own)
+                  log_msg_write_protect(msg); /* the branch shares it */
                 /* the branch taken decides whether the message goes on */
                 matched = _run_path(pl, mine, e->group.paths[k], source_id, msg, false);
                 break;

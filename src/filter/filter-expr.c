@@ -148,7 +148,7 @@ _compile_bits(const CfgNode *call, FilterKind kind, CfgError *err)
 
 static const char *const function_names[] = {
   "facility", "level", "priority", "program", "host", "message", "match", "netmask", "netmask6", "tags",
-  "filter", NULL,
+  "filter", "source", "in-list", "rate-limit", NULL,
 };
 
 static FilterExpr *
@@ -173,6 +173,12 @@ _compile_call(const CfgNode *call, CfgError *err)
     return filter_netmask_compile(call, true, err);
   if (cfg_name_equal(name, "tags"))
     return filter_tags_compile(call, err);
+  if (cfg_name_equal(name, "source"))
+    return filter_source_compile(call, err);
+  if (cfg_name_equal(name, "in-list"))
+    return filter_in_list_compile(call, err);
+  if (cfg_name_equal(name, "rate-limit"))
+    return filter_rate_limit_compile(call, err);
   const char *near = cfg_nearest_name(name, function_names);
   if (near)
     cfg_error_set(err, &call->loc, "unknown filter function '%s'; did you mean '%s'?", name, near);
@@ -188,6 +194,7 @@ _binary(FilterKind kind, FilterExpr *a, FilterExpr *b)
   f->kind = kind;
   f->left = a;
   f->right = b;
+  f->stores = a->stores || (b && b->stores);
   return f;
 }
 
@@ -225,6 +232,8 @@ filter_expr_compile(const CfgNode *node, CfgError *err)
       return filter_expr_compile_block(node->target, err);
     case CFG_NODE_CALL:
       return _compile_call(node, err);
+    case CFG_NODE_CMP:
+      return filter_cmp_compile(node, err);
     default:
       break;
     }
@@ -254,23 +263,30 @@ filter_expr_compile_block(const CfgNode *define, CfgError *err)
   return all;
 }
 
-bool
-filter_expr_eval(const FilterExpr *f, const LogMsg *msg)
+/* The message as it is now: a store may have replaced it with a copy. */
+static inline const LogMsg *
+_current(const LogMsg *msg, const FilterEvalCtx *ctx)
+{
+  return ctx->pmsg ? *ctx->pmsg : msg;
+}
+
+static bool
+_eval(const FilterExpr *f, const LogMsg *msg, const FilterEvalCtx *ctx)
 {
   switch (f->kind)
     {
     case FILTER_AND:
-      return filter_expr_eval(f->left, msg) && filter_expr_eval(f->right, msg);
+      return _eval(f->left, msg, ctx) && _eval(f->right, _current(msg, ctx), ctx);
     case FILTER_OR:
-      return filter_expr_eval(f->left, msg) || filter_expr_eval(f->right, msg);
+      return _eval(f->left, msg, ctx) || _eval(f->right, _current(msg, ctx), ctx);
     case FILTER_NOT:
-      return !filter_expr_eval(f->left, msg);
+      return !_eval(f->left, msg, ctx);
     case FILTER_FACILITY:
       return (f->bits >> log_msg_facility(msg)) & 1u;
     case FILTER_LEVEL:
       return (f->bits >> log_msg_severity(msg)) & 1u;
     case FILTER_MATCH:
-      return filter_match_eval(f, msg);
+      return filter_match_eval(f, msg, ctx);
     case FILTER_NETMASK:
       return filter_netmask_eval(f, msg);
     case FILTER_TAGS:
@@ -278,8 +294,43 @@ filter_expr_eval(const FilterExpr *f, const LogMsg *msg)
         if (log_msg_has_tag(msg, f->tags[i]))
           return true;
       return false;
+    case FILTER_CMP:
+      return filter_cmp_eval(f, msg, ctx->opts);
+    case FILTER_SOURCE:
+      return filter_source_eval(f, msg);
+    case FILTER_IN_LIST:
+      return filter_in_list_eval(f, msg);
+    case FILTER_RATE_LIMIT:
+      return filter_rate_limit_eval(f, msg, ctx->opts);
     }
   return false;
+}
+
+bool
+filter_expr_eval(const FilterExpr *f, const LogMsg *msg)
+{
+  FilterEvalCtx ctx = { 0 };
+  return _eval(f, msg, &ctx);
+}
+
+bool
+filter_expr_eval_with_options(const FilterExpr *f, const LogMsg *msg, const LogTemplateOptions *opts)
+{
+  FilterEvalCtx ctx = { .opts = opts };
+  return _eval(f, msg, &ctx);
+}
+
+bool
+filter_expr_stores(const FilterExpr *f)
+{
+  return f->stores;
+}
+
+bool
+filter_expr_eval_store(const FilterExpr *f, LogMsg **pmsg, bool *owned)
+{
+  FilterEvalCtx ctx = { .pmsg = pmsg, .owned = owned };
+  return _eval(f, *pmsg, &ctx);
 }
 
 void
@@ -290,6 +341,9 @@ filter_expr_free(FilterExpr *f)
   filter_expr_free(f->left);
   filter_expr_free(f->right);
   filter_match_free(f);
+  filter_cmp_free(f->cmp);
+  filter_str_set_free(f->set);
+  filter_rate_limit_free(f->rate);
   free(f->tags);
   free(f);
 }

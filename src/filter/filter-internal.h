@@ -22,6 +22,10 @@ typedef enum FilterKind
   FILTER_MATCH,
   FILTER_NETMASK,
   FILTER_TAGS,
+  FILTER_CMP,
+  FILTER_SOURCE,
+  FILTER_IN_LIST,
+  FILTER_RATE_LIMIT,
 } FilterKind;
 
 typedef enum FilterMatchType
@@ -31,9 +35,25 @@ typedef enum FilterMatchType
   FILTER_MATCH_GLOB,
 } FilterMatchType;
 
+typedef struct FilterStrSet FilterStrSet;
+typedef struct FilterRateLimit FilterRateLimit;
+typedef struct FilterCmp FilterCmp;
+
+/* What one evaluation may change: with pmsg, a match with
+ * flags(store-matches) stores its groups into *pmsg (made writable first,
+ * taking a reference when *owned is false); without it nothing is stored.
+ * opts: the template options comparisons format with (NULL: defaults). */
+typedef struct FilterEvalCtx
+{
+  LogMsg **pmsg;
+  bool *owned;
+  const LogTemplateOptions *opts;
+} FilterEvalCtx;
+
 struct FilterExpr
 {
   FilterKind kind;
+  bool stores;              /* this node or one below has flags(store-matches) */
   FilterExpr *left, *right; /* AND, OR; NOT uses left */
   uint32_t bits;            /* FACILITY, LEVEL: bit n set for number n */
 
@@ -54,6 +74,14 @@ struct FilterExpr
   /* TAGS */
   LogTagId *tags;
   size_t n_tags;
+
+  /* MATCH with flags(store-matches): the handles of the named groups */
+  NVHandle *group_handles; /* [group number], LM_V_NONE for unnamed */
+  uint32_t n_groups;       /* capture groups in the pattern */
+
+  FilterCmp *cmp;          /* CMP */
+  FilterStrSet *set;       /* IN_LIST (handle: the value looked up) */
+  FilterRateLimit *rate;   /* RATE_LIMIT */
 };
 
 enum
@@ -61,11 +89,31 @@ enum
   FILTER_MF_IGNORE_CASE = 1u << 0,
   FILTER_MF_PREFIX = 1u << 1,
   FILTER_MF_SUBSTRING = 1u << 2,
+  FILTER_MF_UTF8 = 1u << 3,
+  FILTER_MF_STORE_MATCHES = 1u << 4,
+  FILTER_MF_GLOBAL = 1u << 5,
+  FILTER_MF_DISABLE_JIT = 1u << 6,
+  FILTER_MF_DUP_NAMES = 1u << 7,
 };
 
 FilterExpr *filter_match_compile(const CfgNode *call, NVHandle handle, CfgError *err);
-bool filter_match_eval(const FilterExpr *f, const LogMsg *msg);
+bool filter_match_eval(const FilterExpr *f, const LogMsg *msg, const FilterEvalCtx *ctx);
 void filter_match_free(FilterExpr *f);
+
+/* filter-cmp.c: CFG_NODE_CMP */
+FilterExpr *filter_cmp_compile(const CfgNode *node, CfgError *err);
+bool filter_cmp_eval(const FilterExpr *f, const LogMsg *msg, const LogTemplateOptions *opts);
+void filter_cmp_free(FilterCmp *c);
+
+/* filter-list.c: source(), in-list(), rate-limit() */
+FilterExpr *filter_source_compile(const CfgNode *call, CfgError *err);
+bool filter_source_eval(const FilterExpr *f, const LogMsg *msg);
+FilterExpr *filter_in_list_compile(const CfgNode *call, CfgError *err);
+bool filter_in_list_eval(const FilterExpr *f, const LogMsg *msg);
+void filter_str_set_free(FilterStrSet *set);
+FilterExpr *filter_rate_limit_compile(const CfgNode *call, CfgError *err);
+bool filter_rate_limit_eval(const FilterExpr *f, const LogMsg *msg, const LogTemplateOptions *opts);
+void filter_rate_limit_free(FilterRateLimit *r);
 
 FilterExpr *filter_netmask_compile(const CfgNode *call, bool ipv6, CfgError *err);
 bool filter_netmask_eval(const FilterExpr *f, const LogMsg *msg);

@@ -29,13 +29,16 @@ typedef struct MatchOptions
 
 static const char *const type_names[] = { "pcre", "string", "glob", NULL };
 
-/* syslog-ng's match flags; the ones Sluice does not have yet are refused by
- * _check_flags rather than ignored. */
+/* syslog-ng 3.38's match flags (dup-names is 4.x's), in FILTER_MF_* bit
+ * order; icase is ignore-case's other name.  global changes nothing in a
+ * filter (a match is found or not; store-matches keeps the first match),
+ * exactly as in syslog-ng, where it is for rewrite's subst(). */
 static const char *const flag_names[] = { "ignore-case", "prefix", "substring", "utf8", "store-matches",
-                                          "global", "disable-jit", "dup-names", NULL };
+                                          "global", "disable-jit", "dup-names", "icase", "newline", NULL };
 enum
 {
-  UNSUPPORTED_FLAGS = (1u << 3) | (1u << 4) | (1u << 5) | (1u << 7),
+  MF_ICASE_ALIAS = 1u << 8,
+  MF_NEWLINE = 1u << 9,
 };
 
 static const CfgOption match_table[] = {
@@ -46,6 +49,7 @@ static const CfgOption match_table[] = {
 };
 
 static _Thread_local pcre2_match_data *tls_match_data;
+static _Thread_local pcre2_match_data *tls_store_data; /* store-matches: room for every group */
 static _Thread_local GString *tls_scratch;
 
 /* The per-thread state above is freed when its thread ends: writer
@@ -62,6 +66,9 @@ _tls_free(void *unused)
   if (tls_match_data)
     pcre2_match_data_free(tls_match_data);
   tls_match_data = NULL;
+  if (tls_store_data)
+    pcre2_match_data_free(tls_store_data);
+  tls_store_data = NULL;
   if (tls_scratch)
     g_string_free(tls_scratch, TRUE);
   tls_scratch = NULL;
@@ -80,15 +87,68 @@ _tls_register(void)
   pthread_setspecific(tls_key, (void *) 1);
 }
 
+/* Handles of "0".."255", syslog-ng's numbered match values, made once. */
+#define MAX_MATCHES 256
+static NVHandle match_handles[MAX_MATCHES];
+static pthread_once_t match_handles_once = PTHREAD_ONCE_INIT;
+
+static void
+_match_handles_init(void)
+{
+  for (int i = 0; i < MAX_MATCHES; i++)
+    {
+      char name[8];
+      snprintf(name, sizeof(name), "%d", i);
+      match_handles[i] = log_msg_get_value_handle(name, -1);
+    }
+}
+
+/* flags(store-matches): the handle each named group is stored under. */
+static void
+_compile_groups(FilterExpr *f)
+{
+  pthread_once(&match_handles_once, _match_handles_init);
+  uint32_t count = 0, names = 0, entry = 0;
+  PCRE2_SPTR table = NULL;
+  pcre2_pattern_info(f->re, PCRE2_INFO_CAPTURECOUNT, &count);
+  pcre2_pattern_info(f->re, PCRE2_INFO_NAMECOUNT, &names);
+  pcre2_pattern_info(f->re, PCRE2_INFO_NAMEENTRYSIZE, &entry);
+  pcre2_pattern_info(f->re, PCRE2_INFO_NAMETABLE, &table);
+  f->n_groups = count;
+  f->group_handles = calloc(count + 1, sizeof(NVHandle));
+  f->stores = true;
+  for (uint32_t i = 0; i < names; i++)
+    {
+      /* each entry: the group number (2 bytes, big endian), then the name */
+      PCRE2_SPTR e = table + (size_t) i * entry;
+      uint32_t group = ((uint32_t) e[0] << 8) | e[1];
+      if (group <= count)
+        f->group_handles[group] = log_msg_get_value_handle((const char *) e + 2, -1);
+    }
+}
+
 static bool
 _compile_pcre(FilterExpr *f, const CfgNode *call, CfgError *err)
 {
   uint32_t opts = 0;
   if (f->match_flags & FILTER_MF_IGNORE_CASE)
     opts |= PCRE2_CASELESS;
+  if (f->match_flags & FILTER_MF_UTF8)
+    opts |= PCRE2_UTF | PCRE2_MATCH_INVALID_UTF; /* a bad sequence in a message just does not match */
+  if (f->match_flags & FILTER_MF_DUP_NAMES)
+    opts |= PCRE2_DUPNAMES;
+  pcre2_compile_context *cc = NULL;
+  if (f->match_flags & MF_NEWLINE)
+    {
+      /* as syslog-ng: CR, LF and CRLF all end a line for ^ $ and . */
+      cc = pcre2_compile_context_create(NULL);
+      pcre2_set_newline(cc, PCRE2_NEWLINE_ANYCRLF);
+    }
   int code;
   PCRE2_SIZE offset;
-  f->re = pcre2_compile((PCRE2_SPTR) f->pattern, f->pattern_len, opts, &code, &offset, NULL);
+  f->re = pcre2_compile((PCRE2_SPTR) f->pattern, f->pattern_len, opts, &code, &offset, cc);
+  if (cc)
+    pcre2_compile_context_free(cc);
   if (!f->re)
     {
       PCRE2_UCHAR msg[256];
@@ -97,8 +157,10 @@ _compile_pcre(FilterExpr *f, const CfgNode *call, CfgError *err)
                     f->pattern, call->name, (const char *) msg, (size_t) offset);
       return false;
     }
-  if (!(f->match_flags & (1u << 6))) /* disable-jit */
+  if (!(f->match_flags & FILTER_MF_DISABLE_JIT))
     pcre2_jit_compile(f->re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter if JIT is unavailable */
+  if (f->match_flags & FILTER_MF_STORE_MATCHES)
+    _compile_groups(f);
   return true;
 }
 
@@ -119,19 +181,8 @@ filter_match_compile(const CfgNode *call, NVHandle handle, CfgError *err)
       cfg_options_free(match_table, &mo);
       return NULL;
     }
-  if (mo.flags & UNSUPPORTED_FLAGS)
-    {
-      const char *bad = "";
-      for (int i = 0; flag_names[i]; i++)
-        if ((mo.flags & UNSUPPORTED_FLAGS) & (1u << i))
-          {
-            bad = flag_names[i];
-            break;
-          }
-      cfg_error_set(err, &call->loc, "flags(%s) in %s() is not supported by Sluice yet", bad, call->name);
-      cfg_options_free(match_table, &mo);
-      return NULL;
-    }
+  if (mo.flags & MF_ICASE_ALIAS)
+    mo.flags |= FILTER_MF_IGNORE_CASE;
   if (mo.value && handle != LM_V_NONE)
     {
       cfg_error_set(err, &call->loc, "value() belongs to match(), not %s()", call->name);
@@ -142,7 +193,7 @@ filter_match_compile(const CfgNode *call, NVHandle handle, CfgError *err)
   FilterExpr *f = calloc(1, sizeof(*f));
   f->kind = FILTER_MATCH;
   f->type = (FilterMatchType) mo.type;
-  f->match_flags = mo.flags & (FILTER_MF_IGNORE_CASE | FILTER_MF_PREFIX | FILTER_MF_SUBSTRING | (1u << 6));
+  f->match_flags = mo.flags & ~MF_ICASE_ALIAS;
   f->pattern = g_strdup(call->args[0].str);
   f->pattern_len = strlen(f->pattern);
   if (mo.value)
@@ -195,8 +246,38 @@ _match_string(const FilterExpr *f, const char *v, size_t len)
   return (icase ? strncasecmp(v, f->pattern, plen) : memcmp(v, f->pattern, plen)) == 0;
 }
 
+/* flags(store-matches) after a match: $0 is the whole match, $1.. the
+ * groups (empty when a group took no part), named groups also under their
+ * names; numbered values a previous match left beyond ours are removed, as
+ * syslog-ng clears them. */
+static void
+_store_matches(const FilterExpr *f, const char *subject, const PCRE2_SIZE *ov, uint32_t pairs,
+               const FilterEvalCtx *ctx)
+{
+  if (!*ctx->owned)
+    {
+      log_msg_ref(*ctx->pmsg);
+      *ctx->owned = true;
+    }
+  LogMsg *m = log_msg_make_writable(ctx->pmsg);
+  uint32_t n = f->n_groups + 1;
+  if (n > MAX_MATCHES)
+    n = MAX_MATCHES;
+  for (uint32_t i = 0; i < n; i++)
+    {
+      bool set = i < pairs && ov[2 * i] != PCRE2_UNSET;
+      const char *v = set ? subject + ov[2 * i] : "";
+      ssize_t len = set ? (ssize_t) (ov[2 * i + 1] - ov[2 * i]) : 0;
+      log_msg_set_value(m, match_handles[i], v, len);
+      if (f->group_handles[i] != LM_V_NONE)
+        log_msg_set_value(m, f->group_handles[i], v, len);
+    }
+  for (uint32_t i = n; i < MAX_MATCHES && log_msg_is_value_set(m, match_handles[i]); i++)
+    log_msg_unset_value(m, match_handles[i]);
+}
+
 bool
-filter_match_eval(const FilterExpr *f, const LogMsg *msg)
+filter_match_eval(const FilterExpr *f, const LogMsg *msg, const FilterEvalCtx *ctx)
 {
   const char *v;
   size_t len;
@@ -208,9 +289,7 @@ filter_match_eval(const FilterExpr *f, const LogMsg *msg)
           _tls_register();
         }
       g_string_truncate(tls_scratch, 0);
-      LogTemplateOptions to;
-      log_template_options_defaults(&to);
-      log_template_format(f->subject, msg, &to, tls_scratch);
+      log_template_format(f->subject, msg, NULL, tls_scratch);
       v = tls_scratch->str;
       len = tls_scratch->len;
     }
@@ -237,6 +316,10 @@ filter_match_eval(const FilterExpr *f, const LogMsg *msg)
       }
     case FILTER_MATCH_PCRE:
     default:
+      break;
+    }
+  if (!(f->stores && ctx && ctx->pmsg))
+    {
       if (!tls_match_data)
         {
           tls_match_data = pcre2_match_data_create(16, NULL);
@@ -244,6 +327,18 @@ filter_match_eval(const FilterExpr *f, const LogMsg *msg)
         }
       return pcre2_match(f->re, (PCRE2_SPTR) v, len, 0, 0, tls_match_data, NULL) >= 0;
     }
+  if (!tls_store_data)
+    {
+      tls_store_data = pcre2_match_data_create(MAX_MATCHES, NULL);
+      _tls_register();
+    }
+  int rc = pcre2_match(f->re, (PCRE2_SPTR) v, len, 0, 0, tls_store_data, NULL);
+  if (rc < 0)
+    return false;
+  /* rc == 0: more groups than the block holds; the first MAX_MATCHES are set */
+  uint32_t pairs = rc == 0 ? MAX_MATCHES : (uint32_t) rc;
+  _store_matches(f, v, pcre2_get_ovector_pointer(tls_store_data), pairs, ctx);
+  return true;
 }
 
 void
@@ -256,6 +351,7 @@ filter_match_free(FilterExpr *f)
   if (f->subject)
     log_template_unref(f->subject);
   g_free(f->pattern);
+  free(f->group_handles);
 }
 
 /* ---- netmask ------------------------------------------------------------ */

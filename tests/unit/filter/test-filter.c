@@ -169,7 +169,7 @@ Test(filter, errors_name_the_place_and_the_nearest_name)
   check_error("level(inf)", "did you mean 'info'?");
   check_error("message(\"a(\")", "error compiling regular expression");
   check_error("program(\"x\" type(regex))", "test.conf:3:");
-  check_error("message(\"x\" flags(store-matches))", "not supported by Sluice yet");
+  check_error("message(\"x\" flags(store-match))", "store-matches");
   check_error("netmask(\"10.0.0.300/8\")", "invalid IPv4 address");
   check_error("netmask(\"10.0.0.0/33\")", "invalid IPv4 address");
   check_error("level(info..)", "'..'");
