@@ -2,6 +2,9 @@
 /* json-parser() (modules/json): registration table. */
 #include "modules.h"
 
+#include "json/json-parser.h"
+
 const LogDriverFactory *const json_driver_factories[] = {
+  &json_parser_factory,
   NULL,
 };

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * json-parser(): names and values as syslog-ng 3.38 sets them (expected
+ * values are what it produced for the same documents), its options,
+ * configuration errors and malformed input.
+ */
+#include "../kvformat/nvparser-test.h"
+
+#include "json/json-parser.h"
+
+static const LogDriverFactory *F = &json_parser_factory;
+
+/* Run a json-parser built from conf on text; *ok gets its verdict.  The
+ * message is returned for checks (caller unrefs). */
+static LogMsg *
+_parse(const char *conf, const char *text, bool *ok)
+{
+  LogProcessor *p = nvt_new(F, conf);
+  LogMsg *msg = nvt_msg(text, -1);
+  *ok = nvt_run(p, &msg);
+  p->ops->free(p);
+  return msg;
+}
+
+static LogMsg *
+_parse_ok(const char *conf, const char *text)
+{
+  bool ok;
+  LogMsg *msg = _parse(conf, text, &ok);
+  cr_assert(ok, "json-parser failed on %s", text);
+  return msg;
+}
+
+static void
+_assert_fails(const char *conf, const char *text)
+{
+  bool ok;
+  LogMsg *msg = _parse(conf, text, &ok);
+  cr_assert_not(ok, "json-parser accepted %s", text);
+  log_msg_unref(msg);
+}
+
+#define J "parser p { json-parser(prefix('j.')); };"
+
+Test(jsonparser, scalars_as_syslog_ng_writes_them)
+{
+  LogMsg *m = _parse_ok(J, "{\"a\":1,\"b\":\"x\",\"c\":true,\"c2\":false,\"d\":null,\"e\":1.5,\"f\":-0,\"g\":1e3,"
+                           "\"h\":12345678901234567890,\"i\":-42,\"k\":-1.5e-7}");
+  nvt_assert_value(m, "j.a", "1");
+  nvt_assert_value(m, "j.b", "x");
+  nvt_assert_value(m, "j.c", "true");
+  nvt_assert_value(m, "j.c2", "false");
+  nvt_assert_value(m, "j.d", "");
+  nvt_assert_value(m, "j.e", "1.500000");
+  nvt_assert_value(m, "j.f", "0");
+  nvt_assert_value(m, "j.g", "1000.000000");
+  nvt_assert_value(m, "j.h", "9223372036854775807");
+  nvt_assert_value(m, "j.i", "-42");
+  nvt_assert_value(m, "j.k", "-0.000000");
+  log_msg_unref(m);
+}
+
+Test(jsonparser, nested_objects_flatten_with_the_key_delimiter)
+{
+  LogMsg *m = _parse_ok(J, "{\"o\":{\"x\":1,\"y\":{\"z\":\"deep\"}},\"e\":{},\"\":3,\"k.dot\":2}");
+  nvt_assert_value(m, "j.o.x", "1");
+  nvt_assert_value(m, "j.o.y.z", "deep");
+  nvt_assert_value(m, "j.e", "(unset)");
+  nvt_assert_value(m, "j.", "3");
+  nvt_assert_value(m, "j.k.dot", "2");
+  log_msg_unref(m);
+  m = _parse_ok("parser p { json-parser(key-delimiter('/') prefix('p/')); };", "{\"a\":{\"d\":{\"e\":\"f\"}}}");
+  nvt_assert_value(m, "p/a/d/e", "f");
+  log_msg_unref(m);
+}
+
+Test(jsonparser, arrays_of_scalars_are_lists_others_json_text)
+{
+  LogMsg *m = _parse_ok(J, "{\"s\":[\"a\",\"b,c\",\"d\\\"e\",\"\",\"f g\"],\"n\":[1.5,true,false,null,7],"
+                           "\"x\":[1,\"two\",{\"k\":\"v\"},[3,4],null,true],\"e\":[],\"o\":{\"a\":[{\"b\":1}]}}");
+  nvt_assert_value(m, "j.s", "a,b,c,'d\"e',\"\",\"f g\"");
+  nvt_assert_value(m, "j.n", "1.500000,true,false,\"\",7");
+  nvt_assert_value(m, "j.x", "[1,\"two\",{\"k\":\"v\"},[3,4],null,true]");
+  nvt_assert_value(m, "j.e", "");
+  nvt_assert_value(m, "j.o.a", "[{\"b\":1}]");
+  log_msg_unref(m);
+}
+
+Test(jsonparser, top_level_array_sets_the_matches)
+{
+  LogProcessor *p = nvt_new(F, J);
+  LogMsg *msg = nvt_msg("[\"a\",{\"x\":1},[1],null,\"b c\",\"\"]", -1);
+  log_msg_set_value_by_name(msg, "0", "old", -1);
+  log_msg_set_value_by_name(msg, "9", "old", -1);
+  cr_assert(nvt_run(p, &msg));
+  nvt_assert_value(msg, "1", "a");
+  nvt_assert_value(msg, "2", "{\"x\":1}");
+  nvt_assert_value(msg, "3", "[1]");
+  nvt_assert_value(msg, "4", "");
+  nvt_assert_value(msg, "5", "b c");
+  nvt_assert_value(msg, "6", "");
+  nvt_assert_value(msg, "0", "(unset)");
+  nvt_assert_value(msg, "9", "(unset)");
+  nvt_assert_value(msg, "j.1", "(unset)");
+  log_msg_unref(msg);
+  p->ops->free(p);
+}
+
+Test(jsonparser, marker)
+{
+  const char *conf = "parser p { json-parser(marker('@cee:')); };";
+  LogMsg *m = _parse_ok(conf, "@cee: \t {\"m\":1}");
+  nvt_assert_value(m, "m", "1");
+  log_msg_unref(m);
+  m = _parse_ok(conf, "@cee:{\"m\":2}");
+  nvt_assert_value(m, "m", "2");
+  log_msg_unref(m);
+  _assert_fails(conf, "{\"m\":3}");
+  _assert_fails(conf, "@ce");
+  m = _parse_ok("parser p { json-parser(marker('')); };", "{\"m\":4}");
+  nvt_assert_value(m, "m", "4");
+  log_msg_unref(m);
+}
+
+Test(jsonparser, extract_prefix)
+{
+  const char *doc = "{\"a\":{\"b\":[{\"c\":1}],\"d\":{\"e\":\"f\"}}}";
+  LogMsg *m = _parse_ok("parser p { json-parser(extract-prefix('a')); };", doc);
+  nvt_assert_value(m, "d.e", "f");
+  nvt_assert_value(m, "b", "[{\"c\":1}]");
+  log_msg_unref(m);
+  m = _parse_ok("parser p { json-parser(extract-prefix('a.b[0]')); };", doc);
+  nvt_assert_value(m, "c", "1");
+  log_msg_unref(m);
+  m = _parse_ok("parser p { json-parser(extract-prefix('[1]')); };", "[{\"foo\":\"bar\"},{\"x\":1}]");
+  nvt_assert_value(m, "x", "1");
+  nvt_assert_value(m, "foo", "(unset)");
+  log_msg_unref(m);
+  _assert_fails("parser p { json-parser(extract-prefix('a.d.e')); };", doc);
+  _assert_fails("parser p { json-parser(extract-prefix('a.zz')); };", doc);
+  _assert_fails("parser p { json-parser(extract-prefix('a.b[3]')); };", doc);
+  _assert_fails("parser p { json-parser(extract-prefix('[0]')); };", doc);
+  m = _parse_ok("parser p { json-parser(extract-prefix('')); };", doc);
+  nvt_assert_value(m, "a.d.e", "f");
+  log_msg_unref(m);
+}
+
+Test(jsonparser, template_and_trailing_text)
+{
+  LogMsg *m = _parse_ok("parser p { json-parser(template('{\"p\":\"${PROGRAM}\"}')); };", "not json");
+  nvt_assert_value(m, "p", "prog");
+  log_msg_unref(m);
+  m = _parse_ok(J, "   {\"a\":1} trailing");
+  nvt_assert_value(m, "j.a", "1");
+  log_msg_unref(m);
+}
+
+Test(jsonparser, strings_end_at_nul_and_keys_repeat)
+{
+  LogMsg *m = _parse_ok(J, "{\"s\":\"esc\\n\\t\\\"\\\\\\u00e9\\u0000x\",\"dup\":1,\"dup\":2}");
+  nvt_assert_value(m, "j.s", "esc\n\t\"\\\xc3\xa9");
+  nvt_assert_value(m, "j.dup", "2");
+  log_msg_unref(m);
+}
+
+Test(jsonparser, malformed_input_fails_the_parser)
+{
+  static const char *const bad[] = { "", "   ", "\"just a string\"", "42", "null", "true", "{bad json}",
+                                     "{\"a\":1,", "{\"a\"", "[1,2", "}", "\xff\xfe", "{\"a\":\"\\ud800", "{'a':}" };
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
+    _assert_fails(J, bad[i]);
+  /* the text ends at a NUL byte */
+  LogProcessor *p = nvt_new(F, J);
+  LogMsg *msg = nvt_msg("{\"a\":\0\"x\"}", 10);
+  cr_assert_not(nvt_run(p, &msg));
+  log_msg_unref(msg);
+  p->ops->free(p);
+}
+
+Test(jsonparser, deep_nesting_does_not_crash)
+{
+  GString *doc = g_string_new(NULL);
+  for (int i = 0; i < 5000; i++)
+    g_string_append(doc, "{\"a\":");
+  g_string_append(doc, "1");
+  for (int i = 0; i < 5000; i++)
+    g_string_append_c(doc, '}');
+  _assert_fails(J, doc->str); /* beyond json-c's depth limit */
+  g_string_free(doc, TRUE);
+}
+
+Test(jsonparser, shared_message_is_copied)
+{
+  LogProcessor *p = nvt_new(F, J);
+  LogMsg *orig = nvt_msg("{\"a\":\"v\"}", -1);
+  LogMsg *msg = log_msg_ref(orig);
+  cr_assert(nvt_run(p, &msg));
+  cr_assert_neq(msg, orig);
+  nvt_assert_value(orig, "j.a", "(unset)");
+  nvt_assert_value(msg, "j.a", "v");
+  log_msg_unref(orig);
+  log_msg_unref(msg);
+  p->ops->free(p);
+}
+
+Test(jsonparser, configuration_errors)
+{
+  nvt_assert_error(F, "parser p { json-parser(key-delimiter('::')); };", "single characters");
+  nvt_assert_error(F, "parser p { json-parser(key-delimiter('')); };", "single characters");
+  nvt_assert_error(F, "parser p { json-parser(extract-prefix('a..b')); };", "not a valid path");
+  nvt_assert_error(F, "parser p { json-parser(extract-prefix('a[x]')); };", "not a valid path");
+  nvt_assert_error(F, "parser p { json-parser(extract-prefix('a[-1]')); };", "not a valid path");
+  nvt_assert_error(F, "parser p { json-parser(prefx('a')); };", "did you mean 'prefix'");
+  nvt_assert_error(F, "parser p { json-parser(template('$(nosuch)')); };", "bad template");
+}
