@@ -20,6 +20,10 @@
  *   BLOCK           none: sub is applied at the same struct base + offset;
  *                   def_str names the sub-option a bare value sets
  *                   (syslog-ng 3.38's stats(600) is stats(freq(600)))
+ *   EXPR            const CfgNode *: the filter expression node a rewrite's
+ *                   condition(...) holds (the parser puts it there), owned
+ *                   by the tree; the driver compiles it with
+ *                   filter_expr_compile()
  */
 
 #include "sluice/cfg-tree.h"
@@ -39,6 +43,7 @@ typedef enum CfgOptionType
   CFG_OPT_FLAGS,
   CFG_OPT_TEMPLATE,
   CFG_OPT_BLOCK,
+  CFG_OPT_EXPR,
   CFG_OPT_REMOVED, /* known but refused; def_str says why and what instead */
 } CfgOptionType;
 

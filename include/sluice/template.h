@@ -87,6 +87,11 @@ const char *log_template_get_text(const LogTemplate *t);
 /* True when t has no macros (its output never depends on the message). */
 bool log_template_is_literal(const LogTemplate *t);
 
+/* True when $name is a macro computed from the message (DATE, PRI, TAGS,
+ * R_YEAR, ...) rather than a value it holds: rewrite rules refuse to set
+ * those, as syslog-ng does. */
+bool log_template_is_macro_name(const char *name);
+
 /* Append t's expansion for msg to out.  opts may be NULL (defaults).
  * Thread-safe: t is immutable after compilation. */
 void log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions *opts, GString *out);

@@ -171,6 +171,7 @@ cfg_options_defaults(const CfgOption *table, void *base)
       case CFG_OPT_TEMPLATE: *FIELD(base, o, char *) = g_strdup(o->def_str); break;
       case CFG_OPT_STRING_LIST: *FIELD(base, o, char **) = NULL; break;
       case CFG_OPT_BLOCK: cfg_options_defaults(o->sub, FIELD(base, o, char)); break;
+      case CFG_OPT_EXPR: *FIELD(base, o, const CfgNode *) = NULL; break;
       case CFG_OPT_REMOVED: break;
       }
 }
@@ -315,6 +316,14 @@ _apply_value(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
       if (call->n_args > 0)
         return _fail(err, &call->args[0].loc, "option '%s' takes only options like 'name(value)'", o->name);
       return cfg_options_apply(o->sub, call, FIELD(base, o, char), o->name, err);
+    }
+  if (o->type == CFG_OPT_EXPR)
+    {
+      /* the parser reads condition(...) as one expression child */
+      if (call->n_args > 0 || call->n_children != 1)
+        return _fail(err, &call->loc, "option '%s' takes one filter expression", o->name);
+      *FIELD(base, o, const CfgNode *) = call->children[0];
+      return true;
     }
   if (call->n_children > 0)
     return _fail(err, &call->children[0]->loc, "option '%s' has no option '%s'", o->name, call->children[0]->name);

@@ -243,6 +243,13 @@ log_template_is_literal(const LogTemplate *t)
   return true;
 }
 
+bool
+log_template_is_macro_name(const char *name)
+{
+  int stamp;
+  return log_macro_lookup(name, strlen(name), &stamp) != M_NONE;
+}
+
 /* ---- compiler ----------------------------------------------------------- */
 
 /* Function calls nest at most this deep: compiling and formatting recurse

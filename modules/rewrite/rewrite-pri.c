@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * set-tag(), clear-tag(), set-severity(), set-facility() and set-pri(),
+ * each taking a template, as syslog-ng 3.38 runs them (checked against
+ * it):
+ *
+ *   set-tag("t$HOST")     the expanded text is the tag's name
+ *   set-severity("...")   a decimal number 0..7 (strtol's syntax: "+5",
+ *                         " 5" and "05" pass, "0x5" and "5x" do not) or a
+ *                         level name in any case ("WARN", "panic")
+ *   set-facility("...")   a number 0..127 or a facility name ("LOCAL3")
+ *   set-pri("...")        a number 0..1023
+ *
+ * Anything else leaves the message as it was: syslog-ng says nothing
+ * about it either, and a per-message complaint would flood the log.
+ */
+#include "rewrite.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct TemplateRuleOptions
+{
+  const CfgNode *condition;
+} TemplateRuleOptions;
+
+static const CfgOption template_rule_table[] = {
+  REWRITE_CONDITION_OPTION(TemplateRuleOptions),
+  { .name = NULL },
+};
+
+typedef enum
+{
+  RW_SET_TAG,
+  RW_CLEAR_TAG,
+  RW_SET_SEVERITY,
+  RW_SET_FACILITY,
+  RW_SET_PRI,
+} TemplateRuleKind;
+
+typedef struct RewriteTemplateRule
+{
+  RewriteRule rule;
+  TemplateRuleKind kind;
+  LogTemplate *tmpl;
+  bool literal;   /* the template has no macros: tag is resolved already */
+  LogTagId tag;
+} RewriteTemplateRule;
+
+/* ---- tags --------------------------------------------------------------- */
+
+static LogTagId
+_tag_of(const RewriteTemplateRule *self, const LogMsg *msg)
+{
+  if (self->literal)
+    return self->tag;
+  GString *buf = rewrite_scratch(0);
+  log_template_format(self->tmpl, msg, NULL, buf);
+  return log_tags_get_by_name(buf->str);
+}
+
+static bool
+_tag_process(LogProcessor *p, LogMsg **pmsg)
+{
+  RewriteTemplateRule *self = (RewriteTemplateRule *) p;
+  if (!rewrite_rule_applies(&self->rule, *pmsg))
+    return true;
+  LogTagId id = _tag_of(self, *pmsg);
+  bool set = self->kind == RW_SET_TAG;
+  if (log_msg_has_tag(*pmsg, id) == set)
+    return true;
+  LogMsg *msg = log_msg_make_writable(pmsg);
+  if (set)
+    log_msg_set_tag(msg, id);
+  else
+    log_msg_clear_tag(msg, id);
+  return true;
+}
+
+/* ---- priority ----------------------------------------------------------- */
+
+/* text as a number in [0, max], or -1 */
+static int
+_number(const char *text, int max)
+{
+  char *end;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (end == text || *end != '\0' || errno != 0 || v < 0 || v > max)
+    return -1;
+  return (int) v;
+}
+
+/* a level or facility name in any case, or -1 */
+static int
+_name(const char *text, size_t len, int (*lookup)(const char *))
+{
+  char lower[32];
+  if (len == 0 || len >= sizeof(lower))
+    return -1;
+  for (size_t i = 0; i <= len; i++)
+    lower[i] = (char) g_ascii_tolower(text[i]);
+  return lookup(lower);
+}
+
+/* The new PRI for msg, or -1 to leave it. */
+static int
+_new_pri(const RewriteTemplateRule *self, const LogMsg *msg)
+{
+  GString *buf = rewrite_scratch(0);
+  log_template_format(self->tmpl, msg, NULL, buf);
+  int n;
+  switch (self->kind)
+    {
+    case RW_SET_SEVERITY:
+      n = _number(buf->str, 7);
+      if (n < 0)
+        n = _name(buf->str, buf->len, filter_level_from_name);
+      return n < 0 ? -1 : (msg->pri & ~7) | n;
+    case RW_SET_FACILITY:
+      n = _number(buf->str, 127);
+      if (n < 0)
+        n = _name(buf->str, buf->len, filter_facility_from_name);
+      return n < 0 ? -1 : (n << 3) | (msg->pri & 7);
+    default:
+      return _number(buf->str, 1023);
+    }
+}
+
+static bool
+_pri_process(LogProcessor *p, LogMsg **pmsg)
+{
+  RewriteTemplateRule *self = (RewriteTemplateRule *) p;
+  if (!rewrite_rule_applies(&self->rule, *pmsg))
+    return true;
+  int pri = _new_pri(self, *pmsg);
+  if (pri < 0 || pri == (*pmsg)->pri)
+    return true;
+  log_msg_make_writable(pmsg)->pri = (uint16_t) pri;
+  return true;
+}
+
+/* ---- construction ------------------------------------------------------- */
+
+static void
+_template_rule_free(LogProcessor *p)
+{
+  RewriteTemplateRule *self = (RewriteTemplateRule *) p;
+  rewrite_rule_deinit(&self->rule);
+  log_template_unref(self->tmpl);
+  free(self);
+}
+
+static const LogProcessorOps tag_ops = { .process = _tag_process, .free = _template_rule_free };
+static const LogProcessorOps pri_ops = { .process = _pri_process, .free = _template_rule_free };
+
+static LogProcessor *
+_template_rule_new(const CfgNode *call, TemplateRuleKind kind, CfgError *err)
+{
+  const LogProcessorOps *ops = kind == RW_SET_TAG || kind == RW_CLEAR_TAG ? &tag_ops : &pri_ops;
+  TemplateRuleOptions o;
+  RewriteTemplateRule *self = calloc(1, sizeof(*self));
+  self->rule.super.ops = ops;
+  self->kind = kind;
+  bool ok = rewrite_options_apply(template_rule_table, call, &o, err)
+            && rewrite_rule_init(&self->rule, ops, call, o.condition, err)
+            && (self->tmpl = rewrite_template_compile(call->args[0].str, call, &call->args[0].loc, err));
+  cfg_options_free(template_rule_table, &o);
+  if (!ok)
+    {
+      _template_rule_free(&self->rule.super);
+      return NULL;
+    }
+  self->literal = log_template_is_literal(self->tmpl);
+  if (self->literal && ops == &tag_ops)
+    {
+      /* expanded once ("a$$b" is "a$b"): no message is needed for that */
+      LogMsg *blank = log_msg_new(0);
+      GString *name = g_string_new(NULL);
+      log_template_format(self->tmpl, blank, NULL, name);
+      self->tag = log_tags_get_by_name(name->str);
+      g_string_free(name, TRUE);
+      log_msg_unref(blank);
+    }
+  return &self->rule.super;
+}
+
+#define TEMPLATE_RULE(fn, kind)                                                  \
+  static LogProcessor *fn(const CfgNode *call, const LogDriverContext *ctx, CfgError *err) \
+  {                                                                              \
+    (void) ctx;                                                                  \
+    return _template_rule_new(call, kind, err);                                  \
+  }
+
+TEMPLATE_RULE(_set_tag_new, RW_SET_TAG)
+TEMPLATE_RULE(_clear_tag_new, RW_CLEAR_TAG)
+TEMPLATE_RULE(_set_severity_new, RW_SET_SEVERITY)
+TEMPLATE_RULE(_set_facility_new, RW_SET_FACILITY)
+TEMPLATE_RULE(_set_pri_new, RW_SET_PRI)
+
+#define TEMPLATE_RULE_DEF(n) { CFG_OBJ_REWRITE, n, template_rule_table, sizeof(TemplateRuleOptions), 1, 1 }
+
+const LogDriverFactory rewrite_set_tag_factory = { .def = TEMPLATE_RULE_DEF("set-tag"), .new_processor = _set_tag_new };
+const LogDriverFactory rewrite_clear_tag_factory = { .def = TEMPLATE_RULE_DEF("clear-tag"),
+                                                     .new_processor = _clear_tag_new };
+const LogDriverFactory rewrite_set_severity_factory = { .def = TEMPLATE_RULE_DEF("set-severity"),
+                                                        .new_processor = _set_severity_new };
+const LogDriverFactory rewrite_set_facility_factory = { .def = TEMPLATE_RULE_DEF("set-facility"),
+                                                        .new_processor = _set_facility_new };
+const LogDriverFactory rewrite_set_pri_factory = { .def = TEMPLATE_RULE_DEF("set-pri"), .new_processor = _set_pri_new };

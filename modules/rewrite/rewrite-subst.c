@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * subst("pattern", "replacement" value("NAME") type(pcre|string)
+ * flags(...)), as syslog-ng 3.38 runs it (each point checked against it):
+ *
+ * - value() defaults to MESSAGE; an unset value is matched as "" and is
+ *   set when the pattern matches it.  Without a match nothing changes.
+ * - type(pcre), the default: every match stores its groups as $0, $1, ...
+ *   on the message (a group that took no part keeps its old value, the
+ *   numbers above the last group are cleared), then the replacement
+ *   template is expanded, so "$1" in it is the first group and the groups
+ *   are still there for later rules and destinations.  flags(global)
+ *   replaces every match; after an empty match the next try at the same
+ *   place must be non-empty and anchored, else one byte is skipped, and
+ *   no match is tried at the very end of the value ("a*" on "baaac" gives
+ *   "#b##c", as syslog-ng does, where Perl gives "#b##c#").
+ * - type(string): the whole value must equal the pattern, or start with
+ *   it (flags(prefix), repeated at the end of each match with global), or
+ *   contain it (flags(substring)); an empty value never matches.  Groups
+ *   are not touched.
+ * - type(glob) cannot replace and is refused, as syslog-ng refuses it.
+ * - flags: ignore-case (icase), global, utf8, unicode, store-matches (the
+ *   groups are stored anyway), substring, prefix, disable-jit.
+ *
+ * The pattern is compiled once with JIT; the match data is per thread
+ * (sluice/regex.h, shared with the filters) and the new value is built in
+ * a per-thread scratch string.
+ */
+#include "rewrite.h"
+
+#include "sluice/regex.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum
+{
+  SUBST_PCRE,
+  SUBST_STRING,
+  SUBST_GLOB,
+};
+
+enum
+{
+  SF_IGNORE_CASE = 1u << 0,
+  SF_ICASE = 1u << 1,
+  SF_GLOBAL = 1u << 2,
+  SF_UTF8 = 1u << 3,
+  SF_STORE_MATCHES = 1u << 4,
+  SF_SUBSTRING = 1u << 5,
+  SF_PREFIX = 1u << 6,
+  SF_DISABLE_JIT = 1u << 7,
+  SF_UNICODE = 1u << 8,
+};
+
+static const char *const type_names[] = { "pcre", "string", "glob", NULL };
+static const char *const flag_names[] = { "ignore-case", "icase",  "global",      "utf8",    "store-matches",
+                                          "substring",   "prefix", "disable-jit", "unicode", NULL };
+
+typedef struct SubstOptions
+{
+  char *value;
+  int type;
+  uint32_t flags;
+  const CfgNode *condition;
+} SubstOptions;
+
+static const CfgOption subst_table[] = {
+  { .name = "value", .type = CFG_OPT_STRING, .offset = offsetof(SubstOptions, value), .def_str = "MESSAGE" },
+  { .name = "type", .type = CFG_OPT_ENUM, .offset = offsetof(SubstOptions, type), .names = type_names },
+  { .name = "flags", .type = CFG_OPT_FLAGS, .offset = offsetof(SubstOptions, flags), .names = flag_names },
+  REWRITE_CONDITION_OPTION(SubstOptions),
+  { .name = NULL },
+};
+
+typedef struct RewriteSubst
+{
+  RewriteRule rule;
+  NVHandle handle;
+  int type;
+  uint32_t flags;
+  char *pattern;
+  size_t pattern_len;
+  pcre2_code *re;
+  uint32_t pairs; /* ovector pairs: groups + 1 */
+  NVHandle *named; /* (?<name>...) groups are stored by name too */
+  uint32_t *named_group;
+  uint32_t n_named;
+  LogTemplate *replacement;
+} RewriteSubst;
+
+/* $0..$255 (syslog-ng keeps at most 256).  match_handles[i] is filled at
+ * configuration time for every i below match_pairs, the most pairs any
+ * subst() pattern has; workers read only below the value they load. */
+#define MAX_MATCHES 256
+static NVHandle match_handles[MAX_MATCHES];
+static atomic_uint match_pairs;
+
+static void
+_reserve_match_handles(uint32_t pairs)
+{
+  uint32_t have = atomic_load_explicit(&match_pairs, memory_order_acquire);
+  if (pairs <= have)
+    return;
+  for (uint32_t i = have; i < pairs; i++)
+    {
+      char name[8];
+      snprintf(name, sizeof(name), "%u", i);
+      match_handles[i] = log_msg_get_value_handle(name, -1);
+    }
+  atomic_store_explicit(&match_pairs, pairs, memory_order_release);
+}
+
+/* The groups of one match as $0..$rc-1 (the numbers above are cleared)
+ * and by name. */
+static void
+_store_groups(const RewriteSubst *self, LogMsg *msg, const char *subject, const PCRE2_SIZE *ov, int rc)
+{
+  for (int i = 0; i < rc; i++)
+    if (ov[2 * i] != PCRE2_UNSET)
+      log_msg_set_nv_ref(msg, match_handles[i], subject + ov[2 * i], ov[2 * i + 1] - ov[2 * i]);
+  uint32_t n = atomic_load_explicit(&match_pairs, memory_order_acquire);
+  for (uint32_t i = (uint32_t) rc; i < n; i++)
+    log_msg_unset_value(msg, match_handles[i]);
+  for (uint32_t k = 0; k < self->n_named; k++)
+    {
+      uint32_t g = self->named_group[k];
+      if (g < (uint32_t) rc && ov[2 * g] != PCRE2_UNSET)
+        log_msg_set_nv_ref(msg, self->named[k], subject + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+    }
+}
+
+/* Replaces the matches of the pattern in v[0..len) into out.  Returns
+ * false when there was none; *pmsg is made writable at the first match. */
+static bool
+_replace_pcre(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len, GString *out)
+{
+  pcre2_match_data *md = regex_match_data(self->pairs);
+  PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+  size_t start = 0, last = 0;
+  bool empty_before = false, matched = false;
+  do
+    {
+      uint32_t opts = empty_before ? PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED : 0;
+      int rc = pcre2_match(self->re, (PCRE2_SPTR) v, len, start, opts, md, NULL);
+      if (rc < 0)
+        {
+          if (rc != PCRE2_ERROR_NOMATCH || !empty_before)
+            break;
+          /* no non-empty match here: step over one byte */
+          start++;
+          empty_before = false;
+          continue;
+        }
+      if (rc == 0)
+        rc = (int) pcre2_get_ovector_count(md);
+      if (!matched)
+        {
+          log_msg_make_writable(pmsg);
+          matched = true;
+        }
+      _store_groups(self, *pmsg, v, ov, rc);
+      g_string_append_len(out, v + last, (gssize) (ov[0] - last));
+      log_template_format(self->replacement, *pmsg, NULL, out);
+      empty_before = ov[0] == ov[1];
+      start = last = ov[1];
+    }
+  while ((self->flags & SF_GLOBAL) && start < len);
+  if (matched)
+    g_string_append_len(out, v + last, (gssize) (len - last));
+  return matched;
+}
+
+static const char *
+_find(const RewriteSubst *self, const char *v, size_t len)
+{
+  size_t plen = self->pattern_len;
+  if (plen > len)
+    return NULL;
+  if (!(self->flags & (SF_IGNORE_CASE | SF_ICASE)))
+    return memmem(v, len, self->pattern, plen);
+  for (size_t i = 0; i + plen <= len; i++)
+    if (strncasecmp(v + i, self->pattern, plen) == 0)
+      return v + i;
+  return NULL;
+}
+
+static bool
+_starts_with(const RewriteSubst *self, const char *v, size_t len)
+{
+  size_t plen = self->pattern_len;
+  if (plen > len)
+    return false;
+  if (self->flags & (SF_IGNORE_CASE | SF_ICASE))
+    return strncasecmp(v, self->pattern, plen) == 0;
+  return memcmp(v, self->pattern, plen) == 0;
+}
+
+static bool
+_replace_string(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len, GString *out)
+{
+  if (len == 0)
+    return false;
+  if (!(self->flags & (SF_PREFIX | SF_SUBSTRING)))
+    {
+      if (len != self->pattern_len || !_starts_with(self, v, len))
+        return false;
+      log_template_format(self->replacement, *pmsg, NULL, out);
+      return true;
+    }
+  size_t pos = 0, last = 0;
+  bool matched = false;
+  do
+    {
+      const char *m;
+      if (self->flags & SF_SUBSTRING)
+        m = _find(self, v + pos, len - pos);
+      else
+        m = _starts_with(self, v + pos, len - pos) ? v + pos : NULL;
+      if (!m)
+        break;
+      matched = true;
+      g_string_append_len(out, v + last, m - (v + last));
+      log_template_format(self->replacement, *pmsg, NULL, out);
+      pos = last = (size_t) (m - v) + self->pattern_len;
+    }
+  while ((self->flags & SF_GLOBAL) && pos < len && self->pattern_len > 0);
+  if (matched)
+    g_string_append_len(out, v + last, (gssize) (len - last));
+  return matched;
+}
+
+static bool
+_subst_process(LogProcessor *p, LogMsg **pmsg)
+{
+  RewriteSubst *self = (RewriteSubst *) p;
+  if (!rewrite_rule_applies(&self->rule, *pmsg))
+    return true;
+  size_t len;
+  /* stays valid when the message is made writable: a copy keeps the
+   * original's memory */
+  const char *v = log_msg_get_value(*pmsg, self->handle, &len);
+  GString *out = rewrite_scratch(1);
+  bool matched = self->type == SUBST_PCRE ? _replace_pcre(self, pmsg, v, len, out)
+                                          : _replace_string(self, pmsg, v, len, out);
+  if (!matched)
+    return true;
+  LogMsg *msg = log_msg_make_writable(pmsg);
+  log_msg_set_value(msg, self->handle, out->str, (ssize_t) out->len);
+  rewrite_value_changed(msg, self->handle);
+  return true;
+}
+
+static void
+_subst_free(LogProcessor *p)
+{
+  RewriteSubst *self = (RewriteSubst *) p;
+  rewrite_rule_deinit(&self->rule);
+  if (self->re)
+    pcre2_code_free(self->re);
+  g_free(self->pattern);
+  free(self->named);
+  free(self->named_group);
+  log_template_unref(self->replacement);
+  free(self);
+}
+
+static const LogProcessorOps subst_ops = { .process = _subst_process, .free = _subst_free };
+
+static bool
+_compile_pattern(RewriteSubst *self, const CfgNode *call, CfgError *err)
+{
+  if (self->type == SUBST_GLOB)
+    {
+      const CfgNode *t = rewrite_option_node(call, "type");
+      cfg_error_set(err, t ? &t->loc : &call->loc,
+                    "subst() only supports matchers that allow replacement, glob is not one of these");
+      return false;
+    }
+  if (self->type != SUBST_PCRE)
+    return true;
+  uint32_t rf = 0;
+  if (self->flags & (SF_IGNORE_CASE | SF_ICASE))
+    rf |= REGEX_IGNORE_CASE;
+  if (self->flags & SF_UTF8)
+    rf |= REGEX_UTF8;
+  if (self->flags & SF_UNICODE)
+    rf |= REGEX_UNICODE;
+  if (self->flags & SF_DISABLE_JIT)
+    rf |= REGEX_NO_JIT;
+  char *rerr = NULL;
+  self->re = regex_compile(self->pattern, self->pattern_len, rf, &rerr);
+  if (!self->re)
+    {
+      cfg_error_set(err, &call->args[0].loc, "error compiling the pattern '%s' of subst(): %s", self->pattern,
+                    rerr ? rerr : "invalid");
+      g_free(rerr);
+      return false;
+    }
+  uint32_t groups = 0;
+  pcre2_pattern_info(self->re, PCRE2_INFO_CAPTURECOUNT, &groups);
+  self->pairs = groups + 1 < MAX_MATCHES ? groups + 1 : MAX_MATCHES;
+  _reserve_match_handles(self->pairs);
+
+  /* the name table: entries of entry_size bytes, the group number in
+   * the first two (big-endian), then the NUL-terminated name */
+  uint32_t count = 0, entry_size = 0;
+  PCRE2_SPTR table = NULL;
+  pcre2_pattern_info(self->re, PCRE2_INFO_NAMECOUNT, &count);
+  pcre2_pattern_info(self->re, PCRE2_INFO_NAMEENTRYSIZE, &entry_size);
+  pcre2_pattern_info(self->re, PCRE2_INFO_NAMETABLE, &table);
+  if (count == 0 || !table)
+    return true;
+  self->named = calloc(count, sizeof(NVHandle));
+  self->named_group = calloc(count, sizeof(uint32_t));
+  for (uint32_t i = 0; i < count; i++)
+    {
+      PCRE2_SPTR e = table + (size_t) i * entry_size;
+      self->named_group[i] = ((uint32_t) e[0] << 8) | e[1];
+      self->named[i] = log_msg_get_value_handle((const char *) e + 2, -1);
+    }
+  self->n_named = count;
+  return true;
+}
+
+static LogProcessor *
+_subst_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  (void) ctx;
+  SubstOptions o;
+  RewriteSubst *self = calloc(1, sizeof(*self));
+  self->rule.super.ops = &subst_ops;
+  bool ok = rewrite_options_apply(subst_table, call, &o, err);
+  if (ok)
+    {
+      const CfgNode *vopt = rewrite_option_node(call, "value");
+      self->type = o.type;
+      self->flags = o.flags;
+      self->pattern = g_strdup(call->args[0].str);
+      self->pattern_len = strlen(self->pattern);
+      ok = rewrite_rule_init(&self->rule, &subst_ops, call, o.condition, err)
+           && rewrite_value_handle(o.value, vopt ? &vopt->args[0].loc : &call->loc, &self->handle, err)
+           && _compile_pattern(self, call, err)
+           && (self->replacement = rewrite_template_compile(call->args[1].str, call, &call->args[1].loc, err));
+    }
+  cfg_options_free(subst_table, &o);
+  if (!ok)
+    {
+      _subst_free(&self->rule.super);
+      return NULL;
+    }
+  return &self->rule.super;
+}
+
+const LogDriverFactory rewrite_subst_factory = {
+  .def = { CFG_OBJ_REWRITE, "subst", subst_table, sizeof(SubstOptions), 2, 2 },
+  .new_processor = _subst_new,
+};
