@@ -120,6 +120,7 @@ struct LogQueue
   size_t len;
   uint32_t fifo_size;
   bool closed;
+  bool interrupted; /* log_queue_interrupt: the next pop returns at once */
   bool stalled;   /* the writer is failing and waiting for time-reopen */
   bool congested; /* counted in congested_queues */
   uint64_t queued, dropped, processed;
@@ -248,7 +249,7 @@ log_queue_pop_batch(LogQueue *q, LogQueueItem *out, size_t max, int timeout_ms)
     _deadline(&until, timeout_ms);
 
   pthread_mutex_lock(&q->lock);
-  while (q->len == 0 && !q->closed)
+  while (q->len == 0 && !q->closed && !q->interrupted)
     {
       if (timeout_ms < 0)
         pthread_cond_wait(&q->nonempty, &q->lock);
@@ -258,6 +259,7 @@ log_queue_pop_batch(LogQueue *q, LogQueueItem *out, size_t max, int timeout_ms)
   if (q->len == 0)
     {
       bool closed = q->closed;
+      q->interrupted = false;
       pthread_mutex_unlock(&q->lock);
       return closed ? -1 : 0;
     }
@@ -279,6 +281,41 @@ log_queue_close(LogQueue *q)
   pthread_mutex_lock(&q->lock);
   q->closed = true;
   pthread_cond_broadcast(&q->nonempty);
+  pthread_mutex_unlock(&q->lock);
+}
+
+void
+log_queue_interrupt(LogQueue *q)
+{
+  pthread_mutex_lock(&q->lock);
+  q->interrupted = true;
+  pthread_cond_broadcast(&q->nonempty);
+  pthread_mutex_unlock(&q->lock);
+}
+
+void
+log_queue_unpop(LogQueue *q, LogQueueItem *items, size_t n)
+{
+  pthread_mutex_lock(&q->lock);
+  while (q->len + n > q->cap)
+    _grow(q);
+  for (size_t i = n; i-- > 0;)
+    {
+      q->head = (q->head + q->cap - 1) & (q->cap - 1);
+      q->ring[q->head] = items[i];
+    }
+  q->len += n;
+  q->processed -= n;
+  pthread_mutex_unlock(&q->lock);
+}
+
+void
+log_queue_set_fifo_size(LogQueue *q, uint32_t fifo_size)
+{
+  pthread_mutex_lock(&q->lock);
+  q->fifo_size = fifo_size ? fifo_size : 1;
+  q->stalled = false;
+  q->interrupted = false;
   pthread_mutex_unlock(&q->lock);
 }
 

@@ -185,12 +185,33 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
 }
 
 void
+log_reader_adopt_framer(LogReader *r, LogFramer *framer)
+{
+  log_framer_deinit(&r->framer);
+  r->framer = *framer;
+  memset(framer, 0, sizeof(*framer));
+}
+
+static LogFramerStatus _drain(LogReader *r, const LogStamp *recvd);
+static void _now(LogStamp *stamp);
+
+void
 log_reader_start(LogReader *r)
 {
   if (!r->regular)
     iv_fd_register(&r->fd);
   iv_event_register(&r->resume);
   r->started = true;
+  /* an adopted framer may hold whole messages its reader had no turn
+   * for: they go first, in order */
+  if (r->framer.end > r->framer.pos)
+    {
+      LogStamp recvd;
+      _now(&recvd);
+      _drain(r, &recvd);
+      if (r->cb.batch_done)
+        r->cb.batch_done(r->user_data);
+    }
   _set_polling(r, true);
 }
 
@@ -360,11 +381,10 @@ _readable(void *cookie)
     iv_task_register(&r->task);
 }
 
-void
-log_reader_free(LogReader *r)
+/* Everything but the fd and the framer. */
+static void
+_release(LogReader *r)
 {
-  if (!r)
-    return;
   /* First no more wakeups (messages still queued keep the window until
    * they are acked), then the event they would post can go. */
   if (r->window)
@@ -379,7 +399,26 @@ log_reader_free(LogReader *r)
         iv_fd_unregister(&r->fd);
       iv_event_unregister(&r->resume);
     }
+}
+
+int
+log_reader_detach(LogReader *r, LogFramer *framer)
+{
+  _release(r);
+  int fd = r->fd.fd;
+  *framer = r->framer;
+  free(r);
+  return fd;
+}
+
+void
+log_reader_free(LogReader *r)
+{
+  if (!r)
+    return;
+  _release(r);
   close(r->fd.fd);
   log_framer_deinit(&r->framer);
   free(r);
 }
+

@@ -22,6 +22,7 @@ struct LogWriter
   LogQueueItem *batch;
   atomic_bool reopen;
   atomic_bool abandon; /* stop retrying: the deadline passed */
+  atomic_bool detach;  /* stop after the write in hand, keep the rest queued */
   atomic_uint_fast64_t written;
   size_t left; /* unwritten when abandoned */
   bool stalled; /* the last batch failed (writer thread only) */
@@ -43,7 +44,7 @@ static void
 _pause(LogWriter *w, int64_t ms)
 {
   int64_t until = _mono_ms() + ms;
-  while (!atomic_load(&w->abandon) && _mono_ms() < until)
+  while (!atomic_load(&w->abandon) && !atomic_load(&w->detach) && _mono_ms() < until)
     {
       struct timespec ts = { 0, 50 * 1000000L };
       nanosleep(&ts, NULL);
@@ -73,7 +74,7 @@ _deliver(LogWriter *w, LogQueueItem *items, size_t n)
           done += (size_t) rc;
           continue;
         }
-      if (atomic_load(&w->abandon))
+      if (atomic_load(&w->abandon) || atomic_load(&w->detach))
         break;
       if (!w->stalled)
         {
@@ -96,12 +97,19 @@ _writer_main(void *arg)
   int64_t last_housekeep = _mono_ms();
   for (;;)
     {
+      if (atomic_load(&w->detach))
+        break;
       ssize_t n = log_queue_pop_batch(w->q, w->batch, w->opts.flush_lines, 1000);
       if (n < 0)
         break; /* closed and drained */
       if (n > 0)
         {
           size_t left = _deliver(w, w->batch, (size_t) n);
+          if (left && atomic_load(&w->detach))
+            {
+              log_queue_unpop(w->q, w->batch + (size_t) n - left, left);
+              break;
+            }
           if (left)
             {
               /* given up at the deadline: release the rest, and the queue */
@@ -173,6 +181,24 @@ log_writer_start(LogQueue *q, const LogWriterOps *ops, void *dest, const LogWrit
   return w;
 }
 
+static void
+_writer_free(LogWriter *w)
+{
+  pthread_cond_destroy(&w->cond);
+  pthread_mutex_destroy(&w->lock);
+  free(w->batch);
+  free(w);
+}
+
+void
+log_writer_detach(LogWriter *w)
+{
+  atomic_store(&w->detach, true);
+  log_queue_interrupt(w->q);
+  pthread_join(w->thread, NULL);
+  _writer_free(w);
+}
+
 void
 log_writer_request_reopen(LogWriter *w)
 {
@@ -206,9 +232,6 @@ log_writer_stop(LogWriter *w, int timeout_ms)
   atomic_store(&w->abandon, true);
   pthread_join(w->thread, NULL);
   size_t left = w->left;
-  pthread_cond_destroy(&w->cond);
-  pthread_mutex_destroy(&w->lock);
-  free(w->batch);
-  free(w);
+  _writer_free(w);
   return left;
 }

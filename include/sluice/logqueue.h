@@ -118,6 +118,18 @@ ssize_t log_queue_pop_batch(LogQueue *q, LogQueueItem *out, size_t max, int time
  * once it is drained. */
 void log_queue_close(LogQueue *q);
 
+/* Wake the writer waiting in log_queue_pop_batch on q: that (or the next)
+ * call returns 0 at once. */
+void log_queue_interrupt(LogQueue *q);
+
+/* Put items[0..n), popped from q and not written, back at its front in
+ * their order (no drops; the queue takes their references again). */
+void log_queue_unpop(LogQueue *q, LogQueueItem *items, size_t n);
+
+/* A reload gives q to the new configuration's destination of the same
+ * name: its log-fifo-size from now on, a writer that is not failing. */
+void log_queue_set_fifo_size(LogQueue *q, uint32_t fifo_size);
+
 /* Counters, read under the lock. */
 void log_queue_get_stats(LogQueue *q, LogQueueStats *out);
 

@@ -73,6 +73,15 @@ void log_reader_start(LogReader *r);
 /* Stop, close the fd and free.  Messages it handed on are unaffected. */
 void log_reader_free(LogReader *r);
 
+/* Stop r and free it without closing its fd: returns the fd, and moves
+ * the framer (the part of a message read so far, the framing state) into
+ * *framer for another reader to adopt (sluice/handover.h).  On r's worker. */
+int log_reader_detach(LogReader *r, LogFramer *framer);
+
+/* Before log_reader_start(): read on from where another reader's framer
+ * stopped (its mode and buffer win over opts).  r takes *framer. */
+void log_reader_adopt_framer(LogReader *r, LogFramer *framer);
+
 /* Counters of this reader's framer. */
 const LogFramerStats *log_reader_get_stats(const LogReader *r);
 

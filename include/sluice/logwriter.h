@@ -59,6 +59,11 @@ void log_writer_request_reopen(LogWriter *w);
  * released).  q stays the caller's. */
 size_t log_writer_stop(LogWriter *w, int timeout_ms);
 
+/* Stop the writer after the write in hand (a reload), leaving in q what it
+ * has not written, in order, for the next writer of q; then free it.  A
+ * writer waiting for time-reopen stops waiting at once. */
+void log_writer_detach(LogWriter *w);
+
 /* Messages written so far. */
 uint64_t log_writer_written(const LogWriter *w);
 

@@ -53,6 +53,16 @@ bool log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error);
  * that could not be written in time. */
 size_t log_pipeline_stop(LogPipeline *pl, int drain_ms);
 
+/* A reload (inside handover_begin/end, sluice/handover.h): stop the
+ * sources, which hand their sockets and connections over, push what
+ * workers hold, and give the queue of every destination driver that next
+ * (built, not started) has under the same name to next, unwritten messages
+ * in order; the writers of those stop after the write in hand.  Drivers
+ * next does not have write out their queues within drain_ms, as at a stop.
+ * Anonymous destinations are matched by name too ("#anon-destinationN"),
+ * so only when the new file keeps their order and their drivers. */
+size_t log_pipeline_stop_handover(LogPipeline *pl, LogPipeline *next, int drain_ms);
+
 /* Free a pipeline that is not running (never started, or stopped). */
 void log_pipeline_free(LogPipeline *pl);
 

@@ -59,7 +59,11 @@ _dgram_stop_job(void *arg)
   if (worker_current() != s->dgram_worker || !s->dgram_reader)
     return;
   log_pipeline_flush(s->env.pipeline);
-  log_reader_free(s->dgram_reader);
+  /* datagrams not read yet wait in the socket for the next configuration */
+  LogFramer framer;
+  int fd = log_reader_detach(s->dgram_reader, &framer);
+  log_framer_deinit(&framer);
+  net_release_socket(s, fd);
   s->dgram_reader = NULL;
   worker_stream_removed(s->dgram_worker);
 }

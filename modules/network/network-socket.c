@@ -8,6 +8,8 @@
  */
 #include "network.h"
 
+#include "sluice/handover.h"
+
 #include "sluice/internal-log.h"
 
 #include <arpa/inet.h>
@@ -223,14 +225,13 @@ _socket_options(NetSource *s, int fd)
     }
 }
 
-int
-net_open_socket(NetSource *s, char **error)
+static int
+_bind_socket(NetSource *s, struct sockaddr_storage *ssp, socklen_t *lenp, char **error)
 {
-  struct sockaddr_storage ss;
-  socklen_t len = 0;
-  if (s->is_unix ? !_unix_addr(s, &ss, &len) : !_inet_addr(s, &ss, &len, error))
+  struct sockaddr_storage ss = *ssp;
+  socklen_t len = *lenp;
+  if (s->is_unix && !_unix_addr(s, &ss, &len))
     return -1;
-  net_format_sockaddr((struct sockaddr *) &ss, len, s->local_name, sizeof(s->local_name));
 
   int fd = socket(ss.ss_family, (s->stream ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0)
@@ -261,10 +262,64 @@ net_open_socket(NetSource *s, char **error)
       close(fd);
       return -1;
     }
+  return fd;
+}
+
+/* A socket the running configuration had on the same address (a reload):
+ * the options of the new configuration are applied to it again. */
+static int
+_adopt_socket(NetSource *s, char **error)
+{
+  int fd = handover_take_socket(s->handover_key);
+  if (fd < 0)
+    return -1;
+  _socket_options(s, fd);
+  if (!_socket_options_strict(s, fd, error) || (s->stream && listen(fd, (int) s->o.listen_backlog) < 0)
+      || (s->is_unix && !_unix_perms(s, error)))
+    {
+      if (!*error)
+        *error = _errno_error("Error listening on socket", s->local_name, errno);
+      close(fd);
+      return -2;
+    }
+  return fd;
+}
+
+int
+net_open_socket(NetSource *s, char **error)
+{
+  struct sockaddr_storage ss;
+  socklen_t len = 0;
+  if (s->is_unix)
+    g_snprintf(s->local_name, sizeof(s->local_name), "AF_UNIX(%s)", s->unix_path);
+  else if (!_inet_addr(s, &ss, &len, error))
+    return -1;
+  else
+    net_format_sockaddr((struct sockaddr *) &ss, len, s->local_name, sizeof(s->local_name));
+  g_snprintf(s->handover_key, sizeof(s->handover_key), "%s:%s", s->stream ? "stream" : "dgram", s->local_name);
+
+  int fd = _adopt_socket(s, error);
+  if (fd == -2)
+    return -1;
+  if (fd < 0)
+    fd = _bind_socket(s, &ss, &len, error);
+  if (fd < 0)
+    return -1;
   /* the real port when port(0) asked the kernel for one */
   struct sockaddr_storage bound;
   socklen_t blen = sizeof(bound);
   if (!s->is_unix && getsockname(fd, (struct sockaddr *) &bound, &blen) == 0)
     net_format_sockaddr((struct sockaddr *) &bound, blen, s->local_name, sizeof(s->local_name));
   return fd;
+}
+
+/* A socket of the running source goes to the next configuration when a
+ * reload is under way, and is closed otherwise. */
+void
+net_release_socket(NetSource *s, int fd)
+{
+  if (handover_active())
+    handover_put_socket(s->handover_key, fd, s->is_unix ? s->unix_path : NULL);
+  else
+    close(fd);
 }

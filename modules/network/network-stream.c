@@ -12,6 +12,7 @@
  */
 #include "network.h"
 
+#include "sluice/handover.h"
 #include "sluice/internal-log.h"
 #include "sluice/pipeline.h"
 
@@ -35,6 +36,7 @@ struct NetConn
   guint index;              /* in src->conns, under src->lock */
   bool warned;              /* a truncated message was logged */
   char client[160];
+  HandoverStream *adopted;  /* from the previous configuration, until started */
 };
 
 /* Accepts per wakeup before other work on the listener's worker gets a
@@ -159,9 +161,16 @@ _conn_start_job(void *arg)
       sluice_log(SLUICE_LOG_ERROR, "Out of memory for a connection's buffer, closing it", "client", c->client,
                  "local", s->local_name, NULL);
       close(c->fd);
+      handover_stream_free(c->adopted);
       _conn_release_slot(c);
       _conn_forget(c);
       return;
+    }
+  if (c->adopted)
+    {
+      log_reader_adopt_framer(c->reader, &c->adopted->framer);
+      free(c->adopted); /* its fd is c->fd, its framer the reader's now */
+      c->adopted = NULL;
     }
   log_reader_start(c->reader);
 }
@@ -214,6 +223,31 @@ _reject(NetSource *s, int fd, const char *client)
   close(fd);
 }
 
+/* A connection to read: fresh from accept(), or adopted from the previous
+ * configuration (st, which c takes).  Runs where the listener runs, or on
+ * the main thread for adopted ones. */
+static void
+_conn_add(NetSource *s, int fd, const LogAddr *peer, const char *client, HandoverStream *st)
+{
+  atomic_fetch_add(&s->n_conns, 1);
+  NetConn *c = calloc(1, sizeof(*c));
+  if (!c)
+    abort();
+  c->src = s;
+  c->fd = fd;
+  c->peer = *peer;
+  c->adopted = st;
+  g_strlcpy(c->client, client, sizeof(c->client));
+  c->worker = worker_pool_pick(s->env.pool);
+  worker_stream_added(c->worker);
+  g_mutex_lock(&s->lock);
+  c->index = s->conns->len;
+  g_ptr_array_add(s->conns, c);
+  g_mutex_unlock(&s->lock);
+  _log_conn(SLUICE_LOG_NOTICE, st ? "Syslog connection kept across reload" : "Syslog connection accepted", c);
+  worker_post(c->worker, _conn_start_job, c);
+}
+
 static void
 _accept_one(NetSource *s, int fd, const struct sockaddr_storage *ss, socklen_t len)
 {
@@ -224,25 +258,26 @@ _accept_one(NetSource *s, int fd, const struct sockaddr_storage *ss, socklen_t l
       _reject(s, fd, client);
       return;
     }
-  atomic_fetch_add(&s->n_conns, 1);
   _keepalive(s, fd);
-  NetConn *c = calloc(1, sizeof(*c));
-  if (!c)
-    abort();
-  c->src = s;
-  c->fd = fd;
-  _addr_to_logaddr(ss, &c->peer);
+  LogAddr peer;
+  _addr_to_logaddr(ss, &peer);
   if (s->is_unix)
-    c->peer.family = AF_UNIX;
-  g_strlcpy(c->client, client, sizeof(c->client));
-  c->worker = worker_pool_pick(s->env.pool);
-  worker_stream_added(c->worker);
-  g_mutex_lock(&s->lock);
-  c->index = s->conns->len;
-  g_ptr_array_add(s->conns, c);
-  g_mutex_unlock(&s->lock);
-  _log_conn(SLUICE_LOG_NOTICE, "Syslog connection accepted", c);
-  worker_post(c->worker, _conn_start_job, c);
+    peer.family = AF_UNIX;
+  _conn_add(s, fd, &peer, client, NULL);
+}
+
+/* The connections the previous configuration's source on this address had
+ * (a reload): read on, whatever max-connections() says now, as closing one
+ * would lose what its sender has in flight. */
+static void
+_adopt_conns(NetSource *s)
+{
+  HandoverStream *st;
+  while ((st = handover_take_stream(s->handover_key)))
+    {
+      _keepalive(s, st->fd);
+      _conn_add(s, st->fd, &st->peer, st->client, st);
+    }
 }
 
 static void _acceptable(void *cookie);
@@ -319,7 +354,7 @@ _listen_stop_job(void *arg)
   iv_fd_unregister(&l->fd);
   free(l);
   s->listener = NULL;
-  close(s->listen_fd);
+  net_release_socket(s, s->listen_fd);
   s->listen_fd = -1;
 }
 
@@ -345,10 +380,23 @@ _conns_stop_job(void *arg)
   g_mutex_unlock(&s->lock);
   if (mine->len)
     log_pipeline_flush(s->env.pipeline);
+  bool handover = handover_active();
   for (guint i = 0; i < mine->len; i++)
     {
       NetConn *c = g_ptr_array_index(mine, i);
-      if (c->reader)
+      if (c->reader && handover)
+        {
+          /* a reload: the next configuration's source on this address
+           * reads on from the byte this one stopped at */
+          HandoverStream *st = calloc(1, sizeof(*st));
+          if (!st)
+            abort();
+          st->fd = log_reader_detach(c->reader, &st->framer);
+          st->peer = c->peer;
+          g_strlcpy(st->client, c->client, sizeof(st->client));
+          handover_put_stream(s->handover_key, st);
+        }
+      else if (c->reader)
         log_reader_free(c->reader); /* closes the fd */
       else
         close(c->fd);
@@ -392,6 +440,7 @@ net_stream_start(NetSource *s, char **error)
   s->listener = l;
   s->listen_worker = worker_pool_pick(s->env.pool);
   worker_post(s->listen_worker, _listen_start_job, s);
+  _adopt_conns(s);
   return true;
 }
 

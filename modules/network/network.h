@@ -175,6 +175,7 @@ struct NetSource
   /* running */
   LogSourceEnv env;
   char local_name[160];     /* "AF_INET(127.0.0.1:514)" */
+  char handover_key[176];   /* "stream:" or "dgram:" + the configured address */
   int listen_fd;
   Worker *listen_worker;
   void *listener;           /* NetListener (network-stream.c), owned by listen_worker */
@@ -215,9 +216,13 @@ bool net_hosts_file_load(NetHostOptions *h, const char *path, char **error);
 /* network-socket.c */
 /* "AF_INET(1.2.3.4:514)", "AF_INET6([::1]:514)", "AF_UNIX(/path)" */
 void net_format_sockaddr(const struct sockaddr *sa, socklen_t len, char *out, size_t out_len);
-/* Open, bind (and listen) the socket of s; fills s->local_name.  Returns
- * the fd, or -1 with *error (g_free) saying what and where. */
+/* Open, bind (and listen) the socket of s, or take the one the running
+ * configuration had on the same address during a reload (handover.h);
+ * fills s->local_name and s->handover_key.  Returns the fd, or -1 with
+ * *error (g_free) saying what and where. */
 int net_open_socket(NetSource *s, char **error);
+/* Done with the socket of s: handed over during a reload, else closed. */
+void net_release_socket(NetSource *s, int fd);
 
 /* network-stream.c */
 bool net_stream_start(NetSource *s, char **error);

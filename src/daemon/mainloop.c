@@ -20,8 +20,10 @@
  * (privs.h).
  *
  * A reload parses and builds the new configuration completely before the
- * running one is touched; only then is the old pipeline stopped (its queues
- * written out) and the new one started.
+ * running one is touched; only then is the old pipeline stopped and the new
+ * one started, with the old one's listening sockets, live connections and
+ * queued messages handed over by name (handover.h): nothing is closed that
+ * the new configuration still has, and nothing queued is lost.
  */
 #include "mainloop.h"
 
@@ -32,6 +34,7 @@
 
 #include "sluice-config.h"
 #include "sluice/cfg-drivers.h"
+#include "sluice/handover.h"
 #include "sluice/internal-log.h"
 #include "sluice/pipeline.h"
 
@@ -151,14 +154,19 @@ _config_start(MainLoop *ml, Config *c)
   return true;
 }
 
+/* Stop the running configuration; with next (a reload) its sockets,
+ * connections and queues go to next (handover.h). */
 static void
-_stop_running(MainLoop *ml)
+_stop_running(MainLoop *ml, Config *next)
 {
   if (!ml->running)
     return;
   periodic_stop(ml->running->periodic);
   ml->running->periodic = NULL;
-  log_pipeline_stop(ml->running->pipeline, ml->opts->drain_ms);
+  if (next)
+    log_pipeline_stop_handover(ml->running->pipeline, next->pipeline, ml->opts->drain_ms);
+  else
+    log_pipeline_stop(ml->running->pipeline, ml->opts->drain_ms);
   _config_free(ml->running);
   ml->running = NULL;
 }
@@ -176,7 +184,7 @@ _shutdown(MainLoop *ml)
   ml->control = NULL;
   exporter_stop(ml->exporter);
   ml->exporter = NULL;
-  _stop_running(ml);
+  _stop_running(ml, NULL);
   iv_signal_unregister(&ml->sig_term);
   iv_signal_unregister(&ml->sig_int);
   iv_signal_unregister(&ml->sig_hup);
@@ -214,8 +222,11 @@ _reload(MainLoop *ml, char **error)
       *error = g_strdup("the new configuration was refused, the running one is kept");
       return false;
     }
-  _stop_running(ml);
-  if (!_config_start(ml, next))
+  handover_begin();
+  _stop_running(ml, next);
+  bool started = _config_start(ml, next);
+  handover_end(); /* what next did not take is closed */
+  if (!started)
     {
       /* The old pipeline is gone: without a working configuration there is
        * nothing to run. */
@@ -427,7 +438,7 @@ main_loop_run(const MainLoopOptions *opts)
       g_free(perr2);
       control_stop(ml.control);
       exporter_stop(ml.exporter);
-      _stop_running(&ml);
+      _stop_running(&ml, NULL);
       worker_pool_stop(ml.pool);
       iv_deinit();
       return 1;

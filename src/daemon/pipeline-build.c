@@ -71,7 +71,8 @@ _build_dest(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *const 
       rt->drv = d;
       rt->name = g_strdup_printf("%s#%zu", dest->name, i);
       int64_t fifo = d->log_fifo_size > 0 ? d->log_fifo_size : pl->global->log_fifo_size;
-      rt->q = log_queue_new((uint32_t) (fifo > 0 && fifo < UINT32_MAX ? fifo : 10000));
+      rt->fifo_size = (uint32_t) (fifo > 0 && fifo < UINT32_MAX ? fifo : 10000);
+      rt->q = log_queue_new(rt->fifo_size);
       dest->drivers[dest->n_drivers++] = (int) pl->drivers->len;
       g_ptr_array_add(pl->drivers, rt);
     }

@@ -59,6 +59,7 @@ typedef struct DriverRT
 {
   LogDestDriver *drv;
   LogQueue *q;
+  uint32_t fifo_size; /* log-fifo-size of q */
   LogWriter *writer;
   char *name;
   uint64_t left; /* unwritten at stop */

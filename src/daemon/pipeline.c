@@ -333,8 +333,22 @@ _stop_sources(LogPipeline *pl)
     }
 }
 
+static DriverRT *
+_driver_by_name(LogPipeline *pl, const char *name)
+{
+  for (guint i = 0; pl && i < pl->drivers->len; i++)
+    {
+      DriverRT *rt = g_ptr_array_index(pl->drivers, i);
+      if (strcmp(rt->name, name) == 0)
+        return rt;
+    }
+  return NULL;
+}
+
+/* Stop every writer: those whose driver next has by name leave their
+ * queue to it; the others write out within drain_ms. */
 static size_t
-_stop_writers(LogPipeline *pl, int drain_ms)
+_stop_writers_into(LogPipeline *pl, LogPipeline *next, int drain_ms)
 {
   size_t left = 0;
   for (guint i = 0; i < pl->drivers->len; i++)
@@ -342,6 +356,17 @@ _stop_writers(LogPipeline *pl, int drain_ms)
       DriverRT *rt = g_ptr_array_index(pl->drivers, i);
       if (!rt->writer)
         continue;
+      DriverRT *heir = _driver_by_name(next, rt->name);
+      if (heir && !heir->writer)
+        {
+          log_writer_detach(rt->writer);
+          rt->writer = NULL;
+          LogQueue *carried = rt->q;
+          rt->q = heir->q;
+          heir->q = carried;
+          log_queue_set_fifo_size(carried, heir->fifo_size);
+          continue;
+        }
       rt->left = log_writer_stop(rt->writer, drain_ms);
       rt->writer = NULL;
       left += rt->left;
@@ -353,6 +378,12 @@ _stop_writers(LogPipeline *pl, int drain_ms)
         }
     }
   return left;
+}
+
+static size_t
+_stop_writers(LogPipeline *pl, int drain_ms)
+{
+  return _stop_writers_into(pl, NULL, drain_ms);
 }
 
 bool
@@ -431,6 +462,18 @@ log_pipeline_stop(LogPipeline *pl, int drain_ms)
   _stop_sources(pl);
   worker_pool_run_everywhere(pl->pool, _flush_job, pl);
   size_t left = _stop_writers(pl, drain_ms);
+  pl->running = false;
+  return left;
+}
+
+size_t
+log_pipeline_stop_handover(LogPipeline *pl, LogPipeline *next, int drain_ms)
+{
+  if (!pl->running)
+    return 0;
+  _stop_sources(pl);
+  worker_pool_run_everywhere(pl->pool, _flush_job, pl);
+  size_t left = _stop_writers_into(pl, next, drain_ms);
   pl->running = false;
   return left;
 }
