@@ -65,6 +65,7 @@ struct FilterExpr
   char *pattern;
   size_t pattern_len;
   pcre2_code *re;
+  bool jit;                /* re is JIT-compiled: matched with pcre2_jit_match */
   GPatternSpec *glob;
 
   /* NETMASK */

@@ -157,8 +157,9 @@ _compile_pcre(FilterExpr *f, const CfgNode *call, CfgError *err)
                     f->pattern, call->name, (const char *) msg, (size_t) offset);
       return false;
     }
+  /* without JIT (unavailable, or disable-jit) the interpreter runs */
   if (!(f->match_flags & FILTER_MF_DISABLE_JIT))
-    pcre2_jit_compile(f->re, PCRE2_JIT_COMPLETE); /* falls back to the interpreter if JIT is unavailable */
+    f->jit = pcre2_jit_compile(f->re, PCRE2_JIT_COMPLETE) == 0;
   if (f->match_flags & FILTER_MF_STORE_MATCHES)
     _compile_groups(f);
   return true;
@@ -325,6 +326,9 @@ filter_match_eval(const FilterExpr *f, const LogMsg *msg, const FilterEvalCtx *c
           tls_match_data = pcre2_match_data_create(16, NULL);
           _tls_register();
         }
+      /* the JIT entry skips pcre2_match's option checks and dispatch */
+      if (f->jit)
+        return pcre2_jit_match(f->re, (PCRE2_SPTR) v, len, 0, 0, tls_match_data, NULL) >= 0;
       return pcre2_match(f->re, (PCRE2_SPTR) v, len, 0, 0, tls_match_data, NULL) >= 0;
     }
   if (!tls_store_data)
