@@ -114,21 +114,32 @@ _reserve_match_handles(uint32_t pairs)
 }
 
 /* The groups of one match as $0..$rc-1 (the numbers above are cleared)
- * and by name. */
+ * and by name.  syslog-ng refers its groups to the subject value, so the
+ * groups of a match in an unset value read as unset: they are cleared. */
 static void
-_store_groups(const RewriteSubst *self, LogMsg *msg, const char *subject, const PCRE2_SIZE *ov, int rc)
+_store_groups(const RewriteSubst *self, LogMsg *msg, const char *subject, bool subject_set, const PCRE2_SIZE *ov,
+              int rc)
 {
   for (int i = 0; i < rc; i++)
     if (ov[2 * i] != PCRE2_UNSET)
-      log_msg_set_nv_ref(msg, match_handles[i], subject + ov[2 * i], ov[2 * i + 1] - ov[2 * i]);
+      {
+        if (subject_set)
+          log_msg_set_nv_ref(msg, match_handles[i], subject + ov[2 * i], ov[2 * i + 1] - ov[2 * i]);
+        else
+          log_msg_unset_value(msg, match_handles[i]);
+      }
   uint32_t n = atomic_load_explicit(&match_pairs, memory_order_acquire);
   for (uint32_t i = (uint32_t) rc; i < n; i++)
     log_msg_unset_value(msg, match_handles[i]);
   for (uint32_t k = 0; k < self->n_named; k++)
     {
       uint32_t g = self->named_group[k];
-      if (g < (uint32_t) rc && ov[2 * g] != PCRE2_UNSET)
+      if (g >= (uint32_t) rc || ov[2 * g] == PCRE2_UNSET)
+        continue;
+      if (subject_set)
         log_msg_set_nv_ref(msg, self->named[k], subject + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+      else
+        log_msg_unset_value(msg, self->named[k]);
     }
 }
 
@@ -137,6 +148,7 @@ _store_groups(const RewriteSubst *self, LogMsg *msg, const char *subject, const 
 static bool
 _replace_pcre(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len, GString *out)
 {
+  bool subject_set = log_msg_is_value_set(*pmsg, self->handle);
   pcre2_match_data *md = regex_match_data(self->pairs);
   PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
   size_t start = 0, last = 0;
@@ -161,7 +173,7 @@ _replace_pcre(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len
           log_msg_make_writable(pmsg);
           matched = true;
         }
-      _store_groups(self, *pmsg, v, ov, rc);
+      _store_groups(self, *pmsg, v, subject_set, ov, rc);
       g_string_append_len(out, v + last, (gssize) (ov[0] - last));
       log_template_format(self->replacement, *pmsg, NULL, out);
       empty_before = ov[0] == ov[1];

@@ -67,6 +67,15 @@ Test(subst, an_unset_value_is_matched_as_empty)
   /* type(string) never matches an empty value */
   assert_subst("\"\" \"+\" type(string)", NULL, NULL);
   assert_subst("\"\" \"+\" type(string) flags(substring)", NULL, NULL);
+  /* the groups of a match in an unset value read as unset, as in syslog-ng */
+  LogMsg *m = rw_apply("subst(\"x*\" \"-\" value(\"nosuch\"))", "0=old", 13);
+  rw_assert_value(m, "nosuch", "-");
+  rw_assert_value(m, "0", NULL);
+  log_msg_unref(m);
+  m = rw_apply("subst(\"x*\" \"-\" value(\"v\"))", "v=abc", 13);
+  rw_assert_value(m, "v", "-abc");
+  rw_assert_value(m, "0", "");
+  log_msg_unref(m);
 }
 
 Test(subst, groups_in_the_replacement_and_on_the_message)
