@@ -421,4 +421,3 @@ log_reader_free(LogReader *r)
   log_framer_deinit(&r->framer);
   free(r);
 }
-

@@ -98,15 +98,6 @@ _check_zone(const CfgOption *opt, const void *field)
 }
 
 static const char *
-_check_keep_alive(const CfgOption *opt, const void *field)
-{
-  /* connections never outlive a reload yet: only the honest value passes */
-  if (*(const bool *) field)
-    return "keep-alive(yes) is not supported yet: Sluice closes source connections on reload; use keep-alive(no)";
-  return NULL;
-}
-
-static const char *
 _check_trim(const CfgOption *opt, const void *field)
 {
   if (!*(const bool *) field)
@@ -163,7 +154,7 @@ _check_ip_protocol(const CfgOption *opt, const void *field)
     .max = 1000000 },                                                                                               \
   { .name = "listen-backlog", .type = CFG_OPT_INT, .offset = OFF(listen_backlog), .def_int = 255, .min = 1,        \
     .max = INT32_MAX },                                                                                             \
-  { .name = "keep-alive", .type = CFG_OPT_BOOL, .offset = OFF(keep_alive), .check = _check_keep_alive }
+  { .name = "keep-alive", .type = CFG_OPT_BOOL, .offset = OFF(keep_alive), .def_int = 1 }
 
 #define NET_UNIX_OPTIONS                                                                                            \
   { .name = "owner", .type = CFG_OPT_STRING, .offset = OFF(owner), .empty_ok = true },                             \

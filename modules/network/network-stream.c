@@ -380,7 +380,9 @@ _conns_stop_job(void *arg)
   g_mutex_unlock(&s->lock);
   if (mine->len)
     log_pipeline_flush(s->env.pipeline);
-  bool handover = handover_active();
+  /* keep-alive(no): a reload closes the connections (the listener is
+   * carried all the same) */
+  bool handover = handover_active() && s->o.keep_alive;
   for (guint i = 0; i < mine->len; i++)
     {
       NetConn *c = g_ptr_array_index(mine, i);

@@ -379,7 +379,6 @@ Test(network, refused_configurations)
   expect_config_error("source s { tcp(transport(udp)); };", "tcp() takes no transport()");
   expect_config_error("source s { network(transport(sctp)); };", "unknown value 'sctp' for option 'transport'");
   expect_config_error("source s { network(port(70000)); };", "between 1 and 65535");
-  expect_config_error("source s { network(keep-alive(yes)); };", "keep-alive(yes) is not supported yet");
   expect_config_error("source s { unix-stream(); };", "unix-stream() takes 1 to 1 positional arguments");
   expect_config_error("source s { unix-dgram(\"/tmp/x\" port(514)); };", "unknown option 'port'");
   expect_config_error("source s { network(trim-large-messages(no)); };", "trim-large-messages(no) is not supported");
