@@ -4,8 +4,8 @@
 
 Each scenario is a syslog-ng configuration under bench/scenarios/NAME.conf,
 given unchanged to Sluice and to syslog-ng, with an rsyslog equivalent in
-NAME.rsyslog.conf.  Only the placeholders @PORT@, @OUT@, @WORK@, @CERT@ and
-@KEY@ are filled in, the same way for every daemon.  A run starts one
+NAME.rsyslog.conf.  Only the placeholders @PORT@, @OUT@, @WORK@, @CERT@,
+@KEY@ and @SINKPORT@ (bench: sink = tcp) are filled in, the same way for every daemon.  A run starts one
 daemon, sends a fixed number of messages with loggen, waits until every
 expected line is in the output files, and reads the daemon's CPU time and
 peak RSS from /proc.  Each run is repeated and the median is reported.
@@ -54,6 +54,7 @@ def parse_scenario(path):
         "order": 100,
         "rate": 0,
         "steady": "no",
+        "sink": "none",
     }
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -72,6 +73,8 @@ def parse_scenario(path):
             meta[key] = value
     if meta["transport"] not in ("tcp", "udp", "tls"):
         raise ValueError("%s: transport must be tcp, udp or tls" % path)
+    if meta["sink"] not in ("none", "tcp"):
+        raise ValueError("%s: sink must be none or tcp" % path)
     if meta["input"] not in ("loggen", "mixed", "kv"):
         raise ValueError("%s: input must be loggen, mixed or kv" % path)
     meta["path"] = path
@@ -450,7 +453,7 @@ class Bench:
                 return self.port
         raise RuntimeError("no free port near %d" % self.args.port_base)
 
-    def _conf(self, meta, daemon, work, port):
+    def _conf(self, meta, daemon, work, port, sink_port=0):
         src = meta["text"] if daemon != "rsyslog" else open(meta["rsyslog_path"], encoding="utf-8").read()
         out = os.path.join(work, "out")
         os.makedirs(out, exist_ok=True)
@@ -458,7 +461,7 @@ class Bench:
         conf = os.path.join(work, "%s.conf" % daemon)
         with open(conf, "w", encoding="utf-8") as f:
             f.write(render(src, {"PORT": port, "OUT": out, "WORK": os.path.join(work, "rsyslog-work"),
-                                 "CERT": self.cert, "KEY": self.key}))
+                                 "CERT": self.cert, "KEY": self.key, "SINKPORT": sink_port}))
         return conf, out
 
     def _shown(self, meta, daemon, conf, text):
@@ -473,7 +476,7 @@ class Bench:
         if not self.env.available(daemon):
             return "%s not found at %s" % (daemon, self.env.binary(daemon))
         work = tempfile.mkdtemp(prefix="check-", dir=self.tmp)
-        conf, _out = self._conf(meta, daemon, work, self.args.port_base)
+        conf, _out = self._conf(meta, daemon, work, self.args.port_base, self.args.port_base + 1)
         cmd, cenv = self.env.check_cmd(daemon, conf)
         try:
             p = subprocess.run(cmd, env=cenv, capture_output=True, text=True, timeout=30)
@@ -489,11 +492,23 @@ class Bench:
     def run_once(self, meta, daemon):
         work = tempfile.mkdtemp(prefix="%s-%s-" % (meta["name"], daemon), dir=self.tmp)
         port = self.next_port()
-        conf, out = self._conf(meta, daemon, work, port)
+        sink_port = self.next_port() if meta["sink"] == "tcp" else 0
+        conf, out = self._conf(meta, daemon, work, port, sink_port)
         input_path = self.input_for(meta["input"])
         sent, expected = expected_lines(meta, input_path)
         udp = meta["transport"] == "udp"
         cmd, denv = self.env.run_cmd(daemon, conf, work)
+        sink = None
+        if sink_port:
+            # a relay forwards to a sink that writes under @OUT@, counted as files are;
+            # it listens before the daemon starts, so no daemon waits for time-reopen
+            sink = subprocess.Popen([sys.executable, os.path.join(HERE, "sink.py"), str(sink_port), out])
+            deadline = time.monotonic() + 15
+            while not port_is_bound(sink_port, False):
+                if sink.poll() is not None or time.monotonic() > deadline:
+                    stop_process(sink)
+                    raise RunError("the sink did not listen on port %d" % sink_port)
+                time.sleep(0.02)
         log = open(os.path.join(work, "daemon.log"), "wb")
         proc = subprocess.Popen(cmd, env=denv, stdout=log, stderr=subprocess.STDOUT, cwd=work)
         result = {"sent": sent, "expected": expected}
@@ -577,6 +592,8 @@ class Bench:
                 lg.kill()
                 lg.wait()
             stop_process(proc)
+            if sink is not None:
+                stop_process(sink)
             log.close()
             if not self.args.keep:
                 shutil.rmtree(work, ignore_errors=True)

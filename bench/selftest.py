@@ -26,7 +26,7 @@ class T(unittest.TestCase):
             self.assertTrue(s["title"], s["name"])
             self.assertIsNotNone(s["rsyslog_path"], s["name"])
             text = open(s["rsyslog_path"]).read() + s["text"]
-            left = re.findall(r"@[A-Z]+@", render(text, dict.fromkeys(("PORT", "OUT", "WORK", "CERT", "KEY"), "x")))
+            left = re.findall(r"@[A-Z]+@", render(text, dict.fromkeys(("PORT", "OUT", "WORK", "CERT", "KEY", "SINKPORT"), "x")))
             self.assertEqual(left, [], s["name"])
 
     def test_expected(self):
