@@ -59,6 +59,11 @@ bool filter_expr_eval_store(const FilterExpr *f, LogMsg **pmsg, bool *owned);
 
 void filter_expr_free(FilterExpr *f);
 
+/* Compile (and free) every filter statement of tree, used in a log path
+ * or not, as syslog-ng refuses a configuration with a broken filter
+ * anywhere.  Returns false with *err at the first one that fails. */
+bool filter_expr_check_statements(const CfgTree *tree, CfgError *err);
+
 /* Facility and level names as syslog-ng spells them: the number, or -1. */
 int filter_facility_from_name(const char *name);
 int filter_level_from_name(const char *name);

@@ -64,7 +64,7 @@ log_pipeline_new(const CfgTree *tree, const CfgGlobalOptions *global, const LogD
     defs[i] = &factories[i]->def;
   bool ok = cfg_check_drivers(tree, defs, err);
   free(defs);
-  if (!ok)
+  if (!ok || !filter_expr_check_statements(tree, err))
     return NULL;
 
   LogPipeline *pl = _alloc(global);

@@ -307,6 +307,22 @@ _eval(const FilterExpr *f, const LogMsg *msg, const FilterEvalCtx *ctx)
 }
 
 bool
+filter_expr_check_statements(const CfgTree *tree, CfgError *err)
+{
+  for (size_t i = 0; i < tree->root->n_children; i++)
+    {
+      const CfgNode *n = tree->root->children[i];
+      if (n->kind != CFG_NODE_DEFINE || n->obj != CFG_OBJ_FILTER)
+        continue;
+      FilterExpr *f = filter_expr_compile_block(n, err);
+      if (!f)
+        return false;
+      filter_expr_free(f);
+    }
+  return true;
+}
+
+bool
 filter_expr_eval(const FilterExpr *f, const LogMsg *msg)
 {
   FilterEvalCtx ctx = { 0 };

@@ -301,3 +301,24 @@ Test(filter_funcs, match_flags)
   ft_check_error("message(\"(?<n>a)|(?<n>b)\")", "error compiling regular expression");
   ft_check_error("message(\"a\" flags(nobackref))", "nobackref");
 }
+
+/* ---- every filter statement is checked ------------------------------------- */
+
+Test(filter_funcs, unused_filter_statements_are_checked)
+{
+  const char *good = "@version: 3.38\nfilter f_a { level(info); };\nfilter f_b { \"$PID\" > 3; };\n";
+  const char *bad = "@version: 3.38\nfilter f_a { level(info); };\nfilter f_unused { message(\"a(\"); };\n";
+  CfgError err = { 0 };
+  CfgTree *tree = cfg_parse_string("test.conf", good, strlen(good), NULL, &err);
+  cr_assert_not_null(tree);
+  cr_assert(filter_expr_check_statements(tree, &err));
+  cfg_tree_free(tree);
+  tree = cfg_parse_string("test.conf", bad, strlen(bad), NULL, &err);
+  cr_assert_not_null(tree);
+  cr_assert_not(filter_expr_check_statements(tree, &err));
+  char *text = cfg_error_format(&err);
+  cr_assert(strstr(text, "test.conf:3:") && strstr(text, "error compiling regular expression"), "%s", text);
+  free(text);
+  cfg_error_clear(&err);
+  cfg_tree_free(tree);
+}
