@@ -139,6 +139,20 @@ rewrite_template_options(LogTemplateOptions *topts, int ts_format, int64_t frac_
   return false;
 }
 
+char *
+rewrite_template_literal(const LogTemplate *t, size_t *len)
+{
+  if (!log_template_is_literal(t))
+    return NULL;
+  /* "a$$b" is "a$b": the template expands it, with any message */
+  LogMsg *blank = log_msg_new(0);
+  GString *out = g_string_new(NULL);
+  log_template_format(t, blank, NULL, out);
+  log_msg_unref(blank);
+  *len = out->len;
+  return g_string_free(out, FALSE);
+}
+
 /* ---- per-thread scratch ------------------------------------------------- */
 
 static _Thread_local GString *tls_scratch[REWRITE_SCRATCH_MAX];

@@ -175,13 +175,10 @@ _template_rule_new(const CfgNode *call, TemplateRuleKind kind, CfgError *err)
   self->literal = log_template_is_literal(self->tmpl);
   if (self->literal && ops == &tag_ops)
     {
-      /* expanded once ("a$$b" is "a$b"): no message is needed for that */
-      LogMsg *blank = log_msg_new(0);
-      GString *name = g_string_new(NULL);
-      log_template_format(self->tmpl, blank, NULL, name);
-      self->tag = log_tags_get_by_name(name->str);
-      g_string_free(name, TRUE);
-      log_msg_unref(blank);
+      size_t len;
+      char *name = rewrite_template_literal(self->tmpl, &len);
+      self->tag = log_tags_get_by_name(name);
+      g_free(name);
     }
   return &self->rule.super;
 }

@@ -51,6 +51,8 @@ typedef struct RewriteSet
   NVHandle handle;
   LogTemplate *tmpl;
   LogTemplateOptions topts;
+  const char *literal; /* interned expansion of a template without macros */
+  size_t literal_len;
 } RewriteSet;
 
 static bool
@@ -59,6 +61,14 @@ _set_process(LogProcessor *p, LogMsg **pmsg)
   RewriteSet *self = (RewriteSet *) p;
   if (!rewrite_rule_applies(&self->rule, *pmsg))
     return true;
+  if (self->literal)
+    {
+      /* interned: it outlives every message, so nothing is copied */
+      LogMsg *msg = log_msg_make_writable(pmsg);
+      log_msg_set_value_ref(msg, self->handle, self->literal, self->literal_len);
+      rewrite_value_changed(msg, self->handle);
+      return true;
+    }
   GString *buf = rewrite_scratch(0);
   log_template_format(self->tmpl, *pmsg, &self->topts, buf);
   LogMsg *msg = log_msg_make_writable(pmsg);
@@ -99,6 +109,10 @@ _set_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
       _set_free(&self->rule.super);
       return NULL;
     }
+  char *lit = rewrite_template_literal(self->tmpl, &self->literal_len);
+  if (lit && strlen(lit) == self->literal_len) /* interning needs a C string */
+    self->literal = g_intern_string(lit);
+  g_free(lit);
   return &self->rule.super;
 }
 

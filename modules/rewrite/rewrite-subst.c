@@ -88,7 +88,11 @@ typedef struct RewriteSubst
   NVHandle *named; /* (?<name>...) groups are stored by name too */
   uint32_t *named_group;
   uint32_t n_named;
+  bool jit;           /* pcre2_jit_match() can run it */
+  bool plain;         /* no metacharacters: a byte search finds the same matches */
   LogTemplate *replacement;
+  char *replacement_literal; /* its expansion when it has no macros */
+  size_t replacement_len;
 } RewriteSubst;
 
 /* $0..$255 (syslog-ng keeps at most 256).  match_handles[i] is filled at
@@ -143,6 +147,32 @@ _store_groups(const RewriteSubst *self, LogMsg *msg, const char *subject, bool s
     }
 }
 
+/* memmem for short needles: glibc's is generic, memchr runs vectorized */
+static const char *
+_find_plain(const char *h, size_t hlen, const char *n, size_t nlen)
+{
+  const char *end = h + hlen;
+  while ((size_t) (end - h) >= nlen)
+    {
+      const char *p = memchr(h, n[0], (size_t) (end - h) - nlen + 1);
+      if (!p)
+        return NULL;
+      if (memcmp(p + 1, n + 1, nlen - 1) == 0)
+        return p;
+      h = p + 1;
+    }
+  return NULL;
+}
+
+static inline void
+_append_replacement(const RewriteSubst *self, const LogMsg *msg, GString *out)
+{
+  if (self->replacement_literal)
+    rewrite_buf_append(out, self->replacement_literal, self->replacement_len);
+  else
+    log_template_format(self->replacement, msg, NULL, out);
+}
+
 /* Replaces the matches of the pattern in v[0..len) into out.  Returns
  * false when there was none; *pmsg is made writable at the first match. */
 static bool
@@ -155,8 +185,33 @@ _replace_pcre(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len
   bool empty_before = false, matched = false;
   do
     {
+      if (self->plain)
+        {
+          /* the same leftmost match as the regex, found by a plain search (a plain
+           * pattern is never empty, so no empty match either) */
+          const char *m = _find_plain(v + start, len - start, self->pattern, self->pattern_len);
+          if (!m)
+            break;
+          ov[0] = (PCRE2_SIZE) (m - v);
+          ov[1] = ov[0] + self->pattern_len;
+          if (!matched)
+            {
+              log_msg_make_writable(pmsg);
+              matched = true;
+            }
+          _store_groups(self, *pmsg, v, subject_set, ov, 1);
+          rewrite_buf_append(out, v + last, ov[0] - last);
+          _append_replacement(self, *pmsg, out);
+          start = last = ov[1];
+          continue;
+        }
       uint32_t opts = empty_before ? PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED : 0;
-      int rc = pcre2_match(self->re, (PCRE2_SPTR) v, len, start, opts, md, NULL);
+      /* the JIT entry skips pcre2_match's checks, which are done already:
+       * the code and match data are ours, and UTF patterns go the long way;
+       * so does a match-time PCRE2_ANCHORED, which JIT code may not know
+       * (pcre2_match then runs the interpreter) */
+      int rc = self->jit && opts == 0 ? pcre2_jit_match(self->re, (PCRE2_SPTR) v, len, start, opts, md, NULL)
+                         : pcre2_match(self->re, (PCRE2_SPTR) v, len, start, opts, md, NULL);
       if (rc < 0)
         {
           if (rc != PCRE2_ERROR_NOMATCH || !empty_before)
@@ -174,14 +229,14 @@ _replace_pcre(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len
           matched = true;
         }
       _store_groups(self, *pmsg, v, subject_set, ov, rc);
-      g_string_append_len(out, v + last, (gssize) (ov[0] - last));
-      log_template_format(self->replacement, *pmsg, NULL, out);
+      rewrite_buf_append(out, v + last, ov[0] - last);
+      _append_replacement(self, *pmsg, out);
       empty_before = ov[0] == ov[1];
       start = last = ov[1];
     }
   while ((self->flags & SF_GLOBAL) && start < len);
   if (matched)
-    g_string_append_len(out, v + last, (gssize) (len - last));
+    rewrite_buf_append(out, v + last, len - last);
   return matched;
 }
 
@@ -219,7 +274,7 @@ _replace_string(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t l
     {
       if (len != self->pattern_len || !_starts_with(self, v, len))
         return false;
-      log_template_format(self->replacement, *pmsg, NULL, out);
+      _append_replacement(self, *pmsg, out);
       return true;
     }
   size_t pos = 0, last = 0;
@@ -234,13 +289,13 @@ _replace_string(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t l
       if (!m)
         break;
       matched = true;
-      g_string_append_len(out, v + last, m - (v + last));
-      log_template_format(self->replacement, *pmsg, NULL, out);
+      rewrite_buf_append(out, v + last, (size_t) (m - (v + last)));
+      _append_replacement(self, *pmsg, out);
       pos = last = (size_t) (m - v) + self->pattern_len;
     }
   while ((self->flags & SF_GLOBAL) && pos < len && self->pattern_len > 0);
   if (matched)
-    g_string_append_len(out, v + last, (gssize) (len - last));
+    rewrite_buf_append(out, v + last, len - last);
   return matched;
 }
 
@@ -275,6 +330,7 @@ _subst_free(LogProcessor *p)
   g_free(self->pattern);
   free(self->named);
   free(self->named_group);
+  g_free(self->replacement_literal);
   log_template_unref(self->replacement);
   free(self);
 }
@@ -311,6 +367,17 @@ _compile_pattern(RewriteSubst *self, const CfgNode *call, CfgError *err)
       g_free(rerr);
       return false;
     }
+  /* letters, digits and punctuation that mean nothing to PCRE2, matched
+   * case-sensitively, byte for byte */
+  self->plain = self->pattern_len > 0 && !(self->flags & (SF_IGNORE_CASE | SF_ICASE | SF_UTF8 | SF_UNICODE));
+  for (size_t i = 0; self->plain && i < self->pattern_len; i++)
+    {
+      unsigned char c = (unsigned char) self->pattern[i];
+      self->plain = c >= ' ' && c < 0x7f && !strchr("\\^$.|?*+()[]{}#", c);
+    }
+  size_t jit_size = 0;
+  self->jit = !(self->flags & (SF_UTF8 | SF_UNICODE))
+              && pcre2_pattern_info(self->re, PCRE2_INFO_JITSIZE, &jit_size) == 0 && jit_size > 0;
   uint32_t groups = 0;
   pcre2_pattern_info(self->re, PCRE2_INFO_CAPTURECOUNT, &groups);
   self->pairs = groups + 1 < MAX_MATCHES ? groups + 1 : MAX_MATCHES;
@@ -363,6 +430,7 @@ _subst_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
       _subst_free(&self->rule.super);
       return NULL;
     }
+  self->replacement_literal = rewrite_template_literal(self->replacement, &self->replacement_len);
   return &self->rule.super;
 }
 

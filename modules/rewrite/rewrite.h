@@ -17,6 +17,7 @@
 #include "sluice/template.h"
 
 #include <glib.h>
+#include <string.h>
 
 typedef struct RewriteRule
 {
@@ -74,6 +75,26 @@ rewrite_value_changed(LogMsg *msg, NVHandle handle)
 {
   if (handle == LM_V_PROGRAM || handle == LM_V_PID)
     log_msg_unset_value(msg, LM_V_LEGACY_MSGHDR);
+}
+
+/* When t has no macros: its text as expanded (g_malloc'd, *len bytes,
+ * NUL-terminated), so a rule can skip formatting it per message.  NULL
+ * otherwise. */
+char *rewrite_template_literal(const LogTemplate *t, size_t *len);
+
+/* g_string_append_len without its checks for a source inside s (the hot
+ * paths append message values, never s itself). */
+static inline void
+rewrite_buf_append(GString *s, const char *p, size_t n)
+{
+  if (G_UNLIKELY(s->len + n + 1 > s->allocated_len))
+    {
+      g_string_append_len(s, p, (gssize) n);
+      return;
+    }
+  memcpy(s->str + s->len, p, n);
+  s->len += n;
+  s->str[s->len] = '\0';
 }
 
 /* Per-thread scratch string number i (0..REWRITE_SCRATCH_MAX-1), emptied.

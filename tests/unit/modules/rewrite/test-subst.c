@@ -48,6 +48,11 @@ Test(subst, pcre_replaces_the_first_match_or_every_one)
   assert_subst("\"FOO\" \"baz\" flags(global ignore-case)", "foo Foo", "baz baz");
   assert_subst("\"FOO\" \"baz\" flags(global icase)", "fOO", "baz");
   assert_subst("\"b\" \"\" flags(global)", "abcb", "ac");
+  /* plain patterns are searched without the regex engine: same results */
+  assert_subst("\"aa\" \"X\" flags(global)", "aaaaa", "XXa");
+  assert_subst("\"a a\" \"X\"", "aa a a", "aX a");
+  assert_subst("\"ab\" \"X\" flags(global)", "aab abab", "aX XX");
+  assert_subst("\"t.t\" \"X\"", "tot", "X");
 }
 
 Test(subst, global_empty_matches_as_syslog_ng)
