@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sluice: the daemon's entry point.  The command line is syslog-ng's
- * (-F -f -p -c -u -g -s --preprocess-into --worker-threads -e -v -d); the daemon
- * itself is src/daemon/mainloop.c.
+ * (-F --process-mode -C -f -p -c -u -g -s --preprocess-into --worker-threads
+ * -e -v -d); the daemon itself is src/daemon/mainloop.c.
  *
  * `sluice --stdio` is a filter without a configuration: it frames and
  * parses syslog lines from standard input and writes each as syslog-ng's
@@ -134,6 +134,7 @@ static gboolean opt_version, opt_stdio, opt_syslog_protocol;
 static gchar *opt_framing, *opt_ts_format;
 static gint opt_msg_size = LOG_FRAMER_DEFAULT_MSG_SIZE;
 static gboolean opt_foreground, opt_syntax_only, opt_stderr, opt_verbose, opt_debug;
+static char *opt_process_mode, *opt_chroot;
 static gchar *opt_cfgfile, *opt_pidfile, *opt_preprocess_into, *opt_persist, *opt_control;
 static gint opt_worker_threads;
 static gchar *opt_user, *opt_group, *opt_stats_exporter;
@@ -143,6 +144,10 @@ static const GOptionEntry entries[] = {
   { "cfgfile", 'f', 0, G_OPTION_ARG_FILENAME, &opt_cfgfile, "Configuration file (default " SLUICE_SYSCONFDIR "/sluice.conf)",
     "FILE" },
   { "foreground", 'F', 0, G_OPTION_ARG_NONE, &opt_foreground, "Stay in the foreground", NULL },
+  { "process-mode", 0, 0, G_OPTION_ARG_STRING, &opt_process_mode,
+    "foreground, background, or safe-background (default: wait until started)", "MODE" },
+  { "chroot", 'C', 0, G_OPTION_ARG_FILENAME, &opt_chroot, "Run with DIR as the root (the configuration is read there)",
+    "DIR" },
   { "syntax-only", 's', 0, G_OPTION_ARG_NONE, &opt_syntax_only, "Check the configuration and exit", NULL },
   { "preprocess-into", 0, 0, G_OPTION_ARG_FILENAME, &opt_preprocess_into,
     "Write the preprocessed configuration to FILE and exit", "FILE" },
@@ -244,7 +249,8 @@ main(int argc, char **argv)
     .pidfile = opt_pidfile,
     .worker_threads = opt_worker_threads,
     .drain_ms = 10000,
-    .daemonize = !opt_foreground,
+    .process_mode = opt_foreground ? PROCESS_FOREGROUND : PROCESS_SAFE_BACKGROUND,
+    .chroot_dir = opt_chroot,
     .factories = factories,
   };
   if (opt_syntax_only || opt_preprocess_into)
@@ -264,6 +270,17 @@ main(int argc, char **argv)
           rc = main_loop_check_config(&mo);
         }
       return rc;
+    }
+  if (opt_process_mode && !process_mode_parse(opt_process_mode, &mo.process_mode))
+    {
+      fprintf(stderr, "sluice: unknown --process-mode '%s' (foreground, background or safe-background)\n",
+              opt_process_mode);
+      return 2;
+    }
+  if (opt_chroot && geteuid() != 0)
+    {
+      fprintf(stderr, "sluice: --chroot needs the daemon to start as root\n");
+      return 1;
     }
   mo.control_path = opt_control;
   mo.stats_exporter = opt_stats_exporter;
@@ -285,6 +302,7 @@ main(int argc, char **argv)
   /* a peer that goes away must give EPIPE to whoever writes, not kill us */
   signal(SIGPIPE, SIG_IGN);
   int rc = main_loop_run(&mo);
+  process_startup_done(rc); /* a start that failed: the waiting parent exits with rc */
   privs_target_clear(&privs);
   return rc;
 }

@@ -381,13 +381,18 @@ main_loop_run(const MainLoopOptions *opts)
   MainLoop ml = { .opts = opts, .state = ML_STARTING };
   main_thread = pthread_self();
 
+  if (opts->chroot_dir && !process_chroot(opts->chroot_dir))
+    {
+      fprintf(stderr, "sluice: cannot change root; dir='%s', error='%s'\n", opts->chroot_dir, strerror(errno));
+      return 1;
+    }
   Config *c = _config_load(opts);
   if (!c)
     return 1;
 
-  /* No thread runs yet, so forking here is safe; errors above still
-   * reached the terminal. */
-  if (opts->daemonize && daemon(0, 0) != 0)
+  /* No thread runs yet, so forking here is safe; errors above and until
+   * the start is done still reach the terminal. */
+  if (!process_detach(opts->process_mode))
     {
       fprintf(stderr, "sluice: cannot go to the background; error='%s'\n", strerror(errno));
       _config_free(c);
@@ -463,6 +468,7 @@ main_loop_run(const MainLoopOptions *opts)
   sluice_log(SLUICE_LOG_NOTICE, "Sluice starting up", "version", SLUICE_VERSION, NULL);
   notify_start();
   notify_send("READY=1\nSTATUS=Running");
+  process_startup_done(0);
   iv_main();
 
   pthread_mutex_lock(&stop_lock);

@@ -7,6 +7,7 @@
  */
 
 #include "privs.h"
+#include "process.h"
 #include "sluice/driver.h"
 
 #include <stdbool.h>
@@ -17,7 +18,8 @@ typedef struct MainLoopOptions
   const char *pidfile;    /* NULL: none */
   int worker_threads;     /* <= 0: one per CPU */
   int drain_ms;           /* how long SIGTERM waits for queues to be written */
-  bool daemonize;         /* go to the background once the configuration is accepted */
+  ProcessMode process_mode; /* how to go to the background once the configuration is accepted */
+  const char *chroot_dir;   /* --chroot: the root to run in, before the configuration is read; NULL: none */
   const char *control_path;         /* -c: the control socket, must work; NULL: none */
   const char *default_control_path; /* used without -c, best effort; NULL: none */
   const char *stats_exporter;       /* --stats-exporter HOST:PORT; NULL: none */
@@ -27,7 +29,8 @@ typedef struct MainLoopOptions
 
 /* Load the configuration, run until SIGTERM/SIGINT (or a stop request),
  * and return the process exit code: 0 after a clean stop, 1 when the
- * configuration is refused or cannot start. */
+ * configuration is refused or cannot start (the caller passes that to
+ * process_startup_done()). */
 int main_loop_run(const MainLoopOptions *opts);
 
 /* --syntax-only: build the whole configuration (every driver, template
