@@ -75,8 +75,8 @@ def parse_scenario(path):
         raise ValueError("%s: transport must be tcp, udp or tls" % path)
     if meta["sink"] not in ("none", "tcp"):
         raise ValueError("%s: sink must be none or tcp" % path)
-    if meta["input"] not in ("loggen", "mixed", "kv"):
-        raise ValueError("%s: input must be loggen, mixed or kv" % path)
+    if meta["input"] not in ("loggen", "mixed", "kv", "json"):
+        raise ValueError("%s: input must be loggen, mixed, kv or json" % path)
     meta["path"] = path
     meta["text"] = text
     rs = path[: -len(".conf")] + ".rsyslog.conf"
@@ -174,10 +174,23 @@ def kv_line(rng):
         rng.randint(0, 1 << 20), rng.randint(0, 255), rng.randint(0, 255), rng.randint(1, 254), rng.getrandbits(32))
 
 
+def json_line(rng):
+    """An application event as a JSON object after the tag (about 300 bytes)."""
+    host = rng.choice(HOSTS)
+    return ('<%d>%s %s app[%d]: {"user":"u%04d","action":"%s","status":"%s","bytes":%d,"latency":%.3f,'
+            '"src":"10.%d.%d.%d","session":"%08x","geo":{"country":"%s","city":"%s"},"tags":["%s","%s"],'
+            '"ok":%s}') % (
+        14 * 8 + 6, _stamp(rng), host, rng.randint(100, 9999), rng.randint(0, 9999),
+        rng.choice(("login", "logout", "read", "write", "delete")), rng.choice(("ok", "ok", "ok", "denied")),
+        rng.randint(0, 1 << 20), rng.random() * 2, rng.randint(0, 255), rng.randint(0, 255), rng.randint(1, 254),
+        rng.getrandbits(32), rng.choice(("HU", "DE", "US")), rng.choice(("Budapest", "Berlin", "Boston")),
+        rng.choice(WORDS), rng.choice(WORDS), rng.choice(("true", "false")))
+
+
 def write_input(path, kind, lines=20000, seed=1):
     """A deterministic input file for loggen -R; the same bytes every run."""
     rng = random.Random(seed)
-    make = mixed_line if kind == "mixed" else kv_line
+    make = {"mixed": mixed_line, "kv": kv_line, "json": json_line}[kind]
     with open(path, "w", encoding="ascii") as f:
         for _ in range(lines):
             f.write(make(rng) + "\n")
