@@ -1,12 +1,13 @@
 #!/bin/sh
-# Unpack Debian's syslog-ng-core (the reference daemon and its loggen) into
-# a directory, without installing it as a service: the functional tests run
-# it beside Sluice on the same input and compare the output.
-# Usage: fetch-syslog-ng.sh DIR    (does nothing when DIR is already there)
+# Unpack Debian's syslog-ng-core (the reference daemon and its loggen) and
+# syslog-ng-mod-xml-parser (its xml() parser) into a directory, without
+# installing them as a service: the functional tests run it beside Sluice
+# on the same input and compare the output.
+# Usage: fetch-syslog-ng.sh DIR    (does nothing when DIR has both already)
 set -eu
 
 dir=$1
-if [ -x "$dir/usr/sbin/syslog-ng" ]; then
+if [ -x "$dir/usr/sbin/syslog-ng" ] && [ -f "$dir/usr/lib/syslog-ng/3.38/libxml.so" ]; then
   exit 0
 fi
 
@@ -29,12 +30,13 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-(cd "$work" && apt-get download -q syslog-ng-core >/dev/null 2>&1) || {
+(cd "$work" && apt-get download -q syslog-ng-core syslog-ng-mod-xml-parser >/dev/null 2>&1) || {
   $SUDO apt-get update -q
-  (cd "$work" && apt-get download -q syslog-ng-core)
+  (cd "$work" && apt-get download -q syslog-ng-core syslog-ng-mod-xml-parser)
 }
 mkdir -p "$dir.tmp"
 dpkg -x "$work"/syslog-ng-core_*.deb "$dir.tmp"
+dpkg -x "$work"/syslog-ng-mod-xml-parser_*.deb "$dir.tmp"
 rm -rf "$dir"
 mv "$dir.tmp" "$dir"
 echo "fetch-syslog-ng: unpacked $(ls "$work") into $dir"
