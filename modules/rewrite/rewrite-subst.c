@@ -179,8 +179,9 @@ static bool
 _replace_pcre(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len, GString *out)
 {
   bool subject_set = log_msg_is_value_set(*pmsg, self->handle);
-  pcre2_match_data *md = regex_match_data(self->pairs);
-  PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+  PCRE2_SIZE plain_ov[2];
+  pcre2_match_data *md = self->plain ? NULL : regex_match_data(self->pairs);
+  PCRE2_SIZE *ov = md ? pcre2_get_ovector_pointer(md) : plain_ov;
   size_t start = 0, last = 0;
   bool empty_before = false, matched = false;
   do
