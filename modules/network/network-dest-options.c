@@ -5,11 +5,12 @@
  * Names and defaults are syslog-ng 3.38's: port 514 (601 for syslog() over
  * TCP), transport tcp, time-reopen/flush-lines/log-fifo-size/ts-format/
  * frac-digits/send-time-zone from options {} unless the call names them,
- * failback(tcp-probe-interval(60) successful-probes-required(3)).  The
- * default line is RFC 3164 ("<PRI>DATE HOST MSGHDRMSG\n"), syslog() sends
- * RFC 5424, octet-counted over TCP; a template() replaces the line (no
- * newline is added), and proto-template() of options {} is the default
- * template of the RFC 3164 drivers, as in syslog-ng.
+ * failback(tcp-probe-interval(60) successful-probes-required(3)),
+ * keep-alive(yes).  The default line is RFC 3164 ("<PRI>DATE HOST
+ * MSGHDRMSG\n"), syslog() sends RFC 5424, octet-counted over TCP; a
+ * template() replaces the line (no newline is added), and proto-template()
+ * of options {} is the default template of the RFC 3164 drivers, as in
+ * syslog-ng.
  *
  * Options Sluice does not implement are not in the tables, or are
  * CFG_OPT_REMOVED with the reason, so a configuration using them is
@@ -51,15 +52,6 @@ _check_ip_protocol(const CfgOption *opt, const void *field)
   return v == 4 || v == 6 ? NULL : "expects 4 or 6";
 }
 
-static const char *
-_check_keep_alive(const CfgOption *opt, const void *field)
-{
-  if (*(const bool *) field)
-    return "keep-alive(yes) is not supported yet: Sluice closes destination connections on reload (queued "
-           "messages are kept); use keep-alive(no)";
-  return NULL;
-}
-
 static const CfgOption failback_options[] = {
   { .name = "tcp-probe-interval", .type = CFG_OPT_INT, .offset = BOFF(tcp_probe_interval), .def_int = 60,
     .min = 1, .max = INT32_MAX },
@@ -88,7 +80,7 @@ static const CfgOption failover_options[] = {
   { .name = "so-sndbuf", .type = CFG_OPT_SIZE, .offset = OFF(so_sndbuf), .min = 0, .max = INT32_MAX },              \
   { .name = "so-rcvbuf", .type = CFG_OPT_SIZE, .offset = OFF(so_rcvbuf), .min = 0, .max = INT32_MAX },              \
   { .name = "so-keepalive", .type = CFG_OPT_BOOL, .offset = OFF(so_keepalive) },                                    \
-  { .name = "keep-alive", .type = CFG_OPT_BOOL, .offset = OFF(keep_alive), .check = _check_keep_alive },            \
+  { .name = "keep-alive", .type = CFG_OPT_BOOL, .offset = OFF(keep_alive), .def_int = 1 },                          \
   { .name = "spoof-source", .type = CFG_OPT_REMOVED,                                                                \
     .def_str = "sending with another host's address needs raw sockets (libnet), which Sluice does not have" },      \
   { .name = "spoof-source-max-msglen", .type = CFG_OPT_REMOVED, .def_str = "spoof-source() is not supported" },     \
@@ -337,7 +329,14 @@ _net_dest_free(LogDestDriver *s)
   free(d);
 }
 
-static const LogDestOps net_dest_ops = { NULL, _net_dest_free };
+static bool
+_net_dest_start(LogDestDriver *s, char **error)
+{
+  net_dest_take_connection((NetDest *) s);
+  return true;
+}
+
+static const LogDestOps net_dest_ops = { _net_dest_start, _net_dest_free };
 
 static LogDestDriver *
 _net_dest_new(NetDestKind kind, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)

@@ -27,10 +27,19 @@
  * is probed with a TCP connect every tcp-probe-interval seconds; after
  * successful-probes-required successes in a row the writer closes its
  * connection between two messages and goes back to the primary.
+ *
+ * keep-alive(yes) (the default, as in syslog-ng): a reload stops the
+ * writer after the write in hand and finish() puts the connection in the
+ * handover registry (sluice/handover.h) under the destination's name, kind
+ * and server; the new configuration's destination of the same name and
+ * target takes it at start() and goes on writing on it, after the messages
+ * the old writer left in the queue.  A connection with a message half sent
+ * on it is not kept: the new writer sends that message whole on a new one.
  */
 #include "network-dest.h"
 #include "network.h"
 
+#include "sluice/handover.h"
 #include "sluice/internal-log.h"
 
 #include <errno.h>
@@ -534,6 +543,43 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
   return rc;
 }
 
+/* The handover key of d's connection to servers[idx]. */
+static char *
+_handover_key(const NetDest *d, int idx)
+{
+  return g_strdup_printf("dest:%s:%s:%s:%s:%d", d->name, d->super.driver, d->servers[idx],
+                         d->is_unix ? "" : d->o.port, d->stream ? 1 : 0);
+}
+
+void
+net_dest_take_connection(NetDest *d)
+{
+  if (!d->o.keep_alive || !handover_active())
+    return;
+  for (int i = 0; i < d->n_servers && d->fd < 0; i++)
+    {
+      char *key = _handover_key(d, i);
+      int fd = handover_take_socket(key);
+      g_free(key);
+      if (fd < 0)
+        continue;
+      d->fd = fd;
+      d->server = i;
+      d->conn_gen++;
+      d->partial = NULL;
+      struct sockaddr_storage peer;
+      socklen_t len = sizeof(peer);
+      if (getpeername(fd, (struct sockaddr *) &peer, &len) == 0)
+        net_format_sockaddr((struct sockaddr *) &peer, len, d->peer_name, sizeof(d->peer_name));
+      else
+        g_strlcpy(d->peer_name, d->servers[i], sizeof(d->peer_name));
+      if (d->failback && i != 0)
+        d->next_probe = _mono_sec() + d->probe_interval;
+      sluice_log(SLUICE_LOG_NOTICE, "Destination connection kept across the reload", "server", d->peer_name,
+                 "driver", d->name, NULL);
+    }
+}
+
 static void
 _housekeep(void *dest, int64_t now)
 {
@@ -546,6 +592,14 @@ static void
 _finish(void *dest)
 {
   NetDest *d = dest;
+  if (d->fd >= 0 && d->o.keep_alive && handover_active() && !d->partial)
+    {
+      char *key = _handover_key(d, d->server);
+      handover_put_socket(key, d->fd, NULL);
+      g_free(key);
+      d->fd = -1;
+      return;
+    }
   _close(d);
 }
 

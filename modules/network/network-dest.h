@@ -158,6 +158,11 @@ extern const LogWriterOps net_dest_writer_ops;
 /* Append msg as d sends it (template or default line, framing) to out. */
 void net_dest_format(NetDest *d, const LogMsg *msg, GString *out);
 
+/* keep-alive(yes) during a reload: take the connection the previous
+ * configuration's destination of the same name and target left in the
+ * handover registry, if any (start(), main thread). */
+void net_dest_take_connection(NetDest *d);
+
 /* Release the writer state (finish closed the socket). */
 void net_dest_writer_free(NetDest *d);
 

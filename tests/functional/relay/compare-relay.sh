@@ -84,17 +84,18 @@ receiver() {
 receiver "$work/rg" a3164:$a3164 a5424:$a5424 b3164:$b3164 b5424:$b5424 >"$work/rg.conf"
 receiver "$work/rs" c3164:$c3164 c5424:$c5424 >"$work/rs.conf"
 
+# the receivers listen before the senders start, so no sender waits for time-reopen
 sng_start rg
 "$sluice" -F -f "$work/rs.conf" -p "$work/rs.pid" >"$work/rs.log" 2>&1 &
 rcv_pid=$!
-sng_start g
-start_sluice "$sluice" "$work/s.conf"
 i=0
 until grep -q "Accepting connections.*$c5424" "$work/rs.log" 2>/dev/null; do
   i=$((i + 1))
   [ $i -lt 100 ] || fail "the Sluice receiver did not start: $(cat "$work/rs.log")"
   sleep 0.1
 done
+sng_start g
+start_sluice "$sluice" "$work/s.conf"
 
 # send PORT KIND: the input lines (bsd) or frames (5424) to PORT
 send() {
@@ -126,7 +127,10 @@ for p in $s_in3164 $g_in3164; do send $p bsd; done
 for f in sl/local3164 sg/local3164; do wait_lines "$work/$f" 5; done
 for p in $s_in5424 $g_in5424; do send $p ietf; done
 for f in sl/local3164 sg/local3164; do wait_lines "$work/$f" 9; done
-for f in rg/a3164 rg/a5424 rg/b3164 rg/b5424 rs/c3164 rs/c5424; do wait_lines "$work/$f" 9; done
+for f in rg/a3164 rg/a5424 rg/b3164 rg/b5424 rs/c3164 rs/c5424; do
+  wait_lines "$work/$f" 9
+  [ "$(wc -l <"$work/$f")" -eq 9 ] || fail "$f has $(wc -l <"$work/$f") lines, want 9"
+done
 
 same() {
   cmp -s "$work/$1" "$work/$2" || { diff "$work/$1" "$work/$2"; fail "$1 and $2 differ"; }

@@ -18,6 +18,11 @@
 # Without flow control (second run), a relay queue that fills while the
 # server is down drops, and the drops are counted: received + dropped = sent.
 #
+# Third run: the server stays up and the relay is reloaded three times
+# under load; keep-alive(yes) (the default) carries its connection across
+# (the server accepts one connection in all) and nothing is lost,
+# duplicated or reordered.
+#
 # Usage: relay-loggen.sh SLUICE SLUICE_CTL LOGGEN
 . "$(dirname "$0")/../lib.sh"
 sluice=$1 ctl=$2 loggen=$3
@@ -47,9 +52,10 @@ stat() {
   "$ctl" -c "$work/relay.ctl" stats | sed -n "s/^dst\.tcp;d_relay#0;;a;$1;//p"
 }
 
-# run FLAGS FIFO N: one relay run; prints "missing duplicated reordered dropped"
+# run FLAGS FIFO N MODE: one relay run, MODE restart (the server) or reload
+# (the relay); sets result to "missing dropped"
 run() {
-  flags=$1 fifo=$2 n=$3
+  flags=$1 fifo=$2 n=$3 mode=$4
   set -- $(free_ports tcp tcp)
   in_port=$1 srv_port=$2
   rm -f "$work/out.log"
@@ -72,11 +78,23 @@ EOC
   "$loggen" -S -Q -r 10000 -n "$n" 127.0.0.1 "$in_port" 2>/dev/null &
   lg=$!
   sleep 1.5
-  stop_server
-  sleep 1.5
-  queued=$(stat queued)
-  [ "${queued:-0}" -gt 0 ] || fail "nothing queued in the relay while the server was down ($queued)"
-  start_server
+  if [ "$mode" = restart ]; then
+    stop_server
+    sleep 1.5
+    queued=$(stat queued)
+    [ "${queued:-0}" -gt 0 ] || fail "nothing queued in the relay while the server was down ($queued)"
+    start_server
+  else
+    queued=-
+    for r in 1 2 3; do
+      kill -HUP "$pid"
+      sleep 0.7
+    done
+    [ "$(grep -c 'Destination connection kept across the reload' "$work/sluice.log")" -eq 3 ] \
+      || fail "the connection was not kept: $(grep -i 'reload\|connection' "$work/sluice.log" | tail -5)"
+    [ "$(grep -c 'Syslog connection accepted' "$work/server.log")" -eq 1 ] \
+      || fail "the server saw more than one connection: $(grep 'connection' "$work/server.log")"
+  fi
   wait $lg || fail "loggen"
   i=0
   while [ "$(stat written)" -lt "$n" ] && [ $((  $(stat written) + $(stat dropped) )) -lt "$n" ]; do
@@ -87,6 +105,7 @@ EOC
   written=$(stat written) dropped=$(stat dropped)
   [ "$(stat queued)" -eq 0 ] || fail "queued left"
   stop_sluice
+  [ "$mode" = reload ] && [ "$(grep -c 'Syslog connection accepted' "$work/server.log")" -ne 1 ] && fail "reconnected"
   stop_server
   "$loggen" --check "$work/out.log" >"$work/report" || true
   sed -n 's/^check: threads=[0-9]* received=\([0-9]*\) missing=\([0-9]*\) duplicated=\([0-9]*\) reordered=\([0-9]*\).*/\1 \2 \3 \4/p' \
@@ -101,12 +120,16 @@ EOC
 }
 
 n=40000
-run "flags(flow-control);" 100000 $n
+run "flags(flow-control);" 100000 $n restart
 set -- $result
 [ "$2" -eq 0 ] || fail "flow control dropped $2"
 [ "$1" -le 20000 ] || fail "more missing ($1) than the kernel buffers can hold"
 
-run "" 2000 $n
+run "" 2000 $n restart
 set -- $result
 [ "$2" -gt 0 ] || fail "without flow control a 2000 queue should have dropped while the server was down"
+
+run "flags(flow-control);" 100000 $n reload
+set -- $result
+[ "$1" -eq 0 ] && [ "$2" -eq 0 ] || fail "lost across reloads: missing $1, dropped $2"
 echo "relay-loggen: ok"

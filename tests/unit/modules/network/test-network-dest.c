@@ -8,6 +8,7 @@
  */
 #include "modules.h"
 #include "network/network-dest.h"
+#include "sluice/handover.h"
 #include "sluice/internal-log.h"
 #include "sluice/msg-format.h"
 
@@ -578,6 +579,69 @@ Test(network_dest, a_datagram_too_large_is_dropped_and_the_rest_sent)
   rig_free(&r);
 }
 
+/* ---- reload ------------------------------------------------------------- */
+
+static bool
+peer_gone(int fd)
+{
+  char c;
+  return readable(fd, WAIT_MS) && recv(fd, &c, 1, 0) == 0;
+}
+
+Test(network_dest, keep_alive_carries_the_connection_across_a_reload)
+{
+  int port = 0;
+  int lfd = bound(AF_INET, SOCK_STREAM, "127.0.0.1", &port, true);
+  Rig a = { 0 }, b = { 0 };
+  rig_build(&a, "destination d { tcp(\"127.0.0.1\" port(%d)); };", port);
+  cr_assert(a.d->o.keep_alive, "keep-alive(yes) is the default");
+  Batch m = { 0 };
+  batch_add(&m, M1);
+  batch_add(&m, M2);
+  cr_assert_eq(rig_write(&a, m.items, 1), 1);
+  int c = accept_one(lfd);
+  assert_reads(c, L1);
+  /* a reload: the old writer finishes, the new destination of the same
+   * name and target starts and writes on the same connection */
+  handover_begin();
+  rig_free(&a);
+  rig_build(&b, "destination d { tcp(\"127.0.0.1\" port(%d)); };", port);
+  char *error = NULL;
+  cr_assert(b.drv->ops->start(b.drv, &error));
+  cr_assert_geq(b.d->fd, 0, "the connection was not taken");
+  handover_end();
+  cr_assert_eq(rig_write(&b, m.items + 1, 1), 1);
+  assert_reads(c, L2);
+  cr_assert_not(readable(lfd, 100), "a second connection was opened");
+  /* a reload whose file no longer has the destination closes it */
+  handover_begin();
+  rig_free(&b);
+  handover_end();
+  cr_assert(peer_gone(c));
+  close(c);
+
+  /* keep-alive(no): closed at the reload, the new one connects again */
+  rig_build(&a, "destination d { tcp(\"127.0.0.1\" port(%d) keep-alive(no)); };", port);
+  cr_assert_eq(rig_write(&a, m.items, 1), 1);
+  c = accept_one(lfd);
+  assert_reads(c, L1);
+  handover_begin();
+  rig_free(&a);
+  cr_assert(peer_gone(c));
+  rig_build(&b, "destination d { tcp(\"127.0.0.1\" port(%d) keep-alive(no)); };", port);
+  cr_assert(b.drv->ops->start(b.drv, &error));
+  cr_assert_lt(b.d->fd, 0);
+  handover_end();
+  cr_assert_eq(rig_write(&b, m.items + 1, 1), 1);
+  int c2 = accept_one(lfd);
+  assert_reads(c2, L2);
+  close(c);
+  close(c2);
+  close(lfd);
+  batch_free(&m);
+  rig_free(&b);
+}
+
 /* ---- failover ----------------------------------------------------------- */
 
 Test(network_dest, failover_moves_on_and_failback_returns_after_the_probes)
@@ -685,7 +749,6 @@ Test(network_dest, unsupported_and_wrong_options_are_refused_by_name)
 {
   assert_refused("destination d { tcp(\"h\" spoof-source(yes)); };", "raw sockets");
   assert_refused("destination d { udp(\"h\" spoof-source-max-msglen(100)); };", "spoof-source");
-  assert_refused("destination d { tcp(\"h\" keep-alive(yes)); };", "keep-alive(yes) is not supported");
   assert_refused("destination d { network(\"h\" tls(peer-verify(none))); };", "TLS");
   assert_refused("destination d { network(\"h\" transport(tls)); };", "transport");
   assert_refused("destination d { tcp(\"h\" transport(udp)); };", "takes no transport()");
