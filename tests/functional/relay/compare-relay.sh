@@ -10,6 +10,9 @@
 #     writes of Sluice's stream equals Sluice's own local file;
 #  2. a Sluice receiver gets syslog-ng's stream: what it writes equals
 #     syslog-ng's own local file.
+# The same raw-bytes comparison runs for udp(), unix-stream(),
+# unix-dgram(), network(transport(framed)) and a template() with
+# template-escape(yes).
 #
 # Usage: compare-relay.sh SLUICE   (SLUICE_SYSLOG_NG names the unpacked
 # syslog-ng-core, as for compare-network.sh)
@@ -39,14 +42,22 @@ sng_start() {
   done
 }
 
-set -- $(free_ports tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp)
+set -- $(free_ports tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp udp udp tcp tcp)
 s_in3164=$1 s_in5424=$2 g_in3164=$3 g_in5424=$4 a3164=$5 a5424=$6 b3164=$7 b5424=$8 c3164=$9
 shift 9
-c5424=$1
+c5424=$1 aframed=$2 bframed=$3 audp=$4 budp=$5 atmpl=$6 btmpl=$7
 mkdir "$work/sl" "$work/sg" "$work/rg" "$work/rs"
 
 t3164='${PRI}|${HOST}|${PROGRAM}|${PID}|${MSG}\n'
 t5424='${PRI}|${HOST}|${PROGRAM}|${PID}|${MSGID}|${ISODATE}|${SDATA}|${MSG}\n'
+
+# extra X: the other destinations of sender X (a: Sluice, b: syslog-ng)
+extra() {
+  eval "framed=\$${1}framed udp=\$${1}udp tmpl=\$${1}tmpl"
+  echo "network(\"127.0.0.1\" port($framed) transport(framed)); udp(\"127.0.0.1\" port($udp));"
+  echo "tcp(\"127.0.0.1\" port($tmpl) template(\"\$PROGRAM|\$MSG\\n\") template-escape(yes));"
+  echo "unix-stream(\"$work/rg/${1}us.sock\"); unix-dgram(\"$work/rg/${1}ud.sock\");"
+}
 
 # sender OUTDIR IN3164 IN5424 F3164 F5424 [EXTRA]
 sender() {
@@ -60,9 +71,9 @@ destination d_fwd { tcp("127.0.0.1" port($4)); syslog("127.0.0.1" port($5)); ${6
 log { source(s_bsd); source(s_5424); destination(d_local); destination(d_fwd); };
 EOC
 }
-sender "$work/sl" $s_in3164 $s_in5424 $a3164 $a5424 >"$work/s.conf"
+sender "$work/sl" $s_in3164 $s_in5424 $a3164 $a5424 "$(extra a)" >"$work/s.conf"
 sender "$work/sg" $g_in3164 $g_in5424 $b3164 $b5424 \
-  "tcp(\"127.0.0.1\" port($c3164)); syslog(\"127.0.0.1\" port($c5424));" >"$work/g.conf"
+  "tcp(\"127.0.0.1\" port($c3164)); syslog(\"127.0.0.1\" port($c5424)); $(extra b)" >"$work/g.conf"
 
 # receiver OUTDIR SOURCE... : one source and its files per NAME:PORT
 receiver() {
@@ -72,8 +83,13 @@ receiver() {
   echo 'options { keep-hostname(yes); use-dns(no); stats-freq(0); };'
   for s in "$@"; do
     name=${s%%:*} port=${s#*:}
+    t=$t3164
     case $name in
-    *3164) drv="network(ip(127.0.0.1) port($port) flags(store-raw-message))" t=$t3164 ;;
+    *3164 | *tmpl) drv="network(ip(127.0.0.1) port($port) flags(store-raw-message))" ;;
+    *framed) drv="network(ip(127.0.0.1) port($port) transport(framed) flags(store-raw-message))" ;;
+    *udp) drv="udp(ip(127.0.0.1) port($port) flags(store-raw-message))" ;;
+    *us) drv="unix-stream(\"$out/$name.sock\" flags(store-raw-message))" ;;
+    *ud) drv="unix-dgram(\"$out/$name.sock\" flags(store-raw-message))" ;;
     *) drv="syslog(ip(127.0.0.1) port($port) flags(store-raw-message))" t=$t5424 ;;
     esac
     echo "source s_$name { $drv; };"
@@ -81,7 +97,8 @@ receiver() {
     echo "log { source(s_$name); destination(d_$name); };"
   done
 }
-receiver "$work/rg" a3164:$a3164 a5424:$a5424 b3164:$b3164 b5424:$b5424 >"$work/rg.conf"
+receiver "$work/rg" a3164:$a3164 a5424:$a5424 b3164:$b3164 b5424:$b5424 aframed:$aframed bframed:$bframed \
+  audp:$audp budp:$budp atmpl:$atmpl btmpl:$btmpl aus:- bus:- aud:- bud:- >"$work/rg.conf"
 receiver "$work/rs" c3164:$c3164 c5424:$c5424 >"$work/rs.conf"
 
 # the receivers listen before the senders start, so no sender waits for time-reopen
@@ -127,7 +144,8 @@ for p in $s_in3164 $g_in3164; do send $p bsd; done
 for f in sl/local3164 sg/local3164; do wait_lines "$work/$f" 5; done
 for p in $s_in5424 $g_in5424; do send $p ietf; done
 for f in sl/local3164 sg/local3164; do wait_lines "$work/$f" 9; done
-for f in rg/a3164 rg/a5424 rg/b3164 rg/b5424 rs/c3164 rs/c5424; do
+for f in rg/a3164 rg/a5424 rg/b3164 rg/b5424 rs/c3164 rs/c5424 rg/aframed rg/bframed rg/audp rg/budp rg/atmpl \
+  rg/btmpl rg/aus rg/bus rg/aud rg/bud; do
   wait_lines "$work/$f" 9
   [ "$(wc -l <"$work/$f")" -eq 9 ] || fail "$f has $(wc -l <"$work/$f") lines, want 9"
 done
@@ -138,6 +156,9 @@ same() {
 # 1. Sluice -> syslog-ng: the same bytes as syslog-ng sends, read back as Sluice wrote them
 same rg/a3164.raw rg/b3164.raw
 same rg/a5424.raw rg/b5424.raw
+for x in framed udp tmpl us ud; do
+  same rg/a$x.raw rg/b$x.raw
+done
 same rg/a3164 sl/local3164
 same rg/a5424 sl/local5424
 # 2. syslog-ng -> Sluice
@@ -147,4 +168,5 @@ same rs/c5424 sg/local5424
 same sl/local3164 sg/local3164
 same sl/local5424 sg/local5424
 [ "$(wc -l <"$work/rg/a5424")" -eq 9 ] || fail "lines: $(wc -l <"$work/rg/a5424")"
-echo "compare-relay: Sluice and syslog-ng send and read back the same 9 messages over tcp() and syslog()"
+echo "compare-relay: Sluice and syslog-ng send and read back the same 9 messages over tcp() and syslog()," \
+  "and the same bytes over framed, udp(), a template, unix-stream() and unix-dgram()"
