@@ -17,6 +17,8 @@
 #include <errno.h>
 #include <glib.h>
 #include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <string.h>
@@ -716,6 +718,50 @@ Test(network_dest, failover_without_failback_goes_round)
 }
 
 /* ---- options ------------------------------------------------------------ */
+
+static int
+sockopt(int fd, int level, int name)
+{
+  int v = -1;
+  socklen_t len = sizeof(v);
+  cr_assert_eq(getsockopt(fd, level, name, &v, &len), 0);
+  return v;
+}
+
+Test(network_dest, socket_options_are_set_on_the_connection)
+{
+  int port = 0, local = 0;
+  int lfd = bound(AF_INET, SOCK_STREAM, "127.0.0.1", &port, true);
+  int spare = bound(AF_INET, SOCK_STREAM, "127.0.0.1", &local, false);
+  close(spare); /* a free port for localport() */
+  Rig r = { 0 };
+  rig_build(&r, "destination d { tcp(\"127.0.0.1\" port(%d) localip(\"127.0.0.1\") localport(%d) so-sndbuf(65536) "
+                "so-rcvbuf(32768) so-keepalive(yes) ip-ttl(7) ip-tos(16) tcp-keepalive-time(30) "
+                "tcp-keepalive-intvl(5) tcp-keepalive-probes(4)); };", port, local);
+  Batch b = { 0 };
+  batch_add(&b, M1);
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  int fd = r.d->fd;
+  /* the kernel doubles what it is given for its bookkeeping */
+  cr_assert_eq(sockopt(fd, SOL_SOCKET, SO_SNDBUF), 2 * 65536);
+  cr_assert_eq(sockopt(fd, SOL_SOCKET, SO_RCVBUF), 2 * 32768);
+  cr_assert_eq(sockopt(fd, SOL_SOCKET, SO_KEEPALIVE), 1);
+  cr_assert_eq(sockopt(fd, IPPROTO_IP, IP_TTL), 7);
+  cr_assert_eq(sockopt(fd, IPPROTO_IP, IP_TOS), 16);
+  cr_assert_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 30);
+  cr_assert_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL), 5);
+  cr_assert_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPCNT), 4);
+  struct sockaddr_in peer;
+  socklen_t len = sizeof(peer);
+  int c = accept(lfd, (struct sockaddr *) &peer, &len);
+  cr_assert_geq(c, 0);
+  cr_assert_eq(ntohs(peer.sin_port), local, "localport() was not used");
+  assert_reads(c, L1);
+  close(c);
+  close(lfd);
+  batch_free(&b);
+  rig_free(&r);
+}
 
 Test(network_dest, defaults_follow_syslog_ng)
 {
