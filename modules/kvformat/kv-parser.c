@@ -62,6 +62,29 @@ static const CfgOption kv_parser_options[] = {
 };
 #undef OFF
 
+/* Set one pair: the name is prefix + key, built in name (which holds the
+ * prefix already) when it fits, else in a scratch string. */
+static void
+_kv_set(const KvParser *self, LogMsg *msg, const KvScanner *sc, char *name, size_t name_cap, bool from_msg)
+{
+  size_t len = self->prefix_len + sc->key_len;
+  const char *full = name;
+  if (len <= name_cap)
+    memcpy(name + self->prefix_len, sc->key, sc->key_len);
+  else
+    {
+      GString *big = parser_scratch_get(PARSER_SCRATCH_NAME);
+      g_string_append_len(big, self->o.prefix ? self->o.prefix : "", self->prefix_len);
+      g_string_append_len(big, sc->key, sc->key_len);
+      full = big->str;
+    }
+  NVHandle h = parser_nv_handle(full, len);
+  if (from_msg && !sc->value_in_buf)
+    log_msg_set_value_ref(msg, h, sc->value, sc->value_len);
+  else
+    log_msg_set_value(msg, h, sc->value, (ssize_t) sc->value_len);
+}
+
 static bool
 _kv_process(LogProcessor *s, LogMsg **pmsg)
 {
@@ -70,9 +93,9 @@ _kv_process(LogProcessor *s, LogMsg **pmsg)
   bool from_msg;
   const char *input = parser_input(self->tmpl, *pmsg, &len, &from_msg);
 
-  GString *name = parser_scratch_get(PARSER_SCRATCH_NAME);
-  if (self->prefix_len)
-    g_string_append_len(name, self->o.prefix, self->prefix_len);
+  char name[256];
+  if (self->prefix_len && self->prefix_len <= sizeof(name))
+    memcpy(name, self->o.prefix, self->prefix_len);
   GString *stray = self->stray_handle != LM_V_NONE ? parser_scratch_get(PARSER_SCRATCH_EXTRA) : NULL;
   KvScanner sc;
   kv_scanner_init(&sc, self->value_sep, self->o.pair_separator, parser_scratch_get(PARSER_SCRATCH_VALUE), stray);
@@ -83,13 +106,7 @@ _kv_process(LogProcessor *s, LogMsg **pmsg)
     {
       if (!msg)
         msg = log_msg_make_writable(pmsg);
-      g_string_truncate(name, self->prefix_len);
-      g_string_append_len(name, sc.key, sc.key_len);
-      NVHandle h = parser_nv_handle(name->str, name->len);
-      if (from_msg && !sc.value_in_buf)
-        log_msg_set_value_ref(msg, h, sc.value, sc.value_len);
-      else
-        log_msg_set_value(msg, h, sc.value, (ssize_t) sc.value_len);
+      _kv_set(self, msg, &sc, name, sizeof(name), from_msg);
     }
   /* syslog-ng sets it even when there were none: "" */
   if (stray)

@@ -4,13 +4,28 @@
 
 #include "kvformat/parser-util.h"
 
+#include <stdint.h>
 #include <string.h>
+
+/* [A-Za-z0-9_.-] */
+static const bool key_chars[256] = {
+  ['-'] = true, ['.'] = true, ['_'] = true,
+  ['0'] = true, ['1'] = true, ['2'] = true, ['3'] = true, ['4'] = true,
+  ['5'] = true, ['6'] = true, ['7'] = true, ['8'] = true, ['9'] = true,
+  ['A'] = true, ['B'] = true, ['C'] = true, ['D'] = true, ['E'] = true, ['F'] = true, ['G'] = true,
+  ['H'] = true, ['I'] = true, ['J'] = true, ['K'] = true, ['L'] = true, ['M'] = true, ['N'] = true,
+  ['O'] = true, ['P'] = true, ['Q'] = true, ['R'] = true, ['S'] = true, ['T'] = true, ['U'] = true,
+  ['V'] = true, ['W'] = true, ['X'] = true, ['Y'] = true, ['Z'] = true,
+  ['a'] = true, ['b'] = true, ['c'] = true, ['d'] = true, ['e'] = true, ['f'] = true, ['g'] = true,
+  ['h'] = true, ['i'] = true, ['j'] = true, ['k'] = true, ['l'] = true, ['m'] = true, ['n'] = true,
+  ['o'] = true, ['p'] = true, ['q'] = true, ['r'] = true, ['s'] = true, ['t'] = true, ['u'] = true,
+  ['v'] = true, ['w'] = true, ['x'] = true, ['y'] = true, ['z'] = true,
+};
 
 static inline bool
 _is_key_char(char c)
 {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.'
-         || c == '-';
+  return key_chars[(uint8_t) c];
 }
 
 void
@@ -32,6 +47,7 @@ kv_scanner_input(KvScanner *s, const char *input, size_t len)
   s->input = input;
   s->end = input + len;
   s->cur = input;
+  s->next_key = NULL;
 }
 
 /* ---- stray words -------------------------------------------------------- */
@@ -60,6 +76,18 @@ _find_key(KvScanner *s)
   const char *from = s->cur;
   const char *p = from;
   const char *sep;
+  if (s->next_key == from && s->next_key)
+    {
+      /* the end of the last value found this key already */
+      const char *key_end = s->next_sep;
+      while (key_end[-1] == ' ')
+        key_end--;
+      s->key = from;
+      s->key_len = key_end - from;
+      s->cur = s->next_sep + 1;
+      s->next_key = NULL;
+      return true;
+    }
   while ((sep = memchr(p, s->value_sep, s->end - p)) != NULL)
     {
       const char *key_end = sep;
@@ -91,9 +119,11 @@ _starts_with_pair_sep(const KvScanner *s, const char *p)
   return (size_t) (s->end - p) >= s->pair_sep_len && memcmp(p, s->pair_sep, s->pair_sep_len) == 0;
 }
 
-/* A key and the value separator start at p. */
+/* A key and the value separator start at p.  Where they are is kept for
+ * _find_key, which would find the same key from p (unless the separator
+ * is itself a key character: then the first one counts there). */
 static bool
-_key_follows(const KvScanner *s, const char *p)
+_key_follows(KvScanner *s, const char *p)
 {
   const char *k = p;
   while (k < s->end && _is_key_char(*k))
@@ -102,12 +132,22 @@ _key_follows(const KvScanner *s, const char *p)
     return false;
   while (k < s->end && *k == ' ')
     k++;
-  return k < s->end && *k == s->value_sep;
+  if (k < s->end && *k == s->value_sep)
+    {
+      if (!_is_key_char(s->value_sep))
+        {
+          s->next_key = p;
+          s->next_sep = k;
+        }
+      return true;
+    }
+  return false;
 }
 
-/* Does a delimiter start at p (p < end)?  *next is where scanning goes on. */
+/* Does a delimiter start at p (p < end, *p a space or the pair
+ * separator's first byte)?  *next is where scanning goes on. */
 static bool
-_delimiter(const KvScanner *s, const char *p, const char **next)
+_delimiter_at(KvScanner *s, const char *p, const char **next)
 {
   if (*p == ' ')
     {
@@ -142,6 +182,19 @@ _delimiter(const KvScanner *s, const char *p, const char **next)
       return true;
     }
   return false;
+}
+
+/* Only a space or the pair separator's first byte can start one. */
+static inline bool
+_may_delimit(const KvScanner *s, char c)
+{
+  return c == ' ' || (c == s->pair_sep[0] && c != '\0');
+}
+
+static inline bool
+_delimiter(KvScanner *s, const char *p, const char **next)
+{
+  return _may_delimit(s, *p) && _delimiter_at(s, p, next);
 }
 
 enum
@@ -207,7 +260,18 @@ _decode_value(KvScanner *s)
             }
           break;
         case V_UNQUOTED:
-          if (_delimiter(s, p, &next))
+          if (!_may_delimit(s, *p))
+            {
+              /* the bytes up to the next space or pair separator byte
+               * are value: take them in one go */
+              const char *q = p + 1;
+              while (q < s->end && !_may_delimit(s, *q))
+                q++;
+              vend = q;
+              p = q - 1;
+              break;
+            }
+          if (_delimiter_at(s, p, &next))
             goto done;
           vend = p + 1;
           break;

@@ -48,6 +48,8 @@ typedef struct KvScanner
   const char *end;
   const char *cur;
   bool value_was_quoted;
+  const char *next_key; /* a key the last value's end found, and its separator */
+  const char *next_sep;
 
   /* the current pair, valid until the next call */
   const char *key;

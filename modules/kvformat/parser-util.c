@@ -8,11 +8,21 @@
 
 /* ---- handle cache ------------------------------------------------------- */
 
-#define HANDLE_CACHE_SIZE 1024 /* a power of two; 8 KiB per thread */
+#define HANDLE_CACHE_SIZE 1024 /* a power of two; 16 KiB per thread */
+
+/* A hit is checked against the registry's own copy of the name, which
+ * lives as long as the process, so an entry keeps a pointer to it and no
+ * string of its own. */
+typedef struct HandleCacheEntry
+{
+  const char *name; /* NULL: empty slot */
+  uint32_t len;
+  NVHandle handle;
+} HandleCacheEntry;
 
 /* Thread-local and fixed-size: no allocation and nothing to free when a
- * worker exits.  Zero is LM_V_NONE, an empty slot. */
-static __thread NVHandle handle_cache[HANDLE_CACHE_SIZE];
+ * worker exits. */
+static __thread HandleCacheEntry handle_cache[HANDLE_CACHE_SIZE];
 
 static inline uint32_t
 _name_hash(const char *name, size_t len)
@@ -26,16 +36,19 @@ _name_hash(const char *name, size_t len)
 NVHandle
 parser_nv_handle(const char *name, size_t len)
 {
-  NVHandle *slot = &handle_cache[_name_hash(name, len) & (HANDLE_CACHE_SIZE - 1)];
-  if (*slot != LM_V_NONE)
-    {
-      size_t have_len;
-      const char *have = log_msg_get_value_name(*slot, &have_len);
-      if (have && have_len == len && memcmp(have, name, len) == 0)
-        return *slot;
-    }
+  HandleCacheEntry *e = &handle_cache[_name_hash(name, len) & (HANDLE_CACHE_SIZE - 1)];
+  if (e->name && e->len == len && memcmp(e->name, name, len) == 0)
+    return e->handle;
   NVHandle h = log_msg_get_value_handle(name, (ssize_t) len);
-  *slot = h;
+  size_t have_len = 0;
+  const char *have = log_msg_get_value_name(h, &have_len);
+  /* an alias (MSG) interns to a name of its own; it is not cached */
+  if (have && have_len == len && memcmp(have, name, len) == 0)
+    {
+      e->name = have;
+      e->len = (uint32_t) len;
+      e->handle = h;
+    }
   return h;
 }
 
