@@ -59,6 +59,7 @@ typedef struct RegexpNamed
 typedef struct RegexpPattern
 {
   pcre2_code *re;
+  bool jit;          /* pcre2_jit_match() can run it: JIT code, bytes only */
   uint32_t n_groups; /* numbered values stored: min(captures + 1, 256) */
   RegexpNamed *named;
   uint32_t n_named;
@@ -156,7 +157,8 @@ _regexp_process(LogProcessor *p, LogMsg **pmsg)
   for (size_t i = 0; i < self->n_patterns; i++)
     {
       const RegexpPattern *pat = &self->patterns[i];
-      int rc = pcre2_match(pat->re, (PCRE2_SPTR) subject, len, 0, 0, md, NULL);
+      int rc = pat->jit ? pcre2_jit_match(pat->re, (PCRE2_SPTR) subject, len, 0, 0, md, NULL)
+                        : pcre2_match(pat->re, (PCRE2_SPTR) subject, len, 0, 0, md, NULL);
       if (rc < 0)
         continue;
       /* the subject stays valid: a copy keeps the original alive, and the
@@ -234,6 +236,11 @@ _compile_patterns(RegexpParser *self, const RegexpOptions *o, const CfgNode *cal
           return false;
         }
       self->n_patterns++;
+      /* pcre2_jit_match() skips pcre2_match()'s checks and dispatch; the
+       * UTF modes keep the checks */
+      size_t jit_size = 0;
+      pat->jit = !(flags & (REGEX_UTF8 | REGEX_UNICODE)) &&
+                 pcre2_pattern_info(pat->re, PCRE2_INFO_JITSIZE, &jit_size) == 0 && jit_size > 0;
       uint32_t captures = 0;
       pcre2_pattern_info(pat->re, PCRE2_INFO_CAPTURECOUNT, &captures);
       pat->n_groups = captures + 1 < REGEXP_MAX_MATCHES ? captures + 1 : REGEXP_MAX_MATCHES;
