@@ -246,7 +246,11 @@ _fraction(Cursor *c, DateFields *f)
   return true;
 }
 
-/* %s: digits only (no sign), up to what an int64 holds. */
+/* %s: digits only (no sign), up to 10^15 (year 31 million): beyond that
+ * the calendar arithmetic would overflow, and syslog-ng's dates are
+ * nonsense long before. */
+#define DATE_EPOCH_MAX 1000000000000000LL
+
 static bool
 _epoch(Cursor *c, DateFields *f)
 {
@@ -255,7 +259,7 @@ _epoch(Cursor *c, DateFields *f)
   int64_t v = 0;
   for (; c->p < c->end && _is_digit(*c->p); c->p++)
     {
-      if (v > (INT64_MAX - 9) / 10)
+      if (v > DATE_EPOCH_MAX / 10)
         return false;
       v = v * 10 + (*c->p - '0');
     }

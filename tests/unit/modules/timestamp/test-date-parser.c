@@ -103,6 +103,8 @@ Test(date_parser, epoch_and_fractions)
   assert_refused("format('%s')", "-1");
   assert_refused("format('%s')", "+1763805600");
   assert_refused("format('%s')", "99999999999999999999999");
+  assert_refused("format('%s')", "9223372036854775000"); /* would overflow the calendar */
+  assert_stamp("format('%s')", "99999999999", 99999999999LL, 0, 0);
   /* %s is the local wall clock; a %z after it reinterprets that */
   assert_stamp("format('%s%z')", "1763805600+0100", T0 - 3600, 0, 3600);
   /* and time-zone() does not apply to it */
