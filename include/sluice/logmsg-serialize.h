@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_LOGMSG_SERIALIZE_H
+#define SLUICE_LOGMSG_SERIALIZE_H
+
+/*
+ * The serialized form of a LogMsg, for disk buffers (and anything else that
+ * must keep a message outside the process).
+ *
+ * Everything a message carries is kept: pri, flags, sequence number,
+ * receipt id, the three timestamps, the peer address, every value that is
+ * set (the built-in slots and the name-value pairs, in the order they were
+ * set, so ${SDATA} comes out the same) and the tags.  Values and tags are
+ * written with their names, not their handles: handles are numbered per
+ * process, so a buffer written by one run reads back in the next.  What
+ * belongs to the running process (refcounts, flow-control windows, the
+ * copy-on-write original) is not kept.
+ *
+ * Layout, all integers little-endian:
+ *   u8 'M', u8 version (1)
+ *   u16 pri, u32 flags, u32 seqnum, u64 rcptid
+ *   3 x { i64 sec, u32 usec, i32 gmtoff }   (STAMP, RECVD, PROCESSED)
+ *   u16 family, u16 port, u8 addr[16]
+ *   u32 count, count x { u16 name_len, name, u32 value_len, value }
+ *   u32 count, count x { u16 name_len, name }   (tags)
+ * and nothing after.
+ */
+
+#include "sluice/logmsg.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LOG_MSG_SERIALIZE_VERSION 1
+
+/* Bytes log_msg_serialize() will write for msg. */
+size_t log_msg_serialized_size(const LogMsg *msg);
+
+/* Write msg's serialized form to out, which has room for
+ * log_msg_serialized_size(msg) bytes; returns the number written. */
+size_t log_msg_serialize(const LogMsg *msg, uint8_t *out);
+
+/* A new writable message (refcount 1, caller owns it) from data[0..len),
+ * or NULL with *error (static text) when the bytes are not exactly one
+ * well-formed serialized message.  Never reads outside data[0..len). */
+LogMsg *log_msg_deserialize(const uint8_t *data, size_t len, const char **error);
+
+#endif

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The serialized form of a LogMsg: see include/sluice/logmsg-serialize.h. */
+#include "sluice/logmsg-serialize.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FIXED_SIZE (2 + 2 + 4 + 4 + 8 + LM_TS_MAX * 16 + 2 + 2 + 16)
+#define MAX_NAME UINT16_MAX
+/* the year 1 and the end of the year 9999: what the formatters handle */
+#define MIN_SEC INT64_C(-62135596800)
+#define MAX_SEC INT64_C(253402300799)
+
+/* ---- writing ----------------------------------------------------------- */
+
+static inline uint8_t *
+_put16(uint8_t *p, uint16_t v)
+{
+  p[0] = (uint8_t) v;
+  p[1] = (uint8_t) (v >> 8);
+  return p + 2;
+}
+
+static inline uint8_t *
+_put32(uint8_t *p, uint32_t v)
+{
+  for (int i = 0; i < 4; i++)
+    p[i] = (uint8_t) (v >> (8 * i));
+  return p + 4;
+}
+
+static inline uint8_t *
+_put64(uint8_t *p, uint64_t v)
+{
+  for (int i = 0; i < 8; i++)
+    p[i] = (uint8_t) (v >> (8 * i));
+  return p + 8;
+}
+
+static inline uint8_t *
+_put_bytes(uint8_t *p, const void *data, size_t len)
+{
+  memcpy(p, data, len);
+  return p + len;
+}
+
+typedef struct TagSizer
+{
+  size_t size;
+  uint32_t count;
+} TagSizer;
+
+static void
+_size_tag(LogTagId id, const char *name, void *user_data)
+{
+  TagSizer *s = user_data;
+  s->size += 2 + (name ? strlen(name) : 0);
+  s->count++;
+}
+
+size_t
+log_msg_serialized_size(const LogMsg *msg)
+{
+  size_t size = FIXED_SIZE + 4 + 4;
+  for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
+    if (msg->builtin[h].ptr)
+      {
+        size_t name_len;
+        log_msg_get_value_name(h, &name_len);
+        size += 2 + name_len + 4 + msg->builtin[h].len;
+      }
+  for (uint32_t i = 0; i < msg->nv_len; i++)
+    {
+      size_t name_len;
+      log_msg_get_value_name(msg->nv[i].handle, &name_len);
+      size += 2 + name_len + 4 + msg->nv[i].len;
+    }
+  TagSizer tags = { 0, 0 };
+  log_msg_foreach_tag(msg, _size_tag, &tags);
+  return size + tags.size;
+}
+
+static uint8_t *
+_put_value(uint8_t *p, NVHandle h, const char *value, uint32_t len)
+{
+  size_t name_len;
+  const char *name = log_msg_get_value_name(h, &name_len);
+  p = _put16(p, (uint16_t) name_len);
+  p = _put_bytes(p, name, name_len);
+  p = _put32(p, len);
+  return _put_bytes(p, value, len);
+}
+
+static void
+_put_tag(LogTagId id, const char *name, void *user_data)
+{
+  uint8_t **p = user_data;
+  size_t len = name ? strlen(name) : 0;
+  *p = _put16(*p, (uint16_t) len);
+  *p = _put_bytes(*p, name, len);
+}
+
+size_t
+log_msg_serialize(const LogMsg *msg, uint8_t *out)
+{
+  uint8_t *p = out;
+  *p++ = 'M';
+  *p++ = LOG_MSG_SERIALIZE_VERSION;
+  p = _put16(p, msg->pri);
+  p = _put32(p, msg->flags);
+  p = _put32(p, msg->seqnum);
+  p = _put64(p, msg->rcptid);
+  for (int i = 0; i < LM_TS_MAX; i++)
+    {
+      p = _put64(p, (uint64_t) msg->stamps[i].sec);
+      p = _put32(p, msg->stamps[i].usec);
+      p = _put32(p, (uint32_t) msg->stamps[i].gmtoff);
+    }
+  p = _put16(p, msg->saddr.family);
+  p = _put16(p, msg->saddr.port);
+  p = _put_bytes(p, msg->saddr.addr, sizeof(msg->saddr.addr));
+
+  uint32_t count = msg->nv_len;
+  for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
+    count += msg->builtin[h].ptr != NULL;
+  p = _put32(p, count);
+  for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
+    if (msg->builtin[h].ptr)
+      p = _put_value(p, h, msg->builtin[h].ptr, msg->builtin[h].len);
+  for (uint32_t i = 0; i < msg->nv_len; i++)
+    p = _put_value(p, msg->nv[i].handle, msg->nv[i].ptr, msg->nv[i].len);
+
+  uint8_t *count_at = p;
+  p += 4;
+  TagSizer tags = { 0, 0 };
+  log_msg_foreach_tag(msg, _size_tag, &tags);
+  _put32(count_at, tags.count);
+  log_msg_foreach_tag(msg, _put_tag, &p);
+  return (size_t) (p - out);
+}
+
+/* ---- reading ----------------------------------------------------------- */
+
+typedef struct Reader
+{
+  const uint8_t *p, *end;
+  bool bad;
+} Reader;
+
+static bool
+_need(Reader *r, size_t n)
+{
+  if (r->bad || (size_t) (r->end - r->p) < n)
+    r->bad = true;
+  return !r->bad;
+}
+
+static uint64_t
+_get(Reader *r, int bytes)
+{
+  if (!_need(r, (size_t) bytes))
+    return 0;
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; i++)
+    v |= (uint64_t) r->p[i] << (8 * i);
+  r->p += bytes;
+  return v;
+}
+
+/* A length-prefixed string: its bytes stay in the input. */
+static const char *
+_get_str(Reader *r, int len_bytes, size_t *len)
+{
+  *len = (size_t) _get(r, len_bytes);
+  if (!_need(r, *len))
+    return NULL;
+  const char *s = (const char *) r->p;
+  r->p += *len;
+  return s;
+}
+
+static const char *
+_read_header(Reader *r, LogMsg *msg)
+{
+  if (_get(r, 1) != 'M')
+    return "not a serialized message (bad magic)";
+  if (_get(r, 1) != LOG_MSG_SERIALIZE_VERSION)
+    return "unsupported serialized message version";
+  msg->pri = (uint16_t) _get(r, 2);
+  msg->flags = (uint32_t) _get(r, 4);
+  msg->seqnum = (uint32_t) _get(r, 4);
+  msg->rcptid = _get(r, 8);
+  for (int i = 0; i < LM_TS_MAX; i++)
+    {
+      LogStamp *s = &msg->stamps[i];
+      s->sec = (int64_t) _get(r, 8);
+      s->usec = (uint32_t) _get(r, 4);
+      s->gmtoff = (int32_t) (uint32_t) _get(r, 4);
+      if (!r->bad && (s->sec < MIN_SEC || s->sec > MAX_SEC || s->usec >= 1000000 || s->gmtoff < -86400 ||
+                      s->gmtoff > 86400))
+        return "timestamp out of range";
+    }
+  msg->saddr.family = (uint16_t) _get(r, 2);
+  msg->saddr.port = (uint16_t) _get(r, 2);
+  if (_need(r, sizeof(msg->saddr.addr)))
+    {
+      memcpy(msg->saddr.addr, r->p, sizeof(msg->saddr.addr));
+      r->p += sizeof(msg->saddr.addr);
+    }
+  return r->bad ? "truncated header" : NULL;
+}
+
+static const char *
+_read_values(Reader *r, LogMsg *msg)
+{
+  uint32_t count = (uint32_t) _get(r, 4);
+  if (count > UINT16_MAX + LM_V_MAX)
+    return "too many values";
+  for (uint32_t i = 0; i < count && !r->bad; i++)
+    {
+      size_t name_len, len;
+      const char *name = _get_str(r, 2, &name_len);
+      const char *value = _get_str(r, 4, &len);
+      if (r->bad)
+        break;
+      if (name_len == 0 || name_len > MAX_NAME || memchr(name, '\0', name_len))
+        return "bad value name";
+      NVHandle h = log_msg_get_value_handle(name, (ssize_t) name_len);
+      if (h == LM_V_NONE)
+        return "bad value name";
+      log_msg_set_value(msg, h, value, (ssize_t) len);
+    }
+  return r->bad ? "truncated values" : NULL;
+}
+
+static const char *
+_read_tags(Reader *r, LogMsg *msg)
+{
+  uint32_t count = (uint32_t) _get(r, 4);
+  char small[256];
+  for (uint32_t i = 0; i < count && !r->bad; i++)
+    {
+      size_t len;
+      const char *s = _get_str(r, 2, &len);
+      if (r->bad)
+        break;
+      if (len == 0 || len > MAX_NAME || memchr(s, '\0', len))
+        return "bad tag name";
+      char *name = len < sizeof(small) ? small : malloc(len + 1);
+      if (!name)
+        abort();
+      memcpy(name, s, len);
+      name[len] = '\0';
+      log_msg_set_tag(msg, log_tags_get_by_name(name));
+      if (name != small)
+        free(name);
+    }
+  return r->bad ? "truncated tags" : NULL;
+}
+
+LogMsg *
+log_msg_deserialize(const uint8_t *data, size_t len, const char **error)
+{
+  Reader r = { data, data + len, false };
+  /* the values are copied into the message: about len bytes of arena */
+  LogMsg *msg = log_msg_new(len);
+  const char *e = _read_header(&r, msg);
+  if (!e)
+    e = _read_values(&r, msg);
+  if (!e)
+    e = _read_tags(&r, msg);
+  if (!e && r.p != r.end)
+    e = "trailing bytes after the message";
+  if (e)
+    {
+      *error = e;
+      log_msg_unref(msg);
+      return NULL;
+    }
+  return msg;
+}
