@@ -16,8 +16,8 @@
  *   "#b##c", as syslog-ng does, where Perl gives "#b##c#").
  * - type(string): the whole value must equal the pattern, or start with
  *   it (flags(prefix), repeated at the end of each match with global), or
- *   contain it (flags(substring)); an empty value never matches.  Groups
- *   are not touched.
+ *   contain it (flags(substring); prefix wins when both are given); an
+ *   empty value never matches.  Groups are not touched.
  * - type(glob) cannot replace and is refused, as syslog-ng refuses it.
  * - flags: ignore-case (icase), global, utf8, unicode, store-matches (the
  *   groups are stored anyway), substring, prefix, disable-jit.
@@ -117,33 +117,40 @@ _reserve_match_handles(uint32_t pairs)
   atomic_store_explicit(&match_pairs, pairs, memory_order_release);
 }
 
-/* The groups of one match as $0..$rc-1 (the numbers above are cleared)
- * and by name.  syslog-ng refers its groups to the subject value, so the
- * groups of a match in an unset value read as unset: they are cleared. */
+/* The groups of one match as $0..$rc-1 and by name, as syslog-ng 3.38
+ * leaves them (each point checked against it): a group that took no part
+ * keeps its old value; a number above the match is cleared, except that
+ * one set by an earlier match of the same global replacement becomes
+ * empty instead, and an empty one stays.  syslog-ng refers its groups to the subject value: when
+ * that is unset, no group is set (the old ones stay), but the numbers
+ * above the match are still cleared.  set_here marks the numbers this
+ * replacement has set. */
 static void
 _store_groups(const RewriteSubst *self, LogMsg *msg, const char *subject, bool subject_set, const PCRE2_SIZE *ov,
-              int rc)
+              int rc, uint64_t *set_here)
 {
+  uint32_t n = atomic_load_explicit(&match_pairs, memory_order_acquire);
+  for (uint32_t i = (uint32_t) rc; i < n; i++)
+    {
+      size_t len = 1;
+      if (set_here[i / 64] & (UINT64_C(1) << (i % 64)))
+        log_msg_set_nv_ref(msg, match_handles[i], "", 0);
+      else if (!log_msg_is_value_set(msg, match_handles[i]) || (log_msg_get_value(msg, match_handles[i], &len), len))
+        log_msg_unset_value(msg, match_handles[i]);
+    }
+  if (!subject_set)
+    return;
   for (int i = 0; i < rc; i++)
     if (ov[2 * i] != PCRE2_UNSET)
       {
-        if (subject_set)
-          log_msg_set_nv_ref(msg, match_handles[i], subject + ov[2 * i], ov[2 * i + 1] - ov[2 * i]);
-        else
-          log_msg_unset_value(msg, match_handles[i]);
+        log_msg_set_nv_ref(msg, match_handles[i], subject + ov[2 * i], ov[2 * i + 1] - ov[2 * i]);
+        set_here[i / 64] |= UINT64_C(1) << (i % 64);
       }
-  uint32_t n = atomic_load_explicit(&match_pairs, memory_order_acquire);
-  for (uint32_t i = (uint32_t) rc; i < n; i++)
-    log_msg_unset_value(msg, match_handles[i]);
   for (uint32_t k = 0; k < self->n_named; k++)
     {
       uint32_t g = self->named_group[k];
-      if (g >= (uint32_t) rc || ov[2 * g] == PCRE2_UNSET)
-        continue;
-      if (subject_set)
+      if (g < (uint32_t) rc && ov[2 * g] != PCRE2_UNSET)
         log_msg_set_nv_ref(msg, self->named[k], subject + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
-      else
-        log_msg_unset_value(msg, self->named[k]);
     }
 }
 
@@ -184,6 +191,7 @@ _replace_pcre(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len
   PCRE2_SIZE *ov = md ? pcre2_get_ovector_pointer(md) : plain_ov;
   size_t start = 0, last = 0;
   bool empty_before = false, matched = false;
+  uint64_t set_here[MAX_MATCHES / 64] = { 0 };
   do
     {
       if (self->plain)
@@ -200,7 +208,7 @@ _replace_pcre(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len
               log_msg_make_writable(pmsg);
               matched = true;
             }
-          _store_groups(self, *pmsg, v, subject_set, ov, 1);
+          _store_groups(self, *pmsg, v, subject_set, ov, 1, set_here);
           rewrite_buf_append(out, v + last, ov[0] - last);
           _append_replacement(self, *pmsg, out);
           start = last = ov[1];
@@ -229,7 +237,7 @@ _replace_pcre(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len
           log_msg_make_writable(pmsg);
           matched = true;
         }
-      _store_groups(self, *pmsg, v, subject_set, ov, rc);
+      _store_groups(self, *pmsg, v, subject_set, ov, rc, set_here);
       rewrite_buf_append(out, v + last, ov[0] - last);
       _append_replacement(self, *pmsg, out);
       empty_before = ov[0] == ov[1];
@@ -283,7 +291,8 @@ _replace_string(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t l
   do
     {
       const char *m;
-      if (self->flags & SF_SUBSTRING)
+      /* with both flags syslog-ng matches a prefix */
+      if (!(self->flags & SF_PREFIX))
         m = _find(self, v + pos, len - pos);
       else
         m = _starts_with(self, v + pos, len - pos) ? v + pos : NULL;

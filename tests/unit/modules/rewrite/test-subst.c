@@ -69,14 +69,20 @@ Test(subst, an_unset_value_is_matched_as_empty)
 {
   assert_subst("\"^$\" \"EMPTY\"", NULL, "EMPTY");
   assert_subst("\"x\" \"y\"", NULL, NULL);
+  /* the groups of a match in an unset value are not set: the old ones stay,
+   * the numbers above it are cleared */
+  LogProcessor *p1 = rw_build("subst(\"(b)(c)\" \"1\" value(\"x1\"))");
+  LogProcessor *p2 = rw_build("subst(\".*\" \"[$0|$1]\" value(\"nosuch\"))");
+  LogMsg *m = rw_run(p2, rw_run(p1, rw_msg("x1=bc", 13)));
+  rw_assert_value(m, "nosuch", "[bc|]");
+  rw_assert_value(m, "0", "bc");
+  rw_assert_value(m, "1", NULL);
+  log_msg_unref(m);
+  p1->ops->free(p1);
+  p2->ops->free(p2);
   /* type(string) never matches an empty value */
   assert_subst("\"\" \"+\" type(string)", NULL, NULL);
   assert_subst("\"\" \"+\" type(string) flags(substring)", NULL, NULL);
-  /* the groups of a match in an unset value read as unset, as in syslog-ng */
-  LogMsg *m = rw_apply("subst(\"x*\" \"-\" value(\"nosuch\"))", "0=old", 13);
-  rw_assert_value(m, "nosuch", "-");
-  rw_assert_value(m, "0", NULL);
-  log_msg_unref(m);
   m = rw_apply("subst(\"x*\" \"-\" value(\"v\"))", "v=abc", 13);
   rw_assert_value(m, "v", "-abc");
   rw_assert_value(m, "0", "");
@@ -131,6 +137,8 @@ Test(subst, string_matches_the_whole_value_a_prefix_or_a_substring)
   assert_subst("\"\" \"+\" type(string) flags(substring global)", "xy", "+xy");
   assert_subst("\"\" \"+\" type(string) flags(prefix)", "q", "+q");
   assert_subst("\"(\" \"+\" type(string) flags(substring)", "a(b", "a+b");
+  assert_subst("\"b\" \"+\" type(string) flags(substring prefix)", "Ab", "Ab");
+  assert_subst("\"b\" \"+\" type(string) flags(prefix substring)", "bb", "+b");
 }
 
 Test(subst, utf8_patterns)
