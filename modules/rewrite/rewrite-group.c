@@ -66,7 +66,7 @@ static bool
 _group_process(LogProcessor *p, LogMsg **pmsg)
 {
   RewriteGroup *self = (RewriteGroup *) p;
-  if (!rewrite_rule_applies(&self->rule, *pmsg))
+  if (!rewrite_rule_applies(&self->rule, pmsg))
     return true;
   GString *hbuf = rewrite_scratch(2);
   size_t n = _collect(self, *pmsg, hbuf);

@@ -30,10 +30,14 @@ rewrite_rule_init(RewriteRule *r, const LogProcessorOps *ops, const CfgNode *cal
   r->super.driver = g_intern_string(call->name);
   r->super.loc = call->loc;
   r->condition = NULL;
+  r->condition_stores = false;
   if (!cond)
     return true;
   r->condition = filter_expr_compile(cond, err);
-  return r->condition != NULL;
+  if (!r->condition)
+    return false;
+  r->condition_stores = filter_expr_stores(r->condition);
+  return true;
 }
 
 void

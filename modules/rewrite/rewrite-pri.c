@@ -64,7 +64,7 @@ static bool
 _tag_process(LogProcessor *p, LogMsg **pmsg)
 {
   RewriteTemplateRule *self = (RewriteTemplateRule *) p;
-  if (!rewrite_rule_applies(&self->rule, *pmsg))
+  if (!rewrite_rule_applies(&self->rule, pmsg))
     return true;
   LogTagId id = _tag_of(self, *pmsg);
   bool set = self->kind == RW_SET_TAG;
@@ -132,7 +132,7 @@ static bool
 _pri_process(LogProcessor *p, LogMsg **pmsg)
 {
   RewriteTemplateRule *self = (RewriteTemplateRule *) p;
-  if (!rewrite_rule_applies(&self->rule, *pmsg))
+  if (!rewrite_rule_applies(&self->rule, pmsg))
     return true;
   int pri = _new_pri(self, *pmsg);
   if (pri < 0 || pri == (*pmsg)->pri)

@@ -59,7 +59,7 @@ static bool
 _set_process(LogProcessor *p, LogMsg **pmsg)
 {
   RewriteSet *self = (RewriteSet *) p;
-  if (!rewrite_rule_applies(&self->rule, *pmsg))
+  if (!rewrite_rule_applies(&self->rule, pmsg))
     return true;
   if (self->literal)
     {
@@ -145,7 +145,7 @@ static bool
 _unset_process(LogProcessor *p, LogMsg **pmsg)
 {
   RewriteUnset *self = (RewriteUnset *) p;
-  if (!log_msg_is_value_set(*pmsg, self->handle) || !rewrite_rule_applies(&self->rule, *pmsg))
+  if (!rewrite_rule_applies(&self->rule, pmsg) || !log_msg_is_value_set(*pmsg, self->handle))
     return true;
   LogMsg *msg = log_msg_make_writable(pmsg);
   log_msg_unset_value(msg, self->handle);
@@ -212,8 +212,7 @@ static bool
 _rename_process(LogProcessor *p, LogMsg **pmsg)
 {
   RewriteRename *self = (RewriteRename *) p;
-  if (self->from == self->to || !log_msg_is_value_set(*pmsg, self->from)
-      || !rewrite_rule_applies(&self->rule, *pmsg))
+  if (!rewrite_rule_applies(&self->rule, pmsg) || self->from == self->to || !log_msg_is_value_set(*pmsg, self->from))
     return true;
   LogMsg *msg = log_msg_make_writable(pmsg);
   size_t len;

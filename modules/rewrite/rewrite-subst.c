@@ -313,7 +313,7 @@ static bool
 _subst_process(LogProcessor *p, LogMsg **pmsg)
 {
   RewriteSubst *self = (RewriteSubst *) p;
-  if (!rewrite_rule_applies(&self->rule, *pmsg))
+  if (!rewrite_rule_applies(&self->rule, pmsg))
     return true;
   size_t len;
   /* stays valid when the message is made writable: a copy keeps the

@@ -23,6 +23,7 @@ typedef struct RewriteRule
 {
   LogProcessor super;
   FilterExpr *condition; /* NULL: every message */
+  bool condition_stores; /* it has match(... flags(store-matches)) */
 } RewriteRule;
 
 /* The condition() option every rule's table has (field: const CfgNode *). */
@@ -36,11 +37,19 @@ bool rewrite_rule_init(RewriteRule *r, const LogProcessorOps *ops, const CfgNode
                        CfgError *err);
 void rewrite_rule_deinit(RewriteRule *r);
 
-/* True when msg passes the rule's condition (or the rule has none). */
+/* True when *pmsg passes the rule's condition (or the rule has none).  A
+ * condition whose match() has flags(store-matches) stores its groups, so
+ * the rule can use them ($1 in set()'s template), as in syslog-ng: *pmsg
+ * is then made writable (the processor owns its reference). */
 static inline bool
-rewrite_rule_applies(const RewriteRule *r, const LogMsg *msg)
+rewrite_rule_applies(const RewriteRule *r, LogMsg **pmsg)
 {
-  return !r->condition || filter_expr_eval(r->condition, msg);
+  if (!r->condition)
+    return true;
+  if (!r->condition_stores)
+    return filter_expr_eval(r->condition, *pmsg);
+  bool owned = true;
+  return filter_expr_eval_store(r->condition, pmsg, &owned);
 }
 
 /* Applies table to call into opts; what names the call in messages. */

@@ -315,6 +315,23 @@ Test(rewrite, condition_limits_every_rule)
     }
 }
 
+Test(rewrite, a_condition_that_stores_matches_gives_them_to_the_rule)
+{
+  LogProcessor *p
+    = rw_build("set(\"user is $1\" value(\"who\") condition(match(\"user=(\\\\w+)\" value(\"MESSAGE\") "
+               "flags(store-matches))))");
+  LogMsg *orig = rw_msg("MESSAGE=login_user=joe", 13);
+  log_msg_write_protect(orig);
+  LogMsg *m = rw_run(p, orig);
+  rw_assert_value(m, "who", "user is joe");
+  rw_assert_value(m, "1", "joe");
+  log_msg_unref(m);
+  m = rw_run(p, rw_msg("MESSAGE=nothing", 13));
+  rw_assert_value(m, "who", NULL);
+  log_msg_unref(m);
+  p->ops->free(p);
+}
+
 Test(rewrite, condition_may_name_a_filter)
 {
   char *error = NULL;
