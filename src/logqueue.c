@@ -124,6 +124,7 @@ struct LogQueue
   bool stalled;   /* the writer is failing and waiting for time-reopen */
   bool congested; /* counted in congested_queues */
   uint64_t queued, dropped, processed;
+  uint64_t memory; /* alloc_len of the queued messages */
 };
 
 /* Set by log_queue_push_batch on the pushing thread; see
@@ -212,6 +213,7 @@ log_queue_push_batch(LogQueue *q, LogQueueItem *items, size_t n)
         _grow(q);
       q->ring[(q->head + q->len) & (q->cap - 1)] = items[i];
       q->len++;
+      q->memory += items[i].msg->alloc_len;
     }
   q->queued += n - dropped;
   q->dropped += dropped;
@@ -265,7 +267,10 @@ log_queue_pop_batch(LogQueue *q, LogQueueItem *out, size_t max, int timeout_ms)
     }
   size_t n = q->len < max ? q->len : max;
   for (size_t i = 0; i < n; i++)
-    out[i] = q->ring[(q->head + i) & (q->cap - 1)];
+    {
+      out[i] = q->ring[(q->head + i) & (q->cap - 1)];
+      q->memory -= out[i].msg->alloc_len;
+    }
   q->head = (q->head + n) & (q->cap - 1);
   q->len -= n;
   q->processed += n;
@@ -303,6 +308,7 @@ log_queue_unpop(LogQueue *q, LogQueueItem *items, size_t n)
     {
       q->head = (q->head + q->cap - 1) & (q->cap - 1);
       q->ring[q->head] = items[i];
+      q->memory += items[i].msg->alloc_len;
     }
   q->len += n;
   q->processed -= n;
@@ -327,6 +333,7 @@ log_queue_get_stats(LogQueue *q, LogQueueStats *out)
   out->dropped = q->dropped;
   out->processed = q->processed;
   out->length = q->len;
+  out->memory = q->memory;
   pthread_mutex_unlock(&q->lock);
 }
 

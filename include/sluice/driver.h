@@ -27,6 +27,7 @@
 #include "sluice/logwriter.h"
 #include "sluice/worker.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 typedef struct LogPipeline LogPipeline;
@@ -36,7 +37,7 @@ typedef struct LogSourceEnv
 {
   WorkerPool *pool;        /* the I/O workers streams are given to */
   LogPipeline *pipeline;   /* where messages go */
-  int source_id;           /* this source's id in the pipeline */
+  int source_id;           /* this driver's id in the pipeline: pass it to log_pipeline_deliver */
   bool flow_control;       /* a flags(flow-control) path reads this source */
   const char *name;        /* the source statement's name, e.g. "s_net" */
   const CfgGlobalOptions *global;
@@ -60,6 +61,14 @@ struct LogSourceDriver
   const LogSourceOps *ops;
   const char *driver;    /* "tcp", "network", ... */
   CfgLocation loc;
+  /* Statistics, set by the driver at start (may stay empty/NULL): the
+   * instance of its stats-level 1 rows ("tcp,127.0.0.1", a path), and for a
+   * listener its live connections with the instance of that row
+   * ("afsocket_sd.(stream,AF_INET(127.0.0.1:514))"), as syslog-ng names
+   * them. */
+  char stats_instance[128];
+  char conn_instance[200];
+  atomic_int *connections;
 };
 
 typedef struct LogDestDriver LogDestDriver;
@@ -80,6 +89,7 @@ struct LogDestDriver
   const char *driver;             /* "file", "stdout", ... */
   CfgLocation loc;
   int64_t log_fifo_size;          /* this destination's queue size */
+  char stats_instance[256];       /* its stats rows' instance: a path, "tcp,host:port"; may stay empty */
   int64_t flush_lines;
   int64_t time_reopen;
 };

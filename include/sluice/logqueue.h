@@ -93,6 +93,7 @@ typedef struct LogQueueStats
   uint64_t dropped;   /* messages refused because the queue was full */
   uint64_t processed; /* messages popped by the writer */
   uint64_t length;    /* messages in the queue now */
+  uint64_t memory;    /* bytes of the messages in the queue now */
 } LogQueueStats;
 
 /* A queue that holds fifo_size (>= 1) messages that are not flow-controlled.

@@ -394,6 +394,9 @@ _new_dest(FileKind kind, const CfgNode *call, const LogDriverContext *ctx, CfgEr
       return NULL;
     }
   d->time_reap = d->o.time_reap;
+  /* the stats rows' instance: the path as written (a macro path unexpanded) */
+  if (kind != FILE_KIND_STDOUT && call->n_args > 0 && call->args[0].str)
+    g_strlcpy(d->super.stats_instance, call->args[0].str, sizeof(d->super.stats_instance));
   d->super.log_fifo_size = d->o.log_fifo_size;
   d->super.flush_lines = d->o.flush_lines;
   d->super.time_reopen = d->o.time_reopen;

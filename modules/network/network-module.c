@@ -56,6 +56,11 @@ _net_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
   net_bad_hostname_prepare(&s->host, worker_pool_size(env->pool));
   bool ok = s->stream ? net_stream_start(s, error) : net_dgram_start(s, error);
   s->started = ok;
+  if (ok && s->stream)
+    {
+      g_snprintf(s->super.conn_instance, sizeof(s->super.conn_instance), "afsocket_sd.(stream,%s)", s->local_name);
+      s->super.connections = &s->n_conns;
+    }
   if (!ok && s->o.optional)
     {
       /* optional(yes): a socket that cannot be had is skipped, loudly */

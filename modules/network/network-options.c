@@ -386,6 +386,15 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
         s->o.port = g_strdup(s->kind == NET_SYSLOG && transport != NET_TRANSPORT_UDP ? "601" : "514");
     }
   s->transport_name = _transport_name(s, transport);
+  /* stats-level 1 names the driver as syslog-ng does: network() and
+   * syslog() by transport and address, the others by address or path */
+  if (s->is_unix)
+    g_strlcpy(s->super.stats_instance, s->unix_path, sizeof(s->super.stats_instance));
+  else if (s->kind == NET_NETWORK || s->kind == NET_SYSLOG)
+    g_snprintf(s->super.stats_instance, sizeof(s->super.stats_instance), "%s,%s", transport_names[transport],
+               s->o.ip);
+  else
+    g_strlcpy(s->super.stats_instance, s->o.ip, sizeof(s->super.stats_instance));
   if (s->o.max_connections > 0)
     s->max_connections = (int) s->o.max_connections;
   else

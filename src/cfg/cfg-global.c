@@ -39,14 +39,6 @@ _check_mark_mode(const CfgOption *opt, const void *field)
 }
 
 static const char *
-_check_stats_level(const CfgOption *opt, const void *field)
-{
-  if (*(const int64_t *) field > 0)
-    return "above 0 (per-connection and per-host counters) is not supported by Sluice yet";
-  return NULL;
-}
-
-static const char *
 _check_no(const CfgOption *opt, const void *field)
 {
   if (*(const bool *) field)
@@ -58,7 +50,7 @@ _check_no(const CfgOption *opt, const void *field)
  * flat stats-* options */
 static const CfgOption stats_table[] = {
   { .name = "freq", .type = CFG_OPT_INT, .offset = OFF(stats_freq), .def_int = 600, .min = 0, .max = INT32_MAX },
-  { .name = "level", .type = CFG_OPT_INT, .offset = OFF(stats_level), .def_int = 0, .min = 0, .max = 3, .check = _check_stats_level },
+  { .name = "level", .type = CFG_OPT_INT, .offset = OFF(stats_level), .def_int = 0, .min = 0, .max = 3 },
   { .name = "lifetime", .type = CFG_OPT_INT, .offset = OFF(stats_lifetime), .def_int = 600, .min = 0, .max = INT32_MAX },
   { .name = "max-dynamics", .type = CFG_OPT_INT, .offset = OFF(stats_max_dynamics), .def_int = -1, .min = -1, .max = INT32_MAX },
   { 0 },
@@ -91,7 +83,7 @@ const CfgOption cfg_global_options_table[] = {
   { .name = "mark", .type = CFG_OPT_INT, .offset = OFF(mark_freq), .def_int = 1200, .min = 0, .max = INT32_MAX },
   { .name = "mark-mode", .type = CFG_OPT_ENUM, .offset = OFF(mark_mode), .def_int = CFG_MARK_INTERNAL, .names = mark_modes, .check = _check_mark_mode },
   { .name = "stats-freq", .type = CFG_OPT_INT, .offset = OFF(stats_freq), .def_int = 600, .min = 0, .max = INT32_MAX },
-  { .name = "stats-level", .type = CFG_OPT_INT, .offset = OFF(stats_level), .def_int = 0, .min = 0, .max = 3, .check = _check_stats_level },
+  { .name = "stats-level", .type = CFG_OPT_INT, .offset = OFF(stats_level), .def_int = 0, .min = 0, .max = 3 },
   { .name = "stats-lifetime", .type = CFG_OPT_INT, .offset = OFF(stats_lifetime), .def_int = 600, .min = 0, .max = INT32_MAX },
   { .name = "stats-max-dynamics", .type = CFG_OPT_INT, .offset = OFF(stats_max_dynamics), .def_int = -1, .min = -1, .max = INT32_MAX },
   { .name = "stats", .type = CFG_OPT_BLOCK, .offset = 0, .sub = stats_table, .def_str = "freq" },

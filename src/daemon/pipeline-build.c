@@ -43,6 +43,17 @@ _build_source(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *cons
       d->loc = call->loc;
       s->drivers[s->n_drivers++] = d;
     }
+  /* one slot per driver, counted apart (stats-level 1); one for a
+   * statement without drivers, so it still has an id */
+  s->first_slot = (int) pl->slots->len;
+  for (size_t i = 0; i < (s->n_drivers ? s->n_drivers : 1); i++)
+    {
+      SourceSlot *sl = calloc(1, sizeof(*sl));
+      sl->source = (int) pl->sources->len - 1;
+      sl->drv = s->n_drivers ? s->drivers[i] : NULL;
+      sl->id = g_strdup_printf("%s#%zu", s->name, i);
+      g_ptr_array_add(pl->slots, sl);
+    }
   return true;
 }
 

@@ -72,8 +72,21 @@ typedef struct SourceRT
   size_t n_drivers;
   size_t n_started;
   bool flow_control;
-  atomic_uint_fast64_t received; /* delivered on threads that are not workers */
+  int first_slot; /* its drivers' slots are first_slot.. (one when it has none) */
 } SourceRT;
+
+/* One source driver: what it delivers is counted here (the id drivers pass
+ * to log_pipeline_deliver is the slot's index). */
+typedef struct SourceSlot
+{
+  int source;            /* the statement's index in pl->sources */
+  LogSourceDriver *drv;  /* NULL for a statement without drivers */
+  char *id;              /* "s_net#0", the statement's name and the driver's place */
+  uint64_t base;         /* counted by the configuration this one replaced */
+  int64_t stamp_base;
+  atomic_uint_fast64_t other;       /* delivered on threads that are not workers */
+  atomic_int_fast64_t other_stamp;
+} SourceSlot;
 
 #define PIPELINE_BATCH 64
 
@@ -90,6 +103,7 @@ struct LogPipeline
   GPtrArray *sources;  /* SourceRT* */
   GPtrArray *dests;    /* DestRT* */
   GPtrArray *drivers;  /* DriverRT* */
+  GPtrArray *slots;    /* SourceSlot* */
   GHashTable *by_node; /* CfgNode* (DEFINE or INLINE) -> id + 1 */
   PathGroup top;
   WorkerPool *pool;
@@ -97,14 +111,21 @@ struct LogPipeline
   int n_workers;
   bool running;
   atomic_uint_fast64_t queued, dropped;
-  /* while running: [worker][source] messages delivered, each worker's
-   * part in its own cache lines (received_stride counters per worker) */
+  /* while running: [worker][slot] messages delivered and the time of the
+   * last one, each worker's part in its own cache lines (received_stride
+   * counters per worker) */
   atomic_uint_fast64_t *received;
+  atomic_int_fast64_t *stamps;
   size_t received_stride;
+  int stats_level;
+  struct StatsDyn *dyn;      /* stats-level 2 and 3, while running */
+  GHashTable *dyn_carried;   /* the replaced configuration's, until start */
 };
 
-/* Messages source source_id delivered, over all threads. */
+/* Messages source statement source_id delivered, over all threads. */
 uint64_t log_pipeline_source_received(LogPipeline *pl, int source_id);
+/* The same for one slot, and the wall-clock second of its last message. */
+uint64_t log_pipeline_slot_received(LogPipeline *pl, int slot, int64_t *stamp);
 
 /* pipeline-build.c */
 bool log_pipeline_build(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *factories,

@@ -3,6 +3,7 @@
 #include "pipeline-stats.h"
 
 #include "pipeline-internal.h"
+#include "stats-dyn.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -11,8 +12,34 @@ static void
 _row(StatsRowFunc fn, void *ud, const char *component, const char *id, const char *instance, const char *type,
      uint64_t value)
 {
-  StatsRow r = { component, id, instance, type, value };
+  StatsRow r = { component, id, instance, type, value, 'a' };
   fn(&r, ud);
+}
+
+/* The rows of the source drivers: live connections of listeners (every
+ * level), and at stats-level 1 and above what each driver delivered and
+ * when it last did ("src.network;s_net#0;tcp,127.0.0.1"). */
+static void
+_source_driver_rows(LogPipeline *pl, StatsRowFunc fn, void *ud)
+{
+  char component[64];
+  for (guint i = 0; i < pl->slots->len; i++)
+    {
+      SourceSlot *sl = g_ptr_array_index(pl->slots, i);
+      if (!sl->drv)
+        continue;
+      snprintf(component, sizeof(component), "src.%s", sl->drv->driver);
+      SourceRT *s = g_ptr_array_index(pl->sources, sl->source);
+      if (sl->drv->connections)
+        _row(fn, ud, component, s->name, sl->drv->conn_instance, "connections",
+             (uint64_t) atomic_load(sl->drv->connections));
+      if (pl->stats_level < 1)
+        continue;
+      int64_t stamp;
+      uint64_t n = log_pipeline_slot_received(pl, (int) i, &stamp);
+      _row(fn, ud, component, sl->id, sl->drv->stats_instance, "processed", n);
+      _row(fn, ud, component, sl->id, sl->drv->stats_instance, "stamp", (uint64_t) stamp);
+    }
 }
 
 void
@@ -28,6 +55,7 @@ log_pipeline_foreach_stat(LogPipeline *pl, StatsRowFunc fn, void *ud)
       SourceRT *s = g_ptr_array_index(pl->sources, i);
       _row(fn, ud, "source", s->name, "", "processed", log_pipeline_source_received(pl, (int) i));
     }
+  _source_driver_rows(pl, fn, ud);
   /* A destination statement counts what reached any of its drivers, as
    * syslog-ng's "destination;d_file;;a;processed" row does. */
   for (guint i = 0; i < pl->dests->len; i++)
@@ -50,11 +78,15 @@ log_pipeline_foreach_stat(LogPipeline *pl, StatsRowFunc fn, void *ud)
       LogQueueStats qs;
       log_queue_get_stats(rt->q, &qs);
       snprintf(component, sizeof(component), "dst.%s", rt->drv->driver);
-      _row(fn, ud, component, rt->name, "", "dropped", qs.dropped);
-      _row(fn, ud, component, rt->name, "", "processed", qs.queued + qs.dropped);
-      _row(fn, ud, component, rt->name, "", "queued", qs.length);
-      _row(fn, ud, component, rt->name, "", "written", qs.processed - (rt->writer ? 0 : rt->left));
+      const char *inst = rt->drv->stats_instance;
+      _row(fn, ud, component, rt->name, inst, "dropped", qs.dropped);
+      _row(fn, ud, component, rt->name, inst, "processed", qs.queued + qs.dropped);
+      _row(fn, ud, component, rt->name, inst, "queued", qs.length);
+      _row(fn, ud, component, rt->name, inst, "memory_usage", qs.memory);
+      _row(fn, ud, component, rt->name, inst, "written", qs.processed - (rt->writer ? 0 : rt->left));
     }
+  if (pl->dyn)
+    stats_dyn_foreach(pl->dyn, g_get_real_time() / G_USEC_PER_SEC, fn, ud);
 }
 
 void
@@ -76,8 +108,10 @@ stats_row_name(const StatsRow *row, GString *out)
 static void
 _csv_row(const StatsRow *r, void *ud)
 {
-  /* 'a': active; Sluice has no orphaned (kept after reload) counters */
-  g_string_append_printf(ud, "%s;%s;%s;a;%s;%" PRIu64 "\n", r->component, r->id, r->instance, r->type, r->value);
+  /* 'a': active, 'd': dynamic; a reload carries counters over by name, so
+   * there are no orphaned ('o') ones */
+  g_string_append_printf(ud, "%s;%s;%s;%c;%s;%" PRIu64 "\n", r->component, r->id, r->instance,
+                         r->state ? r->state : 'a', r->type, r->value);
 }
 
 void

@@ -23,6 +23,7 @@ typedef struct StatsRow
   const char *instance;
   const char *type;
   uint64_t value;
+  char state; /* 'a' (active) or 'd' (dynamic: stats-level 2 and 3); 0 means 'a' */
 } StatsRow;
 
 typedef void (*StatsRowFunc)(const StatsRow *row, void *user_data);

@@ -2,6 +2,8 @@
 /* The running configuration and message routing: see include/sluice/pipeline.h. */
 #include "pipeline-internal.h"
 
+#include "stats-dyn.h"
+
 #include "sluice/internal-log.h"
 
 #include <inttypes.h>
@@ -18,6 +20,14 @@ _source_free(gpointer p)
   free(s->drivers);
   g_free(s->name);
   free(s);
+}
+
+static void
+_slot_free(gpointer p)
+{
+  SourceSlot *sl = p;
+  g_free(sl->id);
+  free(sl);
 }
 
 static void
@@ -47,6 +57,8 @@ _alloc(const CfgGlobalOptions *global)
   pl->sources = g_ptr_array_new_with_free_func(_source_free);
   pl->dests = g_ptr_array_new_with_free_func(_dest_free);
   pl->drivers = g_ptr_array_new_with_free_func(_driver_free);
+  pl->slots = g_ptr_array_new_with_free_func(_slot_free);
+  pl->stats_level = (int) global->stats_level;
   pl->by_node = g_hash_table_new(g_direct_hash, g_direct_equal);
   return pl;
 }
@@ -87,9 +99,14 @@ log_pipeline_free(LogPipeline *pl)
   g_ptr_array_free(pl->sources, TRUE);
   g_ptr_array_free(pl->dests, TRUE);
   g_ptr_array_free(pl->drivers, TRUE);
+  g_ptr_array_free(pl->slots, TRUE);
   g_hash_table_destroy(pl->by_node);
   free(pl->batches);
   free(pl->received);
+  free(pl->stamps);
+  stats_dyn_free(pl->dyn);
+  if (pl->dyn_carried)
+    g_hash_table_unref(pl->dyn_carried);
   free(pl);
 }
 
@@ -97,8 +114,11 @@ int
 log_pipeline_source_id(const LogPipeline *pl, const char *name)
 {
   for (guint i = 0; i < pl->sources->len; i++)
-    if (strcmp(((SourceRT *) g_ptr_array_index(pl->sources, i))->name, name) == 0)
-      return (int) i;
+    {
+      const SourceRT *s = g_ptr_array_index(pl->sources, i);
+      if (strcmp(s->name, name) == 0)
+        return s->first_slot;
+    }
   return -1;
 }
 
@@ -274,25 +294,31 @@ _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMs
 }
 
 void
-log_pipeline_deliver(LogPipeline *pl, int source_id, LogMsg *msg)
+log_pipeline_deliver(LogPipeline *pl, int slot, LogMsg *msg)
 {
   /* Each worker counts in its own cache lines (one writer: a relaxed load
-   * and store, no locked instruction); other threads share the source's
-   * atomic.  Readers sum both (log_pipeline_source_received). */
+   * and store, no locked instruction); other threads share the slot's
+   * atomic.  Readers sum both (log_pipeline_slot_received). */
+  SourceSlot *sl = g_ptr_array_index(pl->slots, slot);
+  int64_t stamp = msg->stamps[LM_TS_RECVD].sec;
   int w = _my_worker(pl);
   if (w >= 0)
     {
-      atomic_uint_fast64_t *c = &pl->received[(size_t) w * pl->received_stride + (size_t) source_id];
-      atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+      size_t i = (size_t) w * pl->received_stride + (size_t) slot;
+      atomic_store_explicit(&pl->received[i], atomic_load_explicit(&pl->received[i], memory_order_relaxed) + 1,
+                            memory_order_relaxed);
+      atomic_store_explicit(&pl->stamps[i], stamp, memory_order_relaxed);
     }
   else
     {
-      SourceRT *src = g_ptr_array_index(pl->sources, source_id);
-      atomic_fetch_add_explicit(&src->received, 1, memory_order_relaxed);
+      atomic_fetch_add_explicit(&sl->other, 1, memory_order_relaxed);
+      atomic_store_explicit(&sl->other_stamp, stamp, memory_order_relaxed);
     }
+  if (pl->dyn)
+    stats_dyn_count(pl->dyn, w, sl->id, msg);
   /* from here on the message is shared between destinations */
   log_msg_write_protect(msg);
-  _run_group(pl, _worker_batches(pl, w), &pl->top, source_id, msg, true);
+  _run_group(pl, _worker_batches(pl, w), &pl->top, sl->source, msg, true);
   log_msg_ack(msg); /* the source's own hold */
   log_msg_unref(msg);
 }
@@ -394,13 +420,25 @@ log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
   pl->batches = calloc((size_t) pl->n_workers * (pl->drivers->len ? pl->drivers->len : 1), sizeof(Batch));
   /* whole cache lines per worker, so that workers never write one line */
   size_t per_line = 64 / sizeof(atomic_uint_fast64_t);
-  pl->received_stride = (pl->sources->len + per_line - 1) / per_line * per_line;
+  pl->received_stride = (pl->slots->len + per_line - 1) / per_line * per_line;
   if (pl->received_stride == 0)
     pl->received_stride = per_line;
   size_t bytes = (size_t) pl->n_workers * pl->received_stride * sizeof(atomic_uint_fast64_t);
   pl->received = aligned_alloc(64, bytes);
+  pl->stamps = aligned_alloc(64, bytes);
   for (size_t i = 0; i < (size_t) pl->n_workers * pl->received_stride; i++)
-    atomic_init(&pl->received[i], 0);
+    {
+      atomic_init(&pl->received[i], 0);
+      atomic_init(&pl->stamps[i], 0);
+    }
+  if (pl->stats_level >= 2)
+    {
+      pl->dyn = stats_dyn_new(pl->n_workers, pl->stats_level, pl->global->stats_max_dynamics,
+                              pl->global->stats_lifetime, pl->dyn_carried);
+      if (pl->dyn_carried)
+        g_hash_table_unref(pl->dyn_carried);
+      pl->dyn_carried = NULL;
+    }
 
   for (guint i = 0; i < pl->drivers->len; i++)
     {
@@ -433,13 +471,13 @@ log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
       LogSourceEnv env = {
         .pool = pool,
         .pipeline = pl,
-        .source_id = (int) i,
         .flow_control = s->flow_control,
         .name = s->name,
         .global = pl->global,
       };
       for (size_t k = 0; k < s->n_drivers; k++)
         {
+          env.source_id = s->first_slot + (int) k;
           if (!s->drivers[k]->ops->start(s->drivers[k], &env, error))
             {
               _stop_sources(pl);
@@ -466,6 +504,28 @@ log_pipeline_stop(LogPipeline *pl, int drain_ms)
   return left;
 }
 
+/* A reload keeps the counts of every source driver next has under the
+ * same id ("s_net#0"), the center's, and the dynamic rows; the queues'
+ * counts went with the queues. */
+static void
+_carry_counters(LogPipeline *pl, LogPipeline *next)
+{
+  for (guint i = 0; i < next->slots->len; i++)
+    {
+      SourceSlot *sl = g_ptr_array_index(next->slots, i);
+      for (guint k = 0; k < pl->slots->len; k++)
+        if (strcmp(((SourceSlot *) g_ptr_array_index(pl->slots, k))->id, sl->id) == 0)
+          {
+            sl->base = log_pipeline_slot_received(pl, (int) k, &sl->stamp_base);
+            break;
+          }
+    }
+  atomic_fetch_add(&next->queued, atomic_load(&pl->queued));
+  atomic_fetch_add(&next->dropped, atomic_load(&pl->dropped));
+  if (pl->dyn && !next->dyn_carried)
+    next->dyn_carried = stats_dyn_take_totals(pl->dyn);
+}
+
 size_t
 log_pipeline_stop_handover(LogPipeline *pl, LogPipeline *next, int drain_ms)
 {
@@ -475,6 +535,7 @@ log_pipeline_stop_handover(LogPipeline *pl, LogPipeline *next, int drain_ms)
   worker_pool_run_everywhere(pl->pool, _flush_job, pl);
   size_t left = _stop_writers_into(pl, next, drain_ms);
   pl->running = false;
+  _carry_counters(pl, next);
   return left;
 }
 
@@ -490,13 +551,29 @@ log_pipeline_reopen(LogPipeline *pl)
 }
 
 uint64_t
+log_pipeline_slot_received(LogPipeline *pl, int slot, int64_t *stamp)
+{
+  SourceSlot *sl = g_ptr_array_index(pl->slots, slot);
+  uint64_t n = sl->base + atomic_load_explicit(&sl->other, memory_order_relaxed);
+  int64_t last = MAX(sl->stamp_base, atomic_load_explicit(&sl->other_stamp, memory_order_relaxed));
+  for (int w = 0; pl->received && w < pl->n_workers; w++)
+    {
+      size_t i = (size_t) w * pl->received_stride + (size_t) slot;
+      n += atomic_load_explicit(&pl->received[i], memory_order_relaxed);
+      last = MAX(last, atomic_load_explicit(&pl->stamps[i], memory_order_relaxed));
+    }
+  if (stamp)
+    *stamp = last;
+  return n;
+}
+
+uint64_t
 log_pipeline_source_received(LogPipeline *pl, int source_id)
 {
   SourceRT *s = g_ptr_array_index(pl->sources, source_id);
-  uint64_t n = atomic_load_explicit(&s->received, memory_order_relaxed);
-  for (int w = 0; pl->received && w < pl->n_workers; w++)
-    n += atomic_load_explicit(&pl->received[(size_t) w * pl->received_stride + (size_t) source_id],
-                              memory_order_relaxed);
+  uint64_t n = 0;
+  for (size_t k = 0; k < (s->n_drivers ? s->n_drivers : 1); k++)
+    n += log_pipeline_slot_received(pl, s->first_slot + (int) k, NULL);
   return n;
 }
 

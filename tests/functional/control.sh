@@ -1,9 +1,10 @@
 #!/bin/sh
 # The control socket and sluice-ctl: the counters after loggen's load equal
-# what it sent (per source, per destination statement and driver, center),
-# in CSV, Prometheus and query forms; config, healthcheck, reopen, reload
-# (a good and a bad file), bad requests, a second daemon on the same socket,
-# and stop.
+# what it sent (per source, per destination statement and driver, center;
+# at stats-level 3 also per source driver, host, sender, program,
+# facility, severity and tag), in CSV, Prometheus and query forms, and
+# they survive a reload; config, healthcheck, reopen, reload (a good and a
+# bad file), bad requests, a second daemon on the same socket, and stop.
 # Usage: control.sh SLUICE SLUICE_CTL LOGGEN
 . "$(dirname "$0")/lib.sh"
 sluice=$1 ctl=$2 loggen=$3
@@ -13,7 +14,7 @@ sock=$work/ctl
 
 cat >"$work/sluice.conf" <<EOF
 @version: 3.38
-options { stats-freq(0); };
+options { stats-freq(0); stats-level(3); };
 source s_net { network(ip(127.0.0.1) port($port)); };
 destination d_file { file("$work/out.log"); };
 log { source(s_net); destination(d_file); };
@@ -38,15 +39,27 @@ wait_lines "$work/out.log" $n
 
 c stats >"$work/stats.csv" || fail "stats"
 head -1 "$work/stats.csv" | grep -qx 'SourceName;SourceId;SourceInstance;State;Type;Number' || fail "csv header"
+out=$work/out.log
 for row in "source;s_net;;a;processed;$n" "center;;received;a;processed;$n" "center;;queued;a;processed;$n" \
-  "destination;d_file;;a;processed;$n" "dst.file;d_file#0;;a;processed;$n" "dst.file;d_file#0;;a;written;$n" \
-  "dst.file;d_file#0;;a;dropped;0" "dst.file;d_file#0;;a;queued;0"; do
+  "destination;d_file;;a;processed;$n" "dst.file;d_file#0;$out;a;processed;$n" "dst.file;d_file#0;$out;a;written;$n" \
+  "dst.file;d_file#0;$out;a;dropped;0" "dst.file;d_file#0;$out;a;queued;0" \
+  "dst.file;d_file#0;$out;a;memory_usage;0" "src.network;s_net#0;tcp,127.0.0.1;a;processed;$n" \
+  "src.network;s_net;afsocket_sd.(stream,AF_INET(127.0.0.1:$port));a;connections;0" \
+  "src.program;;prg00000;d;processed;$n" "src.facility;;4;a;processed;$n" "src.severity;;6;a;processed;$n" \
+  "src.facility;;0;a;processed;0" "src.facility;;other;a;processed;0" "src.severity;;0;a;processed;0" \
+  "tag;.source.s_net;;a;processed;$n"; do
   grep -qx "$row" "$work/stats.csv" || { cat "$work/stats.csv"; fail "no row $row"; }
 done
+# the peer's name, whatever the resolver calls 127.0.0.1
+grep -qx "src.sender;;[^;]*;d;processed;$n" "$work/stats.csv" || { cat "$work/stats.csv"; fail "no sender row"; }
+grep -qx "src.sender;s_net#0;[^;]*;d;processed;$n" "$work/stats.csv" || fail "no per-driver sender row"
+grep -qx "src.host;;[^;]*;d;processed;$n" "$work/stats.csv" || fail "no host row"
+grep -q "^src.network;s_net#0;tcp,127.0.0.1;a;stamp;[1-9][0-9]*$" "$work/stats.csv" || fail "no stamp row"
 
 c stats --format prometheus >"$work/stats.prom" || fail "stats prometheus"
 grep -qx "sluice_source_processed{id=\"s_net\"} $n" "$work/stats.prom" || { cat "$work/stats.prom"; fail "prom source"; }
-grep -qx "sluice_dst_file_written{id=\"d_file#0\"} $n" "$work/stats.prom" || fail "prom written"
+grep -qx "sluice_dst_file_written{id=\"d_file#0\",instance=\"$out\"} $n" "$work/stats.prom" \
+  || { cat "$work/stats.prom"; fail "prom written"; }
 grep -qx "sluice_center_processed{id=\"received\"} $n" "$work/stats.prom" || fail "prom center"
 
 # the scrape endpoint serves the same text
@@ -67,7 +80,7 @@ tail -n +2 "$work/scrape" | cmp -s - "$work/stats.prom" || { diff "$work/stats.p
 
 [ "$(c query get 'source.*')" = "source.s_net.processed=$n" ] || fail "query get: $(c query get 'source.*')"
 [ "$(c query get --sum 'center.*')" = $((2 * n)) ] || fail "query get --sum"
-c query list | grep -qx 'dst.file.d_file#0.written' || fail "query list"
+c query list | grep -qx "dst.file.d_file#0.$out.written" || fail "query list"
 [ -z "$(c query list 'nothing.*')" ] || fail "query list of nothing"
 
 c config >"$work/config.out" || fail "config"
@@ -110,6 +123,19 @@ c healthcheck >/dev/null || fail "the first daemon lost its socket"
 c reload | grep -qx 'Config reload successful' || fail "reload"
 "$loggen" -S -Q -r 1000000 -n 100 127.0.0.1 "$port" 2>/dev/null || fail "loggen after reload"
 wait_lines "$work/out.log" $((n + 100))
+# the counters went on from where they were
+c stats >"$work/stats2.csv" || fail "stats after reload"
+for row in "source;s_net;;a;processed;$((n + 100))" "center;;received;a;processed;$((n + 100))" \
+  "src.network;s_net#0;tcp,127.0.0.1;a;processed;$((n + 100))" "src.program;;prg00000;d;processed;$((n + 100))"; do
+  grep -qx "$row" "$work/stats2.csv" || { cat "$work/stats2.csv"; fail "after reload: no row $row"; }
+done
+i=0
+until grep -qx "dst.file;d_file#0;$out;a;written;$((n + 100))" "$work/stats2.csv"; do
+  i=$((i + 1))
+  [ $i -lt 50 ] || { cat "$work/stats2.csv"; fail "after reload: written"; }
+  sleep 0.1
+  c stats >"$work/stats2.csv"
+done
 echo 'this is not a configuration' >>"$work/sluice.conf"
 st=0; c reload 2>"$work/reload.err" || st=$?
 [ $st -eq 1 ] || fail "bad reload exited $st"

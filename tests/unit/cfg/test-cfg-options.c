@@ -127,8 +127,7 @@ Test(cfg_options, errors_with_locations_and_nearest_names)
                       "t.conf:1:11: time-zone(): expects a time zone name like \"Europe/Budapest\" or \"+01:00\"");
   /* what syslog-ng has and Sluice does not do yet is refused, not ignored */
   assert_option_error("options { use-uniqid(yes); };", "t.conf:1:11: use-uniqid(): yes is not supported by Sluice yet");
-  assert_option_error("options { stats(level(1)); };",
-                      "t.conf:1:17: level(): above 0 (per-connection and per-host counters) is not supported by Sluice yet");
+  assert_option_error("options { stats(level(4)); };", "t.conf:1:23: level(4) is out of range; it must be between 0 and 3");
   assert_option_error("options { mark-mode(periodical); };",
                       "t.conf:1:11: mark-mode(): is not supported by Sluice yet except internal and none "
                       "(MARK messages from internal())");

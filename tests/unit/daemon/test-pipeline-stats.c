@@ -3,9 +3,13 @@
  * The stats rows of a pipeline (src/daemon/pipeline-stats.h): messages
  * delivered on every worker and on a thread that is not one are all
  * counted once, per source, destination statement and driver, and the
- * CSV, query names and Prometheus text come out in syslog-ng's shapes.
+ * CSV, query names and Prometheus text come out in syslog-ng's shapes;
+ * stats-level 1 to 3 add per-driver and per-host/sender/program/facility/
+ * severity/tag rows, stats-max-dynamics bounds them, and a reload carries
+ * every counter on.
  */
 #include "daemon/pipeline-stats.h"
+#include "sluice/handover.h"
 #include "sluice/internal-log.h"
 #include "sluice/msg-format.h"
 
@@ -120,10 +124,12 @@ Test(pipeline_stats, every_thread_counts_once_in_every_format)
                                "dst.sink;d_x#0;;a;dropped;0\n"
                                "dst.sink;d_x#0;;a;processed;%" G_GUINT64_FORMAT "\n"
                                "dst.sink;d_x#0;;a;queued;0\n"
+                               "dst.sink;d_x#0;;a;memory_usage;0\n"
                                "dst.sink;d_x#0;;a;written;%" G_GUINT64_FORMAT "\n"
                                "dst.sink;d_x#1;;a;dropped;0\n"
                                "dst.sink;d_x#1;;a;processed;%" G_GUINT64_FORMAT "\n"
                                "dst.sink;d_x#1;;a;queued;0\n"
+                               "dst.sink;d_x#1;;a;memory_usage;0\n"
                                "dst.sink;d_x#1;;a;written;%" G_GUINT64_FORMAT "\n",
                                (guint64) n, (guint64) (2 * n), (guint64) na, (guint64) nb, (guint64) (2 * n),
                                (guint64) n, (guint64) n, (guint64) n, (guint64) n);
@@ -171,4 +177,172 @@ Test(pipeline_stats, prometheus_labels_are_escaped)
   log_pipeline_free(pl);
   cfg_options_free(cfg_global_options_table, &global);
   cfg_tree_free(tree);
+}
+
+/* ---- stats-level 1..3 ------------------------------------------------- */
+
+typedef struct Conf
+{
+  CfgTree *tree;
+  CfgGlobalOptions global;
+  LogPipeline *pl;
+} Conf;
+
+static void
+conf_load(Conf *c, const char *options)
+{
+  char *text = g_strdup_printf("@version: 3.38\noptions { %s };\nsource s_a { fake(); fake(); };\n"
+                               "destination d { sink(); };\nlog { source(s_a); destination(d); };\n",
+                               options);
+  CfgError err = { 0 };
+  c->tree = cfg_parse_string("test.conf", text, strlen(text), NULL, &err);
+  g_free(text);
+  cr_assert_not_null(c->tree, "%s", err.message);
+  cr_assert(cfg_global_options_load(&c->global, c->tree, &err), "%s", err.message);
+  c->pl = log_pipeline_new(c->tree, &c->global, factories, &err);
+  cr_assert_not_null(c->pl, "%s", err.message);
+}
+
+static void
+conf_free(Conf *c)
+{
+  log_pipeline_free(c->pl);
+  cfg_options_free(cfg_global_options_table, &c->global);
+  cfg_tree_free(c->tree);
+}
+
+/* n lines of the given host and program from driver k of s_a */
+static void
+send_from(Conf *c, int k, int n, const char *line)
+{
+  MsgFormatOptions o;
+  msg_format_options_defaults(&o);
+  LogStamp now = { .sec = 1795342443 };
+  int slot = log_pipeline_source_id(c->pl, "s_a") + k;
+  for (int i = 0; i < n; i++)
+    log_pipeline_deliver(c->pl, slot, msg_format_parse(&o, line, strlen(line), &now));
+}
+
+static char *
+csv_of(Conf *c)
+{
+  GString *csv = g_string_new(NULL);
+  stats_format_csv(c->pl, csv);
+  return g_string_free(csv, FALSE);
+}
+
+#define HAS(csv, row) cr_assert(strstr(csv, row "\n"), "no row %s in\n%s", row, csv)
+#define HAS_NOT(csv, row) cr_assert_null(strstr(csv, row), "row %s in\n%s", row, csv)
+
+#define L_H1 "<14>Nov 22 10:00:00 h1 app1: x"
+#define L_H2 "<165>Nov 22 10:00:00 h2 app2: y"
+
+Test(pipeline_stats, levels_add_driver_host_and_program_rows)
+{
+  sluice_log_set_stderr(false, SLUICE_LOG_ERROR);
+  const char *perr;
+  WorkerPool *pool = worker_pool_start(1, &perr);
+  static const char *const levels[] = { "stats-level(0);", "stats-level(1);", "stats-level(2);",
+                                        "stats-level(3);" };
+  for (int level = 0; level < 4; level++)
+    {
+      Conf c;
+      conf_load(&c, levels[level]);
+      char *serr = NULL;
+      cr_assert(log_pipeline_start(c.pl, pool, &serr), "%s", serr);
+      send_from(&c, 0, 3, L_H1);
+      send_from(&c, 1, 2, L_H2);
+      char *csv = csv_of(&c);
+      HAS(csv, "source;s_a;;a;processed;5");
+      if (level >= 1)
+        {
+          HAS(csv, "src.fake;s_a#0;;a;processed;3");
+          HAS(csv, "src.fake;s_a#1;;a;processed;2");
+          HAS(csv, "src.fake;s_a#1;;a;stamp;1795342443");
+        }
+      else
+        HAS_NOT(csv, "src.fake;");
+      if (level >= 2)
+        {
+          HAS(csv, "src.host;;h1;d;processed;3");
+          HAS(csv, "src.host;;h2;d;processed;2");
+          cr_assert(strstr(csv, "src.host;;h2;d;stamp;1"), "%s", csv);
+        }
+      else
+        HAS_NOT(csv, "src.host");
+      if (level >= 3)
+        {
+          HAS(csv, "src.host;s_a#0;h1;d;processed;3");
+          HAS(csv, "src.program;;app1;d;processed;3");
+          HAS(csv, "src.program;;app2;d;processed;2");
+          HAS(csv, "src.facility;;1;a;processed;3");
+          HAS(csv, "src.facility;;20;a;processed;2");
+          HAS(csv, "src.facility;;0;a;processed;0");
+          HAS(csv, "src.severity;;6;a;processed;3");
+          HAS(csv, "src.severity;;5;a;processed;2");
+        }
+      else
+        HAS_NOT(csv, "src.program");
+      g_free(csv);
+      cr_assert_eq(log_pipeline_stop(c.pl, 5000), 0);
+      conf_free(&c);
+    }
+  worker_pool_stop(pool);
+}
+
+Test(pipeline_stats, max_dynamics_bounds_the_rows)
+{
+  sluice_log_set_stderr(false, SLUICE_LOG_ERROR);
+  const char *perr;
+  WorkerPool *pool = worker_pool_start(1, &perr);
+  Conf c;
+  conf_load(&c, "stats(level(2) max-dynamics(1));");
+  char *serr = NULL;
+  cr_assert(log_pipeline_start(c.pl, pool, &serr), "%s", serr);
+  send_from(&c, 0, 3, L_H1);
+  send_from(&c, 0, 2, L_H2);
+  char *csv = csv_of(&c);
+  HAS(csv, "src.host;;h1;d;processed;3");
+  HAS_NOT(csv, "src.host;;h2");
+  g_free(csv);
+  cr_assert_eq(log_pipeline_stop(c.pl, 5000), 0);
+  conf_free(&c);
+  worker_pool_stop(pool);
+}
+
+Test(pipeline_stats, a_reload_carries_the_counters_on)
+{
+  sluice_log_set_stderr(false, SLUICE_LOG_ERROR);
+  const char *perr;
+  WorkerPool *pool = worker_pool_start(1, &perr);
+  Conf old, next;
+  conf_load(&old, "stats-level(3);");
+  char *serr = NULL;
+  cr_assert(log_pipeline_start(old.pl, pool, &serr), "%s", serr);
+  send_from(&old, 0, 3, L_H1);
+  send_from(&old, 1, 2, L_H2);
+  conf_load(&next, "stats-level(3);");
+  handover_begin();
+  cr_assert_eq(log_pipeline_stop_handover(old.pl, next.pl, 5000), 0);
+  cr_assert(log_pipeline_start(next.pl, pool, &serr), "%s", serr);
+  handover_end();
+  conf_free(&old);
+  send_from(&next, 0, 1, L_H1);
+  char *csv = csv_of(&next);
+  HAS(csv, "center;;received;a;processed;6");
+  HAS(csv, "center;;queued;a;processed;6");
+  HAS(csv, "source;s_a;;a;processed;6");
+  HAS(csv, "src.fake;s_a#0;;a;processed;4");
+  HAS(csv, "src.fake;s_a#1;;a;processed;2");
+  HAS(csv, "src.host;;h1;d;processed;4");
+  HAS(csv, "src.program;;app2;d;processed;2");
+  HAS(csv, "src.facility;;1;a;processed;4");
+  g_free(csv);
+  cr_assert_eq(log_pipeline_stop(next.pl, 5000), 0);
+  /* the queue went over with its counts too */
+  csv = csv_of(&next);
+  HAS(csv, "dst.sink;d#0;;a;written;6");
+  g_free(csv);
+  conf_free(&next);
+  worker_pool_stop(pool);
 }
