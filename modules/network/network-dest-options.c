@@ -7,10 +7,11 @@
  * frac-digits/send-time-zone from options {} unless the call names them,
  * failback(tcp-probe-interval(60) successful-probes-required(3)),
  * keep-alive(yes).  The default line is RFC 3164 ("<PRI>DATE HOST
- * MSGHDRMSG\n"), syslog() sends RFC 5424, octet-counted over TCP; a
- * template() replaces the line (no newline is added), and proto-template()
- * of options {} is the default template of the RFC 3164 drivers, as in
- * syslog-ng.
+ * MSGHDRMSG\n"), syslog() sends RFC 5424, octet-counted over TCP.  A
+ * template() replaces the RFC 3164 line (no newline is added) and the
+ * [BOM]MSG part of the RFC 5424 one (the newline is kept);
+ * proto-template(NAME) of options {} is the default template of the RFC
+ * 3164 drivers, as in syslog-ng 3.38.
  *
  * Options Sluice does not implement are not in the tables, or are
  * CFG_OPT_REMOVED with the reason, so a configuration using them is
@@ -208,7 +209,17 @@ _setup_templates(NetDest *d, const CfgNode *call, const LogDriverContext *ctx, C
       ok = _compile_template(d, d->o.template_text, ctx, o ? &o->loc : &call->loc, err);
     }
   else if (g && g->proto_template && d->format == NET_FMT_RFC3164)
-    ok = _compile_template(d, g->proto_template, ctx, &call->loc, err);
+    {
+      /* syslog-ng 3.38 takes only the name of a template {} here (and
+       * ignores anything else with an error line); Sluice refuses it */
+      if (!ctx->tree || !cfg_tree_lookup(ctx->tree, CFG_OBJ_TEMPLATE, g->proto_template))
+        {
+          cfg_error_set(err, &call->loc, "%s(): proto-template(%s) of options {} names no template {} block",
+                        d->super.driver, g->proto_template);
+          return false;
+        }
+      ok = _compile_template(d, g->proto_template, ctx, &call->loc, err);
+    }
   d->topts.escape = d->o.template_escape;
   return ok;
 }

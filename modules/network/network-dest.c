@@ -102,18 +102,26 @@ void
 net_dest_format(NetDest *d, const LogMsg *msg, GString *out)
 {
   size_t start = out->len;
-  if (!d->tmpl && d->format == NET_FMT_RFC5424)
+  if (d->format == NET_FMT_RFC5424)
     {
       log_format_rfc5424_frame(msg, &d->topts, out);
       bool local = (msg->flags & LF_LOCAL) != 0;
-      if (d->framed && !local)
+      if (d->framed && !local && !d->tmpl)
         return;
-      /* without the length: syslog(transport(udp)) sends it so, and a
-       * local message gets its sequence number first */
+      /* without the length: syslog(transport(udp)) sends it so, and the
+       * line may change below */
       const char *sp = memchr(out->str + start, ' ', out->len - start);
       g_string_erase(out, (gssize) start, sp - (out->str + start) + 1);
       if (local)
         _add_sequence_id(d, msg, out, start);
+      if (d->tmpl)
+        {
+          /* syslog-ng 3.38 keeps the RFC 5424 header (and the BOM) and puts
+           * the template where MSG was, then the newline */
+          g_string_truncate(out, out->len - msg->builtin[LM_V_MESSAGE].len - 1);
+          log_template_format(d->tmpl, msg, &d->topts, out);
+          g_string_append_c(out, '\n');
+        }
       if (!d->framed)
         return;
     }

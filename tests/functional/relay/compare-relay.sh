@@ -11,8 +11,9 @@
 #  2. a Sluice receiver gets syslog-ng's stream: what it writes equals
 #     syslog-ng's own local file.
 # The same raw-bytes comparison runs for udp(), unix-stream(),
-# unix-dgram(), network(transport(framed)) and a template() with
-# template-escape(yes).
+# unix-dgram(), network(transport(framed)), a template() with
+# template-escape(yes) and syslog() with a template() (which replaces only
+# MSG there).
 #
 # Usage: compare-relay.sh SLUICE   (SLUICE_SYSLOG_NG names the unpacked
 # syslog-ng-core, as for compare-network.sh)
@@ -42,10 +43,10 @@ sng_start() {
   done
 }
 
-set -- $(free_ports tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp udp udp tcp tcp)
+set -- $(free_ports tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp udp udp tcp tcp tcp tcp)
 s_in3164=$1 s_in5424=$2 g_in3164=$3 g_in5424=$4 a3164=$5 a5424=$6 b3164=$7 b5424=$8 c3164=$9
 shift 9
-c5424=$1 aframed=$2 bframed=$3 audp=$4 budp=$5 atmpl=$6 btmpl=$7
+c5424=$1 aframed=$2 bframed=$3 audp=$4 budp=$5 atmpl=$6 btmpl=$7 a5tmpl=$8 b5tmpl=$9
 mkdir "$work/sl" "$work/sg" "$work/rg" "$work/rs"
 
 t3164='${PRI}|${HOST}|${PROGRAM}|${PID}|${MSG}\n'
@@ -53,9 +54,10 @@ t5424='${PRI}|${HOST}|${PROGRAM}|${PID}|${MSGID}|${ISODATE}|${SDATA}|${MSG}\n'
 
 # extra X: the other destinations of sender X (a: Sluice, b: syslog-ng)
 extra() {
-  eval "framed=\$${1}framed udp=\$${1}udp tmpl=\$${1}tmpl"
+  eval "framed=\$${1}framed udp=\$${1}udp tmpl=\$${1}tmpl s5tmpl=\$${1}5tmpl"
   echo "network(\"127.0.0.1\" port($framed) transport(framed)); udp(\"127.0.0.1\" port($udp));"
   echo "tcp(\"127.0.0.1\" port($tmpl) template(\"\$PROGRAM|\$MSG\\n\") template-escape(yes));"
+  echo "syslog(\"127.0.0.1\" port($s5tmpl) template(\"S:\$MSG\"));"
   echo "unix-stream(\"$work/rg/${1}us.sock\"); unix-dgram(\"$work/rg/${1}ud.sock\");"
 }
 
@@ -85,6 +87,7 @@ receiver() {
     name=${s%%:*} port=${s#*:}
     t=$t3164
     case $name in
+    *5tmpl) drv="syslog(ip(127.0.0.1) port($port) flags(store-raw-message))" ;;
     *3164 | *tmpl) drv="network(ip(127.0.0.1) port($port) flags(store-raw-message))" ;;
     *framed) drv="network(ip(127.0.0.1) port($port) transport(framed) flags(store-raw-message))" ;;
     *udp) drv="udp(ip(127.0.0.1) port($port) flags(store-raw-message))" ;;
@@ -98,7 +101,8 @@ receiver() {
   done
 }
 receiver "$work/rg" a3164:$a3164 a5424:$a5424 b3164:$b3164 b5424:$b5424 aframed:$aframed bframed:$bframed \
-  audp:$audp budp:$budp atmpl:$atmpl btmpl:$btmpl aus:- bus:- aud:- bud:- >"$work/rg.conf"
+  audp:$audp budp:$budp atmpl:$atmpl btmpl:$btmpl a5tmpl:$a5tmpl b5tmpl:$b5tmpl aus:- bus:- aud:- bud:- \
+  >"$work/rg.conf"
 receiver "$work/rs" c3164:$c3164 c5424:$c5424 >"$work/rs.conf"
 
 # the receivers listen before the senders start, so no sender waits for time-reopen
@@ -145,7 +149,7 @@ for f in sl/local3164 sg/local3164; do wait_lines "$work/$f" 5; done
 for p in $s_in5424 $g_in5424; do send $p ietf; done
 for f in sl/local3164 sg/local3164; do wait_lines "$work/$f" 9; done
 for f in rg/a3164 rg/a5424 rg/b3164 rg/b5424 rs/c3164 rs/c5424 rg/aframed rg/bframed rg/audp rg/budp rg/atmpl \
-  rg/btmpl rg/aus rg/bus rg/aud rg/bud; do
+  rg/btmpl rg/a5tmpl rg/b5tmpl rg/aus rg/bus rg/aud rg/bud; do
   wait_lines "$work/$f" 9
   [ "$(wc -l <"$work/$f")" -eq 9 ] || fail "$f has $(wc -l <"$work/$f") lines, want 9"
 done
@@ -156,7 +160,7 @@ same() {
 # 1. Sluice -> syslog-ng: the same bytes as syslog-ng sends, read back as Sluice wrote them
 same rg/a3164.raw rg/b3164.raw
 same rg/a5424.raw rg/b5424.raw
-for x in framed udp tmpl us ud; do
+for x in framed udp tmpl 5tmpl us ud; do
   same rg/a$x.raw rg/b$x.raw
 done
 same rg/a3164 sl/local3164
@@ -169,4 +173,4 @@ same sl/local3164 sg/local3164
 same sl/local5424 sg/local5424
 [ "$(wc -l <"$work/rg/a5424")" -eq 9 ] || fail "lines: $(wc -l <"$work/rg/a5424")"
 echo "compare-relay: Sluice and syslog-ng send and read back the same 9 messages over tcp() and syslog()," \
-  "and the same bytes over framed, udp(), a template, unix-stream() and unix-dgram()"
+  "and the same bytes over framed, udp(), templates, unix-stream() and unix-dgram()"

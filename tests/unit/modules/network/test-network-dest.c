@@ -402,11 +402,20 @@ Test(network_dest, template_escape_and_framed_transport)
   close(c);
   rig_free(&r);
   /* proto-template() of options {} is the RFC 3164 drivers' default */
-  rig_build(&r, "options { proto-template(\"P $HOST\\n\"); };\n"
+  rig_build(&r, "template pt { template(\"P $HOST\\n\"); };\noptions { proto-template(pt); };\n"
                 "destination d { tcp(\"127.0.0.1\" port(%d)); };", port);
   cr_assert_eq(rig_write(&r, b.items, b.n), 1);
   c = accept_one(lfd);
   assert_reads(c, "P h2\n");
+  close(c);
+  rig_free(&r);
+  /* syslog() keeps its RFC 5424 header and BOM: the template is MSG */
+  rig_build(&r, "template pt { template(\"P $HOST\\n\"); };\noptions { proto-template(pt); };\n"
+                "destination d { syslog(\"127.0.0.1\" port(%d) template(\"T:$MSG\")); };", port);
+  b.items[0].msg->flags |= LF_UTF8;
+  cr_assert_eq(rig_write(&r, b.items, b.n), 1);
+  c = accept_one(lfd);
+  assert_reads(c, "64 <14>1 2026-03-10T11:58:02+00:00 h2 cron - - - \xEF\xBB\xBFT:two \"quoted\"\n");
   close(c);
   close(lfd);
   batch_free(&b);
@@ -810,4 +819,6 @@ Test(network_dest, unsupported_and_wrong_options_are_refused_by_name)
   assert_refused("destination d { tcp(\"h\" time-zone(\"Nowhere/Never\")); };", "unknown time zone");
   assert_refused("destination d { tcp(\"h\" disk-buffer(mem-buf-size(1))); };", "disk buffers");
   assert_refused("destination d { tcp(); };", "tcp");
+  assert_refused("options { proto-template(\"$MSG\\n\"); };\ndestination d { tcp(\"h\"); };",
+                 "names no template {} block");
 }
