@@ -45,11 +45,12 @@ static const char *const builtin_names[LM_V_MAX] = {
 static void
 _init_registries(void)
 {
-  value_names = name_registry_new();
+  /* syslog-ng's limits: 65535 value names, and as many tags */
+  value_names = name_registry_new(65536, "name-value pair names");
   for (int i = 0; i < LM_V_MAX; i++)
     name_registry_intern(value_names, builtin_names[i], strlen(builtin_names[i]), 0);
   name_registry_alias(value_names, "MSG", LM_V_MESSAGE);
-  tag_names = name_registry_new();
+  tag_names = name_registry_new(65536, "tags");
 }
 
 static inline void
@@ -251,7 +252,8 @@ log_msg_get_value_handle(const char *name, ssize_t name_len)
   size_t len = name_len < 0 ? strlen(name) : (size_t) name_len;
   if (len == 0)
     return LM_V_NONE;
-  return name_registry_intern(value_names, name, len, _is_sdata_name(name, len) ? NV_FLAG_SDATA : 0);
+  uint32_t id = name_registry_intern(value_names, name, len, _is_sdata_name(name, len) ? NV_FLAG_SDATA : 0);
+  return id == NAME_REGISTRY_FULL ? LM_V_NONE : id; /* setting LM_V_NONE stores nothing */
 }
 
 NVHandle
@@ -432,6 +434,8 @@ void
 log_msg_set_tag(LogMsg *msg, LogTagId id)
 {
   assert(log_msg_is_writable(msg));
+  if (id == LOG_TAG_NONE)
+    return;
   if (id < 64)
     {
       msg->tags |= UINT64_C(1) << id;

@@ -9,13 +9,16 @@
  */
 #include "nvregistry.h"
 
+#include "sluice/internal-log.h"
+
 #include <glib.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CHUNK_BITS 10
 #define CHUNK_SIZE (1u << CHUNK_BITS)
-#define MAX_CHUNKS 1024
+#define MAX_CHUNKS 1024 /* at most 1M names */
 
 typedef struct RegEntry
 {
@@ -30,14 +33,19 @@ struct NameRegistry
   GHashTable *by_name; /* owned key (the entry's name) -> GUINT_TO_POINTER(id + 1) */
   _Atomic(RegEntry *) chunks[MAX_CHUNKS];
   atomic_uint count;
+  uint32_t max;
+  const char *what;
+  bool full_logged;
 };
 
 NameRegistry *
-name_registry_new(void)
+name_registry_new(uint32_t max, const char *what)
 {
   NameRegistry *self = calloc(1, sizeof(*self));
   if (!self)
     abort();
+  self->max = MIN(max, (uint32_t) MAX_CHUNKS * CHUNK_SIZE);
+  self->what = what;
   g_rw_lock_init(&self->lock);
   self->by_name = g_hash_table_new(g_str_hash, g_str_equal);
   return self;
@@ -95,10 +103,20 @@ name_registry_intern(NameRegistry *self, const char *name, size_t name_len, uint
       return id;
     }
   id = atomic_load_explicit(&self->count, memory_order_relaxed);
-  if ((id >> CHUNK_BITS) >= MAX_CHUNKS)
+  if (id >= self->max)
     {
+      bool first = !self->full_logged;
+      self->full_logged = true;
       g_rw_lock_writer_unlock(&self->lock);
-      g_error("name registry full (%u names)", id);
+      g_free(key);
+      if (first)
+        {
+          char max[16];
+          snprintf(max, sizeof(max), "%u", self->max);
+          sluice_log(SLUICE_LOG_ERROR, "Too many distinct names; values and tags under new names are not stored",
+                     "what", self->what, "limit", max, NULL);
+        }
+      return NAME_REGISTRY_FULL;
     }
   RegEntry *chunk = atomic_load_explicit(&self->chunks[id >> CHUNK_BITS], memory_order_relaxed);
   if (!chunk)

@@ -12,10 +12,17 @@
 
 typedef struct NameRegistry NameRegistry;
 
-/* A new, empty registry; lives for the whole process. */
-NameRegistry *name_registry_new(void);
+/* What name_registry_intern returns for a new name once a registry is full. */
+#define NAME_REGISTRY_FULL UINT32_MAX
 
-/* The id of name[0..name_len), adding it with flags if it is new. */
+/* A new, empty registry of at most max names (what, e.g. "name-value pair
+ * names", says what it holds in the one log line it writes when full);
+ * lives for the whole process. */
+NameRegistry *name_registry_new(uint32_t max, const char *what);
+
+/* The id of name[0..name_len), adding it with flags if it is new;
+ * NAME_REGISTRY_FULL when it is new and the registry is full (names made
+ * from input, such as kv-parser keys, must not grow it without end). */
 uint32_t name_registry_intern(NameRegistry *self, const char *name, size_t name_len, uint32_t flags);
 
 /* Look name up without adding it; true and *id when it is there. */

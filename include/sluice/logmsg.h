@@ -191,7 +191,9 @@ LogMsg *log_msg_clone_cow(LogMsg *msg);
 
 /* The handle for name, interning it on first use.  Built-in names (and the
  * alias MSG) map to their fixed slots.  Thread-safe; meant for configuration
- * time and for parsers that make names (a read lock on the hot path). */
+ * time and for parsers that make names (a read lock on the hot path).
+ * Beyond 65536 names (syslog-ng's limit) a new name gets LM_V_NONE, which
+ * setters ignore: input that makes up names cannot grow memory without end. */
 NVHandle log_msg_get_value_handle(const char *name, ssize_t name_len);
 
 /* The handle for name if it has been interned, else LM_V_NONE. */
@@ -256,7 +258,9 @@ void log_msg_foreach_nv(const LogMsg *msg, LogMsgForeachFunc func, void *user_da
 
 /* ---- tags -------------------------------------------------------------- */
 
-/* The id of tag name, interning it on first use.  Thread-safe. */
+/* The id of tag name, interning it on first use.  Thread-safe.  Beyond
+ * 65536 tags a new name gets LOG_TAG_NONE, which setting ignores. */
+#define LOG_TAG_NONE UINT32_MAX
 LogTagId log_tags_get_by_name(const char *name);
 
 /* The name of tag id (static storage), or NULL. */

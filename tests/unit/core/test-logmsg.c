@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "sluice/internal-log.h"
 #include "sluice/logmsg.h"
 
 #include <criterion/criterion.h>
@@ -351,4 +352,42 @@ Test(logmsg, large_message_bypasses_the_cache)
   cr_assert_eq(raw[100000], '\0');
   log_msg_unref(msg);
   free(big);
+}
+
+/* Names made from input (kv-parser keys, json-parser fields, set-tag of a
+ * template) stop at 65536 of each kind: later new names store nothing,
+ * known names go on working, and nothing aborts. */
+Test(logmsg, name_registries_are_bounded)
+{
+  sluice_log_set_stderr(false, SLUICE_LOG_ERROR);
+  NVHandle known = log_msg_get_value_handle("known.name", -1);
+  LogTagId known_tag = log_tags_get_by_name("known-tag");
+  char name[32];
+  NVHandle last = LM_V_NONE;
+  for (int i = 0; i < 70000; i++)
+    {
+      snprintf(name, sizeof(name), "made.up.%d", i);
+      last = log_msg_get_value_handle(name, -1);
+    }
+  cr_assert_eq(last, LM_V_NONE);
+  LogTagId tag = LOG_TAG_NONE - 1;
+  for (int i = 0; i < 70000; i++)
+    {
+      snprintf(name, sizeof(name), "tag-%d", i);
+      tag = log_tags_get_by_name(name);
+    }
+  cr_assert_eq(tag, LOG_TAG_NONE);
+
+  LogMsg *msg = log_msg_new(0);
+  log_msg_set_value(msg, last, "dropped", -1);
+  log_msg_set_value(msg, known, "kept", -1);
+  log_msg_set_tag(msg, tag);
+  log_msg_set_tag(msg, known_tag);
+  size_t len;
+  cr_assert_str_eq(log_msg_get_value(msg, known, &len), "kept");
+  cr_assert_eq(log_msg_get_value_handle("known.name", -1), known);
+  cr_assert(log_msg_has_tag(msg, known_tag));
+  cr_assert_not(log_msg_has_tag(msg, tag));
+  cr_assert_null(log_tags_get_name(tag));
+  log_msg_unref(msg);
 }
