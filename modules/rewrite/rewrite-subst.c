@@ -186,62 +186,60 @@ static bool
 _replace_pcre(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len, GString *out)
 {
   bool subject_set = log_msg_is_value_set(*pmsg, self->handle);
-  PCRE2_SIZE plain_ov[2];
-  pcre2_match_data *md = self->plain ? NULL : regex_match_data(self->pairs);
-  PCRE2_SIZE *ov = md ? pcre2_get_ovector_pointer(md) : plain_ov;
   size_t start = 0, last = 0;
   bool empty_before = false, matched = false;
   uint64_t set_here[MAX_MATCHES / 64] = { 0 };
   do
     {
+      PCRE2_SIZE plain_ov[2];
+      const PCRE2_SIZE *ov = plain_ov;
+      int rc = 1;
       if (self->plain)
         {
-          /* the same leftmost match as the regex, found by a plain search (a plain
-           * pattern is never empty, so no empty match either) */
+          /* the same leftmost match as the regex, found by a plain search
+           * (a plain pattern is never empty, so no empty match either) */
           const char *m = _find_plain(v + start, len - start, self->pattern, self->pattern_len);
           if (!m)
             break;
-          ov[0] = (PCRE2_SIZE) (m - v);
-          ov[1] = ov[0] + self->pattern_len;
-          if (!matched)
-            {
-              log_msg_make_writable(pmsg);
-              matched = true;
-            }
-          _store_groups(self, *pmsg, v, subject_set, ov, 1, set_here);
-          rewrite_buf_append(out, v + last, ov[0] - last);
-          _append_replacement(self, *pmsg, out);
-          start = last = ov[1];
-          continue;
+          plain_ov[0] = (PCRE2_SIZE) (m - v);
+          plain_ov[1] = plain_ov[0] + self->pattern_len;
         }
-      uint32_t opts = empty_before ? PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED : 0;
-      /* the JIT entry skips pcre2_match's checks, which are done already:
-       * the code and match data are ours, and UTF patterns go the long way;
-       * so does a match-time PCRE2_ANCHORED, which JIT code may not know
-       * (pcre2_match then runs the interpreter) */
-      int rc = self->jit && opts == 0 ? pcre2_jit_match(self->re, (PCRE2_SPTR) v, len, start, opts, md, NULL)
-                         : pcre2_match(self->re, (PCRE2_SPTR) v, len, start, opts, md, NULL);
-      if (rc < 0)
+      else
         {
-          if (rc != PCRE2_ERROR_NOMATCH || !empty_before)
-            break;
-          /* no non-empty match here: step over one byte */
-          start++;
-          empty_before = false;
-          continue;
+          /* asked for on every round: a regex in the replacement (a filter
+           * in $(if)) uses the same per-thread match data */
+          pcre2_match_data *md = regex_match_data(self->pairs);
+          uint32_t opts = empty_before ? PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED : 0;
+          /* the JIT entry skips pcre2_match's checks, which are done
+           * already: the code and match data are ours, and UTF patterns go
+           * the long way; so does a match-time PCRE2_ANCHORED, which JIT
+           * code may not know (pcre2_match then runs the interpreter) */
+          rc = self->jit && opts == 0 ? pcre2_jit_match(self->re, (PCRE2_SPTR) v, len, start, opts, md, NULL)
+                                      : pcre2_match(self->re, (PCRE2_SPTR) v, len, start, opts, md, NULL);
+          if (rc < 0)
+            {
+              if (rc != PCRE2_ERROR_NOMATCH || !empty_before)
+                break;
+              /* no non-empty match here: step over one byte */
+              start++;
+              empty_before = false;
+              continue;
+            }
+          if (rc == 0)
+            rc = (int) pcre2_get_ovector_count(md);
+          ov = pcre2_get_ovector_pointer(md);
         }
-      if (rc == 0)
-        rc = (int) pcre2_get_ovector_count(md);
       if (!matched)
         {
           log_msg_make_writable(pmsg);
           matched = true;
         }
       _store_groups(self, *pmsg, v, subject_set, ov, rc, set_here);
-      rewrite_buf_append(out, v + last, ov[0] - last);
+      size_t from = ov[0], to = ov[1];
+      rewrite_buf_append(out, v + last, from - last);
       _append_replacement(self, *pmsg, out);
-      empty_before = ov[0] == ov[1];
-      start = last = ov[1];
+      empty_before = from == to;
+      start = last = to;
     }
   while ((self->flags & SF_GLOBAL) && start < len);
   if (matched)

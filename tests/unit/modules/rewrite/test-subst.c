@@ -7,7 +7,13 @@
  */
 #include "rewrite-test.h"
 
-TestSuite(subst);
+static void
+setup(void)
+{
+  modules_register_template_functions();
+}
+
+TestSuite(subst, .init = setup);
 
 /* subst RULE on value a=VALUE ("" for unset); the new value or NULL */
 static char *
@@ -118,6 +124,17 @@ Test(subst, groups_in_the_replacement_and_on_the_message)
   p2->ops->free(p2);
   p3->ops->free(p3);
   p4->ops->free(p4);
+}
+
+Test(subst, a_regex_in_the_replacement_does_not_disturb_the_replacement_loop)
+{
+  /* $(if) evaluates match() with the same per-thread match data */
+  LogProcessor *p = rw_build("subst(\"(b)\" \"$(if (match(\\\"(q)\\\" value(\\\"other\\\"))) [$0] <$0>)\" "
+                             "value(\"a\") flags(global))");
+  LogMsg *m = rw_run(p, rw_msg("a=abab other=xxxxxq", 13));
+  rw_assert_value(m, "a", "a[b]a[b]");
+  log_msg_unref(m);
+  p->ops->free(p);
 }
 
 Test(subst, string_matches_the_whole_value_a_prefix_or_a_substring)
