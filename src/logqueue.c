@@ -36,10 +36,18 @@ _window_unref(LogWindow *w, int n)
 }
 
 void
+log_window_set_acked(LogWindow *w, LogWindowAckedFunc acked)
+{
+  w->acked = acked;
+  w->has_acked = acked != NULL;
+}
+
+void
 log_window_orphan(LogWindow *w)
 {
   pthread_mutex_lock(&w->lock);
   w->wakeup = NULL;
+  w->acked = NULL;
   pthread_mutex_unlock(&w->lock);
   _window_unref(w, 1);
 }
@@ -100,7 +108,18 @@ log_msg_ack(LogMsg *msg)
   if (!root->ack_window)
     return;
   if (atomic_fetch_sub_explicit(&root->ack_pending, 1, memory_order_acq_rel) == 1)
-    log_window_release(root->ack_window, 1);
+    {
+      LogWindow *w = root->ack_window;
+      /* the slot keeps w alive through the call; the lock keeps its owner */
+      if (w->has_acked)
+        {
+          pthread_mutex_lock(&w->lock);
+          if (w->acked)
+            w->acked(root, w->user_data);
+          pthread_mutex_unlock(&w->lock);
+        }
+      log_window_release(w, 1);
+    }
 }
 
 /* ---- queues ------------------------------------------------------------ */

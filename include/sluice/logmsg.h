@@ -96,6 +96,8 @@ enum
   LF_PARSE_ERROR = 1u << 4, /* the header did not parse: MESSAGE is the raw line */
   LF_RFC5424 = 1u << 5,     /* parsed as RFC 5424 */
   LF_CHAINED_HOSTNAME = 1u << 6, /* HOST is a chain (chain-hostnames): "h1/relay", "group@h1" */
+  LF_ACK_WRITTEN = 1u << 7, /* its sender waits for the write (relp()): every
+                             * destination acks it as with flow control */
 };
 
 /* A string view into memory the message keeps alive. */
@@ -148,6 +150,8 @@ typedef struct LogMsg
    * source made carries them; a clone acks through its original. */
   struct LogWindow *ack_window;
   atomic_int ack_pending;
+  uint32_t ack_cookie;     /* the source's own mark for its window's acked
+                            * callback (relp(): the transaction number) */
   LogMsgChunk *overflow;   /* chunks chained when the arena is full */
 
   char *arena_pos; /* next free byte of the arena */

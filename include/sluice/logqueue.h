@@ -34,22 +34,34 @@
 /* ---- windows and acks -------------------------------------------------- */
 
 typedef void (*LogWindowWakeupFunc)(void *user_data);
+typedef void (*LogWindowAckedFunc)(LogMsg *msg, void *user_data);
 
 typedef struct LogWindow
 {
   atomic_int free; /* slots left; <= 0 means the source must pause */
   atomic_int refs; /* the owner's, plus one per slot taken */
   int size;        /* log-iw-size */
-  pthread_mutex_t lock; /* orders wakeup against log_window_orphan */
+  pthread_mutex_t lock; /* orders wakeup and acked against log_window_orphan */
   LogWindowWakeupFunc wakeup;
   void *user_data;
+  bool has_acked;  /* set before the first slot is taken, never cleared */
+  LogWindowAckedFunc acked; /* NULL once orphaned */
 } LogWindow;
 
 /* A window of size slots (size >= 1) for its owner (the source); wakeup
  * (user_data) runs when a slot comes back to an empty window. */
 LogWindow *log_window_new(int size, LogWindowWakeupFunc wakeup, void *user_data);
 
-/* The owner is going away: no more wakeups; the window itself lives on
+/* Before any message takes a slot of w: acked(msg, user_data) runs for
+ * each message whose last holder acks it (every flow-controlled
+ * destination has written it), on the acking thread and before its slot
+ * returns; msg is the message the source made (msg->ack_cookie is the
+ * source's).  Like wakeup it should only hand the news to the source's own
+ * thread.  A source whose sender waits for the write (relp()) uses it to
+ * answer per message; it costs windows without it nothing. */
+void log_window_set_acked(LogWindow *w, LogWindowAckedFunc acked);
+
+/* The owner is going away: no more wakeups or acked calls; the window itself lives on
  * until the last message holding a slot of it is acked. */
 void log_window_orphan(LogWindow *w);
 

@@ -269,7 +269,8 @@ _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMs
           matched = _run_procs(e->procs, &msg, &own);
           break;
         case PE_DEST:
-          _emit(pl, mine, g_ptr_array_index(pl->dests, e->dest), msg, p->flow);
+          /* a sender waiting for the write (relp()) is flow control on every path */
+          _emit(pl, mine, g_ptr_array_index(pl->dests, e->dest), msg, p->flow || (msg->flags & LF_ACK_WRITTEN));
           break;
         case PE_GROUP:
           if (!_run_group(pl, mine, &e->group, source_id, msg, false) && (p->flags & CFG_LOG_DROP_UNMATCHED))
