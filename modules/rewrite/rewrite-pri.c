@@ -11,12 +11,18 @@
  *   set-facility("...")   a number 0..127 or a facility name ("LOCAL3")
  *   set-pri("...")        a number 0..1023
  *
- * Anything else leaves the message as it was: syslog-ng says nothing
- * about it either, and a per-message complaint would flood the log.
+ * Anything else leaves the message as it was, as in syslog-ng, which
+ * says so in a debug message per message; Sluice says it once per rule,
+ * as a warning, so that a bad template is noticed without flooding the
+ * log.
  */
 #include "rewrite.h"
 
+#include "sluice/internal-log.h"
+
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +52,8 @@ typedef struct RewriteTemplateRule
   LogTemplate *tmpl;
   bool literal;   /* the template has no macros: tag is resolved already */
   LogTagId tag;
+  atomic_bool warned; /* a bad value has been reported */
+  char *location;     /* "file:line:col", for that report */
 } RewriteTemplateRule;
 
 /* ---- tags --------------------------------------------------------------- */
@@ -104,28 +112,46 @@ _name(const char *text, size_t len, int (*lookup)(const char *))
   return lookup(lower);
 }
 
+static void
+_warn_once(RewriteTemplateRule *self, const char *value)
+{
+  if (atomic_exchange_explicit(&self->warned, true, memory_order_relaxed))
+    return;
+  static const char *const what[] = { [RW_SET_SEVERITY] = "severity", [RW_SET_FACILITY] = "facility",
+                                      [RW_SET_PRI] = "pri" };
+  char text[80];
+  snprintf(text, sizeof(text), "invalid value passed to %s() (reported once per rule)", self->rule.super.driver);
+  sluice_log(SLUICE_LOG_WARNING, text, what[self->kind], value, "location", self->location, NULL);
+}
+
 /* The new PRI for msg, or -1 to leave it. */
 static int
-_new_pri(const RewriteTemplateRule *self, const LogMsg *msg)
+_new_pri(RewriteTemplateRule *self, const LogMsg *msg)
 {
   GString *buf = rewrite_scratch(0);
   log_template_format(self->tmpl, msg, NULL, buf);
-  int n;
+  int n, pri;
   switch (self->kind)
     {
     case RW_SET_SEVERITY:
       n = _number(buf->str, 7);
       if (n < 0)
         n = _name(buf->str, buf->len, filter_level_from_name);
-      return n < 0 ? -1 : (msg->pri & ~7) | n;
+      pri = n < 0 ? -1 : (msg->pri & ~7) | n;
+      break;
     case RW_SET_FACILITY:
       n = _number(buf->str, 127);
       if (n < 0)
         n = _name(buf->str, buf->len, filter_facility_from_name);
-      return n < 0 ? -1 : (n << 3) | (msg->pri & 7);
+      pri = n < 0 ? -1 : (n << 3) | (msg->pri & 7);
+      break;
     default:
-      return _number(buf->str, 1023);
+      pri = _number(buf->str, 1023);
+      break;
     }
+  if (pri < 0)
+    _warn_once(self, buf->str);
+  return pri;
 }
 
 static bool
@@ -149,6 +175,7 @@ _template_rule_free(LogProcessor *p)
   RewriteTemplateRule *self = (RewriteTemplateRule *) p;
   rewrite_rule_deinit(&self->rule);
   log_template_unref(self->tmpl);
+  g_free(self->location);
   free(self);
 }
 
@@ -163,6 +190,8 @@ _template_rule_new(const CfgNode *call, TemplateRuleKind kind, CfgError *err)
   RewriteTemplateRule *self = calloc(1, sizeof(*self));
   self->rule.super.ops = ops;
   self->kind = kind;
+  /* the configuration tree does not outlive the build */
+  self->location = g_strdup_printf("%s:%d:%d", call->loc.file, call->loc.line, call->loc.col);
   bool ok = rewrite_options_apply(template_rule_table, call, &o, err)
             && rewrite_rule_init(&self->rule, ops, call, o.condition, err)
             && (self->tmpl = rewrite_template_compile(call->args[0].str, call, &call->args[0].loc, err));

@@ -7,6 +7,8 @@
  */
 #include "rewrite-test.h"
 
+#include "sluice/internal-log.h"
+
 TestSuite(rewrite);
 
 /* ---- set() -------------------------------------------------------------- */
@@ -231,6 +233,32 @@ Test(rewrite, set_severity_takes_numbers_and_names_in_any_case)
   cr_assert_eq(_pri_after(r, "0x3"), 13);
   cr_assert_eq(_pri_after(r, ""), 13);
   cr_assert_eq(_pri_after(r, "averyveryveryverylongnamethatisnolevelatall"), 13);
+}
+
+static int reports;
+static char report[512];
+
+static void
+_count_reports(SluiceLogLevel level, const char *line, void *user_data)
+{
+  (void) user_data;
+  if (level == SLUICE_LOG_WARNING && strstr(line, "invalid value passed to set-facility()"))
+    {
+      reports++;
+      g_strlcpy(report, line, sizeof(report));
+    }
+}
+
+Test(rewrite, a_bad_value_is_reported_once_per_rule)
+{
+  LogProcessor *p = rw_build("set-facility(\"${v}\")");
+  sluice_log_set_sink(_count_reports, NULL);
+  for (int i = 0; i < 3; i++)
+    log_msg_unref(rw_run(p, rw_msg("v=nofacility", 13)));
+  sluice_log_set_sink(NULL, NULL);
+  cr_assert_eq(reports, 1);
+  cr_assert(strstr(report, "facility='nofacility'") && strstr(report, "location='test.conf:2:13'"), "%s", report);
+  p->ops->free(p);
 }
 
 Test(rewrite, set_facility_takes_numbers_to_127_and_names)
