@@ -76,6 +76,8 @@ _deliver(LogWriter *w, LogQueueItem *items, size_t n)
         }
       if (atomic_load(&w->abandon) || atomic_load(&w->detach))
         break;
+      if (rc == -EINPROGRESS)
+        continue; /* a peer that is slow, not a failure: no time-reopen */
       if (!w->stalled)
         {
           w->stalled = true;

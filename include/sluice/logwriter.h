@@ -27,7 +27,10 @@ typedef struct LogWriterOps
 {
   /* Write items[0..n) in order.  Returns how many were written (0..n; the
    * writer acks and releases them), or a negative errno when nothing could
-   * be (the same batch is tried again after time-reopen). */
+   * be (the same batch is tried again after time-reopen).  -EINPROGRESS:
+   * nothing was written but nothing failed either (a network peer that
+   * takes nothing yet); the writer asks again at once, so write_batch
+   * should wait a while (about a second) before returning it. */
   long (*write_batch)(void *dest, LogQueueItem *items, size_t n);
   /* Called about once a second and when the queue is idle: flush buffers,
    * close idle files.  now is CLOCK_MONOTONIC seconds.  May be NULL. */

@@ -8,9 +8,11 @@
  * that went out are counted against the lines, so LogWriter hears exactly
  * how many messages are complete.  The socket is non-blocking: a peer that
  * takes nothing for STALL_MS ends the call with what is complete (or
- * -ETIMEDOUT), keeping the connection and the position inside a half-sent
- * message, so that LogWriter's retry continues the same bytes instead of
- * repeating them, and so that the writer thread notices a shutdown.
+ * -EINPROGRESS: LogWriter asks again at once, without time-reopen, as
+ * syslog-ng waits for a slow peer), keeping the connection and the position
+ * inside a half-sent message, so that the next call continues the same
+ * bytes instead of repeating them, and so that the writer thread notices a
+ * shutdown or a reload within a second.
  *
  * Before each batch a stream is checked for the peer having closed (a
  * read of 0): sending into a connection the peer already closed would be
@@ -53,7 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STALL_MS 5000          /* a peer that takes nothing this long ends the call */
+#define STALL_MS 1000          /* a peer that takes nothing this long ends the call */
 #define CONNECT_TIMEOUT_MS 5000
 #define MMSG_MAX 256
 
@@ -459,12 +461,17 @@ _write_stream(NetDest *d, LogQueueItem *items, size_t n, size_t pos)
     d->partial = NULL;
   if (err)
     _broken(d, err);
-  else if (stalled)
-    sluice_log(SLUICE_LOG_WARNING, "Destination takes no data, waiting", "server", d->peer_name, "driver", d->name,
-               NULL);
+  else if (stalled && !d->stall_logged)
+    {
+      sluice_log(SLUICE_LOG_WARNING, "Destination takes no data, waiting", "server", d->peer_name, "driver", d->name,
+                 NULL);
+      d->stall_logged = true; /* once per stall: the call repeats every second */
+    }
+  if (!stalled)
+    d->stall_logged = false;
   if (k > 0)
     return (long) k;
-  return err ? -err : stalled ? -ETIMEDOUT : -EIO;
+  return err ? -err : stalled ? -EINPROGRESS : -EIO;
 }
 
 static long

@@ -140,6 +140,7 @@ typedef struct NetDest
   int64_t probes_ok;         /* failback: successful probes in a row */
   uint64_t dropped;          /* datagrams too large ever to send */
   uint64_t seq;              /* local messages sent (RFC 5424 sequenceId) */
+  bool stall_logged;         /* "takes no data" was said for this stall */
 } NetDest;
 
 /* network-dest-options.c: the factories network-module.c registers. */
