@@ -117,11 +117,28 @@ _reserve_match_handles(uint32_t pairs)
   atomic_store_explicit(&match_pairs, pairs, memory_order_release);
 }
 
+/* Number i, above the current match, as syslog-ng leaves it: empty when
+ * this replacement set it before (set_here), else cleared unless it is
+ * empty already. */
+static void
+_clear_group(LogMsg *msg, uint32_t i, const uint64_t *set_here)
+{
+  NVHandle h = match_handles[i];
+  if (set_here[i / 64] & (UINT64_C(1) << (i % 64)))
+    {
+      log_msg_set_nv_ref(msg, h, "", 0);
+      return;
+    }
+  size_t len;
+  log_msg_get_value(msg, h, &len); /* unset reads as empty: nothing to do */
+  if (len > 0)
+    log_msg_unset_value(msg, h);
+}
+
 /* The groups of one match as $0..$rc-1 and by name, as syslog-ng 3.38
  * leaves them (each point checked against it): a group that took no part
- * keeps its old value; a number above the match is cleared, except that
- * one set by an earlier match of the same global replacement becomes
- * empty instead, and an empty one stays.  syslog-ng refers its groups to the subject value: when
+ * keeps its old value, numbers above the match are cleared
+ * (_clear_group).  syslog-ng refers its groups to the subject value: when
  * that is unset, no group is set (the old ones stay), but the numbers
  * above the match are still cleared.  set_here marks the numbers this
  * replacement has set. */
@@ -131,13 +148,7 @@ _store_groups(const RewriteSubst *self, LogMsg *msg, const char *subject, bool s
 {
   uint32_t n = atomic_load_explicit(&match_pairs, memory_order_acquire);
   for (uint32_t i = (uint32_t) rc; i < n; i++)
-    {
-      size_t len = 1;
-      if (set_here[i / 64] & (UINT64_C(1) << (i % 64)))
-        log_msg_set_nv_ref(msg, match_handles[i], "", 0);
-      else if (!log_msg_is_value_set(msg, match_handles[i]) || (log_msg_get_value(msg, match_handles[i], &len), len))
-        log_msg_unset_value(msg, match_handles[i]);
-    }
+    _clear_group(msg, i, set_here);
   if (!subject_set)
     return;
   for (int i = 0; i < rc; i++)
