@@ -60,7 +60,10 @@ size_t log_pipeline_stop(LogPipeline *pl, int drain_ms);
  * in order; the writers of those stop after the write in hand.  Drivers
  * next does not have write out their queues within drain_ms, as at a stop.
  * Anonymous destinations are matched by name too ("#anon-destinationN"),
- * so only when the new file keeps their order and their drivers. */
+ * so only when the new file keeps their order and their drivers.  pl may
+ * also be a pipeline whose log_pipeline_start failed during the reload
+ * (its queues are kept whole then): that is how a reload goes back to the
+ * configuration it replaced. */
 size_t log_pipeline_stop_handover(LogPipeline *pl, LogPipeline *next, int drain_ms);
 
 /* Free a pipeline that is not running (never started, or stopped). */

@@ -11,7 +11,8 @@
  * Nothing here runs per message.
  *
  * States:  STARTING --config ok--> RUNNING --SIGHUP/RELOAD--> RELOADING --> RUNNING
- *                                     |                    (bad file: RUNNING, old config kept)
+ *                                     |                    (bad file: RUNNING, old config kept;
+ *                                     |                     cannot start: RUNNING, old config rebuilt)
  *                                     +--SIGTERM/SIGINT/STOP/stop request--> STOPPING --> exit
  *
  * systemd (notify.h) hears READY=1 on entering RUNNING, RELOADING=1 on
@@ -154,19 +155,14 @@ _config_start(MainLoop *ml, Config *c)
   return true;
 }
 
-/* Stop the running configuration; with next (a reload) its sockets,
- * connections and queues go to next (handover.h). */
 static void
-_stop_running(MainLoop *ml, Config *next)
+_stop_running(MainLoop *ml)
 {
   if (!ml->running)
     return;
   periodic_stop(ml->running->periodic);
   ml->running->periodic = NULL;
-  if (next)
-    log_pipeline_stop_handover(ml->running->pipeline, next->pipeline, ml->opts->drain_ms);
-  else
-    log_pipeline_stop(ml->running->pipeline, ml->opts->drain_ms);
+  log_pipeline_stop(ml->running->pipeline, ml->opts->drain_ms);
   _config_free(ml->running);
   ml->running = NULL;
 }
@@ -184,7 +180,7 @@ _shutdown(MainLoop *ml)
   ml->control = NULL;
   exporter_stop(ml->exporter);
   ml->exporter = NULL;
-  _stop_running(ml, NULL);
+  _stop_running(ml);
   iv_signal_unregister(&ml->sig_term);
   iv_signal_unregister(&ml->sig_int);
   iv_signal_unregister(&ml->sig_hup);
@@ -198,6 +194,25 @@ static void
 _on_term(void *cookie)
 {
   _shutdown(cookie);
+}
+
+/* Build prev's pipeline again from its tree and start it, taking over
+ * what failed's aborted start holds (during a reload). */
+static bool
+_config_rebuild(MainLoop *ml, Config *prev, Config *failed)
+{
+  CfgError err = { 0 };
+  prev->pipeline = log_pipeline_new(prev->tree, &prev->global, ml->opts->factories, &err);
+  if (!prev->pipeline)
+    {
+      char *text = cfg_error_format(&err);
+      sluice_log(SLUICE_LOG_ERROR, "Error rebuilding the running configuration", "error", text, NULL);
+      free(text);
+      cfg_error_clear(&err);
+      return false;
+    }
+  log_pipeline_stop_handover(failed->pipeline, prev->pipeline, ml->opts->drain_ms);
+  return _config_start(ml, prev);
 }
 
 /* SIGHUP and the control socket's RELOAD: true when the new configuration
@@ -223,19 +238,38 @@ _reload(MainLoop *ml, char **error)
       return false;
     }
   handover_begin();
-  _stop_running(ml, next);
-  bool started = _config_start(ml, next);
-  handover_end(); /* what next did not take is closed */
-  if (!started)
+  Config *prev = ml->running;
+  periodic_stop(prev->periodic);
+  prev->periodic = NULL;
+  log_pipeline_stop_handover(prev->pipeline, next->pipeline, ml->opts->drain_ms);
+  log_pipeline_free(prev->pipeline);
+  prev->pipeline = NULL;
+  ml->running = NULL;
+  if (!_config_start(ml, next))
     {
-      /* The old pipeline is gone: without a working configuration there is
-       * nothing to run. */
+      /* e.g. an address it must bind is taken: back to the configuration
+       * it was to replace, built anew from the same text, with the sockets,
+       * connections and queues handed back */
+      bool back = _config_rebuild(ml, prev, next);
+      handover_end();
       _config_free(next);
-      ml->exit_code = 1;
-      _shutdown(ml);
-      *error = g_strdup("the new configuration could not start; shutting down");
+      if (!back)
+        {
+          _config_free(prev);
+          ml->exit_code = 1;
+          _shutdown(ml);
+          *error = g_strdup("neither the new nor the running configuration could start; shutting down");
+          return false;
+        }
+      ml->running = prev;
+      ml->state = ML_RUNNING;
+      notify_send("READY=1\nSTATUS=Running; the new configuration could not start");
+      sluice_log(SLUICE_LOG_ERROR, "Error starting the new configuration, reverted to the running one", NULL);
+      *error = g_strdup("the new configuration could not start, the running one is kept");
       return false;
     }
+  handover_end(); /* what next did not take is closed */
+  _config_free(prev);
   ml->running = next;
   ml->state = ML_RUNNING;
   control_set_config(ml->control, ml->opts->cfgfile);
@@ -443,7 +477,7 @@ main_loop_run(const MainLoopOptions *opts)
       g_free(perr2);
       control_stop(ml.control);
       exporter_stop(ml.exporter);
-      _stop_running(&ml, NULL);
+      _stop_running(&ml);
       worker_pool_stop(ml.pool);
       iv_deinit();
       return 1;

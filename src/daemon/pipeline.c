@@ -4,6 +4,7 @@
 
 #include "stats-dyn.h"
 
+#include "sluice/handover.h"
 #include "sluice/internal-log.h"
 
 #include <inttypes.h>
@@ -381,12 +382,11 @@ _stop_writers_into(LogPipeline *pl, LogPipeline *next, int drain_ms)
   for (guint i = 0; i < pl->drivers->len; i++)
     {
       DriverRT *rt = g_ptr_array_index(pl->drivers, i);
-      if (!rt->writer)
-        continue;
       DriverRT *heir = _driver_by_name(next, rt->name);
       if (heir && !heir->writer)
         {
-          log_writer_detach(rt->writer);
+          if (rt->writer)
+            log_writer_detach(rt->writer);
           rt->writer = NULL;
           LogQueue *carried = rt->q;
           rt->q = heir->q;
@@ -394,6 +394,8 @@ _stop_writers_into(LogPipeline *pl, LogPipeline *next, int drain_ms)
           log_queue_set_fifo_size(carried, heir->fifo_size);
           continue;
         }
+      if (!rt->writer)
+        continue;
       rt->left = log_writer_stop(rt->writer, drain_ms);
       rt->writer = NULL;
       left += rt->left;
@@ -411,6 +413,29 @@ static size_t
 _stop_writers(LogPipeline *pl, int drain_ms)
 {
   return _stop_writers_into(pl, NULL, drain_ms);
+}
+
+/* A start that failed: stop what started.  During a reload the queues
+ * (which may hold what the previous configuration handed over) are kept
+ * whole for log_pipeline_stop_handover to pass back; otherwise they are
+ * written out as at a stop. */
+static void
+_undo_start(LogPipeline *pl)
+{
+  _stop_sources(pl);
+  worker_pool_run_everywhere(pl->pool, _flush_job, pl);
+  if (!handover_active())
+    {
+      _stop_writers(pl, 1000);
+      return;
+    }
+  for (guint i = 0; i < pl->drivers->len; i++)
+    {
+      DriverRT *rt = g_ptr_array_index(pl->drivers, i);
+      if (rt->writer)
+        log_writer_detach(rt->writer);
+      rt->writer = NULL;
+    }
 }
 
 bool
@@ -447,7 +472,7 @@ log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
       LogDestDriver *d = rt->drv;
       if (d->ops->start && !d->ops->start(d, error))
         {
-          _stop_writers(pl, 0);
+          _undo_start(pl);
           return false;
         }
       LogWriterOptions wo = {
@@ -462,7 +487,7 @@ log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
       if (!rt->writer)
         {
           *error = g_strdup(werr);
-          _stop_writers(pl, 0);
+          _undo_start(pl);
           return false;
         }
     }
@@ -481,9 +506,7 @@ log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
           env.source_id = s->first_slot + (int) k;
           if (!s->drivers[k]->ops->start(s->drivers[k], &env, error))
             {
-              _stop_sources(pl);
-              worker_pool_run_everywhere(pool, _flush_job, pl);
-              _stop_writers(pl, 1000);
+              _undo_start(pl);
               return false;
             }
           s->n_started++;
@@ -530,8 +553,9 @@ _carry_counters(LogPipeline *pl, LogPipeline *next)
 size_t
 log_pipeline_stop_handover(LogPipeline *pl, LogPipeline *next, int drain_ms)
 {
-  if (!pl->running)
-    return 0;
+  if (!pl->pool)
+    return 0; /* never started: nothing to hand over */
+  /* also after a start that failed (its queues are still whole) */
   _stop_sources(pl);
   worker_pool_run_everywhere(pl->pool, _flush_job, pl);
   size_t left = _stop_writers_into(pl, next, drain_ms);

@@ -43,9 +43,15 @@ done
 python3 -c '
 import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); time.sleep(30)' "$port" &
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1)
+open(sys.argv[2], "w").close(); time.sleep(30)' "$port" "$work/held" &
 holder=$!
-sleep 0.3
+i=0
+until [ -e "$work/held" ]; do
+  i=$((i + 1))
+  [ $i -lt 100 ] || fail "the port holder did not start"
+  sleep 0.1
+done
 cat >"$work/busy.conf" <<EOF
 @version: 3.38
 source s { network(ip(127.0.0.1) port($port)); };
