@@ -138,6 +138,8 @@ rewrite_template_options(LogTemplateOptions *topts, int ts_format, int64_t frac_
   if (topts->send_tz)
     return true;
   const CfgNode *opt = rewrite_option_node(call, "time-zone");
+  if (!opt)
+    opt = rewrite_option_node(call, "send-time-zone");
   cfg_error_set(err, opt ? &opt->loc : &call->loc, "%s(): unknown time zone '%s': %s", call->name, zone,
                 zerr ? zerr : "not a zone");
   return false;

@@ -5,8 +5,9 @@
  *
  *   set("template" value("NAME"))  value() defaults to MESSAGE; the last
  *                                  value() wins; ts-format(), frac-digits()
- *                                  and time-zone() shape dates in the
- *                                  template (default: options {})
+ *                                  and time-zone() (send-time-zone()) shape
+ *                                  dates in the template (default:
+ *                                  options {})
  *   unset(value("NAME"))           MESSAGE by default; the last value() wins
  *   groupset("t" values("g*" ...)) every value set on the message whose
  *                                  name matches a glob gets the template,
@@ -42,6 +43,9 @@ static const CfgOption set_table[] = {
   { .name = "frac-digits", .type = CFG_OPT_INT, .offset = offsetof(SetOptions, frac_digits), .def_int = -1,
     .min = 0, .max = 6 },
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = offsetof(SetOptions, time_zone) },
+  /* syslog-ng's other name for it (local-time-zone() is left out: it only
+   * matters for file names, which set() has none of) */
+  { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = offsetof(SetOptions, time_zone) },
   { .name = NULL },
 };
 

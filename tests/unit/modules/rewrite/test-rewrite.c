@@ -85,6 +85,10 @@ Test(rewrite, set_dates_follow_ts_format_and_time_zone)
   rw_assert_value(m, "d", "2023-11-15T00:13:20.123+02:00");
   log_msg_unref(m);
   p->ops->free(p);
+  m = rw_apply("set(\"$ISODATE\" value(\"d\") ts-format(iso) send-time-zone(\"-01:00\"))", "", 13);
+  rw_assert_value(m, "d", "1969-12-31T23:00:00-01:00");
+  log_msg_unref(m);
+  rw_assert_refused("set(\"x\" local-time-zone(\"UTC\"))", "2:21", "unknown option 'local-time-zone'");
 }
 
 Test(rewrite, set_refuses_macros_and_bad_templates)
