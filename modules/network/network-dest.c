@@ -73,6 +73,7 @@ _ensure_state(NetDest *d)
   if (d->body)
     return;
   d->body = g_string_sized_new(64 * 1024);
+  d->partial_rest = g_string_new("");
   d->lines = g_array_new(FALSE, FALSE, sizeof(NetLine));
   d->iov = g_array_new(FALSE, FALSE, sizeof(struct iovec));
 }
@@ -421,7 +422,7 @@ _wait_writable(int fd)
 /* Send the batch's lines from byte pos of the body; returns how many
  * messages are complete, or a negative errno when none is. */
 static long
-_write_stream(NetDest *d, LogQueueItem *items, size_t n, size_t pos)
+_write_stream(NetDest *d, LogQueueItem *items, size_t n, size_t pos, bool resume)
 {
   const NetLine *lines = (const NetLine *) d->lines->data;
   size_t end = d->body->len, k = 0;
@@ -449,16 +450,20 @@ _write_stream(NetDest *d, LogQueueItem *items, size_t n, size_t pos)
     }
   while (k < n && lines[k].offset + lines[k].len <= pos)
     k++;
-  if (k < n)
+  /* line 0 of a resumed batch is the rest of a message part sent before */
+  bool continued = k == 0 && resume;
+  d->partial = NULL;
+  if (k < n && (pos > lines[k].offset || continued))
     {
-      /* the first incomplete message: remember how far it got on this
-       * connection (a broken one forgets it in _close) */
+      /* the first incomplete message is part sent: the rest of it, byte
+       * for byte, goes first on this connection (a broken one forgets it
+       * in _close) */
       d->partial = items[k].msg;
-      d->partial_done = pos > lines[k].offset ? pos - lines[k].offset : 0;
+      d->partial_done = (continued ? d->partial_done : 0) + pos - lines[k].offset;
       d->partial_gen = d->conn_gen;
+      g_string_assign(d->partial_rest, "");
+      g_string_append_len(d->partial_rest, d->body->str + pos, (gssize) (lines[k].offset + lines[k].len - pos));
     }
-  else
-    d->partial = NULL;
   if (err)
     _broken(d, err);
   else if (stalled && !d->stall_logged)
@@ -535,22 +540,25 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
   g_array_set_size(d->lines, n);
   uint64_t seq = d->seq; /* formatting numbers local messages again on a retry */
   NetLine *lines = (NetLine *) d->lines->data;
+  bool resume = d->stream && d->partial && d->partial == items[0].msg && d->partial_gen == d->conn_gen;
   for (size_t i = 0; i < n; i++)
     {
       lines[i].offset = d->body->len;
-      net_dest_format(d, items[i].msg, d->body);
+      if (i == 0 && resume)
+        {
+          g_string_append_len(d->body, d->partial_rest->str, (gssize) d->partial_rest->len);
+          if (d->format == NET_FMT_RFC5424 && (items[0].msg->flags & LF_LOCAL))
+            d->seq++; /* it has its number already */
+        }
+      else
+        net_dest_format(d, items[i].msg, d->body);
       lines[i].len = d->body->len - lines[i].offset;
     }
   long rc;
   if (!d->stream)
     rc = _write_dgram(d, n);
   else
-    {
-      size_t skip = 0;
-      if (d->partial && d->partial == items[0].msg && d->partial_gen == d->conn_gen)
-        skip = MIN(d->partial_done, lines[0].len);
-      rc = _write_stream(d, items, n, skip);
-    }
+    rc = _write_stream(d, items, n, 0, resume);
   d->seq = seq;
   for (long i = 0; i < rc; i++)
     if (items[i].msg->flags & LF_LOCAL)
@@ -628,6 +636,8 @@ net_dest_writer_free(NetDest *d)
   d->fd = -1;
   if (d->body)
     g_string_free(d->body, TRUE);
+  if (d->partial_rest)
+    g_string_free(d->partial_rest, TRUE);
   if (d->lines)
     g_array_free(d->lines, TRUE);
   if (d->iov)

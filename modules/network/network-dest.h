@@ -135,7 +135,9 @@ typedef struct NetDest
   GArray *iov;               /* struct iovec */
   const LogMsg *partial;     /* the first message of the last batch, part written */
   size_t partial_done;       /* ... this many bytes of it, */
-  uint64_t partial_gen;      /* ... on this connection */
+  uint64_t partial_gen;      /* ... on this connection; */
+  GString *partial_rest;     /* the bytes of it still to send, as formatted
+                              * then (a template may read the clock) */
   int64_t next_probe;        /* failback: CLOCK_MONOTONIC seconds of the next probe */
   int64_t probes_ok;         /* failback: successful probes in a row */
   uint64_t dropped;          /* datagrams too large ever to send */
