@@ -24,11 +24,14 @@
  *    leaves the log path.
  *
  * Parsing is json-c's (the same library and calls as syslog-ng, so the
- * same documents are accepted); each thread keeps its own tokener.
+ * same documents are accepted); each thread keeps its own tokener.  Plain
+ * JSON objects first go through a fast path (json-fast.h) that builds no
+ * json-c objects and gives up on whatever json-c might read differently.
  * syslog-ng 4.x types (LM_VT_*) are not set: 3.38 has none.
  */
 #include "json/json-parser.h"
 
+#include "json/json-fast.h"
 #include "kvformat/parser-util.h"
 
 #include <ctype.h>
@@ -66,6 +69,7 @@ typedef struct JsonParser
   JsonPathStep *path;
   size_t n_path;
   LogTemplate *tmpl;
+  bool no_fast_path; /* tests: json-c only */
 } JsonParser;
 
 static NVHandle match_handles[JSON_MAX_MATCHES];
@@ -297,6 +301,28 @@ _compile_path(JsonParser *self, const char *text)
 
 /* ---- the processor ------------------------------------------------------- */
 
+/* What the fast path found; slices of MESSAGE are referenced. */
+static void
+_store_fast(const JsonFastResult *r, bool from_msg, LogMsg *msg)
+{
+  for (size_t i = 0; i < r->n_pairs; i++)
+    {
+      const JsonFastPair *pair = &r->pairs[i];
+      NVHandle h = parser_nv_handle(r->names->str + pair->name_off, pair->name_len);
+      if (pair->value && from_msg)
+        log_msg_set_value_ref(msg, h, pair->value, pair->value_len);
+      else
+        log_msg_set_value(msg, h, pair->value ? pair->value : r->values->str + pair->value_off,
+                          (ssize_t) pair->value_len);
+    }
+}
+
+void
+json_parser_set_fast_path(LogProcessor *s, bool on)
+{
+  ((JsonParser *) s)->no_fast_path = !on;
+}
+
 static bool
 _json_process(LogProcessor *s, LogMsg **pmsg)
 {
@@ -313,6 +339,16 @@ _json_process(LogProcessor *s, LogMsg **pmsg)
       p += self->marker_len;
       while (p < end && isspace((unsigned char) *p))
         p++;
+    }
+
+  if (!self->n_path && !self->no_fast_path)
+    {
+      JsonFastResult *r = json_fast_result();
+      if (json_fast_parse(p, end - p, self->o.prefix, self->prefix_len, self->delim, r))
+        {
+          _store_fast(r, from_msg, log_msg_make_writable(pmsg));
+          return true;
+        }
     }
 
   struct json_tokener *tok = _tokener();

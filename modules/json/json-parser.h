@@ -8,4 +8,9 @@
 
 extern const LogDriverFactory json_parser_factory;
 
+/* Tests and the fuzz target: with on false, p (a json-parser()) parses
+ * with json-c only, so both paths can be held against each other.  On by
+ * default. */
+void json_parser_set_fast_path(LogProcessor *p, bool on);
+
 #endif

@@ -33,12 +33,28 @@ _name_hash(const char *name, size_t len)
   return h;
 }
 
+static inline bool
+_entry_is(const HandleCacheEntry *e, const char *name, size_t len)
+{
+  return e->name && e->len == len && memcmp(e->name, name, len) == 0;
+}
+
+/* Two ways: a name goes to a pair of slots, so two names of one message
+ * that hash alike do not throw each other out on every message. */
 NVHandle
 parser_nv_handle(const char *name, size_t len)
 {
-  HandleCacheEntry *e = &handle_cache[_name_hash(name, len) & (HANDLE_CACHE_SIZE - 1)];
-  if (e->name && e->len == len && memcmp(e->name, name, len) == 0)
-    return e->handle;
+  uint32_t hash = _name_hash(name, len);
+  HandleCacheEntry *pair = &handle_cache[hash & (HANDLE_CACHE_SIZE - 2)];
+  if (_entry_is(&pair[0], name, len))
+    return pair[0].handle;
+  if (_entry_is(&pair[1], name, len))
+    return pair[1].handle;
+  HandleCacheEntry *e = &pair[0];
+  if (pair[0].name && !pair[1].name)
+    e = &pair[1];
+  else if (pair[0].name)
+    pair[1] = pair[0]; /* the older one goes */
   NVHandle h = log_msg_get_value_handle(name, (ssize_t) len);
   size_t have_len = 0;
   const char *have = log_msg_get_value_name(h, &have_len);
@@ -92,11 +108,16 @@ parser_scratch_get(int slot)
 
 /* ---- str-repr quoting ---------------------------------------------------- */
 
+/* Bytes that make str-repr quote a word. */
+static const bool quote_bytes[256] = {
+  ['\b'] = true, ['\f'] = true, ['\n'] = true, ['\r'] = true, ['\t'] = true, ['\\'] = true, [' '] = true,
+};
+
 static bool
 _needs_quoting(const char *str, size_t len, const char *forbidden)
 {
   for (size_t i = 0; i < len; i++)
-    if (str[i] && (strchr("\b\f\n\r\t\\ ", str[i]) || (forbidden && strchr(forbidden, str[i]))))
+    if (quote_bytes[(uint8_t) str[i]] || (forbidden && str[i] && strchr(forbidden, str[i])))
       return true;
   return false;
 }

@@ -213,3 +213,103 @@ Test(jsonparser, configuration_errors)
   nvt_assert_error(F, "parser p { json-parser(prefx('a')); };", "did you mean 'prefix'");
   nvt_assert_error(F, "parser p { json-parser(template('$(nosuch)')); };", "bad template");
 }
+
+/* ---- the fast path against json-c ----------------------------------------- */
+
+static const char *const scalars[] = {
+  "1", "-5", "0", "-0", "1.5", "-2.25e-3", "1e300", "1E+2", "-0.0", "123456789012345678", "1234567890123456789",
+  "12345678901234567890", "01", "1.", ".5", "-", "true", "false", "null", "TRUE", "nul", "truex", "\"s\"",
+  "\"a b\"", "\"\"", "\"q\\\"x\"", "\"it's\"", "\"\xc3\xa9\"", "\"x,y\"", "\"tab\\t\"", "\"\\/\\b\\f\\n\\r\"",
+  "\"\\u00e9\"", "\"\\ud800\"", "\"raw\ttab\"", "\"\xff\xfe\"", "'single'", "NaN", "Infinity", "1e400",
+};
+
+static void
+_gen_value(GRand *rnd, GString *out, int depth);
+
+static void
+_gen_object(GRand *rnd, GString *out, int depth)
+{
+  static const char *const keys[] = { "a", "b", "c d", "e.f", "", "k\xc3\xa9", "a\\\"q", "x" };
+  g_string_append_c(out, '{');
+  int n = g_rand_int_range(rnd, 0, 5);
+  for (int i = 0; i < n; i++)
+    {
+      if (i)
+        g_string_append(out, g_rand_int_range(rnd, 0, 8) ? "," : " , ");
+      g_string_append_printf(out, "\"%s\":", keys[g_rand_int_range(rnd, 0, G_N_ELEMENTS(keys))]);
+      _gen_value(rnd, out, depth + 1);
+    }
+  if (g_rand_int_range(rnd, 0, 30) == 0)
+    g_string_append_c(out, ','); /* json-c takes a trailing comma */
+  g_string_append_c(out, '}');
+}
+
+static void
+_gen_value(GRand *rnd, GString *out, int depth)
+{
+  int k = g_rand_int_range(rnd, 0, 10);
+  if (depth > 4 || k < 6)
+    g_string_append(out, scalars[g_rand_int_range(rnd, 0, G_N_ELEMENTS(scalars))]);
+  else if (k < 8)
+    _gen_object(rnd, out, depth);
+  else
+    {
+      g_string_append_c(out, '[');
+      int n = g_rand_int_range(rnd, 0, 4);
+      for (int i = 0; i < n; i++)
+        {
+          if (i)
+            g_string_append_c(out, ',');
+          _gen_value(rnd, out, depth + 1);
+        }
+      g_string_append_c(out, ']');
+    }
+}
+
+/* Every pair the same, in the same order. */
+static void
+_assert_same_pairs(const LogMsg *a, const LogMsg *b, const char *doc)
+{
+  cr_assert_eq(a->nv_len, b->nv_len, "pair count differs for %s", doc);
+  for (uint16_t i = 0; i < a->nv_len; i++)
+    {
+      size_t la, lb;
+      const char *va = log_msg_get_value(a, a->nv[i].handle, &la);
+      const char *vb = log_msg_get_value(b, b->nv[i].handle, &lb);
+      cr_assert_eq(a->nv[i].handle, b->nv[i].handle, "pair %u named otherwise for %s", i, doc);
+      cr_assert(la == lb && memcmp(va, vb, la) == 0, "pair %u differs for %s: '%.*s' vs '%.*s'", i, doc, (int) la,
+                va, (int) lb, vb);
+    }
+}
+
+Test(jsonparser, fast_path_sets_what_json_c_sets)
+{
+  static const char *const confs[] = { J, "parser p { json-parser(key-delimiter('/')); };" };
+  static const char *const tails[] = { "", " trailing", "/", " /* c */", "}", "\n", " //x" };
+  GRand *rnd = g_rand_new_with_seed(7);
+  GString *doc = g_string_new(NULL);
+  for (size_t c = 0; c < G_N_ELEMENTS(confs); c++)
+    {
+      LogProcessor *fast = nvt_new(F, confs[c]);
+      LogProcessor *slow = nvt_new(F, confs[c]);
+      json_parser_set_fast_path(slow, false);
+      for (int i = 0; i < 20000; i++)
+        {
+          g_string_assign(doc, g_rand_int_range(rnd, 0, 10) ? "" : "  ");
+          _gen_object(rnd, doc, 0);
+          g_string_append(doc, tails[g_rand_int_range(rnd, 0, G_N_ELEMENTS(tails))]);
+          LogMsg *a = nvt_msg(doc->str, (ssize_t) doc->len);
+          LogMsg *b = nvt_msg(doc->str, (ssize_t) doc->len);
+          bool ok_a = nvt_run(fast, &a), ok_b = nvt_run(slow, &b);
+          cr_assert_eq(ok_a, ok_b, "verdicts differ for %s", doc->str);
+          if (ok_a)
+            _assert_same_pairs(a, b, doc->str);
+          log_msg_unref(a);
+          log_msg_unref(b);
+        }
+      fast->ops->free(fast);
+      slow->ops->free(slow);
+    }
+  g_string_free(doc, TRUE);
+  g_rand_free(rnd);
+}
