@@ -2,6 +2,8 @@
 /* Destination queues and flow control: see include/sluice/logqueue.h. */
 #include "sluice/logqueue.h"
 
+#include "logqueue-internal.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -127,10 +129,12 @@ log_msg_ack(LogMsg *msg)
 /*
  * A ring of items that grows by doubling when flow-controlled messages
  * overfill it; it never shrinks, so a queue in steady state allocates
- * nothing.
+ * nothing.  A queue with a disk backend (disk != NULL) hands every call to
+ * it: one predictable branch per call keeps the memory path as it was.
  */
 struct LogQueue
 {
+  LogQueueDisk *disk;
   pthread_mutex_t lock;
   pthread_cond_t nonempty;
   LogQueueItem *ring;
@@ -164,6 +168,21 @@ _set_congested(LogQueue *q, bool on)
   atomic_fetch_add_explicit(&congested_queues, on ? 1 : -1, memory_order_relaxed);
 }
 
+void
+log_queue_congestion_mark(bool *flag, bool on)
+{
+  if (*flag == on)
+    return;
+  *flag = on;
+  atomic_fetch_add_explicit(&congested_queues, on ? 1 : -1, memory_order_relaxed);
+}
+
+void
+log_queue_congestion_note_push(void)
+{
+  congestion_seen = true;
+}
+
 LogQueue *
 log_queue_new(uint32_t fifo_size)
 {
@@ -186,11 +205,33 @@ log_queue_new(uint32_t fifo_size)
   return q;
 }
 
+LogQueue *
+log_queue_new_backed(LogQueueDisk *d)
+{
+  LogQueue *q = log_queue_new(1);
+  q->disk = d;
+  return q;
+}
+
+bool
+log_queue_open(LogQueue *q, char **error)
+{
+  return !q->disk || log_queue_disk_open(q->disk, error);
+}
+
+bool
+log_queue_is_persistent(const LogQueue *q)
+{
+  return q->disk != NULL;
+}
+
 void
 log_queue_free(LogQueue *q)
 {
   if (!q)
     return;
+  if (q->disk)
+    log_queue_disk_free(q->disk);
   _set_congested(q, false);
   for (size_t i = 0; i < q->len; i++)
     log_queue_items_done(&q->ring[(q->head + i) & (q->cap - 1)], 1);
@@ -218,6 +259,8 @@ _grow(LogQueue *q)
 size_t
 log_queue_push_batch(LogQueue *q, LogQueueItem *items, size_t n)
 {
+  if (q->disk)
+    return log_queue_disk_push(q->disk, items, n);
   size_t dropped = 0;
   pthread_mutex_lock(&q->lock);
   for (size_t i = 0; i < n; i++)
@@ -265,6 +308,8 @@ _deadline(struct timespec *ts, int timeout_ms)
 ssize_t
 log_queue_pop_batch(LogQueue *q, LogQueueItem *out, size_t max, int timeout_ms)
 {
+  if (q->disk)
+    return log_queue_disk_pop(q->disk, out, max, timeout_ms);
   struct timespec until;
   if (timeout_ms >= 0)
     _deadline(&until, timeout_ms);
@@ -302,6 +347,8 @@ log_queue_pop_batch(LogQueue *q, LogQueueItem *out, size_t max, int timeout_ms)
 void
 log_queue_close(LogQueue *q)
 {
+  if (q->disk)
+    log_queue_disk_close(q->disk);
   pthread_mutex_lock(&q->lock);
   q->closed = true;
   pthread_cond_broadcast(&q->nonempty);
@@ -311,6 +358,8 @@ log_queue_close(LogQueue *q)
 void
 log_queue_interrupt(LogQueue *q)
 {
+  if (q->disk)
+    log_queue_disk_interrupt(q->disk);
   pthread_mutex_lock(&q->lock);
   q->interrupted = true;
   pthread_cond_broadcast(&q->nonempty);
@@ -320,6 +369,11 @@ log_queue_interrupt(LogQueue *q)
 void
 log_queue_unpop(LogQueue *q, LogQueueItem *items, size_t n)
 {
+  if (q->disk)
+    {
+      log_queue_disk_unpop(q->disk, items, n);
+      return;
+    }
   pthread_mutex_lock(&q->lock);
   while (q->len + n > q->cap)
     _grow(q);
@@ -337,6 +391,8 @@ log_queue_unpop(LogQueue *q, LogQueueItem *items, size_t n)
 void
 log_queue_set_fifo_size(LogQueue *q, uint32_t fifo_size)
 {
+  if (q->disk)
+    log_queue_disk_handed_over(q->disk);
   pthread_mutex_lock(&q->lock);
   q->fifo_size = fifo_size ? fifo_size : 1;
   q->stalled = false;
@@ -347,6 +403,11 @@ log_queue_set_fifo_size(LogQueue *q, uint32_t fifo_size)
 void
 log_queue_get_stats(LogQueue *q, LogQueueStats *out)
 {
+  if (q->disk)
+    {
+      log_queue_disk_get_stats(q->disk, out);
+      return;
+    }
   pthread_mutex_lock(&q->lock);
   out->queued = q->queued;
   out->dropped = q->dropped;
@@ -368,8 +429,19 @@ log_queue_items_done(LogQueueItem *items, size_t n)
 }
 
 void
+log_queue_ack_batch(LogQueue *q, LogQueueItem *items, size_t n)
+{
+  if (q->disk)
+    log_queue_disk_ack(q->disk, items, n);
+  else
+    log_queue_items_done(items, n);
+}
+
+void
 log_queue_set_stalled(LogQueue *q, bool stalled)
 {
+  if (q->disk)
+    log_queue_disk_set_stalled(q->disk, stalled);
   pthread_mutex_lock(&q->lock);
   q->stalled = stalled;
   if (stalled)

@@ -69,7 +69,7 @@ _deliver(LogWriter *w, LogQueueItem *items, size_t n)
               w->stalled = false;
               log_queue_set_stalled(w->q, false);
             }
-          log_queue_items_done(items + done, (size_t) rc);
+          log_queue_ack_batch(w->q, items + done, (size_t) rc);
           atomic_fetch_add(&w->written, (uint64_t) rc);
           done += (size_t) rc;
           continue;
@@ -107,7 +107,8 @@ _writer_main(void *arg)
       if (n > 0)
         {
           size_t left = _deliver(w, w->batch, (size_t) n);
-          if (left && atomic_load(&w->detach))
+          /* a disk queue keeps what is not written for the next start */
+          if (left && (atomic_load(&w->detach) || log_queue_is_persistent(w->q)))
             {
               log_queue_unpop(w->q, w->batch + (size_t) n - left, left);
               break;

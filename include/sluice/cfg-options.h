@@ -19,7 +19,10 @@
  *   STRING_LIST     char **      (NULL-terminated, g_strfreev'd)
  *   BLOCK           none: sub is applied at the same struct base + offset;
  *                   def_str names the sub-option a bare value sets
- *                   (syslog-ng 3.38's stats(600) is stats(freq(600)))
+ *                   (syslog-ng 3.38's stats(600) is stats(freq(600)));
+ *                   detached: checked into a scratch struct of def_int
+ *                   bytes (check() sees it) and stored by someone else
+ *                   (disk-buffer(): the pipeline reads it for every driver)
  *   EXPR            const CfgNode *: the filter expression node a rewrite's
  *                   condition(...) holds (the parser puts it there), owned
  *                   by the tree; the driver compiles it with
@@ -65,6 +68,7 @@ struct CfgOption
   const CfgOption *sub;     /* BLOCK: the nested table */
   CfgOptionCheck check;
   bool empty_ok;            /* STRING: name() with nothing inside gives "" */
+  bool detached;            /* BLOCK: checked here, stored elsewhere (see above) */
 };
 
 /* Sets every field of the table (and nested blocks) to its default. */

@@ -24,6 +24,7 @@
 #include "sluice/cfg-options.h"
 #include "sluice/logmsg.h"
 #include "sluice/logqueue.h"
+#include "sluice/logqueue-disk.h"
 #include "sluice/logwriter.h"
 #include "sluice/worker.h"
 
@@ -92,6 +93,9 @@ struct LogDestDriver
   char stats_instance[256];       /* its stats rows' instance: a path, "tcp,host:port"; may stay empty */
   int64_t flush_lines;
   int64_t time_reopen;
+  /* disk-buffer(), filled by the pipeline from the driver call when the
+   * driver's table has LOG_DEST_DISK_BUFFER_OPTION; the driver ignores it */
+  DiskBufferOptions disk_buffer;
 };
 
 typedef struct LogProcessor LogProcessor;

@@ -112,8 +112,19 @@ typedef struct LogQueueStats
  * Owned by the caller; free with log_queue_free(). */
 LogQueue *log_queue_new(uint32_t fifo_size);
 
-/* Free q, unreffing (and acking) whatever is still queued. */
+/* Free q, unreffing (and acking) whatever is still queued.  A disk queue
+ * first saves what it holds in memory to its file (sluice/logqueue-disk.h). */
 void log_queue_free(LogQueue *q);
+
+/* Open what q keeps outside memory (a disk queue's file, found again by
+ * name with what an earlier run left in it); true at once for a memory
+ * queue and for a queue already open.  False with *error (g_free). */
+bool log_queue_open(LogQueue *q, char **error);
+
+/* True for a queue that keeps what the writer has not acked across a stop
+ * (a disk queue): a writer that gives up puts the rest back instead of
+ * releasing it. */
+bool log_queue_is_persistent(const LogQueue *q);
 
 /* Queue items[0..n) under one lock.  The queue takes each item's message
  * reference.  Items that are not flow-controlled and find the queue full are
@@ -148,6 +159,11 @@ void log_queue_get_stats(LogQueue *q, LogQueueStats *out);
 
 /* Ack (when item->ack) and unref the messages of items[0..n). */
 void log_queue_items_done(LogQueueItem *items, size_t n);
+
+/* The writer has written items[0..n), the oldest it popped from q and has
+ * not acked, in pop order: q forgets them (a disk queue frees their place
+ * in its file) and they are acked and released as log_queue_items_done. */
+void log_queue_ack_batch(LogQueue *q, LogQueueItem *items, size_t n);
 
 /* Congestion: a source that is not flow-controlled would have its messages
  * dropped once a destination queue holds log-fifo-size of them, as in

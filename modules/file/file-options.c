@@ -55,6 +55,7 @@ static const char *const writer_flags[] = { "no-multi-line", NULL };
 
 static const CfgOption file_options[] = {
   WRITER_OPTIONS,
+  LOG_DEST_DISK_BUFFER_OPTION,
   PATH_OPTIONS,
   { .name = "fsync", .type = CFG_OPT_BOOL, .offset = OFF(fsync) },
   { .name = "overwrite-if-older", .type = CFG_OPT_INT, .offset = OFF(overwrite_if_older), .min = 0, .max = INT32_MAX },
@@ -65,6 +66,7 @@ static const CfgOption file_options[] = {
 /* syslog-ng 3.38's pipe() has no fsync() */
 static const CfgOption pipe_options[] = {
   WRITER_OPTIONS,
+  LOG_DEST_DISK_BUFFER_OPTION,
   PATH_OPTIONS,
   { 0 },
 };

@@ -86,8 +86,7 @@ static const CfgOption failover_options[] = {
     .def_str = "sending with another host's address needs raw sockets (libnet), which Sluice does not have" },      \
   { .name = "spoof-source-max-msglen", .type = CFG_OPT_REMOVED, .def_str = "spoof-source() is not supported" },     \
   { .name = "tls", .type = CFG_OPT_REMOVED, .def_str = "TLS destinations are not supported yet" },                  \
-  { .name = "disk-buffer", .type = CFG_OPT_REMOVED,                                                                 \
-    .def_str = "disk buffers are not supported yet; log-fifo-size() is the destination's queue" }
+  LOG_DEST_DISK_BUFFER_OPTION
 
 static const CfgOption net_dest_inet_options[] = {
   NET_DEST_COMMON,

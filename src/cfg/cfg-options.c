@@ -170,7 +170,10 @@ cfg_options_defaults(const CfgOption *table, void *base)
       case CFG_OPT_STRING:
       case CFG_OPT_TEMPLATE: *FIELD(base, o, char *) = g_strdup(o->def_str); break;
       case CFG_OPT_STRING_LIST: *FIELD(base, o, char **) = NULL; break;
-      case CFG_OPT_BLOCK: cfg_options_defaults(o->sub, FIELD(base, o, char)); break;
+      case CFG_OPT_BLOCK:
+        if (!o->detached)
+          cfg_options_defaults(o->sub, FIELD(base, o, char));
+        break;
       case CFG_OPT_EXPR: *FIELD(base, o, const CfgNode *) = NULL; break;
       case CFG_OPT_REMOVED: break;
       }
@@ -185,7 +188,10 @@ cfg_options_free(const CfgOption *table, void *base)
       case CFG_OPT_STRING:
       case CFG_OPT_TEMPLATE: g_clear_pointer(FIELD(base, o, char *), g_free); break;
       case CFG_OPT_STRING_LIST: g_clear_pointer(FIELD(base, o, char **), g_strfreev); break;
-      case CFG_OPT_BLOCK: cfg_options_free(o->sub, FIELD(base, o, char)); break;
+      case CFG_OPT_BLOCK:
+        if (!o->detached)
+          cfg_options_free(o->sub, FIELD(base, o, char));
+        break;
       default: break;
       }
 }
@@ -315,6 +321,16 @@ _apply_value(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
         }
       if (call->n_args > 0)
         return _fail(err, &call->args[0].loc, "option '%s' takes only options like 'name(value)'", o->name);
+      if (o->detached)
+        {
+          void *scratch = g_malloc0((gsize) o->def_int);
+          cfg_options_defaults(o->sub, scratch);
+          bool ok = cfg_options_apply(o->sub, call, scratch, o->name, err);
+          const char *problem = ok && o->check ? o->check(o, scratch) : NULL;
+          cfg_options_free(o->sub, scratch);
+          g_free(scratch);
+          return ok && (!problem || _fail(err, &call->loc, "%s(): %s", o->name, problem));
+        }
       return cfg_options_apply(o->sub, call, FIELD(base, o, char), o->name, err);
     }
   if (o->type == CFG_OPT_EXPR)
@@ -365,7 +381,7 @@ cfg_option_apply_one(const CfgOption *table, const CfgNode *call, void *base, co
     }
   if (!_apply_value(o, call, base, err))
     return false;
-  const char *problem = o->check ? o->check(o, FIELD(base, o, char)) : NULL;
+  const char *problem = o->check && !o->detached ? o->check(o, FIELD(base, o, char)) : NULL;
   if (problem)
     return _fail(err, &call->loc, "%s(): %s", o->name, problem);
   return true;

@@ -78,12 +78,20 @@ _build_dest(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *const 
       if (!d)
         return false;
       d->loc = call->loc;
+      if (!disk_buffer_options_load(&d->disk_buffer, call, err))
+        {
+          d->ops->free(d);
+          return false;
+        }
       DriverRT *rt = calloc(1, sizeof(*rt));
       rt->drv = d;
       rt->name = g_strdup_printf("%s#%zu", dest->name, i);
       int64_t fifo = d->log_fifo_size > 0 ? d->log_fifo_size : pl->global->log_fifo_size;
       rt->fifo_size = (uint32_t) (fifo > 0 && fifo < UINT32_MAX ? fifo : 10000);
-      rt->q = log_queue_new(rt->fifo_size);
+      /* a disk queue opens its file when the pipeline starts: a reload
+       * builds the new configuration while the old one still has it open,
+       * and hands the open queue over by name */
+      rt->q = d->disk_buffer.enabled ? log_queue_new_disk(&d->disk_buffer, rt->name) : log_queue_new(rt->fifo_size);
       dest->drivers[dest->n_drivers++] = (int) pl->drivers->len;
       g_ptr_array_add(pl->drivers, rt);
     }

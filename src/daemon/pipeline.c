@@ -45,6 +45,7 @@ _driver_free(gpointer p)
 {
   DriverRT *rt = p;
   log_queue_free(rt->q);
+  disk_buffer_options_free(&rt->drv->disk_buffer);
   rt->drv->ops->free(rt->drv);
   g_free(rt->name);
   free(rt);
@@ -470,7 +471,7 @@ log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
     {
       DriverRT *rt = g_ptr_array_index(pl->drivers, i);
       LogDestDriver *d = rt->drv;
-      if (d->ops->start && !d->ops->start(d, error))
+      if (!log_queue_open(rt->q, error) || (d->ops->start && !d->ops->start(d, error)))
         {
           _undo_start(pl);
           return false;

@@ -899,7 +899,8 @@ Test(network_dest, unsupported_and_wrong_options_are_refused_by_name)
   assert_refused("destination d { unix-stream(\"/x\" port(5)); };", "port");
   assert_refused("destination d { tcp(\"h\" template(\"$(nosuch)\")); };", "bad template");
   assert_refused("destination d { tcp(\"h\" time-zone(\"Nowhere/Never\")); };", "unknown time zone");
-  assert_refused("destination d { tcp(\"h\" disk-buffer(mem-buf-size(1))); };", "disk buffers");
+  assert_refused("destination d { tcp(\"h\" disk-buffer(mem-buf-size(1))); };",
+                 "disk-buf-size() (or capacity-bytes()) is required");
   assert_refused("destination d { tcp(); };", "tcp");
   assert_refused("options { proto-template(\"$MSG\\n\"); };\ndestination d { tcp(\"h\"); };",
                  "names no template {} block");

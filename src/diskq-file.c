@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The disk buffer file format: see include/sluice/logqueue-disk.h. */
+#include "diskq-internal.h"
+
+#include "sluice/logmsg-serialize.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- CRC-32 ------------------------------------------------------------- */
+
+static uint32_t crc_table[256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void
+_crc_init(void)
+{
+  for (uint32_t i = 0; i < 256; i++)
+    {
+      uint32_t c = i;
+      for (int k = 0; k < 8; k++)
+        c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+      crc_table[i] = c;
+    }
+}
+
+uint32_t
+diskq_crc32(uint32_t crc, const void *data, size_t len)
+{
+  pthread_once(&crc_once, _crc_init);
+  const uint8_t *p = data;
+  crc = ~crc;
+  for (size_t i = 0; i < len; i++)
+    crc = crc_table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+  return ~crc;
+}
+
+/* ---- little-endian fields ----------------------------------------------- */
+
+static void
+_put(uint8_t *p, uint64_t v, int bytes)
+{
+  for (int i = 0; i < bytes; i++)
+    p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static uint64_t
+_get(const uint8_t *p, int bytes)
+{
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; i++)
+    v |= (uint64_t) p[i] << (8 * i);
+  return v;
+}
+
+/* ---- header ------------------------------------------------------------- */
+
+void
+diskq_header_encode(const DiskQHeader *h, uint8_t out[DISKQ_HEADER_ENC])
+{
+  memset(out, 0, DISKQ_HEADER_ENC);
+  memcpy(out, DISKQ_MAGIC, 8);
+  _put(out + 8, h->version, 4);
+  _put(out + 12, h->flags, 4);
+  const uint64_t fields[] = { h->capacity, h->head, h->head_seq, h->tail, h->tail_seq,
+                              h->front_count, h->front_bytes, h->ovf_count, h->ovf_bytes };
+  for (size_t i = 0; i < G_N_ELEMENTS(fields); i++)
+    _put(out + 16 + 8 * i, fields[i], 8);
+  _put(out + DISKQ_HEADER_ENC - 4, diskq_crc32(0, out, DISKQ_HEADER_ENC - 4), 4);
+}
+
+const char *
+diskq_header_decode(const uint8_t buf[DISKQ_HEADER_ENC], DiskQHeader *h)
+{
+  if (memcmp(buf, DISKQ_MAGIC, 8) != 0)
+    return "not a Sluice disk buffer (bad magic)";
+  if ((uint32_t) _get(buf + DISKQ_HEADER_ENC - 4, 4) != diskq_crc32(0, buf, DISKQ_HEADER_ENC - 4))
+    return "the header's checksum does not match";
+  h->version = (uint32_t) _get(buf + 8, 4);
+  if (h->version != DISKQ_VERSION)
+    return "unsupported disk buffer version";
+  h->flags = (uint32_t) _get(buf + 12, 4);
+  uint64_t *fields[] = { &h->capacity, &h->head, &h->head_seq, &h->tail, &h->tail_seq,
+                         &h->front_count, &h->front_bytes, &h->ovf_count, &h->ovf_bytes };
+  for (size_t i = 0; i < G_N_ELEMENTS(fields); i++)
+    *fields[i] = _get(buf + 16 + 8 * i, 8);
+  if (h->capacity < DISKQ_HEADER_SIZE + 4096 || h->capacity > (UINT64_C(1) << 50))
+    return "the header's capacity is out of range";
+  return NULL;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+void
+diskq_rec_hdr_encode(uint8_t out[DISKQ_REC_HDR], uint32_t len, uint64_t seq, const uint8_t *payload)
+{
+  _put(out, len, 4);
+  _put(out + 8, seq, 8);
+  uint32_t crc = diskq_crc32(0, out, 4);
+  crc = diskq_crc32(crc, out + 8, 8);
+  if (payload)
+    crc = diskq_crc32(crc, payload, len);
+  _put(out + 4, crc, 4);
+}
+
+static bool
+_rec_crc_ok(const uint8_t *hdr, const uint8_t *payload, uint32_t len)
+{
+  uint32_t crc = diskq_crc32(0, hdr, 4);
+  crc = diskq_crc32(crc, hdr + 8, 8);
+  if (payload)
+    crc = diskq_crc32(crc, payload, len);
+  return crc == (uint32_t) _get(hdr + 4, 4);
+}
+
+/* ---- buffered reading --------------------------------------------------- */
+
+#define READER_CHUNK (256 * 1024)
+
+void
+diskq_reader_init(DiskQReader *r, int fd)
+{
+  memset(r, 0, sizeof(*r));
+  r->fd = fd;
+}
+
+void
+diskq_reader_destroy(DiskQReader *r)
+{
+  free(r->buf);
+  r->buf = NULL;
+  r->cap = r->len = 0;
+}
+
+const uint8_t *
+diskq_reader_get(DiskQReader *r, uint64_t off, size_t len)
+{
+  if (r->len && off >= r->off && off + len <= r->off + r->len)
+    return r->buf + (off - r->off);
+  size_t want = len > READER_CHUNK ? len : READER_CHUNK;
+  if (want > r->cap)
+    {
+      uint8_t *nb = realloc(r->buf, want);
+      if (!nb)
+        abort();
+      r->buf = nb;
+      r->cap = want;
+    }
+  r->off = off;
+  r->len = 0;
+  while (r->len < want)
+    {
+      ssize_t n = pread(r->fd, r->buf + r->len, want - r->len, (off_t) (off + r->len));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      r->len += (size_t) n;
+    }
+  return r->len >= len ? r->buf : NULL;
+}
+
+int
+diskq_scan_next(DiskQScan *s, DiskQRecHdr *h, const uint8_t **payload, uint64_t *advance)
+{
+  uint64_t start = s->pos, pos = s->pos;
+  for (;;)
+    {
+      uint64_t off = pos % s->ring;
+      if (s->ring - off < DISKQ_REC_HDR)
+        {
+          pos += s->ring - off;
+          continue;
+        }
+      if (pos + DISKQ_REC_HDR > s->base + s->ring)
+        return 0;
+      const uint8_t *p = diskq_reader_get(s->rd, DISKQ_HEADER_SIZE + off, DISKQ_REC_HDR);
+      if (!p)
+        return 0;
+      h->len = (uint32_t) _get(p, 4);
+      h->crc = (uint32_t) _get(p + 4, 4);
+      h->seq = _get(p + 8, 8);
+      if (h->seq != s->seq)
+        return 0;
+      if (h->len == DISKQ_SKIP)
+        {
+          if (!_rec_crc_ok(p, NULL, 0))
+            return 0;
+          pos += s->ring - off;
+          continue;
+        }
+      uint64_t size = diskq_rec_size(h->len);
+      if (size > s->ring - off || pos + size > s->base + s->ring)
+        return 0;
+      uint8_t hdr[DISKQ_REC_HDR];
+      memcpy(hdr, p, DISKQ_REC_HDR); /* the next read may move the buffer */
+      const uint8_t *body = diskq_reader_get(s->rd, DISKQ_HEADER_SIZE + off + DISKQ_REC_HDR, h->len);
+      if (!body)
+        return 0;
+      s->pos = pos + size;
+      s->seq++;
+      *advance = s->pos - start;
+      *payload = body;
+      return _rec_crc_ok(hdr, body, h->len) ? 1 : -1;
+    }
+}
+
+/* ---- inspection (sluice-dqtool) ----------------------------------------- */
+
+struct DiskQFile
+{
+  int fd;
+  DiskQHeader hdr;
+  DiskQReader rd;
+};
+
+DiskQFile *
+diskq_file_open_ro(const char *path, char **error)
+{
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      *error = g_strdup_printf("cannot open %s: %s", path, g_strerror(errno));
+      return NULL;
+    }
+  uint8_t buf[DISKQ_HEADER_ENC];
+  ssize_t n = pread(fd, buf, sizeof(buf), 0);
+  DiskQHeader h;
+  const char *e = n == (ssize_t) sizeof(buf) ? diskq_header_decode(buf, &h) : "the file is shorter than a header";
+  if (e)
+    {
+      *error = g_strdup_printf("%s: %s", path, e);
+      close(fd);
+      return NULL;
+    }
+  DiskQFile *f = calloc(1, sizeof(*f));
+  if (!f)
+    abort();
+  f->fd = fd;
+  f->hdr = h;
+  diskq_reader_init(&f->rd, fd);
+  return f;
+}
+
+void
+diskq_file_close(DiskQFile *f)
+{
+  if (!f)
+    return;
+  diskq_reader_destroy(&f->rd);
+  close(f->fd);
+  free(f);
+}
+
+const DiskQHeader *
+diskq_file_header(const DiskQFile *f)
+{
+  return &f->hdr;
+}
+
+static void
+_report(const char *section, const DiskQRecHdr *h, const uint8_t *payload, bool crc_ok, DiskQRecordFunc func,
+        void *user_data)
+{
+  const char *error = crc_ok ? NULL : "checksum mismatch";
+  LogMsg *msg = crc_ok ? log_msg_deserialize(payload, h->len, &error) : NULL;
+  func(section, h->seq, h->len, msg, error, user_data);
+  log_msg_unref(msg);
+}
+
+/* A saved section: count records laid end to end from offset off. */
+static uint64_t
+_foreach_section(DiskQFile *f, const char *section, uint64_t off, uint64_t count, DiskQRecordFunc func,
+                 void *user_data)
+{
+  uint64_t n = 0;
+  for (; n < count; n++)
+    {
+      const uint8_t *p = diskq_reader_get(&f->rd, off, DISKQ_REC_HDR);
+      if (!p)
+        break;
+      DiskQRecHdr h = { (uint32_t) _get(p, 4), (uint32_t) _get(p + 4, 4), _get(p + 8, 8) };
+      if (h.len == DISKQ_SKIP || h.len > (1u << 28))
+        break;
+      uint8_t hdr[DISKQ_REC_HDR];
+      memcpy(hdr, p, sizeof(hdr));
+      const uint8_t *body = diskq_reader_get(&f->rd, off + DISKQ_REC_HDR, h.len);
+      if (!body)
+        break;
+      _report(section, &h, body, _rec_crc_ok(hdr, body, h.len), func, user_data);
+      off += diskq_rec_size(h.len);
+    }
+  return n;
+}
+
+uint64_t
+diskq_file_foreach(DiskQFile *f, DiskQRecordFunc func, void *user_data)
+{
+  uint64_t ring = f->hdr.capacity - DISKQ_HEADER_SIZE;
+  uint64_t sections = DISKQ_HEADER_SIZE + ring;
+  uint64_t n = _foreach_section(f, "front", sections, f->hdr.front_count, func, user_data);
+  DiskQScan s = { &f->rd, ring, f->hdr.head, f->hdr.head, f->hdr.head_seq };
+  DiskQRecHdr h;
+  const uint8_t *payload;
+  uint64_t adv;
+  int rc;
+  while ((rc = diskq_scan_next(&s, &h, &payload, &adv)) != 0)
+    {
+      _report("ring", &h, payload, rc > 0, func, user_data);
+      n++;
+    }
+  n += _foreach_section(f, "overflow", sections + f->hdr.front_bytes, f->hdr.ovf_count, func, user_data);
+  return n;
+}

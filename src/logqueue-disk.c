@@ -1,0 +1,515 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The disk queue: see include/sluice/logqueue-disk.h for what it keeps and
+ * the file format.
+ *
+ * Positions in the ring are byte counts that only grow (physical offset =
+ * header + position % ring), so "how full" is a subtraction and a stale
+ * position can never be mistaken for a fresh one.  Three of them:
+ *   b  the oldest record the writer has not acked (the header's head),
+ *   r  the next record to pop,
+ *   w  where the next record goes.
+ * Records between b and r are the backlog (popped, not yet acked); between
+ * r and w, pending.  In memory, one ring of entries mirrors
+ * [backlog | cached pending]: an entry says how many file bytes and records
+ * it stands for (0 for a message that is only in memory: the front cache
+ * of a reliable(no) buffer), so acks and unpops move b and r exactly.
+ * Pending records beyond the cached entries (nd of them) are read back
+ * from the file when the writer gets to them.  Messages that do not fit in
+ * the file wait in the overflow list, after everything in the file.
+ *
+ * Space is only reused behind the head the file's header has (durable_b),
+ * so the head found at the next start always points at records of the
+ * current lap: after a SIGKILL the header's head is the one written at the
+ * last ack (a pwrite: in the page cache, which a killed process cannot
+ * lose); with fsync(yes), the one that the last fdatasync made durable.
+ */
+#include "logqueue-disk-impl.h"
+
+#include "sluice/internal-log.h"
+#include "sluice/logmsg-serialize.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A record the writer will never see (unreadable) still has to leave the
+ * file in order: it goes with the last popped entry, or now. */
+static void
+_carry(LogQueueDisk *d, uint64_t advance, uint32_t records)
+{
+  if (d->nb)
+    {
+      diskq_ent(d, d->nb - 1)->advance += advance;
+      diskq_ent(d, d->nb - 1)->records += records;
+      return;
+    }
+  d->b += advance;
+  d->bseq += records;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* Append msg as the record at w (after a skip marker when it does not fit
+ * before the ring's end).  Returns the bytes it took, or 0 when the file
+ * has no room for it. */
+static uint64_t
+_append_record(LogQueueDisk *d, LogMsg *msg, size_t len)
+{
+  uint64_t size = diskq_rec_size((uint32_t) len);
+  uint64_t off = d->w % d->ring;
+  uint64_t skip = d->ring - off < size ? d->ring - off : 0;
+  if (d->w + skip + size - d->durable_b > d->ring)
+    return 0;
+  if (d->wlen && d->wphys + d->wlen != DISKQ_HEADER_SIZE + off)
+    diskq_wbuf_flush(d);
+  if (!d->wlen)
+    d->wphys = DISKQ_HEADER_SIZE + off;
+  if (skip)
+    {
+      if (skip >= DISKQ_REC_HDR)
+        {
+          diskq_wbuf_reserve(d, DISKQ_REC_HDR);
+          diskq_rec_hdr_encode(d->wbuf + d->wlen, DISKQ_SKIP, d->wseq, NULL);
+          d->wlen += DISKQ_REC_HDR;
+        }
+      diskq_wbuf_flush(d);
+      d->wphys = DISKQ_HEADER_SIZE;
+    }
+  diskq_wbuf_reserve(d, size);
+  uint8_t *rec = d->wbuf + d->wlen;
+  log_msg_serialize(msg, rec + DISKQ_REC_HDR);
+  memset(rec + DISKQ_REC_HDR + len, 0, size - DISKQ_REC_HDR - len);
+  diskq_rec_hdr_encode(rec, (uint32_t) len, d->wseq, rec + DISKQ_REC_HDR);
+  d->wlen += size;
+  d->w += skip + size;
+  d->wseq++;
+  return skip + size;
+}
+
+/* What a batch put in the file, until the file has it: on a write error
+ * it all goes back to memory, in order. */
+typedef struct DqStaged
+{
+  LogQueueItem item;
+  uint32_t size;
+  bool cached;
+} DqStaged;
+
+typedef struct DqBatch
+{
+  GArray *staged; /* DqStaged */
+  uint64_t w, wseq, nd;
+} DqBatch;
+
+static void
+_batch_begin(LogQueueDisk *d, DqBatch *bt)
+{
+  bt->staged = g_array_new(FALSE, FALSE, sizeof(DqStaged));
+  bt->w = d->w;
+  bt->wseq = d->wseq;
+  bt->nd = d->nd;
+}
+
+/* A message goes to the file: cached in memory too when the cache is the
+ * whole of what is pending (reliable), else only there.  Returns false
+ * when the file is full. */
+static bool
+_to_file(LogQueueDisk *d, DqBatch *bt, LogQueueItem *it, size_t len)
+{
+  uint64_t adv = _append_record(d, it->msg, len);
+  if (!adv)
+    return false;
+  bool cached = d->o.reliable && d->nd == 0 && d->nc < d->qout;
+  if (cached)
+    {
+      *diskq_ent_append(d) = (DqEntry) { log_msg_ref(it->msg), adv, 1, false };
+      d->nc++;
+    }
+  else
+    d->nd++;
+  DqStaged st = { *it, (uint32_t) len, cached };
+  g_array_append_val(bt->staged, st);
+  return true;
+}
+
+static void
+_ovf_push_front(LogQueueDisk *d, LogQueueItem item, uint32_t size)
+{
+  diskq_ovf_push(d, item, size); /* makes room */
+  d->no--;
+  d->ohead = (d->ohead + d->ocap - 1) & (d->ocap - 1);
+  d->ovf[d->ohead] = (DqOvf) { item, size };
+  d->no++;
+}
+
+/* Write the batch out.  On success, *acks gets the flow-controlled
+ * messages now in the file (one reference each) and *unrefs the
+ * references to drop; on a write error the batch's records are forgotten
+ * and its messages wait in the overflow, unacked. */
+static bool
+_batch_end(LogQueueDisk *d, DqBatch *bt, GPtrArray *acks, GPtrArray *unrefs)
+{
+  diskq_wbuf_flush(d);
+  bool ok = !d->write_failed;
+  d->write_failed = false;
+  DqStaged *st = (DqStaged *) bt->staged->data;
+  if (ok)
+    for (guint i = 0; i < bt->staged->len; i++)
+      {
+        if (st[i].item.ack)
+          g_ptr_array_add(acks, st[i].item.msg);
+        else
+          g_ptr_array_add(unrefs, st[i].item.msg);
+      }
+  else
+    {
+      sluice_log(SLUICE_LOG_ERROR, "Error writing the disk buffer; the batch waits in memory", "filename", d->path,
+                 "error", g_strerror(errno), NULL);
+      d->w = bt->w;
+      d->wseq = bt->wseq;
+      d->nd = bt->nd;
+      for (guint i = bt->staged->len; i-- > 0;)
+        {
+          if (st[i].cached)
+            {
+              log_msg_unref(diskq_ent(d, d->nb + d->nc - 1)->msg);
+              d->nc--;
+            }
+          _ovf_push_front(d, st[i].item, st[i].size);
+        }
+    }
+  g_array_free(bt->staged, TRUE);
+  return ok && d->w != bt->w;
+}
+
+/* Move what waits in the overflow into the file while it has room. */
+static void
+_drain_overflow(LogQueueDisk *d, DqBatch *bt)
+{
+  while (d->no)
+    {
+      DqOvf *o = &d->ovf[d->ohead];
+      if (!_to_file(d, bt, &o->item, o->size))
+        break;
+      diskq_ovf_pop(d);
+    }
+}
+
+static bool
+_big(LogQueueDisk *d, size_t len)
+{
+  return diskq_rec_size((uint32_t) len) > d->ring / 2 || len > UINT32_MAX / 2;
+}
+
+/* ---- the LogQueue calls ------------------------------------------------- */
+
+/* Acks for messages now in the file, after the batch's fdatasync when
+ * fsync(yes) asks for it (one per batch: group commit). */
+static void
+_finish_push(LogQueueDisk *d, GPtrArray *acks, GPtrArray *unrefs, bool wrote)
+{
+  if (wrote && d->o.fsync)
+    {
+      pthread_mutex_lock(&d->lock);
+      uint64_t hb = d->hdr_b;
+      pthread_mutex_unlock(&d->lock);
+      if (fdatasync(d->fd) != 0)
+        sluice_log(SLUICE_LOG_ERROR, "Error syncing the disk buffer", "filename", d->path, "error",
+                   g_strerror(errno), NULL);
+      pthread_mutex_lock(&d->lock);
+      if (hb > d->durable_b)
+        d->durable_b = hb;
+      pthread_mutex_unlock(&d->lock);
+    }
+  for (guint i = 0; i < acks->len; i++)
+    {
+      log_msg_ack(acks->pdata[i]);
+      log_msg_unref(acks->pdata[i]);
+    }
+  for (guint i = 0; i < unrefs->len; i++)
+    log_msg_unref(unrefs->pdata[i]);
+  g_ptr_array_free(acks, TRUE);
+  g_ptr_array_free(unrefs, TRUE);
+}
+
+size_t
+log_queue_disk_push(LogQueueDisk *d, LogQueueItem *items, size_t n)
+{
+  GPtrArray *acks = g_ptr_array_sized_new((guint) n), *unrefs = g_ptr_array_sized_new((guint) n);
+  size_t dropped = 0;
+  DqBatch bt;
+  pthread_mutex_lock(&d->lock);
+  _batch_begin(d, &bt);
+  _drain_overflow(d, &bt);
+  for (size_t i = 0; i < n; i++)
+    {
+      LogQueueItem *it = &items[i];
+      bool memory_front = !d->o.reliable && d->nd == 0 && d->no == 0 && d->nc < d->qout &&
+                          (d->nc == 0 || diskq_ent(d, d->nb + d->nc - 1)->records == 0);
+      if (memory_front)
+        {
+          *diskq_ent_append(d) = (DqEntry) { it->msg, 0, 0, it->ack };
+          d->nc++;
+          continue;
+        }
+      size_t len = log_msg_serialized_size(it->msg);
+      if (_big(d, len))
+        {
+          sluice_log(SLUICE_LOG_ERROR, "Message too large for the disk buffer, dropping it", "filename", d->path,
+                     NULL);
+          items[dropped++] = *it;
+          continue;
+        }
+      if (d->no == 0 && _to_file(d, &bt, it, len))
+        continue;
+      bool room = d->o.reliable ? d->ovf_bytes + len <= (uint64_t) d->o.mem_buf_size
+                                : d->no < (uint64_t) d->o.mem_buf_length;
+      if (it->ack || room)
+        diskq_ovf_push(d, *it, (uint32_t) len);
+      else
+        items[dropped++] = *it;
+    }
+  bool wrote = _batch_end(d, &bt, acks, unrefs);
+  d->queued += n - dropped;
+  d->dropped += dropped;
+  if (d->nd > 0 && !d->stalled)
+    {
+      log_queue_congestion_note_push();
+      log_queue_congestion_mark(&d->congested, true);
+    }
+  if (n > dropped)
+    pthread_cond_signal(&d->nonempty);
+  pthread_mutex_unlock(&d->lock);
+  log_queue_items_done(items, dropped);
+  _finish_push(d, acks, unrefs, wrote);
+  return dropped;
+}
+
+static void
+_deadline(struct timespec *ts, int timeout_ms)
+{
+  clock_gettime(CLOCK_MONOTONIC, ts);
+  ts->tv_sec += timeout_ms / 1000;
+  ts->tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
+  if (ts->tv_nsec >= 1000000000L)
+    {
+      ts->tv_sec++;
+      ts->tv_nsec -= 1000000000L;
+    }
+}
+
+/* Read the next pending record back from the file: true with *item, false
+ * when it was unreadable (skipped, counted, logged). */
+static bool
+_read_one(LogQueueDisk *d, LogQueueItem *item)
+{
+  DiskQScan s = { &d->rd, d->ring, d->b, d->r, d->rseq };
+  DiskQRecHdr h;
+  const uint8_t *payload;
+  uint64_t adv;
+  int rc = diskq_scan_next(&s, &h, &payload, &adv);
+  if (rc == 0)
+    {
+      diskq_lost(d, "Disk buffer damaged: the rest of it cannot be read, dropping those messages", d->nd);
+      _carry(d, d->w - d->r, (uint32_t) (d->wseq - d->rseq));
+      d->r = d->w;
+      d->rseq = d->wseq;
+      d->nd = 0;
+      return false;
+    }
+  d->r = s.pos;
+  d->rseq = s.seq;
+  d->nd--;
+  const char *error = "checksum mismatch";
+  LogMsg *msg = rc > 0 ? log_msg_deserialize(payload, h.len, &error) : NULL;
+  if (!msg)
+    {
+      sluice_log(SLUICE_LOG_ERROR, "Corrupt record in the disk buffer, skipping it", "filename", d->path, "error",
+                 error, NULL);
+      d->dropped++;
+      _carry(d, adv, 1);
+      return false;
+    }
+  *diskq_ent_append(d) = (DqEntry) { NULL, adv, 1, false };
+  d->nb++;
+  *item = (LogQueueItem) { msg, false };
+  return true;
+}
+
+ssize_t
+log_queue_disk_pop(LogQueueDisk *d, LogQueueItem *out, size_t max, int timeout_ms)
+{
+  struct timespec until;
+  if (timeout_ms >= 0)
+    _deadline(&until, timeout_ms);
+  pthread_mutex_lock(&d->lock);
+  while (d->nc + d->nd + d->no == 0 && !d->closed && !d->interrupted)
+    {
+      if (timeout_ms < 0)
+        pthread_cond_wait(&d->nonempty, &d->lock);
+      else if (pthread_cond_timedwait(&d->nonempty, &d->lock, &until) == ETIMEDOUT)
+        break;
+    }
+  size_t n = 0;
+  while (n < max && d->nc + d->nd + d->no > 0)
+    {
+      if (d->nc)
+        {
+          DqEntry *e = diskq_ent(d, d->nb);
+          out[n++] = (LogQueueItem) { e->msg, e->ack };
+          e->msg = NULL;
+          e->ack = false;
+          d->r += e->advance;
+          d->rseq += e->records;
+          d->nb++;
+          d->nc--;
+        }
+      else if (d->nd)
+        {
+          if (_read_one(d, &out[n]))
+            n++;
+        }
+      else
+        {
+          DqOvf o = diskq_ovf_pop(d);
+          *diskq_ent_append(d) = (DqEntry) { NULL, 0, 0, false };
+          d->nb++;
+          out[n++] = o.item;
+        }
+    }
+  if (n == 0)
+    {
+      bool closed = d->closed;
+      d->interrupted = false;
+      pthread_mutex_unlock(&d->lock);
+      return closed ? -1 : 0;
+    }
+  d->processed += n;
+  if (d->nd == 0 && d->nc + d->no < d->qout / 4 + 1)
+    log_queue_congestion_mark(&d->congested, false);
+  pthread_mutex_unlock(&d->lock);
+  return (ssize_t) n;
+}
+
+/* An empty buffer whose file grew past truncate-size-ratio() of its
+ * capacity starts again at the ring's start, and the file is cut there. */
+static void
+_maybe_truncate(LogQueueDisk *d)
+{
+  if (d->o.prealloc || d->nb || d->nc || d->nd || d->no)
+    return;
+  if (d->file_end <= DISKQ_HEADER_SIZE + (uint64_t) (d->truncate_ratio * (double) d->ring))
+    return;
+  uint64_t lap = (d->w + d->ring - 1) / d->ring * d->ring;
+  d->b = d->r = d->w = lap;
+  d->bseq = d->rseq = d->wseq;
+  diskq_write_header(d, 0, 0, 0, 0);
+  if (d->o.fsync && fdatasync(d->fd) != 0)
+    return; /* the header may not be durable: keep the bytes */
+  d->durable_b = d->b;
+  if (ftruncate(d->fd, DISKQ_HEADER_SIZE) == 0)
+    d->file_end = DISKQ_HEADER_SIZE;
+}
+
+void
+log_queue_disk_ack(LogQueueDisk *d, LogQueueItem *items, size_t n)
+{
+  GPtrArray *acks = g_ptr_array_new(), *unrefs = g_ptr_array_new();
+  pthread_mutex_lock(&d->lock);
+  for (size_t i = 0; i < n && d->nb; i++)
+    {
+      DqEntry *e = diskq_ent(d, 0);
+      d->b += e->advance;
+      d->bseq += e->records;
+      d->ehead = (d->ehead + 1) & (d->ecap - 1);
+      d->nb--;
+    }
+  bool wrote = false;
+  if (d->opened)
+    {
+      diskq_write_header(d, 0, 0, 0, 0);
+      _maybe_truncate(d);
+      DqBatch bt;
+      _batch_begin(d, &bt);
+      _drain_overflow(d, &bt);
+      wrote = _batch_end(d, &bt, acks, unrefs);
+      if (wrote)
+        pthread_cond_signal(&d->nonempty);
+    }
+  pthread_mutex_unlock(&d->lock);
+  _finish_push(d, acks, unrefs, wrote);
+  log_queue_items_done(items, n);
+}
+
+void
+log_queue_disk_unpop(LogQueueDisk *d, LogQueueItem *items, size_t n)
+{
+  pthread_mutex_lock(&d->lock);
+  for (size_t i = n; i-- > 0 && d->nb;)
+    {
+      DqEntry *e = diskq_ent(d, d->nb - 1);
+      e->msg = items[i].msg;
+      e->ack = items[i].ack;
+      d->r -= e->advance;
+      d->rseq -= e->records;
+      d->nb--;
+      d->nc++;
+    }
+  d->processed -= n;
+  pthread_cond_signal(&d->nonempty);
+  pthread_mutex_unlock(&d->lock);
+}
+
+void
+log_queue_disk_close(LogQueueDisk *d)
+{
+  pthread_mutex_lock(&d->lock);
+  d->closed = true;
+  pthread_cond_broadcast(&d->nonempty);
+  pthread_mutex_unlock(&d->lock);
+}
+
+void
+log_queue_disk_interrupt(LogQueueDisk *d)
+{
+  pthread_mutex_lock(&d->lock);
+  d->interrupted = true;
+  pthread_cond_broadcast(&d->nonempty);
+  pthread_mutex_unlock(&d->lock);
+}
+
+void
+log_queue_disk_handed_over(LogQueueDisk *d)
+{
+  pthread_mutex_lock(&d->lock);
+  d->stalled = false;
+  d->interrupted = false;
+  pthread_mutex_unlock(&d->lock);
+}
+
+void
+log_queue_disk_set_stalled(LogQueueDisk *d, bool stalled)
+{
+  pthread_mutex_lock(&d->lock);
+  d->stalled = stalled;
+  if (stalled)
+    log_queue_congestion_mark(&d->congested, false);
+  pthread_mutex_unlock(&d->lock);
+}
+
+void
+log_queue_disk_get_stats(LogQueueDisk *d, LogQueueStats *out)
+{
+  pthread_mutex_lock(&d->lock);
+  out->queued = d->queued;
+  out->dropped = d->dropped;
+  out->processed = d->processed;
+  out->length = d->nc + d->nd + d->no;
+  pthread_mutex_unlock(&d->lock);
+}
+

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The disk queue behind LogQueue: order, acks, wrap-around, a full file,
+ * corrupt records, reopening after a clean and an unclean stop. */
+#include "sluice/internal-log.h"
+#include "sluice/logqueue-disk.h"
+
+#include <criterion/criterion.h>
+#include <glib.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *dir;
+
+static void
+_setup(void)
+{
+  dir = g_dir_make_tmp("diskq-XXXXXX", NULL);
+  cr_assert_not_null(dir);
+  sluice_log_set_stderr(false, SLUICE_LOG_DEBUG);
+}
+
+static void
+_teardown(void)
+{
+  GDir *d = g_dir_open(dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name(d)))
+    {
+      char *p = g_build_filename(dir, name, NULL);
+      unlink(p);
+      g_free(p);
+    }
+  if (d)
+    g_dir_close(d);
+  rmdir(dir);
+  g_free(dir);
+}
+
+TestSuite(logqueue_disk, .init = _setup, .fini = _teardown);
+
+static DiskBufferOptions
+_opts(bool reliable, int64_t qout)
+{
+  DiskBufferOptions o = { .enabled = true, .reliable = reliable, .capacity = DISKQ_MIN_CAPACITY,
+                          .mem_buf_size = -1, .mem_buf_length = -1, .qout_size = qout, .dir = dir };
+  return o;
+}
+
+static LogQueue *
+_open(const DiskBufferOptions *o)
+{
+  LogQueue *q = log_queue_new_disk(o, "d_test#0");
+  char *error = NULL;
+  cr_assert(log_queue_open(q, &error), "%s", error);
+  cr_assert(log_queue_is_persistent(q));
+  return q;
+}
+
+static LogMsg *
+_msg(int i, size_t pad)
+{
+  LogMsg *m = log_msg_new(0);
+  char *text = g_strdup_printf("message %d %*s", i, (int) pad, "");
+  log_msg_set_value(m, LM_V_MESSAGE, text, -1);
+  g_free(text);
+  log_msg_set_value_by_name(m, "n", "v", -1);
+  return m;
+}
+
+static int
+_num(const LogMsg *m)
+{
+  size_t len;
+  const char *v = log_msg_get_value(m, LM_V_MESSAGE, &len);
+  cr_assert(len > 8 && strncmp(v, "message ", 8) == 0, "not a test message: %.*s", (int) len, v);
+  return atoi(v + 8);
+}
+
+static void
+_push_range(LogQueue *q, int from, int to, size_t pad)
+{
+  for (int i = from; i < to; i++)
+    {
+      LogQueueItem it = { _msg(i, pad), false };
+      cr_assert_eq(log_queue_push_batch(q, &it, 1), 0, "message %d dropped", i);
+    }
+}
+
+/* Pop and ack count messages, expecting from, from + 1, ... */
+static void
+_pop_expect(LogQueue *q, int from, int count)
+{
+  LogQueueItem out[16];
+  int seen = 0;
+  while (seen < count)
+    {
+      ssize_t n = log_queue_pop_batch(q, out, count - seen < 16 ? (size_t) (count - seen) : 16, 0);
+      cr_assert_gt(n, 0, "only %d of %d messages came back", seen, count);
+      for (ssize_t i = 0; i < n; i++)
+        cr_assert_eq(_num(out[i].msg), from + seen + (int) i);
+      log_queue_ack_batch(q, out, (size_t) n);
+      seen += (int) n;
+    }
+}
+
+static uint64_t
+_length(LogQueue *q)
+{
+  LogQueueStats st;
+  log_queue_get_stats(q, &st);
+  return st.length;
+}
+
+Test(logqueue_disk, reliable_push_pop_ack_in_order_from_cache_and_file)
+{
+  DiskBufferOptions o = _opts(true, 10);
+  LogQueue *q = _open(&o);
+  _push_range(q, 0, 100, 10);
+  cr_assert_eq(_length(q), 100);
+  _pop_expect(q, 0, 100); /* 10 from memory, 90 read back */
+  cr_assert_eq(_length(q), 0);
+  LogQueueItem out[4];
+  cr_assert_eq(log_queue_pop_batch(q, out, 4, 0), 0);
+  log_queue_free(q);
+  q = _open(&o);
+  cr_assert_eq(_length(q), 0, "acked messages came back");
+  log_queue_free(q);
+}
+
+Test(logqueue_disk, unpop_puts_messages_back_in_order)
+{
+  DiskBufferOptions o = _opts(true, 3);
+  LogQueue *q = _open(&o);
+  _push_range(q, 0, 10, 0);
+  LogQueueItem out[6];
+  cr_assert_eq(log_queue_pop_batch(q, out, 6, 0), 6);
+  log_queue_ack_batch(q, out, 2);
+  log_queue_unpop(q, out + 2, 4);
+  _pop_expect(q, 2, 8);
+  log_queue_free(q);
+}
+
+/* A child pushes, pops and acks, then dies by SIGKILL without a word;
+ * returns after it is gone. */
+static void
+_in_killed_child(const DiskBufferOptions *o, int push, int pop, int ack, size_t pad)
+{
+  pid_t pid = fork();
+  cr_assert_neq(pid, -1);
+  if (pid == 0)
+    {
+      LogQueue *q = log_queue_new_disk(o, "d_test#0");
+      char *error = NULL;
+      if (!log_queue_open(q, &error))
+        _exit(3);
+      for (int i = 0; i < push; i++)
+        {
+          LogQueueItem it = { _msg(i, pad), false };
+          log_queue_push_batch(q, &it, 1);
+        }
+      LogQueueItem *out = calloc((size_t) pop + 1, sizeof(LogQueueItem));
+      int got = 0;
+      while (got < pop)
+        {
+          ssize_t n = log_queue_pop_batch(q, out + got, (size_t) (pop - got), 0);
+          if (n <= 0)
+            _exit(4);
+          got += (int) n;
+        }
+      log_queue_ack_batch(q, out, (size_t) ack);
+      raise(SIGKILL);
+      _exit(5);
+    }
+  int status;
+  waitpid(pid, &status, 0);
+  cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "child status %d", status);
+}
+
+Test(logqueue_disk, sigkill_replays_exactly_what_was_not_acked)
+{
+  DiskBufferOptions o = _opts(true, 5);
+  _in_killed_child(&o, 50, 20, 12, 0);
+  LogQueue *q = _open(&o);
+  cr_assert_eq(_length(q), 38); /* 8 popped and not acked, 30 never popped */
+  _pop_expect(q, 12, 38);
+  log_queue_free(q);
+}
+
+Test(logqueue_disk, wrap_around_keeps_order_and_survives_sigkill)
+{
+  DiskBufferOptions o = _opts(true, 2);
+  LogQueue *q = _open(&o);
+  /* 1 MiB ring, records of about 20 KiB: 300 of them go round five times */
+  int next = 0;
+  for (int round = 0; round < 30; round++)
+    {
+      _push_range(q, next, next + 10, 20000);
+      _pop_expect(q, next, 10);
+      next += 10;
+    }
+  log_queue_free(q);
+  q = _open(&o);
+  cr_assert_eq(_length(q), 0);
+  log_queue_free(q);
+  /* now with the head and tail somewhere in the ring */
+  _in_killed_child(&o, 45, 30, 25, 20000);
+  q = _open(&o);
+  cr_assert_eq(_length(q), 20);
+  _pop_expect(q, 25, 20);
+  log_queue_free(q);
+}
+
+static int wakeups;
+
+static void
+_wakeup(void *user_data)
+{
+  wakeups++;
+}
+
+Test(logqueue_disk, full_file_drops_others_and_holds_flow_controlled)
+{
+  DiskBufferOptions o = _opts(true, 0);
+  o.mem_buf_size = 0; /* nothing besides the flow-controlled waits in memory */
+  LogQueue *q = _open(&o);
+  size_t dropped = 0;
+  int pushed = 0;
+  while (dropped == 0)
+    {
+      LogQueueItem it = { _msg(pushed, 10000), false };
+      dropped += log_queue_push_batch(q, &it, 1);
+      pushed++;
+    }
+  int on_disk = pushed - 1;
+  cr_assert_gt(on_disk, 90);
+  LogQueueStats st;
+  log_queue_get_stats(q, &st);
+  cr_assert_eq(st.dropped, 1);
+
+  /* a flow-controlled message waits, unacked, until there is room */
+  LogWindow *win = log_window_new(4, _wakeup, NULL);
+  LogMsg *m = _msg(on_disk, 10000);
+  log_msg_ack_begin(m, win);
+  log_msg_ack_add(m);
+  LogQueueItem it = { m, true };
+  cr_assert_eq(log_queue_push_batch(q, &it, 1), 0);
+  log_msg_ack(m); /* the source's own hold */
+  cr_assert_eq(atomic_load(&win->free), 3, "acked before it was in the file");
+  _pop_expect(q, 0, 5); /* frees room: it goes to the file and is acked */
+  cr_assert_eq(atomic_load(&win->free), 4);
+  _pop_expect(q, 5, on_disk - 5 + 1);
+  log_window_orphan(win);
+  log_queue_free(q);
+}
+
+/* A sink for internal log lines, to see the corruption reported. */
+static GString *logged;
+
+static void
+_sink(SluiceLogLevel level, const char *line, void *user_data)
+{
+  g_string_append_printf(logged, "%s\n", line);
+}
+
+Test(logqueue_disk, corrupt_record_is_skipped_with_a_log_line)
+{
+  DiskBufferOptions o = _opts(true, 0);
+  LogQueue *q = _open(&o);
+  _push_range(q, 0, 3, 100);
+  log_queue_free(q);
+  /* flip a byte in the middle record's payload */
+  char *path = g_build_filename(dir, "sluice-d_test_0.rqf", NULL);
+  DiskQFile *f = NULL;
+  char *error = NULL;
+  f = diskq_file_open_ro(path, &error);
+  cr_assert_not_null(f, "%s", error);
+  diskq_file_close(f);
+  FILE *fp = fopen(path, "r+b");
+  cr_assert_not_null(fp);
+  uint8_t hdr[16];
+  fseek(fp, DISKQ_HEADER_SIZE, SEEK_SET);
+  cr_assert_eq(fread(hdr, 1, 16, fp), 16);
+  uint32_t len = hdr[0] | hdr[1] << 8 | hdr[2] << 16 | (uint32_t) hdr[3] << 24;
+  long second = DISKQ_HEADER_SIZE + 16 + (long) ((len + 7) & ~7u);
+  fseek(fp, second + 16 + 40, SEEK_SET);
+  int c = fgetc(fp);
+  fseek(fp, second + 16 + 40, SEEK_SET);
+  fputc(c ^ 0x5a, fp);
+  fclose(fp);
+
+  logged = g_string_new(NULL);
+  sluice_log_set_sink(_sink, NULL);
+  q = _open(&o);
+  cr_assert_eq(_length(q), 3);
+  LogQueueItem out[4];
+  cr_assert_eq(log_queue_pop_batch(q, out, 4, 0), 2);
+  cr_assert_eq(_num(out[0].msg), 0);
+  cr_assert_eq(_num(out[1].msg), 2);
+  log_queue_ack_batch(q, out, 2);
+  sluice_log_set_sink(NULL, NULL);
+  cr_assert(strstr(logged->str, "Corrupt record in the disk buffer, skipping it"), "%s", logged->str);
+  LogQueueStats st;
+  log_queue_get_stats(q, &st);
+  cr_assert_eq(st.dropped, 1);
+  cr_assert_eq(st.length, 0);
+  log_queue_free(q);
+  /* and it is gone from the file with the others */
+  q = _open(&o);
+  cr_assert_eq(_length(q), 0);
+  log_queue_free(q);
+  g_string_free(logged, TRUE);
+  g_free(path);
+}
+
+Test(logqueue_disk, normal_front_cache_overflows_to_file_and_is_saved_on_stop)
+{
+  DiskBufferOptions o = _opts(false, 5);
+  LogQueue *q = _open(&o);
+  _push_range(q, 0, 20, 0); /* 5 in memory, 15 in the file */
+  _pop_expect(q, 0, 3);
+  log_queue_free(q);
+  char *path = g_build_filename(dir, "sluice-d_test_0.qf", NULL);
+  char *error = NULL;
+  DiskQFile *f = diskq_file_open_ro(path, &error);
+  cr_assert_not_null(f, "%s", error);
+  cr_assert_eq(diskq_file_header(f)->front_count, 2);
+  diskq_file_close(f);
+  q = _open(&o);
+  cr_assert_eq(_length(q), 17);
+  _pop_expect(q, 3, 17);
+  log_queue_free(q);
+  q = _open(&o);
+  cr_assert_eq(_length(q), 0);
+  log_queue_free(q);
+  g_free(path);
+}
+
+Test(logqueue_disk, fsync_mode_and_a_second_opener_is_refused)
+{
+  DiskBufferOptions o = _opts(true, 4);
+  o.fsync = true;
+  LogQueue *q = _open(&o);
+  _push_range(q, 0, 10, 0);
+  LogQueue *other = log_queue_new_disk(&o, "d_test#0");
+  char *error = NULL;
+  cr_assert_not(log_queue_open(other, &error));
+  cr_assert(strstr(error, "in use"), "%s", error);
+  g_free(error);
+  log_queue_free(other);
+  _pop_expect(q, 0, 10);
+  log_queue_free(q);
+}
+
+Test(logqueue_disk, empty_buffer_is_truncated_past_the_ratio)
+{
+  DiskBufferOptions o = _opts(true, 0);
+  o.truncate_size_ratio = "0.1";
+  LogQueue *q = _open(&o);
+  _push_range(q, 0, 20, 10000); /* about 200 KiB: past 10 % of the ring */
+  _pop_expect(q, 0, 20);
+  char *path = g_build_filename(dir, "sluice-d_test_0.rqf", NULL);
+  struct stat st;
+  cr_assert_eq(stat(path, &st), 0);
+  cr_assert_eq(st.st_size, DISKQ_HEADER_SIZE, "file still %lld bytes", (long long) st.st_size);
+  _push_range(q, 20, 25, 0);
+  log_queue_free(q);
+  q = _open(&o);
+  _pop_expect(q, 20, 5);
+  log_queue_free(q);
+  g_free(path);
+}
