@@ -191,6 +191,41 @@ _append_replacement(const RewriteSubst *self, const LogMsg *msg, GString *out)
     log_template_format(self->replacement, msg, NULL, out);
 }
 
+/* The next match of the pattern in v[0..len) at or after start: rc (the
+ * pairs set) and *pov its ovector (plain_ov, or the per-thread match
+ * data's, valid until the next regex on this thread); rc < 0 for none or
+ * an error. */
+static int
+_next_match(const RewriteSubst *self, const char *v, size_t len, size_t start, uint32_t opts, PCRE2_SIZE *plain_ov,
+            const PCRE2_SIZE **pov)
+{
+  if (self->plain)
+    {
+      /* the same leftmost match as the regex, found by a plain search (a
+       * plain pattern is never empty, so no empty match either) */
+      const char *m = _find_plain(v + start, len - start, self->pattern, self->pattern_len);
+      if (!m)
+        return PCRE2_ERROR_NOMATCH;
+      plain_ov[0] = (PCRE2_SIZE) (m - v);
+      plain_ov[1] = plain_ov[0] + self->pattern_len;
+      *pov = plain_ov;
+      return 1;
+    }
+  /* asked for on every call: a regex in the replacement (a filter in
+   * $(if)) may use the same per-thread match data */
+  pcre2_match_data *md = regex_match_data(self->pairs);
+  /* the JIT entry skips pcre2_match's checks, which are done already: the
+   * code and match data are ours, and UTF patterns go the long way; so
+   * does a match-time PCRE2_ANCHORED, which JIT code may not know
+   * (pcre2_match then runs the interpreter) */
+  int rc = self->jit && opts == 0 ? pcre2_jit_match(self->re, (PCRE2_SPTR) v, len, start, opts, md, NULL)
+                                  : pcre2_match(self->re, (PCRE2_SPTR) v, len, start, opts, md, NULL);
+  if (rc == 0)
+    rc = (int) pcre2_get_ovector_count(md);
+  *pov = pcre2_get_ovector_pointer(md);
+  return rc;
+}
+
 /* Replaces the matches of the pattern in v[0..len) into out.  Returns
  * false when there was none; *pmsg is made writable at the first match. */
 static bool
@@ -203,42 +238,17 @@ _replace_pcre(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len
   do
     {
       PCRE2_SIZE plain_ov[2];
-      const PCRE2_SIZE *ov = plain_ov;
-      int rc = 1;
-      if (self->plain)
+      const PCRE2_SIZE *ov;
+      uint32_t opts = empty_before ? PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED : 0;
+      int rc = _next_match(self, v, len, start, opts, plain_ov, &ov);
+      if (rc < 0)
         {
-          /* the same leftmost match as the regex, found by a plain search
-           * (a plain pattern is never empty, so no empty match either) */
-          const char *m = _find_plain(v + start, len - start, self->pattern, self->pattern_len);
-          if (!m)
+          if (rc != PCRE2_ERROR_NOMATCH || !empty_before)
             break;
-          plain_ov[0] = (PCRE2_SIZE) (m - v);
-          plain_ov[1] = plain_ov[0] + self->pattern_len;
-        }
-      else
-        {
-          /* asked for on every round: a regex in the replacement (a filter
-           * in $(if)) uses the same per-thread match data */
-          pcre2_match_data *md = regex_match_data(self->pairs);
-          uint32_t opts = empty_before ? PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED : 0;
-          /* the JIT entry skips pcre2_match's checks, which are done
-           * already: the code and match data are ours, and UTF patterns go
-           * the long way; so does a match-time PCRE2_ANCHORED, which JIT
-           * code may not know (pcre2_match then runs the interpreter) */
-          rc = self->jit && opts == 0 ? pcre2_jit_match(self->re, (PCRE2_SPTR) v, len, start, opts, md, NULL)
-                                      : pcre2_match(self->re, (PCRE2_SPTR) v, len, start, opts, md, NULL);
-          if (rc < 0)
-            {
-              if (rc != PCRE2_ERROR_NOMATCH || !empty_before)
-                break;
-              /* no non-empty match here: step over one byte */
-              start++;
-              empty_before = false;
-              continue;
-            }
-          if (rc == 0)
-            rc = (int) pcre2_get_ovector_count(md);
-          ov = pcre2_get_ovector_pointer(md);
+          /* no non-empty match here: step over one byte */
+          start++;
+          empty_before = false;
+          continue;
         }
       if (!matched)
         {
@@ -256,6 +266,30 @@ _replace_pcre(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len
   if (matched)
     rewrite_buf_append(out, v + last, len - last);
   return matched;
+}
+
+/* One match and a replacement without macros (the common case): the new
+ * value is built where it will live, in the message, with no scratch copy. */
+static void
+_replace_once_literal(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len)
+{
+  PCRE2_SIZE plain_ov[2];
+  const PCRE2_SIZE *ov;
+  int rc = _next_match(self, v, len, 0, 0, plain_ov, &ov);
+  if (rc < 0)
+    return;
+  LogMsg *msg = log_msg_make_writable(pmsg);
+  uint64_t set_here[MAX_MATCHES / 64] = { 0 };
+  _store_groups(self, msg, v, log_msg_is_value_set(msg, self->handle), ov, rc, set_here);
+  size_t from = ov[0], to = ov[1];
+  size_t n = from + self->replacement_len + (len - to);
+  char *dst = log_msg_alloc(msg, n + 1);
+  memcpy(dst, v, from);
+  memcpy(dst + from, self->replacement_literal, self->replacement_len);
+  memcpy(dst + from + self->replacement_len, v + to, len - to);
+  dst[n] = '\0';
+  log_msg_set_value_ref(msg, self->handle, dst, n);
+  rewrite_value_changed(msg, self->handle);
 }
 
 static const char *
@@ -328,6 +362,11 @@ _subst_process(LogProcessor *p, LogMsg **pmsg)
   /* stays valid when the message is made writable: a copy keeps the
    * original's memory */
   const char *v = log_msg_get_value(*pmsg, self->handle, &len);
+  if (self->type == SUBST_PCRE && self->replacement_literal && !(self->flags & SF_GLOBAL))
+    {
+      _replace_once_literal(self, pmsg, v, len);
+      return true;
+    }
   GString *out = rewrite_scratch(1);
   bool matched = self->type == SUBST_PCRE ? _replace_pcre(self, pmsg, v, len, out)
                                           : _replace_string(self, pmsg, v, len, out);
