@@ -174,8 +174,11 @@ diskq_wbuf_flush(LogQueueDisk *d)
       else if (d->wphys + d->wlen > d->file_end)
         d->file_end = d->wphys + d->wlen;
     }
+  /* the read buffer may hold what was there before (it reads ahead past
+   * the tail): forget it only when the write lands in it */
+  if (d->rd.len && d->wphys < d->rd.off + d->rd.len && d->wphys + d->wlen > d->rd.off)
+    diskq_reader_invalidate(&d->rd);
   d->wlen = 0;
-  diskq_reader_invalidate(&d->rd);
 }
 
 void
