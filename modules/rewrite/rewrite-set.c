@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * set(), unset(), groupset(), groupunset() and rename(), as syslog-ng 3.38
- * runs them (checked against it):
+ * The rules that set and unset values, as syslog-ng 3.38 runs them
+ * (checked against it):
  *
  *   set("template" value("NAME"))  value() defaults to MESSAGE; the last
  *                                  value() wins; ts-format(), frac-digits()
@@ -16,6 +16,7 @@
  *   groupunset(values("g*" ...))   unsets them
  *   rename("old" "new")            moves a set value; nothing if unset
  *
+ * (groupset() and groupunset() are in rewrite-group.c.)
  * Macros (PRI, DATE, ...) and "_" cannot be changed.  Changing PROGRAM or
  * PID drops the header as received, so ${MSGHDR} follows them.
  */

@@ -52,7 +52,9 @@ rewrite_rule_applies(const RewriteRule *r, LogMsg **pmsg)
   return filter_expr_eval_store(r->condition, pmsg, &owned);
 }
 
-/* Applies table to call into opts; what names the call in messages. */
+/* Sets opts to table's defaults, then applies call's options to it;
+ * errors name the call ("unknown option 'x' in set()").  The caller frees
+ * opts with cfg_options_free either way. */
 bool rewrite_options_apply(const CfgOption *table, const CfgNode *call, void *opts, CfgError *err);
 
 /* The option child of call called name (the last one), or NULL: for the
