@@ -2,8 +2,10 @@
 # A reliable disk buffer across SIGKILL:
 #   loggen -> Sluice relay (flags(flow-control), tcp() destination with
 #   disk-buffer(reliable(yes))) -> Sluice server -> file()
-# 1. the server is down: every message ends up in the relay's buffer file
-#    (sluice-dqtool info counts them), then the relay is killed with SIGKILL;
+# 1. the server is down: every message ends up in the relay's buffer file,
+#    a reload hands the open buffer over (same object: its counters go on),
+#    sluice-dqtool info counts the messages, and the relay is killed with
+#    SIGKILL;
 # 2. the relay starts again and finds its file by name (queued = sent), the
 #    server comes up, and the relay is killed again as soon as the server
 #    has written its first lines, in the middle of sending the buffer;
@@ -79,6 +81,16 @@ start_server() {
 start_relay
 "$loggen" -S -Q -r 20000 -n "$n" 127.0.0.1 "$in_port" 2>/dev/null || fail "loggen"
 wait_stat processed "$n" # in the file: the writer's batch in hand is not "queued"
+# a reload hands the same open buffer to the new configuration
+kill -HUP "$pid"
+i=0
+while ! grep -q "Configuration reload finished\|in use by another\|Error starting the new" "$work/sluice.log"; do
+  i=$((i + 1))
+  [ $i -lt 100 ] || fail "no reload: $(tail -5 "$work/sluice.log")"
+  sleep 0.1
+done
+grep -q "in use by another\|Disk buffer loaded\|Error starting the new" "$work/sluice.log" && fail "the reload opened the buffer again"
+wait_stat processed "$n"
 kill_relay
 file=$(ls "$work"/buf/*.rqf) || fail "no buffer file in $work/buf"
 "$dqtool" info "$file" >"$work/info" || fail "dqtool info: $(cat "$work/info")"
