@@ -23,6 +23,9 @@
 
 #include <pthread.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* ---- the escaper --------------------------------------------------------- */
 
@@ -53,6 +56,54 @@ _append(GString *out, const char *p, size_t n)
     }
   else
     g_string_append_len(out, p, (gssize) n);
+}
+
+static inline void
+_append_c(GString *out, char c)
+{
+  if (out->len + 1 < out->allocated_len)
+    {
+      out->str[out->len++] = c;
+      out->str[out->len] = '\0';
+    }
+  else
+    g_string_append_c(out, c);
+}
+
+/* How many bytes at p (at most n) go out as they are without a closer
+ * look: printable ASCII other than '"' and '\\', the bulk of most values. */
+static inline size_t
+_safe_run(const unsigned char *p, size_t n)
+{
+  size_t i = 0;
+#ifdef __SSE2__
+  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+  for (; i + 16 <= n; i += 16)
+    {
+      __m128i x = _mm_loadu_si128((const __m128i *) (const void *) (p + i));
+      /* a signed compare: bytes from 0x80 up are negative, so "below
+       * 0x20" catches them too */
+      __m128i bad = _mm_or_si128(_mm_cmplt_epi8(x, space),
+                                 _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)));
+      unsigned mask = (unsigned) _mm_movemask_epi8(bad);
+      if (mask)
+        return i + (size_t) __builtin_ctz(mask);
+    }
+#endif
+  /* eight bytes at a time while none is below 0x20, '"', '\\' or 0x80
+   * and above (a borrow may flag a clean word: the byte loop decides) */
+  for (; i + 8 <= n; i += 8)
+    {
+      uint64_t x;
+      memcpy(&x, p + i, 8);
+      const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+      uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+      if (((x - ones * 0x20) | (q - ones) | (b - ones) | x) & highs)
+        break;
+    }
+  while (i < n && byte_class[p[i]] == 0)
+    i++;
+  return i;
 }
 
 /* Length of the valid UTF-8 sequence at p (p[0] >= 0x80), or 0: shortest
@@ -90,26 +141,14 @@ json_append_escaped(GString *out, const char *str, size_t len)
   const unsigned char *p = (const unsigned char *) str, *end = p + len;
   while (p < end)
     {
-      const unsigned char *run = p;
-      /* eight bytes at a time while none is below 0x20, '"', '\\' or
-       * 0x80 and above */
-      while (end - p >= 8)
+      size_t run = _safe_run(p, (size_t) (end - p));
+      if (run)
         {
-          uint64_t x;
-          memcpy(&x, p, 8);
-          const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-          uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
-          uint64_t special = ((x - ones * 0x20) | (q - ones) | (b - ones) | x) & highs;
-          if (special)
+          _append(out, (const char *) p, run);
+          p += run;
+          if (p >= end)
             break;
-          p += 8;
         }
-      while (p < end && byte_class[*p] == 0)
-        p++;
-      if (p > run)
-        _append(out, (const char *) run, (size_t) (p - run));
-      if (p >= end)
-        break;
       unsigned char c = *p;
       if (byte_class[c] == 2)
         {
@@ -278,8 +317,10 @@ _token_end(const char *key, size_t len, size_t start)
   return dot ? (size_t) (dot - key) : len;
 }
 
-static bool
-_walk_entry(Walker *w, const char *key, size_t len, const ValuePairsEntry *e)
+/* Close, open and separate objects for key, then write its last token and
+ * the ':' its value follows. */
+static void
+_walk_key(Walker *w, const char *key, size_t len)
 {
   while (w->ends->len)
     {
@@ -301,7 +342,7 @@ _walk_entry(Walker *w, const char *key, size_t len, const ValuePairsEntry *e)
           g_string_append_c(w->out, '"');
           json_append_escaped(w->out, key + start, MIN(end, len) - start);
           _append(w->out, "\":", 2);
-          return _append_value(w->out, e, w->tmp);
+          return;
         }
       if (idx >= depth)
         {
@@ -320,9 +361,16 @@ _walk_entry(Walker *w, const char *key, size_t len, const ValuePairsEntry *e)
     }
 }
 
+static bool
+_walk_entry(Walker *w, const char *key, size_t len, const ValuePairsEntry *e)
+{
+  _walk_key(w, key, len);
+  return _append_value(w->out, e, w->tmp);
+}
+
 typedef struct JsonScratch
 {
-  GString *key, *path, *tmp;
+  GString *key, *path, *tmp, *val;
   GArray *ends, *first;
 } JsonScratch;
 
@@ -337,6 +385,7 @@ _scratch_free(JsonScratch *s)
   g_string_free(s->key, TRUE);
   g_string_free(s->path, TRUE);
   g_string_free(s->tmp, TRUE);
+  g_string_free(s->val, TRUE);
   g_array_free(s->ends, TRUE);
   g_array_free(s->first, TRUE);
 }
@@ -369,6 +418,7 @@ _scratch_acquire(void)
       s->key = g_string_sized_new(64);
       s->path = g_string_sized_new(64);
       s->tmp = g_string_sized_new(64);
+      s->val = g_string_sized_new(256);
       s->ends = g_array_new(FALSE, FALSE, sizeof(size_t));
       s->first = g_array_new(FALSE, FALSE, sizeof(gboolean));
       if (s == &cached_scratch)
@@ -390,14 +440,211 @@ _scratch_release(JsonScratch *s)
     }
 }
 
+/* ---- the plan: fixed names resolved once --------------------------------- */
+
+/* When a ValuePairs picks only names known at configuration time (macros
+ * and key=value pairs, the usual format-json), the sorting, duplicate
+ * dropping, key escaping and, where nothing can be left out, the nesting
+ * are done once: a message then appends, per item, ready-made text and
+ * its value, read from the message or formatted straight into out. */
+
+typedef struct PlanItem
+{
+  const ValuePairsFixed *f;
+  char *lit; /* the text before the value: "key": (and in a static plan the ',', '{' and '}' around it) */
+  size_t lit_len;
+  uint32_t group; /* items of one name share it: only the first that shows is written */
+  bool sep;       /* a ',' before lit when a member was written before */
+} PlanItem;
+
+typedef struct JsonFormat
+{
+  ValuePairs *vp;
+  bool flat;
+  PlanItem *items; /* NULL: collect and walk per message */
+  size_t n_items;
+  char *tail; /* the closing braces */
+  size_t tail_len;
+} JsonFormat;
+
+enum
+{
+  VALUE_OK,
+  VALUE_EMPTY, /* left out */
+  VALUE_BAD,   /* does not fit its type: no output at all */
+};
+
+static int
+_plan_value(GString *out, const ValuePairsFixed *f, const LogMsg *msg, const LogTemplateOptions *opts,
+            JsonScratch *s)
+{
+  const char *v;
+  size_t n;
+  bool direct = value_pairs_fixed_is_direct(f, opts);
+  if (f->type == VP_TYPE_STRING || f->type == VP_TYPE_DATETIME)
+    {
+      if (direct)
+        {
+          v = log_msg_get_value(msg, f->handle, &n);
+          if (!n && f->droppable)
+            return VALUE_EMPTY;
+          _append_c(out, '"');
+          json_append_escaped(out, v, n);
+          _append_c(out, '"');
+          return VALUE_OK;
+        }
+      /* formatted in place; copied aside only when it needs escaping */
+      _append_c(out, '"');
+      size_t from = out->len;
+      log_template_format(f->template, msg, opts, out);
+      n = out->len - from;
+      if (!n && f->droppable)
+        return VALUE_EMPTY;
+      if (_safe_run((const unsigned char *) out->str + from, n) != n)
+        {
+          g_string_truncate(s->val, 0);
+          g_string_append_len(s->val, out->str + from, (gssize) n);
+          g_string_truncate(out, from);
+          json_append_escaped(out, s->val->str, n);
+        }
+      _append_c(out, '"');
+      return VALUE_OK;
+    }
+  if (direct)
+    v = log_msg_get_value(msg, f->handle, &n);
+  else
+    {
+      g_string_truncate(s->val, 0);
+      log_template_format(f->template, msg, opts, s->val);
+      v = s->val->str;
+      n = s->val->len;
+    }
+  if (!n && f->droppable)
+    return VALUE_EMPTY;
+  ValuePairsEntry e = { f->name, v, f->name_len, (uint32_t) MIN(n, UINT32_MAX), 0, f->type };
+  return _append_value(out, &e, s->tmp) ? VALUE_OK : VALUE_BAD;
+}
+
+static void
+_plan_run(const JsonFormat *jf, const LogMsg *msg, const LogTemplateOptions *opts, GString *out)
+{
+  JsonScratch *s = _scratch_acquire();
+  size_t start = out->len;
+  bool any = false;
+  uint32_t shown = UINT32_MAX;
+  _append_c(out, '{');
+  for (size_t i = 0; i < jf->n_items; i++)
+    {
+      const PlanItem *it = &jf->items[i];
+      if (it->group == shown)
+        continue;
+      size_t mark = out->len;
+      if (it->sep && any)
+        _append_c(out, ',');
+      _append(out, it->lit, it->lit_len);
+      int r = _plan_value(out, it->f, msg, opts, s);
+      if (r == VALUE_EMPTY)
+        {
+          g_string_truncate(out, mark);
+          continue;
+        }
+      if (r == VALUE_BAD)
+        {
+          g_string_truncate(out, start); /* no output, as syslog-ng */
+          _scratch_release(s);
+          return;
+        }
+      any = true;
+      shown = it->group;
+    }
+  _append(out, jf->tail, jf->tail_len);
+  _scratch_release(s);
+}
+
+/* The name as the walker sees it: a leading '.' is '_'. */
+static char *
+_shown_name(const ValuePairsFixed *f)
+{
+  char *key = g_strndup(f->name, f->name_len);
+  if (f->name_len && key[0] == '.')
+    key[0] = '_';
+  return key;
+}
+
+static void
+_plan_build(JsonFormat *jf)
+{
+  size_t n;
+  const ValuePairsFixed *f = value_pairs_get_fixed(jf->vp, &n);
+  if (!f)
+    return;
+  bool dynamic = false, nested = false;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (f[i].shadowed)
+        continue;
+      dynamic = dynamic || f[i].droppable;
+      nested = nested || (!jf->flat && f[i].name_len > 1 && memchr(f[i].name + 1, '.', f[i].name_len - 1));
+    }
+  if (nested && dynamic)
+    return; /* which objects open depends on what shows: the walker decides per message */
+  jf->items = g_new0(PlanItem, n ? n : 1);
+  GString *text = g_string_new(NULL);
+  Walker w = { text, NULL, g_string_new(NULL), g_array_new(FALSE, FALSE, sizeof(size_t)),
+               g_array_new(FALSE, FALSE, sizeof(gboolean)) };
+  gboolean yes = TRUE;
+  g_array_append_val(w.first, yes);
+  uint32_t group = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (f[i].shadowed)
+        continue;
+      PlanItem *it = &jf->items[jf->n_items];
+      if (jf->n_items && (f[i].name_len != it[-1].f->name_len || memcmp(f[i].name, it[-1].f->name, f[i].name_len)))
+        group++;
+      it->f = &f[i];
+      it->group = group;
+      char *key = _shown_name(&f[i]);
+      g_string_truncate(text, 0);
+      if (nested)
+        _walk_key(&w, key, f[i].name_len); /* everything shows: the nesting is the same for every message */
+      else
+        {
+          it->sep = true;
+          g_string_append_c(text, '"');
+          json_append_escaped(text, key, f[i].name_len);
+          g_string_append(text, "\":");
+        }
+      g_free(key);
+      it->lit_len = text->len;
+      it->lit = g_strndup(text->str, text->len);
+      jf->n_items++;
+    }
+  g_string_truncate(text, 0);
+  for (guint i = 0; nested && i < w.ends->len; i++)
+    g_string_append_c(text, '}');
+  g_string_append_c(text, '}');
+  jf->tail_len = text->len;
+  jf->tail = g_string_free(text, FALSE);
+  g_string_free(w.path, TRUE);
+  g_array_free(w.ends, TRUE);
+  g_array_free(w.first, TRUE);
+}
+
 static void
 _format_json_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
                   GString *out)
 {
   (void) argc;
   (void) args;
+  const JsonFormat *jf = state;
+  if (jf->items)
+    {
+      _plan_run(jf, msg, opts, out);
+      return;
+    }
   ValuePairsResult *res = value_pairs_result_acquire();
-  size_t n = value_pairs_collect(state, msg, opts, res);
+  size_t n = value_pairs_collect(jf->vp, msg, opts, res);
   const ValuePairsEntry *e = (const ValuePairsEntry *) res->entries->data;
   JsonScratch *s = _scratch_acquire();
   Walker w = { out, s->tmp, s->path, s->ends, s->first };
@@ -439,8 +686,14 @@ _format_flat_json_call(void *state, int argc, LogTemplate *const *args, const Lo
 {
   (void) argc;
   (void) args;
+  const JsonFormat *jf = state;
+  if (jf->items)
+    {
+      _plan_run(jf, msg, opts, out);
+      return;
+    }
   ValuePairsResult *res = value_pairs_result_acquire();
-  size_t n = value_pairs_collect(state, msg, opts, res);
+  size_t n = value_pairs_collect(jf->vp, msg, opts, res);
   const ValuePairsEntry *e = (const ValuePairsEntry *) res->entries->data;
   JsonScratch *s = _scratch_acquire();
   size_t start = out->len;
@@ -465,25 +718,47 @@ _format_flat_json_call(void *state, int argc, LogTemplate *const *args, const Lo
 }
 
 static char *
-_format_json_prepare(int argc, char **argv, void **state)
+_prepare(int argc, char **argv, void **state, bool flat)
 {
   char *error = NULL;
   ValuePairs *vp = value_pairs_new_from_argv(argc - 1, argv + 1, &error);
   if (!vp)
     return error;
-  *state = vp;
+  JsonFormat *jf = g_new0(JsonFormat, 1);
+  jf->vp = vp;
+  jf->flat = flat;
+  _plan_build(jf);
+  *state = jf;
   return NULL;
+}
+
+static char *
+_format_json_prepare(int argc, char **argv, void **state)
+{
+  return _prepare(argc, argv, state, false);
+}
+
+static char *
+_format_flat_json_prepare(int argc, char **argv, void **state)
+{
+  return _prepare(argc, argv, state, true);
 }
 
 static void
 _format_json_free(void *state)
 {
-  value_pairs_free(state);
+  JsonFormat *jf = state;
+  for (size_t i = 0; i < jf->n_items; i++)
+    g_free(jf->items[i].lit);
+  g_free(jf->items);
+  g_free(jf->tail);
+  value_pairs_free(jf->vp);
+  g_free(jf);
 }
 
 static const LogTemplateFunction format_json = { "format-json", _format_json_prepare, _format_json_call,
                                                  _format_json_free };
-static const LogTemplateFunction format_flat_json = { "format-flat-json", _format_json_prepare,
+static const LogTemplateFunction format_flat_json = { "format-flat-json", _format_flat_json_prepare,
                                                       _format_flat_json_call, _format_json_free };
 
 void

@@ -88,7 +88,7 @@ struct ValuePairs
   GArray *pairs;    /* Pair */
   GArray *sets;     /* TransformSet */
   /* what the patterns and scopes pick of the fixed names, decided once */
-  GArray *macro_sel;           /* size_t: indices into macros[] */
+  GArray *fixed;               /* ValuePairsFixed: macros and pairs, sorted */
   bool builtin_sel[LM_V_MAX];  /* built-in values */
   bool any_nv;                 /* name-value pairs may be picked at all */
 };
@@ -98,5 +98,8 @@ bool vp_glob_match(const Glob *g, const char *s, size_t n);
 
 /* Whether scopes and patterns pick name, a candidate of groups (VPS_*). */
 bool vp_selected(const ValuePairs *vp, const char *name, uint32_t len, uint32_t groups);
+
+/* Fill vp->fixed from the macro table and the pairs (after parsing). */
+void vp_fixed_build(ValuePairs *vp);
 
 #endif

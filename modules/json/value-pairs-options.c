@@ -154,8 +154,12 @@ value_pairs_free(ValuePairs *vp)
   g_array_free(vp->patterns, TRUE);
   g_array_free(vp->pairs, TRUE);
   g_array_free(vp->sets, TRUE);
-  if (vp->macro_sel)
-    g_array_free(vp->macro_sel, TRUE);
+  if (vp->fixed)
+    {
+      for (guint i = 0; i < vp->fixed->len; i++)
+        g_free((char *) g_array_index(vp->fixed, ValuePairsFixed, i).name);
+      g_array_free(vp->fixed, TRUE);
+    }
   g_free(vp);
 }
 
@@ -379,11 +383,7 @@ value_pairs_new_from_argv(int argc, char **argv, char **error)
       *error = err;
       return NULL;
     }
-  vp_macros_init();
-  vp->macro_sel = g_array_new(FALSE, FALSE, sizeof(size_t));
-  for (size_t i = 0; i < vp_n_macros; i++)
-    if (vp_selected(vp, vp_macros[i].name, vp_macros[i].name_len, vp_macros[i].scopes))
-      g_array_append_val(vp->macro_sel, i);
+  vp_fixed_build(vp);
   for (NVHandle h = 1; h < LM_V_MAX; h++)
     {
       size_t len;

@@ -222,33 +222,50 @@ _rekey(const ValuePairs *vp, const char *name, uint32_t len, GString *out)
 }
 
 static void
-_add(Collect *c, const char *name, uint32_t name_len, const char *value, size_t value_len, uint32_t flags,
-     ValuePairsType type)
+_add_entry(Collect *c, const char *name, uint32_t name_len, const char *value, size_t value_len, uint32_t flags,
+           ValuePairsType type)
 {
-  if (value_len == 0 && c->vp->omit_empty)
-    return;
   ValuePairsEntry e = { name, value, name_len, (uint32_t) MIN(value_len, UINT32_MAX), flags, type };
-  if (_rekey(c->vp, name, name_len, c->name))
-    {
-      e.name = (const char *) (uintptr_t) c->res->buf->len;
-      e.name_len = (uint32_t) c->name->len;
-      e.flags |= VPE_NAME_IN_BUF;
-      g_string_append_len(c->res->buf, c->name->str, (gssize) c->name->len);
-    }
   g_array_append_val(c->res->entries, e);
 }
 
+/* A name-value pair or built-in value: rekeyed here, per message. */
 static void
-_add_template(Collect *c, const char *name, uint32_t name_len, const LogTemplate *t, uint32_t flags, bool keep_empty,
-              ValuePairsType type)
+_add(Collect *c, const char *name, uint32_t name_len, const char *value, size_t value_len)
 {
+  if (value_len == 0 && c->vp->omit_empty)
+    return;
+  uint32_t flags = 0;
+  if (_rekey(c->vp, name, name_len, c->name))
+    {
+      name = (const char *) (uintptr_t) c->res->buf->len;
+      name_len = (uint32_t) c->name->len;
+      flags = VPE_NAME_IN_BUF;
+      g_string_append_len(c->res->buf, c->name->str, (gssize) c->name->len);
+    }
+  _add_entry(c, name, name_len, value, value_len, flags, VP_TYPE_STRING);
+}
+
+/* A fixed candidate: its name is rekeyed already, its value read or
+ * formatted now. */
+static void
+_add_fixed(Collect *c, const ValuePairsFixed *f)
+{
+  uint32_t flags = f->rank ? VPE_PAIR | (f->rank << VPE_PAIR_SHIFT) : 0;
+  size_t len;
+  if (value_pairs_fixed_is_direct(f, c->opts))
+    {
+      const char *v = log_msg_get_value(c->msg, f->handle, &len);
+      if (len || !f->droppable)
+        _add_entry(c, f->name, f->name_len, v, len, flags, f->type);
+      return;
+    }
   GString *buf = c->res->buf;
   size_t start = buf->len;
-  log_template_format(t, c->msg, c->opts, buf);
-  size_t len = buf->len - start;
-  if (len == 0 && !keep_empty)
-    return;
-  _add(c, name, name_len, (const char *) (uintptr_t) start, len, flags | VPE_VALUE_IN_BUF, type);
+  log_template_format(f->template, c->msg, c->opts, buf);
+  len = buf->len - start;
+  if (len || !f->droppable)
+    _add_entry(c, f->name, f->name_len, (const char *) (uintptr_t) start, len, flags | VPE_VALUE_IN_BUF, f->type);
 }
 
 static bool
@@ -260,30 +277,44 @@ _add_nv(NVHandle handle, const char *name, const char *value, size_t value_len, 
                     : log_msg_is_handle_sdata(handle) ? VPS_DOT_NV_PAIRS | VPS_SDATA
                                                         : VPS_DOT_NV_PAIRS;
   if (vp_selected(c->vp, name, len, groups))
-    _add(c, name, len, value, value_len, 0, VP_TYPE_STRING);
+    _add(c, name, len, value, value_len);
   return true;
+}
+
+/* syslog-ng's order: names descending, a leading '.' read as '_'; of
+ * equal names the higher rank first (pairs before candidates, a later
+ * pair before an earlier one); the duplicates after the first are dropped. */
+static inline int
+_cmp_names(const char *an, uint32_t al, uint32_t ar, const char *bn, uint32_t bl, uint32_t br)
+{
+  int ca = al ? (unsigned char) (an[0] == '.' ? '_' : an[0]) : -1;
+  int cb = bl ? (unsigned char) (bn[0] == '.' ? '_' : bn[0]) : -1;
+  if (ca != cb)
+    return cb - ca;
+  if (al > 1 && bl > 1)
+    {
+      int r = memcmp(bn + 1, an + 1, MIN(al, bl) - 1);
+      if (r)
+        return r;
+    }
+  if (al != bl)
+    return al < bl ? 1 : -1;
+  return ar == br ? 0 : ar < br ? 1 : -1;
 }
 
 static inline int
 _cmp_desc(const void *pa, const void *pb)
 {
   const ValuePairsEntry *a = pa, *b = pb;
-  int ca = a->name_len ? (unsigned char) value_pairs_name_first_char(a) : -1;
-  int cb = b->name_len ? (unsigned char) value_pairs_name_first_char(b) : -1;
-  if (ca != cb)
-    return cb - ca;
-  if (a->name_len > 1 && b->name_len > 1)
-    {
-      int r = memcmp(b->name + 1, a->name + 1, MIN(a->name_len, b->name_len) - 1);
-      if (r)
-        return r;
-    }
-  if (a->name_len != b->name_len)
-    return a->name_len < b->name_len ? 1 : -1;
-  /* equal names: pairs before candidates and a later pair before an
-   * earlier one, as in syslog-ng; the duplicates after it are dropped */
-  uint32_t ra = a->flags >> VPE_PAIR_SHIFT, rb = b->flags >> VPE_PAIR_SHIFT;
-  return ra == rb ? 0 : ra < rb ? 1 : -1;
+  return _cmp_names(a->name, a->name_len, a->flags >> VPE_PAIR_SHIFT, b->name, b->name_len,
+                    b->flags >> VPE_PAIR_SHIFT);
+}
+
+static int
+_cmp_fixed(const void *pa, const void *pb)
+{
+  const ValuePairsFixed *a = pa, *b = pb;
+  return _cmp_names(a->name, a->name_len, a->rank, b->name, b->name_len, b->rank);
 }
 
 /* Insertion sort for the usual few dozen entries (qsort's merge sort and
@@ -324,28 +355,14 @@ value_pairs_collect(const ValuePairs *vp, const LogMsg *msg, const LogTemplateOp
           {
             size_t len;
             const char *name = log_msg_get_value_name(h, &len);
-            _add(&c, name, (uint32_t) len, msg->builtin[h].ptr, msg->builtin[h].len, 0, VP_TYPE_STRING);
+            _add(&c, name, (uint32_t) len, msg->builtin[h].ptr, msg->builtin[h].len);
           }
       log_msg_foreach_nv(msg, _add_nv, &c);
     }
-  const size_t *sel = (const size_t *) vp->macro_sel->data;
-  for (guint i = 0; i < vp->macro_sel->len; i++)
-    {
-      const MacroCandidate *m = &vp_macros[sel[i]];
-      if (m->handle)
-        {
-          size_t len;
-          const char *v = log_msg_get_value(msg, m->handle, &len);
-          if (len) /* a macro that expands to nothing is left out */
-            _add(&c, m->name, m->name_len, v, len, 0, VP_TYPE_STRING);
-        }
-      else
-        _add_template(&c, m->name, m->name_len, m->template, 0, false, VP_TYPE_STRING);
-    }
-  const Pair *p = (const Pair *) vp->pairs->data;
-  for (guint i = 0; i < vp->pairs->len; i++)
-    _add_template(&c, p[i].name, (uint32_t) strlen(p[i].name), p[i].value, VPE_PAIR | ((i + 1) << VPE_PAIR_SHIFT),
-                  true, p[i].type);
+  const ValuePairsFixed *f = (const ValuePairsFixed *) vp->fixed->data;
+  for (guint i = 0; i < vp->fixed->len; i++)
+    if (!f[i].shadowed)
+      _add_fixed(&c, &f[i]);
 
   /* the buffer has stopped moving: offsets become pointers */
   ValuePairsEntry *e = (ValuePairsEntry *) res->entries->data;
@@ -368,4 +385,103 @@ value_pairs_collect(const ValuePairs *vp, const LogMsg *msg, const LogTemplateOp
       n = w;
     }
   return n;
+}
+
+/* ---- the fixed candidates ------------------------------------------------ */
+
+/* The handle of the value t expands to when t is just "$NAME" or
+ * "${NAME}" of a value (not a macro), else LM_V_NONE. */
+static NVHandle
+_plain_value(const LogTemplate *t)
+{
+  const char *text = log_template_get_text(t);
+  size_t len = strlen(text);
+  const char *name;
+  size_t n;
+  if (len >= 4 && text[0] == '$' && text[1] == '{' && text[len - 1] == '}')
+    {
+      name = text + 2;
+      n = len - 3;
+      if (memchr(name, '}', n))
+        return LM_V_NONE;
+    }
+  else if (len >= 2 && text[0] == '$')
+    {
+      name = text + 1;
+      n = len - 1;
+      for (size_t i = 0; i < n; i++)
+        if (!g_ascii_isalnum(name[i]) && name[i] != '_')
+          return LM_V_NONE;
+    }
+  else
+    return LM_V_NONE;
+  char *copy = g_strndup(name, n);
+  NVHandle h = log_template_is_macro_name(copy) ? LM_V_NONE : log_msg_get_value_handle(copy, (ssize_t) n);
+  g_free(copy);
+  return h;
+}
+
+static void
+_fixed_add(ValuePairs *vp, ValuePairsFixed *f, const char *name, uint32_t len, GString *scratch)
+{
+  if (_rekey(vp, name, len, scratch))
+    {
+      name = scratch->str;
+      len = (uint32_t) scratch->len;
+    }
+  f->name = g_strndup(name, len);
+  f->name_len = len;
+  g_array_append_val(vp->fixed, *f);
+}
+
+void
+vp_fixed_build(ValuePairs *vp)
+{
+  vp_macros_init();
+  vp->fixed = g_array_new(FALSE, TRUE, sizeof(ValuePairsFixed));
+  GString *scratch = g_string_new(NULL);
+  for (size_t i = 0; i < vp_n_macros; i++)
+    {
+      const MacroCandidate *m = &vp_macros[i];
+      if (!vp_selected(vp, m->name, m->name_len, m->scopes))
+        continue;
+      /* a macro that expands to nothing is left out */
+      ValuePairsFixed f = { .template = m->template, .handle = m->handle, .droppable = true };
+      _fixed_add(vp, &f, m->name, m->name_len, scratch);
+    }
+  const Pair *p = (const Pair *) vp->pairs->data;
+  for (guint i = 0; i < vp->pairs->len; i++)
+    {
+      ValuePairsFixed f = { .rank = i + 1,
+                            .template = p[i].value,
+                            .handle = _plain_value(p[i].value),
+                            .template_if_escape = true,
+                            .droppable = vp->omit_empty,
+                            .type = p[i].type };
+      _fixed_add(vp, &f, p[i].name, (uint32_t) strlen(p[i].name), scratch);
+    }
+  g_string_free(scratch, TRUE);
+  ValuePairsFixed *f = (ValuePairsFixed *) vp->fixed->data;
+  size_t n = vp->fixed->len;
+  if (n > 1)
+    qsort(f, n, sizeof(*f), _cmp_fixed);
+  /* of equal names, those after one that always shows never show */
+  bool winner = false;
+  for (size_t i = 0; i < n; i++)
+    {
+      bool same = i > 0 && f[i].name_len == f[i - 1].name_len && memcmp(f[i].name, f[i - 1].name, f[i].name_len) == 0;
+      if (!same)
+        winner = false;
+      f[i].shadowed = winner;
+      winner = winner || !f[i].droppable;
+    }
+}
+
+const ValuePairsFixed *
+value_pairs_get_fixed(const ValuePairs *vp, size_t *n)
+{
+  if (vp->any_nv)
+    return NULL;
+  *n = vp->fixed->len;
+  return (const ValuePairsFixed *) vp->fixed->data;
 }

@@ -26,6 +26,7 @@
 
 #include "sluice/template.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,6 +85,35 @@ void value_pairs_result_release(ValuePairsResult *res);
  * valid while msg lives and res is held.  Returns the entry count. */
 size_t value_pairs_collect(const ValuePairs *vp, const LogMsg *msg, const LogTemplateOptions *opts,
                            ValuePairsResult *res);
+
+/* A candidate whose name is known when the configuration is read: a macro
+ * the scopes and patterns pick, or a key=value pair.  Resolved once per
+ * ValuePairs (name rekeyed, plain values turned into handles, sorted), so
+ * a message only supplies values. */
+typedef struct ValuePairsFixed
+{
+  const char *name; /* rekeyed, NUL terminated */
+  uint32_t name_len;
+  uint32_t rank; /* a pair's position + 1, 0 for a macro: of equal names the highest wins */
+  const LogTemplate *template;
+  NVHandle handle;         /* LM_V_NONE, or the value that template expands to, read directly */
+  bool template_if_escape; /* under template-escape(yes) format the template instead (pairs) */
+  bool droppable;          /* left out when its value is empty */
+  bool shadowed;           /* an earlier item of the same name is never left out: this one never shows */
+  ValuePairsType type;
+} ValuePairsFixed;
+
+/* The fixed candidates of vp in output order, before empty ones and the
+ * later of equal names are dropped; NULL when vp may pick name-value pairs
+ * of the message too (their names are only known per message). */
+const ValuePairsFixed *value_pairs_get_fixed(const ValuePairs *vp, size_t *n);
+
+/* Whether f's value is read from its handle rather than formatted. */
+static inline bool
+value_pairs_fixed_is_direct(const ValuePairsFixed *f, const LogTemplateOptions *opts)
+{
+  return f->handle != LM_V_NONE && !(f->template_if_escape && opts && opts->escape);
+}
 
 /* The first byte of a name as syslog-ng shows it: a leading '.' is '_'. */
 static inline char
