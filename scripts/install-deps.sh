@@ -6,7 +6,7 @@ set -eu
 PACKAGES="
   gcc clang libclang-rt-14-dev meson ninja-build pkg-config
   libglib2.0-dev libssl-dev libpcre2-dev libjson-c-dev libivykis-dev
-  libcriterion-dev libbpf-dev
+  libcriterion-dev libbpf-dev libsystemd-dev systemd-journal-remote
   tzdata util-linux procps
 "
 

@@ -8,8 +8,10 @@
  *   file("/dev/kmsg" program-override("kernel") flags(kernel)
  *        format("linux-kmsg") keep-timestamp(no));
  * the second only when /dev/kmsg can be read and system(exclude-kmsg(yes))
- * was not asked for.  Under systemd it is systemd-journal(), which Sluice
- * does not have: there system() is refused with a clear error.  Sluice builds the same two readers: the first is the
+ * was not asked for.  Under systemd (/run/systemd/system exists) it is
+ * systemd-journal() alone, and so it is here (journal-source.c); a build
+ * without libsystemd refuses system() there with a clear error.  Without
+ * systemd Sluice builds the same two readers: the first is the
  * network module's unix-dgram() driver, made through its factory from a
  * driver call built here (so it has every default and global option that
  * unix-dgram("/dev/log" so-rcvbuf(8192)) has), the second is kmsg.c.
@@ -20,6 +22,9 @@
  */
 #include "modules.h"
 #include "system.h"
+#ifdef SLUICE_HAVE_JOURNAL
+#include "journal.h"
+#endif
 
 #include "sluice/internal-log.h"
 
@@ -81,12 +86,13 @@ _synth_call(CfgNode *node, CfgValue *arg, const char *name, const char *path, co
   node->loc = call->loc;
 }
 
-/* As sd_booted(): systemd is the init system when this directory exists. */
+/* As sd_booted(): systemd is the init system when this directory exists
+ * (SLUICE_RUN_SYSTEMD names another one for tests). */
 static bool
 _runs_systemd(void)
 {
   struct stat st;
-  return lstat("/run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode);
+  return lstat(_env_or("SLUICE_RUN_SYSTEMD", "/run/systemd/system"), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 static bool
@@ -151,13 +157,17 @@ _system_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   if (strcmp(devlog, "/dev/log") == 0 && _runs_systemd())
     {
       /* /dev/log is journald's there, and syslog-ng's system() reads the
-       * journal instead: binding it would only fail */
+       * journal instead (binding it would only fail) */
+      _system_free(&s->super);
+#ifdef SLUICE_HAVE_JOURNAL
+      return journal_source_new_default(call, ctx, err);
+#else
       cfg_error_set(err, &call->loc,
                     "system(): this host runs systemd, where syslog-ng's system() reads the journal "
-                    "(systemd-journal()), which Sluice does not have; use unix-dgram(\"/run/systemd/journal/syslog\") "
-                    "with ForwardToSyslog=yes in journald.conf instead");
-      _system_free(&s->super);
+                    "(systemd-journal()), and this Sluice was built without libsystemd (meson -Djournal); use "
+                    "unix-dgram(\"/run/systemd/journal/syslog\") with ForwardToSyslog=yes in journald.conf instead");
       return NULL;
+#endif
     }
   CfgNode node, rcvbuf;
   CfgValue arg, size;
@@ -230,5 +240,8 @@ const LogDriverFactory *const system_driver_factories[] = {
   &system_factory,
   &virtconsole_factory,
   &usertty_dest_factory,
+#ifdef SLUICE_HAVE_JOURNAL
+  &journal_source_factory,
+#endif
   NULL,
 };
