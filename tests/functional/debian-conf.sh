@@ -158,4 +158,56 @@ printf '@version: 3.38\nsource s { system(keep-hostname(yes)); };\n' >"$work/y.c
 "$sluice" -s -f "$work/y.conf" >"$work/y.log" 2>&1 && fail "system() took an option it does not have"
 grep -q "keep-hostname" "$work/y.log" || fail "no error naming the option: $(cat "$work/y.log")"
 
-echo "debian-conf: $n messages and 3 kernel records in the right files"
+# On a systemd host system() is systemd-journal() (modules/system/journal-source.c):
+# the same file, its journal a directory of entries systemd-journal-remote
+# wrote (SLUICE_RUN_SYSTEMD stands for /run/systemd/system), read from its
+# start the first time, as syslog-ng 3.38 does.
+remote=
+for r in /lib/systemd/systemd-journal-remote /usr/lib/systemd/systemd-journal-remote; do
+  [ -x "$r" ] && remote=$r && break
+done
+printf '@version: 3.38\nsource s { systemd-journal(); };\n' >"$work/j.conf"
+if [ -z "$remote" ] || ! "$sluice" -s -f "$work/j.conf" >/dev/null 2>&1; then
+  echo "debian-conf: $n messages and 3 kernel records in the right files (no journal reader or no systemd-journal-remote: systemd host not tried)"
+  exit 0
+fi
+mkdir -p "$work/sd/var/log/news" "$work/sd/j" "$work/sd/run-systemd"
+sed -e "s|$work/var/log/|$work/sd/var/log/|g" "$work/syslog-ng.conf" >"$work/sd/syslog-ng.conf"
+i=0
+for p in auth.info authpriv.notice mail.err mail.info user.notice user.debug daemon.info daemon.debug lpr.err \
+         news.crit news.err news.notice cron.info local0.debug local2.info uucp.info syslog.info local7.emerg; do
+  i=$((i + 1))
+  f=${p%.*}
+  fac=$(echo "kern user mail daemon auth syslog lpr news uucp cron authpriv" | tr ' ' '\n' | grep -nx "$f" | cut -d: -f1)
+  [ -n "$fac" ] && fac=$((fac - 1)) || fac=$((16 + ${f#local}))
+  sev=$(echo "emerg alert crit err warning notice info debug" | tr ' ' '\n' | grep -nx "${p#*.}" | cut -d: -f1)
+  printf '__REALTIME_TIMESTAMP=%d000000\n__MONOTONIC_TIMESTAMP=%d\n_BOOT_ID=0123456789abcdef0123456789abcdef\n' \
+    $((1700000000 + i)) $((1000 + i))
+  printf 'MESSAGE=msg-%s\nSYSLOG_FACILITY=%d\nPRIORITY=%d\nSYSLOG_IDENTIFIER=test\n_PID=%d\n\n' "$p" "$fac" $((sev - 1)) $i
+done >"$work/sd/export"
+"$remote" -o "$work/sd/j/remote.journal" - <"$work/sd/export" 2>"$work/sd/remote.err" || { cat "$work/sd/remote.err"; fail "journal-remote"; }
+unset SLUICE_DEV_LOG
+SLUICE_RUN_SYSTEMD=$work/sd/run-systemd SLUICE_JOURNAL_DIRECTORY=$work/sd/j SLUICE_JOURNAL_CURSOR_FILE=$work/sd/cursor
+export SLUICE_RUN_SYSTEMD SLUICE_JOURNAL_DIRECTORY SLUICE_JOURNAL_CURSOR_FILE
+start_sluice "$sluice" "$work/sd/syslog-ng.conf"
+wait_lines "$work/sd/var/log/syslog" 11
+wait_lines "$work/sd/var/log/debug" 3
+stop_sluice
+L=sd/var/log
+expect $L/auth.log "msg-auth.info msg-authpriv.notice"
+expect $L/cron.log "msg-cron.info"
+expect $L/daemon.log "msg-daemon.info"
+expect $L/debug "msg-daemon.debug msg-local0.debug msg-user.debug"
+expect $L/error "msg-local7.emerg msg-lpr.err msg-mail.err msg-news.crit msg-news.err"
+expect $L/kern.log ""
+expect $L/lpr.log "msg-lpr.err"
+expect $L/mail.log "msg-mail.err msg-mail.info"
+expect $L/messages "msg-local2.info msg-syslog.info msg-user.notice msg-uucp.info"
+expect $L/syslog "msg-cron.info msg-daemon.info msg-local2.info msg-local7.emerg msg-lpr.err msg-news.crit \
+msg-news.err msg-news.notice msg-syslog.info msg-user.notice msg-uucp.info"
+expect $L/user.log "msg-user.notice"
+expect $L/uucp.log "msg-uucp.info"
+expect $L/news/news.crit "msg-news.crit"
+grep -q " test\[3\]: msg-mail.err\$" "$work/$L/mail.log" || fail "mail.log line: $(cat "$work/$L/mail.log")"
+
+echo "debian-conf: $n messages and 3 kernel records in the right files; under systemd $(grep -c "^MESSAGE=" "$work/sd/export") journal entries"
