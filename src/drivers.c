@@ -20,6 +20,7 @@ static const LogDriverFactory *const *const module_lists[] = {
   timestamp_driver_factories,
   syslogformat_driver_factories,
   xml_driver_factories,
+  relp_driver_factories,
 };
 
 const LogDriverFactory *const *

@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One RELP server connection, on the I/O worker that owns it (relp.h says
+ * what an answer means).
+ *
+ * Reading: bytes go into the connection's buffer and whole frames are
+ * taken from its front.  "open" is answered at once with the offers;
+ * "syslog" becomes a message that holds a slot of the connection's window
+ * and is routed; "close" is answered once every message before it has
+ * been answered, then the connection ends.  Anything that is not RELP, a
+ * command before "open", or an offer without commands=syslog gets
+ * "serverclose" and the connection is closed: the sender resends what we
+ * did not answer.  With the window full the connection stops reading and
+ * leaves the rest of its buffer alone until slots come back.
+ *
+ * Answering: the window's acked callback runs on whichever thread wrote
+ * the message's last copy; it appends the TXNR to a list under the
+ * connection's own lock and posts one iv_event, so the worker formats the
+ * rsp frames of many messages in one go and writes them with one write().
+ * The window's wakeup posts the same event.
+ *
+ * Closing: log_window_orphan() first (no acked call can reach the
+ * connection after it returns), then the event, the fd and the memory.
+ * Messages still in queues keep the window alone alive; their answers are
+ * lost with the connection, so the sender resends them (duplicates).
+ */
+#include "relp-conn.h"
+
+#include "relp-frame.h"
+#include "sluice/internal-log.h"
+#include "sluice/pipeline.h"
+
+#include <errno.h>
+#include <iv.h>
+#include <iv_event.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RELP_READ_SIZE (64 * 1024)
+#define RELP_SOFTWARE "sluice,1,https://github.com/sluice"
+
+struct RelpConn
+{
+  RelpSource *src;
+  Worker *worker;
+  int fd;
+  guint index;              /* in src->conns, under src->lock */
+  LogAddr peer;
+  char client[160];
+  char peer_ip[64];
+  struct iv_fd io;
+  struct iv_event news;     /* answers to send, or window slots back */
+  LogWindow *window;
+  char *buf;                /* unparsed bytes buf[0..len) */
+  size_t len, cap;
+  GString *out;             /* frames not yet written, from out_off */
+  size_t out_off;
+  pthread_mutex_t lock;     /* guards acked */
+  GArray *acked;            /* uint32 TXNRs written downstream */
+  GArray *sending;          /* the worker's swap of acked */
+  int64_t in_flight;        /* messages routed, not yet answered */
+  uint32_t close_txnr;      /* "close" received: answer when in_flight is 0 */
+  bool close_pending;
+  bool opened;
+  bool paused;              /* the window is full: frames wait in buf */
+  bool dying;               /* closing once out is written */
+};
+
+/* ---- ending ----------------------------------------------------------------- */
+
+static void
+_conn_free(RelpConn *c)
+{
+  log_window_orphan(c->window); /* no acked calls from here on */
+  iv_event_unregister(&c->news);
+  if (iv_fd_registered(&c->io))
+    iv_fd_unregister(&c->io);
+  close(c->fd);
+  atomic_fetch_sub(&c->src->n_conns, 1);
+  worker_stream_removed(c->worker);
+  g_array_free(c->acked, TRUE);
+  g_array_free(c->sending, TRUE);
+  pthread_mutex_destroy(&c->lock);
+  g_string_free(c->out, TRUE);
+  g_free(c->buf);
+  free(c);
+}
+
+static void
+_conns_remove(RelpSource *s, RelpConn *c)
+{
+  g_ptr_array_remove_index_fast(s->conns, c->index);
+  if (c->index < s->conns->len)
+    ((RelpConn *) g_ptr_array_index(s->conns, c->index))->index = c->index;
+}
+
+/* Close c now (on its worker), logging why when reason is set. */
+static void
+_conn_close(RelpConn *c, const char *reason)
+{
+  RelpSource *s = c->src;
+  log_pipeline_flush(s->env.pipeline);
+  g_mutex_lock(&s->lock);
+  _conns_remove(s, c);
+  g_mutex_unlock(&s->lock);
+  if (reason)
+    sluice_log(SLUICE_LOG_ERROR, "Closing RELP connection", "client", c->client, "local", s->local_name, "reason",
+               reason, NULL);
+  sluice_log(SLUICE_LOG_NOTICE, "RELP connection closed", "client", c->client, "local", s->local_name, NULL);
+  _conn_free(c);
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
+static void _conn_writable(void *cookie);
+
+/* Write what out holds; false when c was closed. */
+static bool
+_conn_flush(RelpConn *c)
+{
+  while (c->out_off < c->out->len)
+    {
+      ssize_t n = send(c->fd, c->out->str + c->out_off, c->out->len - c->out_off, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        {
+          iv_fd_set_handler_out(&c->io, _conn_writable);
+          return true;
+        }
+      if (n < 0)
+        {
+          _conn_close(c, g_strerror(errno));
+          return false;
+        }
+      c->out_off += (size_t) n;
+    }
+  g_string_truncate(c->out, 0);
+  c->out_off = 0;
+  iv_fd_set_handler_out(&c->io, NULL);
+  if (c->dying)
+    {
+      _conn_close(c, NULL);
+      return false;
+    }
+  return true;
+}
+
+static void
+_conn_writable(void *cookie)
+{
+  _conn_flush(cookie);
+}
+
+/* Refuse the peer: serverclose, and the next flush closes c. */
+static void
+_conn_refuse(RelpConn *c, const char *reason)
+{
+  sluice_log(SLUICE_LOG_ERROR, "Refusing RELP peer, sending serverclose", "client", c->client, "local",
+             c->src->local_name, "reason", reason, NULL);
+  relp_frame_append(c->out, 0, "serverclose", NULL, 0);
+  c->dying = true;
+  iv_fd_set_handler_in(&c->io, NULL);
+}
+
+static void
+_rsp(RelpConn *c, uint32_t txnr, const char *text)
+{
+  relp_frame_append(c->out, txnr, "rsp", text, strlen(text));
+}
+
+static void _conn_readable(void *cookie);
+
+/* ---- commands ---------------------------------------------------------------- */
+
+static void
+_now(LogStamp *stamp)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  stamp->sec = ts.tv_sec;
+  stamp->usec = (uint32_t) (ts.tv_nsec / 1000);
+  stamp->gmtoff = 0;
+}
+
+static void
+_deliver(RelpConn *c, const RelpFrame *f, const LogStamp *recvd)
+{
+  RelpSource *s = c->src;
+  LogMsg *msg = msg_format_parse(&s->parse, f->data, f->data_len, recvd);
+  msg->saddr = c->peer;
+  log_msg_set_value(msg, LM_V_HOST_FROM, c->peer_ip, -1);
+  if (!s->o.keep_hostname || !log_msg_is_value_set(msg, LM_V_HOST))
+    log_msg_set_value(msg, LM_V_HOST, c->peer_ip, -1);
+  log_msg_set_value(msg, LM_V_SOURCE, s->name, -1);
+  log_msg_set_value_ref(msg, LM_V_TRANSPORT, "relp", 4);
+  msg->flags |= LF_ACK_WRITTEN;
+  msg->ack_cookie = f->txnr;
+  log_msg_ack_begin(msg, c->window);
+  c->in_flight++;
+  log_pipeline_deliver(s->env.pipeline, s->env.source_id, msg);
+}
+
+static void
+_open(RelpConn *c, const RelpFrame *f)
+{
+  if (!relp_offers_have(f->data, f->data_len, "commands", "syslog"))
+    {
+      _rsp(c, f->txnr, "500 this server takes only the syslog command");
+      _conn_refuse(c, "the client does not offer commands=syslog");
+      return;
+    }
+  c->opened = true;
+  GString *offers = g_string_new("200 OK\nrelp_version=0\nrelp_software=" RELP_SOFTWARE "\ncommands=syslog");
+  relp_frame_append(c->out, f->txnr, "rsp", offers->str, offers->len);
+  g_string_free(offers, TRUE);
+}
+
+/* One frame (c->dying or c->close_pending end the reading). */
+static void
+_frame(RelpConn *c, const RelpFrame *f, const LogStamp *recvd)
+{
+  if (!c->opened && f->cmd != RELP_CMD_OPEN)
+    {
+      _conn_refuse(c, "a command before open");
+      return;
+    }
+  switch (f->cmd)
+    {
+    case RELP_CMD_OPEN:
+      if (c->opened)
+        _conn_refuse(c, "a second open");
+      else
+        _open(c, f);
+      break;
+    case RELP_CMD_SYSLOG:
+      _deliver(c, f, recvd);
+      break;
+    case RELP_CMD_CLOSE:
+      c->close_pending = true;
+      c->close_txnr = f->txnr;
+      break;
+    case RELP_CMD_RSP:
+    case RELP_CMD_SERVERCLOSE:
+      _conn_refuse(c, "a command only a server sends");
+      break;
+    default:
+      _rsp(c, f->txnr, "500 unknown command");
+      break;
+    }
+}
+
+/* "close" is answered when every message before it has been. */
+static void
+_maybe_answer_close(RelpConn *c)
+{
+  if (c->close_pending && c->in_flight == 0 && !c->dying)
+    {
+      _rsp(c, c->close_txnr, "200 OK");
+      c->dying = true;
+    }
+}
+
+/* Frames from the front of buf while the window has room.  Never closes
+ * c: the caller flushes (which closes a dying c). */
+static void
+_conn_parse(RelpConn *c)
+{
+  LogStamp recvd;
+  _now(&recvd);
+  size_t off = 0;
+  c->paused = false;
+  while (!c->close_pending && !c->dying)
+    {
+      if (!log_window_has_room(c->window))
+        {
+          c->paused = true;
+          break;
+        }
+      RelpFrame f;
+      size_t used;
+      const char *error;
+      RelpParseStatus st = relp_frame_parse(c->buf + off, c->len - off, c->src->max_data, &f, &used, &error);
+      if (st == RELP_PARSE_MORE)
+        break;
+      if (st == RELP_PARSE_ERROR)
+        {
+          _conn_refuse(c, error);
+          break;
+        }
+      _frame(c, &f, &recvd);
+      off += used;
+    }
+  log_pipeline_flush(c->src->env.pipeline);
+  memmove(c->buf, c->buf + off, c->len - off);
+  c->len -= off;
+  _maybe_answer_close(c);
+  /* read on only with room to act on what comes */
+  iv_fd_set_handler_in(&c->io, c->paused || c->close_pending || c->dying ? NULL : _conn_readable);
+}
+
+static void
+_conn_readable(void *cookie)
+{
+  RelpConn *c = cookie;
+  if (c->cap - c->len < RELP_READ_SIZE / 2)
+    {
+      size_t need = c->len + RELP_READ_SIZE;
+      if (need < c->src->max_data + 64)
+        need = c->src->max_data + 64;
+      if (need > c->cap)
+        {
+          c->cap = need;
+          c->buf = g_realloc(c->buf, c->cap);
+        }
+    }
+  ssize_t n = read(c->fd, c->buf + c->len, c->cap - c->len);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    return;
+  if (n <= 0)
+    {
+      /* a RELP client never half-closes: what it has in flight and we
+       * have not answered, it sends again after reconnecting */
+      _conn_close(c, n < 0 ? g_strerror(errno) : NULL);
+      return;
+    }
+  c->len += (size_t) n;
+  _conn_parse(c);
+  if (c->out->len > c->out_off || c->dying)
+    _conn_flush(c);
+}
+
+/* ---- answers ----------------------------------------------------------------- */
+
+/* Any thread: the last destination wrote msg. */
+static void
+_acked(LogMsg *msg, void *user_data)
+{
+  RelpConn *c = user_data;
+  pthread_mutex_lock(&c->lock);
+  bool first = c->acked->len == 0;
+  g_array_append_val(c->acked, msg->ack_cookie);
+  pthread_mutex_unlock(&c->lock);
+  if (first)
+    iv_event_post(&c->news);
+}
+
+static void
+_wakeup(void *user_data)
+{
+  RelpConn *c = user_data;
+  iv_event_post(&c->news);
+}
+
+static void
+_news(void *cookie)
+{
+  RelpConn *c = cookie;
+  pthread_mutex_lock(&c->lock);
+  GArray *t = c->acked;
+  c->acked = c->sending;
+  c->sending = t;
+  pthread_mutex_unlock(&c->lock);
+  for (guint i = 0; i < c->sending->len; i++)
+    _rsp(c, g_array_index(c->sending, uint32_t, i), "200 OK");
+  c->in_flight -= c->sending->len;
+  g_array_set_size(c->sending, 0);
+  _maybe_answer_close(c);
+  if (c->paused && log_window_has_room(c->window))
+    _conn_parse(c);
+  if (c->out->len > c->out_off || c->dying)
+    _conn_flush(c);
+}
+
+/* ---- starting and stopping ---------------------------------------------------- */
+
+static void
+_conn_start_job(void *arg)
+{
+  RelpConn *c = arg;
+  iv_event_register(&c->news);
+  iv_fd_register(&c->io);
+}
+
+void
+relp_conn_add(RelpSource *s, int fd, const LogAddr *peer, const char *client, const char *peer_ip)
+{
+  RelpConn *c = calloc(1, sizeof(*c));
+  if (!c)
+    abort();
+  c->src = s;
+  c->fd = fd;
+  c->peer = *peer;
+  g_strlcpy(c->client, client, sizeof(c->client));
+  g_strlcpy(c->peer_ip, peer_ip, sizeof(c->peer_ip));
+  c->out = g_string_sized_new(4096);
+  c->acked = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  c->sending = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  pthread_mutex_init(&c->lock, NULL);
+  c->window = log_window_new(s->window, _wakeup, c);
+  log_window_set_acked(c->window, _acked);
+  IV_FD_INIT(&c->io);
+  c->io.fd = fd;
+  c->io.cookie = c;
+  c->io.handler_in = _conn_readable;
+  IV_EVENT_INIT(&c->news);
+  c->news.cookie = c;
+  c->news.handler = _news;
+  c->worker = worker_pool_pick(s->env.pool);
+  worker_stream_added(c->worker);
+  g_mutex_lock(&s->lock);
+  c->index = s->conns->len;
+  g_ptr_array_add(s->conns, c);
+  g_mutex_unlock(&s->lock);
+  sluice_log(SLUICE_LOG_NOTICE, "RELP connection accepted", "client", c->client, "local", s->local_name, NULL);
+  worker_post(c->worker, _conn_start_job, c);
+}
+
+/* On every worker: close the connections it owns (the source stops). */
+void
+relp_conns_stop_job(void *arg)
+{
+  RelpSource *s = arg;
+  Worker *me = worker_current();
+  GPtrArray *mine = g_ptr_array_new();
+  g_mutex_lock(&s->lock);
+  for (guint i = 0; i < s->conns->len;)
+    {
+      RelpConn *c = g_ptr_array_index(s->conns, i);
+      if (c->worker == me)
+        {
+          g_ptr_array_add(mine, c);
+          _conns_remove(s, c);
+        }
+      else
+        i++;
+    }
+  g_mutex_unlock(&s->lock);
+  if (mine->len)
+    log_pipeline_flush(s->env.pipeline);
+  for (guint i = 0; i < mine->len; i++)
+    {
+      RelpConn *c = g_ptr_array_index(mine, i);
+      /* tell the client to go elsewhere or come back: it resends what we
+       * did not answer (best effort: a full socket buffer drops it) */
+      if (!c->dying)
+        {
+          relp_frame_append(c->out, 0, "serverclose", NULL, 0);
+          if (send(c->fd, c->out->str + c->out_off, c->out->len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+            {
+              /* the peer is gone already */
+            }
+        }
+      sluice_log(SLUICE_LOG_NOTICE, "RELP connection closed", "client", c->client, "local", s->local_name, NULL);
+      _conn_free(c);
+    }
+  g_ptr_array_free(mine, TRUE);
+}

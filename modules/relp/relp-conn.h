@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_RELP_CONN_H
+#define SLUICE_RELP_CONN_H
+
+/* RELP server connections (relp-conn.c), for the listener (relp-source.c). */
+
+#include "relp.h"
+
+typedef struct RelpConn RelpConn;
+
+/* A connection accepted on fd (non-blocking; c closes it), read on the
+ * least busy worker.  Any thread. */
+void relp_conn_add(RelpSource *s, int fd, const LogAddr *peer, const char *client, const char *peer_ip);
+
+/* Worker job (run on every worker): close the connections it owns. */
+void relp_conns_stop_job(void *arg);
+
+#endif

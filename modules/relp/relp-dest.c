@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The relp() destination: a RELP client (relp.h says what an answer means).
+ *
+ * Two threads touch a destination.  The writer thread (sluice/logwriter.h)
+ * connects, does the open handshake, sends "syslog" frames and resends;
+ * a reader thread per connection reads the rsp frames and acks each
+ * answered message to its source.  They share the window under one lock:
+ * a ring of up to window-size() messages in the order they were sent,
+ * each with its TXNR, so an answer finds its message by subtraction.
+ *
+ * A message enters the ring with an ack hold of its own (log_msg_ack_add
+ * on a flow-controlled item) and a reference; write_batch then reports it
+ * written, so the writer releases its own hold and the queue forgets it,
+ * while the ring's hold keeps the source's slot until the rsp 200 comes.
+ * A full ring makes write_batch wait, which stops the writer, which lets
+ * the queue fill: the ordinary back pressure.
+ *
+ * A broken connection (read or write error, serverclose, a non-200
+ * answer, a frame that is not RELP) is marked broken; the writer's next
+ * write_batch, or its housekeeping once time-reopen() has passed, closes
+ * it, connects again and sends every unanswered message again, in order,
+ * under new TXNRs.
+ *
+ * With a disk buffer the queue frees a message's place in its file when
+ * write_batch reports it, before the answer: a crash of this process
+ * between the two loses what the ring held.  Stopping waits up to
+ * time-reopen() for the answers still due, then sends "close".
+ */
+#include "relp.h"
+
+#include "relp-frame.h"
+#include "sluice/internal-log.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RELP_REPLY_MAX (1024 * 1024)
+
+typedef struct RelpPending
+{
+  LogMsg *msg;  /* a reference; NULL once answered */
+  uint32_t txnr;
+  bool ack;     /* the ring holds an ack of msg */
+} RelpPending;
+
+struct RelpDest
+{
+  LogDestDriver super;
+  RelpDestOptions o;
+  char *host;
+  char *name;
+  char target[300];
+  LogTemplate *tmpl;
+  LogTemplateOptions topts;
+  pthread_mutex_t lock;
+  pthread_cond_t room;
+  RelpPending *ring;        /* window-size() entries, from head, count used */
+  size_t cap, head, count;
+  uint32_t next_txnr;
+  int fd;                   /* -1 when not connected (writer thread) */
+  bool broken;              /* under lock */
+  bool reader_running;      /* writer thread */
+  pthread_t reader;
+  int64_t last_attempt;     /* CLOCK_MONOTONIC ms of the last connect */
+  GString *out;             /* writer thread */
+  GString *line;
+};
+
+static int64_t
+_mono_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static RelpPending *
+_at(RelpDest *d, size_t i)
+{
+  return &d->ring[(d->head + i) % d->cap];
+}
+
+/* Wait on room for up to ms (lock held). */
+static void
+_timed_wait(RelpDest *d, int ms)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  ts.tv_nsec += (long) ms * 1000000L;
+  while (ts.tv_nsec >= 1000000000L)
+    {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000L;
+    }
+  pthread_cond_timedwait(&d->room, &d->lock, &ts);
+}
+
+/* Mark the connection broken (lock held) and say why once. */
+static void
+_break_locked(RelpDest *d, const char *reason)
+{
+  if (!d->broken)
+    sluice_log(SLUICE_LOG_ERROR, "RELP connection broken, unanswered messages are sent again after reconnecting",
+               "driver", d->name, "server", d->target, "reason", reason, NULL);
+  d->broken = true;
+  pthread_cond_broadcast(&d->room);
+}
+
+static void
+_break(RelpDest *d, const char *reason)
+{
+  pthread_mutex_lock(&d->lock);
+  _break_locked(d, reason);
+  pthread_mutex_unlock(&d->lock);
+}
+
+/* ---- answers (reader thread) ---------------------------------------------------- */
+
+static void
+_release(LogMsg *msg, bool ack)
+{
+  if (ack)
+    log_msg_ack(msg);
+  log_msg_unref(msg);
+}
+
+/* rsp for txnr with code; the messages answered are acked outside the lock. */
+static void
+_answered(RelpDest *d, uint32_t txnr, int code)
+{
+  pthread_mutex_lock(&d->lock);
+  if (d->count == 0)
+    {
+      pthread_mutex_unlock(&d->lock);
+      return; /* the answer to close */
+    }
+  uint32_t first = _at(d, 0)->txnr;
+  size_t off = txnr >= first ? txnr - first : txnr + RELP_TXNR_MAX - first;
+  if (off >= d->count || _at(d, off)->txnr != txnr || !_at(d, off)->msg)
+    {
+      pthread_mutex_unlock(&d->lock);
+      return; /* not ours (close) or answered twice */
+    }
+  if (code != 200)
+    {
+      char c[16];
+      snprintf(c, sizeof(c), "%d", code);
+      sluice_log(SLUICE_LOG_ERROR, "RELP server did not take a message", "driver", d->name, "server", d->target,
+                 "code", c, NULL);
+      _break_locked(d, "the server answered with an error");
+      pthread_mutex_unlock(&d->lock);
+      return;
+    }
+  RelpPending p = *_at(d, off);
+  _at(d, off)->msg = NULL;
+  while (d->count && !_at(d, 0)->msg)
+    {
+      d->head = (d->head + 1) % d->cap;
+      d->count--;
+    }
+  pthread_cond_broadcast(&d->room);
+  pthread_mutex_unlock(&d->lock);
+  _release(p.msg, p.ack);
+}
+
+static void *
+_reader_main(void *arg)
+{
+  RelpDest *d = arg;
+  GString *buf = g_string_sized_new(65536);
+  const char *reason = NULL;
+  for (;;)
+    {
+      size_t have = buf->len;
+      g_string_set_size(buf, have + 65536);
+      ssize_t n = recv(d->fd, buf->str + have, 65536, 0);
+      if (n < 0 && errno == EINTR)
+        {
+          g_string_set_size(buf, have);
+          continue;
+        }
+      if (n <= 0)
+        {
+          reason = n < 0 ? g_strerror(errno) : "the server closed the connection";
+          break;
+        }
+      g_string_set_size(buf, have + (size_t) n);
+      size_t off = 0;
+      RelpFrame f;
+      size_t used;
+      const char *error = NULL;
+      RelpParseStatus st;
+      while ((st = relp_frame_parse(buf->str + off, buf->len - off, RELP_REPLY_MAX, &f, &used, &error))
+             == RELP_PARSE_FRAME)
+        {
+          off += used;
+          if (f.cmd == RELP_CMD_RSP)
+            _answered(d, f.txnr, relp_rsp_code(f.data, f.data_len));
+          else
+            {
+              reason = f.cmd == RELP_CMD_SERVERCLOSE ? "serverclose" : "a command a server does not send";
+              break;
+            }
+        }
+      if (st == RELP_PARSE_ERROR)
+        reason = error;
+      if (reason)
+        break;
+      g_string_erase(buf, 0, (gssize) off);
+    }
+  _break(d, reason);
+  g_string_free(buf, TRUE);
+  return NULL;
+}
+
+/* ---- the connection (writer thread) --------------------------------------------- */
+
+/* Send all of buf; false (connection marked broken) on failure. */
+static bool
+_send_all(RelpDest *d, const char *buf, size_t len)
+{
+  while (len)
+    {
+      ssize_t n = send(d->fd, buf, len, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          _break(d, g_strerror(errno));
+          return false;
+        }
+      buf += n;
+      len -= (size_t) n;
+    }
+  return true;
+}
+
+static void
+_disconnect(RelpDest *d)
+{
+  if (d->fd < 0)
+    return;
+  shutdown(d->fd, SHUT_RDWR);
+  if (d->reader_running)
+    pthread_join(d->reader, NULL);
+  d->reader_running = false;
+  close(d->fd);
+  d->fd = -1;
+}
+
+/* Read the answer to open (txnr 1) with a timeout; true when it is 200
+ * and takes syslog. */
+static bool
+_handshake(RelpDest *d)
+{
+  GString *f = g_string_new(NULL);
+  const char *offers = "relp_version=0\nrelp_software=sluice,1,https://github.com/sluice\ncommands=syslog";
+  relp_frame_append(f, 1, "open", offers, strlen(offers));
+  bool ok = _send_all(d, f->str, f->len);
+  g_string_truncate(f, 0);
+  struct timeval tv = { .tv_sec = (time_t) d->o.conn_timeout };
+  setsockopt(d->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  const char *why = "no answer to open";
+  while (ok)
+    {
+      char chunk[4096];
+      ssize_t n = recv(d->fd, chunk, sizeof(chunk), 0);
+      if (n <= 0)
+        {
+          ok = false;
+          break;
+        }
+      g_string_append_len(f, chunk, n);
+      RelpFrame fr;
+      size_t used;
+      const char *error;
+      RelpParseStatus st = relp_frame_parse(f->str, f->len, RELP_REPLY_MAX, &fr, &used, &error);
+      if (st == RELP_PARSE_MORE)
+        continue;
+      ok = st == RELP_PARSE_FRAME && fr.cmd == RELP_CMD_RSP && fr.txnr == 1
+           && relp_rsp_code(fr.data, fr.data_len) == 200
+           && relp_offers_have(fr.data, fr.data_len, "commands", "syslog");
+      why = st == RELP_PARSE_ERROR ? error : "the server refused open or does not take syslog";
+      if (ok && used != f->len)
+        ok = false, why = "the server sent more than the answer to open";
+      break;
+    }
+  tv.tv_sec = 0;
+  setsockopt(d->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  if (!ok)
+    sluice_log(SLUICE_LOG_ERROR, "RELP open failed", "driver", d->name, "server", d->target, "reason", why, NULL);
+  g_string_free(f, TRUE);
+  return ok;
+}
+
+static int
+_tcp_connect(RelpDest *d)
+{
+  struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
+  int rc = getaddrinfo(d->host, d->o.port, &hints, &ai);
+  if (rc != 0)
+    {
+      sluice_log(SLUICE_LOG_ERROR, "RELP server name does not resolve", "driver", d->name, "server", d->target,
+                 "error", gai_strerror(rc), NULL);
+      return -EHOSTUNREACH;
+    }
+  int err = ECONNREFUSED;
+  for (struct addrinfo *a = ai; a; a = a->ai_next)
+    {
+      int fd = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (fd < 0)
+        {
+          err = errno;
+          continue;
+        }
+      struct timeval tv = { .tv_sec = (time_t) d->o.conn_timeout };
+      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+      if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+        {
+          freeaddrinfo(ai);
+          return fd;
+        }
+      err = errno;
+      close(fd);
+    }
+  freeaddrinfo(ai);
+  return -err;
+}
+
+/* Give every unanswered message a new TXNR, in ring order (lock held). */
+static void
+_renumber_locked(RelpDest *d, size_t *n_out)
+{
+  size_t kept = 0;
+  for (size_t i = 0; i < d->count; i++)
+    {
+      RelpPending p = *_at(d, i);
+      if (!p.msg)
+        continue;
+      p.txnr = d->next_txnr;
+      d->next_txnr = relp_txnr_next(d->next_txnr);
+      *_at(d, kept++) = p;
+    }
+  d->count = kept;
+  *n_out = kept;
+}
+
+static void
+_format(RelpDest *d, const LogMsg *msg, uint32_t txnr)
+{
+  g_string_truncate(d->line, 0);
+  if (d->tmpl)
+    log_template_format(d->tmpl, msg, &d->topts, d->line);
+  else
+    {
+      log_format_rfc3164_line(msg, &d->topts, d->line);
+      if (d->line->len && d->line->str[d->line->len - 1] == '\n')
+        g_string_truncate(d->line, d->line->len - 1);
+    }
+  relp_frame_append(d->out, txnr, "syslog", d->line->str, d->line->len);
+}
+
+/* Connected and not broken, connecting (and resending) when needed;
+ * 0 or a negative errno. */
+static int
+_ensure(RelpDest *d)
+{
+  pthread_mutex_lock(&d->lock);
+  bool broken = d->broken;
+  pthread_mutex_unlock(&d->lock);
+  if (d->fd >= 0 && !broken)
+    return 0;
+  _disconnect(d);
+  d->last_attempt = _mono_ms();
+  int fd = _tcp_connect(d);
+  if (fd < 0)
+    return fd;
+  d->fd = fd;
+  pthread_mutex_lock(&d->lock);
+  d->broken = false;
+  pthread_mutex_unlock(&d->lock);
+  if (!_handshake(d))
+    {
+      _disconnect(d);
+      return -EPROTO;
+    }
+  sluice_log(SLUICE_LOG_NOTICE, "RELP connection established", "driver", d->name, "server", d->target, NULL);
+  d->next_txnr = 2;
+  size_t n;
+  pthread_mutex_lock(&d->lock);
+  _renumber_locked(d, &n);
+  g_string_truncate(d->out, 0);
+  for (size_t i = 0; i < n; i++)
+    _format(d, _at(d, i)->msg, _at(d, i)->txnr);
+  pthread_mutex_unlock(&d->lock);
+  if (pthread_create(&d->reader, NULL, _reader_main, d) != 0)
+    {
+      _disconnect(d);
+      return -EAGAIN;
+    }
+  d->reader_running = true;
+  if (n)
+    {
+      char count[24];
+      snprintf(count, sizeof(count), "%zu", n);
+      sluice_log(SLUICE_LOG_NOTICE, "RELP sending unanswered messages again", "driver", d->name, "server",
+                 d->target, "count", count, NULL);
+    }
+  if (d->out->len && !_send_all(d, d->out->str, d->out->len))
+    return -EPIPE;
+  return 0;
+}
+
+/* ---- the writer's calls ------------------------------------------------------------ */
+
+static long
+_write_batch(void *dest, LogQueueItem *items, size_t n)
+{
+  RelpDest *d = dest;
+  int rc = _ensure(d);
+  if (rc < 0)
+    return rc;
+  size_t done = 0;
+  while (done < n)
+    {
+      pthread_mutex_lock(&d->lock);
+      int64_t waited_since = _mono_ms();
+      while (d->count == d->cap && !d->broken)
+        {
+          /* a server that answers nothing for timeout() is as good as
+           * gone, as librelp treats it */
+          if (_mono_ms() - waited_since >= d->o.conn_timeout * 1000)
+            {
+              _break_locked(d, "no answer within timeout()");
+              break;
+            }
+          size_t before = d->count;
+          _timed_wait(d, 200);
+          if (d->count != before)
+            waited_since = _mono_ms();
+        }
+      if (d->broken)
+        {
+          pthread_mutex_unlock(&d->lock);
+          break;
+        }
+      size_t k = d->cap - d->count;
+      if (k > n - done)
+        k = n - done;
+      uint32_t first = d->next_txnr;
+      for (size_t i = 0; i < k; i++)
+        {
+          LogQueueItem *it = &items[done + i];
+          if (it->ack)
+            log_msg_ack_add(it->msg);
+          *_at(d, d->count++) = (RelpPending) { log_msg_ref(it->msg), d->next_txnr, it->ack };
+          d->next_txnr = relp_txnr_next(d->next_txnr);
+        }
+      pthread_mutex_unlock(&d->lock);
+      /* items keep their messages alive while we format them */
+      g_string_truncate(d->out, 0);
+      uint32_t t = first;
+      for (size_t i = 0; i < k; i++, t = relp_txnr_next(t))
+        _format(d, items[done + i].msg, t);
+      done += k;
+      if (!_send_all(d, d->out->str, d->out->len))
+        break; /* in the ring: sent again after the reconnect */
+    }
+  return done ? (long) done : -EPIPE;
+}
+
+static void
+_housekeep(void *dest, int64_t now)
+{
+  RelpDest *d = dest;
+  pthread_mutex_lock(&d->lock);
+  bool need = (d->broken || d->fd < 0) && d->count > 0;
+  pthread_mutex_unlock(&d->lock);
+  /* unanswered messages and nothing new to send: reconnect on our own */
+  if (need && _mono_ms() - d->last_attempt >= d->o.time_reopen * 1000)
+    _ensure(d);
+}
+
+static void
+_finish(void *dest)
+{
+  RelpDest *d = dest;
+  int64_t until = _mono_ms() + d->o.time_reopen * 1000;
+  pthread_mutex_lock(&d->lock);
+  while (d->fd >= 0 && !d->broken && d->count > 0 && _mono_ms() < until)
+    _timed_wait(d, 50);
+  bool live = d->fd >= 0 && !d->broken;
+  pthread_mutex_unlock(&d->lock);
+  if (live)
+    {
+      g_string_truncate(d->out, 0);
+      relp_frame_append(d->out, d->next_txnr, "close", NULL, 0);
+      _send_all(d, d->out->str, d->out->len);
+    }
+  _disconnect(d);
+  size_t left = 0;
+  for (size_t i = 0; i < d->count; i++)
+    if (_at(d, i)->msg)
+      {
+        _release(_at(d, i)->msg, _at(d, i)->ack);
+        left++;
+      }
+  d->count = 0;
+  if (left)
+    {
+      char n[24];
+      snprintf(n, sizeof(n), "%zu", left);
+      sluice_log(SLUICE_LOG_WARNING, "RELP destination stopped with unanswered messages", "driver", d->name,
+                 "server", d->target, "count", n, NULL);
+    }
+}
+
+const LogWriterOps relp_dest_writer_ops = { _write_batch, _housekeep, NULL, _finish };
+
+/* ---- construction ----------------------------------------------------------------- */
+
+RelpDest *
+relp_dest_new(const RelpDestOptions *o, char *host, LogTemplate *tmpl, const LogTemplateOptions *topts,
+              const char *name)
+{
+  RelpDest *d = calloc(1, sizeof(*d));
+  if (!d)
+    abort();
+  d->o = *o;
+  d->host = host;
+  d->tmpl = tmpl;
+  d->topts = *topts;
+  d->name = g_strdup(name);
+  d->fd = -1;
+  d->cap = (size_t) o->window_size;
+  d->ring = calloc(d->cap, sizeof(*d->ring));
+  if (!d->ring)
+    abort();
+  snprintf(d->target, sizeof(d->target), "%s:%s", host, o->port);
+  pthread_mutex_init(&d->lock, NULL);
+  pthread_cond_init(&d->room, NULL);
+  d->out = g_string_sized_new(65536);
+  d->line = g_string_sized_new(1024);
+  d->last_attempt = _mono_ms() - o->time_reopen * 1000;
+  d->super.writer_ops = &relp_dest_writer_ops;
+  d->super.driver = "relp";
+  d->super.log_fifo_size = o->log_fifo_size;
+  d->super.flush_lines = o->flush_lines;
+  d->super.time_reopen = o->time_reopen;
+  g_snprintf(d->super.stats_instance, sizeof(d->super.stats_instance), "relp,%s", d->target);
+  return d;
+}
+
+LogDestDriver *
+relp_dest_driver(RelpDest *d)
+{
+  return &d->super;
+}
+
+void
+relp_dest_free(RelpDest *d)
+{
+  if (!d)
+    return;
+  _disconnect(d);
+  for (size_t i = 0; i < d->count; i++)
+    if (_at(d, i)->msg)
+      _release(_at(d, i)->msg, _at(d, i)->ack);
+  log_template_unref(d->tmpl);
+  g_free(d->host);
+  g_free(d->name);
+  g_free(d->o.port);
+  g_free(d->o.template_text);
+  free(d->ring);
+  pthread_mutex_destroy(&d->lock);
+  pthread_cond_destroy(&d->room);
+  g_string_free(d->out, TRUE);
+  g_string_free(d->line, TRUE);
+  free(d);
+}

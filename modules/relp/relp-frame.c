@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* RELP frames: see relp-frame.h. */
+#include "relp-frame.h"
+
+#include <string.h>
+
+static const struct
+{
+  const char *name;
+  RelpCommand cmd;
+} commands[] = {
+  { "syslog", RELP_CMD_SYSLOG }, { "rsp", RELP_CMD_RSP },     { "open", RELP_CMD_OPEN },
+  { "close", RELP_CMD_CLOSE },   { "serverclose", RELP_CMD_SERVERCLOSE },
+};
+
+static RelpCommand
+_command_of(const char *name, size_t len)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+    if (strlen(commands[i].name) == len && memcmp(commands[i].name, name, len) == 0)
+      return commands[i].cmd;
+  return RELP_CMD_OTHER;
+}
+
+/* Digits at buf[*pos..len) up to 9 of them, then one of the bytes in
+ * ends: PARSE_FRAME with the value and *pos on the end byte, MORE when
+ * the bytes run out first. */
+static RelpParseStatus
+_number(const char *buf, size_t len, size_t *pos, const char *ends, uint32_t *value, const char **error,
+        const char *what)
+{
+  uint32_t v = 0;
+  size_t digits = 0;
+  for (; *pos < len; (*pos)++)
+    {
+      char c = buf[*pos];
+      if (c >= '0' && c <= '9')
+        {
+          if (++digits > 9)
+            {
+              *error = what;
+              return RELP_PARSE_ERROR;
+            }
+          v = v * 10 + (uint32_t) (c - '0');
+          continue;
+        }
+      if (digits == 0 || !strchr(ends, c) || c == '\0')
+        {
+          *error = what;
+          return RELP_PARSE_ERROR;
+        }
+      *value = v;
+      return RELP_PARSE_FRAME;
+    }
+  return RELP_PARSE_MORE;
+}
+
+static bool
+_is_letter(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+RelpParseStatus
+relp_frame_parse(const char *buf, size_t len, size_t max_data, RelpFrame *frame, size_t *used, const char **error)
+{
+  size_t pos = 0;
+  uint32_t txnr, datalen;
+  RelpParseStatus st = _number(buf, len, &pos, " ", &txnr, error, "bad transaction number");
+  if (st != RELP_PARSE_FRAME)
+    return st;
+  size_t cmd_start = ++pos;
+  for (; pos < len && _is_letter(buf[pos]); pos++)
+    if (pos - cmd_start >= RELP_COMMAND_MAX)
+      {
+        *error = "command longer than 32 letters";
+        return RELP_PARSE_ERROR;
+      }
+  if (pos == len)
+    return RELP_PARSE_MORE;
+  if (buf[pos] != ' ' || pos == cmd_start)
+    {
+      *error = "bad command";
+      return RELP_PARSE_ERROR;
+    }
+  size_t cmd_len = pos - cmd_start;
+  pos++;
+  st = _number(buf, len, &pos, " \n", &datalen, error, "bad data length");
+  if (st != RELP_PARSE_FRAME)
+    return st;
+  if (datalen > max_data)
+    {
+      *error = "data longer than the largest message taken";
+      return RELP_PARSE_ERROR;
+    }
+  size_t data_start = pos + 1;
+  if (buf[pos] == '\n')
+    {
+      if (datalen != 0)
+        {
+          *error = "data length without data";
+          return RELP_PARSE_ERROR;
+        }
+      data_start = pos; /* the LF is the trailer */
+    }
+  /* data, then the trailer */
+  if (len - data_start < (size_t) datalen + 1)
+    return RELP_PARSE_MORE;
+  if (buf[data_start + datalen] != '\n')
+    {
+      *error = "frame does not end in LF where its data length says";
+      return RELP_PARSE_ERROR;
+    }
+  frame->txnr = txnr;
+  frame->command = buf + cmd_start;
+  frame->command_len = cmd_len;
+  frame->cmd = _command_of(frame->command, cmd_len);
+  frame->data = buf + data_start;
+  frame->data_len = datalen;
+  *used = data_start + datalen + 1;
+  return RELP_PARSE_FRAME;
+}
+
+void
+relp_frame_append(GString *out, uint32_t txnr, const char *command, const char *data, size_t len)
+{
+  g_string_append_printf(out, "%u %s %zu", txnr, command, len);
+  if (len)
+    {
+      g_string_append_c(out, ' ');
+      g_string_append_len(out, data, (gssize) len);
+    }
+  g_string_append_c(out, '\n');
+}
+
+int
+relp_rsp_code(const char *data, size_t len)
+{
+  if (len < 3)
+    return -1;
+  for (int i = 0; i < 3; i++)
+    if (data[i] < '0' || data[i] > '9')
+      return -1;
+  if (len > 3 && data[3] != ' ' && data[3] != '\n')
+    return -1;
+  return (data[0] - '0') * 100 + (data[1] - '0') * 10 + (data[2] - '0');
+}
+
+/* The value of offer (not NUL-terminated) in data, or NULL. */
+static const char *
+_offer(const char *data, size_t len, const char *offer, size_t *value_len)
+{
+  size_t olen = strlen(offer);
+  const char *end = data + len;
+  for (const char *line = data; line < end;)
+    {
+      const char *nl = memchr(line, '\n', (size_t) (end - line));
+      const char *line_end = nl ? nl : end;
+      if ((size_t) (line_end - line) > olen && memcmp(line, offer, olen) == 0 && line[olen] == '=')
+        {
+          *value_len = (size_t) (line_end - line) - olen - 1;
+          return line + olen + 1;
+        }
+      line = nl ? nl + 1 : end;
+    }
+  return NULL;
+}
+
+bool
+relp_offers_have(const char *data, size_t len, const char *offer, const char *value)
+{
+  size_t vlen, want = strlen(value);
+  const char *v = _offer(data, len, offer, &vlen);
+  if (!v)
+    return false;
+  const char *end = v + vlen;
+  while (v < end)
+    {
+      const char *comma = memchr(v, ',', (size_t) (end - v));
+      const char *item_end = comma ? comma : end;
+      if ((size_t) (item_end - v) == want && memcmp(v, value, want) == 0)
+        return true;
+      v = comma ? comma + 1 : end;
+    }
+  return false;
+}
+
+char *
+relp_offers_get(const char *data, size_t len, const char *offer)
+{
+  size_t vlen;
+  const char *v = _offer(data, len, offer, &vlen);
+  return v ? g_strndup(v, vlen) : NULL;
+}

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The relp() source: options, the listening socket and its accepts.
+ *
+ * relp(ip() port() max-connections() log-iw-size() log-msg-size()
+ * listen-backlog() keep-hostname() keep-alive()).  rsyslog's imrelp needs
+ * a port; Sluice takes omrelp's default, 514, as the tcp() source does.
+ * log-iw-size() is shared among max-connections() as syslog-ng shares a
+ * tcp() source's (at least 100 per connection), and is always in force
+ * (relp.h: an answer means written).
+ *
+ * The socket is bound on the main thread (a taken address is a start
+ * error) and polled on one worker; a reload hands it to the next
+ * configuration's relp() on the same address (sluice/handover.h).  Live
+ * connections are not handed over: they get serverclose and their
+ * clients reconnect and resend what was not answered.
+ */
+#include "relp-conn.h"
+
+#include "sluice/handover.h"
+#include "sluice/internal-log.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <iv.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define OFF(field) offsetof(RelpSourceOptions, field)
+#define RELP_ACCEPT_BATCH 64
+
+struct RelpListener
+{
+  struct iv_fd fd;
+};
+
+static const char *
+_check_port(const CfgOption *opt, const void *field)
+{
+  const char *p = *(char *const *) field;
+  if (!p || !*p)
+    return "expects a port number or a service name";
+  char *end;
+  long v = strtol(p, &end, 10);
+  if (*end == '\0' && (v < 1 || v > 65535))
+    return "expects a port number between 1 and 65535";
+  return NULL;
+}
+
+static const CfgOption relp_source_options[] = {
+  { .name = "ip", .type = CFG_OPT_STRING, .offset = OFF(ip) },
+  { .name = "port", .type = CFG_OPT_STRING, .offset = OFF(port), .def_str = "514", .check = _check_port },
+  { .name = "max-connections", .type = CFG_OPT_INT, .offset = OFF(max_connections), .def_int = 10, .min = 1,
+    .max = 1000000 },
+  { .name = "log-iw-size", .type = CFG_OPT_SIZE, .offset = OFF(log_iw_size), .def_int = 1000, .min = 1,
+    .max = INT32_MAX },
+  { .name = "log-msg-size", .type = CFG_OPT_SIZE, .offset = OFF(log_msg_size), .def_int = -1, .min = 1,
+    .max = 256 * 1024 * 1024 },
+  { .name = "listen-backlog", .type = CFG_OPT_INT, .offset = OFF(listen_backlog), .def_int = 255, .min = 1,
+    .max = INT32_MAX },
+  { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = OFF(keep_hostname) },
+  { .name = "keep-alive", .type = CFG_OPT_BOOL, .offset = OFF(keep_alive), .def_int = 1 },
+  { .name = "tls", .type = CFG_OPT_REMOVED,
+    .def_str = "relp() takes no tls() yet: run it on a trusted network or inside a tunnel" },
+  { 0 },
+};
+
+/* ---- the listener ------------------------------------------------------------ */
+
+static void
+_peer_of(const struct sockaddr_storage *ss, LogAddr *peer, char *ip, size_t ip_len)
+{
+  memset(peer, 0, sizeof(*peer));
+  peer->family = ss->ss_family;
+  ip[0] = '\0';
+  if (ss->ss_family == AF_INET)
+    {
+      const struct sockaddr_in *sin = (const struct sockaddr_in *) ss;
+      peer->port = ntohs(sin->sin_port);
+      memcpy(peer->addr, &sin->sin_addr, 4);
+      inet_ntop(AF_INET, &sin->sin_addr, ip, (socklen_t) ip_len);
+    }
+  else if (ss->ss_family == AF_INET6)
+    {
+      const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *) ss;
+      peer->port = ntohs(sin6->sin6_port);
+      memcpy(peer->addr, &sin6->sin6_addr, 16);
+      inet_ntop(AF_INET6, &sin6->sin6_addr, ip, (socklen_t) ip_len);
+    }
+}
+
+static void
+_accept_one(RelpSource *s, int fd, const struct sockaddr_storage *ss)
+{
+  LogAddr peer;
+  char ip[INET6_ADDRSTRLEN], client[160];
+  _peer_of(ss, &peer, ip, sizeof(ip));
+  snprintf(client, sizeof(client), "%s(%s%s%s:%u)", ss->ss_family == AF_INET6 ? "AF_INET6" : "AF_INET",
+           ss->ss_family == AF_INET6 ? "[" : "", ip, ss->ss_family == AF_INET6 ? "]" : "", peer.port);
+  if (atomic_fetch_add(&s->n_conns, 1) >= s->o.max_connections)
+    {
+      atomic_fetch_sub(&s->n_conns, 1);
+      char max[16];
+      snprintf(max, sizeof(max), "%lld", (long long) s->o.max_connections);
+      sluice_log(SLUICE_LOG_ERROR, "Number of allowed concurrent connections reached, rejecting connection",
+                 "client", client, "local", s->local_name, "group_name", s->name, "max", max, NULL);
+      close(fd);
+      return;
+    }
+  if (s->o.keep_alive)
+    {
+      int on = 1;
+      setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+    }
+  relp_conn_add(s, fd, &peer, client, ip);
+}
+
+static void
+_acceptable(void *cookie)
+{
+  RelpSource *s = cookie;
+  for (int i = 0; i < RELP_ACCEPT_BATCH; i++)
+    {
+      struct sockaddr_storage ss;
+      socklen_t len = sizeof(ss);
+      int fd = accept4(s->listen_fd, (struct sockaddr *) &ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0)
+        {
+          if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
+            sluice_log(SLUICE_LOG_ERROR, "Error accepting RELP connection", "local", s->local_name, "error",
+                       g_strerror(errno), NULL);
+          return;
+        }
+      _accept_one(s, fd, &ss);
+    }
+}
+
+static void
+_listen_start_job(void *arg)
+{
+  RelpSource *s = arg;
+  iv_fd_register(&s->listener->fd);
+}
+
+static void
+_listen_stop_job(void *arg)
+{
+  RelpSource *s = arg;
+  if (worker_current() != s->listen_worker || !s->listener)
+    return;
+  iv_fd_unregister(&s->listener->fd);
+  free(s->listener);
+  s->listener = NULL;
+  if (handover_active() && s->o.keep_alive)
+    handover_put_socket(s->handover_key, s->listen_fd, NULL);
+  else
+    close(s->listen_fd);
+  s->listen_fd = -1;
+}
+
+/* Bind a new listening socket; -1 with *error. */
+static int
+_bind(RelpSource *s, char **error)
+{
+  struct addrinfo hints = { .ai_flags = AI_PASSIVE, .ai_socktype = SOCK_STREAM };
+  hints.ai_family = s->o.ip && strchr(s->o.ip, ':') ? AF_INET6 : AF_INET;
+  struct addrinfo *ai = NULL;
+  int rc = getaddrinfo(s->o.ip && *s->o.ip ? s->o.ip : NULL, s->o.port, &hints, &ai);
+  if (rc != 0 || !ai)
+    {
+      *error = g_strdup_printf("relp(): cannot resolve ip(%s) port(%s): %s", s->o.ip ? s->o.ip : "",
+                               s->o.port, gai_strerror(rc));
+      return -1;
+    }
+  int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int on = 1;
+  if (fd >= 0)
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+  if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, (int) s->o.listen_backlog) < 0)
+    {
+      *error = g_strdup_printf("relp(): error binding %s: %s", s->local_name, g_strerror(errno));
+      if (fd >= 0)
+        close(fd);
+      fd = -1;
+    }
+  freeaddrinfo(ai);
+  return fd;
+}
+
+static bool
+_start_listener(RelpSource *s, char **error)
+{
+  snprintf(s->local_name, sizeof(s->local_name), "%s:%s", s->o.ip && *s->o.ip ? s->o.ip : "0.0.0.0", s->o.port);
+  g_free(s->handover_key);
+  s->handover_key = g_strdup_printf("relp:%s", s->local_name);
+  s->listen_fd = handover_take_socket(s->handover_key);
+  if (s->listen_fd < 0)
+    s->listen_fd = _bind(s, error);
+  if (s->listen_fd < 0)
+    return false;
+  sluice_log(SLUICE_LOG_NOTICE, "Accepting RELP connections", "addr", s->local_name, NULL);
+  s->listener = calloc(1, sizeof(*s->listener));
+  if (!s->listener)
+    abort();
+  IV_FD_INIT(&s->listener->fd);
+  s->listener->fd.fd = s->listen_fd;
+  s->listener->fd.cookie = s;
+  s->listener->fd.handler_in = _acceptable;
+  s->listen_worker = worker_pool_pick(s->env.pool);
+  worker_post(s->listen_worker, _listen_start_job, s);
+  return true;
+}
+
+/* ---- the driver ------------------------------------------------------------------ */
+
+static bool
+_relp_start(LogSourceDriver *sd, const LogSourceEnv *env, char **error)
+{
+  RelpSource *s = (RelpSource *) sd;
+  s->env = *env;
+  g_free(s->name);
+  s->name = g_strdup(env->name ? env->name : "relp");
+  int64_t per = s->o.log_iw_size / s->o.max_connections;
+  s->window = per < 100 ? 100 : (int) per;
+  int64_t msg_size = s->o.log_msg_size > 0 ? s->o.log_msg_size
+                                           : (env->global && env->global->log_msg_size > 0 ? env->global->log_msg_size
+                                                                                             : 65536);
+  /* the open offers fit in 128 KiB whatever log-msg-size() says */
+  s->max_data = (size_t) (msg_size > 128 * 1024 ? msg_size : 128 * 1024);
+  msg_format_options_defaults(&s->parse);
+  g_snprintf(s->super.stats_instance, sizeof(s->super.stats_instance), "relp,%s",
+             s->o.ip && *s->o.ip ? s->o.ip : "0.0.0.0");
+  return _start_listener(s, error);
+}
+
+static void
+_relp_stop(LogSourceDriver *sd)
+{
+  RelpSource *s = (RelpSource *) sd;
+  worker_pool_run_everywhere(s->env.pool, _listen_stop_job, s);
+  worker_pool_run_everywhere(s->env.pool, relp_conns_stop_job, s);
+}
+
+static void
+_relp_free(LogSourceDriver *sd)
+{
+  RelpSource *s = (RelpSource *) sd;
+  cfg_options_free(relp_source_options, &s->o);
+  g_ptr_array_free(s->conns, TRUE);
+  g_mutex_clear(&s->lock);
+  g_free(s->name);
+  g_free(s->handover_key);
+  free(s);
+}
+
+static const LogSourceOps relp_source_ops = { _relp_start, _relp_stop, _relp_free };
+
+static LogSourceDriver *
+_relp_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  RelpSource *s = calloc(1, sizeof(*s));
+  if (!s)
+    abort();
+  s->super.ops = &relp_source_ops;
+  s->super.driver = "relp";
+  s->super.loc = call->loc;
+  s->listen_fd = -1;
+  g_mutex_init(&s->lock);
+  s->conns = g_ptr_array_new();
+  cfg_options_defaults(relp_source_options, &s->o);
+  if (ctx->global)
+    s->o.keep_hostname = ctx->global->keep_hostname;
+  if (!cfg_options_apply(relp_source_options, call, &s->o, "relp()", err))
+    {
+      _relp_free(&s->super);
+      return NULL;
+    }
+  s->super.connections = &s->n_conns;
+  return &s->super;
+}
+
+const LogDriverFactory relp_source_factory = {
+  .def = { .kind = CFG_OBJ_SOURCE, .name = "relp", .options = relp_source_options,
+           .struct_size = sizeof(RelpSourceOptions), .min_args = 0, .max_args = 0 },
+  .new_source = _relp_source_new,
+};
