@@ -12,9 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ---- CRC-32 ------------------------------------------------------------- */
+/* ---- CRC-32C ------------------------------------------------------------ */
 
-static uint32_t crc_table[256];
+/* CRC-32C (Castagnoli), because x86-64 computes it in hardware (SSE4.2):
+ * eight bytes per instruction, where the table-driven checksum was half of
+ * a reliable buffer's CPU time.  Elsewhere, and on a CPU without SSE4.2,
+ * slicing by 8: eight bytes per step through eight tables. */
+static uint32_t crc_tables[8][256];
+static bool crc_hw;
 static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
 
 static void
@@ -24,20 +29,73 @@ _crc_init(void)
     {
       uint32_t c = i;
       for (int k = 0; k < 8; k++)
-        c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-      crc_table[i] = c;
+        c = (c & 1) ? 0x82f63b78u ^ (c >> 1) : c >> 1;
+      crc_tables[0][i] = c;
     }
+  for (uint32_t i = 0; i < 256; i++)
+    for (int t = 1; t < 8; t++)
+      crc_tables[t][i] = (crc_tables[t - 1][i] >> 8) ^ crc_tables[0][crc_tables[t - 1][i] & 0xff];
+#if defined(__x86_64__) && defined(__GNUC__)
+  crc_hw = __builtin_cpu_supports("sse4.2");
+#endif
 }
+
+static inline uint32_t
+_le32(const uint8_t *p)
+{
+  return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+static uint32_t
+_crc_sw(uint32_t crc, const uint8_t *p, size_t len)
+{
+  const uint32_t(*t)[256] = (const uint32_t(*)[256]) crc_tables;
+  for (; len >= 8; p += 8, len -= 8)
+    {
+      uint32_t one = _le32(p) ^ crc, two = _le32(p + 4);
+      crc = t[7][one & 0xff] ^ t[6][(one >> 8) & 0xff] ^ t[5][(one >> 16) & 0xff] ^ t[4][one >> 24] ^
+            t[3][two & 0xff] ^ t[2][(two >> 8) & 0xff] ^ t[1][(two >> 16) & 0xff] ^ t[0][two >> 24];
+    }
+  while (len--)
+    crc = t[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
+  return crc;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("sse4.2"))) static uint32_t
+_crc_hw(uint32_t crc, const uint8_t *p, size_t len)
+{
+  uint64_t c = crc;
+  for (; len >= 8; p += 8, len -= 8)
+    {
+      uint64_t v;
+      memcpy(&v, p, 8); /* little-endian: the byte order the table loop reads */
+      c = __builtin_ia32_crc32di(c, v);
+    }
+  uint32_t c32 = (uint32_t) c;
+  while (len--)
+    c32 = __builtin_ia32_crc32qi(c32, *p++);
+  return c32;
+}
+#endif
 
 uint32_t
 diskq_crc32(uint32_t crc, const void *data, size_t len)
 {
   pthread_once(&crc_once, _crc_init);
-  const uint8_t *p = data;
-  crc = ~crc;
-  for (size_t i = 0; i < len; i++)
-    crc = crc_table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-  return ~crc;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (crc_hw)
+    return ~_crc_hw(~crc, data, len);
+#endif
+  return ~_crc_sw(~crc, data, len);
+}
+
+/* For the tests: the table path whatever the CPU has. */
+uint32_t
+diskq_crc32_sw(uint32_t crc, const void *data, size_t len)
+{
+  pthread_once(&crc_once, _crc_init);
+  return ~_crc_sw(~crc, data, len);
 }
 
 /* ---- little-endian fields ----------------------------------------------- */

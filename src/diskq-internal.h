@@ -22,8 +22,10 @@ diskq_rec_size(uint32_t len)
   return DISKQ_REC_HDR + (((uint64_t) len + 7) & ~(uint64_t) 7);
 }
 
-/* CRC-32 (IEEE 802.3, reflected), continuing from crc (0 to start). */
+/* CRC-32C (Castagnoli, reflected), continuing from crc (0 to start). */
 uint32_t diskq_crc32(uint32_t crc, const void *data, size_t len);
+/* The same without the hardware instruction (for the tests). */
+uint32_t diskq_crc32_sw(uint32_t crc, const void *data, size_t len);
 
 void diskq_header_encode(const DiskQHeader *h, uint8_t out[DISKQ_HEADER_ENC]);
 /* NULL when buf holds a good header, else why not. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The disk queue behind LogQueue: order, acks, wrap-around, a full file,
  * corrupt records, reopening after a clean and an unclean stop. */
+#include "diskq-internal.h"
 #include "sluice/internal-log.h"
 #include "sluice/logqueue-disk.h"
 
@@ -373,4 +374,21 @@ Test(logqueue_disk, empty_buffer_is_truncated_past_the_ratio)
   _pop_expect(q, 20, 5);
   log_queue_free(q);
   g_free(path);
+}
+
+Test(logqueue_disk, crc32c_in_hardware_and_tables_in_pieces_too)
+{
+  cr_assert_eq(diskq_crc32(0, "123456789", 9), 0xe3069283u);
+  cr_assert_eq(diskq_crc32_sw(0, "123456789", 9), 0xe3069283u);
+  uint8_t buf[768];
+  for (size_t i = 0; i < sizeof(buf); i++)
+    buf[i] = (uint8_t) (i * 7 + 3);
+  uint32_t whole = diskq_crc32_sw(0, buf, sizeof(buf));
+  cr_assert_eq(diskq_crc32(0, buf, sizeof(buf)), whole);
+  for (size_t cut = 0; cut < 20; cut++)
+    {
+      cr_assert_eq(diskq_crc32(diskq_crc32(0, buf, cut), buf + cut, sizeof(buf) - cut), whole);
+      cr_assert_eq(diskq_crc32_sw(diskq_crc32_sw(0, buf + 1, cut), buf + 1 + cut, sizeof(buf) - 1 - cut),
+                   diskq_crc32(0, buf + 1, sizeof(buf) - 1));
+    }
 }
