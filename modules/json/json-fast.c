@@ -31,7 +31,6 @@ static void
 _result_free(void *p)
 {
   JsonFastResult *r = p;
-  g_string_free(r->names, TRUE);
   g_string_free(r->values, TRUE);
   g_free(r->pairs);
   g_free(r);
@@ -51,13 +50,11 @@ json_fast_result(void)
   if (!r)
     {
       r = g_new0(JsonFastResult, 1);
-      r->names = g_string_sized_new(512);
       r->values = g_string_sized_new(512);
       r->cap_pairs = 32;
       r->pairs = g_new(JsonFastPair, r->cap_pairs);
       pthread_setspecific(result_key, r);
     }
-  g_string_truncate(r->names, 0);
   g_string_truncate(r->values, 0);
   r->n_pairs = 0;
   return r;
@@ -76,6 +73,13 @@ _append(GString *s, const char *p, size_t n)
     }
   else
     g_string_append_len(s, p, n);
+}
+
+static inline void
+_truncate(GString *s, size_t len)
+{
+  s->len = len;
+  s->str[len] = '\0';
 }
 
 /* ---- lexing --------------------------------------------------------------- */
@@ -302,12 +306,10 @@ _add_pair(FastParser *fp, const char *slice, size_t value_off, size_t value_len)
       r->pairs = g_renew(JsonFastPair, r->pairs, r->cap_pairs);
     }
   JsonFastPair *pair = &r->pairs[r->n_pairs++];
-  pair->name_off = (uint32_t) r->names->len;
-  pair->name_len = (uint32_t) fp->path->len;
+  pair->handle = parser_nv_handle(fp->path->str, fp->path->len);
   pair->value = slice;
   pair->value_off = (uint32_t) value_off;
   pair->value_len = (uint32_t) value_len;
-  _append(r->names, fp->path->str, fp->path->len);
 }
 
 /* An array of scalars as a list of str-repr words; arrays holding arrays
@@ -392,6 +394,7 @@ _object(FastParser *fp, int depth)
     size_t len;
   } keys[FAST_MAX_KEYS];
   size_t n_keys = 0;
+  uint64_t seen = 0; /* a bit per key length and end bytes */
   size_t base = fp->path->len;
 
   fp->p++;
@@ -413,9 +416,13 @@ _object(FastParser *fp, int depth)
         return false;
       size_t key_len = fp->p - key;
       fp->p++;
-      for (size_t i = 0; i < n_keys; i++)
-        if (keys[i].len == key_len && memcmp(keys[i].key, key, key_len) == 0)
-          return false; /* json-c keeps the last value in the first place */
+      /* a duplicate can only be among keys of the same length and ends */
+      uint64_t bit = 1ull << ((key_len * 7 + (key_len ? (uint8_t) key[0] + (uint8_t) key[key_len - 1] : 0)) & 63);
+      if (seen & bit)
+        for (size_t i = 0; i < n_keys; i++)
+          if (keys[i].len == key_len && memcmp(keys[i].key, key, key_len) == 0)
+            return false; /* json-c keeps the last value in the first place */
+      seen |= bit;
       keys[n_keys].key = key;
       keys[n_keys++].len = key_len;
 
@@ -424,7 +431,7 @@ _object(FastParser *fp, int depth)
         return false;
       fp->p++;
       _skip_ws(fp);
-      g_string_truncate(fp->path, base);
+      _truncate(fp->path, base);
       _append(fp->path, key, key_len);
       if (!_member_value(fp, depth))
         return false;
@@ -437,7 +444,7 @@ _object(FastParser *fp, int depth)
       if (fp->p < fp->end && *fp->p == '}')
         {
           fp->p++;
-          g_string_truncate(fp->path, base);
+          _truncate(fp->path, base);
           return true;
         }
       return false;

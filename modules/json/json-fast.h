@@ -13,8 +13,9 @@
  * result is json-c's either way.  tests/fuzz/fuzz-nvparsers.c checks that
  * on every input it takes.
  *
- * It records the pairs (names and values) first and sets nothing: a
- * document it gives up on half way leaves no trace.
+ * It records the pairs (name handles and values) first and sets nothing:
+ * a document it gives up on half way leaves no trace on the message (its
+ * names may be interned already).
  */
 
 #include <glib.h>
@@ -24,15 +25,14 @@
 
 typedef struct JsonFastPair
 {
-  uint32_t name_off, name_len; /* in JsonFastResult.names */
-  const char *value;           /* a slice of the input, or NULL: */
-  uint32_t value_off;          /* in JsonFastResult.values */
+  uint32_t handle;    /* the name's NVHandle */
+  const char *value;  /* a slice of the input, or NULL: */
+  uint32_t value_off; /* in JsonFastResult.values */
   uint32_t value_len;
 } JsonFastPair;
 
 typedef struct JsonFastResult
 {
-  GString *names;
   GString *values;
   JsonFastPair *pairs;
   size_t n_pairs;

@@ -308,7 +308,7 @@ _store_fast(const JsonFastResult *r, bool from_msg, LogMsg *msg)
   for (size_t i = 0; i < r->n_pairs; i++)
     {
       const JsonFastPair *pair = &r->pairs[i];
-      NVHandle h = parser_nv_handle(r->names->str + pair->name_off, pair->name_len);
+      NVHandle h = pair->handle;
       if (pair->value && from_msg)
         log_msg_set_value_ref(msg, h, pair->value, pair->value_len);
       else

@@ -24,13 +24,33 @@ typedef struct HandleCacheEntry
  * worker exits. */
 static __thread HandleCacheEntry handle_cache[HANDLE_CACHE_SIZE];
 
+/* Eight bytes at a time (the last eight overlapping the ones before):
+ * names are short, and this runs for every pair. */
 static inline uint32_t
 _name_hash(const char *name, size_t len)
 {
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (uint8_t) name[i]) * 16777619u;
-  return h;
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+  if (len < 8)
+    {
+      w = 0;
+      for (size_t i = 0; i < len; i++)
+        w = (w << 8) | (uint8_t) name[i];
+      h = (h ^ w) * 0xff51afd7ed558ccdull;
+    }
+  else
+    {
+      const char *last = name + len - 8;
+      for (; name < last; name += 8)
+        {
+          memcpy(&w, name, 8);
+          h = (h ^ w) * 0xff51afd7ed558ccdull;
+          h ^= h >> 32;
+        }
+      memcpy(&w, last, 8);
+      h = (h ^ w) * 0xff51afd7ed558ccdull;
+    }
+  h ^= h >> 32;
+  return (uint32_t) (h ^ (h >> 29));
 }
 
 static inline bool
