@@ -55,6 +55,7 @@ handover_stream_free(HandoverStream *st)
 {
   if (!st)
     return;
+  log_transport_free(st->transport);
   close(st->fd);
   log_framer_deinit(&st->framer);
   free(st);

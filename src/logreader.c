@@ -33,6 +33,9 @@ struct LogReader
   bool polling; /* the fd's input handler (or the task) is set */
   int throttled_ms; /* how long this congestion pause has lasted */
   bool started;
+  LogTransport *transport; /* NULL: read(2) on the fd */
+  int transport_error;     /* a negative errno the transport gave after some bytes */
+  bool want_write;         /* the transport waits for the fd to be writable */
 };
 
 void
@@ -49,13 +52,30 @@ log_reader_options_defaults(LogReaderOptions *opts)
 
 static void _readable(void *cookie);
 
+/* Bytes the transport already decrypted make no fd readable: the task
+ * brings the reader back for them. */
+static void
+_transport_kick(LogReader *r)
+{
+  if (r->transport && r->polling && !iv_task_registered(&r->task) && r->transport->ops->pending(r->transport))
+    iv_task_register(&r->task);
+}
+
 static void
 _set_polling(LogReader *r, bool on)
 {
   if (r->polling == on)
     return;
   r->polling = on;
-  if (!r->regular)
+  if (r->transport)
+    {
+      iv_fd_set_handler_in(&r->fd, on ? _readable : NULL);
+      if (on)
+        _transport_kick(r);
+      else if (iv_task_registered(&r->task))
+        iv_task_unregister(&r->task);
+    }
+  else if (!r->regular)
     iv_fd_set_handler_in(&r->fd, on ? _readable : NULL);
   else if (on && !iv_task_registered(&r->task))
     iv_task_register(&r->task);
@@ -185,6 +205,21 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
 }
 
 void
+log_reader_set_transport(LogReader *r, LogTransport *t)
+{
+  log_transport_free(r->transport);
+  r->transport = t;
+}
+
+LogTransport *
+log_reader_take_transport(LogReader *r)
+{
+  LogTransport *t = r->transport;
+  r->transport = NULL;
+  return t;
+}
+
+void
 log_reader_adopt_framer(LogReader *r, LogFramer *framer)
 {
   log_framer_deinit(&r->framer);
@@ -285,6 +320,62 @@ _close(LogReader *r, int error, const char *reason)
   r->cb.closed(r, error, reason, r->user_data);
 }
 
+static void
+_writable(void *cookie)
+{
+  LogReader *r = cookie;
+  iv_fd_set_handler_out(&r->fd, NULL);
+  r->want_write = false;
+  if (r->polling)
+    _readable(r);
+}
+
+/* Fill space from the transport: a TLS record is at most 16 KiB, a read
+ * wants up to LOG_FRAMER_READ_SIZE.  Returns as read(2) does (-1 with
+ * errno); an error after some bytes waits for the next call. */
+static ssize_t
+_transport_read(LogReader *r, char *space, size_t avail)
+{
+  if (r->transport_error)
+    {
+      errno = -r->transport_error;
+      return -1;
+    }
+  size_t got = 0;
+  while (got < avail)
+    {
+      bool want_write = false;
+      ssize_t k = r->transport->ops->read(r->transport, space + got, avail - got, &want_write);
+      if (k > 0)
+        {
+          got += (size_t) k;
+          continue;
+        }
+      if (k == 0)
+        break;
+      if (k == -EAGAIN)
+        {
+          if (want_write && !r->want_write)
+            {
+              r->want_write = true;
+              iv_fd_set_handler_out(&r->fd, _writable);
+            }
+          if (got)
+            break;
+          errno = EAGAIN;
+          return -1;
+        }
+      if (got)
+        {
+          r->transport_error = (int) k;
+          break;
+        }
+      errno = (int) -k;
+      return -1;
+    }
+  return (ssize_t) got;
+}
+
 /* One read (a datagram, or up to LOG_FRAMER_READ_SIZE bytes of a stream).
  * Returns >0 when data came, 0 when there is nothing more now, <0 when the
  * reader was closed. */
@@ -309,6 +400,8 @@ _read_once(LogReader *r)
             _addr_from_sockaddr(&r->peer, &ss);
         }
     }
+  else if (r->transport)
+    n = _transport_read(r, space, avail);
   else
     n = read(r->fd.fd, space, avail);
 
@@ -379,6 +472,7 @@ _readable(void *cookie)
    * loop's other work (a task runs once per registration) */
   if (r->regular && r->polling && !iv_task_registered(&r->task))
     iv_task_register(&r->task);
+  _transport_kick(r);
 }
 
 /* Everything but the fd and the framer. */
@@ -399,6 +493,8 @@ _release(LogReader *r)
         iv_fd_unregister(&r->fd);
       iv_event_unregister(&r->resume);
     }
+  log_transport_free(r->transport);
+  r->transport = NULL;
 }
 
 int

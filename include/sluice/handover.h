@@ -16,7 +16,8 @@
  *  - Live stream connections are put here with their framer (the bytes of a
  *    message read only in part, and the framing state), under the key of
  *    the listener that accepted them; the new source with that key reads
- *    them on.  A connection keeps the framing it started with.
+ *    them on.  A connection keeps the framing and the transport (TLS) it
+ *    started with.
  *
  * The main loop brackets a reload with handover_begin() and handover_end();
  * outside that window sources close what they hold, as at shutdown.
@@ -29,6 +30,7 @@
 
 #include "sluice/framing.h"
 #include "sluice/logmsg.h"
+#include "sluice/transport.h"
 
 #include <stdbool.h>
 
@@ -39,6 +41,8 @@ typedef struct HandoverStream
   LogFramer framer; /* owned: the next reader adopts it */
   LogAddr peer;
   char client[160]; /* the peer as the source names it in log lines */
+  LogTransport *transport; /* owned, NULL for plain bytes: a TLS session
+                            * goes on with its keys and buffered records */
 } HandoverStream;
 
 void handover_begin(void);

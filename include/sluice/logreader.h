@@ -28,6 +28,7 @@
 #include "sluice/logmsg.h"
 #include "sluice/logqueue.h"
 #include "sluice/msg-format.h"
+#include "sluice/transport.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -81,6 +82,15 @@ int log_reader_detach(LogReader *r, LogFramer *framer);
 /* Before log_reader_start(): read on from where another reader's framer
  * stopped (its mode and buffer win over opts).  r takes *framer. */
 void log_reader_adopt_framer(LogReader *r, LogFramer *framer);
+
+/* Before log_reader_start(), on a stream reader: read through t (TLS)
+ * instead of read(2); r takes t and frees it with itself (the fd stays
+ * r's to close). */
+void log_reader_set_transport(LogReader *r, LogTransport *t);
+
+/* The transport of r (NULL without one), which the caller takes: before
+ * log_reader_detach() when the connection moves on (a reload). */
+LogTransport *log_reader_take_transport(LogReader *r);
 
 /* Counters of this reader's framer. */
 const LogFramerStats *log_reader_get_stats(const LogReader *r);

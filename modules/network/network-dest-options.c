@@ -30,7 +30,7 @@
 #define FOFF(field) offsetof(__typeof__(((NetDestOptions *) 0)->failover), field)
 #define BOFF(field) offsetof(__typeof__(((NetDestOptions *) 0)->failover.failback), field)
 
-static const char *const transport_names[] = { "tcp", "udp", "framed", NULL };
+static const char *const transport_names[] = { "tcp", "udp", "framed", "tls", NULL };
 static const char *const ts_formats[] = { "rfc3164", "bsd", "rfc3339", "iso", "unix", "full", NULL };
 
 static const char *
@@ -85,7 +85,7 @@ static const CfgOption failover_options[] = {
   { .name = "spoof-source", .type = CFG_OPT_REMOVED,                                                                \
     .def_str = "sending with another host's address needs raw sockets (libnet), which Sluice does not have" },      \
   { .name = "spoof-source-max-msglen", .type = CFG_OPT_REMOVED, .def_str = "spoof-source() is not supported" },     \
-  { .name = "tls", .type = CFG_OPT_REMOVED, .def_str = "TLS destinations are not supported yet" },                  \
+  { .name = "tls", .type = CFG_OPT_BLOCK, .offset = OFF(tls), .sub = net_tls_options },                               \
   LOG_DEST_DISK_BUFFER_OPTION
 
 static const CfgOption net_dest_inet_options[] = {
@@ -292,7 +292,8 @@ _setup_transport(NetDest *d, const CfgNode *call, CfgError *err)
     case NET_DEST_SYSLOG:
       if (t == NET_DEST_TRANSPORT_FRAMED)
         {
-          cfg_error_set(err, &_given(call, "transport")->loc, "syslog() takes transport(tcp) or transport(udp)");
+          cfg_error_set(err, &_given(call, "transport")->loc,
+                        "syslog() takes transport(tcp), transport(udp) or transport(tls)");
           return false;
         }
       /* fall through */
@@ -316,7 +317,9 @@ _setup_transport(NetDest *d, const CfgNode *call, CfgError *err)
     }
   d->family = proto == 6 ? AF_INET6 : AF_INET;
   if (!d->o.port)
-    d->o.port = g_strdup(d->kind == NET_DEST_SYSLOG && d->stream ? "601" : "514");
+    d->o.port = g_strdup(d->kind != NET_DEST_SYSLOG || !d->stream ? "514"
+                         : t == NET_DEST_TRANSPORT_TLS           ? "6514"
+                                                                 : "601");
   if (d->failback && !d->stream)
     {
       cfg_error_set(err, &_given(call, "failover")->loc,
@@ -327,11 +330,40 @@ _setup_transport(NetDest *d, const CfgNode *call, CfgError *err)
   return true;
 }
 
+/* transport(tls), or tls() on a TCP transport (tcp(tls(...)) is TLS in
+ * syslog-ng 3.38): the client context, made now so that a file that
+ * cannot be loaded is a configuration error. */
+static bool
+_setup_tls(NetDest *d, const CfgNode *call, CfgError *err)
+{
+  const CfgNode *tls = _given(call, "tls");
+  if (tls && (d->is_unix || !d->stream))
+    {
+      cfg_error_set(err, &tls->loc, "%s(): tls() options specified for a transport that doesn't allow TLS encryption",
+                    d->super.driver);
+      return false;
+    }
+  if (!tls && d->o.transport != NET_DEST_TRANSPORT_TLS)
+    return true;
+  char *location = g_strdup_printf("%s:%d:%d", call->loc.file, call->loc.line, call->loc.col);
+  char *error = NULL;
+  d->tls_ctx = net_tls_context_new(&d->o.tls, false, location, &error);
+  g_free(location);
+  if (!d->tls_ctx)
+    {
+      cfg_error_set(err, tls ? &tls->loc : &call->loc, "%s(): %s", d->super.driver, error);
+      g_free(error);
+      return false;
+    }
+  return true;
+}
+
 static void
 _net_dest_free(LogDestDriver *s)
 {
   NetDest *d = (NetDest *) s;
   net_dest_writer_free(d);
+  net_tls_context_unref(d->tls_ctx);
   log_template_unref(d->tmpl);
   cfg_options_free(d->is_unix ? net_dest_unix_options : net_dest_inet_options, &d->o);
   g_strfreev(d->servers);
@@ -375,7 +407,7 @@ _net_dest_new(NetDestKind kind, const CfgNode *call, const LogDriverContext *ctx
     }
   else if (ok)
     ok = _setup_transport(d, call, err);
-  ok = ok && _setup_templates(d, call, ctx, err);
+  ok = ok && _setup_tls(d, call, err) && _setup_templates(d, call, ctx, err);
   if (!ok)
     {
       _net_dest_free(&d->super);

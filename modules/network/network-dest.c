@@ -279,6 +279,8 @@ _connect(NetDest *d, int idx, bool probe, char *peer, size_t peer_len)
 static void
 _close(NetDest *d)
 {
+  net_tls_client_free(d->tls, true);
+  d->tls = NULL;
   if (d->fd >= 0)
     close(d->fd);
   d->fd = -1;
@@ -315,6 +317,17 @@ _open(NetDest *d)
 {
   char peer[160];
   int fd = _connect(d, d->server, false, peer, sizeof(peer));
+  if (fd >= 0 && d->tls_ctx)
+    {
+      /* transport(tls): the server's certificate and name are checked here */
+      int err = 0;
+      d->tls = net_tls_client_connect(d->tls_ctx, fd, d->servers[d->server], CONNECT_TIMEOUT_MS, &err);
+      if (!d->tls)
+        {
+          close(fd);
+          fd = err;
+        }
+    }
   if (fd < 0)
     {
       char e[128];
@@ -355,6 +368,8 @@ _broken(NetDest *d, int err)
 static bool
 _peer_closed(NetDest *d, int *err)
 {
+  if (d->tls)
+    return net_tls_client_peer_closed(d->tls, err);
   char buf[4096];
   for (;;)
     {
@@ -404,11 +419,11 @@ _probe_primary(NetDest *d, int64_t now)
 
 /* ---- writing ------------------------------------------------------------ */
 
-/* Wait until fd takes more bytes; false after STALL_MS without. */
+/* Wait until fd is ready for events; false after STALL_MS without. */
 static bool
-_wait_writable(int fd)
+_wait_events(int fd, short events)
 {
-  struct pollfd p = { .fd = fd, .events = POLLOUT };
+  struct pollfd p = { .fd = fd, .events = events };
   for (;;)
     {
       int rc = poll(&p, 1, STALL_MS);
@@ -417,6 +432,13 @@ _wait_writable(int fd)
       if (rc == 0 || errno != EINTR)
         return false;
     }
+}
+
+/* Wait until fd takes more bytes; false after STALL_MS without. */
+static bool
+_wait_writable(int fd)
+{
+  return _wait_events(fd, POLLOUT);
 }
 
 /* Send the batch's lines from byte pos of the body; returns how many
@@ -430,7 +452,8 @@ _write_stream(NetDest *d, LogQueueItem *items, size_t n, size_t pos, bool resume
   bool stalled = false;
   while (pos < end)
     {
-      ssize_t w = send(d->fd, d->body->str + pos, end - pos, MSG_NOSIGNAL | MSG_DONTWAIT);
+      ssize_t w = d->tls ? net_tls_client_send(d->tls, d->body->str + pos, end - pos)
+                         : send(d->fd, d->body->str + pos, end - pos, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (w > 0)
         {
           pos += (size_t) w;
@@ -440,7 +463,7 @@ _write_stream(NetDest *d, LogQueueItem *items, size_t n, size_t pos, bool resume
         continue;
       if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         {
-          if (_wait_writable(d->fd))
+          if (_wait_events(d->fd, d->tls ? net_tls_client_wait_events(d->tls) : POLLOUT))
             continue;
           stalled = true;
           break;
@@ -615,7 +638,9 @@ static void
 _finish(void *dest)
 {
   NetDest *d = dest;
-  if (d->fd >= 0 && d->o.keep_alive && handover_active() && !d->partial)
+  /* a TLS session cannot travel as a bare socket: it ends with a
+   * close_notify and the new destination connects again */
+  if (d->fd >= 0 && d->o.keep_alive && handover_active() && !d->partial && !d->tls)
     {
       char *key = _handover_key(d, d->server);
       handover_put_socket(key, d->fd, NULL);
@@ -631,6 +656,8 @@ const LogWriterOps net_dest_writer_ops = { _write_batch, _housekeep, NULL, _fini
 void
 net_dest_writer_free(NetDest *d)
 {
+  net_tls_client_free(d->tls, false);
+  d->tls = NULL;
   if (d->fd >= 0)
     close(d->fd);
   d->fd = -1;

@@ -25,6 +25,8 @@
  * syslog-ng's plain TCP: nothing at this layer tells the sender.
  */
 
+#include "network-tls.h"
+
 #include "sluice/driver.h"
 #include "sluice/template.h"
 
@@ -52,6 +54,7 @@ enum
   NET_DEST_TRANSPORT_TCP = 0,
   NET_DEST_TRANSPORT_UDP,
   NET_DEST_TRANSPORT_FRAMED,
+  NET_DEST_TRANSPORT_TLS,
 };
 
 /* What the option tables write. */
@@ -80,6 +83,7 @@ typedef struct NetDestOptions
   int64_t tcp_keepalive_intvl;
   int64_t tcp_keepalive_probes;
   bool keep_alive;
+  NetTlsOptions tls;         /* tls() (network-tls.h) */
   struct
   {
     char **servers;
@@ -124,9 +128,11 @@ typedef struct NetDest
   int64_t probes_required;
   LogTemplate *tmpl;         /* NULL: the format's default line */
   LogTemplateOptions topts;
+  NetTlsContext *tls_ctx;    /* transport(tls) or tcp(tls()); NULL: plain */
 
   /* writer thread state */
   int fd;                    /* -1: not connected */
+  NetTlsClient *tls;         /* the session on fd, with tls_ctx */
   int server;                /* index into servers of the connection */
   uint64_t conn_gen;         /* bumped on every new connection */
   char peer_name[160];       /* "AF_INET(127.0.0.1:514)" */

@@ -91,6 +91,7 @@ _net_free(LogSourceDriver *d)
 {
   NetSource *s = (NetSource *) d;
   net_source_options_free(s);
+  net_tls_context_unref(s->tls);
   g_free(s->unix_path);
   g_free(s->location);
   free(s->host.tags);

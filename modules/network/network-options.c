@@ -147,7 +147,7 @@ _check_ip_protocol(const CfgOption *opt, const void *field)
   { .name = "so-broadcast", .type = CFG_OPT_BOOL, .offset = OFF(so_broadcast) },                                   \
   { .name = "trim-large-messages", .type = CFG_OPT_BOOL, .offset = OFF(trim_large_messages), .def_int = 1,         \
     .check = _check_trim },                                                                                         \
-  { .name = "tls", .type = CFG_OPT_REMOVED, .def_str = "TLS is not supported yet" }
+  { .name = "tls", .type = CFG_OPT_BLOCK, .offset = OFF(tls), .sub = net_tls_options }
 
 #define NET_STREAM_OPTIONS                                                                                          \
   { .name = "max-connections", .type = CFG_OPT_INT, .offset = OFF(max_connections), .def_int = -1, .min = 1,       \
@@ -340,10 +340,13 @@ _transport_name(NetSource *s, int transport)
     {
     case NET_UNIX_STREAM: return "local+unix-stream";
     case NET_UNIX_DGRAM: return "local+unix-dgram";
-    case NET_SYSLOG: return transport == NET_TRANSPORT_UDP ? "rfc5426" : "rfc6587";
+    case NET_SYSLOG:
+      return transport == NET_TRANSPORT_UDP ? "rfc5426" : s->tls ? "rfc5425" : "rfc6587";
     default:
       if (transport == NET_TRANSPORT_UDP)
         return "rfc3164+udp";
+      if (s->tls)
+        return "rfc3164+tls";
       return transport == NET_TRANSPORT_FRAMED ? "rfc3164+framed" : "rfc3164+tcp";
     }
 }
@@ -356,11 +359,6 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
     {
       cfg_error_set(err, &call->loc, "%s() takes no transport(); use network() or syslog() to choose one",
                     call->name);
-      return false;
-    }
-  if (transport == NET_TRANSPORT_TLS)
-    {
-      cfg_error_set(err, &call->loc, "%s(): transport(tls): TLS is not supported yet", call->name);
       return false;
     }
   s->is_unix = s->kind == NET_UNIX_STREAM || s->kind == NET_UNIX_DGRAM;
@@ -383,8 +381,13 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
       if (!s->o.ip)
         s->o.ip = g_strdup(six ? "::" : "0.0.0.0");
       if (!s->o.port)
-        s->o.port = g_strdup(s->kind == NET_SYSLOG && transport != NET_TRANSPORT_UDP ? "601" : "514");
+        s->o.port = g_strdup(s->kind != NET_SYSLOG || transport == NET_TRANSPORT_UDP ? "514"
+                             : transport == NET_TRANSPORT_TLS                        ? "6514"
+                                                                                     : "601");
     }
+  s->location = g_strdup_printf("%s:%d:%d", call->loc.file, call->loc.line, call->loc.col);
+  if (!net_tls_resolve(s, call, transport, err))
+    return false;
   s->transport_name = _transport_name(s, transport);
   /* stats-level 1 names the driver as syslog-ng does: network() and
    * syslog() by transport and address, the others by address or path */
@@ -434,6 +437,5 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
       s->host.keep_raw = (s->ro.parse.flags & MF_STORE_RAW_MESSAGE) != 0;
       s->ro.parse.flags |= MF_STORE_RAW_MESSAGE;
     }
-  s->location = g_strdup_printf("%s:%d:%d", call->loc.file, call->loc.line, call->loc.col);
   return true;
 }

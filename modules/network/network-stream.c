@@ -168,9 +168,25 @@ _conn_start_job(void *arg)
     }
   if (c->adopted)
     {
+      /* a connection keeps the transport it started with, TLS or not */
+      log_reader_set_transport(c->reader, c->adopted->transport);
       log_reader_adopt_framer(c->reader, &c->adopted->framer);
-      free(c->adopted); /* its fd is c->fd, its framer the reader's now */
+      free(c->adopted); /* its fd is c->fd, its framer and transport the reader's now */
       c->adopted = NULL;
+    }
+  else if (s->tls)
+    {
+      LogTransport *t = net_tls_transport_new(s->tls, c->fd);
+      if (!t)
+        {
+          /* logged; the reader closes the fd */
+          log_reader_free(c->reader);
+          c->reader = NULL;
+          _conn_release_slot(c);
+          _conn_forget(c);
+          return;
+        }
+      log_reader_set_transport(c->reader, t);
     }
   log_reader_start(c->reader);
 }
@@ -393,6 +409,7 @@ _conns_stop_job(void *arg)
           HandoverStream *st = calloc(1, sizeof(*st));
           if (!st)
             abort();
+          st->transport = log_reader_take_transport(c->reader);
           st->fd = log_reader_detach(c->reader, &st->framer);
           st->peer = c->peer;
           g_strlcpy(st->client, c->client, sizeof(st->client));

@@ -27,6 +27,8 @@
  * program-override(), keep-timestamp() and tags() apply.
  */
 
+#include "network-tls.h"
+
 #include "sluice/driver.h"
 #include "sluice/logreader.h"
 
@@ -105,6 +107,7 @@ typedef struct NetSourceOptions
   bool keep_timestamp;
   char *time_zone;
   char **tags;
+  NetTlsOptions tls;        /* tls() (network-tls.h) */
 } NetSourceOptions;
 
 extern const CfgOption net_inet_options[];
@@ -169,6 +172,7 @@ struct NetSource
   LogReaderOptions ro;      /* per-connection window set at start */
   NetHostOptions host;
   char *location;           /* "file:line:col" for log lines */
+  NetTlsContext *tls;       /* TLS connections; NULL: plain */
   bool create_dirs;         /* unix: create the socket's directory */
   int dir_perm;             /* ... with these permissions */
 
@@ -194,6 +198,12 @@ struct NetSource
  * false with *err on a combination the table cannot reject. */
 bool net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ctx, CfgError *err);
 void net_source_options_free(NetSource *s);
+
+/* network-tls-options.c */
+/* The TLS context of s when transport (NET_TRANSPORT_*) or a tls() block
+ * asks for one; false with *err when tls() cannot apply or its files or
+ * options are refused.  Needs s->is_unix and s->location. */
+bool net_tls_resolve(NetSource *s, const CfgNode *call, int transport, CfgError *err);
 
 /* network-host.c */
 /* Apply the host logic and overrides to a freshly parsed message; peer

@@ -886,8 +886,8 @@ Test(network_dest, unsupported_and_wrong_options_are_refused_by_name)
 {
   assert_refused("destination d { tcp(\"h\" spoof-source(yes)); };", "raw sockets");
   assert_refused("destination d { udp(\"h\" spoof-source-max-msglen(100)); };", "spoof-source");
-  assert_refused("destination d { network(\"h\" tls(peer-verify(none))); };", "TLS");
-  assert_refused("destination d { network(\"h\" transport(tls)); };", "transport");
+  assert_refused("destination d { network(\"h\" tls(peer-verify(none))); };", "peer-verify");
+  assert_refused("destination d { network(\"h\" transport(sctp)); };", "transport");
   assert_refused("destination d { tcp(\"h\" transport(udp)); };", "takes no transport()");
   assert_refused("destination d { tcp6(\"h\" ip-protocol(4)); };", "IPv6 only");
   assert_refused("destination d { udp(\"h\" failover(servers(\"a\") failback())); };", "needs transport(tcp)");

@@ -374,8 +374,8 @@ expect_config_error(const char *sources, const char *message)
 
 Test(network, refused_configurations)
 {
-  expect_config_error("source s { network(transport(tls)); };", "TLS is not supported yet");
-  expect_config_error("source s { network(tls(peer-verify(none))); };", "TLS is not supported yet");
+  expect_config_error("source s { network(transport(tls)); };", "a TLS source needs tls(key-file() cert-file())");
+  expect_config_error("source s { network(tls(peer-verify(none))); };", "peer-verify");
   expect_config_error("source s { tcp(transport(udp)); };", "tcp() takes no transport()");
   expect_config_error("source s { network(transport(sctp)); };", "unknown value 'sctp' for option 'transport'");
   expect_config_error("source s { network(port(70000)); };", "between 1 and 65535");

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tls(): syslog-ng 3.38's option names and defaults, and the SSL_CTX they
+ * make (see network-tls.h).
+ *
+ * peer-verify() defaults to required-trusted, as in syslog-ng: a source
+ * asks every client for a certificate and refuses one that does not chain
+ * to ca-file()/ca-dir(); a destination refuses a server whose certificate
+ * does not, or whose names (subjectAltName, else CN) do not match the
+ * host it connects to.  The *-untrusted modes accept any certificate;
+ * optional-* let a client present none.
+ *
+ * Always set, as syslog-ng does or as OpenSSL 3 cannot do otherwise: no
+ * SSLv2/SSLv3, no compression.  Also no renegotiation (a session carried
+ * across a reload must not verify again against a context that is gone)
+ * and a peer that closes without close_notify ends the stream like a TCP
+ * close (loggen and most senders do; every message is framed, so nothing
+ * half-read is taken for whole).
+ *
+ * Not implemented, so refused by name: pkcs12-file(), dhparam-file(),
+ * ecdh-curve-list(), sigalgs(), client-sigalgs(), keylog-file(), sni(),
+ * allow-compress(), and cipher-suite(tls12-and-older() tls13()).
+ */
+#include "network-tls.h"
+#include "network.h"
+
+#include <glib.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
+#include <stddef.h>
+
+#define OFF(field) offsetof(NetTlsOptions, field)
+
+static const char *const peer_verify_names[] = { "required-trusted", "required-untrusted", "optional-trusted",
+                                                 "optional-untrusted", NULL };
+
+/* ssl-options(): the name and, at the same index, the OpenSSL option */
+static const char *const ssl_option_names[] = { "no-sslv2", "no-sslv3",  "no-tlsv1", "no-tlsv11",
+                                                "no-tlsv12", "no-tlsv13", NULL };
+static const uint64_t ssl_option_bits[] = { SSL_OP_NO_SSLv2,   SSL_OP_NO_SSLv3,   SSL_OP_NO_TLSv1,
+                                            SSL_OP_NO_TLSv1_1, SSL_OP_NO_TLSv1_2, SSL_OP_NO_TLSv1_3 };
+G_STATIC_ASSERT(G_N_ELEMENTS(ssl_option_names) == G_N_ELEMENTS(ssl_option_bits) + 1);
+
+const CfgOption net_tls_options[] = {
+  { .name = "key-file", .type = CFG_OPT_STRING, .offset = OFF(key_file) },
+  { .name = "cert-file", .type = CFG_OPT_STRING, .offset = OFF(cert_file) },
+  { .name = "ca-dir", .type = CFG_OPT_STRING, .offset = OFF(ca_dir) },
+  { .name = "ca-file", .type = CFG_OPT_STRING, .offset = OFF(ca_file) },
+  { .name = "crl-dir", .type = CFG_OPT_STRING, .offset = OFF(crl_dir) },
+  { .name = "cipher-suite", .type = CFG_OPT_STRING, .offset = OFF(cipher_suite) },
+  { .name = "peer-verify", .type = CFG_OPT_ENUM, .offset = OFF(peer_verify), .def_int = NET_TLS_REQUIRED_TRUSTED,
+    .names = peer_verify_names },
+  { .name = "ssl-options", .type = CFG_OPT_FLAGS, .offset = OFF(ssl_options), .names = ssl_option_names },
+  { .name = "trusted-keys", .type = CFG_OPT_STRING_LIST, .offset = OFF(trusted_keys) },
+  { .name = "trusted-dn", .type = CFG_OPT_STRING_LIST, .offset = OFF(trusted_dn) },
+  { 0 },
+};
+
+/* network-tls.c */
+NetTlsContext *net_tls_context_wrap(SSL_CTX *ctx, const NetTlsOptions *o, bool server, const char *location);
+int net_tls_verify_callback(int ok, X509_STORE_CTX *store);
+
+/* The last OpenSSL error as text, for a configuration error. */
+static char *
+_ssl_error(const char *what, const char *file)
+{
+  char buf[256] = "unknown error";
+  unsigned long e, last = 0;
+  while ((e = ERR_get_error()) != 0)
+    last = e;
+  if (last)
+    ERR_error_string_n(last, buf, sizeof(buf));
+  return g_strdup_printf("%s(\"%s\"): %s", what, file, buf);
+}
+
+static bool
+_load_files(SSL_CTX *ctx, const NetTlsOptions *o, char **error)
+{
+  if (o->cert_file && SSL_CTX_use_certificate_chain_file(ctx, o->cert_file) != 1)
+    {
+      *error = _ssl_error("cannot load cert-file", o->cert_file);
+      return false;
+    }
+  if (o->key_file && SSL_CTX_use_PrivateKey_file(ctx, o->key_file, SSL_FILETYPE_PEM) != 1)
+    {
+      *error = _ssl_error("cannot load key-file", o->key_file);
+      return false;
+    }
+  if (o->key_file && o->cert_file && SSL_CTX_check_private_key(ctx) != 1)
+    {
+      *error = _ssl_error("key-file does not match cert-file", o->key_file);
+      return false;
+    }
+  if ((o->ca_file || o->ca_dir) && SSL_CTX_load_verify_locations(ctx, o->ca_file, o->ca_dir) != 1)
+    {
+      *error = _ssl_error(o->ca_file ? "cannot load ca-file" : "cannot use ca-dir", o->ca_file ? o->ca_file : o->ca_dir);
+      return false;
+    }
+  if (o->crl_dir)
+    {
+      X509_STORE *store = SSL_CTX_get_cert_store(ctx);
+      X509_LOOKUP *lookup = X509_STORE_add_lookup(store, X509_LOOKUP_hash_dir());
+      if (!lookup || X509_LOOKUP_add_dir(lookup, o->crl_dir, X509_FILETYPE_PEM) != 1)
+        {
+          *error = _ssl_error("cannot use crl-dir", o->crl_dir);
+          return false;
+        }
+      X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK);
+    }
+  return true;
+}
+
+static int
+_verify_mode(const NetTlsOptions *o, bool server)
+{
+  switch (o->peer_verify)
+    {
+    case NET_TLS_OPTIONAL_UNTRUSTED: return server ? SSL_VERIFY_NONE : SSL_VERIFY_PEER;
+    case NET_TLS_OPTIONAL_TRUSTED: return SSL_VERIFY_PEER;
+    default: return SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
+    }
+}
+
+NetTlsContext *
+net_tls_context_new(const NetTlsOptions *o, bool server, const char *location, char **error)
+{
+  if (server && (!o->key_file || !o->cert_file))
+    {
+      /* syslog-ng starts and fails every handshake; a clear refusal
+       * helps more */
+      *error = g_strdup("a TLS source needs tls(key-file() cert-file())");
+      return NULL;
+    }
+  if ((o->key_file != NULL) != (o->cert_file != NULL))
+    {
+      *error = g_strdup("tls(): key-file() and cert-file() go together");
+      return NULL;
+    }
+  ERR_clear_error();
+  SSL_CTX *ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
+  if (!ctx)
+    {
+      *error = _ssl_error("cannot create an SSL context", "");
+      return NULL;
+    }
+  uint64_t opts = SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION
+                  | SSL_OP_IGNORE_UNEXPECTED_EOF;
+  for (size_t i = 0; ssl_option_names[i]; i++)
+    if (o->ssl_options & (1u << i))
+      opts |= ssl_option_bits[i];
+  SSL_CTX_set_options(ctx, opts);
+  SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  if (!_load_files(ctx, o, error))
+    {
+      SSL_CTX_free(ctx);
+      return NULL;
+    }
+  if (o->cipher_suite && SSL_CTX_set_cipher_list(ctx, o->cipher_suite) != 1)
+    {
+      *error = _ssl_error("cipher-suite", o->cipher_suite);
+      SSL_CTX_free(ctx);
+      return NULL;
+    }
+  SSL_CTX_set_verify(ctx, _verify_mode(o, server), net_tls_verify_callback);
+  if (server)
+    {
+      /* a session id context is needed once client certificates are
+       * asked for, or resumed sessions fail */
+      static const unsigned char sid[] = "sluice";
+      SSL_CTX_set_session_id_context(ctx, sid, sizeof(sid) - 1);
+      /* no TLS 1.3 session tickets: a syslog client never reads, and a
+       * client that closes with unread bytes sends a reset, which makes
+       * this side's kernel drop what the client wrote last */
+      SSL_CTX_set_num_tickets(ctx, 0);
+    }
+  return net_tls_context_wrap(ctx, o, server, location);
+}
+
+/* ---- sources -------------------------------------------------------------- */
+
+static const CfgNode *
+_tls_node(const CfgNode *call)
+{
+  const CfgNode *found = NULL;
+  for (size_t i = 0; i < call->n_children; i++)
+    if (cfg_name_equal(call->children[i]->name, "tls"))
+      found = call->children[i];
+  return found;
+}
+
+bool
+net_tls_resolve(NetSource *s, const CfgNode *call, int transport, CfgError *err)
+{
+  const CfgNode *tls = _tls_node(call);
+  /* tcp(tls(...)) is TLS in syslog-ng 3.38, as is network(transport(tls)) */
+  bool want = transport == NET_TRANSPORT_TLS || (tls && transport != NET_TRANSPORT_UDP);
+  if (tls && (s->is_unix || transport == NET_TRANSPORT_UDP))
+    {
+      cfg_error_set(err, &tls->loc, "%s(): tls() options specified for a transport that doesn't allow TLS encryption",
+                    call->name);
+      return false;
+    }
+  if (!want)
+    return true;
+  char *error = NULL;
+  s->tls = net_tls_context_new(&s->o.tls, true, s->location, &error);
+  if (!s->tls)
+    {
+      cfg_error_set(err, tls ? &tls->loc : &call->loc, "%s(): %s", call->name, error);
+      g_free(error);
+      return false;
+    }
+  return true;
+}

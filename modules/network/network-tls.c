@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * TLS sessions and peer verification (see network-tls.h).
+ *
+ * Verification follows syslog-ng 3.38 and logs with its words, so an
+ * operator's searches find the same lines:
+ *   "Certificate validation failed; subject='CN=x', issuer='CN=y',
+ *    error='self-signed certificate', depth='0'"
+ *   "Certificate subject does not match configured hostname;
+ *    hostname='h', certificate='CN'"
+ *   "Certificate valid, but fingerprint constraints were not met, rejecting"
+ *   "Certificate valid, but DN constraints were not met, rejecting"
+ * then "SSL error while reading stream" (sources) or "... writing stream"
+ * (destinations) with OpenSSL's error and the driver's location.
+ *
+ * The *-untrusted modes accept a certificate whatever its chain says;
+ * trusted-keys() and trusted-dn() still apply to it.  The destination's
+ * host name is checked (OpenSSL's host or IP check of the subjectAltName,
+ * else the CN) in the trusted modes only, as syslog-ng does.
+ */
+#include "network-tls.h"
+
+#include "sluice/internal-log.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct NetTlsContext
+{
+  atomic_int refs;
+  SSL_CTX *ctx;
+  bool server;
+  NetTlsVerify verify;
+  char **trusted_keys;
+  char **trusted_dn;
+  char location[128];
+};
+
+/* ---- the context --------------------------------------------------------- */
+
+/* Called by net_tls_context_new(): takes ctx, copies what verification
+ * needs out of o (the options are the driver's, which may go first). */
+NetTlsContext *net_tls_context_wrap(SSL_CTX *ctx, const NetTlsOptions *o, bool server, const char *location);
+int net_tls_verify_callback(int ok, X509_STORE_CTX *store);
+
+NetTlsContext *
+net_tls_context_wrap(SSL_CTX *ctx, const NetTlsOptions *o, bool server, const char *location)
+{
+  NetTlsContext *c = calloc(1, sizeof(*c));
+  if (!c)
+    abort();
+  atomic_init(&c->refs, 1);
+  c->ctx = ctx;
+  c->server = server;
+  c->verify = (NetTlsVerify) o->peer_verify;
+  c->trusted_keys = g_strdupv(o->trusted_keys);
+  c->trusted_dn = g_strdupv(o->trusted_dn);
+  g_strlcpy(c->location, location ? location : "", sizeof(c->location));
+  SSL_CTX_set_app_data(ctx, c);
+  return c;
+}
+
+NetTlsContext *
+net_tls_context_ref(NetTlsContext *c)
+{
+  atomic_fetch_add(&c->refs, 1);
+  return c;
+}
+
+void
+net_tls_context_unref(NetTlsContext *c)
+{
+  if (!c || atomic_fetch_sub(&c->refs, 1) != 1)
+    return;
+  SSL_CTX_free(c->ctx);
+  g_strfreev(c->trusted_keys);
+  g_strfreev(c->trusted_dn);
+  free(c);
+}
+
+/* ---- verification --------------------------------------------------------- */
+
+/* A name as syslog-ng prints it: RFC 2253 escaping, most significant
+ * part last ("CN=host, O=Example, C=HU"). */
+static void
+_format_name(X509_NAME *name, char *out, size_t len)
+{
+  out[0] = '\0';
+  BIO *bio = BIO_new(BIO_s_mem());
+  if (!bio)
+    return;
+  X509_NAME_print_ex(bio, name, 0, ASN1_STRFLGS_ESC_2253 | ASN1_STRFLGS_UTF8_CONVERT | XN_FLAG_SEP_CPLUS_SPC
+                                     | XN_FLAG_DN_REV);
+  int n = BIO_read(bio, out, (int) len - 1);
+  out[n > 0 ? n : 0] = '\0';
+  BIO_free(bio);
+}
+
+static void
+_common_name(X509 *cert, char *out, size_t len)
+{
+  out[0] = '\0';
+  X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, out, (int) len);
+}
+
+/* "SHA1:01:AB:..." as trusted-keys() lists them. */
+static bool
+_fingerprint_trusted(const NetTlsContext *c, X509 *cert)
+{
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (!X509_digest(cert, EVP_sha1(), md, &n))
+    return false;
+  GString *fp = g_string_new("SHA1:");
+  for (unsigned int i = 0; i < n; i++)
+    g_string_append_printf(fp, i ? ":%02X" : "%02X", md[i]);
+  bool found = false;
+  for (char **k = c->trusted_keys; *k && !found; k++)
+    found = g_ascii_strcasecmp(*k, fp->str) == 0;
+  g_string_free(fp, TRUE);
+  return found;
+}
+
+static bool
+_dn_trusted(const NetTlsContext *c, X509 *cert)
+{
+  char dn[512];
+  _format_name(X509_get_subject_name(cert), dn, sizeof(dn));
+  for (char **p = c->trusted_dn; *p; p++)
+    if (g_pattern_match_simple(*p, dn))
+      return true;
+  return false;
+}
+
+static bool
+_untrusted_mode(NetTlsVerify v)
+{
+  return v == NET_TLS_REQUIRED_UNTRUSTED || v == NET_TLS_OPTIONAL_UNTRUSTED;
+}
+
+int
+net_tls_verify_callback(int ok, X509_STORE_CTX *store)
+{
+  SSL *ssl = X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx());
+  NetTlsContext *c = SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl));
+  X509 *cert = X509_STORE_CTX_get_current_cert(store);
+  int depth = X509_STORE_CTX_get_error_depth(store);
+  if (!ok && !_untrusted_mode(c->verify))
+    {
+      int err = X509_STORE_CTX_get_error(store);
+      if (err == X509_V_ERR_HOSTNAME_MISMATCH || err == X509_V_ERR_IP_ADDRESS_MISMATCH)
+        {
+          char cn[256];
+          _common_name(cert, cn, sizeof(cn));
+          const char *host = SSL_get_app_data(ssl);
+          sluice_log(SLUICE_LOG_ERROR, "Certificate subject does not match configured hostname", "hostname",
+                     host ? host : "", "certificate", cn, NULL);
+        }
+      else
+        {
+          char subject[512] = "", issuer[512] = "", d[16];
+          if (cert)
+            {
+              _format_name(X509_get_subject_name(cert), subject, sizeof(subject));
+              _format_name(X509_get_issuer_name(cert), issuer, sizeof(issuer));
+            }
+          snprintf(d, sizeof(d), "%d", depth);
+          sluice_log(SLUICE_LOG_ERROR, "Certificate validation failed", "subject", subject, "issuer", issuer,
+                     "error", X509_verify_cert_error_string(err), "depth", d, NULL);
+        }
+      return 0;
+    }
+  if (depth != 0 || !cert)
+    return 1;
+  if (c->trusted_keys && !_fingerprint_trusted(c, cert))
+    {
+      sluice_log(SLUICE_LOG_ERROR, "Certificate valid, but fingerprint constraints were not met, rejecting", NULL);
+      X509_STORE_CTX_set_error(store, X509_V_ERR_CERT_REJECTED);
+      return 0;
+    }
+  if (c->trusted_dn && !_dn_trusted(c, cert))
+    {
+      sluice_log(SLUICE_LOG_ERROR, "Certificate valid, but DN constraints were not met, rejecting", NULL);
+      X509_STORE_CTX_set_error(store, X509_V_ERR_CERT_REJECTED);
+      return 0;
+    }
+  return 1;
+}
+
+/* Log the TLS error queue's first entry (the cause) as syslog-ng does. */
+static void
+_log_ssl_error(const char *text, const char *location)
+{
+  unsigned long e = ERR_get_error();
+  char buf[256] = "unknown error";
+  if (e)
+    ERR_error_string_n(e, buf, sizeof(buf));
+  ERR_clear_error();
+  sluice_log(SLUICE_LOG_ERROR, text, "tls_error", buf, "location", location, NULL);
+}
+
+/* ---- the source's transport ------------------------------------------------ */
+
+typedef struct NetTlsTransport
+{
+  LogTransport super;
+  SSL *ssl;
+  NetTlsContext *ctx;
+} NetTlsTransport;
+
+static ssize_t
+_transport_read(LogTransport *t, char *buf, size_t len, bool *want_write)
+{
+  NetTlsTransport *self = (NetTlsTransport *) t;
+  ERR_clear_error();
+  int n = SSL_read(self->ssl, buf, len > INT32_MAX ? INT32_MAX : (int) len);
+  if (n > 0)
+    return n;
+  switch (SSL_get_error(self->ssl, n))
+    {
+    case SSL_ERROR_WANT_READ: return -EAGAIN;
+    case SSL_ERROR_WANT_WRITE: *want_write = true; return -EAGAIN;
+    case SSL_ERROR_ZERO_RETURN: return 0;
+    case SSL_ERROR_SYSCALL:
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+        return -EAGAIN;
+      return errno ? -errno : 0;
+    default:
+      _log_ssl_error("SSL error while reading stream", self->ctx->location);
+      /* what syslog-ng's reader reports after it */
+      return -ECONNRESET;
+    }
+}
+
+static bool
+_transport_pending(LogTransport *t)
+{
+  NetTlsTransport *self = (NetTlsTransport *) t;
+  return SSL_pending(self->ssl) > 0;
+}
+
+static void
+_transport_free(LogTransport *t)
+{
+  NetTlsTransport *self = (NetTlsTransport *) t;
+  /* one close_notify if the socket takes it now; the fd closes next */
+  if (SSL_is_init_finished(self->ssl))
+    SSL_shutdown(self->ssl);
+  ERR_clear_error();
+  SSL_free(self->ssl);
+  net_tls_context_unref(self->ctx);
+  free(self);
+}
+
+static const LogTransportOps transport_ops = { _transport_read, _transport_pending, _transport_free };
+
+LogTransport *
+net_tls_transport_new(NetTlsContext *c, int fd)
+{
+  SSL *ssl = SSL_new(c->ctx);
+  if (!ssl || SSL_set_fd(ssl, fd) != 1)
+    {
+      _log_ssl_error("Error setting up TLS session", c->location);
+      SSL_free(ssl);
+      return NULL;
+    }
+  SSL_set_accept_state(ssl);
+  NetTlsTransport *self = calloc(1, sizeof(*self));
+  if (!self)
+    abort();
+  self->super.ops = &transport_ops;
+  self->ssl = ssl;
+  self->ctx = net_tls_context_ref(c);
+  return &self->super;
+}
+
+/* ---- the destination's client ---------------------------------------------- */
+
+struct NetTlsClient
+{
+  SSL *ssl;
+  NetTlsContext *ctx;
+  short wait;           /* what the last EAGAIN waits for */
+  char hostname[256];   /* for the mismatch log line (SSL app data) */
+};
+
+void
+net_tls_client_free(NetTlsClient *t, bool clean)
+{
+  if (!t)
+    return;
+  if (clean && SSL_is_init_finished(t->ssl))
+    SSL_shutdown(t->ssl);
+  ERR_clear_error();
+  SSL_free(t->ssl);
+  net_tls_context_unref(t->ctx);
+  free(t);
+}
+
+static bool
+_wait(int fd, short events, int timeout_ms)
+{
+  struct pollfd p = { .fd = fd, .events = events };
+  for (;;)
+    {
+      int rc = poll(&p, 1, timeout_ms);
+      if (rc > 0)
+        return true;
+      if (rc == 0 || errno != EINTR)
+        return false;
+    }
+}
+
+static void
+_expect_host(NetTlsClient *t, const char *hostname)
+{
+  if (_untrusted_mode(t->ctx->verify) || !hostname)
+    return;
+  X509_VERIFY_PARAM *param = SSL_get0_param(t->ssl);
+  struct in6_addr a6;
+  struct in_addr a4;
+  if (inet_pton(AF_INET, hostname, &a4) == 1 || inet_pton(AF_INET6, hostname, &a6) == 1)
+    X509_VERIFY_PARAM_set1_ip_asc(param, hostname);
+  else
+    {
+      X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+      X509_VERIFY_PARAM_set1_host(param, hostname, 0);
+    }
+}
+
+NetTlsClient *
+net_tls_client_connect(NetTlsContext *c, int fd, const char *hostname, int timeout_ms, int *err)
+{
+  NetTlsClient *t = calloc(1, sizeof(*t));
+  if (!t)
+    abort();
+  t->ctx = net_tls_context_ref(c);
+  g_strlcpy(t->hostname, hostname ? hostname : "", sizeof(t->hostname));
+  ERR_clear_error();
+  t->ssl = SSL_new(c->ctx);
+  if (!t->ssl || SSL_set_fd(t->ssl, fd) != 1)
+    {
+      _log_ssl_error("Error setting up TLS session", c->location);
+      net_tls_client_free(t, false);
+      *err = -ENOMEM;
+      return NULL;
+    }
+  SSL_set_app_data(t->ssl, t->hostname);
+  _expect_host(t, hostname);
+  SSL_set_connect_state(t->ssl);
+  for (;;)
+    {
+      ERR_clear_error();
+      int rc = SSL_do_handshake(t->ssl);
+      if (rc == 1)
+        return t;
+      int e = SSL_get_error(t->ssl, rc);
+      short ev = e == SSL_ERROR_WANT_READ ? POLLIN : e == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
+      if (ev && _wait(fd, ev, timeout_ms))
+        continue;
+      if (ev)
+        *err = -ETIMEDOUT;
+      else if (e == SSL_ERROR_SYSCALL)
+        *err = errno ? -errno : -ECONNRESET;
+      else
+        {
+          /* syslog-ng's words: its handshake happens at the first write */
+          _log_ssl_error("SSL error while writing stream", c->location);
+          *err = -EPIPE;
+        }
+      net_tls_client_free(t, false);
+      return NULL;
+    }
+}
+
+ssize_t
+net_tls_client_send(NetTlsClient *t, const char *buf, size_t len)
+{
+  ERR_clear_error();
+  int n = SSL_write(t->ssl, buf, len > INT32_MAX ? INT32_MAX : (int) len);
+  if (n > 0)
+    return n;
+  switch (SSL_get_error(t->ssl, n))
+    {
+    case SSL_ERROR_WANT_WRITE: t->wait = POLLOUT; errno = EAGAIN; return -1;
+    case SSL_ERROR_WANT_READ: t->wait = POLLIN; errno = EAGAIN; return -1;
+    case SSL_ERROR_SYSCALL:
+      if (!errno)
+        errno = EPIPE;
+      return -1;
+    case SSL_ERROR_ZERO_RETURN: errno = EPIPE; return -1;
+    default:
+      _log_ssl_error("SSL error while writing stream", t->ctx->location);
+      errno = EPIPE;
+      return -1;
+    }
+}
+
+short
+net_tls_client_wait_events(const NetTlsClient *t)
+{
+  return t->wait ? t->wait : POLLOUT;
+}
+
+bool
+net_tls_client_peer_closed(NetTlsClient *t, int *err)
+{
+  char buf[4096];
+  for (;;)
+    {
+      ERR_clear_error();
+      int n = SSL_read(t->ssl, buf, sizeof(buf));
+      if (n > 0)
+        continue;
+      switch (SSL_get_error(t->ssl, n))
+        {
+        case SSL_ERROR_WANT_READ:
+        case SSL_ERROR_WANT_WRITE: return false;
+        case SSL_ERROR_ZERO_RETURN: *err = 0; return true;
+        case SSL_ERROR_SYSCALL:
+          if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return false;
+          if (errno == EINTR)
+            continue;
+          *err = errno;
+          return true;
+        default:
+          _log_ssl_error("SSL error while reading stream", t->ctx->location);
+          *err = ECONNRESET;
+          return true;
+        }
+    }
+}

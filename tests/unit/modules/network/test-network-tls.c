@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * TLS sources: transport(tls) and tcp(tls()) read through OpenSSL on the
+ * connection's worker; peer-verify() modes, trusted-keys() and
+ * trusted-dn() decide who may send, and a refused client leaves
+ * syslog-ng's log lines; a TLS connection survives a reload with its
+ * session; tls() options are checked when the configuration is read.
+ * Certificates are made per test (tls-test.h).
+ */
+#include "net-test.h"
+#include "tls-test.h"
+
+#include "sluice/handover.h"
+
+static TlsCerts certs;
+
+static void
+setup(void)
+{
+  tls_certs_make(&certs);
+}
+
+static void
+teardown(void)
+{
+  tls_certs_free(&certs);
+}
+
+TestSuite(network_tls, .init = setup, .fini = teardown);
+
+/* "source s { network(... transport(tls) tls(key cert ca EXTRA)); };" */
+static char *
+tls_source(int port, const char *extra)
+{
+  return g_strdup_printf("source s { network(ip(127.0.0.1) port(%d) transport(tls) tls(key-file(\"%s\") "
+                         "cert-file(\"%s\") ca-file(\"%s\") %s)); };",
+                         port, certs.server_key, certs.server_cert, certs.ca, extra ? extra : "");
+}
+
+static void
+send_ok(int port, const char *cert, const char *key, const char *line)
+{
+  TlsClient c;
+  cr_assert(tls_client_open(&c, port, cert, key), "handshake failed");
+  cr_assert(tls_client_send(&c, line, strlen(line)));
+  tls_client_close(&c);
+}
+
+/* The client's handshake fails or the server ends the session at once;
+ * nothing it sent is delivered. */
+static void
+send_refused(int port, const char *cert, const char *key)
+{
+  TlsClient c;
+  const char *line = "<13>Nov 22 10:00:00 h p: must not arrive\n";
+  if (tls_client_open(&c, port, cert, key))
+    {
+      tls_client_send(&c, line, strlen(line));
+      cr_assert(tls_client_refused(&c), "the server kept a client it should refuse");
+    }
+  tls_client_close(&c);
+}
+
+Test(network_tls, a_trusted_client_is_read)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = tls_source(port, NULL);
+  run_start(&r, src, NULL);
+  send_ok(port, certs.client_cert, certs.client_key,
+          "<13>Nov 22 10:00:00 h1 p1: one\n<13>Nov 22 10:00:01 h2 p2: two\n");
+  wait_count(2);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tls|127.0.0.1|127.0.0.1|p1|13|one\n"
+                        "rfc3164+tls|127.0.0.1|127.0.0.1|p2|13|two\n");
+  g_free(got);
+  g_free(src);
+}
+
+Test(network_tls, tcp_with_tls_block_and_syslog_transport_tls)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM), port2 = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf(
+    "source s { tcp(ip(127.0.0.1) port(%d) tls(key-file(\"%s\") cert-file(\"%s\") peer-verify(optional-untrusted)));"
+    " syslog(ip(127.0.0.1) port(%d) transport(tls) tls(key-file(\"%s\") cert-file(\"%s\") "
+    "peer-verify(optional-untrusted))); };",
+    port, certs.server_key, certs.server_cert, port2, certs.server_key, certs.server_cert);
+  run_start(&r, src, NULL);
+  send_ok(port, NULL, NULL, "<13>Nov 22 10:00:00 h1 p1: plain line\n");
+  wait_count(1);
+  send_ok(port2, NULL, NULL, "45 <13>1 2026-11-22T10:00:00Z h2 p2 - - - framed");
+  wait_count(2);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tls|127.0.0.1|127.0.0.1|p1|13|plain line\n"
+                        "rfc5425|127.0.0.1|127.0.0.1|p2|13|framed\n");
+  g_free(got);
+  g_free(src);
+}
+
+Test(network_tls, an_untrusted_client_is_refused_with_syslog_ngs_lines)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = tls_source(port, NULL);
+  run_start(&r, src, NULL);
+  send_refused(port, certs.rogue_cert, certs.rogue_key);
+  wait_event("Certificate validation failed; subject='CN=rogue', issuer='CN=rogue', error='self-signed "
+             "certificate', depth='0'",
+             1);
+  wait_event("SSL error while reading stream; tls_error='error:0A000086:SSL routines::certificate verify failed', "
+             "location='test.conf:3:12'",
+             1);
+  wait_event("Syslog connection closed", 1);
+  /* no certificate at all: required-trusted refuses that too */
+  send_refused(port, NULL, NULL);
+  wait_event("peer did not return a certificate", 1);
+  /* and a good client still gets through */
+  send_ok(port, certs.client_cert, certs.client_key, "<13>Nov 22 10:00:00 h1 p1: good\n");
+  wait_count(1);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tls|127.0.0.1|127.0.0.1|p1|13|good\n");
+  g_free(got);
+  g_free(src);
+}
+
+Test(network_tls, untrusted_modes_accept_any_certificate_optional_ones_none)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM), port2 = free_port(SOCK_STREAM), port3 = free_port(SOCK_STREAM);
+  char *a = tls_source(port, "peer-verify(required-untrusted)");
+  char *b = tls_source(port2, "peer-verify(optional-trusted)");
+  char *c = tls_source(port3, "peer-verify(optional-untrusted)");
+  char *src = g_strdup_printf("%s\n%s\n%s", a, b, c);
+  /* three sources named s: rename the second and third */
+  char *p = strstr(src + 1, "source s {");
+  p[7] = 't';
+  p = strstr(p + 1, "source s {");
+  p[7] = 'u';
+  char *text = g_strdup_printf("%s\nlog { source(t); destination(d); };\nlog { source(u); destination(d); };", src);
+  run_start(&r, text, NULL);
+  send_ok(port, certs.rogue_cert, certs.rogue_key, "<13>Nov 22 10:00:00 h1 p1: rogue accepted\n");
+  wait_count(1);
+  send_refused(port, NULL, NULL); /* required: a certificate it must have */
+  send_ok(port2, NULL, NULL, "<13>Nov 22 10:00:00 h1 p2: none needed\n");
+  wait_count(2);
+  send_refused(port2, certs.rogue_cert, certs.rogue_key); /* optional-trusted: one given must be good */
+  send_ok(port3, certs.rogue_cert, certs.rogue_key, "<13>Nov 22 10:00:00 h1 p3: anything\n");
+  wait_count(3);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tls|127.0.0.1|127.0.0.1|p1|13|rogue accepted\n"
+                        "rfc3164+tls|127.0.0.1|127.0.0.1|p2|13|none needed\n"
+                        "rfc3164+tls|127.0.0.1|127.0.0.1|p3|13|anything\n");
+  g_free(got);
+  g_free(text);
+  g_free(src);
+  g_free(a);
+  g_free(b);
+  g_free(c);
+}
+
+Test(network_tls, trusted_keys_and_trusted_dn_narrow_the_accepted_clients)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM), port2 = free_port(SOCK_STREAM);
+  char *keys = g_strdup_printf("trusted-keys(\"SHA1:00:11\", \"%s\")", certs.client_sha1);
+  char *a = tls_source(port, keys);
+  char *b = tls_source(port2, "trusted-dn(\"CN=nobody, *\")");
+  char *src = g_strdup_printf("%s\n%s\nlog { source(t); destination(d); };", a, b);
+  strstr(src + 1, "source s {")[7] = 't';
+  run_start(&r, src, NULL);
+  send_ok(port, certs.client_cert, certs.client_key, "<13>Nov 22 10:00:00 h1 p1: listed\n");
+  wait_count(1);
+  send_refused(port2, certs.client_cert, certs.client_key);
+  wait_event("Certificate valid, but DN constraints were not met, rejecting", 1);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tls|127.0.0.1|127.0.0.1|p1|13|listed\n");
+  g_free(got);
+  g_free(src);
+  g_free(a);
+  g_free(b);
+  g_free(keys);
+}
+
+Test(network_tls, trusted_dn_matches_syslog_ngs_subject_format)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM), port2 = free_port(SOCK_STREAM);
+  char *a = tls_source(port, "trusted-dn(\"CN=client, O=Sluice Test\")");
+  char *b = tls_source(port2, "trusted-keys(\"SHA1:00:11:22\")");
+  char *src = g_strdup_printf("%s\n%s\nlog { source(t); destination(d); };", a, b);
+  strstr(src + 1, "source s {")[7] = 't';
+  run_start(&r, src, NULL);
+  send_ok(port, certs.client_cert, certs.client_key, "<13>Nov 22 10:00:00 h1 p1: dn ok\n");
+  wait_count(1);
+  send_refused(port2, certs.client_cert, certs.client_key);
+  wait_event("Certificate valid, but fingerprint constraints were not met, rejecting", 1);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tls|127.0.0.1|127.0.0.1|p1|13|dn ok\n");
+  g_free(got);
+  g_free(src);
+  g_free(a);
+  g_free(b);
+}
+
+Test(network_tls, megabytes_in_one_go_arrive_whole_and_in_order)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = tls_source(port, NULL);
+  run_start(&r, src, NULL);
+  /* far more than one read's 64 KiB: records wait decrypted inside
+   * OpenSSL, where polling the fd does not see them */
+  GString *all = g_string_new("");
+  int n = 20000;
+  for (int i = 0; i < n; i++)
+    g_string_append_printf(all, "<13>Nov 22 10:00:00 h p: line %06d %s\n", i,
+                           "padding padding padding padding padding padding padding padding");
+  send_ok(port, certs.client_cert, certs.client_key, all->str);
+  wait_count(n);
+  char *got = run_finish(&r);
+  char **lines = g_strsplit(got, "\n", -1);
+  for (int i = 0; i < n; i++)
+    {
+      char want[32];
+      snprintf(want, sizeof(want), "|line %06d ", i);
+      cr_assert(strstr(lines[i], want), "line %d is '%s'", i, lines[i]);
+    }
+  g_strfreev(lines);
+  g_string_free(all, TRUE);
+  g_free(got);
+  g_free(src);
+}
+
+/* ---- reload ---------------------------------------------------------------- */
+
+Test(network_tls, a_tls_connection_goes_on_across_a_reload)
+{
+  Run r, next;
+  memset(&next, 0, sizeof(next));
+  int port = free_port(SOCK_STREAM);
+  char *a = tls_source(port, NULL);
+  char *b = tls_source(port, "peer-verify(required-untrusted)");
+  run_start(&r, a, NULL);
+  TlsClient c;
+  cr_assert(tls_client_open(&c, port, certs.client_cert, certs.client_key));
+  const char *first = "<13>Nov 22 10:00:00 h1 p1: one\n<13>Nov 22 10:00:01 h2 p2: sp";
+  cr_assert(tls_client_send(&c, first, strlen(first)));
+  wait_count(1);
+
+  memcpy(next.factories, r.factories, sizeof(next.factories));
+  char *text = g_strdup_printf("@version: 3.38\noptions { use-dns(no); };\n%s\n"
+                               "destination d { rec(); };\nlog { source(s); destination(d); };\n", b);
+  CfgError err = { 0 };
+  next.tree = cfg_parse_string("next.conf", text, strlen(text), NULL, &err);
+  cr_assert_not_null(next.tree, "%s", err.message);
+  cr_assert(cfg_global_options_load(&next.global, next.tree, &err), "%s", err.message);
+  next.pl = log_pipeline_new(next.tree, &next.global, next.factories, &err);
+  cr_assert_not_null(next.pl, "%s", err.message);
+  handover_begin();
+  cr_assert_eq(log_pipeline_stop_handover(r.pl, next.pl, 5000), 0);
+  char *serr = NULL;
+  cr_assert(log_pipeline_start(next.pl, r.pool, &serr), "%s", serr);
+  handover_end();
+  log_pipeline_free(r.pl);
+  cfg_options_free(cfg_global_options_table, &r.global);
+  cfg_tree_free(r.tree);
+  r.pl = next.pl;
+  r.tree = next.tree;
+  r.global = next.global;
+
+  /* the same session: the rest of the line, then another */
+  const char *rest = "lit\n<13>Nov 22 10:00:02 h3 p3: after\n";
+  cr_assert(tls_client_send(&c, rest, strlen(rest)));
+  wait_count(3);
+  tls_client_close(&c);
+  wait_event("Syslog connection kept across reload", 1);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tls|127.0.0.1|127.0.0.1|p1|13|one\n"
+                        "rfc3164+tls|127.0.0.1|127.0.0.1|p2|13|split\n"
+                        "rfc3164+tls|127.0.0.1|127.0.0.1|p3|13|after\n");
+  g_free(got);
+  g_free(text);
+  g_free(a);
+  g_free(b);
+}
+
+/* ---- configuration ------------------------------------------------------------ */
+
+static void
+refused(const char *sources, const char *want)
+{
+  Run r;
+  char *text = g_strdup_printf("@version: 3.38\n%s\ndestination d { rec(); };\nlog { source(s); destination(d); };\n",
+                               sources);
+  CfgError err = { 0 };
+  cr_assert_null(run_build(&r, text, &err), "accepted: %s", sources);
+  cr_assert(strstr(err.message, want), "'%s' lacks '%s'", err.message, want);
+  cfg_error_clear(&err);
+  run_free(&r);
+  g_string_free(events, TRUE);
+  g_string_free(rec_log, TRUE);
+  g_string_free(rec_stamps, TRUE);
+  g_string_free(rec_tags, TRUE);
+  g_free(text);
+}
+
+Test(network_tls, bad_tls_options_are_configuration_errors)
+{
+  refused("source s { network(transport(tls)); };", "a TLS source needs tls(key-file() cert-file())");
+  refused("source s { udp(tls(key-file(\"/k\") cert-file(\"/c\"))); };",
+          "tls() options specified for a transport that doesn't allow TLS encryption");
+  refused("source s { unix-stream(\"/tmp/x\" tls(key-file(\"/k\") cert-file(\"/c\"))); };",
+          "tls() options specified for a transport that doesn't allow TLS encryption");
+  refused("source s { network(transport(tls) tls(key-file(\"/nonexistent.key\") cert-file(\"/nonexistent.pem\"))); };",
+          "cannot load cert-file(\"/nonexistent.pem\")");
+  char *mismatch = g_strdup_printf("source s { network(transport(tls) tls(key-file(\"%s\") cert-file(\"%s\"))); };",
+                                   certs.client_key, certs.server_cert);
+  refused(mismatch, "key values mismatch");
+  g_free(mismatch);
+  char *cipher = g_strdup_printf("source s { network(transport(tls) tls(key-file(\"%s\") cert-file(\"%s\") "
+                                 "cipher-suite(\"NO-SUCH-CIPHER\"))); };",
+                                 certs.server_key, certs.server_cert);
+  refused(cipher, "cipher-suite(\"NO-SUCH-CIPHER\")");
+  g_free(cipher);
+  refused("source s { network(transport(tls) tls(peer-verify(sometimes))); };", "peer-verify");
+  refused("source s { network(transport(tls) tls(ssl-options(no-tlsv14))); };", "ssl-options");
+  refused("source s { network(transport(tls) tls(pkcs12-file(\"/x\"))); };", "unknown option 'pkcs12-file'");
+}
+
+/* ---- destinations ---------------------------------------------------------------- */
+
+/* A TLS source s on port (with cert/key as its certificate), a plain
+ * tcp() source on in_port, and a TLS destination to host:port with
+ * dest_tls inside its tls(). */
+static char *
+relay_config(int port, const char *cert, const char *key, int in_port, const char *host, const char *dest_tls)
+{
+  return g_strdup_printf("source s { network(ip(127.0.0.1) port(%d) transport(tls) tls(key-file(\"%s\") "
+                         "cert-file(\"%s\") ca-file(\"%s\") peer-verify(optional-untrusted))); };\n"
+                         "source in { tcp(ip(127.0.0.1) port(%d)); };\n"
+                         "destination out { network(\"%s\" port(%d) transport(tls) tls(%s)); };\n"
+                         "log { source(in); destination(out); };",
+                         port, key, cert, certs.ca, in_port, host, port, dest_tls);
+}
+
+static void
+relay_send(int in_port, const char *text)
+{
+  int fd = tcp_connect(in_port);
+  send_str(fd, text);
+  close(fd);
+}
+
+/* Stop with the message the destination must not send still queued:
+ * exactly that one is left unwritten.  Returns what rec() got. */
+static char *
+finish_with_one_unsent(Run *r)
+{
+  cr_assert_eq(log_pipeline_stop(r->pl, 200), 1);
+  run_free(r);
+  g_string_free(events, TRUE);
+  g_string_free(rec_stamps, TRUE);
+  g_string_free(rec_tags, TRUE);
+  return g_string_free(rec_log, FALSE);
+}
+
+Test(network_tls, a_destination_sends_to_a_trusted_server_of_its_name)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM), in = free_port(SOCK_STREAM);
+  char *ca = g_strdup_printf("ca-file(\"%s\") key-file(\"%s\") cert-file(\"%s\")", certs.ca, certs.client_key,
+                             certs.client_cert);
+  char *cfg = relay_config(port, certs.server_cert, certs.server_key, in, "localhost", ca);
+  run_start(&r, cfg, NULL);
+  relay_send(in, "<13>Nov 22 10:00:00 h1 p1: relayed one\n<13>Nov 22 10:00:01 h2 p2: relayed two\n");
+  wait_count(2);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tls|127.0.0.1|127.0.0.1|p1|13|relayed one\n"
+                        "rfc3164+tls|127.0.0.1|127.0.0.1|p2|13|relayed two\n");
+  g_free(got);
+  g_free(cfg);
+  g_free(ca);
+}
+
+Test(network_tls, a_destination_refuses_a_server_of_another_name)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM), in = free_port(SOCK_STREAM);
+  char *ca = g_strdup_printf("ca-file(\"%s\")", certs.ca);
+  char *cfg = relay_config(port, certs.wrong_cert, certs.wrong_key, in, "127.0.0.1", ca);
+  run_start(&r, cfg, NULL);
+  relay_send(in, "<13>Nov 22 10:00:00 h1 p1: must not go\n");
+  wait_event("Certificate subject does not match configured hostname; hostname='127.0.0.1', "
+             "certificate='wronghost'",
+             1);
+  wait_event("SSL error while writing stream; tls_error='error:0A000086:SSL routines::certificate verify failed'", 1);
+  char *got = finish_with_one_unsent(&r);
+  cr_assert_str_eq(got, "");
+  g_free(got);
+  g_free(cfg);
+  g_free(ca);
+}
+
+Test(network_tls, a_destination_refuses_an_untrusted_server_unless_told_otherwise)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM), in = free_port(SOCK_STREAM);
+  int port2 = free_port(SOCK_STREAM), in2 = free_port(SOCK_STREAM);
+  char *ca = g_strdup_printf("ca-file(\"%s\")", certs.ca);
+  char *a = relay_config(port, certs.rogue_cert, certs.rogue_key, in, "localhost", ca);
+  char *b = relay_config(port2, certs.rogue_cert, certs.rogue_key, in2, "127.0.0.1", "peer-verify(required-untrusted)");
+  /* the second copy's names: s -> t (logged into rec() too), in -> in2, out -> out2 */
+  char *b2 = g_strdup(b);
+  strstr(b2, "source s {")[7] = 't';
+  memcpy(strstr(b2, "source in {") + 7, "iX", 2);
+  memcpy(strstr(b2, "source(in)") + 7, "iX", 2);
+  memcpy(strstr(b2, "destination out {") + 12, "oXt", 3);
+  memcpy(strstr(b2, "destination(out)") + 12, "oXt", 3);
+  char *cfg = g_strdup_printf("%s\n%s\nlog { source(t); destination(d); };", a, b2);
+  run_start(&r, cfg, NULL);
+  relay_send(in, "<13>Nov 22 10:00:00 h1 p1: must not go\n");
+  wait_event("Certificate validation failed; subject='CN=rogue', issuer='CN=rogue', error='self-signed "
+             "certificate', depth='0'",
+             1);
+  relay_send(in2, "<13>Nov 22 10:00:00 h1 p2: untrusted is fine\n");
+  wait_count(1);
+  char *got = finish_with_one_unsent(&r);
+  cr_assert_str_eq(got, "rfc3164+tls|127.0.0.1|127.0.0.1|p2|13|untrusted is fine\n");
+  g_free(got);
+  g_free(cfg);
+  g_free(a);
+  g_free(b);
+  g_free(b2);
+  g_free(ca);
+}
+
+static void
+dest_refused(const char *dest, const char *want)
+{
+  char *text = g_strdup_printf("source s { network(port(1)); };\ndestination x { %s };\n"
+                               "log { source(s); destination(x); };", dest);
+  refused(text, want);
+  g_free(text);
+}
+
+Test(network_tls, bad_destination_tls_options_are_configuration_errors)
+{
+  dest_refused("udp(\"127.0.0.1\" tls(ca-file(\"/x\")));",
+               "tls() options specified for a transport that doesn't allow TLS encryption");
+  dest_refused("network(\"127.0.0.1\" transport(tls) tls(ca-file(\"/nonexistent-ca.pem\")));",
+               "cannot load ca-file(\"/nonexistent-ca.pem\")");
+  dest_refused("network(\"127.0.0.1\" transport(tls) tls(key-file(\"/k\")));",
+               "key-file() and cert-file() go together");
+}
