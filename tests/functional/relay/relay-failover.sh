@@ -63,8 +63,12 @@ until grep -q "Failing over to the next destination server" "$work/sluice.log"; 
   [ $i -lt 100 ] || fail "no failover"
   sleep 0.1
 done
-sleep 1.5
-[ -s "$work/out2" ] || fail "nothing reached the secondary"
+i=0
+until [ -s "$work/out2" ]; do
+  i=$((i + 1))
+  [ $i -lt 200 ] || fail "nothing reached the secondary"
+  sleep 0.05
+done
 server primary 127.0.0.2 "$work/out3"
 p1=$srv
 i=0

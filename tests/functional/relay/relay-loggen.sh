@@ -88,7 +88,14 @@ EOC
     queued=-
     for r in 1 2 3; do
       kill -HUP "$pid"
-      sleep 0.7
+      # one reload at a time: the next signal only after this one handed over
+      i=0
+      until [ "$(grep -c 'Destination connection kept across the reload' "$work/sluice.log")" -ge $r ]; do
+        i=$((i + 1))
+        [ $i -lt 200 ] || fail "reload $r did not keep the connection: $(tail -5 "$work/sluice.log")"
+        sleep 0.05
+      done
+      sleep 0.3
     done
     [ "$(grep -c 'Destination connection kept across the reload' "$work/sluice.log")" -eq 3 ] \
       || fail "the connection was not kept: $(grep -i 'reload\|connection' "$work/sluice.log" | tail -5)"
