@@ -105,6 +105,58 @@ _map_builtin(LogMsg *msg, const char *key, size_t klen, const char *value, size_
     }
 }
 
+/* The handles of PREFIX + KEY names, per thread: an entry has a dozen
+ * fields or so, and looking each name up in the registry (a lock and a
+ * string hash) was the largest part of reading one.  A name's handle never
+ * changes, so the cache needs no invalidation; a slot holds the last name
+ * that hashed to it. */
+#define NAME_CACHE_SLOTS 256
+#define NAME_CACHE_MAX 80
+
+typedef struct NameSlot
+{
+  uint32_t len; /* 0: empty */
+  NVHandle handle;
+  char name[NAME_CACHE_MAX];
+} NameSlot;
+
+static _Thread_local NameSlot name_cache[NAME_CACHE_SLOTS];
+
+static uint32_t
+_hash_name(const char *a, size_t alen, const char *b, size_t blen)
+{
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (size_t i = 0; i < alen; i++)
+    h = (h ^ (uint8_t) a[i]) * 16777619u;
+  for (size_t i = 0; i < blen; i++)
+    h = (h ^ (uint8_t) b[i]) * 16777619u;
+  return h;
+}
+
+static NVHandle
+_field_handle(const JournalMapOptions *o, const char *key, size_t klen)
+{
+  size_t nlen = o->prefix_len + klen;
+  if (nlen >= NAME_CACHE_MAX)
+    {
+      char *name = g_strdup_printf("%.*s%.*s", (int) o->prefix_len, o->prefix, (int) klen, key);
+      NVHandle h = log_msg_get_value_handle(name, (ssize_t) nlen);
+      g_free(name);
+      return h;
+    }
+  NameSlot *slot = &name_cache[_hash_name(o->prefix, o->prefix_len, key, klen) % NAME_CACHE_SLOTS];
+  if (slot->len == nlen && memcmp(slot->name, o->prefix, o->prefix_len) == 0
+      && memcmp(slot->name + o->prefix_len, key, klen) == 0)
+    return slot->handle;
+  memcpy(slot->name, o->prefix, o->prefix_len);
+  memcpy(slot->name + o->prefix_len, key, klen);
+  slot->name[nlen] = '\0';
+  slot->handle = log_msg_get_value_handle(slot->name, (ssize_t) nlen);
+  /* a name the registry had no room for is not kept: asked again later */
+  slot->len = slot->handle != LM_V_NONE ? (uint32_t) nlen : 0;
+  return slot->handle;
+}
+
 void
 journal_msg_add_field(LogMsg *msg, const JournalMapOptions *o, const void *data, size_t len)
 {
@@ -122,15 +174,7 @@ journal_msg_add_field(LogMsg *msg, const JournalMapOptions *o, const void *data,
     vlen = o->max_field_size;
   _map_builtin(msg, key, klen, value, vlen);
 
-  char stackbuf[256];
-  size_t nlen = o->prefix_len + klen;
-  char *name = nlen < sizeof(stackbuf) ? stackbuf : g_malloc(nlen + 1);
-  memcpy(name, o->prefix, o->prefix_len);
-  memcpy(name + o->prefix_len, key, klen);
-  name[nlen] = '\0';
-  log_msg_set_value_by_name(msg, name, value, (ssize_t) vlen);
-  if (name != stackbuf)
-    g_free(name);
+  log_msg_set_value(msg, _field_handle(o, key, klen), value, (ssize_t) vlen);
 }
 
 void
