@@ -80,19 +80,69 @@ _ensure_state(NetDest *d)
 
 /* ---- formatting --------------------------------------------------------- */
 
+/* The offset of the parameters of the SD element named "meta" in
+ * sd[0..len) when it has any (just after "[meta"), else -1; *has_seq says
+ * whether one of them is sequenceId.  Values are quoted with '\\'
+ * escapes, so a ']' or '"' inside one does not end anything. */
+static gssize
+_meta_params(const char *sd, size_t len, bool *has_seq)
+{
+  size_t i = 0;
+  *has_seq = false;
+  while (i < len && sd[i] == '[')
+    {
+      size_t name = i + 1, j = name;
+      while (j < len && sd[j] != ' ' && sd[j] != ']')
+        j++;
+      bool meta = j - name == 4 && memcmp(sd + name, "meta", 4) == 0 && j < len && sd[j] == ' ';
+      size_t params = j;
+      bool quoted = false;
+      for (; j < len && (quoted || sd[j] != ']'); j++)
+        {
+          if (quoted && sd[j] == '\\')
+            j++;
+          else if (sd[j] == '"')
+            quoted = !quoted;
+          else if (meta && !quoted && sd[j] == ' ' && len - j > 12 && memcmp(sd + j + 1, "sequenceId=", 11) == 0)
+            *has_seq = true;
+        }
+      if (meta)
+        return (gssize) params;
+      i = j + 1;
+    }
+  return -1;
+}
+
 /* syslog-ng 3.38 numbers the messages of local sources in the RFC 5424
- * lines a destination sends: [meta sequenceId="N"], N counting only local
- * messages.  The line in out from start ends with " [BOM]MSG\n", so the
- * structured data ends just before that; "-" (none) is replaced. */
+ * lines a destination sends, N counting every local message: sequenceId="N"
+ * goes first into a "meta" element that has parameters (a sequenceId there
+ * already is kept, and the number is used up all the same), else a new
+ * [meta sequenceId="N"] goes at the end of the structured data, replacing
+ * "-".  The line in out from start is "<PRI>1 " and five header fields
+ * without spaces, then the structured data, then " [BOM]MSG\n". */
 static void
 _add_sequence_id(NetDest *d, const LogMsg *msg, GString *out, size_t start)
 {
+  uint64_t n = ++d->seq;
   size_t tail = msg->builtin[LM_V_MESSAGE].len + 2 + ((msg->flags & LF_UTF8) ? 3 : 0);
   if (out->len - start < tail + 1)
     return;
-  size_t sd_end = out->len - tail;
+  size_t sd_end = out->len - tail, sd_start = start;
+  for (int spaces = 0; spaces < 6 && sd_start < sd_end; sd_start++)
+    if (out->str[sd_start] == ' ')
+      spaces++;
   char sd[48];
-  int k = snprintf(sd, sizeof(sd), "[meta sequenceId=\"%" G_GUINT64_FORMAT "\"]", (guint64) ++d->seq);
+  bool has_seq;
+  gssize at = _meta_params(out->str + sd_start, sd_end - sd_start, &has_seq);
+  if (at >= 0)
+    {
+      if (has_seq)
+        return;
+      int k = snprintf(sd, sizeof(sd), " sequenceId=\"%" G_GUINT64_FORMAT "\"", (guint64) n);
+      g_string_insert_len(out, (gssize) sd_start + at, sd, k);
+      return;
+    }
+  int k = snprintf(sd, sizeof(sd), "[meta sequenceId=\"%" G_GUINT64_FORMAT "\"]", (guint64) n);
   if (out->str[sd_end - 1] == '-')
     {
       g_string_erase(out, (gssize) sd_end - 1, 1);

@@ -447,6 +447,44 @@ Test(network_dest, local_messages_carry_a_sequence_id_that_a_retry_does_not_adva
   rig_free(&r);
 }
 
+Test(network_dest, a_sequence_id_goes_into_the_meta_element_as_syslog_ng_puts_it)
+{
+  int port = 0;
+  int lfd = bound(AF_INET, SOCK_STREAM, "127.0.0.1", &port, true);
+  Rig r = { 0 };
+  rig_build(&r, "destination d { syslog(\"127.0.0.1\" port(%d)); };", port);
+  const char *in[] = {
+    "<13>1 2003-10-11T22:14:15Z h app - - [x@1 a=\"b\"][meta foo=\"x\"][y@2 c=\"d\"] m1",
+    "<13>1 2003-10-11T22:14:15Z h app - - [x@1 a=\"b\"] m2",
+    "<13>1 2003-10-11T22:14:15Z h app - - [meta sequenceId=\"77\"] m3",
+    "<13>1 2003-10-11T22:14:15Z h app - - - m4",
+  };
+  Batch b = { 0 };
+  MsgFormatOptions o;
+  msg_format_options_defaults(&o);
+  o.flags |= MF_SYSLOG_PROTOCOL;
+  LogStamp recvd = { .sec = 1773144000, .usec = 0, .gmtoff = 0 };
+  for (size_t i = 0; i < G_N_ELEMENTS(in); i++)
+    {
+      b.items[b.n].msg = msg_format_parse(&o, in[i], strlen(in[i]), &recvd);
+      b.items[b.n++].msg->flags |= LF_LOCAL;
+    }
+  cr_assert_eq(rig_write(&r, b.items, b.n), 4);
+  int c = accept_one(lfd);
+  /* checked against syslog-ng 3.38: first into a meta element with
+   * parameters, a sequenceId there kept (its number used up), else a new
+   * element at the end */
+  assert_reads(c, "97 <13>1 2003-10-11T22:14:15+00:00 h app - - "
+                  "[x@1 a=\"b\"][meta sequenceId=\"1\" foo=\"x\"][y@2 c=\"d\"] m1\n"
+                  "78 <13>1 2003-10-11T22:14:15+00:00 h app - - [x@1 a=\"b\"][meta sequenceId=\"2\"] m2\n"
+                  "68 <13>1 2003-10-11T22:14:15+00:00 h app - - [meta sequenceId=\"77\"] m3\n"
+                  "67 <13>1 2003-10-11T22:14:15+00:00 h app - - [meta sequenceId=\"4\"] m4\n");
+  close(c);
+  close(lfd);
+  batch_free(&b);
+  rig_free(&r);
+}
+
 /* ---- reconnecting ------------------------------------------------------- */
 
 Test(network_dest, a_refused_connection_keeps_the_batch_and_sends_it_once)
