@@ -216,6 +216,7 @@ typedef struct NetTlsTransport
   LogTransport super;
   SSL *ssl;
   NetTlsContext *ctx;
+  bool drained;         /* the last read wanted more from the socket */
 } NetTlsTransport;
 
 static ssize_t
@@ -224,6 +225,7 @@ _transport_read(LogTransport *t, char *buf, size_t len, bool *want_write)
   NetTlsTransport *self = (NetTlsTransport *) t;
   ERR_clear_error();
   int n = SSL_read(self->ssl, buf, len > INT32_MAX ? INT32_MAX : (int) len);
+  self->drained = n <= 0;
   if (n > 0)
     return n;
   switch (SSL_get_error(self->ssl, n))
@@ -246,7 +248,10 @@ static bool
 _transport_pending(LogTransport *t)
 {
   NetTlsTransport *self = (NetTlsTransport *) t;
-  return SSL_pending(self->ssl) > 0;
+  /* with read-ahead OpenSSL holds whole records it has not decrypted yet;
+   * after a read that wanted more from the socket, what it holds is at
+   * most part of one, which only more bytes on the fd complete */
+  return SSL_pending(self->ssl) > 0 || (!self->drained && SSL_has_pending(self->ssl));
 }
 
 static void
