@@ -217,6 +217,13 @@ log_writer_written(const LogWriter *w)
 size_t
 log_writer_stop(LogWriter *w, int timeout_ms)
 {
+  if (log_queue_is_persistent(w->q))
+    {
+      /* a disk buffer keeps what is not written for the next start, as
+       * syslog-ng's does: no reason to hold the stop up draining it */
+      log_writer_detach(w);
+      return 0;
+    }
   log_queue_close(w->q);
   struct timespec until;
   clock_gettime(CLOCK_MONOTONIC, &until);

@@ -59,7 +59,9 @@ void log_writer_request_reopen(LogWriter *w);
 
 /* Close the queue, let the writer drain it for up to timeout_ms, then stop
  * it and free it.  Returns how many messages were left unwritten (and
- * released).  q stays the caller's. */
+ * released).  q stays the caller's.  A persistent queue (a disk buffer) is
+ * not drained: the writer stops after the write in hand, as
+ * log_writer_detach, and the queue keeps the rest; returns 0. */
 size_t log_writer_stop(LogWriter *w, int timeout_ms);
 
 /* Stop the writer after the write in hand (a reload), leaving in q what it
