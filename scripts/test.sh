@@ -17,6 +17,10 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 SLUICE_SYSLOG_NG=${SLUICE_SYSLOG_NG:-$OUT/syslog-ng}
 "$ROOT/scripts/fetch-syslog-ng.sh" "$SLUICE_SYSLOG_NG"
 export SLUICE_SYSLOG_NG
+# The RELP interop tests run Debian's rsyslog with imrelp/omrelp beside it.
+SLUICE_RSYSLOG=${SLUICE_RSYSLOG:-$OUT/rsyslog}
+"$ROOT/scripts/fetch-rsyslog.sh" "$SLUICE_RSYSLOG"
+export SLUICE_RSYSLOG
 
 total_pass=0
 total_fail=0

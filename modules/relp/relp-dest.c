@@ -68,6 +68,8 @@ struct RelpDest
   uint32_t next_txnr;
   int fd;                   /* -1 when not connected (writer thread) */
   bool broken;              /* under lock */
+  bool closing;             /* under lock: we sent close, the end is expected */
+  bool reader_done;         /* under lock: the reader thread is leaving */
   bool reader_running;      /* writer thread */
   pthread_t reader;
   int64_t last_attempt;     /* CLOCK_MONOTONIC ms of the last connect */
@@ -108,7 +110,7 @@ _timed_wait(RelpDest *d, int ms)
 static void
 _break_locked(RelpDest *d, const char *reason)
 {
-  if (!d->broken)
+  if (!d->broken && !d->closing)
     sluice_log(SLUICE_LOG_ERROR, "RELP connection broken, unanswered messages are sent again after reconnecting",
                "driver", d->name, "server", d->target, "reason", reason, NULL);
   d->broken = true;
@@ -217,7 +219,10 @@ _reader_main(void *arg)
         break;
       g_string_erase(buf, 0, (gssize) off);
     }
-  _break(d, reason);
+  pthread_mutex_lock(&d->lock);
+  _break_locked(d, reason);
+  d->reader_done = true;
+  pthread_mutex_unlock(&d->lock);
   g_string_free(buf, TRUE);
   return NULL;
 }
@@ -387,6 +392,7 @@ _ensure(RelpDest *d)
   d->fd = fd;
   pthread_mutex_lock(&d->lock);
   d->broken = false;
+  d->reader_done = false;
   pthread_mutex_unlock(&d->lock);
   if (!_handshake(d))
     {
@@ -499,12 +505,22 @@ _finish(void *dest)
   while (d->fd >= 0 && !d->broken && d->count > 0 && _mono_ms() < until)
     _timed_wait(d, 50);
   bool live = d->fd >= 0 && !d->broken;
+  d->closing = true;
   pthread_mutex_unlock(&d->lock);
   if (live)
     {
+      /* the server answers close and closes: wait a moment for that, so
+       * it does not find the connection gone under its answer */
       g_string_truncate(d->out, 0);
       relp_frame_append(d->out, d->next_txnr, "close", NULL, 0);
-      _send_all(d, d->out->str, d->out->len);
+      if (_send_all(d, d->out->str, d->out->len))
+        {
+          until = _mono_ms() + 2000;
+          pthread_mutex_lock(&d->lock);
+          while (d->reader_running && !d->reader_done && _mono_ms() < until)
+            _timed_wait(d, 50);
+          pthread_mutex_unlock(&d->lock);
+        }
     }
   _disconnect(d);
   size_t left = 0;

@@ -25,6 +25,7 @@
 #include <iv.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,11 +112,12 @@ _accept_one(RelpSource *s, int fd, const struct sockaddr_storage *ss)
       close(fd);
       return;
     }
+  int on = 1;
   if (s->o.keep_alive)
-    {
-      int on = 1;
-      setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
-    }
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+  /* answers are a few bytes each and a sender with a full window waits
+   * for them: Nagle would hold them until our last answer is acked */
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
   relp_conn_add(s, fd, &peer, client, ip);
 }
 
