@@ -178,6 +178,35 @@ _position_put(const char *key, const char *cursor)
   g_mutex_unlock(&positions_lock);
 }
 
+/* The cursor files of the running sources (main thread only): two sources
+ * saving their positions in one file would each start from the other's.
+ * syslog-ng 3.38 allows one systemd-journal() per configuration; Sluice
+ * allows one per cursor file. */
+static GHashTable *cursor_files_in_use;
+
+static bool
+_cursor_file_claim(const char *path)
+{
+  if (!cursor_files_in_use)
+    cursor_files_in_use = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  if (g_hash_table_contains(cursor_files_in_use, path))
+    return false;
+  g_hash_table_add(cursor_files_in_use, g_strdup(path));
+  return true;
+}
+
+static void
+_cursor_file_release(const char *path)
+{
+  if (cursor_files_in_use)
+    g_hash_table_remove(cursor_files_in_use, path);
+  if (cursor_files_in_use && g_hash_table_size(cursor_files_in_use) == 0)
+    {
+      g_hash_table_destroy(cursor_files_in_use);
+      cursor_files_in_use = NULL;
+    }
+}
+
 /* ---- the cursor file --------------------------------------------------------- */
 
 static char *
@@ -567,12 +596,23 @@ _journal_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
   s->source_tag = log_tags_get_by_name(tag);
   g_free(tag);
   s->read_error_said = false;
+  if (!_cursor_file_claim(s->cursor_path))
+    {
+      *error = g_strdup_printf("systemd-journal(): another systemd-journal() source keeps its position in %s; "
+                               "give each one its own cursor-file() (syslog-ng 3.38 allows only one)",
+                               s->cursor_path);
+      return false;
+    }
   if (!_open_journal(s, error))
-    return false;
+    {
+      _cursor_file_release(s->cursor_path);
+      return false;
+    }
   if (!_position(s, error))
     {
       sd_journal_close(s->j);
       s->j = NULL;
+      _cursor_file_release(s->cursor_path);
       return false;
     }
   int fd = sd_journal_get_fd(s->j);
@@ -584,6 +624,7 @@ _journal_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
       free(s->skip_cursor);
       free(s->cursor);
       s->skip_cursor = s->cursor = NULL;
+      _cursor_file_release(s->cursor_path);
       return false;
     }
   if (env->flow_control)
@@ -613,6 +654,7 @@ _journal_stop(LogSourceDriver *d)
   s->cursor = NULL;
   free(s->skip_cursor);
   s->skip_cursor = NULL;
+  _cursor_file_release(s->cursor_path);
   s->started = false;
 }
 

@@ -55,6 +55,17 @@ bad 'directory("/tmp") namespace("x")' "cannot be used together"
 bad 'time-zone("Nowhere/Else")' "time zone"
 bad 'default-level(loud)' "default-level"
 
+# two sources keeping their positions in one file cannot start
+cat >"$work/two.conf" <<EOF
+@version: 3.38
+source s { systemd-journal(directory("$work/j") cursor-file("$work/cursor.two")); };
+source t { systemd-journal(directory("$work/j") cursor-file("$work/cursor.two") prefix("x.")); };
+log { source(s); source(t); };
+EOF
+if timeout 20 "$sluice" -F -f "$work/two.conf" -p "$work/two.pid" >"$work/two.out" 2>&1; then fail "two sources on one cursor file started"; fi
+grep -q "another systemd-journal() source keeps its position in $work/cursor.two" "$work/two.out" \
+  || { cat "$work/two.out"; fail "no error for the shared cursor file"; }
+
 # before the first start: the journal has one entry
 jadd MESSAGE=old PRIORITY=6 SYSLOG_IDENTIFIER=early
 start_sluice "$sluice" "$work/j.conf"
