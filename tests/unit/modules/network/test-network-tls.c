@@ -203,6 +203,52 @@ Test(network_tls, trusted_dn_matches_syslog_ngs_subject_format)
   g_free(b);
 }
 
+Test(network_tls, ssl_options_and_cipher_suite_shape_the_session)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = tls_source(port, "ssl-options(no-tlsv13) cipher-suite(\"ECDHE-ECDSA-AES128-GCM-SHA256\")");
+  run_start(&r, src, NULL);
+  TlsClient c;
+  cr_assert(tls_client_open(&c, port, certs.client_cert, certs.client_key));
+  cr_assert_str_eq(SSL_get_version(c.ssl), "TLSv1.2");
+  cr_assert_str_eq(SSL_get_cipher_name(c.ssl), "ECDHE-ECDSA-AES128-GCM-SHA256");
+  const char *line = "<13>Nov 22 10:00:00 h1 p1: twelve\n";
+  cr_assert(tls_client_send(&c, line, strlen(line)));
+  tls_client_close(&c);
+  wait_count(1);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tls|127.0.0.1|127.0.0.1|p1|13|twelve\n");
+  g_free(got);
+  g_free(src);
+}
+
+Test(network_tls, ca_dir_trusts_and_crl_dir_revokes)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM), port2 = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf(
+    "source s { network(ip(127.0.0.1) port(%d) transport(tls) tls(key-file(\"%s\") cert-file(\"%s\") "
+    "ca-dir(\"%s\"))); };\n"
+    "source t { network(ip(127.0.0.1) port(%d) transport(tls) tls(key-file(\"%s\") cert-file(\"%s\") "
+    "ca-dir(\"%s\") crl-dir(\"%s\"))); };\nlog { source(t); destination(d); };",
+    port, certs.server_key, certs.server_cert, certs.ca_dir, port2, certs.server_key, certs.server_cert,
+    certs.ca_dir, certs.crl_dir);
+  run_start(&r, src, NULL);
+  send_ok(port, certs.client_cert, certs.client_key, "<13>Nov 22 10:00:00 h1 p1: by ca-dir\n");
+  wait_count(1);
+  /* the CRL revokes the client certificate; another one of the CA passes */
+  send_refused(port2, certs.client_cert, certs.client_key);
+  wait_event("error='certificate revoked'", 1);
+  send_ok(port2, certs.wrong_cert, certs.wrong_key, "<13>Nov 22 10:00:01 h2 p2: not revoked\n");
+  wait_count(2);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tls|127.0.0.1|127.0.0.1|p1|13|by ca-dir\n"
+                        "rfc3164+tls|127.0.0.1|127.0.0.1|p2|13|not revoked\n");
+  g_free(got);
+  g_free(src);
+}
+
 Test(network_tls, megabytes_in_one_go_arrive_whole_and_in_order)
 {
   Run r;

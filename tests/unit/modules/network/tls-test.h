@@ -22,6 +22,7 @@
 #include <openssl/x509v3.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct TlsCerts
@@ -30,6 +31,9 @@ typedef struct TlsCerts
   char *ca, *server_cert, *server_key, *client_cert, *client_key, *wrong_cert, *wrong_key, *rogue_cert,
     *rogue_key;
   char client_sha1[128]; /* "SHA1:AB:..." of the client certificate */
+  char *ca_dir;          /* the CA under its hashed name, for ca-dir() */
+  char *crl_dir;         /* a CRL of the CA revoking the client certificate, for crl-dir() */
+  char *ca_hashed, *crl_hashed;
 } TlsCerts;
 
 static void
@@ -97,6 +101,44 @@ _tls_pair(TlsCerts *t, const char *name, X509 *cert, EVP_PKEY *key, char **cert_
   g_free(k);
 }
 
+/* crl-dir(): the CA's CRL, revoking serial, under its hashed name. */
+static void
+_tls_crl(TlsCerts *t, X509 *ca, EVP_PKEY *cak, long serial)
+{
+  X509_CRL *crl = X509_CRL_new();
+  X509_CRL_set_version(crl, 1);
+  X509_CRL_set_issuer_name(crl, X509_get_subject_name(ca));
+  ASN1_TIME *last = ASN1_TIME_adj(NULL, time(NULL), -1, 0), *next = ASN1_TIME_adj(NULL, time(NULL), 30, 0);
+  X509_CRL_set1_lastUpdate(crl, last);
+  X509_CRL_set1_nextUpdate(crl, next);
+  X509_REVOKED *rev = X509_REVOKED_new();
+  ASN1_INTEGER *sn = ASN1_INTEGER_new();
+  ASN1_INTEGER_set(sn, serial);
+  X509_REVOKED_set_serialNumber(rev, sn);
+  X509_REVOKED_set_revocationDate(rev, last);
+  X509_CRL_add0_revoked(crl, rev);
+  X509_CRL_sort(crl);
+  cr_assert(X509_CRL_sign(crl, cak, EVP_sha256()) > 0);
+  char name[32];
+  unsigned long h = X509_NAME_hash_ex(X509_get_subject_name(ca), NULL, NULL, NULL);
+  snprintf(name, sizeof(name), "%08lx.r0", h);
+  t->crl_dir = _tls_path(t, "crl");
+  g_mkdir(t->crl_dir, 0700);
+  t->crl_hashed = g_build_filename(t->crl_dir, name, NULL);
+  FILE *f = fopen(t->crl_hashed, "w");
+  PEM_write_X509_CRL(f, crl);
+  fclose(f);
+  snprintf(name, sizeof(name), "%08lx.0", h);
+  t->ca_dir = _tls_path(t, "cadir");
+  g_mkdir(t->ca_dir, 0700);
+  t->ca_hashed = g_build_filename(t->ca_dir, name, NULL);
+  _tls_write_pem(t->ca_hashed, ca, NULL);
+  ASN1_INTEGER_free(sn);
+  ASN1_TIME_free(last);
+  ASN1_TIME_free(next);
+  X509_CRL_free(crl);
+}
+
 static G_GNUC_UNUSED void
 tls_certs_make(TlsCerts *t)
 {
@@ -116,6 +158,7 @@ tls_certs_make(TlsCerts *t)
   _tls_pair(t, "client", cli, ck, &t->client_cert, &t->client_key);
   _tls_pair(t, "wrong", wrong, wk, &t->wrong_cert, &t->wrong_key);
   _tls_pair(t, "rogue", rogue, rk, &t->rogue_cert, &t->rogue_key);
+  _tls_crl(t, ca, cak, 3); /* the client's serial */
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
   X509_digest(cli, EVP_sha1(), md, &n);
@@ -141,6 +184,14 @@ tls_certs_free(TlsCerts *t)
       g_unlink(files[i]);
       g_free(files[i]);
     }
+  g_unlink(t->crl_hashed);
+  g_unlink(t->ca_hashed);
+  g_rmdir(t->crl_dir);
+  g_rmdir(t->ca_dir);
+  g_free(t->crl_hashed);
+  g_free(t->ca_hashed);
+  g_free(t->crl_dir);
+  g_free(t->ca_dir);
   g_rmdir(t->dir);
   g_free(t->dir);
 }
