@@ -124,6 +124,32 @@ Test(network_tls, an_untrusted_client_is_refused_with_syslog_ngs_lines)
   g_free(src);
 }
 
+Test(network_tls, plain_text_and_a_cut_handshake_are_closed_with_a_line)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = tls_source(port, NULL);
+  run_start(&r, src, NULL);
+  /* a plain syslog line where a ClientHello should be */
+  int fd = tcp_connect(port);
+  send_str(fd, "<13>Nov 22 10:00:00 h1 p1: plain text\n");
+  cr_assert(peer_closed(fd), "a plain client kept its connection");
+  close(fd);
+  wait_event("SSL error while reading stream", 1);
+  /* a client that goes away in the middle of its handshake */
+  fd = tcp_connect(port);
+  send_all(fd, "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11);
+  close(fd);
+  wait_event("Syslog connection closed", 2);
+  /* and the source still serves */
+  send_ok(port, certs.client_cert, certs.client_key, "<13>Nov 22 10:00:00 h1 p1: still fine\n");
+  wait_count(1);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tls|127.0.0.1|127.0.0.1|p1|13|still fine\n");
+  g_free(got);
+  g_free(src);
+}
+
 Test(network_tls, untrusted_modes_accept_any_certificate_optional_ones_none)
 {
   Run r;
