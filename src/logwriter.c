@@ -69,7 +69,8 @@ _deliver(LogWriter *w, LogQueueItem *items, size_t n)
               w->stalled = false;
               log_queue_set_stalled(w->q, false);
             }
-          log_queue_ack_batch(w->q, items + done, (size_t) rc);
+          if (!w->ops.bind_queue)
+            log_queue_ack_batch(w->q, items + done, (size_t) rc);
           atomic_fetch_add(&w->written, (uint64_t) rc);
           done += (size_t) rc;
           continue;
@@ -97,6 +98,8 @@ _writer_main(void *arg)
 {
   LogWriter *w = arg;
   int64_t last_housekeep = _mono_ms();
+  if (w->ops.bind_queue)
+    w->ops.bind_queue(w->dest, w->q);
   for (;;)
     {
       if (atomic_load(&w->detach))

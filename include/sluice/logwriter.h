@@ -39,6 +39,14 @@ typedef struct LogWriterOps
   void (*reopen)(void *dest);
   /* The writer is done: close everything (on the writer's thread). */
   void (*finish)(void *dest);
+  /* May be NULL.  When set, the destination confirms writes itself (a
+   * peer's acknowledgement comes later): the writer gives it q once, before
+   * the first write, and does not ack what write_batch reports written;
+   * the destination owns those items and passes them to
+   * log_queue_ack_batch(q, ...) in the order it got them once confirmed, or
+   * back with log_queue_unpop(q, ...) in finish when they never were, so
+   * a disk buffer frees a message's place only once the peer has it. */
+  void (*bind_queue)(void *dest, LogQueue *q);
 } LogWriterOps;
 
 typedef struct LogWriterOptions

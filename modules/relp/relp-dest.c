@@ -9,12 +9,13 @@
  * a ring of up to window-size() messages in the order they were sent,
  * each with its TXNR, so an answer finds its message by subtraction.
  *
- * A message enters the ring with an ack hold of its own (log_msg_ack_add
- * on a flow-controlled item) and a reference; write_batch then reports it
- * written, so the writer releases its own hold and the queue forgets it,
- * while the ring's hold keeps the source's slot until the rsp 200 comes.
- * A full ring makes write_batch wait, which stops the writer, which lets
- * the queue fill: the ordinary back pressure.
+ * The destination confirms its writes itself (LogWriterOps.bind_queue):
+ * a queue item written goes into the ring as it is (its reference and its
+ * ack), and leaves it through log_queue_ack_batch only once answered with
+ * rsp 200 and every older one has been, in the order the queue gave them;
+ * so the source's slot, and a disk buffer's record, are kept until the
+ * server has the message.  A full ring makes write_batch wait, which stops
+ * the writer, which lets the queue fill: the ordinary back pressure.
  *
  * A broken connection (read or write error, serverclose, a non-200
  * answer, a frame that is not RELP) is marked broken; the writer's next
@@ -22,10 +23,9 @@
  * it, connects again and sends every unanswered message again, in order,
  * under new TXNRs.
  *
- * With a disk buffer the queue frees a message's place in its file when
- * write_batch reports it, before the answer: a crash of this process
- * between the two loses what the ring held.  Stopping waits up to
- * time-reopen() for the answers still due, then sends "close".
+ * Stopping waits up to time-reopen() for the answers still due, sends
+ * "close", and gives what is unanswered back to the queue (a disk buffer
+ * keeps it for the next start; a reload's new destination sends it).
  */
 #include "relp.h"
 
@@ -47,9 +47,9 @@
 
 typedef struct RelpPending
 {
-  LogMsg *msg;  /* a reference; NULL once answered */
+  LogQueueItem item; /* as the queue gave it: a reference, maybe an ack */
   uint32_t txnr;
-  bool ack;     /* the ring holds an ack of msg */
+  bool answered;     /* rsp 200 came; leaves once every older one has */
 } RelpPending;
 
 struct RelpDest
@@ -61,6 +61,7 @@ struct RelpDest
   char target[300];
   LogTemplate *tmpl;
   LogTemplateOptions topts;
+  LogQueue *q;               /* the writer's queue (bind_queue) */
   pthread_mutex_t lock;
   pthread_cond_t room;
   RelpPending *ring;        /* window-size() entries, from head, count used */
@@ -127,15 +128,27 @@ _break(RelpDest *d, const char *reason)
 
 /* ---- answers (reader thread) ---------------------------------------------------- */
 
+/* Take the answered entries at the front of the ring out (lock held):
+ * into *out (g_free), how many in *n. */
 static void
-_release(LogMsg *msg, bool ack)
+_take_answered_locked(RelpDest *d, LogQueueItem **out, size_t *n)
 {
-  if (ack)
-    log_msg_ack(msg);
-  log_msg_unref(msg);
+  size_t k = 0;
+  while (k < d->count && _at(d, k)->answered)
+    k++;
+  *n = k;
+  *out = NULL;
+  if (!k)
+    return;
+  *out = g_new(LogQueueItem, k);
+  for (size_t i = 0; i < k; i++)
+    (*out)[i] = _at(d, i)->item;
+  d->head = (d->head + k) % d->cap;
+  d->count -= k;
 }
 
-/* rsp for txnr with code; the messages answered are acked outside the lock. */
+/* rsp for txnr with code: marks the message answered (_confirm_answered
+ * hands it on). */
 static void
 _answered(RelpDest *d, uint32_t txnr, int code)
 {
@@ -147,7 +160,7 @@ _answered(RelpDest *d, uint32_t txnr, int code)
     }
   uint32_t first = _at(d, 0)->txnr;
   size_t off = txnr >= first ? txnr - first : txnr + RELP_TXNR_MAX - first;
-  if (off >= d->count || _at(d, off)->txnr != txnr || !_at(d, off)->msg)
+  if (off >= d->count || _at(d, off)->txnr != txnr || _at(d, off)->answered)
     {
       pthread_mutex_unlock(&d->lock);
       return; /* not ours (close) or answered twice */
@@ -162,16 +175,25 @@ _answered(RelpDest *d, uint32_t txnr, int code)
       pthread_mutex_unlock(&d->lock);
       return;
     }
-  RelpPending p = *_at(d, off);
-  _at(d, off)->msg = NULL;
-  while (d->count && !_at(d, 0)->msg)
-    {
-      d->head = (d->head + 1) % d->cap;
-      d->count--;
-    }
-  pthread_cond_broadcast(&d->room);
+  _at(d, off)->answered = true;
   pthread_mutex_unlock(&d->lock);
-  _release(p.msg, p.ack);
+}
+
+/* Hand the answered front of the ring to the queue: once per read of
+ * answers, so a disk buffer moves its head once for all of them. */
+static void
+_confirm_answered(RelpDest *d)
+{
+  LogQueueItem *done;
+  size_t n;
+  pthread_mutex_lock(&d->lock);
+  _take_answered_locked(d, &done, &n);
+  if (n)
+    pthread_cond_broadcast(&d->room);
+  pthread_mutex_unlock(&d->lock);
+  if (n)
+    log_queue_ack_batch(d->q, done, n);
+  g_free(done);
 }
 
 static void *
@@ -213,6 +235,7 @@ _reader_main(void *arg)
               break;
             }
         }
+      _confirm_answered(d);
       if (st == RELP_PARSE_ERROR)
         reason = error;
       if (reason)
@@ -341,22 +364,16 @@ _tcp_connect(RelpDest *d)
   return -err;
 }
 
-/* Give every unanswered message a new TXNR, in ring order (lock held). */
+/* Give every entry a new TXNR, in ring order, so answers still find them
+ * by subtraction (lock held); the answered ones are not sent again. */
 static void
-_renumber_locked(RelpDest *d, size_t *n_out)
+_renumber_locked(RelpDest *d)
 {
-  size_t kept = 0;
   for (size_t i = 0; i < d->count; i++)
     {
-      RelpPending p = *_at(d, i);
-      if (!p.msg)
-        continue;
-      p.txnr = d->next_txnr;
+      _at(d, i)->txnr = d->next_txnr;
       d->next_txnr = relp_txnr_next(d->next_txnr);
-      *_at(d, kept++) = p;
     }
-  d->count = kept;
-  *n_out = kept;
 }
 
 static void
@@ -401,12 +418,16 @@ _ensure(RelpDest *d)
     }
   sluice_log(SLUICE_LOG_NOTICE, "RELP connection established", "driver", d->name, "server", d->target, NULL);
   d->next_txnr = 2;
-  size_t n;
+  size_t n = 0;
   pthread_mutex_lock(&d->lock);
-  _renumber_locked(d, &n);
+  _renumber_locked(d);
   g_string_truncate(d->out, 0);
-  for (size_t i = 0; i < n; i++)
-    _format(d, _at(d, i)->msg, _at(d, i)->txnr);
+  for (size_t i = 0; i < d->count; i++)
+    if (!_at(d, i)->answered)
+      {
+        _format(d, _at(d, i)->item.msg, _at(d, i)->txnr);
+        n++;
+      }
   pthread_mutex_unlock(&d->lock);
   if (pthread_create(&d->reader, NULL, _reader_main, d) != 0)
     {
@@ -465,14 +486,12 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
       uint32_t first = d->next_txnr;
       for (size_t i = 0; i < k; i++)
         {
-          LogQueueItem *it = &items[done + i];
-          if (it->ack)
-            log_msg_ack_add(it->msg);
-          *_at(d, d->count++) = (RelpPending) { log_msg_ref(it->msg), d->next_txnr, it->ack };
+          *_at(d, d->count++) = (RelpPending) { items[done + i], d->next_txnr, false };
           d->next_txnr = relp_txnr_next(d->next_txnr);
         }
       pthread_mutex_unlock(&d->lock);
-      /* items keep their messages alive while we format them */
+      /* the ring's entries keep the messages alive while we format them:
+       * only this thread takes unanswered ones out */
       g_string_truncate(d->out, 0);
       uint32_t t = first;
       for (size_t i = 0; i < k; i++, t = relp_txnr_next(t))
@@ -523,24 +542,31 @@ _finish(void *dest)
         }
     }
   _disconnect(d);
-  size_t left = 0;
-  for (size_t i = 0; i < d->count; i++)
-    if (_at(d, i)->msg)
-      {
-        _release(_at(d, i)->msg, _at(d, i)->ack);
-        left++;
-      }
-  d->count = 0;
+  /* what was not answered goes back to the queue, in order, before what
+   * the writer gives back of its own batch (which is newer) */
+  size_t left = d->count;
   if (left)
     {
+      LogQueueItem *items = g_new(LogQueueItem, left);
+      for (size_t i = 0; i < left; i++)
+        items[i] = _at(d, i)->item;
+      d->count = 0;
+      log_queue_unpop(d->q, items, left);
+      g_free(items);
       char n[24];
       snprintf(n, sizeof(n), "%zu", left);
-      sluice_log(SLUICE_LOG_WARNING, "RELP destination stopped with unanswered messages", "driver", d->name,
-                 "server", d->target, "count", n, NULL);
+      sluice_log(SLUICE_LOG_WARNING, "RELP destination stopped with unanswered messages; they stay queued",
+                 "driver", d->name, "server", d->target, "count", n, NULL);
     }
 }
 
-const LogWriterOps relp_dest_writer_ops = { _write_batch, _housekeep, NULL, _finish };
+static void
+_bind_queue(void *dest, LogQueue *q)
+{
+  ((RelpDest *) dest)->q = q;
+}
+
+const LogWriterOps relp_dest_writer_ops = { _write_batch, _housekeep, NULL, _finish, _bind_queue };
 
 /* ---- construction ----------------------------------------------------------------- */
 
@@ -588,9 +614,10 @@ relp_dest_free(RelpDest *d)
   if (!d)
     return;
   _disconnect(d);
+  /* the writer's finish gave the ring back; a writer that never ran left
+   * it empty */
   for (size_t i = 0; i < d->count; i++)
-    if (_at(d, i)->msg)
-      _release(_at(d, i)->msg, _at(d, i)->ack);
+    log_queue_items_done(&_at(d, i)->item, 1);
   log_template_unref(d->tmpl);
   g_free(d->host);
   g_free(d->name);

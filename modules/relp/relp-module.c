@@ -11,6 +11,7 @@
  */
 #include "modules.h"
 #include "relp.h"
+#include "sluice/logqueue-disk.h"
 
 #include <stdlib.h>
 
@@ -41,6 +42,7 @@ static const CfgOption relp_dest_options[] = {
   { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .min = 1, .max = INT32_MAX },
   { .name = "tls", .type = CFG_OPT_REMOVED,
     .def_str = "relp() takes no tls() yet: run it on a trusted network or inside a tunnel" },
+  LOG_DEST_DISK_BUFFER_OPTION,
   { 0 },
 };
 
