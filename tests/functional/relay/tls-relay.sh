@@ -18,6 +18,11 @@
 #     for "wronghost" refuses it ("Certificate subject does not match
 #     configured hostname; hostname='127.0.0.1', certificate='wronghost'")
 #     and sends it nothing.
+#  6. trusted-dn() and trusted-keys() read as syslog-ng 3.38 reads them: the
+#     same configuration run by both daemons accepts the client on a source
+#     whose pattern gives the subject most significant part last
+#     ("CN=client, O=Sluice Test") and whose key is openssl's SHA-1
+#     fingerprint, and refuses it on a source with the other order.
 #
 # Usage: tls-relay.sh SLUICE LOGGEN   (SLUICE_SYSLOG_NG names the unpacked
 # syslog-ng-core, as for compare-network.sh)
@@ -198,4 +203,30 @@ wait_log relay2 "Certificate subject does not match configured hostname; hostnam
 wait_log relay2 "SSL error while writing stream; tls_error='error:0A000086:SSL routines::certificate verify failed'"
 sleep 0.5
 [ ! -s "$work/wrong.out" ] || fail "a destination sent to a server of another name: $(head -3 "$work/wrong.out")"
-echo "OK: loggen 20000 lines over TLS, untrusted client and wrong server name refused, $n lines each way with syslog-ng 3.38"
+# 6. trusted-dn() and trusted-keys(), Sluice and syslog-ng on one file
+fp=$(openssl x509 -in "$c/client.pem" -noout -fingerprint -sha1 | sed 's/.*=/SHA1:/')
+for d in sluice sng; do
+  set -- $(free_ports tcp tcp)
+  cat >"$work/dn-$d.conf" <<EOF
+@version: 3.38
+options { use-dns(no); };
+source s_ok { network(ip(127.0.0.1) port($1) transport(tls)
+  tls($srv_tls trusted-dn("CN=client, O=Sluice Test") trusted-keys("SHA1:00:01", "$fp"))); };
+source s_bad { network(ip(127.0.0.1) port($2) transport(tls) tls($srv_tls trusted-dn("O=Sluice Test, CN=client"))); };
+destination d_ok { file("$work/dn-$d-ok.out"); };
+destination d_bad { file("$work/dn-$d-bad.out"); };
+log { source(s_ok); destination(d_ok); };
+log { source(s_bad); destination(d_bad); };
+EOF
+  if [ $d = sluice ]; then sluice_start dn-$d; else sng_start dn-$d; fi
+  for port in $1 $2; do
+    "$loggen" -i -S -U --tls-cert "$c/client.pem" --tls-key "$c/client.key" -n 5 127.0.0.1 "$port" \
+      >"$work/dn-$d-$port.txt" 2>&1 || true
+  done
+  wait_lines "$work/dn-$d-ok.out" 5
+  wait_log dn-$d "Certificate valid, but DN constraints were not met, rejecting"
+  [ "$(wc -l <"$work/dn-$d-ok.out")" -eq 5 ] || fail "$d: trusted-dn()/trusted-keys() refused the client"
+  [ ! -s "$work/dn-$d-bad.out" ] || fail "$d: a client outside trusted-dn() was read"
+done
+
+echo "OK: loggen 20000 lines over TLS, untrusted client and wrong server name refused, $n lines each way with syslog-ng 3.38, trusted-dn()/trusted-keys() as syslog-ng reads them"
