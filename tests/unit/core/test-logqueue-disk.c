@@ -4,8 +4,10 @@
 #include "diskq-internal.h"
 #include "sluice/internal-log.h"
 #include "sluice/logqueue-disk.h"
+#include "sluice/logwriter.h"
 
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <glib.h>
 #include <signal.h>
 #include <stdio.h>
@@ -391,4 +393,29 @@ Test(logqueue_disk, crc32c_in_hardware_and_tables_in_pieces_too)
       cr_assert_eq(diskq_crc32_sw(diskq_crc32_sw(0, buf + 1, cut), buf + 1 + cut, sizeof(buf) - 1 - cut),
                    diskq_crc32(0, buf + 1, sizeof(buf) - 1));
     }
+}
+
+static long
+_failing_write(void *dest, LogQueueItem *items, size_t n)
+{
+  return -EIO;
+}
+
+Test(logqueue_disk, a_stop_keeps_what_a_failing_writer_could_not_write)
+{
+  DiskBufferOptions o = _opts(false, 4);
+  LogQueue *q = _open(&o);
+  _push_range(q, 0, 10, 0);
+  LogWriterOps ops = { .write_batch = _failing_write };
+  LogWriterOptions wo = { .flush_lines = 3, .time_reopen = 60, .name = "d_test#0" };
+  const char *error = NULL;
+  LogWriter *w = log_writer_start(q, &ops, NULL, &wo, &error);
+  cr_assert_not_null(w, "%s", error);
+  usleep(100 * 1000); /* it has popped a batch and is waiting to retry */
+  cr_assert_eq(log_writer_stop(w, 30000), 0, "a disk buffer is not drained nor released at a stop");
+  cr_assert_eq(_length(q), 10);
+  log_queue_free(q);
+  q = _open(&o);
+  _pop_expect(q, 0, 10);
+  log_queue_free(q);
 }
