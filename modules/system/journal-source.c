@@ -316,10 +316,13 @@ _deliver_entry(JournalSource *s, const LogStamp *now)
   else
     msg->stamps[LM_TS_STAMP] = *now;
 
-  /* syslog-ng's host logic for a local source */
+  /* syslog-ng's host logic for a local source: _HOSTNAME only stays with
+   * keep-hostname(yes), and an empty one never */
   log_msg_set_value(msg, LM_V_HOST_FROM, s->hostname, -1);
   size_t hlen = 0;
-  if (!s->keep_hostname || !log_msg_is_value_set(msg, LM_V_HOST) || (log_msg_get_value(msg, LM_V_HOST, &hlen), hlen == 0))
+  if (log_msg_is_value_set(msg, LM_V_HOST))
+    log_msg_get_value(msg, LM_V_HOST, &hlen);
+  if (!s->keep_hostname || hlen == 0)
     log_msg_set_value(msg, LM_V_HOST, s->hostname, -1);
   if (s->o.host_override)
     log_msg_set_value(msg, LM_V_HOST, s->o.host_override, -1);
