@@ -3,14 +3,15 @@
  * The matching filter functions: program(), host(), message(), match()
  * (pcre, string, glob), netmask(), netmask6() and tags().
  *
- * PCRE2 patterns are compiled with JIT at configuration time; each thread
- * keeps one match data block, so a match allocates nothing.  Values in a
+ * PCRE2 patterns are compiled and matched through sluice/regex.h (JIT at
+ * configuration time, one match data block per thread).  Values in a
  * LogMsg are not NUL-terminated: PCRE2 and the string compare take the
  * length; glob copies into a per-thread buffer because GPatternSpec needs a
  * terminated string.
  */
 #include "filter-internal.h"
 #include "sluice/cfg-options.h"
+#include "sluice/regex.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -48,12 +49,10 @@ static const CfgOption match_table[] = {
   { .name = NULL },
 };
 
-static _Thread_local pcre2_match_data *tls_match_data;
-static _Thread_local pcre2_match_data *tls_store_data; /* store-matches: room for every group */
 static _Thread_local GString *tls_scratch;
 
-/* The per-thread state above is freed when its thread ends: writer
- * threads evaluate filters too (through $(if)) and come and go with the
+/* The scratch above is freed when its thread ends: writer threads
+ * evaluate filters too (through $(if)) and come and go with the
  * configuration.  A key destructor runs in the exiting thread, while its
  * _Thread_local variables are still there. */
 static pthread_key_t tls_key;
@@ -63,12 +62,6 @@ static void
 _tls_free(void *unused)
 {
   (void) unused;
-  if (tls_match_data)
-    pcre2_match_data_free(tls_match_data);
-  tls_match_data = NULL;
-  if (tls_store_data)
-    pcre2_match_data_free(tls_store_data);
-  tls_store_data = NULL;
   if (tls_scratch)
     g_string_free(tls_scratch, TRUE);
   tls_scratch = NULL;
@@ -87,81 +80,37 @@ _tls_register(void)
   pthread_setspecific(tls_key, (void *) 1);
 }
 
-/* Handles of "0".."255", syslog-ng's numbered match values, made once. */
-#define MAX_MATCHES 256
-static NVHandle match_handles[MAX_MATCHES];
-static pthread_once_t match_handles_once = PTHREAD_ONCE_INIT;
-
-static void
-_match_handles_init(void)
-{
-  for (int i = 0; i < MAX_MATCHES; i++)
-    {
-      char name[8];
-      snprintf(name, sizeof(name), "%d", i);
-      match_handles[i] = log_msg_get_value_handle(name, -1);
-    }
-}
-
-/* flags(store-matches): the handle each named group is stored under. */
-static void
-_compile_groups(FilterExpr *f)
-{
-  pthread_once(&match_handles_once, _match_handles_init);
-  uint32_t count = 0, names = 0, entry = 0;
-  PCRE2_SPTR table = NULL;
-  pcre2_pattern_info(f->re, PCRE2_INFO_CAPTURECOUNT, &count);
-  pcre2_pattern_info(f->re, PCRE2_INFO_NAMECOUNT, &names);
-  pcre2_pattern_info(f->re, PCRE2_INFO_NAMEENTRYSIZE, &entry);
-  pcre2_pattern_info(f->re, PCRE2_INFO_NAMETABLE, &table);
-  f->n_groups = count;
-  f->group_handles = calloc(count + 1, sizeof(NVHandle));
-  f->stores = true;
-  for (uint32_t i = 0; i < names; i++)
-    {
-      /* each entry: the group number (2 bytes, big endian), then the name */
-      PCRE2_SPTR e = table + (size_t) i * entry;
-      uint32_t group = ((uint32_t) e[0] << 8) | e[1];
-      if (group <= count)
-        f->group_handles[group] = log_msg_get_value_handle((const char *) e + 2, -1);
-    }
-}
-
 static bool
 _compile_pcre(FilterExpr *f, const CfgNode *call, CfgError *err)
 {
-  uint32_t opts = 0;
-  if (f->match_flags & FILTER_MF_IGNORE_CASE)
-    opts |= PCRE2_CASELESS;
-  if (f->match_flags & FILTER_MF_UTF8)
-    opts |= PCRE2_UTF | PCRE2_MATCH_INVALID_UTF; /* a bad sequence in a message just does not match */
-  if (f->match_flags & FILTER_MF_DUP_NAMES)
-    opts |= PCRE2_DUPNAMES;
-  pcre2_compile_context *cc = NULL;
-  if (f->match_flags & MF_NEWLINE)
-    {
-      /* as syslog-ng: CR, LF and CRLF all end a line for ^ $ and . */
-      cc = pcre2_compile_context_create(NULL);
-      pcre2_set_newline(cc, PCRE2_NEWLINE_ANYCRLF);
-    }
-  int code;
-  PCRE2_SIZE offset;
-  f->re = pcre2_compile((PCRE2_SPTR) f->pattern, f->pattern_len, opts, &code, &offset, cc);
-  if (cc)
-    pcre2_compile_context_free(cc);
+  static const struct
+  {
+    uint32_t match_flag, regex_flag;
+  } flag_map[] = {
+    { FILTER_MF_IGNORE_CASE, REGEX_IGNORE_CASE }, { FILTER_MF_UTF8, REGEX_UTF8 },
+    { FILTER_MF_DUP_NAMES, REGEX_DUP_NAMES },     { MF_NEWLINE, REGEX_NEWLINE },
+    { FILTER_MF_DISABLE_JIT, REGEX_NO_JIT },
+  };
+  uint32_t flags = 0;
+  for (size_t i = 0; i < G_N_ELEMENTS(flag_map); i++)
+    if (f->match_flags & flag_map[i].match_flag)
+      flags |= flag_map[i].regex_flag;
+  char *error = NULL;
+  f->re = regex_compile(f->pattern, f->pattern_len, flags, &error);
   if (!f->re)
     {
-      PCRE2_UCHAR msg[256];
-      pcre2_get_error_message(code, msg, sizeof(msg));
-      cfg_error_set(err, &call->args[0].loc, "error compiling regular expression '%s' in %s(): %s at offset %zu",
-                    f->pattern, call->name, (const char *) msg, (size_t) offset);
+      cfg_error_set(err, &call->args[0].loc, "error compiling regular expression '%s' in %s(): %s",
+                    f->pattern, call->name, error);
+      g_free(error);
       return false;
     }
-  /* without JIT (unavailable, or disable-jit) the interpreter runs */
-  if (!(f->match_flags & FILTER_MF_DISABLE_JIT))
-    f->jit = pcre2_jit_compile(f->re, PCRE2_JIT_COMPLETE) == 0;
+  f->jit = regex_has_jit(f->re);
   if (f->match_flags & FILTER_MF_STORE_MATCHES)
-    _compile_groups(f);
+    {
+      /* the handle each named group is stored under */
+      f->group_handles = regex_group_handles(f->re, NULL, &f->n_groups);
+      f->stores = true;
+    }
   return true;
 }
 
@@ -261,9 +210,8 @@ _store_matches(const FilterExpr *f, const char *subject, const PCRE2_SIZE *ov, u
       *ctx->owned = true;
     }
   LogMsg *m = log_msg_make_writable(ctx->pmsg);
-  uint32_t n = f->n_groups + 1;
-  if (n > MAX_MATCHES)
-    n = MAX_MATCHES;
+  const NVHandle *match_handles = regex_match_handles();
+  uint32_t n = MIN(f->n_groups + 1, REGEX_MAX_MATCHES);
   for (uint32_t i = 0; i < n; i++)
     {
       bool set = i < pairs && ov[2 * i] != PCRE2_UNSET;
@@ -273,7 +221,7 @@ _store_matches(const FilterExpr *f, const char *subject, const PCRE2_SIZE *ov, u
       if (f->group_handles[i] != LM_V_NONE)
         log_msg_set_value(m, f->group_handles[i], v, len);
     }
-  for (uint32_t i = n; i < MAX_MATCHES && log_msg_is_value_set(m, match_handles[i]); i++)
+  for (uint32_t i = n; i < REGEX_MAX_MATCHES && log_msg_is_value_set(m, match_handles[i]); i++)
     log_msg_unset_value(m, match_handles[i]);
 }
 
@@ -320,28 +268,14 @@ filter_match_eval(const FilterExpr *f, const LogMsg *msg, const FilterEvalCtx *c
       break;
     }
   if (!(f->stores && ctx && ctx->pmsg))
-    {
-      if (!tls_match_data)
-        {
-          tls_match_data = pcre2_match_data_create(16, NULL);
-          _tls_register();
-        }
-      /* the JIT entry skips pcre2_match's option checks and dispatch */
-      if (f->jit)
-        return pcre2_jit_match(f->re, (PCRE2_SPTR) v, len, 0, 0, tls_match_data, NULL) >= 0;
-      return pcre2_match(f->re, (PCRE2_SPTR) v, len, 0, 0, tls_match_data, NULL) >= 0;
-    }
-  if (!tls_store_data)
-    {
-      tls_store_data = pcre2_match_data_create(MAX_MATCHES, NULL);
-      _tls_register();
-    }
-  int rc = pcre2_match(f->re, (PCRE2_SPTR) v, len, 0, 0, tls_store_data, NULL);
+    return regex_match(f->re, f->jit, v, len, regex_match_data(1)) >= 0;
+  uint32_t want = MIN(f->n_groups + 1, REGEX_MAX_MATCHES);
+  pcre2_match_data *md = regex_match_data(want);
+  int rc = regex_match(f->re, f->jit, v, len, md);
   if (rc < 0)
     return false;
-  /* rc == 0: more groups than the block holds; the first MAX_MATCHES are set */
-  uint32_t pairs = rc == 0 ? MAX_MATCHES : (uint32_t) rc;
-  _store_matches(f, v, pcre2_get_ovector_pointer(tls_store_data), pairs, ctx);
+  /* rc == 0: more groups than the block holds; the first REGEX_MAX_MATCHES are set */
+  _store_matches(f, v, pcre2_get_ovector_pointer(md), rc == 0 ? want : (uint32_t) rc, ctx);
   return true;
 }
 
@@ -355,7 +289,7 @@ filter_match_free(FilterExpr *f)
   if (f->subject)
     log_template_unref(f->subject);
   g_free(f->pattern);
-  free(f->group_handles);
+  g_free(f->group_handles);
 }
 
 /* ---- netmask ------------------------------------------------------------ */

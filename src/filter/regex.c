@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * PCRE2 compile and per-thread match data (sluice/regex.h): the way
- * match() compiles and matches, for the modules that match patterns too.
+ * PCRE2 compile, per-thread match data and match value handles
+ * (sluice/regex.h), for the filters and the modules that match patterns.
  *
  * The match data lives in thread-local storage and is freed when its
  * thread ends (a key destructor runs in the exiting thread while its
@@ -13,9 +13,10 @@
 
 #include <glib.h>
 #include <pthread.h>
+#include <stdio.h>
 
-static _Thread_local pcre2_match_data *tls_match_data;
-static _Thread_local uint32_t tls_match_pairs;
+_Thread_local pcre2_match_data *regex_tls_match_data;
+_Thread_local uint32_t regex_tls_match_pairs;
 static pthread_key_t tls_key;
 static pthread_once_t tls_key_once = PTHREAD_ONCE_INIT;
 
@@ -23,10 +24,10 @@ static void
 _tls_free(void *unused)
 {
   (void) unused;
-  if (tls_match_data)
-    pcre2_match_data_free(tls_match_data);
-  tls_match_data = NULL;
-  tls_match_pairs = 0;
+  if (regex_tls_match_data)
+    pcre2_match_data_free(regex_tls_match_data);
+  regex_tls_match_data = NULL;
+  regex_tls_match_pairs = 0;
 }
 
 static void
@@ -48,9 +49,19 @@ regex_compile(const char *pattern, size_t len, uint32_t flags, char **error)
     opts |= PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
   if (flags & REGEX_UNICODE)
     opts |= PCRE2_UCP;
+  if (flags & REGEX_DUP_NAMES)
+    opts |= PCRE2_DUPNAMES;
+  pcre2_compile_context *cc = NULL;
+  if (flags & REGEX_NEWLINE)
+    {
+      cc = pcre2_compile_context_create(NULL);
+      pcre2_set_newline(cc, PCRE2_NEWLINE_ANYCRLF);
+    }
   int code;
   PCRE2_SIZE offset;
-  pcre2_code *re = pcre2_compile((PCRE2_SPTR) pattern, len, opts, &code, &offset, NULL);
+  pcre2_code *re = pcre2_compile((PCRE2_SPTR) pattern, len, opts, &code, &offset, cc);
+  if (cc)
+    pcre2_compile_context_free(cc);
   if (!re)
     {
       PCRE2_UCHAR msg[256];
@@ -64,20 +75,73 @@ regex_compile(const char *pattern, size_t len, uint32_t flags, char **error)
 }
 
 pcre2_match_data *
-regex_match_data(uint32_t pairs)
+regex_match_data_grow(uint32_t pairs)
 {
   if (pairs < 16)
     pairs = 16;
-  if (tls_match_data && tls_match_pairs >= pairs)
-    return tls_match_data;
-  if (tls_match_data)
-    pcre2_match_data_free(tls_match_data);
+  if (regex_tls_match_data && regex_tls_match_pairs >= pairs)
+    return regex_tls_match_data;
+  if (regex_tls_match_data)
+    pcre2_match_data_free(regex_tls_match_data);
   else
     {
       pthread_once(&tls_key_once, _tls_key_init);
       pthread_setspecific(tls_key, (void *) 1);
     }
-  tls_match_data = pcre2_match_data_create(pairs, NULL);
-  tls_match_pairs = pairs;
-  return tls_match_data;
+  regex_tls_match_data = pcre2_match_data_create(pairs, NULL);
+  regex_tls_match_pairs = pairs;
+  return regex_tls_match_data;
+}
+
+bool
+regex_has_jit(const pcre2_code *re)
+{
+  size_t size = 0;
+  return pcre2_pattern_info(re, PCRE2_INFO_JITSIZE, &size) == 0 && size > 0;
+}
+
+static NVHandle match_handles[REGEX_MAX_MATCHES];
+static pthread_once_t match_handles_once = PTHREAD_ONCE_INIT;
+
+static void
+_match_handles_init(void)
+{
+  for (int i = 0; i < REGEX_MAX_MATCHES; i++)
+    {
+      char name[8];
+      snprintf(name, sizeof(name), "%d", i);
+      match_handles[i] = log_msg_get_value_handle(name, -1);
+    }
+}
+
+const NVHandle *
+regex_match_handles(void)
+{
+  pthread_once(&match_handles_once, _match_handles_init);
+  return match_handles;
+}
+
+NVHandle *
+regex_group_handles(const pcre2_code *re, const char *prefix, uint32_t *captures)
+{
+  uint32_t count = 0, names = 0, entry = 0;
+  PCRE2_SPTR table = NULL;
+  pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, &count);
+  pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &names);
+  pcre2_pattern_info(re, PCRE2_INFO_NAMEENTRYSIZE, &entry);
+  pcre2_pattern_info(re, PCRE2_INFO_NAMETABLE, &table);
+  NVHandle *handles = g_new0(NVHandle, count + 1); /* LM_V_NONE is 0 */
+  for (uint32_t i = 0; i < names; i++)
+    {
+      /* each entry: the group number (2 bytes, big endian), then the name */
+      PCRE2_SPTR e = table + (size_t) i * entry;
+      uint32_t group = ((uint32_t) e[0] << 8) | e[1];
+      if (group > count)
+        continue;
+      char *name = g_strconcat(prefix ? prefix : "", (const char *) e + 2, NULL);
+      handles[group] = log_msg_get_value_handle(name, -1);
+      g_free(name);
+    }
+  *captures = count;
+  return handles;
 }
