@@ -70,6 +70,21 @@ _append_c(GString *out, char c)
     g_string_append_c(out, c);
 }
 
+#ifdef __SSE2__
+/* A bit per byte of p[0..16) that needs a closer look. */
+static inline unsigned
+_special_mask16(const unsigned char *p)
+{
+  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+  __m128i x = _mm_loadu_si128((const __m128i *) (const void *) p);
+  /* a signed compare: bytes from 0x80 up are negative, so "below 0x20"
+   * catches them too */
+  __m128i bad = _mm_or_si128(_mm_cmplt_epi8(x, space),
+                             _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)));
+  return (unsigned) _mm_movemask_epi8(bad);
+}
+#endif
+
 /* How many bytes at p (at most n) go out as they are without a closer
  * look: printable ASCII other than '"' and '\\', the bulk of most values. */
 static inline size_t
@@ -77,17 +92,27 @@ _safe_run(const unsigned char *p, size_t n)
 {
   size_t i = 0;
 #ifdef __SSE2__
-  const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
-  for (; i + 16 <= n; i += 16)
+  if (n >= 16)
     {
-      __m128i x = _mm_loadu_si128((const __m128i *) (const void *) (p + i));
-      /* a signed compare: bytes from 0x80 up are negative, so "below
-       * 0x20" catches them too */
-      __m128i bad = _mm_or_si128(_mm_cmplt_epi8(x, space),
-                                 _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)));
-      unsigned mask = (unsigned) _mm_movemask_epi8(bad);
-      if (mask)
-        return i + (size_t) __builtin_ctz(mask);
+      for (; i + 32 <= n; i += 32)
+        {
+          unsigned mask = _special_mask16(p + i) | (_special_mask16(p + i + 16) << 16);
+          if (mask)
+            return i + (size_t) __builtin_ctz(mask);
+        }
+      for (; i + 16 <= n; i += 16)
+        {
+          unsigned mask = _special_mask16(p + i);
+          if (mask)
+            return i + (size_t) __builtin_ctz(mask);
+        }
+      if (i < n)
+        {
+          /* the last 16 bytes: those before i are clean, so their bits are 0 */
+          unsigned mask = _special_mask16(p + n - 16);
+          return mask ? n - 16 + (size_t) __builtin_ctz(mask) : n;
+        }
+      return n;
     }
 #endif
   /* eight bytes at a time while none is below 0x20, '"', '\\' or 0x80
@@ -199,6 +224,15 @@ json_append_escaped(GString *out, const char *str, size_t len)
     }
 }
 
+/* v as a JSON string. */
+static void
+_append_string(GString *out, const char *v, size_t n)
+{
+  _append_c(out, '"');
+  json_append_escaped(out, v, n);
+  _append_c(out, '"');
+}
+
 /* A name as syslog-ng shows it: a leading '.' is '_'. */
 static void
 _append_name(GString *out, const char *name, size_t len)
@@ -270,9 +304,7 @@ _append_value(GString *out, const ValuePairsEntry *e, GString *tmp)
                 if (!first)
                   g_string_append_c(out, ',');
                 first = false;
-                g_string_append_c(out, '"');
-                json_append_escaped(out, v + i, end - i);
-                g_string_append_c(out, '"');
+                _append_string(out, v + i, end - i);
               }
             i = end + 1;
           }
@@ -280,9 +312,7 @@ _append_value(GString *out, const ValuePairsEntry *e, GString *tmp)
         return true;
       }
     }
-  g_string_append_c(out, '"');
-  json_append_escaped(out, v, n);
-  g_string_append_c(out, '"');
+  _append_string(out, v, n);
   return true;
 }
 
@@ -488,9 +518,7 @@ _plan_value(GString *out, const ValuePairsFixed *f, const LogMsg *msg, const Log
           v = log_msg_get_value(msg, f->handle, &n);
           if (!n && f->droppable)
             return VALUE_EMPTY;
-          _append_c(out, '"');
-          json_append_escaped(out, v, n);
-          _append_c(out, '"');
+          _append_string(out, v, n);
           return VALUE_OK;
         }
       /* formatted in place; copied aside only when it needs escaping */
@@ -600,7 +628,8 @@ _plan_build(JsonFormat *jf)
       if (f[i].shadowed)
         continue;
       PlanItem *it = &jf->items[jf->n_items];
-      if (jf->n_items && (f[i].name_len != it[-1].f->name_len || memcmp(f[i].name, it[-1].f->name, f[i].name_len)))
+      const ValuePairsFixed *prev = jf->n_items ? it[-1].f : NULL;
+      if (prev && (f[i].name_len != prev->name_len || memcmp(f[i].name, prev->name, f[i].name_len)))
         group++;
       it->f = &f[i];
       it->group = group;

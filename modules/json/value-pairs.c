@@ -469,7 +469,8 @@ vp_fixed_build(ValuePairs *vp)
   bool winner = false;
   for (size_t i = 0; i < n; i++)
     {
-      bool same = i > 0 && f[i].name_len == f[i - 1].name_len && memcmp(f[i].name, f[i - 1].name, f[i].name_len) == 0;
+      bool same = i > 0 && f[i].name_len == f[i - 1].name_len
+                  && memcmp(f[i].name, f[i - 1].name, f[i].name_len) == 0;
       if (!same)
         winner = false;
       f[i].shadowed = winner;

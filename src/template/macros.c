@@ -191,7 +191,7 @@ _expand_other(LogMacro m, const LogMsg *msg, GString *out)
     {
     case M_FACILITY:
       if (fac < 24)
-        g_string_append(out, facility_names[fac]);
+        fmt_append(out, facility_names[fac], strlen(facility_names[fac]));
       else
         fmt_append_uint(out, (uint64_t) fac, 0);
       break;
@@ -199,7 +199,7 @@ _expand_other(LogMacro m, const LogMsg *msg, GString *out)
       fmt_append_uint(out, (uint64_t) fac, 0);
       break;
     case M_SEVERITY:
-      g_string_append(out, severity_names[sev]);
+      fmt_append(out, severity_names[sev], strlen(severity_names[sev]));
       break;
     case M_SEVERITY_NUM:
       fmt_append_uint(out, (uint64_t) sev, 0);

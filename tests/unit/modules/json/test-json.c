@@ -261,18 +261,6 @@ Test(json, threads_share_a_template)
   log_msg_unref(msg);
 }
 
-static GString *
-_format_with(const char *text, const LogMsg *msg, const LogTemplateOptions *opts)
-{
-  char *error = NULL;
-  LogTemplate *t = log_template_compile(text, &error);
-  cr_assert_not_null(t, "template \"%s\" did not compile: %s", text, error);
-  GString *out = g_string_new(NULL);
-  log_template_format(t, msg, opts, out);
-  log_template_unref(t);
-  return out;
-}
-
 /* A value-pairs of fixed names (macros and key=value pairs) goes through a
  * plan made once; an --exclude of a name no message has makes the same
  * selection go through collecting and walking per message.  Both must
@@ -309,11 +297,11 @@ Test(json, fixed_names_plan_matches_the_general_path)
             {
               char *plan = g_strdup_printf("<$(%s %s)>", funcs[f], args[a]);
               char *general = g_strdup_printf("<$(%s %s --exclude NO_SUCH_NAME)>", funcs[f], args[a]);
-              GString *want = _format_with(general, msg, e ? &escape : NULL);
-              GString *got = _format_with(plan, msg, e ? &escape : NULL);
-              cr_expect_str_eq(got->str, want->str, "case %s, %s, escape %d", cases[c].name, plan, e);
-              g_string_free(want, TRUE);
-              g_string_free(got, TRUE);
+              char *want = test_format(general, msg, e ? &escape : NULL);
+              char *got = test_format(plan, msg, e ? &escape : NULL);
+              cr_expect_str_eq(got, want, "case %s, %s, escape %d", cases[c].name, plan, e);
+              g_free(want);
+              g_free(got);
               g_free(plan);
               g_free(general);
             }
