@@ -416,6 +416,13 @@ _net_dest_new(NetDestKind kind, const CfgNode *call, const LogDriverContext *ctx
   d->super.log_fifo_size = d->o.log_fifo_size;
   d->super.flush_lines = d->o.flush_lines;
   d->super.time_reopen = d->o.time_reopen;
+  /* the stats rows' instance, as syslog-ng names it: "tcp,host:port", or
+   * the socket's path */
+  if (d->is_unix)
+    g_strlcpy(d->super.stats_instance, d->servers[0], sizeof(d->super.stats_instance));
+  else
+    g_snprintf(d->super.stats_instance, sizeof(d->super.stats_instance), "%s,%s:%s",
+               d->tls_ctx ? "tls" : d->stream ? "tcp" : "udp", d->servers[0], d->o.port);
   return &d->super;
 }
 

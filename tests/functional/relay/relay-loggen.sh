@@ -49,7 +49,7 @@ stop_server() {
 
 # stat NAME: the relay destination's counter NAME
 stat() {
-  "$ctl" -c "$work/relay.ctl" stats | sed -n "s/^dst\.tcp;d_relay#0;;a;$1;//p"
+  "$ctl" -c "$work/relay.ctl" stats | sed -n "s/^dst\.tcp;d_relay#0;tcp,127.0.0.1:[0-9]*;a;$1;//p"
 }
 
 # run FLAGS FIFO N MODE: one relay run, MODE restart (the server) or reload
