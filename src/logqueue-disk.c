@@ -434,6 +434,17 @@ log_queue_disk_ack(LogQueueDisk *d, LogQueueItem *items, size_t n)
     {
       diskq_write_header(d, 0, 0, 0, 0);
       _maybe_truncate(d);
+      if (d->o.fsync && d->no && d->durable_b < d->hdr_b)
+        {
+          /* the overflow waits for room behind a head that no fdatasync
+           * has made durable yet, and no push will sync while it waits */
+          uint64_t hb = d->hdr_b;
+          pthread_mutex_unlock(&d->lock);
+          bool synced = fdatasync(d->fd) == 0;
+          pthread_mutex_lock(&d->lock);
+          if (synced && hb > d->durable_b)
+            d->durable_b = hb;
+        }
       DqBatch bt;
       _batch_begin(d, &bt);
       _drain_overflow(d, &bt);

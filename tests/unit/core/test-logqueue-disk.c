@@ -419,3 +419,30 @@ Test(logqueue_disk, a_stop_keeps_what_a_failing_writer_could_not_write)
   _pop_expect(q, 0, 10);
   log_queue_free(q);
 }
+
+Test(logqueue_disk, fsync_mode_overflow_moves_to_the_file_once_acks_make_room)
+{
+  DiskBufferOptions o = _opts(true, 0);
+  o.fsync = true;
+  o.mem_buf_size = 30000; /* about three messages wait in memory */
+  LogQueue *q = _open(&o);
+  int pushed = 0;
+  size_t dropped = 0;
+  while (dropped == 0)
+    {
+      LogQueueItem it = { _msg(pushed, 10000), false };
+      dropped = log_queue_push_batch(q, &it, 1);
+      pushed++;
+    }
+  int kept = pushed - 1;
+  _pop_expect(q, 0, 20);
+  /* the head moved; the next pushes must find room, not a full memory */
+  for (int i = 0; i < 10; i++)
+    {
+      LogQueueItem it = { _msg(pushed + i, 10000), false };
+      cr_assert_eq(log_queue_push_batch(q, &it, 1), 0, "push %d dropped", i);
+    }
+  _pop_expect(q, 20, kept - 20);
+  _pop_expect(q, pushed, 10);
+  log_queue_free(q);
+}
