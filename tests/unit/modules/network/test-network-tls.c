@@ -12,6 +12,8 @@
 
 #include "sluice/handover.h"
 
+#include <pthread.h>
+
 static TlsCerts certs;
 
 static void
@@ -556,4 +558,89 @@ Test(network_tls, a_destination_reconnects_after_a_reload_and_loses_nothing)
   g_free(got);
   g_free(cfg);
   g_free(ca);
+}
+
+/* A TLS server that takes the connection, then reads nothing for a while:
+ * the destination's writes stall in WANT_WRITE and must go on later with
+ * the same bytes. */
+typedef struct SlowServer
+{
+  int lfd;
+  int lines;
+  GString *got;
+} SlowServer;
+
+static void *
+slow_server(void *arg)
+{
+  SlowServer *s = arg;
+  SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+  SSL_CTX_use_certificate_chain_file(ctx, certs.server_cert);
+  SSL_CTX_use_PrivateKey_file(ctx, certs.server_key, SSL_FILETYPE_PEM);
+  int fd = accept(s->lfd, NULL, NULL);
+  SSL *ssl = SSL_new(ctx);
+  SSL_set_fd(ssl, fd);
+  if (SSL_accept(ssl) == 1)
+    {
+      usleep(2500 * 1000);
+      struct timeval tv = { .tv_sec = WAIT_MS / 1000 };
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+      char buf[16384];
+      int n, seen = 0;
+      while (seen < s->lines && (n = SSL_read(ssl, buf, sizeof(buf))) > 0)
+        {
+          g_string_append_len(s->got, buf, n);
+          for (int i = 0; i < n; i++)
+            seen += buf[i] == '\n';
+        }
+    }
+  SSL_free(ssl);
+  close(fd);
+  SSL_CTX_free(ctx);
+  return NULL;
+}
+
+Test(network_tls, a_stalled_tls_server_gets_every_byte_once_when_it_reads_again)
+{
+  Run r;
+  int in = free_port(SOCK_STREAM);
+  SlowServer srv = { .lines = 20000, .got = g_string_new("") };
+  srv.lfd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  int small = 4096; /* small buffers: the writer stalls soon */
+  setsockopt(srv.lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+  cr_assert_eq(bind(srv.lfd, (struct sockaddr *) &sin, sizeof(sin)), 0);
+  socklen_t len = sizeof(sin);
+  getsockname(srv.lfd, (struct sockaddr *) &sin, &len);
+  listen(srv.lfd, 1);
+  pthread_t t;
+  pthread_create(&t, NULL, slow_server, &srv);
+  char *cfg = g_strdup_printf("source s { network(ip(127.0.0.1) port(%d)); };\n"
+                              "destination out { network(\"localhost\" port(%d) transport(tls) "
+                              "tls(ca-file(\"%s\")) so-sndbuf(4096) template(\"$MSG\\n\")); };\n"
+                              "log { source(s); destination(out); };",
+                              in, ntohs(sin.sin_port), certs.ca);
+  /* rec() gets the lines too (the log path of run_start), so wait_count
+   * says when they were all read */
+  run_start(&r, cfg, NULL);
+  GString *all = g_string_new(""), *want = g_string_new("");
+  for (int i = 0; i < srv.lines; i++)
+    {
+      g_string_append_printf(all, "<13>Nov 22 10:00:00 h p: line %06d %s\n", i, "of a destination that stalls");
+      g_string_append_printf(want, "line %06d of a destination that stalls\n", i);
+    }
+  int fd = tcp_connect(in);
+  send_all(fd, all->str, all->len);
+  close(fd);
+  wait_count(srv.lines);
+  wait_event("Destination takes no data, waiting", 1); /* the stall happened */
+  pthread_join(t, NULL);
+  cr_assert_eq(srv.got->len, want->len, "got %zu bytes, want %zu", srv.got->len, want->len);
+  cr_assert(memcmp(srv.got->str, want->str, want->len) == 0, "the bytes differ");
+  g_free(run_finish(&r));
+  close(srv.lfd);
+  g_string_free(srv.got, TRUE);
+  g_string_free(all, TRUE);
+  g_string_free(want, TRUE);
+  g_free(cfg);
 }
