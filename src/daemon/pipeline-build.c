@@ -385,11 +385,31 @@ _build_all(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *
   return true;
 }
 
+/* Every parser and rewrite statement is built once, used in a log path or
+ * not, as syslog-ng refuses a bad one anywhere (a pattern that does not
+ * compile, a bad template). */
+static bool
+_check_processors(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *factories, CfgError *err)
+{
+  const CfgNode *root = tree->root;
+  for (size_t i = 0; i < root->n_children; i++)
+    {
+      const CfgNode *c = root->children[i];
+      if (c->kind != CFG_NODE_DEFINE || (c->obj != CFG_OBJ_PARSER && c->obj != CFG_OBJ_REWRITE))
+        continue;
+      LogProcessor **procs = _build_processors(pl, c, c->obj, factories, err);
+      if (!procs)
+        return false;
+      log_processors_free(procs);
+    }
+  return true;
+}
+
 bool
 log_pipeline_build(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *factories, CfgError *err)
 {
   pl->tree = tree; /* for LogDriverContext; the tree is the caller's */
-  bool ok = _build_all(pl, tree, factories, err);
+  bool ok = _check_processors(pl, tree, factories, err) && _build_all(pl, tree, factories, err);
   pl->tree = NULL;
   return ok;
 }

@@ -115,6 +115,11 @@ static const LogProcessorOps need_ops = { need_process, fake_proc_free };
 static LogProcessor *
 fake_new_processor(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
+  if (strcmp(call->args[0].str, "bad") == 0)
+    {
+      cfg_error_set(err, &call->args[0].loc, "a bad argument");
+      return NULL;
+    }
   FakeProc *p = calloc(1, sizeof(*p));
   p->super.ops = strcmp(call->name, "append") == 0 ? &append_ops : &need_ops;
   p->super.driver = call->name;
@@ -274,6 +279,26 @@ Test(pipeline, unknown_processors_are_refused_by_name)
   cr_assert(cfg_global_options_load(&g, tree, &err), "%s", err.message);
   cr_assert_null(log_pipeline_new(tree, &g, factories, &err));
   cr_assert(strstr(err.message, "rewrite driver 'nope' is not supported"), "%s", err.message);
+  cfg_error_clear(&err);
+  cfg_options_free(cfg_global_options_table, &g);
+  cfg_tree_free(tree);
+}
+
+/* as syslog-ng, a broken parser or rewrite statement is refused even when
+ * no log path uses it */
+Test(pipeline, unused_processors_are_built_to_be_checked)
+{
+  sluice_log_set_stderr(false, SLUICE_LOG_ERROR);
+  const char *text = "@version: 3.38\nsource s1 { fake(); };\ndestination a { rec(\"a\"); };\n"
+                     "rewrite r_unused { append(\"bad\"); };\n"
+                     "log { source(s1); destination(a); };\n";
+  CfgError err = { 0 };
+  CfgTree *tree = cfg_parse_string("test.conf", text, strlen(text), NULL, &err);
+  cr_assert_not_null(tree, "%s", err.message);
+  CfgGlobalOptions g;
+  cr_assert(cfg_global_options_load(&g, tree, &err), "%s", err.message);
+  cr_assert_null(log_pipeline_new(tree, &g, factories, &err));
+  cr_assert(strstr(err.message, "a bad argument"), "%s", err.message);
   cfg_error_clear(&err);
   cfg_options_free(cfg_global_options_table, &g);
   cfg_tree_free(tree);
