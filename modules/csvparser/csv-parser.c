@@ -50,7 +50,7 @@ typedef struct CsvParser
   CsvScannerOptions so;
   bool drop_invalid;
   NVHandle *handles; /* prefix + column, one per column */
-  LogTemplate *tmpl;
+  ParserInput in;
 } CsvParser;
 
 enum
@@ -108,7 +108,7 @@ _csv_process(LogProcessor *s, LogMsg **pmsg)
   CsvParser *self = (CsvParser *) s;
   size_t len;
   bool from_msg;
-  const char *input = parser_input(self->tmpl, *pmsg, &len, &from_msg);
+  const char *input = parser_input_text(&self->in, *pmsg, &len, &from_msg);
 
   CsvScanner sc;
   csv_scanner_init(&sc, &self->so, input, len, parser_scratch_get(PARSER_SCRATCH_VALUE));
@@ -181,7 +181,7 @@ _csv_free(LogProcessor *s)
 {
   CsvParser *self = (CsvParser *) s;
   g_free(self->handles);
-  log_template_unref(self->tmpl);
+  parser_input_clear(&self->in);
   cfg_options_free(csv_parser_options, &self->o);
   free(self);
 }
@@ -196,7 +196,7 @@ _csv_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   self->super.driver = "csv-parser";
   cfg_options_defaults(csv_parser_options, &self->o);
   if (!cfg_options_apply(csv_parser_options, call, &self->o, "csv-parser()", err)
-      || !parser_template_compile(self->o.template_text, ctx, &call->loc, "csv-parser", &self->tmpl, err))
+      || !parser_input_init(&self->in, self->o.template_text, call, ctx, err))
     {
       _csv_free(&self->super);
       return NULL;

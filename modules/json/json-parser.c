@@ -68,7 +68,7 @@ typedef struct JsonParser
   size_t marker_len;
   JsonPathStep *path;
   size_t n_path;
-  LogTemplate *tmpl;
+  ParserInput in;
   bool no_fast_path; /* tests: json-c only */
 } JsonParser;
 
@@ -329,7 +329,7 @@ _json_process(LogProcessor *s, LogMsg **pmsg)
   JsonParser *self = (JsonParser *) s;
   size_t len;
   bool from_msg;
-  const char *input = parser_input(self->tmpl, *pmsg, &len, &from_msg);
+  const char *input = parser_input_text(&self->in, *pmsg, &len, &from_msg);
   const char *p = input, *end = input + len;
 
   if (self->o.marker)
@@ -383,7 +383,7 @@ _json_free(LogProcessor *s)
   for (size_t i = 0; i < self->n_path; i++)
     g_free(self->path[i].member);
   g_free(self->path);
-  log_template_unref(self->tmpl);
+  parser_input_clear(&self->in);
   cfg_options_free(json_parser_options, &self->o);
   free(self);
 }
@@ -398,7 +398,7 @@ _json_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   self->super.driver = "json-parser";
   cfg_options_defaults(json_parser_options, &self->o);
   if (!cfg_options_apply(json_parser_options, call, &self->o, "json-parser()", err)
-      || !parser_template_compile(self->o.template_text, ctx, &call->loc, "json-parser", &self->tmpl, err))
+      || !parser_input_init(&self->in, self->o.template_text, call, ctx, err))
     goto fail;
   if (self->o.extract_prefix && !_compile_path(self, self->o.extract_prefix))
     {

@@ -31,7 +31,7 @@ typedef struct KvParser
   LogProcessor super;
   KvParserOptions o;
   char value_sep;
-  LogTemplate *tmpl;       /* NULL: MESSAGE */
+  ParserInput in;
   NVHandle stray_handle;   /* LM_V_NONE: stray words are not kept */
   size_t prefix_len;
 } KvParser;
@@ -91,7 +91,7 @@ _kv_process(LogProcessor *s, LogMsg **pmsg)
   KvParser *self = (KvParser *) s;
   size_t len;
   bool from_msg;
-  const char *input = parser_input(self->tmpl, *pmsg, &len, &from_msg);
+  const char *input = parser_input_text(&self->in, *pmsg, &len, &from_msg);
 
   char name[256];
   if (self->prefix_len && self->prefix_len <= sizeof(name))
@@ -118,7 +118,7 @@ static void
 _kv_free(LogProcessor *s)
 {
   KvParser *self = (KvParser *) s;
-  log_template_unref(self->tmpl);
+  parser_input_clear(&self->in);
   cfg_options_free(kv_parser_options, &self->o);
   free(self);
 }
@@ -133,7 +133,7 @@ _kv_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   self->super.driver = "kv-parser";
   cfg_options_defaults(kv_parser_options, &self->o);
   if (!cfg_options_apply(kv_parser_options, call, &self->o, "kv-parser()", err)
-      || !parser_template_compile(self->o.template_text, ctx, &call->loc, "kv-parser", &self->tmpl, err))
+      || !parser_input_init(&self->in, self->o.template_text, call, ctx, err))
     {
       _kv_free(&self->super);
       return NULL;

@@ -203,61 +203,13 @@ parser_append_str_repr(GString *out, const char *str, size_t len, const char *fo
   g_string_append_c(out, q);
 }
 
-/* ---- template() --------------------------------------------------------- */
-
-bool
-parser_template_compile(const char *text, const LogDriverContext *ctx, const CfgLocation *loc, const char *driver,
-                        LogTemplate **out, CfgError *err)
-{
-  *out = NULL;
-  if (!text)
-    return true;
-  const CfgNode *block = ctx && ctx->tree ? cfg_tree_lookup(ctx->tree, CFG_OBJ_TEMPLATE, text) : NULL;
-  const char *source = text;
-  if (block)
-    {
-      source = NULL;
-      for (size_t i = 0; i < block->n_children; i++)
-        {
-          const CfgNode *c = block->children[i];
-          if (c->kind == CFG_NODE_CALL && cfg_name_equal(c->name, "template") && c->n_args == 1
-              && c->args[0].type != CFG_VAL_OP)
-            source = c->args[0].str;
-        }
-      if (!source)
-        {
-          cfg_error_set(err, &block->loc, "template %s {} has no template(\"...\") for %s()", block->name, driver);
-          return false;
-        }
-    }
-  char *error = NULL;
-  *out = log_template_compile(source, &error);
-  if (!*out)
-    {
-      cfg_error_set(err, loc, "bad template in %s(): %s", driver, error);
-      g_free(error);
-      return false;
-    }
-  return true;
-}
+/* ---- input ------------------------------------------------------------- */
 
 const char *
-parser_input(const LogTemplate *t, const LogMsg *msg, size_t *len, bool *from_msg)
+parser_input_text(const ParserInput *in, const LogMsg *msg, size_t *len, bool *from_msg)
 {
-  const char *text;
-  if (t)
-    {
-      GString *buf = parser_scratch_get(PARSER_SCRATCH_INPUT);
-      log_template_format(t, msg, NULL, buf);
-      text = buf->str;
-      *len = buf->len;
-      *from_msg = false;
-    }
-  else
-    {
-      text = log_msg_get_value(msg, LM_V_MESSAGE, len);
-      *from_msg = true;
-    }
+  const char *text = parser_input_get(in, msg, len);
+  *from_msg = in->tmpl == NULL;
   const char *nul = memchr(text, '\0', *len);
   if (nul)
     *len = (size_t) (nul - text);

@@ -5,16 +5,17 @@
 /*
  * What the parsers that make name-value pairs from message text share
  * (kv-parser, csv-parser, json-parser): a per-thread cache from names to
- * handles, per-thread scratch strings, and their template() option.
+ * handles, per-thread scratch strings, their input and str-repr quoting.
  *
  * The handle cache exists because interning a name takes the registry's
  * read lock, an atomic write to a cache line every worker shares; a parser
  * that sets ten pairs per message would do that ten times.  The cache is
- * direct-mapped and checks a hit against the registry's own copy of the
- * name (which lives as long as the process), so it holds no strings and
- * never allocates.
+ * two-way set-associative and checks a hit against the registry's own copy
+ * of the name (which lives as long as the process), so it holds no
+ * strings and never allocates.
  */
 
+#include "parser-input.h"
 #include "sluice/driver.h"
 #include "sluice/template.h"
 
@@ -29,8 +30,7 @@ NVHandle parser_nv_handle(const char *name, size_t len);
  * same slot on this thread.  A parser uses them only inside process(). */
 enum
 {
-  PARSER_SCRATCH_INPUT = 0, /* the template() expansion */
-  PARSER_SCRATCH_NAME,      /* prefix + key */
+  PARSER_SCRATCH_NAME = 0,  /* prefix + key */
   PARSER_SCRATCH_VALUE,     /* a value that needed unescaping */
   PARSER_SCRATCH_EXTRA,     /* stray words, json paths, ... */
   PARSER_SCRATCH_EXTRA2,
@@ -38,18 +38,11 @@ enum
 };
 GString *parser_scratch_get(int slot);
 
-/* template("..."): the template {} block of that name when there is one
- * (its template("...")), else the text itself, as syslog-ng resolves a
- * parser's template().  NULL text gives NULL and no error (the parser then
- * reads $MESSAGE).  Returns false with *err (at loc) on a bad template. */
-bool parser_template_compile(const char *text, const LogDriverContext *ctx, const CfgLocation *loc,
-                             const char *driver, LogTemplate **out, CfgError *err);
-
-/* The text a parser works on: t expanded into a scratch string, or
- * MESSAGE itself when t is NULL.  *from_msg says whether the text lives in
- * msg (so values sliced from it may be referenced, not copied).  The text
- * ends at its first NUL byte, as it does for syslog-ng's parsers. */
-const char *parser_input(const LogTemplate *t, const LogMsg *msg, size_t *len, bool *from_msg);
+/* The text a parser works on (its template() option, MESSAGE by default:
+ * modules/parser-input.h), ending at its first NUL byte, as it does for
+ * syslog-ng's parsers.  *from_msg says whether the text lives in msg (so
+ * values sliced from it may be referenced, not copied). */
+const char *parser_input_text(const ParserInput *in, const LogMsg *msg, size_t *len, bool *from_msg);
 
 /* Append str[0..len) to out as syslog-ng 3.38's str-repr writes a word in
  * a list (kv-parser's stray words, json-parser's arrays): as it is when it
