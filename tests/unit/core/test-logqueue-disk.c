@@ -446,3 +446,52 @@ Test(logqueue_disk, fsync_mode_overflow_moves_to_the_file_once_acks_make_room)
   _pop_expect(q, pushed, 10);
   log_queue_free(q);
 }
+
+Test(logqueue_disk, damaged_files_never_crash_and_keep_order)
+{
+  DiskBufferOptions o = _opts(true, 0);
+  LogQueue *q = _open(&o);
+  _push_range(q, 0, 50, 1000);
+  log_queue_free(q);
+  char *path = g_build_filename(dir, "sluice-d_test_0.rqf", NULL);
+  char *aside = g_strdup_printf("%s.corrupted", path);
+  gchar *orig;
+  gsize len;
+  cr_assert(g_file_get_contents(path, &orig, &len, NULL));
+  sluice_log_set_sink(NULL, NULL);
+  unsigned seed = 4711;
+  for (int trial = 0; trial < 150; trial++)
+    {
+      gchar *copy = g_malloc(len);
+      memcpy(copy, orig, len);
+      int flips = 1 + rand_r(&seed) % 8;
+      for (int k = 0; k < flips; k++)
+        {
+          /* mostly the ring, now and then the header */
+          size_t at = rand_r(&seed) % 10 == 0 ? (size_t) rand_r(&seed) % 96
+                                               : DISKQ_HEADER_SIZE + (size_t) rand_r(&seed) % (len - DISKQ_HEADER_SIZE);
+          copy[at] ^= (char) (1 + rand_r(&seed) % 255);
+        }
+      cr_assert(g_file_set_contents(path, copy, (gssize) len, NULL));
+      g_free(copy);
+      q = _open(&o);
+      int last = -1;
+      LogQueueItem out[8];
+      ssize_t n;
+      while ((n = log_queue_pop_batch(q, out, 8, 0)) > 0)
+        {
+          for (ssize_t i = 0; i < n; i++)
+            {
+              int v = _num(out[i].msg);
+              cr_assert(v > last && v < 50, "trial %d: %d after %d", trial, v, last);
+              last = v;
+            }
+          log_queue_ack_batch(q, out, (size_t) n);
+        }
+      log_queue_free(q);
+      unlink(aside);
+    }
+  g_free(orig);
+  g_free(aside);
+  g_free(path);
+}
