@@ -8,6 +8,7 @@
 #include "system/journal.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 static JournalMapOptions map;
@@ -212,4 +213,33 @@ Test(journal, time_is_the_realtime_stamp_in_time_zone)
   cr_assert_eq(msg->stamps[LM_TS_STAMP].usec, 1);
   cr_assert_eq(msg->stamps[LM_TS_STAMP].gmtoff, tz_offset_at(tz_local(), 1700000000));
   log_msg_unref(msg);
+}
+
+Test(journal, names_long_and_many)
+{
+  /* names of 80 bytes and more skip the per-thread cache */
+  _init(".a.prefix.long.enough.to.make.names.of.eighty.bytes.and.more.", 65536, 16 * 8 + 5, NULL);
+  LogMsg *msg = ENTRY("A_FIELD_NAME_THAT_IS_QUITE_LONG_AS_WELL=v1\0SHORT=v2\0");
+  _expect_name(msg,
+               ".a.prefix.long.enough.to.make.names.of.eighty.bytes.and.more."
+               "A_FIELD_NAME_THAT_IS_QUITE_LONG_AS_WELL",
+               "v1");
+  _expect_name(msg, ".a.prefix.long.enough.to.make.names.of.eighty.bytes.and.more.SHORT", "v2");
+  log_msg_unref(msg);
+
+  /* more names than cache slots, twice: slots are taken over and every
+   * value still lands under its own name */
+  _init(".journald.", 65536, 16 * 8 + 5, NULL);
+  for (int round = 0; round < 2; round++)
+    for (int i = 0; i < 600; i++)
+      {
+        char field[32], name[48], value[16];
+        snprintf(field, sizeof(field), "F%d=%d", i, i + round);
+        snprintf(name, sizeof(name), ".journald.F%d", i);
+        snprintf(value, sizeof(value), "%d", i + round);
+        msg = log_msg_new(64);
+        journal_msg_add_field(msg, &map, field, strlen(field));
+        _expect_name(msg, name, value);
+        log_msg_unref(msg);
+      }
 }
