@@ -606,6 +606,13 @@ _journal_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
                                s->cursor_path);
       return false;
     }
+  /* as disk-buffer() makes its directory: the state directory may not
+   * exist yet on a first start */
+  char *dir = g_path_get_dirname(s->cursor_path);
+  if (g_mkdir_with_parents(dir, 0700) != 0)
+    sluice_log(SLUICE_LOG_WARNING, "systemd-journal(): cannot make the directory of the cursor file, the position "
+               "is not kept across restarts", "dir", dir, "error", strerror(errno), NULL);
+  g_free(dir);
   if (!_open_journal(s, error))
     {
       _cursor_file_release(s->cursor_path);

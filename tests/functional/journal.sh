@@ -36,7 +36,7 @@ jadd() {
 cat >"$work/j.conf" <<EOF
 @version: 3.38
 source s_all { systemd-journal(directory("$work/j") cursor-file("$work/cursor.all") time-zone("+02:00") tags("jtag")); };
-source s_new { systemd-journal(directory("$work/j") cursor-file("$work/cursor.new") read-old-records(no)
+source s_new { systemd-journal(directory("$work/j") cursor-file("$work/state/new/cursor") read-old-records(no)
   prefix("J.") max-field-size(5) keep-hostname(yes) default-facility(mail) default-level(err)); };
 destination d_all { file("$work/all.log" template("\${ISODATE} \$(if (\"\${HOST}\" eq \"\${HOST_FROM}\") \"local\" \"\${HOST}\") \${PROGRAM}[\${PID}] \${FACILITY}.\${LEVEL} \${MSG} | \${.journald.FOO} \${.journald._HOSTNAME} \${.journald.SYSLOG_IDENTIFIER} \${TAGS} \${SOURCE}\n")); };
 destination d_new { file("$work/new.log" template("\$(if (\"\${HOST}\" eq \"\${HOST_FROM}\") \"local\" \"\${HOST}\") \${PROGRAM} \${FACILITY}.\${LEVEL} \${MSG} | \${J.FOO} \${J.MESSAGE} [\${.journald.MESSAGE}]\n")); };
@@ -91,7 +91,7 @@ stop_sluice
 
 # written while stopped: read by the next start, after the saved cursor
 jadd "MESSAGE=while stopped" SYSLOG_IDENTIFIER=s PRIORITY=x
-[ -s "$work/cursor.all" ] && [ -s "$work/cursor.new" ] || fail "no cursor files"
+[ -s "$work/cursor.all" ] && [ -s "$work/state/new/cursor" ] || fail "no cursor files"
 start_sluice "$sluice" "$work/j.conf"
 jadd "MESSAGE=after restart" SYSLOG_IDENTIFIER=t _HOSTNAME=
 wait_lines "$work/all.log" 6
