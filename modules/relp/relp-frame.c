@@ -121,10 +121,35 @@ relp_frame_parse(const char *buf, size_t len, size_t max_data, RelpFrame *frame,
   return RELP_PARSE_FRAME;
 }
 
+/* Decimal digits of v at p; returns the byte after them. */
+static char *
+_put_number(char *p, uint64_t v)
+{
+  char tmp[20];
+  size_t n = 0;
+  do
+    tmp[n++] = (char) ('0' + v % 10);
+  while ((v /= 10) != 0);
+  while (n)
+    *p++ = tmp[--n];
+  return p;
+}
+
 void
 relp_frame_append(GString *out, uint32_t txnr, const char *command, const char *data, size_t len)
 {
-  g_string_append_printf(out, "%u %s %zu", txnr, command, len);
+  /* one frame per message (and per answer): no printf */
+  char head[20 + RELP_COMMAND_MAX + 24];
+  size_t clen = strlen(command);
+  if (clen > RELP_COMMAND_MAX)
+    clen = RELP_COMMAND_MAX;
+  char *p = _put_number(head, txnr);
+  *p++ = ' ';
+  memcpy(p, command, clen);
+  p += clen;
+  *p++ = ' ';
+  p = _put_number(p, len);
+  g_string_append_len(out, head, p - head);
   if (len)
     {
       g_string_append_c(out, ' ');
