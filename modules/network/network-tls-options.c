@@ -49,8 +49,8 @@ const CfgOption net_tls_options[] = {
   { .name = "ca-file", .type = CFG_OPT_STRING, .offset = OFF(ca_file) },
   { .name = "crl-dir", .type = CFG_OPT_STRING, .offset = OFF(crl_dir) },
   { .name = "cipher-suite", .type = CFG_OPT_STRING, .offset = OFF(cipher_suite) },
-  { .name = "peer-verify", .type = CFG_OPT_ENUM, .offset = OFF(peer_verify), .def_int = NET_TLS_REQUIRED_TRUSTED,
-    .names = peer_verify_names },
+  { .name = "peer-verify", .type = CFG_OPT_ENUM, .offset = OFF(peer_verify),
+    .def_int = NET_TLS_REQUIRED_TRUSTED, .names = peer_verify_names },
   { .name = "ssl-options", .type = CFG_OPT_FLAGS, .offset = OFF(ssl_options), .names = ssl_option_names },
   { .name = "trusted-keys", .type = CFG_OPT_STRING_LIST, .offset = OFF(trusted_keys) },
   { .name = "trusted-dn", .type = CFG_OPT_STRING_LIST, .offset = OFF(trusted_dn) },
@@ -94,7 +94,8 @@ _load_files(SSL_CTX *ctx, const NetTlsOptions *o, char **error)
     }
   if ((o->ca_file || o->ca_dir) && SSL_CTX_load_verify_locations(ctx, o->ca_file, o->ca_dir) != 1)
     {
-      *error = _ssl_error(o->ca_file ? "cannot load ca-file" : "cannot use ca-dir", o->ca_file ? o->ca_file : o->ca_dir);
+      *error = o->ca_file ? _ssl_error("cannot load ca-file", o->ca_file)
+                          : _ssl_error("cannot use ca-dir", o->ca_dir);
       return false;
     }
   if (o->crl_dir)
@@ -202,7 +203,8 @@ net_tls_resolve(NetSource *s, const CfgNode *call, int transport, CfgError *err)
   bool want = transport == NET_TRANSPORT_TLS || (tls && transport != NET_TRANSPORT_UDP);
   if (tls && (s->is_unix || transport == NET_TRANSPORT_UDP))
     {
-      cfg_error_set(err, &tls->loc, "%s(): tls() options specified for a transport that doesn't allow TLS encryption",
+      cfg_error_set(err, &tls->loc,
+                    "%s(): tls() options specified for a transport that doesn't allow TLS encryption",
                     call->name);
       return false;
     }

@@ -184,7 +184,8 @@ net_tls_verify_callback(int ok, X509_STORE_CTX *store)
     return 1;
   if (c->trusted_keys && !_fingerprint_trusted(c, cert))
     {
-      sluice_log(SLUICE_LOG_ERROR, "Certificate valid, but fingerprint constraints were not met, rejecting", NULL);
+      sluice_log(SLUICE_LOG_ERROR, "Certificate valid, but fingerprint constraints were not met, rejecting",
+                 NULL);
       X509_STORE_CTX_set_error(store, X509_V_ERR_CERT_REJECTED);
       return 0;
     }

@@ -83,7 +83,8 @@ typedef struct NetTlsClient NetTlsClient;
  * server's certificate (and its name against hostname, in the trusted
  * modes); waits at most timeout_ms for each step.  NULL with a negative
  * errno in *err when it fails (logged as syslog-ng logs it). */
-NetTlsClient *net_tls_client_connect(NetTlsContext *c, int fd, const char *hostname, int timeout_ms, int *err);
+NetTlsClient *net_tls_client_connect(NetTlsContext *c, int fd, const char *hostname, int timeout_ms,
+                                     int *err);
 
 /* As send(2) with MSG_DONTWAIT: bytes taken, or -1 with errno (EAGAIN:
  * wait for net_tls_client_wait_events() on the fd and call again with at
