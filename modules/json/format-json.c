@@ -481,11 +481,17 @@ _scratch_release(JsonScratch *s)
 typedef struct PlanItem
 {
   const ValuePairsFixed *f;
-  char *lit; /* the text before the value: "key": (and in a static plan the ',', '{' and '}' around it) */
+  /* the text before the value: ,"key": and the '"' a string opens with
+   * (in a static plan the ',', '{' and '}' around it too); padded with
+   * LIT_PAD zero bytes, so a short one is copied in one fixed-size move */
+  char *lit;
   size_t lit_len;
   uint32_t group; /* items of one name share it: only the first that shows is written */
-  bool sep;       /* a ',' before lit when a member was written before */
+  bool sep;       /* lit starts with a ',' only for when a member was written before */
+  bool string;    /* the value is a JSON string: lit opened its quote */
 } PlanItem;
+
+#define LIT_PAD 32
 
 typedef struct JsonFormat
 {
@@ -518,11 +524,11 @@ _plan_value(GString *out, const ValuePairsFixed *f, const LogMsg *msg, const Log
           v = log_msg_get_value(msg, f->handle, &n);
           if (!n && f->droppable)
             return VALUE_EMPTY;
-          _append_string(out, v, n);
+          json_append_escaped(out, v, n);
+          _append_c(out, '"');
           return VALUE_OK;
         }
       /* formatted in place; copied aside only when it needs escaping */
-      _append_c(out, '"');
       size_t from = out->len;
       log_template_format(f->template, msg, opts, out);
       n = out->len - from;
@@ -567,9 +573,16 @@ _plan_run(const JsonFormat *jf, const LogMsg *msg, const LogTemplateOptions *opt
       if (it->group == shown)
         continue;
       size_t mark = out->len;
-      if (it->sep && any)
-        _append_c(out, ',');
-      _append(out, it->lit, it->lit_len);
+      size_t skip = it->sep && !any; /* the first member: no ',' */
+      size_t n = it->lit_len - skip;
+      if (n <= LIT_PAD && out->len + LIT_PAD < out->allocated_len)
+        {
+          memcpy(out->str + out->len, it->lit + skip, LIT_PAD);
+          out->len += n;
+          out->str[out->len] = '\0';
+        }
+      else
+        _append(out, it->lit + skip, n);
       int r = _plan_value(out, it->f, msg, opts, s);
       if (r == VALUE_EMPTY)
         {
@@ -640,13 +653,17 @@ _plan_build(JsonFormat *jf)
       else
         {
           it->sep = true;
-          g_string_append_c(text, '"');
+          g_string_append(text, ",\"");
           json_append_escaped(text, key, f[i].name_len);
           g_string_append(text, "\":");
         }
       g_free(key);
+      it->string = f[i].type == VP_TYPE_STRING || f[i].type == VP_TYPE_DATETIME;
+      if (it->string)
+        g_string_append_c(text, '"');
       it->lit_len = text->len;
-      it->lit = g_strndup(text->str, text->len);
+      it->lit = g_malloc0(text->len + LIT_PAD);
+      memcpy(it->lit, text->str, text->len);
       jf->n_items++;
     }
   g_string_truncate(text, 0);
