@@ -17,8 +17,11 @@
  * close (loggen and most senders do; every message is framed, so nothing
  * half-read is taken for whole).
  *
+ * sni(yes) (destinations; default no, as in syslog-ng) sends the host name
+ * in the ClientHello unless it is an address.
+ *
  * Not implemented, so refused by name: pkcs12-file(), dhparam-file(),
- * ecdh-curve-list(), sigalgs(), client-sigalgs(), keylog-file(), sni(),
+ * ecdh-curve-list(), sigalgs(), client-sigalgs(), keylog-file(),
  * allow-compress(), and cipher-suite(tls12-and-older() tls13()).
  */
 #include "network-tls.h"
@@ -54,6 +57,7 @@ const CfgOption net_tls_options[] = {
   { .name = "ssl-options", .type = CFG_OPT_FLAGS, .offset = OFF(ssl_options), .names = ssl_option_names },
   { .name = "trusted-keys", .type = CFG_OPT_STRING_LIST, .offset = OFF(trusted_keys) },
   { .name = "trusted-dn", .type = CFG_OPT_STRING_LIST, .offset = OFF(trusted_dn) },
+  { .name = "sni", .type = CFG_OPT_BOOL, .offset = OFF(sni) },
   { 0 },
 };
 
@@ -131,6 +135,11 @@ net_tls_context_new(const NetTlsOptions *o, bool server, const char *location, c
       /* syslog-ng starts and fails every handshake; a clear refusal
        * helps more */
       *error = g_strdup("a TLS source needs tls(key-file() cert-file())");
+      return NULL;
+    }
+  if (server && o->sni)
+    {
+      *error = g_strdup("tls(sni()) is a destination option: a source does not send a server name");
       return NULL;
     }
   if ((o->key_file != NULL) != (o->cert_file != NULL))

@@ -41,6 +41,7 @@ struct NetTlsContext
   SSL_CTX *ctx;
   bool server;
   NetTlsVerify verify;
+  bool sni;
   char **trusted_keys;
   char **trusted_dn;
   char location[128];
@@ -63,6 +64,7 @@ net_tls_context_wrap(SSL_CTX *ctx, const NetTlsOptions *o, bool server, const ch
   c->ctx = ctx;
   c->server = server;
   c->verify = (NetTlsVerify) o->peer_verify;
+  c->sni = o->sni;
   c->trusted_keys = g_strdupv(o->trusted_keys);
   c->trusted_dn = g_strdupv(o->trusted_dn);
   g_strlcpy(c->location, location ? location : "", sizeof(c->location));
@@ -327,15 +329,26 @@ _wait(int fd, short events, int timeout_ms)
     }
 }
 
+static bool
+_is_address(const char *hostname)
+{
+  struct in6_addr a6;
+  struct in_addr a4;
+  return inet_pton(AF_INET, hostname, &a4) == 1 || inet_pton(AF_INET6, hostname, &a6) == 1;
+}
+
 static void
 _expect_host(NetTlsClient *t, const char *hostname)
 {
-  if (_untrusted_mode(t->ctx->verify) || !hostname)
+  if (!hostname)
+    return;
+  /* sni(yes): a name, never an address (RFC 6066) */
+  if (t->ctx->sni && !_is_address(hostname))
+    SSL_set_tlsext_host_name(t->ssl, hostname);
+  if (_untrusted_mode(t->ctx->verify))
     return;
   X509_VERIFY_PARAM *param = SSL_get0_param(t->ssl);
-  struct in6_addr a6;
-  struct in_addr a4;
-  if (inet_pton(AF_INET, hostname, &a4) == 1 || inet_pton(AF_INET6, hostname, &a6) == 1)
+  if (_is_address(hostname))
     X509_VERIFY_PARAM_set1_ip_asc(param, hostname);
   else
     {

@@ -54,6 +54,7 @@ typedef struct NetTlsOptions
   uint32_t ssl_options;      /* bit i: the i-th ssl-options() name */
   char **trusted_keys;       /* "SHA1:01:23:..." fingerprints of accepted peers */
   char **trusted_dn;         /* glob patterns of accepted peers' subjects */
+  bool sni;                  /* destinations: send the host name (SNI) */
 } NetTlsOptions;
 
 extern const CfgOption net_tls_options[];

@@ -644,3 +644,80 @@ Test(network_tls, a_stalled_tls_server_gets_every_byte_once_when_it_reads_again)
   g_string_free(want, TRUE);
   g_free(cfg);
 }
+
+/* A TLS server that records the name the client sent (SNI) and reads one
+ * line. */
+typedef struct SniServer
+{
+  int lfd;
+  char name[256];
+  GString *got;
+} SniServer;
+
+static void *
+sni_server(void *arg)
+{
+  SniServer *s = arg;
+  SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+  SSL_CTX_use_certificate_chain_file(ctx, certs.server_cert);
+  SSL_CTX_use_PrivateKey_file(ctx, certs.server_key, SSL_FILETYPE_PEM);
+  int fd = accept(s->lfd, NULL, NULL);
+  SSL *ssl = SSL_new(ctx);
+  SSL_set_fd(ssl, fd);
+  if (SSL_accept(ssl) == 1)
+    {
+      const char *n = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
+      g_strlcpy(s->name, n ? n : "(none)", sizeof(s->name));
+      char buf[4096];
+      int k;
+      while (!strchr(s->got->str, '\n') && (k = SSL_read(ssl, buf, sizeof(buf))) > 0)
+        g_string_append_len(s->got, buf, k);
+    }
+  SSL_free(ssl);
+  close(fd);
+  SSL_CTX_free(ctx);
+  return NULL;
+}
+
+/* Sends one line through a TLS destination to localhost with dest_tls;
+ * returns the name the server was sent. */
+static void
+sni_run(const char *dest_tls, char *name, size_t len)
+{
+  Run r;
+  int in = free_port(SOCK_STREAM);
+  SniServer srv = { .got = g_string_new("") };
+  srv.lfd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  cr_assert_eq(bind(srv.lfd, (struct sockaddr *) &sin, sizeof(sin)), 0);
+  socklen_t sl = sizeof(sin);
+  getsockname(srv.lfd, (struct sockaddr *) &sin, &sl);
+  listen(srv.lfd, 1);
+  pthread_t t;
+  pthread_create(&t, NULL, sni_server, &srv);
+  char *cfg = g_strdup_printf("source s { network(ip(127.0.0.1) port(%d)); };\n"
+                              "destination out { network(\"localhost\" port(%d) transport(tls) "
+                              "tls(ca-file(\"%s\") %s) template(\"$MSG\\n\")); };\n"
+                              "log { source(s); destination(out); };",
+                              in, ntohs(sin.sin_port), certs.ca, dest_tls);
+  run_start(&r, cfg, NULL);
+  relay_send(in, "<13>Nov 22 10:00:00 h p: named\n");
+  pthread_join(t, NULL);
+  cr_assert_str_eq(srv.got->str, "named\n");
+  g_strlcpy(name, srv.name, len);
+  g_free(run_finish(&r));
+  close(srv.lfd);
+  g_string_free(srv.got, TRUE);
+  g_free(cfg);
+}
+
+Test(network_tls, sni_sends_the_host_name_only_when_asked)
+{
+  char name[256];
+  sni_run("sni(yes)", name, sizeof(name));
+  cr_assert_str_eq(name, "localhost");
+  sni_run("", name, sizeof(name));
+  cr_assert_str_eq(name, "(none)");
+  refused("source s { network(transport(tls) tls(key-file(\"/k\") cert-file(\"/c\") sni(yes))); };",
+          "tls(sni()) is a destination option");
+}
