@@ -3,9 +3,12 @@
  * value-pairs: selection, rekeying and collecting (see value-pairs.h);
  * parsing and the macro table are in value-pairs-options.c.
  *
- * Collecting walks the message's set values once and the macro candidates
- * the ValuePairs picked when it was parsed, then sorts the entries (a
- * handful to a few hundred) and drops duplicate names.
+ * Collecting walks the message's set values once and the fixed candidates
+ * (the macros the ValuePairs picked and its key=value pairs, rekeyed and
+ * sorted when it was parsed, see vp_fixed_build), then sorts the entries
+ * (a handful to a few hundred) and drops duplicate names.  A ValuePairs
+ * without name-value pairs lets its user skip collecting altogether
+ * (value_pairs_get_fixed).
  */
 #include "value-pairs-internal.h"
 
