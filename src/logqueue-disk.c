@@ -396,24 +396,33 @@ log_queue_disk_pop(LogQueueDisk *d, LogQueueItem *out, size_t max, int timeout_m
   return (ssize_t) n;
 }
 
-/* An empty buffer whose file grew past truncate-size-ratio() of its
- * capacity starts again at the ring's start, and the file is cut there. */
-static void
-_maybe_truncate(LogQueueDisk *d)
+/* An empty buffer starts again at the ring's start: a writer that keeps
+ * up then works in the same few pages of the file, still in the page
+ * cache, instead of walking the whole capacity (and making the kernel find
+ * new pages all the way).  A file that grew past truncate-size-ratio() of
+ * its capacity is cut back too.  The header, with the new head, is written
+ * before any record goes there.  Returns true when it wrote the header. */
+#define REWIND_AFTER (1024 * 1024)
+
+static bool
+_rewind_if_empty(LogQueueDisk *d)
 {
-  if (d->o.prealloc || d->nb || d->nc || d->nd || d->no)
-    return;
-  if (d->file_end <= DISKQ_HEADER_SIZE + (uint64_t) (d->truncate_ratio * (double) d->ring))
-    return;
+  if (d->nb || d->nc || d->nd || d->no)
+    return false;
+  bool big = !d->o.prealloc && d->file_end > DISKQ_HEADER_SIZE + (uint64_t) (d->truncate_ratio * (double) d->ring);
+  bool far = d->w % d->ring > REWIND_AFTER && !d->o.fsync; /* fsync(yes): only to truncate */
+  if (!big && !far)
+    return false;
   uint64_t lap = (d->w + d->ring - 1) / d->ring * d->ring;
   d->b = d->r = d->w = lap;
   d->bseq = d->rseq = d->wseq;
   diskq_write_header(d, 0, 0, 0, 0);
   if (d->o.fsync && fdatasync(d->fd) != 0)
-    return; /* the header may not be durable: keep the bytes */
+    return true; /* the header may not be durable: keep the bytes */
   d->durable_b = d->b;
-  if (ftruncate(d->fd, DISKQ_HEADER_SIZE) == 0)
+  if (big && ftruncate(d->fd, DISKQ_HEADER_SIZE) == 0)
     d->file_end = DISKQ_HEADER_SIZE;
+  return true;
 }
 
 void
@@ -432,8 +441,8 @@ log_queue_disk_ack(LogQueueDisk *d, LogQueueItem *items, size_t n)
   bool wrote = false;
   if (d->opened)
     {
-      diskq_write_header(d, 0, 0, 0, 0);
-      _maybe_truncate(d);
+      if (!_rewind_if_empty(d))
+        diskq_write_header(d, 0, 0, 0, 0);
       if (d->o.fsync && d->no && d->durable_b < d->hdr_b)
         {
           /* the overflow waits for room behind a head that no fdatasync

@@ -495,3 +495,28 @@ Test(logqueue_disk, damaged_files_never_crash_and_keep_order)
   g_free(aside);
   g_free(path);
 }
+
+Test(logqueue_disk, an_emptied_buffer_starts_again_at_the_ring_start_and_survives_sigkill)
+{
+  DiskBufferOptions o = _opts(true, 0);
+  o.capacity = 8 * DISKQ_MIN_CAPACITY;
+  o.truncate_size_ratio = "1"; /* never cut: only the rewind */
+  LogQueue *q = _open(&o);
+  _push_range(q, 0, 200, 10000); /* about 2 MiB into the ring */
+  _pop_expect(q, 0, 200);
+  log_queue_free(q);
+  char *path = g_build_filename(dir, "sluice-d_test_0.rqf", NULL);
+  char *error = NULL;
+  DiskQFile *f = diskq_file_open_ro(path, &error);
+  cr_assert_not_null(f, "%s", error);
+  uint64_t ring = diskq_file_header(f)->capacity - DISKQ_HEADER_SIZE;
+  cr_assert_eq(diskq_file_header(f)->head % ring, 0, "not rewound: head %llu",
+               (unsigned long long) diskq_file_header(f)->head);
+  diskq_file_close(f);
+  _in_killed_child(&o, 30, 10, 5, 10000);
+  q = _open(&o);
+  cr_assert_eq(_length(q), 25);
+  _pop_expect(q, 5, 25);
+  log_queue_free(q);
+  g_free(path);
+}
