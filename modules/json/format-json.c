@@ -26,6 +26,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define JSON_AVX2 1
+#endif
 
 /* ---- the escaper --------------------------------------------------------- */
 
@@ -85,12 +89,41 @@ _special_mask16(const unsigned char *p)
 }
 #endif
 
+#ifdef JSON_AVX2
+/* _safe_run for n >= 32 on a CPU with AVX2 (checked by the caller): 32
+ * bytes a compare, then the last 32 overlapping. */
+__attribute__((target("avx2"))) static size_t
+_safe_run_avx2(const unsigned char *p, size_t n)
+{
+  const __m256i quote = _mm256_set1_epi8('"'), bslash = _mm256_set1_epi8('\\');
+  const __m256i space = _mm256_set1_epi8(0x20);
+  size_t i = 0;
+  for (;; i += 32)
+    {
+      if (i + 32 > n)
+        i = n - 32; /* those before the old i are clean: their bits are 0 */
+      __m256i x = _mm256_loadu_si256((const __m256i *) (const void *) (p + i));
+      __m256i specials = _mm256_or_si256(_mm256_cmpeq_epi8(x, quote), _mm256_cmpeq_epi8(x, bslash));
+      __m256i bad = _mm256_or_si256(_mm256_cmpgt_epi8(space, x), specials);
+      unsigned mask = (unsigned) _mm256_movemask_epi8(bad);
+      if (mask)
+        return i + (size_t) __builtin_ctz(mask);
+      if (i + 32 == n)
+        return n;
+    }
+}
+#endif
+
 /* How many bytes at p (at most n) go out as they are without a closer
  * look: printable ASCII other than '"' and '\\', the bulk of most values. */
 static inline size_t
 _safe_run(const unsigned char *p, size_t n)
 {
   size_t i = 0;
+#ifdef JSON_AVX2
+  if (n >= 32 && __builtin_cpu_supports("avx2"))
+    return _safe_run_avx2(p, n);
+#endif
 #ifdef __SSE2__
   if (n >= 16)
     {

@@ -82,8 +82,9 @@ Test(json, escaper_matches_syslog_ng_byte_for_byte)
     }
 }
 
-/* The escaper scans eight bytes at a time: put each kind of special byte
- * at every offset of a long run and check it is still found. */
+/* The escaper scans 32, 16 and eight bytes at a time and ends with an
+ * overlapping load: put each kind of special byte at every offset of runs
+ * of several lengths and check it is still found. */
 Test(json, escaper_finds_specials_at_any_offset)
 {
   static const struct
@@ -95,25 +96,26 @@ Test(json, escaper_finds_specials_at_any_offset)
     { "\n", "\\n" },   { " ", " " },         { "\x85", "\\\\x85" },
   };
   for (size_t k = 0; k < G_N_ELEMENTS(specials); k++)
-    for (size_t at = 0; at < 24; at++)
-      {
-        GString *in = g_string_new(NULL), *want = g_string_new(NULL);
-        for (size_t i = 0; i < 30; i++)
-          {
-            if (i == at)
-              {
-                g_string_append(in, specials[k].in);
-                g_string_append(want, specials[k].want);
-              }
-            g_string_append_c(in, 'a');
-            g_string_append_c(want, 'a');
-          }
-        char *got = _escaped(in->str, in->len);
-        cr_assert_str_eq(got, want->str, "special %zu at %zu", k, at);
-        g_free(got);
-        g_string_free(in, TRUE);
-        g_string_free(want, TRUE);
-      }
+    for (size_t total = 30; total <= 100; total += 35)
+      for (size_t at = 0; at < total; at++)
+        {
+          GString *in = g_string_new(NULL), *want = g_string_new(NULL);
+          for (size_t i = 0; i < total; i++)
+            {
+              if (i == at)
+                {
+                  g_string_append(in, specials[k].in);
+                  g_string_append(want, specials[k].want);
+                }
+              g_string_append_c(in, 'a');
+              g_string_append_c(want, 'a');
+            }
+          char *got = _escaped(in->str, in->len);
+          cr_assert_str_eq(got, want->str, "special %zu at %zu of %zu", k, at, total);
+          g_free(got);
+          g_string_free(in, TRUE);
+          g_string_free(want, TRUE);
+        }
 }
 
 Test(json, value_pairs_collects_sorted_for_other_users)
