@@ -148,6 +148,15 @@ Test(kvparser, template_and_named_template)
   log_msg_unref(m);
 }
 
+Test(kvparser, named_template_with_template_escape)
+{
+  LogMsg *m = _parse("template t { template('k=\"${MSG}\" p=1'); template-escape(yes); }; "
+                     "parser p { kv-parser(template(t)); };", "a\"b c\\d");
+  nvt_assert_value(m, "k", "a\"b c\\d");
+  nvt_assert_value(m, "p", "1");
+  log_msg_unref(m);
+}
+
 Test(kvparser, message_without_pairs_goes_on_unchanged)
 {
   LogProcessor *p = nvt_new(F, KV);
