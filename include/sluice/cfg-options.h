@@ -104,6 +104,19 @@ const char *cfg_nearest_name(const char *name, const char *const *candidates);
 /* The table's option nearest to name, or NULL. */
 const char *cfg_options_nearest(const CfgOption *table, const char *name);
 
+/* Shared by the drivers' tables (CFG_OPT_ENUM .names): syslog-ng's facility
+ * names (the index is the code), and its level names with their aliases
+ * (cfg_level_codes gives an index's level). */
+extern const char *const cfg_facility_names[];
+extern const char *const cfg_level_names[];
+extern const int cfg_level_codes[];
+
+/* .check functions shared by the drivers' tables: a port number (1-65535)
+ * or a service name; a time zone tz_get() knows ("Europe/Budapest",
+ * "+01:00"). */
+const char *cfg_check_port(const CfgOption *opt, const void *field);
+const char *cfg_check_time_zone(const CfgOption *opt, const void *field);
+
 /* Parses a number as syslog-ng does: optional sign, decimal, 0x hex or
  * 0 octal, then for sizes K/M/G (x1000) or Ki/Mi/Gi (x1024), each
  * optionally followed by B, case-insensitively.  Returns false for

@@ -34,19 +34,6 @@ static const char *const transport_names[] = { "tcp", "udp", "framed", "tls", NU
 static const char *const ts_formats[] = { "rfc3164", "bsd", "rfc3339", "iso", "unix", "full", NULL };
 
 static const char *
-_check_port(const CfgOption *opt, const void *field)
-{
-  const char *p = *(char *const *) field;
-  if (!p || !*p)
-    return "expects a port number or a service name";
-  char *end;
-  long v = strtol(p, &end, 10);
-  if (*end == '\0' && (v < 1 || v > 65535))
-    return "expects a port number between 1 and 65535";
-  return NULL;
-}
-
-static const char *
 _check_ip_protocol(const CfgOption *opt, const void *field)
 {
   int64_t v = *(const int64_t *) field;
@@ -90,12 +77,12 @@ static const CfgOption failover_options[] = {
 
 static const CfgOption net_dest_inet_options[] = {
   NET_DEST_COMMON,
-  { .name = "port", .type = CFG_OPT_STRING, .offset = OFF(port), .check = _check_port },
+  { .name = "port", .type = CFG_OPT_STRING, .offset = OFF(port), .check = cfg_check_port },
   { .name = "transport", .type = CFG_OPT_ENUM, .offset = OFF(transport), .def_int = NET_DEST_TRANSPORT_UNSET,
     .names = transport_names },
   { .name = "ip-protocol", .type = CFG_OPT_INT, .offset = OFF(ip_protocol), .check = _check_ip_protocol },
   { .name = "localip", .type = CFG_OPT_STRING, .offset = OFF(localip) },
-  { .name = "localport", .type = CFG_OPT_STRING, .offset = OFF(localport), .check = _check_port },
+  { .name = "localport", .type = CFG_OPT_STRING, .offset = OFF(localport), .check = cfg_check_port },
   { .name = "so-broadcast", .type = CFG_OPT_BOOL, .offset = OFF(so_broadcast) },
   { .name = "ip-ttl", .type = CFG_OPT_INT, .offset = OFF(ip_ttl), .min = 0, .max = 255 },
   { .name = "ip-tos", .type = CFG_OPT_INT, .offset = OFF(ip_tos), .min = 0, .max = 255 },

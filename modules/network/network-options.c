@@ -62,41 +62,6 @@ static const uint32_t flag_bits[] = {
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(flag_names) == G_N_ELEMENTS(flag_bits) + 1);
 
-/* default-facility(): syslog-ng's names; the index is the facility code */
-static const char *const facility_names[] = {
-  "kern",   "user",   "mail",   "daemon", "auth",   "syslog",   "lpr",     "news",
-  "uucp",   "cron",   "authpriv", "ftp",  "ntp",    "security", "console", "solaris-cron",
-  "local0", "local1", "local2", "local3", "local4", "local5",   "local6",  "local7",
-  NULL,
-};
-
-/* default-priority(): level names with syslog-ng's aliases */
-static const char *const level_names[] = { "emerg", "alert", "crit",  "err",   "warning", "notice",
-                                           "info",  "debug", "panic", "error", "warn",    NULL };
-static const int level_codes[] = { 0, 1, 2, 3, 4, 5, 6, 7, 0, 3, 4 };
-
-static const char *
-_check_port(const CfgOption *opt, const void *field)
-{
-  const char *p = *(char *const *) field;
-  if (!p || !*p)
-    return "expects a port number or a service name";
-  char *end;
-  long v = strtol(p, &end, 10);
-  if (*end == '\0' && (v < 1 || v > 65535))
-    return "expects a port number between 1 and 65535";
-  return NULL;
-}
-
-static const char *
-_check_zone(const CfgOption *opt, const void *field)
-{
-  const char *z = *(char *const *) field;
-  if (!z || !tz_get(z, NULL))
-    return "expects a time zone name like \"Europe/Budapest\" or \"+01:00\"";
-  return NULL;
-}
-
 static const char *
 _check_trim(const CfgOption *opt, const void *field)
 {
@@ -126,11 +91,11 @@ _check_ip_protocol(const CfgOption *opt, const void *field)
   { .name = "program-override", .type = CFG_OPT_STRING, .offset = OFF(program_override) },                         \
   { .name = "log-prefix", .type = CFG_OPT_STRING, .offset = OFF(program_override) },                               \
   { .name = "default-facility", .type = CFG_OPT_ENUM, .offset = OFF(default_facility), .def_int = -1,              \
-    .names = facility_names },                                                                                      \
+    .names = cfg_facility_names },                                                                                      \
   { .name = "default-priority", .type = CFG_OPT_ENUM, .offset = OFF(default_priority), .def_int = -1,              \
-    .names = level_names },                                                                                         \
+    .names = cfg_level_names },                                                                                         \
   { .name = "default-level", .type = CFG_OPT_ENUM, .offset = OFF(default_priority), .def_int = -1,                 \
-    .names = level_names },                                                                                         \
+    .names = cfg_level_names },                                                                                         \
   { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = OFF(keep_hostname) },                                 \
   { .name = "chain-hostnames", .type = CFG_OPT_BOOL, .offset = OFF(chain_hostnames) },                             \
   { .name = "use-dns", .type = CFG_OPT_BOOL, .offset = OFF(use_dns) },                                             \
@@ -138,7 +103,7 @@ _check_ip_protocol(const CfgOption *opt, const void *field)
   { .name = "normalize-hostnames", .type = CFG_OPT_BOOL, .offset = OFF(normalize_hostnames) },                     \
   { .name = "dns-cache", .type = CFG_OPT_BOOL, .offset = OFF(dns_cache) },                                         \
   { .name = "keep-timestamp", .type = CFG_OPT_BOOL, .offset = OFF(keep_timestamp) },                               \
-  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(time_zone), .check = _check_zone },                 \
+  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(time_zone), .check = cfg_check_time_zone },                 \
   { .name = "tags", .type = CFG_OPT_STRING_LIST, .offset = OFF(tags) },                                            \
   { .name = "so-rcvbuf", .type = CFG_OPT_SIZE, .offset = OFF(so_rcvbuf), .def_int = 0, .min = 0,                   \
     .max = INT32_MAX },                                                                                             \
@@ -168,8 +133,8 @@ const CfgOption net_inet_options[] = {
   NET_STREAM_OPTIONS,
   { .name = "ip", .type = CFG_OPT_STRING, .offset = OFF(ip) },
   { .name = "localip", .type = CFG_OPT_STRING, .offset = OFF(ip) },
-  { .name = "port", .type = CFG_OPT_STRING, .offset = OFF(port), .check = _check_port },
-  { .name = "localport", .type = CFG_OPT_STRING, .offset = OFF(port), .check = _check_port },
+  { .name = "port", .type = CFG_OPT_STRING, .offset = OFF(port), .check = cfg_check_port },
+  { .name = "localport", .type = CFG_OPT_STRING, .offset = OFF(port), .check = cfg_check_port },
   { .name = "transport", .type = CFG_OPT_ENUM, .offset = OFF(transport), .def_int = NET_TRANSPORT_UNSET,
     .names = transport_names },
   { .name = "ip-protocol", .type = CFG_OPT_INT, .offset = OFF(ip_protocol), .def_int = 4,
@@ -286,7 +251,7 @@ _resolve_parse(NetSource *s, const CfgNode *call, const LogDriverContext *ctx)
   if (s->o.default_facility >= 0 || s->o.default_priority >= 0)
     {
       int fac = s->o.default_facility >= 0 ? s->o.default_facility : 1;
-      int lev = s->o.default_priority >= 0 ? level_codes[s->o.default_priority] : 5;
+      int lev = s->o.default_priority >= 0 ? cfg_level_codes[s->o.default_priority] : 5;
       p->default_pri = (uint16_t) (fac * 8 + lev);
     }
   /* the global time-zone() is only the sending zone in syslog-ng 3.38

@@ -17,21 +17,8 @@
 
 #define OFF(field) offsetof(RelpDestOptions, field)
 
-static const char *
-_check_port(const CfgOption *opt, const void *field)
-{
-  const char *p = *(char *const *) field;
-  if (!p || !*p)
-    return "expects a port number or a service name";
-  char *end;
-  long v = strtol(p, &end, 10);
-  if (*end == '\0' && (v < 1 || v > 65535))
-    return "expects a port number between 1 and 65535";
-  return NULL;
-}
-
 static const CfgOption relp_dest_options[] = {
-  { .name = "port", .type = CFG_OPT_STRING, .offset = OFF(port), .def_str = "514", .check = _check_port },
+  { .name = "port", .type = CFG_OPT_STRING, .offset = OFF(port), .def_str = "514", .check = cfg_check_port },
   { .name = "template", .type = CFG_OPT_TEMPLATE, .offset = OFF(template_text) },
   { .name = "window-size", .type = CFG_OPT_INT, .offset = OFF(window_size), .def_int = 128, .min = 1,
     .max = 1000000 },

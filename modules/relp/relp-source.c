@@ -39,22 +39,9 @@ struct RelpListener
   struct iv_fd fd;
 };
 
-static const char *
-_check_port(const CfgOption *opt, const void *field)
-{
-  const char *p = *(char *const *) field;
-  if (!p || !*p)
-    return "expects a port number or a service name";
-  char *end;
-  long v = strtol(p, &end, 10);
-  if (*end == '\0' && (v < 1 || v > 65535))
-    return "expects a port number between 1 and 65535";
-  return NULL;
-}
-
 static const CfgOption relp_source_options[] = {
   { .name = "ip", .type = CFG_OPT_STRING, .offset = OFF(ip) },
-  { .name = "port", .type = CFG_OPT_STRING, .offset = OFF(port), .def_str = "514", .check = _check_port },
+  { .name = "port", .type = CFG_OPT_STRING, .offset = OFF(port), .def_str = "514", .check = cfg_check_port },
   { .name = "max-connections", .type = CFG_OPT_INT, .offset = OFF(max_connections), .def_int = 10, .min = 1,
     .max = 1000000 },
   { .name = "log-iw-size", .type = CFG_OPT_SIZE, .offset = OFF(log_iw_size), .def_int = 1000, .min = 1,

@@ -58,38 +58,16 @@ static const uint32_t flag_bits[] = {
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(flag_names) == G_N_ELEMENTS(flag_bits) + 1);
 
-/* syslog-ng's facility names; the index is the code */
-static const char *const facility_names[] = {
-  "kern",   "user",   "mail",   "daemon", "auth",   "syslog",   "lpr",     "news",
-  "uucp",   "cron",   "authpriv", "ftp",  "ntp",    "security", "console", "solaris-cron",
-  "local0", "local1", "local2", "local3", "local4", "local5",   "local6",  "local7",
-  NULL,
-};
-
-/* level names with syslog-ng's aliases, and their codes */
-static const char *const severity_names[] = { "emerg", "alert", "crit",  "err",   "warning", "notice",
-                                              "info",  "debug", "panic", "error", "warn",    NULL };
-static const int severity_codes[] = { 0, 1, 2, 3, 4, 5, 6, 7, 0, 3, 4 };
-
-static const char *
-_check_zone(const CfgOption *opt, const void *field)
-{
-  const char *z = *(char *const *) field;
-  if (!z || !tz_get(z, NULL))
-    return "expects a time zone name like \"Europe/Budapest\" or \"+01:00\"";
-  return NULL;
-}
-
 #define OFF(field) offsetof(SyslogParserOptions, field)
 static const CfgOption syslog_parser_options[] = {
   { .name = "flags", .type = CFG_OPT_FLAGS, .offset = OFF(flags), .names = flag_names },
   { .name = "template", .type = CFG_OPT_TEMPLATE, .offset = OFF(template_text) },
   { .name = "drop-invalid", .type = CFG_OPT_BOOL, .offset = OFF(drop_invalid), .def_int = 0 },
-  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(time_zone), .check = _check_zone },
+  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(time_zone), .check = cfg_check_time_zone },
   { .name = "default-facility", .type = CFG_OPT_ENUM, .offset = OFF(default_facility), .def_int = 1,
-    .names = facility_names },
+    .names = cfg_facility_names },
   { .name = "default-severity", .type = CFG_OPT_ENUM, .offset = OFF(default_severity), .def_int = 5,
-    .names = severity_names },
+    .names = cfg_level_names },
   { .name = NULL },
 };
 
@@ -197,7 +175,7 @@ _syslog_parser_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *e
           self->parse.flags |= flag_bits[i];
       if (self->parse.flags & MF_NO_HOSTNAME)
         self->parse.flags &= ~(uint32_t) MF_EXPECT_HOSTNAME;
-      self->parse.default_pri = (uint16_t) (o.default_facility * 8 + severity_codes[o.default_severity]);
+      self->parse.default_pri = (uint16_t) (o.default_facility * 8 + cfg_level_codes[o.default_severity]);
       self->parse.recv_tz = o.time_zone ? tz_get(o.time_zone, NULL) : NULL;
       self->drop_invalid = o.drop_invalid;
     }

@@ -52,7 +52,7 @@ typedef struct JournalOptions
   char *ns;
   int64_t log_fetch_limit;
   int default_facility;
-  int default_level;       /* index into level_names */
+  int default_level;       /* index into cfg_level_names */
   char *time_zone;
   bool read_old_records;
   bool keep_hostname;
@@ -65,26 +65,6 @@ typedef struct JournalOptions
   char *cursor_file;       /* Sluice: where the position is kept */
 } JournalOptions;
 
-static const char *const facility_names[] = {
-  "kern",   "user",   "mail",   "daemon", "auth",   "syslog",   "lpr",     "news",
-  "uucp",   "cron",   "authpriv", "ftp",  "ntp",    "security", "console", "solaris-cron",
-  "local0", "local1", "local2", "local3", "local4", "local5",   "local6",  "local7",
-  NULL,
-};
-
-static const char *const level_names[] = { "emerg", "alert", "crit",  "err",   "warning", "notice",
-                                           "info",  "debug", "panic", "error", "warn",    NULL };
-static const int level_codes[] = { 0, 1, 2, 3, 4, 5, 6, 7, 0, 3, 4 };
-
-static const char *
-_check_zone(const CfgOption *opt, const void *field)
-{
-  const char *z = *(char *const *) field;
-  if (!z || !tz_get(z, NULL))
-    return "expects a time zone name like \"Europe/Budapest\" or \"+01:00\"";
-  return NULL;
-}
-
 #define OFF(f) offsetof(JournalOptions, f)
 static const CfgOption journal_options[] = {
   { .name = "prefix", .type = CFG_OPT_STRING, .offset = OFF(prefix), .def_str = ".journald.", .empty_ok = true },
@@ -94,13 +74,13 @@ static const CfgOption journal_options[] = {
   { .name = "log-fetch-limit", .type = CFG_OPT_INT, .offset = OFF(log_fetch_limit), .def_int = 10, .min = 1,
     .max = 100000 },
   { .name = "default-facility", .type = CFG_OPT_ENUM, .offset = OFF(default_facility), .def_int = 16,
-    .names = facility_names },
-  { .name = "default-level", .type = CFG_OPT_ENUM, .offset = OFF(default_level), .def_int = 5, .names = level_names },
+    .names = cfg_facility_names },
+  { .name = "default-level", .type = CFG_OPT_ENUM, .offset = OFF(default_level), .def_int = 5, .names = cfg_level_names },
   { .name = "default-priority", .type = CFG_OPT_ENUM, .offset = OFF(default_level), .def_int = 5,
-    .names = level_names },
+    .names = cfg_level_names },
   { .name = "default-severity", .type = CFG_OPT_ENUM, .offset = OFF(default_level), .def_int = 5,
-    .names = level_names },
-  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(time_zone), .check = _check_zone },
+    .names = cfg_level_names },
+  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(time_zone), .check = cfg_check_time_zone },
   { .name = "read-old-records", .type = CFG_OPT_BOOL, .offset = OFF(read_old_records), .def_int = 1 },
   { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = OFF(keep_hostname) },
   { .name = "use-fqdn", .type = CFG_OPT_BOOL, .offset = OFF(use_fqdn) },
@@ -729,7 +709,7 @@ _journal_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   s->keep_hostname = _given(call, "keep-hostname") ? s->o.keep_hostname : g && g->keep_hostname;
   s->use_fqdn = _given(call, "use-fqdn") ? s->o.use_fqdn : g && g->use_fqdn;
   s->tz = s->o.time_zone ? tz_get(s->o.time_zone, NULL) : NULL;
-  uint16_t pri = (uint16_t) (s->o.default_facility * 8 + level_codes[s->o.default_level]);
+  uint16_t pri = (uint16_t) (s->o.default_facility * 8 + cfg_level_codes[s->o.default_level]);
   if (!journal_map_options_init(&s->map, s->o.prefix, (size_t) s->o.max_field_size, pri, s->tz))
     {
       cfg_error_set(err, &call->loc, "systemd-journal(): no room for more value names");

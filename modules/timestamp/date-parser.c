@@ -56,20 +56,11 @@ enum
   DATE_GUESS_TIMEZONE = 1u << 0,
 };
 
-static const char *
-_check_zone(const CfgOption *opt, const void *field)
-{
-  const char *z = *(char *const *) field;
-  if (!z || !tz_get(z, NULL))
-    return "expects a time zone name like \"Europe/Budapest\" or \"+01:00\"";
-  return NULL;
-}
-
 #define OFF(field) offsetof(DateParserOptions, field)
 static const CfgOption date_parser_options[] = {
   { .name = "format", .type = CFG_OPT_STRING_LIST, .offset = OFF(formats) },
   { .name = "template", .type = CFG_OPT_TEMPLATE, .offset = OFF(template_text) },
-  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(time_zone), .check = _check_zone },
+  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(time_zone), .check = cfg_check_time_zone },
   { .name = "time-stamp", .type = CFG_OPT_ENUM, .offset = OFF(time_stamp), .names = time_stamp_names },
   { .name = "flags", .type = CFG_OPT_FLAGS, .offset = OFF(flags), .names = flag_names },
   { .name = NULL },

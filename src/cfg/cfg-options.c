@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "sluice/cfg-options.h"
 
+#include "sluice/timeutil.h"
+
 #include <glib.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char
@@ -399,4 +402,39 @@ cfg_options_apply(const CfgOption *table, const CfgNode *node, void *base, const
         return false;
     }
   return true;
+}
+
+/* ---- shared by the drivers' tables -------------------------------------- */
+
+const char *const cfg_facility_names[] = {
+  "kern",   "user",   "mail",   "daemon", "auth",   "syslog",   "lpr",     "news",
+  "uucp",   "cron",   "authpriv", "ftp",  "ntp",    "security", "console", "solaris-cron",
+  "local0", "local1", "local2", "local3", "local4", "local5",   "local6",  "local7",
+  NULL,
+};
+
+const char *const cfg_level_names[] = { "emerg", "alert", "crit",  "err",   "warning", "notice",
+                                        "info",  "debug", "panic", "error", "warn",    NULL };
+const int cfg_level_codes[] = { 0, 1, 2, 3, 4, 5, 6, 7, 0, 3, 4 };
+
+const char *
+cfg_check_port(const CfgOption *opt, const void *field)
+{
+  const char *p = *(char *const *) field;
+  if (!p || !*p)
+    return "expects a port number or a service name";
+  char *end;
+  long v = strtol(p, &end, 10);
+  if (*end == '\0' && (v < 1 || v > 65535))
+    return "expects a port number between 1 and 65535";
+  return NULL;
+}
+
+const char *
+cfg_check_time_zone(const CfgOption *opt, const void *field)
+{
+  const char *z = *(char *const *) field;
+  if (!z || !tz_get(z, NULL))
+    return "expects a time zone name like \"Europe/Budapest\" or \"+01:00\"";
+  return NULL;
 }
