@@ -34,11 +34,11 @@ print(" ".join(str(s.getsockname()[1]) for s in socks))' "$@"
 # start_sluice SLUICE CONF [ARGS...]: run it in the foreground in the
 # background (log in $work/sluice.log, $pid set) until it says it started
 start_sluice() {
-  s=$1 c=$2
+  _start_bin=$1 _start_conf=$2
   shift 2
   # a restart must not take the last run's "starting up" for its own
   rm -f "$work/sluice.log"
-  "$s" -F -v -f "$c" -p "$work/pid" "$@" >"$work/sluice.log" 2>&1 &
+  "$_start_bin" -F -v -f "$_start_conf" -p "$work/pid" "$@" >"$work/sluice.log" 2>&1 &
   pid=$!
   i=0
   while ! grep -q "starting up" "$work/sluice.log" 2>/dev/null; do
