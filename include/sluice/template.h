@@ -128,9 +128,12 @@ bool log_template_function_register(const LogTemplateFunction *func);
 const LogTemplateFunction *log_template_function_lookup(const char *name);
 
 /* A per-thread scratch string, emptied, for a function's intermediate
- * results; level picks one of several (0..7) so nested calls can each use
- * their own.  Owned by the thread; valid until the next call with the same
- * level on this thread. */
+ * results; level picks one of several so nested calls can each use their
+ * own: 0..7 for template functions, LOG_TEMPLATE_SCRATCH_PARSERS.. (8 more)
+ * for parsers, which format templates while they hold theirs.  Owned by
+ * the thread; valid until the next call with the same level on this
+ * thread. */
+#define LOG_TEMPLATE_SCRATCH_PARSERS 8
 GString *log_template_scratch_get(int level);
 
 /* ---- built-in output formats ------------------------------------------- */

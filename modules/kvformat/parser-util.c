@@ -2,7 +2,6 @@
 /* Shared by the name-value parsers: handle cache, scratch, template(). */
 #include "kvformat/parser-util.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -90,40 +89,12 @@ parser_nv_handle(const char *name, size_t len)
 
 /* ---- scratch ------------------------------------------------------------ */
 
-static pthread_key_t scratch_key;
-static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
-
-static void
-_scratch_free(void *p)
-{
-  GString **s = p;
-  for (int i = 0; i < PARSER_SCRATCH_MAX; i++)
-    if (s[i])
-      g_string_free(s[i], TRUE);
-  g_free(s);
-}
-
-static void
-_scratch_init(void)
-{
-  pthread_key_create(&scratch_key, _scratch_free);
-}
-
 GString *
 parser_scratch_get(int slot)
 {
-  pthread_once(&scratch_once, _scratch_init);
-  GString **s = pthread_getspecific(scratch_key);
-  if (!s)
-    {
-      s = g_new0(GString *, PARSER_SCRATCH_MAX);
-      pthread_setspecific(scratch_key, s);
-    }
+  /* the template engine's per-thread strings, from a range of their own */
   g_assert(slot >= 0 && slot < PARSER_SCRATCH_MAX);
-  if (!s[slot])
-    s[slot] = g_string_sized_new(256);
-  g_string_truncate(s[slot], 0);
-  return s[slot];
+  return log_template_scratch_get(LOG_TEMPLATE_SCRATCH_PARSERS + slot);
 }
 
 /* ---- str-repr quoting ---------------------------------------------------- */

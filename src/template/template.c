@@ -145,7 +145,7 @@ log_template_function_lookup(const char *name)
 
 /* ---- per-thread scratch ------------------------------------------------- */
 
-#define SCRATCH_LEVELS 8
+#define SCRATCH_LEVELS (LOG_TEMPLATE_SCRATCH_PARSERS + 8)
 
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
