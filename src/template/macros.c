@@ -193,7 +193,7 @@ _expand_other(LogMacro m, const LogMsg *msg, GString *out)
       if (fac < 24)
         fmt_append(out, facility_names[fac], strlen(facility_names[fac]));
       else
-        fmt_append_uint(out, (uint64_t) fac, 0);
+        g_string_append_printf(out, "%x", fac); /* syslog-ng 3.38 writes unnamed ones in hex */
       break;
     case M_FACILITY_NUM:
       fmt_append_uint(out, (uint64_t) fac, 0);

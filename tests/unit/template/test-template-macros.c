@@ -107,6 +107,9 @@ Test(template_macros, priority_macros)
                 "191 local7 23 debug 7 7 bf 7X");
   msg->pri = 0;
   assert_format("$PRI $FACILITY $PRIORITY $TAG $BSDTAG", msg, NULL, "0 kern emerg 00 0A");
+  /* facilities without a name: hex, as syslog-ng 3.38 writes them */
+  msg->pri = 250;
+  assert_format("$FACILITY $FACILITY_NUM", msg, NULL, "1f 31");
   log_msg_unref(msg);
 }
 
