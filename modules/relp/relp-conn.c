@@ -42,7 +42,7 @@
 #include <unistd.h>
 
 #define RELP_READ_SIZE (64 * 1024)
-#define RELP_SOFTWARE "sluice,1,https://github.com/sluice"
+#define RELP_SOFTWARE "sluice"
 
 struct RelpConn
 {

@@ -291,7 +291,7 @@ static bool
 _handshake(RelpDest *d)
 {
   GString *f = g_string_new(NULL);
-  const char *offers = "relp_version=0\nrelp_software=sluice,1,https://github.com/sluice\ncommands=syslog";
+  const char *offers = "relp_version=0\nrelp_software=sluice\ncommands=syslog";
   relp_frame_append(f, 1, "open", offers, strlen(offers));
   bool ok = _send_all(d, f->str, f->len);
   g_string_truncate(f, 0);
