@@ -308,16 +308,13 @@ static void
 _conn_readable(void *cookie)
 {
   RelpConn *c = cookie;
+  /* grow by a read's worth when little room is left: a frame longer
+   * than max_data is refused at its header, so a connection's buffer
+   * stays below max_data plus one read, and most stay at one read */
   if (c->cap - c->len < RELP_READ_SIZE / 2)
     {
-      size_t need = c->len + RELP_READ_SIZE;
-      if (need < c->src->max_data + 64)
-        need = c->src->max_data + 64;
-      if (need > c->cap)
-        {
-          c->cap = need;
-          c->buf = g_realloc(c->buf, c->cap);
-        }
+      c->cap = c->len + RELP_READ_SIZE;
+      c->buf = g_realloc(c->buf, c->cap);
     }
   ssize_t n = read(c->fd, c->buf + c->len, c->cap - c->len);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
