@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The relp() source in a real pipeline (the network tests' fixture, with
+ * its gated recording destination rec()): an answer waits for the write,
+ * and garbage gets serverclose. */
+#include "../network/net-test.h"
+
+/* As run_start, with the relp module's factories beside rec(). */
+static void
+_relp_start(Run *r, const char *source)
+{
+  run_init(r);
+  size_t n = 0;
+  while (r->factories[n])
+    n++;
+  for (size_t i = 0; relp_driver_factories[i]; i++)
+    r->factories[n++] = relp_driver_factories[i];
+  r->factories[n] = NULL;
+  char *text = g_strdup_printf("@version: 3.38\noptions { use-dns(no); };\n%s\n"
+                               "destination d { rec(); };\nlog { source(s); destination(d); };\n",
+                               source);
+  CfgError err = { 0 };
+  r->tree = cfg_parse_string("test.conf", text, strlen(text), NULL, &err);
+  cr_assert_not_null(r->tree, "%s", err.message);
+  cr_assert(cfg_global_options_load(&r->global, r->tree, &err), "%s", err.message);
+  r->pl = log_pipeline_new(r->tree, &r->global, r->factories, &err);
+  cr_assert_not_null(r->pl, "%s", err.message);
+  g_free(text);
+  const char *perr;
+  r->pool = worker_pool_start(2, &perr);
+  char *serr = NULL;
+  cr_assert(log_pipeline_start(r->pl, r->pool, &serr), "%s", serr);
+}
+
+/* Read from fd until buf holds want answers ("N rsp ..." frames) or the
+ * peer closes; returns what was read (g_free).  Bounded by WAIT_MS. */
+static char *
+_read_frames(int fd, int want)
+{
+  GString *buf = g_string_new(NULL);
+  int64_t end = now_ms() + WAIT_MS;
+  while (now_ms() < end)
+    {
+      int frames = 0;
+      for (const char *p = buf->str; (p = strchr(p, '\n')); p++)
+        frames++;
+      if (frames >= want)
+        break;
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      if (poll(&pfd, 1, 100) <= 0)
+        continue;
+      char chunk[4096];
+      ssize_t n = recv(fd, chunk, sizeof(chunk), 0);
+      if (n <= 0)
+        break;
+      g_string_append_len(buf, chunk, n);
+    }
+  return g_string_free(buf, FALSE);
+}
+
+static void
+_open_session(int fd)
+{
+  send_str(fd, "1 open 46 relp_version=0\nrelp_software=t\ncommands=syslog\n");
+  char *got = _read_frames(fd, 4); /* the answer's data has three LFs of its own */
+  cr_assert(g_str_has_prefix(got, "1 rsp "), "%s", got);
+  cr_assert_not_null(strstr(got, "200 OK\nrelp_version=0\n"), "%s", got);
+  cr_assert_not_null(strstr(got, "commands=syslog\n"), "%s", got);
+  g_free(got);
+}
+
+/* The destination holds its batch (the gate): no answer may come until it
+ * has written; then every message is answered. */
+Test(relp_source, answers_wait_for_the_write)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { relp(ip(127.0.0.1) port(%d)); };", port);
+  g_mutex_lock(&rec_lock);
+  rec_gate_closed = true;
+  g_mutex_unlock(&rec_lock);
+  _relp_start(&r, src);
+  int fd = tcp_connect(port);
+  _open_session(fd);
+  send_str(fd, "2 syslog 23 <13>Nov 23 10:00:00 h a\n3 syslog 23 <13>Nov 23 10:00:00 h b\n"
+               "4 syslog 23 <13>Nov 23 10:00:00 h c\n");
+  /* the writer has the batch but cannot write it: nothing is answered */
+  struct pollfd pfd = { fd, POLLIN, 0 };
+  cr_assert_eq(poll(&pfd, 1, 500), 0, "answered before the write");
+  g_mutex_lock(&rec_lock);
+  rec_gate_closed = false;
+  g_cond_broadcast(&rec_cond);
+  g_mutex_unlock(&rec_lock);
+  wait_count(3);
+  char *got = _read_frames(fd, 3);
+  cr_assert_not_null(strstr(got, "2 rsp 6 200 OK\n"), "%s", got);
+  cr_assert_not_null(strstr(got, "3 rsp 6 200 OK\n"), "%s", got);
+  cr_assert_not_null(strstr(got, "4 rsp 6 200 OK\n"), "%s", got);
+  g_free(got);
+  send_str(fd, "5 close 0\n");
+  got = _read_frames(fd, 1);
+  cr_assert_str_eq(got, "5 rsp 6 200 OK\n");
+  g_free(got);
+  cr_assert(peer_closed(fd));
+  close(fd);
+  g_free(src);
+  char *log = run_finish(&r);
+  cr_assert(g_str_has_prefix(log, "relp|"), "%s", log);
+  g_free(log);
+}
+
+Test(relp_source, garbage_gets_serverclose)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { relp(ip(127.0.0.1) port(%d)); };", port);
+  _relp_start(&r, src);
+  int fd = tcp_connect(port);
+  send_str(fd, "GET / HTTP/1.0\r\n\r\n");
+  char *got = _read_frames(fd, 1);
+  cr_assert_str_eq(got, "0 serverclose 0\n");
+  g_free(got);
+  cr_assert(peer_closed(fd));
+  close(fd);
+  wait_event("Refusing RELP peer, sending serverclose", 1);
+  g_free(src);
+  g_free(run_finish(&r));
+}
