@@ -530,6 +530,7 @@ log_queue_disk_get_stats(LogQueueDisk *d, LogQueueStats *out)
   out->dropped = d->dropped;
   out->processed = d->processed;
   out->length = d->nc + d->nd + d->no;
+  out->memory = 0; /* what it holds in memory is bounded by qout-size() and mem-buf-size() */
   pthread_mutex_unlock(&d->lock);
 }
 

@@ -147,6 +147,7 @@ struct LogQueue
   bool stalled;   /* the writer is failing and waiting for time-reopen */
   bool congested; /* counted in congested_queues */
   uint64_t queued, dropped, processed;
+  atomic_uint_fast64_t written; /* acked by the writer: popped is not written */
   uint64_t memory; /* alloc_len of the queued messages */
 };
 
@@ -403,6 +404,7 @@ log_queue_set_fifo_size(LogQueue *q, uint32_t fifo_size)
 void
 log_queue_get_stats(LogQueue *q, LogQueueStats *out)
 {
+  out->written = atomic_load_explicit(&q->written, memory_order_relaxed);
   if (q->disk)
     {
       log_queue_disk_get_stats(q->disk, out);
@@ -431,6 +433,7 @@ log_queue_items_done(LogQueueItem *items, size_t n)
 void
 log_queue_ack_batch(LogQueue *q, LogQueueItem *items, size_t n)
 {
+  atomic_fetch_add_explicit(&q->written, n, memory_order_relaxed);
   if (q->disk)
     log_queue_disk_ack(q->disk, items, n);
   else

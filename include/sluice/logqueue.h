@@ -106,6 +106,7 @@ typedef struct LogQueueStats
   uint64_t processed; /* messages popped by the writer */
   uint64_t length;    /* messages in the queue now */
   uint64_t memory;    /* bytes of the messages in the queue now */
+  uint64_t written;   /* messages the writer confirmed written (log_queue_ack_batch) */
 } LogQueueStats;
 
 /* A queue that holds fifo_size (>= 1) messages that are not flow-controlled.

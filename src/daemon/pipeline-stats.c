@@ -83,7 +83,7 @@ log_pipeline_foreach_stat(LogPipeline *pl, StatsRowFunc fn, void *ud)
       _row(fn, ud, component, rt->name, inst, "processed", qs.queued + qs.dropped);
       _row(fn, ud, component, rt->name, inst, "queued", qs.length);
       _row(fn, ud, component, rt->name, inst, "memory_usage", qs.memory);
-      _row(fn, ud, component, rt->name, inst, "written", qs.processed - (rt->writer ? 0 : rt->left));
+      _row(fn, ud, component, rt->name, inst, "written", qs.written);
     }
   if (pl->dyn)
     stats_dyn_foreach(pl->dyn, g_get_real_time() / G_USEC_PER_SEC, fn, ud);

@@ -617,7 +617,7 @@ log_pipeline_get_stats(LogPipeline *pl, LogPipelineStats *out)
       DriverRT *rt = g_ptr_array_index(pl->drivers, i);
       LogQueueStats qs;
       log_queue_get_stats(rt->q, &qs);
-      out->written += qs.processed - (rt->writer ? 0 : rt->left);
+      out->written += qs.written;
     }
 }
 
@@ -649,7 +649,7 @@ log_pipeline_format_stats(LogPipeline *pl, GString *out)
       _stat_append(out, "dropped", name, qs.dropped);
       _stat_append(out, "processed", name, qs.queued + qs.dropped);
       _stat_append(out, "queued", name, qs.length);
-      _stat_append(out, "written", name, qs.processed - (rt->writer ? 0 : rt->left));
+      _stat_append(out, "written", name, qs.written);
     }
   _stat_append(out, "processed", "center(received)", total.received);
   _stat_append(out, "processed", "center(queued)", total.queued);
