@@ -28,6 +28,7 @@
 
 #include "sluice/internal-log.h"
 #include "sluice/logmsg-serialize.h"
+#include "sluice/timeutil.h"
 
 #include <errno.h>
 #include <glib.h>
@@ -294,13 +295,7 @@ static void
 _deadline(struct timespec *ts, int timeout_ms)
 {
   clock_gettime(CLOCK_MONOTONIC, ts);
-  ts->tv_sec += timeout_ms / 1000;
-  ts->tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
-  if (ts->tv_nsec >= 1000000000L)
-    {
-      ts->tv_sec++;
-      ts->tv_nsec -= 1000000000L;
-    }
+  timespec_add_ns(ts, (int64_t) timeout_ms * 1000000);
 }
 
 /* Read the next pending record back from the file: true with *item, false

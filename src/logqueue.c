@@ -3,6 +3,7 @@
 #include "sluice/logqueue.h"
 
 #include "logqueue-internal.h"
+#include "sluice/timeutil.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -297,13 +298,7 @@ static void
 _deadline(struct timespec *ts, int timeout_ms)
 {
   clock_gettime(CLOCK_MONOTONIC, ts);
-  ts->tv_sec += timeout_ms / 1000;
-  ts->tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
-  if (ts->tv_nsec >= 1000000000L)
-    {
-      ts->tv_sec++;
-      ts->tv_nsec -= 1000000000L;
-    }
+  timespec_add_ns(ts, (int64_t) timeout_ms * 1000000);
 }
 
 ssize_t

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* LogReader: see include/sluice/logreader.h. */
 #include "sluice/logreader.h"
+#include "sluice/timeutil.h"
 
 #include <errno.h>
 #include <glib.h>
@@ -150,12 +151,7 @@ _backoff_start(LogReader *r)
 {
   iv_validate_now();
   backoff_until = iv_now;
-  backoff_until.tv_nsec += LOG_READER_BACKOFF_NS;
-  if (backoff_until.tv_nsec >= 1000000000L)
-    {
-      backoff_until.tv_sec++;
-      backoff_until.tv_nsec -= 1000000000L;
-    }
+  timespec_add_ns(&backoff_until, LOG_READER_BACKOFF_NS);
   _backoff(r);
 }
 

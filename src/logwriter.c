@@ -3,8 +3,10 @@
 #include "sluice/logwriter.h"
 
 #include "sluice/internal-log.h"
+#include "sluice/timeutil.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -205,6 +207,20 @@ log_writer_detach(LogWriter *w)
   _writer_free(w);
 }
 
+bool
+log_writer_wait_fd(int fd, short events, int timeout_ms)
+{
+  struct pollfd p = { .fd = fd, .events = events };
+  for (;;)
+    {
+      int rc = poll(&p, 1, timeout_ms);
+      if (rc > 0)
+        return true;
+      if (rc == 0 || errno != EINTR)
+        return false;
+    }
+}
+
 void
 log_writer_request_reopen(LogWriter *w)
 {
@@ -230,13 +246,7 @@ log_writer_stop(LogWriter *w, int timeout_ms)
   log_queue_close(w->q);
   struct timespec until;
   clock_gettime(CLOCK_MONOTONIC, &until);
-  until.tv_sec += timeout_ms / 1000;
-  until.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
-  if (until.tv_nsec >= 1000000000L)
-    {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000L;
-    }
+  timespec_add_ns(&until, (int64_t) timeout_ms * 1000000);
   pthread_mutex_lock(&w->lock);
   while (!w->done)
     if (pthread_cond_timedwait(&w->cond, &w->lock, &until) != 0)

@@ -229,3 +229,15 @@ tz_local_to_utc(TimeZoneInfo *tz, int32_t year, int mon, int mday, int hour, int
     *gmtoff = off;
   return wall - off;
 }
+
+void
+timespec_add_ns(struct timespec *ts, int64_t ns)
+{
+  ts->tv_sec += (time_t) (ns / 1000000000L);
+  ts->tv_nsec += (long) (ns % 1000000000L);
+  if (ts->tv_nsec >= 1000000000L)
+    {
+      ts->tv_sec++;
+      ts->tv_nsec -= 1000000000L;
+    }
+}

@@ -62,6 +62,11 @@ typedef struct LogWriterOptions
 LogWriter *log_writer_start(LogQueue *q, const LogWriterOps *ops, void *dest, const LogWriterOptions *opts,
                             const char **error);
 
+/* For destinations on their writer thread: wait until fd is ready for
+ * events (POLLIN, POLLOUT), retrying on EINTR; false after timeout_ms
+ * without, or on a poll error. */
+bool log_writer_wait_fd(int fd, short events, int timeout_ms);
+
 /* Ask the writer to reopen its files at its next chance (thread-safe). */
 void log_writer_request_reopen(LogWriter *w);
 

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 typedef struct TimeZoneInfo TimeZoneInfo;
 
@@ -32,6 +33,10 @@ typedef struct CivilTime
  * static message when error is not NULL) for a name that is not a zone.
  * The result lives for the process (zones are interned by name). */
 TimeZoneInfo *tz_get(const char *name, const char **error);
+
+/* *ts moved on by ns nanoseconds (>= 0), normalized: for deadlines of
+ * pthread_cond_timedwait and expiries of ivykis timers. */
+void timespec_add_ns(struct timespec *ts, int64_t ns);
 
 /* The local zone (TZ / /etc/localtime at first use). */
 TimeZoneInfo *tz_local(void);

@@ -173,15 +173,7 @@ file_writer_open_static(FileDest *d)
 static bool
 _wait_writable(int fd)
 {
-  struct pollfd p = { .fd = fd, .events = POLLOUT };
-  for (;;)
-    {
-      int rc = poll(&p, 1, EAGAIN_WAIT_MS);
-      if (rc > 0)
-        return true;
-      if (rc == 0 || errno != EINTR)
-        return false;
-    }
+  return log_writer_wait_fd(fd, POLLOUT, EAGAIN_WAIT_MS);
 }
 
 /* Write what is left of f's lines of this batch, in order.  Returns 0 or a

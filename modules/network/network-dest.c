@@ -473,15 +473,7 @@ _probe_primary(NetDest *d, int64_t now)
 static bool
 _wait_events(int fd, short events)
 {
-  struct pollfd p = { .fd = fd, .events = events };
-  for (;;)
-    {
-      int rc = poll(&p, 1, STALL_MS);
-      if (rc > 0)
-        return true;
-      if (rc == 0 || errno != EINTR)
-        return false;
-    }
+  return log_writer_wait_fd(fd, events, STALL_MS);
 }
 
 /* Wait until fd takes more bytes; false after STALL_MS without. */

@@ -15,6 +15,7 @@
 #include "sluice/handover.h"
 #include "sluice/internal-log.h"
 #include "sluice/pipeline.h"
+#include "sluice/timeutil.h"
 
 #include <errno.h>
 #include <iv.h>
@@ -317,13 +318,7 @@ _accept_pause(NetSource *s, int err)
   iv_fd_set_handler_in(&l->fd, NULL);
   iv_validate_now();
   l->resume.expires = iv_now;
-  l->resume.expires.tv_sec += NET_ACCEPT_PAUSE_MS / 1000;
-  l->resume.expires.tv_nsec += (NET_ACCEPT_PAUSE_MS % 1000) * 1000000L;
-  if (l->resume.expires.tv_nsec >= 1000000000L)
-    {
-      l->resume.expires.tv_sec++;
-      l->resume.expires.tv_nsec -= 1000000000L;
-    }
+  timespec_add_ns(&l->resume.expires, (int64_t) NET_ACCEPT_PAUSE_MS * 1000000);
   iv_timer_register(&l->resume);
 }
 

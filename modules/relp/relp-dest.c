@@ -31,6 +31,7 @@
 
 #include "relp-frame.h"
 #include "sluice/internal-log.h"
+#include "sluice/timeutil.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -98,12 +99,7 @@ _timed_wait(RelpDest *d, int ms)
 {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
-  ts.tv_nsec += (long) ms * 1000000L;
-  while (ts.tv_nsec >= 1000000000L)
-    {
-      ts.tv_sec++;
-      ts.tv_nsec -= 1000000000L;
-    }
+  timespec_add_ns(&ts, (int64_t) ms * 1000000);
   pthread_cond_timedwait(&d->room, &d->lock, &ts);
 }
 

@@ -33,6 +33,7 @@
 #include "sluice-config.h"
 #include "sluice/internal-log.h"
 #include "sluice/pipeline.h"
+#include "sluice/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -268,12 +269,7 @@ _timer_in(struct iv_timer *t, long ns)
     return;
   iv_validate_now();
   t->expires = iv_now;
-  t->expires.tv_nsec += ns;
-  while (t->expires.tv_nsec >= 1000000000L)
-    {
-      t->expires.tv_sec++;
-      t->expires.tv_nsec -= 1000000000L;
-    }
+  timespec_add_ns(&t->expires, ns);
   iv_timer_register(t);
 }
 
