@@ -12,6 +12,7 @@
 
 #include "sluice/timeutil.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -89,8 +90,11 @@ static bool
 _parse_unix_time(const char *s, int64_t *sec)
 {
   char *end;
+  errno = 0;
   long long v = strtoll(s, &end, 10);
-  if (end == s)
+  /* beyond 10^15 seconds (30 million years) the offset and calendar
+   * arithmetic would overflow: not a time */
+  if (end == s || errno == ERANGE || v > 1000000000000000LL || v < -1000000000000000LL)
     return false;
   if (*end == '.')
     {

@@ -54,6 +54,11 @@ Test(basicfuncs, format_date_and_tag)
   assert_format("$(format-date --time-zone=America/New_York \"%F %T %z\" 1741607880.5)|$(format-date %H x)|"
                 "$(format-date \"\")",
                 msg, NULL, "2025-03-10 07:58:00 -0400||");
+  /* a time the calendar cannot hold is no time (found by fuzz-tfuncs:
+   * the zone offset overflowed) */
+  assert_format("[$(format-date --time-zone Europe/Budapest %s 9223372036854775807)]"
+                "[$(format-date %s 99999999999999999999)][$(format-date %s -1000000000000001)]",
+                msg, NULL, "[][][]");
   assert_format("$(tag .source.s5424)|$(tag nosuch)|$(tag .source.s5424 Y N)|$(tag nosuch Y $PID)", msg, NULL,
                 "1|0|Y|4711");
   log_msg_unref(msg);
