@@ -7,7 +7,8 @@
  * the fd is not enough (TLS).  The reader still owns and polls the fd; the
  * transport only turns "the fd is ready" into bytes, so it never blocks:
  * a TLS handshake or record that needs more round trips answers "again"
- * and says which readiness (in or out) it waits for.
+ * and says which readiness (in or out) it waits for.  A connection that
+ * also answers its peer (RELP's rsp frames) writes through it too.
  *
  * A transport belongs to one connection.  It lives as long as the
  * connection, not as long as the source that made it: a reload hands it
@@ -35,6 +36,13 @@ typedef struct LogTransportOps
   bool (*pending)(LogTransport *t);
   /* Release everything but the fd (which stays the reader's). */
   void (*free)(LogTransport *t);
+  /* Up to len bytes from buf onto the stream, as send(2) on a
+   * non-blocking fd: the count taken (>0), -EAGAIN when none can go now
+   * (*want_read: the transport waits for the fd to have bytes, not to take
+   * them; call again with at least the same bytes), or another negative
+   * errno when the stream is broken (logged).  NULL: a read-only
+   * transport. */
+  ssize_t (*write)(LogTransport *t, const char *buf, size_t len, bool *want_read);
 } LogTransportOps;
 
 struct LogTransport

@@ -205,6 +205,27 @@ _tls_node(const CfgNode *call)
 }
 
 bool
+net_tls_context_for_call(const NetTlsOptions *o, const CfgNode *call, bool server, NetTlsContext **ctx,
+                         CfgError *err)
+{
+  *ctx = NULL;
+  const CfgNode *tls = _tls_node(call);
+  if (!tls)
+    return true;
+  char *location = g_strdup_printf("%s:%d:%d", call->loc.file, call->loc.line, call->loc.col);
+  char *error = NULL;
+  *ctx = net_tls_context_new(o, server, location, &error);
+  g_free(location);
+  if (!*ctx)
+    {
+      cfg_error_set(err, &tls->loc, "%s(): %s", call->name, error);
+      g_free(error);
+      return false;
+    }
+  return true;
+}
+
+bool
 net_tls_resolve(NetSource *s, const CfgNode *call, int transport, CfgError *err)
 {
   const CfgNode *tls = _tls_node(call);

@@ -270,7 +270,34 @@ _transport_free(LogTransport *t)
   free(self);
 }
 
-static const LogTransportOps transport_ops = { _transport_read, _transport_pending, _transport_free };
+/* For a source that answers its peer (relp()): a record written is taken
+ * whole or retried with the same bytes (partial writes and a moving
+ * buffer are allowed by the context's mode). */
+static ssize_t
+_transport_write(LogTransport *t, const char *buf, size_t len, bool *want_read)
+{
+  NetTlsTransport *self = (NetTlsTransport *) t;
+  ERR_clear_error();
+  int n = SSL_write(self->ssl, buf, len > INT32_MAX ? INT32_MAX : (int) len);
+  if (n > 0)
+    return n;
+  switch (SSL_get_error(self->ssl, n))
+    {
+    case SSL_ERROR_WANT_WRITE: return -EAGAIN;
+    case SSL_ERROR_WANT_READ: *want_read = true; return -EAGAIN;
+    case SSL_ERROR_ZERO_RETURN: return -EPIPE;
+    case SSL_ERROR_SYSCALL:
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+        return -EAGAIN;
+      return errno ? -errno : -EPIPE;
+    default:
+      _log_ssl_error("SSL error while writing stream", self->ctx->location);
+      return -EPIPE;
+    }
+}
+
+static const LogTransportOps transport_ops = { _transport_read, _transport_pending, _transport_free,
+                                               _transport_write };
 
 LogTransport *
 net_tls_transport_new(NetTlsContext *c, int fd)
@@ -421,6 +448,33 @@ net_tls_client_send(NetTlsClient *t, const char *buf, size_t len)
     default:
       _log_ssl_error("SSL error while writing stream", t->ctx->location);
       errno = EPIPE;
+      return -1;
+    }
+}
+
+ssize_t
+net_tls_client_recv(NetTlsClient *t, char *buf, size_t len, short *wait)
+{
+  ERR_clear_error();
+  int n = SSL_read(t->ssl, buf, len > INT32_MAX ? INT32_MAX : (int) len);
+  if (n > 0)
+    return n;
+  switch (SSL_get_error(t->ssl, n))
+    {
+    case SSL_ERROR_WANT_READ: *wait = POLLIN; errno = EAGAIN; return -1;
+    case SSL_ERROR_WANT_WRITE: *wait = POLLOUT; errno = EAGAIN; return -1;
+    case SSL_ERROR_ZERO_RETURN: return 0;
+    case SSL_ERROR_SYSCALL:
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+        {
+          *wait = POLLIN;
+          errno = EAGAIN;
+          return -1;
+        }
+      return errno ? -1 : 0;
+    default:
+      _log_ssl_error("SSL error while reading stream", t->ctx->location);
+      errno = ECONNRESET;
       return -1;
     }
 }

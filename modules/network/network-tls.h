@@ -66,6 +66,12 @@ typedef struct NetTlsContext NetTlsContext;
  * *error (g_free) when a file cannot be loaded or an option is refused by
  * OpenSSL. */
 NetTlsContext *net_tls_context_new(const NetTlsOptions *o, bool server, const char *location, char **error);
+/* For a driver whose only TLS switch is a tls() block in its call
+ * (relp()): *ctx is the context o sets up (as net_tls_context_new(), its
+ * location the call's), or NULL when call has no tls().  False with *err
+ * at tls() when the context cannot be made. */
+bool net_tls_context_for_call(const NetTlsOptions *o, const CfgNode *call, bool server, NetTlsContext **ctx,
+                              CfgError *err);
 NetTlsContext *net_tls_context_ref(NetTlsContext *c);
 void net_tls_context_unref(NetTlsContext *c);
 
@@ -94,6 +100,14 @@ ssize_t net_tls_client_send(NetTlsClient *t, const char *buf, size_t len);
 
 /* poll() events the last EAGAIN waits for (POLLOUT or POLLIN). */
 short net_tls_client_wait_events(const NetTlsClient *t);
+
+/* As recv(2) with MSG_DONTWAIT, for a client that reads answers (relp()):
+ * bytes read, 0 at the end of the session or the stream, or -1 with errno
+ * (EAGAIN: wait for *wait, POLLIN or POLLOUT, on the fd; ECONNRESET after
+ * a TLS error, which is logged).  A caller that sends from another thread
+ * holds one lock around this and net_tls_client_send(): an SSL object
+ * takes one call at a time. */
+ssize_t net_tls_client_recv(NetTlsClient *t, char *buf, size_t len, short *wait);
 
 /* True when the server closed the session or the connection (*err: 0 or
  * an errno); what it sent is read and dropped. */

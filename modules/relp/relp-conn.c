@@ -23,6 +23,15 @@
  * connection after it returns), then the event, the fd and the memory.
  * Messages still in queues keep the window alone alive; their answers are
  * lost with the connection, so the sender resends them (duplicates).
+ *
+ * TLS (the source's tls()): the bytes go through the connection's
+ * LogTransport both ways (network-tls.c), on the same worker, so one
+ * thread alone touches the SSL object.  It never blocks: the handshake
+ * runs inside the first reads, and a read that waits for the fd to take
+ * bytes (or a write that waits for it to have some) polls for that
+ * instead (read_waits_out, flush_waits_in).  Records OpenSSL holds
+ * already make no fd readable, so a task brings the reading back for
+ * them, as the stream reader does.
  */
 #include "relp-conn.h"
 
@@ -55,6 +64,11 @@ struct RelpConn
   char peer_ip[64];
   struct iv_fd io;
   struct iv_event news;     /* answers to send, or window slots back */
+  LogTransport *tls;        /* NULL: plain TCP */
+  struct iv_task more;      /* TLS: read what OpenSSL holds */
+  bool read_waits_out;      /* TLS: the read waits for the fd to take bytes */
+  bool flush_waits_in;      /* TLS: the write waits for the fd to have bytes */
+  bool flush_waits_out;     /* the write waits for room in the socket */
   LogWindow *window;
   char *buf;                /* unparsed bytes buf[0..len) */
   size_t len, cap;
@@ -78,8 +92,11 @@ _conn_free(RelpConn *c)
 {
   log_window_orphan(c->window); /* no acked calls from here on */
   iv_event_unregister(&c->news);
+  if (iv_task_registered(&c->more))
+    iv_task_unregister(&c->more);
   if (iv_fd_registered(&c->io))
     iv_fd_unregister(&c->io);
+  log_transport_free(c->tls); /* a close_notify when the socket takes it */
   close(c->fd);
   atomic_fetch_sub(&c->src->n_conns, 1);
   worker_stream_removed(c->worker);
@@ -115,46 +132,94 @@ _conn_close(RelpConn *c, const char *reason)
   _conn_free(c);
 }
 
-/* ---- writing ---------------------------------------------------------------- */
+/* ---- bytes ------------------------------------------------------------------- */
 
+static void _conn_readable(void *cookie);
 static void _conn_writable(void *cookie);
 
-/* Write what out holds; false when c was closed. */
+/* A count, or a negative errno (-EAGAIN: see *want_*). */
+static ssize_t
+_conn_send(RelpConn *c, const char *buf, size_t len, bool *want_read)
+{
+  if (c->tls)
+    return c->tls->ops->write(c->tls, buf, len, want_read);
+  ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL);
+  return n < 0 ? -errno : n;
+}
+
+static ssize_t
+_conn_recv(RelpConn *c, char *buf, size_t len, bool *want_write)
+{
+  if (!c->tls)
+    {
+      ssize_t n = read(c->fd, buf, len);
+      return n < 0 ? -errno : n;
+    }
+  /* OpenSSL gives a record at a time: take what it can give now, up to
+   * len, so that one wakeup parses as much as a plain read would */
+  size_t got = 0;
+  while (got < len)
+    {
+      ssize_t n = c->tls->ops->read(c->tls, buf + got, len - got, want_write);
+      if (n <= 0)
+        return got ? (ssize_t) got : n;
+      got += (size_t) n;
+    }
+  return (ssize_t) got;
+}
+
+static bool
+_reading(const RelpConn *c)
+{
+  return !c->paused && !c->close_pending && !c->dying;
+}
+
+/* Poll for what c waits for now: input while it reads (or a TLS write
+ * needs some), output while a write (or a TLS read) needs room. */
+static void
+_conn_poll(RelpConn *c)
+{
+  iv_fd_set_handler_in(&c->io, _reading(c) || c->flush_waits_in ? _conn_readable : NULL);
+  iv_fd_set_handler_out(&c->io, c->flush_waits_out || c->read_waits_out ? _conn_writable : NULL);
+  if (c->tls && _reading(c) && !iv_task_registered(&c->more) && c->tls->ops->pending(c->tls))
+    iv_task_register(&c->more);
+}
+
+/* Write what out holds, then poll for what is next; false when c was
+ * closed. */
 static bool
 _conn_flush(RelpConn *c)
 {
+  c->flush_waits_in = c->flush_waits_out = false;
   while (c->out_off < c->out->len)
     {
-      ssize_t n = send(c->fd, c->out->str + c->out_off, c->out->len - c->out_off, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR)
+      bool want_read = false;
+      ssize_t n = _conn_send(c, c->out->str + c->out_off, c->out->len - c->out_off, &want_read);
+      if (n == -EINTR)
         continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      if (n == -EAGAIN || n == -EWOULDBLOCK)
         {
-          iv_fd_set_handler_out(&c->io, _conn_writable);
+          c->flush_waits_in = want_read;
+          c->flush_waits_out = !want_read;
+          _conn_poll(c);
           return true;
         }
       if (n < 0)
         {
-          _conn_close(c, g_strerror(errno));
+          _conn_close(c, g_strerror((int) -n));
           return false;
         }
       c->out_off += (size_t) n;
     }
   g_string_truncate(c->out, 0);
   c->out_off = 0;
-  iv_fd_set_handler_out(&c->io, NULL);
   if (c->dying)
     {
       _conn_close(c, NULL);
       return false;
     }
+  _conn_poll(c);
   return true;
-}
-
-static void
-_conn_writable(void *cookie)
-{
-  _conn_flush(cookie);
 }
 
 /* Refuse the peer: serverclose, and the next flush closes c. */
@@ -173,8 +238,6 @@ _rsp(RelpConn *c, uint32_t txnr, const char *text)
 {
   relp_frame_append(c->out, txnr, "rsp", text, strlen(text));
 }
-
-static void _conn_readable(void *cookie);
 
 /* ---- commands ---------------------------------------------------------------- */
 
@@ -300,14 +363,15 @@ _conn_parse(RelpConn *c)
   memmove(c->buf, c->buf + off, c->len - off);
   c->len -= off;
   _maybe_answer_close(c);
-  /* read on only with room to act on what comes */
-  iv_fd_set_handler_in(&c->io, c->paused || c->close_pending || c->dying ? NULL : _conn_readable);
+  /* the caller's flush polls: reading goes on only with room to act on
+   * what comes */
 }
 
+/* One read (a TLS one takes what OpenSSL can give), its frames, the
+ * answers they made. */
 static void
-_conn_readable(void *cookie)
+_conn_read(RelpConn *c)
 {
-  RelpConn *c = cookie;
   /* grow by a read's worth when little room is left: a frame longer
    * than max_data is refused at its header, so a connection's buffer
    * stays below max_data plus one read, and most stay at one read */
@@ -316,20 +380,61 @@ _conn_readable(void *cookie)
       c->cap = c->len + RELP_READ_SIZE;
       c->buf = g_realloc(c->buf, c->cap);
     }
-  ssize_t n = read(c->fd, c->buf + c->len, c->cap - c->len);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-    return;
+  bool want_write = false;
+  ssize_t n = _conn_recv(c, c->buf + c->len, c->cap - c->len, &want_write);
+  if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
+    {
+      c->read_waits_out = want_write;
+      _conn_poll(c);
+      return;
+    }
   if (n <= 0)
     {
       /* a RELP client never half-closes: what it has in flight and we
        * have not answered, it sends again after reconnecting */
-      _conn_close(c, n < 0 ? g_strerror(errno) : NULL);
+      _conn_close(c, n < 0 ? g_strerror((int) -n) : NULL);
       return;
     }
   c->len += (size_t) n;
   _conn_parse(c);
-  if (c->out->len > c->out_off || c->dying)
-    _conn_flush(c);
+  _conn_flush(c);
+}
+
+static void
+_conn_readable(void *cookie)
+{
+  RelpConn *c = cookie;
+  /* a TLS write that waited for input goes first */
+  if (c->flush_waits_in && !_conn_flush(c))
+    return;
+  if (_reading(c))
+    _conn_read(c);
+  else
+    _conn_poll(c);
+}
+
+static void
+_conn_writable(void *cookie)
+{
+  RelpConn *c = cookie;
+  if (c->read_waits_out)
+    {
+      c->read_waits_out = false;
+      if (_reading(c))
+        {
+          _conn_read(c); /* flushes too */
+          return;
+        }
+    }
+  _conn_flush(c);
+}
+
+static void
+_conn_more(void *cookie)
+{
+  RelpConn *c = cookie;
+  if (_reading(c))
+    _conn_read(c);
 }
 
 /* ---- answers ----------------------------------------------------------------- */
@@ -370,8 +475,7 @@ _news(void *cookie)
   _maybe_answer_close(c);
   if (c->paused && log_window_has_room(c->window))
     _conn_parse(c);
-  if (c->out->len > c->out_off || c->dying)
-    _conn_flush(c);
+  _conn_flush(c);
 }
 
 /* ---- starting and stopping ---------------------------------------------------- */
@@ -384,14 +488,18 @@ _conn_start_job(void *arg)
   iv_fd_register(&c->io);
 }
 
-void
+bool
 relp_conn_add(RelpSource *s, int fd, const LogAddr *peer, const char *client, const char *peer_ip)
 {
+  LogTransport *tls = NULL;
+  if (s->tls && !(tls = net_tls_transport_new(s->tls, fd)))
+    return false;
   RelpConn *c = calloc(1, sizeof(*c));
   if (!c)
     abort();
   c->src = s;
   c->fd = fd;
+  c->tls = tls;
   c->peer = *peer;
   g_strlcpy(c->client, client, sizeof(c->client));
   g_strlcpy(c->peer_ip, peer_ip, sizeof(c->peer_ip));
@@ -408,14 +516,19 @@ relp_conn_add(RelpSource *s, int fd, const LogAddr *peer, const char *client, co
   IV_EVENT_INIT(&c->news);
   c->news.cookie = c;
   c->news.handler = _news;
+  IV_TASK_INIT(&c->more);
+  c->more.cookie = c;
+  c->more.handler = _conn_more;
   c->worker = worker_pool_pick(s->env.pool);
   worker_stream_added(c->worker);
   g_mutex_lock(&s->lock);
   c->index = s->conns->len;
   g_ptr_array_add(s->conns, c);
   g_mutex_unlock(&s->lock);
-  sluice_log(SLUICE_LOG_NOTICE, "RELP connection accepted", "client", c->client, "local", s->local_name, NULL);
+  sluice_log(SLUICE_LOG_NOTICE, "RELP connection accepted", "client", c->client, "local", s->local_name,
+             "tls", tls ? "yes" : "no", NULL);
   worker_post(c->worker, _conn_start_job, c);
+  return true;
 }
 
 /* On every worker: close the connections it owns (the source stops). */
@@ -448,9 +561,10 @@ relp_conns_stop_job(void *arg)
       if (!c->dying)
         {
           relp_frame_append(c->out, 0, "serverclose", NULL, 0);
-          if (send(c->fd, c->out->str + c->out_off, c->out->len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+          bool want_read = false;
+          if (_conn_send(c, c->out->str + c->out_off, c->out->len - c->out_off, &want_read) < 0)
             {
-              /* the peer is gone already */
+              /* the peer is gone already, or its socket is full */
             }
         }
       sluice_log(SLUICE_LOG_NOTICE, "RELP connection closed", "client", c->client, "local", s->local_name, NULL);

@@ -8,9 +8,10 @@
 
 typedef struct RelpConn RelpConn;
 
-/* A connection accepted on fd (non-blocking; c closes it), read on the
- * least busy worker.  Any thread. */
-void relp_conn_add(RelpSource *s, int fd, const LogAddr *peer, const char *client, const char *peer_ip);
+/* A connection accepted on fd (non-blocking; it closes it), read on the
+ * least busy worker, TLS when s has tls().  Any thread.  False when no
+ * TLS session could be made (logged): fd is still the caller's. */
+bool relp_conn_add(RelpSource *s, int fd, const LogAddr *peer, const char *client, const char *peer_ip);
 
 /* Worker job (run on every worker): close the connections it owns. */
 void relp_conns_stop_job(void *arg);

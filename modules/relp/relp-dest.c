@@ -26,6 +26,15 @@
  * Stopping waits up to time-reopen() for the answers still due, sends
  * "close", and gives what is unanswered back to the queue (a disk buffer
  * keeps it for the next start; a reload's new destination sends it).
+ *
+ * The socket is non-blocking once connected, and each thread polls it
+ * for what it waits for.  With tls() both threads use one SSL object,
+ * which takes one call at a time: the two threads are kept and every
+ * SSL_write and SSL_read is made under io_lock, non-blocking, the wait
+ * for the fd outside it.  That is simpler than folding the reader into
+ * the writer thread (which sleeps on its queue, not on the fd, so it
+ * would have to poll both), and the lock is taken once per batch sent
+ * and once per read of answers, never across a wait.
  */
 #include "relp.h"
 
@@ -34,6 +43,7 @@
 #include "sluice/timeutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
@@ -63,6 +73,9 @@ struct RelpDest
   LogTemplate *tmpl;
   LogTemplateOptions topts;
   LogQueue *q;               /* the writer's queue (bind_queue) */
+  NetTlsContext *tls_ctx;    /* tls(); NULL: plain TCP */
+  NetTlsClient *tls;         /* the session on fd, under io_lock */
+  pthread_mutex_t io_lock;   /* one SSL call at a time (TLS only) */
   pthread_mutex_t lock;
   pthread_cond_t room;
   RelpPending *ring;        /* window-size() entries, from head, count used */
@@ -120,6 +133,45 @@ _break(RelpDest *d, const char *reason)
   pthread_mutex_lock(&d->lock);
   _break_locked(d, reason);
   pthread_mutex_unlock(&d->lock);
+}
+
+/* ---- bytes (both threads) ---------------------------------------------------------- */
+
+/* One non-blocking send: a count, or a negative errno (-EAGAIN: wait
+ * for *wait on the fd). */
+static ssize_t
+_io_send(RelpDest *d, const char *buf, size_t len, short *wait)
+{
+  *wait = POLLOUT;
+  if (!d->tls)
+    {
+      ssize_t n = send(d->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+      return n < 0 ? -errno : n;
+    }
+  pthread_mutex_lock(&d->io_lock);
+  ssize_t n = net_tls_client_send(d->tls, buf, len);
+  int e = errno;
+  if (n < 0 && e == EAGAIN)
+    *wait = net_tls_client_wait_events(d->tls);
+  pthread_mutex_unlock(&d->io_lock);
+  return n < 0 ? -e : n;
+}
+
+/* One non-blocking read: a count, 0 at the end, or a negative errno. */
+static ssize_t
+_io_recv(RelpDest *d, char *buf, size_t len, short *wait)
+{
+  *wait = POLLIN;
+  if (!d->tls)
+    {
+      ssize_t n = recv(d->fd, buf, len, MSG_DONTWAIT);
+      return n < 0 ? -errno : n;
+    }
+  pthread_mutex_lock(&d->io_lock);
+  ssize_t n = net_tls_client_recv(d->tls, buf, len, wait);
+  int e = errno;
+  pthread_mutex_unlock(&d->io_lock);
+  return n < 0 ? -e : n;
 }
 
 /* ---- answers (reader thread) ---------------------------------------------------- */
@@ -202,15 +254,22 @@ _reader_main(void *arg)
     {
       size_t have = buf->len;
       g_string_set_size(buf, have + 65536);
-      ssize_t n = recv(d->fd, buf->str + have, 65536, 0);
-      if (n < 0 && errno == EINTR)
+      short wait;
+      ssize_t n = _io_recv(d, buf->str + have, 65536, &wait);
+      if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
         {
           g_string_set_size(buf, have);
+          /* _disconnect's shutdown() ends this wait */
+          if (!log_writer_wait_fd(d->fd, wait, -1))
+            {
+              reason = g_strerror(errno);
+              break;
+            }
           continue;
         }
       if (n <= 0)
         {
-          reason = n < 0 ? g_strerror(errno) : "the server closed the connection";
+          reason = n < 0 ? g_strerror((int) -n) : "the server closed the connection";
           break;
         }
       g_string_set_size(buf, have + (size_t) n);
@@ -248,18 +307,27 @@ _reader_main(void *arg)
 
 /* ---- the connection (writer thread) --------------------------------------------- */
 
-/* Send all of buf; false (connection marked broken) on failure. */
+/* Send all of buf, waiting up to timeout() for room each time; false
+ * (connection marked broken) on failure. */
 static bool
 _send_all(RelpDest *d, const char *buf, size_t len)
 {
   while (len)
     {
-      ssize_t n = send(d->fd, buf, len, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR)
+      short wait;
+      ssize_t n = _io_send(d, buf, len, &wait);
+      if (n == -EINTR)
         continue;
+      if (n == -EAGAIN || n == -EWOULDBLOCK)
+        {
+          if (log_writer_wait_fd(d->fd, wait, (int) d->o.conn_timeout * 1000))
+            continue;
+          _break(d, "the server took nothing within timeout()");
+          return false;
+        }
       if (n < 0)
         {
-          _break(d, g_strerror(errno));
+          _break(d, g_strerror((int) -n));
           return false;
         }
       buf += n;
@@ -268,15 +336,21 @@ _send_all(RelpDest *d, const char *buf, size_t len)
   return true;
 }
 
+/* Close the connection; clean: the session ended as agreed (close was
+ * answered), so TLS says close_notify. */
 static void
-_disconnect(RelpDest *d)
+_disconnect(RelpDest *d, bool clean)
 {
   if (d->fd < 0)
     return;
-  shutdown(d->fd, SHUT_RDWR);
+  /* the reader's poll ends at the read side's shutdown; the write side
+   * stays open for the close_notify */
+  shutdown(d->fd, SHUT_RD);
   if (d->reader_running)
     pthread_join(d->reader, NULL);
   d->reader_running = false;
+  net_tls_client_free(d->tls, clean);
+  d->tls = NULL;
   close(d->fd);
   d->fd = -1;
 }
@@ -291,13 +365,19 @@ _handshake(RelpDest *d)
   relp_frame_append(f, 1, "open", offers, strlen(offers));
   bool ok = _send_all(d, f->str, f->len);
   g_string_truncate(f, 0);
-  struct timeval tv = { .tv_sec = (time_t) d->o.conn_timeout };
-  setsockopt(d->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   const char *why = "no answer to open";
+  int64_t until = _mono_ms() + d->o.conn_timeout * 1000;
   while (ok)
     {
       char chunk[4096];
-      ssize_t n = recv(d->fd, chunk, sizeof(chunk), 0);
+      short wait;
+      ssize_t n = _io_recv(d, chunk, sizeof(chunk), &wait);
+      if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
+        {
+          int64_t left = until - _mono_ms();
+          ok = left > 0 && log_writer_wait_fd(d->fd, wait, (int) left);
+          continue;
+        }
       if (n <= 0)
         {
           ok = false;
@@ -318,8 +398,6 @@ _handshake(RelpDest *d)
         ok = false, why = "the server sent more than the answer to open";
       break;
     }
-  tv.tv_sec = 0;
-  setsockopt(d->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   if (!ok)
     sluice_log(SLUICE_LOG_ERROR, "RELP open failed", "driver", d->name, "server", d->target, "reason", why, NULL);
   g_string_free(f, TRUE);
@@ -346,11 +424,14 @@ _tcp_connect(RelpDest *d)
           err = errno;
           continue;
         }
+      /* a blocking connect, bounded by timeout(); non-blocking after */
       struct timeval tv = { .tv_sec = (time_t) d->o.conn_timeout };
       setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
       if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
         {
           freeaddrinfo(ai);
+          int fl = fcntl(fd, F_GETFL);
+          fcntl(fd, F_SETFL, fl | O_NONBLOCK);
           return fd;
         }
       err = errno;
@@ -397,11 +478,25 @@ _ensure(RelpDest *d)
   pthread_mutex_unlock(&d->lock);
   if (d->fd >= 0 && !broken)
     return 0;
-  _disconnect(d);
+  _disconnect(d, false);
   d->last_attempt = _mono_ms();
   int fd = _tcp_connect(d);
   if (fd < 0)
     return fd;
+  if (d->tls_ctx)
+    {
+      /* the server's certificate, and its name in the trusted modes,
+       * are checked here; a refusal is logged with syslog-ng's words */
+      int err = 0;
+      d->tls = net_tls_client_connect(d->tls_ctx, fd, d->host, (int) d->o.conn_timeout * 1000, &err);
+      if (!d->tls)
+        {
+          sluice_log(SLUICE_LOG_ERROR, "RELP TLS handshake failed", "driver", d->name, "server", d->target,
+                     "error", g_strerror(-err), NULL);
+          close(fd);
+          return err;
+        }
+    }
   d->fd = fd;
   pthread_mutex_lock(&d->lock);
   d->broken = false;
@@ -409,10 +504,11 @@ _ensure(RelpDest *d)
   pthread_mutex_unlock(&d->lock);
   if (!_handshake(d))
     {
-      _disconnect(d);
+      _disconnect(d, false);
       return -EPROTO;
     }
-  sluice_log(SLUICE_LOG_NOTICE, "RELP connection established", "driver", d->name, "server", d->target, NULL);
+  sluice_log(SLUICE_LOG_NOTICE, "RELP connection established", "driver", d->name, "server", d->target, "tls",
+             d->tls ? "yes" : "no", NULL);
   d->next_txnr = 2;
   size_t n = 0;
   pthread_mutex_lock(&d->lock);
@@ -427,7 +523,7 @@ _ensure(RelpDest *d)
   pthread_mutex_unlock(&d->lock);
   if (pthread_create(&d->reader, NULL, _reader_main, d) != 0)
     {
-      _disconnect(d);
+      _disconnect(d, false);
       return -EAGAIN;
     }
   d->reader_running = true;
@@ -522,6 +618,7 @@ _finish(void *dest)
   bool live = d->fd >= 0 && !d->broken;
   d->closing = true;
   pthread_mutex_unlock(&d->lock);
+  bool clean = false;
   if (live)
     {
       /* the server answers close and closes: wait a moment for that, so
@@ -534,10 +631,11 @@ _finish(void *dest)
           pthread_mutex_lock(&d->lock);
           while (d->reader_running && !d->reader_done && _mono_ms() < until)
             _timed_wait(d, 50);
+          clean = d->reader_done;
           pthread_mutex_unlock(&d->lock);
         }
     }
-  _disconnect(d);
+  _disconnect(d, clean);
   /* what was not answered goes back to the queue, in order, before what
    * the writer gives back of its own batch (which is newer) */
   size_t left = d->count;
@@ -568,7 +666,7 @@ const LogWriterOps relp_dest_writer_ops = { _write_batch, _housekeep, NULL, _fin
 
 RelpDest *
 relp_dest_new(const RelpDestOptions *o, char *host, LogTemplate *tmpl, const LogTemplateOptions *topts,
-              const char *name)
+              NetTlsContext *tls, const char *name)
 {
   RelpDest *d = calloc(1, sizeof(*d));
   if (!d)
@@ -579,12 +677,14 @@ relp_dest_new(const RelpDestOptions *o, char *host, LogTemplate *tmpl, const Log
   d->topts = *topts;
   d->name = g_strdup(name);
   d->fd = -1;
+  d->tls_ctx = tls;
   d->cap = (size_t) o->window_size;
   d->ring = calloc(d->cap, sizeof(*d->ring));
   if (!d->ring)
     abort();
   snprintf(d->target, sizeof(d->target), "%s:%s", host, o->port);
   pthread_mutex_init(&d->lock, NULL);
+  pthread_mutex_init(&d->io_lock, NULL);
   pthread_cond_init(&d->room, NULL);
   d->out = g_string_sized_new(65536);
   d->line = g_string_sized_new(1024);
@@ -609,7 +709,7 @@ relp_dest_free(RelpDest *d)
 {
   if (!d)
     return;
-  _disconnect(d);
+  _disconnect(d, false);
   /* the writer's finish gave the ring back; a writer that never ran left
    * it empty */
   for (size_t i = 0; i < d->count; i++)
@@ -620,6 +720,8 @@ relp_dest_free(RelpDest *d)
   g_free(d->o.port);
   g_free(d->o.template_text);
   free(d->ring);
+  net_tls_context_unref(d->tls_ctx);
+  pthread_mutex_destroy(&d->io_lock);
   pthread_mutex_destroy(&d->lock);
   pthread_cond_destroy(&d->room);
   g_string_free(d->out, TRUE);

@@ -3,13 +3,17 @@
  * The relp() destination's options and the module's registration table.
  *
  * relp("host" port() template() window-size() time-reopen() timeout()
- * flush-lines() log-fifo-size()): omrelp's options under syslog-ng-style
- * names.  port 514 and window-size 128 are omrelp's (librelp's) defaults,
- * timeout(90) is omrelp's session timeout (connect, open and a full
- * window waiting for answers).  Without template() the message goes as
- * the RFC 3164 line tcp() sends, without the newline (RELP frames it).
+ * flush-lines() log-fifo-size() tls()): omrelp's options under
+ * syslog-ng-style names.  port 514 and window-size 128 are omrelp's
+ * (librelp's) defaults, timeout(90) is omrelp's session timeout (connect,
+ * the TLS handshake, open and a full window waiting for answers).
+ * Without template() the message goes as the RFC 3164 line tcp() sends,
+ * without the newline (RELP frames it).  tls() is network()'s block with
+ * its semantics (network-tls.h): the server's certificate, and its name
+ * against the host in the trusted modes, are checked at each connect.
  */
 #include "modules.h"
+#include "network/network-tls.h"
 #include "relp.h"
 #include "sluice/logqueue-disk.h"
 
@@ -27,8 +31,7 @@ static const CfgOption relp_dest_options[] = {
   { .name = "timeout", .type = CFG_OPT_INT, .offset = OFF(conn_timeout), .def_int = 90, .min = 1, .max = 86400 },
   { .name = "flush-lines", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .min = 0, .max = INT32_MAX },
   { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .min = 1, .max = INT32_MAX },
-  { .name = "tls", .type = CFG_OPT_REMOVED,
-    .def_str = "relp() takes no tls() yet: run it on a trusted network or inside a tunnel" },
+  { .name = "tls", .type = CFG_OPT_BLOCK, .offset = OFF(tls), .sub = net_tls_options },
   LOG_DEST_DISK_BUFFER_OPTION,
   { 0 },
 };
@@ -58,6 +61,16 @@ _relp_dest_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
       cfg_options_free(relp_dest_options, &o);
       return NULL;
     }
+  /* the context is made now, so a key file that cannot be read is a
+   * configuration error with its location; it keeps what it needs */
+  NetTlsContext *tls = NULL;
+  bool tls_ok = net_tls_context_for_call(&o.tls, call, false, &tls, err);
+  cfg_options_free(net_tls_options, &o.tls);
+  if (!tls_ok)
+    {
+      cfg_options_free(relp_dest_options, &o);
+      return NULL;
+    }
   if (o.time_reopen < 0)
     o.time_reopen = ctx->global && ctx->global->time_reopen > 0 ? ctx->global->time_reopen : 60;
   LogTemplateOptions topts;
@@ -72,10 +85,12 @@ _relp_dest_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
           cfg_error_set(err, &call->loc, "bad template in relp(): %s", error);
           g_free(error);
           cfg_options_free(relp_dest_options, &o);
+          net_tls_context_unref(tls);
           return NULL;
         }
     }
-  RelpDest *d = relp_dest_new(&o, g_strdup(arg->str), tmpl, &topts, ctx->stmt_name ? ctx->stmt_name : "relp");
+  RelpDest *d = relp_dest_new(&o, g_strdup(arg->str), tmpl, &topts, tls,
+                              ctx->stmt_name ? ctx->stmt_name : "relp");
   LogDestDriver *dd = relp_dest_driver(d);
   dd->ops = &relp_dest_ops;
   dd->loc = call->loc;

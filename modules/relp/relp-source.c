@@ -3,8 +3,12 @@
  * The relp() source: options, the listening socket and its accepts.
  *
  * relp(ip() port() max-connections() log-iw-size() log-msg-size()
- * listen-backlog() keep-hostname() keep-alive()).  rsyslog's imrelp needs
- * a port; Sluice takes omrelp's default, 514, as the tcp() source does.
+ * listen-backlog() keep-hostname() keep-alive() tls()).  rsyslog's imrelp
+ * needs a port; Sluice takes omrelp's default, 514, as the tcp() source
+ * does.  tls() is network()'s block (network-tls.h): with it every
+ * connection is TLS, and by default (peer-verify(required-trusted)) a
+ * client without a certificate that chains to ca-file()/ca-dir() is
+ * refused in the handshake, with syslog-ng's log lines.
  * log-iw-size() is shared among max-connections() as syslog-ng shares a
  * tcp() source's (at least 100 per connection), and is always in force
  * (relp.h: an answer means written).
@@ -17,6 +21,7 @@
  */
 #include "relp-conn.h"
 
+#include "network/network-tls.h"
 #include "sluice/handover.h"
 #include "sluice/internal-log.h"
 
@@ -52,8 +57,7 @@ static const CfgOption relp_source_options[] = {
     .max = INT32_MAX },
   { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = OFF(keep_hostname) },
   { .name = "keep-alive", .type = CFG_OPT_BOOL, .offset = OFF(keep_alive), .def_int = 1 },
-  { .name = "tls", .type = CFG_OPT_REMOVED,
-    .def_str = "relp() takes no tls() yet: run it on a trusted network or inside a tunnel" },
+  { .name = "tls", .type = CFG_OPT_BLOCK, .offset = OFF(tls), .sub = net_tls_options },
   { 0 },
 };
 
@@ -105,7 +109,11 @@ _accept_one(RelpSource *s, int fd, const struct sockaddr_storage *ss)
   /* answers are a few bytes each and a sender with a full window waits
    * for them: Nagle would hold them until our last answer is acked */
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
-  relp_conn_add(s, fd, &peer, client, ip);
+  if (!relp_conn_add(s, fd, &peer, client, ip))
+    {
+      atomic_fetch_sub(&s->n_conns, 1);
+      close(fd);
+    }
 }
 
 static void
@@ -239,6 +247,7 @@ _relp_free(LogSourceDriver *sd)
 {
   RelpSource *s = (RelpSource *) sd;
   cfg_options_free(relp_source_options, &s->o);
+  net_tls_context_unref(s->tls);
   g_ptr_array_free(s->conns, TRUE);
   g_mutex_clear(&s->lock);
   g_free(s->name);
@@ -263,7 +272,8 @@ _relp_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err
   cfg_options_defaults(relp_source_options, &s->o);
   if (ctx->global)
     s->o.keep_hostname = ctx->global->keep_hostname;
-  if (!cfg_options_apply(relp_source_options, call, &s->o, "relp()", err))
+  if (!cfg_options_apply(relp_source_options, call, &s->o, "relp()", err)
+      || !net_tls_context_for_call(&s->o.tls, call, true, &s->tls, err))
     {
       _relp_free(&s->super);
       return NULL;

@@ -31,6 +31,7 @@
  *    wrote it, but its rsp was lost), never lose one.
  */
 
+#include "network/network-tls.h"
 #include "sluice/driver.h"
 #include "sluice/msg-format.h"
 #include "sluice/template.h"
@@ -52,6 +53,7 @@ typedef struct RelpSourceOptions
   int64_t listen_backlog;
   bool keep_hostname;
   bool keep_alive;
+  NetTlsOptions tls;        /* tls(), as network()'s */
 } RelpSourceOptions;
 
 typedef struct RelpListener RelpListener;
@@ -62,6 +64,7 @@ typedef struct RelpSource
   RelpSourceOptions o;
   LogSourceEnv env;
   MsgFormatOptions parse;
+  NetTlsContext *tls;       /* tls() given: every connection is TLS */
   char *name;
   char *handover_key;
   char local_name[96];
@@ -88,6 +91,7 @@ typedef struct RelpDestOptions
   int64_t flush_lines;
   int64_t log_fifo_size;
   int64_t conn_timeout;
+  NetTlsOptions tls;         /* read by the module into a context */
 } RelpDestOptions;
 
 typedef struct RelpDest RelpDest;
@@ -96,9 +100,10 @@ extern const LogDriverFactory relp_dest_factory;
 extern const LogWriterOps relp_dest_writer_ops;
 
 /* The destination (relp-dest.c) from its checked options (copied; it
- * takes their strings), host and tmpl (may be NULL). */
+ * takes their strings but for tls(), which it does not read), host, tmpl
+ * (may be NULL) and tls (NULL: plain TCP; it takes the reference). */
 RelpDest *relp_dest_new(const RelpDestOptions *o, char *host, LogTemplate *tmpl, const LogTemplateOptions *topts,
-                        const char *name);
+                        NetTlsContext *tls, const char *name);
 void relp_dest_free(RelpDest *d);
 LogDestDriver *relp_dest_driver(RelpDest *d);
 
