@@ -1,7 +1,8 @@
 #!/bin/sh
 # The proof of issue 6: a chain
 #   loggen -> Sluice relay (flags(flow-control), relp() destination with
-#   disk-buffer(reliable(yes))) -> Sluice server (relp() source) -> file()
+#   disk-buffer(reliable(yes))) -> RELP over TLS -> Sluice server (relp()
+#   source with tls()) -> file()
 # where an acknowledgement on each leg means "written or in the reliable
 # buffer file", loses nothing when
 #   A. the server is killed with SIGKILL and restarted mid-run (loggen
@@ -17,19 +18,26 @@
 # loggen itself speaks plain TCP to the relay, which has no acknowledgement
 # to give it: so B kills the relay once loggen's lines are all read (in its
 # buffer), never while a line may still sit in the relay's socket.
+# The relay and the server check each other's certificates (the test CA,
+# made here by relp-certs.sh); each connect after a kill is a new TLS
+# handshake, and the test requires every one to have been TLS.
 #
 # Usage: chain-proof.sh SLUICE SLUICE_CTL LOGGEN
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/relp-certs.sh"
 sluice=$1 ctl=$2 loggen=$3
 srv_pid=
 trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; [ -n "$srv_pid" ] && kill -9 "$srv_pid" 2>/dev/null; rm -rf "$work"' EXIT
 
+c=$work/certs
+make_certs "$c"
 set -- $(free_ports tcp tcp)
 in_port=$1 srv_port=$2
 cat >"$work/server.conf" <<EOC
 @version: 3.38
 options { stats-freq(0); keep-hostname(yes); };
-source s { relp(ip(127.0.0.1) port($srv_port) log-iw-size(2000)); };
+source s { relp(ip(127.0.0.1) port($srv_port) log-iw-size(2000)
+  tls(key-file("$c/server.key") cert-file("$c/server.pem") ca-file("$c/ca.pem"))); };
 destination d { file("$work/out.log"); };
 log { source(s); destination(d); flags(flow-control); };
 EOC
@@ -38,6 +46,7 @@ cat >"$work/relay.conf" <<EOC
 options { stats-freq(0); keep-hostname(yes); };
 source s { network(ip(127.0.0.1) port($in_port) log-iw-size(2000)); };
 destination d_relay { relp("127.0.0.1" port($srv_port) time-reopen(1) window-size(500)
+  tls(key-file("$c/client.key") cert-file("$c/client.pem") ca-file("$c/ca.pem"))
   disk-buffer(reliable(yes) disk-buf-size(64M) qout-size(500) dir("$work/buf"))); };
 log { source(s); destination(d_relay); flags(flow-control); };
 EOC
@@ -141,8 +150,13 @@ total=$((total + 12000))
 wait_file_lines $total
 check C $total
 
+# every connection of the relay's was TLS, and none was refused
+grep -q "RELP connection established; .*tls='yes'" "$work/sluice.log" || fail "no TLS connection"
+grep "RELP connection established; " "$work/sluice.log" | grep -v "tls='yes'" && fail "a connection without TLS"
+grep -q "SSL error\|Certificate\|handshake failed" "$work/sluice.log" "$work/server.log" \
+  && fail "TLS errors: $(grep "SSL error\|Certificate\|handshake failed" "$work/sluice.log" "$work/server.log")"
 stop_sluice
 kill "$srv_pid"
 wait "$srv_pid" || fail "server exit"
 srv_pid=
-echo "chain-proof: $total lines through kills of server and relay and 30 s without server, none missing"
+echo "chain-proof: $total lines over RELP/TLS through kills of server and relay and 30 s without server, none missing"
