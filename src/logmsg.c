@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NV_FLAG_SDATA 1u
 #define ARENA_SLACK 256
 #define OVERFLOW_MIN 1024
 
@@ -24,6 +23,12 @@ struct LogMsgChunk
 static NameRegistry *value_names;
 static NameRegistry *tag_names;
 static pthread_once_t registries_once = PTHREAD_ONCE_INIT;
+#define MAX_VALUE_NAMES 65536 /* syslog-ng's limit */
+/* Bit h is set when handle h names a structured-data parameter.  Whoever
+ * hands a handle out sets its bit first (an idempotent atomic or), so a
+ * thread holding a handle sees the bit without a lock or a registry
+ * lookup: setting a new pair asks this on every pair. */
+static _Atomic uint64_t sdata_handles[MAX_VALUE_NAMES / 64];
 #ifndef NDEBUG
 static atomic_long live_messages;
 #endif
@@ -46,9 +51,9 @@ static void
 _init_registries(void)
 {
   /* syslog-ng's limits: 65535 value names, and as many tags */
-  value_names = name_registry_new(65536, "name-value pair names");
+  value_names = name_registry_new(MAX_VALUE_NAMES, "name-value pair names");
   for (int i = 0; i < LM_V_MAX; i++)
-    name_registry_intern(value_names, builtin_names[i], strlen(builtin_names[i]), 0);
+    name_registry_intern(value_names, builtin_names[i], strlen(builtin_names[i]));
   name_registry_alias(value_names, "MSG", LM_V_MESSAGE);
   tag_names = name_registry_new(65536, "tags");
 }
@@ -219,6 +224,7 @@ log_msg_clone_cow(LogMsg *msg)
       copy->nv_len = msg->nv_len;
       copy->nv_cap = (uint16_t) nv_cap;
       copy->sdata_count = msg->sdata_count;
+      copy->nv_bloom = msg->nv_bloom;
     }
   /* The copy's strings point into msg (and whatever msg points into). */
   copy->original = log_msg_ref(msg);
@@ -245,6 +251,18 @@ _is_sdata_name(const char *name, size_t len)
   return len > 7 && memcmp(name, ".SDATA.", 7) == 0;
 }
 
+/* The handle found or made for name (or NAME_REGISTRY_FULL), with its
+ * SDATA bit set before anyone gets it. */
+static NVHandle
+_handed_out(const char *name, size_t len, uint32_t id)
+{
+  if (id == NAME_REGISTRY_FULL || id >= MAX_VALUE_NAMES)
+    return LM_V_NONE; /* setting LM_V_NONE stores nothing */
+  if (_is_sdata_name(name, len))
+    atomic_fetch_or_explicit(&sdata_handles[id / 64], 1ull << (id % 64), memory_order_relaxed);
+  return id;
+}
+
 NVHandle
 log_msg_get_value_handle(const char *name, ssize_t name_len)
 {
@@ -252,8 +270,7 @@ log_msg_get_value_handle(const char *name, ssize_t name_len)
   size_t len = name_len < 0 ? strlen(name) : (size_t) name_len;
   if (len == 0)
     return LM_V_NONE;
-  uint32_t id = name_registry_intern(value_names, name, len, _is_sdata_name(name, len) ? NV_FLAG_SDATA : 0);
-  return id == NAME_REGISTRY_FULL ? LM_V_NONE : id; /* setting LM_V_NONE stores nothing */
+  return _handed_out(name, len, name_registry_intern(value_names, name, len));
 }
 
 NVHandle
@@ -264,7 +281,7 @@ log_msg_lookup_value_handle(const char *name, ssize_t name_len)
   uint32_t id;
   if (len == 0 || !name_registry_lookup(value_names, name, len, &id))
     return LM_V_NONE;
-  return id;
+  return _handed_out(name, len, id);
 }
 
 const char *
@@ -277,15 +294,23 @@ log_msg_get_value_name(NVHandle handle, size_t *name_len)
 bool
 log_msg_is_handle_sdata(NVHandle handle)
 {
-  _ensure_registries();
-  return handle >= LM_V_MAX && (name_registry_flags(value_names, handle) & NV_FLAG_SDATA);
+  return handle >= LM_V_MAX && handle < MAX_VALUE_NAMES
+         && (atomic_load_explicit(&sdata_handles[handle / 64], memory_order_relaxed) & (1ull << (handle % 64)));
 }
 
 /* ---- values ------------------------------------------------------------ */
 
+static inline uint64_t
+_nv_bloom_bit(NVHandle handle)
+{
+  return 1ull << (handle & 63);
+}
+
 static LogMsgNV *
 _nv_find(const LogMsg *msg, NVHandle handle)
 {
+  if (!(msg->nv_bloom & _nv_bloom_bit(handle)))
+    return NULL;
   for (uint32_t i = 0; i < msg->nv_len; i++)
     if (msg->nv[i].handle == handle)
       return &msg->nv[i];
@@ -359,6 +384,7 @@ log_msg_set_nv_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len)
         }
       nv = &msg->nv[msg->nv_len++];
       nv->handle = handle;
+      msg->nv_bloom |= _nv_bloom_bit(handle);
       if (log_msg_is_handle_sdata(handle))
         msg->sdata_count++;
     }
@@ -420,7 +446,7 @@ LogTagId
 log_tags_get_by_name(const char *name)
 {
   _ensure_registries();
-  return name_registry_intern(tag_names, name, strlen(name), 0);
+  return name_registry_intern(tag_names, name, strlen(name));
 }
 
 const char *

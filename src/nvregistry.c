@@ -24,7 +24,6 @@ typedef struct RegEntry
 {
   char *name;
   uint32_t name_len;
-  uint32_t flags;
 } RegEntry;
 
 struct NameRegistry
@@ -88,7 +87,7 @@ name_registry_lookup(NameRegistry *self, const char *name, size_t name_len, uint
 }
 
 uint32_t
-name_registry_intern(NameRegistry *self, const char *name, size_t name_len, uint32_t flags)
+name_registry_intern(NameRegistry *self, const char *name, size_t name_len)
 {
   uint32_t id;
   if (name_registry_lookup(self, name, name_len, &id))
@@ -127,7 +126,6 @@ name_registry_intern(NameRegistry *self, const char *name, size_t name_len, uint
   RegEntry *e = &chunk[id & (CHUNK_SIZE - 1)];
   e->name = key;
   e->name_len = (uint32_t) name_len;
-  e->flags = flags;
   g_hash_table_insert(self->by_name, key, GUINT_TO_POINTER(id + 1));
   atomic_store_explicit(&self->count, id + 1, memory_order_release);
   g_rw_lock_writer_unlock(&self->lock);
@@ -151,13 +149,6 @@ name_registry_name(NameRegistry *self, uint32_t id, size_t *name_len)
   if (name_len)
     *name_len = e->name_len;
   return e->name;
-}
-
-uint32_t
-name_registry_flags(NameRegistry *self, uint32_t id)
-{
-  RegEntry *e = _entry(self, id);
-  return e ? e->flags : 0;
 }
 
 uint32_t

@@ -20,10 +20,10 @@ typedef struct NameRegistry NameRegistry;
  * lives for the whole process. */
 NameRegistry *name_registry_new(uint32_t max, const char *what);
 
-/* The id of name[0..name_len), adding it with flags if it is new;
+/* The id of name[0..name_len), adding it if it is new;
  * NAME_REGISTRY_FULL when it is new and the registry is full (names made
  * from input, such as kv-parser keys, must not grow it without end). */
-uint32_t name_registry_intern(NameRegistry *self, const char *name, size_t name_len, uint32_t flags);
+uint32_t name_registry_intern(NameRegistry *self, const char *name, size_t name_len);
 
 /* Look name up without adding it; true and *id when it is there. */
 bool name_registry_lookup(NameRegistry *self, const char *name, size_t name_len, uint32_t *id);
@@ -33,9 +33,6 @@ void name_registry_alias(NameRegistry *self, const char *alias, uint32_t id);
 
 /* The name of id (lives as long as the process), or NULL; no lock taken. */
 const char *name_registry_name(NameRegistry *self, uint32_t id, size_t *name_len);
-
-/* The flags id was interned with, or 0 for an unknown id. */
-uint32_t name_registry_flags(NameRegistry *self, uint32_t id);
 
 /* How many ids have been handed out. */
 uint32_t name_registry_count(NameRegistry *self);

@@ -134,6 +134,10 @@ typedef struct LogMsg
   LogMsgStr builtin[LM_V_MAX];
 
   LogMsgNV *nv; /* name-value pairs in the order they were first set */
+  /* Bit (handle % 64) is set for every handle in nv (and may stay set after
+   * an unset): a clear bit proves a handle absent without scanning nv, which
+   * is what a parser adding new names asks on every pair. */
+  uint64_t nv_bloom;
   uint16_t nv_len;
   uint16_t nv_cap;
   uint16_t sdata_count; /* how many of nv are .SDATA. params */

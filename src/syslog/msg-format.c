@@ -191,6 +191,7 @@ _mark_parse_error(SyslogParse *sp)
   memset(msg->builtin, 0, sizeof(msg->builtin));
   msg->builtin[LM_V_RAWMSG] = raw;
   msg->nv_len = 0;
+  msg->nv_bloom = 0;
   msg->sdata_count = 0;
   msg->flags &= ~(uint32_t) LF_RFC5424;
 

@@ -84,6 +84,43 @@ Test(logmsg, name_value_pairs_keep_order_and_replace_in_place)
   log_msg_unref(msg);
 }
 
+/* Handles 64 apart share a bit of the message's presence filter: each must
+ * still be found, replaced in place, unset alone, and found in a clone. */
+Test(logmsg, handles_sharing_a_filter_bit_stay_distinct)
+{
+  NVHandle a = log_msg_get_value_handle("bloom.a", -1);
+  NVHandle b = LM_V_NONE;
+  char name[32];
+  for (int i = 0; b == LM_V_NONE || (b - a) % 64 != 0; i++)
+    {
+      snprintf(name, sizeof(name), "bloom.fill%d", i);
+      NVHandle h = log_msg_get_value_handle(name, -1);
+      if ((h - a) % 64 == 0)
+        b = h;
+    }
+  LogMsg *msg = log_msg_new(0);
+  log_msg_set_value(msg, a, "A", -1);
+  cr_assert_not(log_msg_is_value_set(msg, b));
+  log_msg_set_value(msg, b, "B", -1);
+  log_msg_set_value(msg, a, "A2", -1);
+  cr_assert_eq(msg->nv_len, 2);
+  assert_value(msg, a, "A2");
+  assert_value(msg, b, "B");
+
+  LogMsg *copy = log_msg_clone_cow(msg);
+  assert_value(copy, a, "A2");
+  assert_value(copy, b, "B");
+  log_msg_unset_value(copy, a);
+  cr_assert_not(log_msg_is_value_set(copy, a));
+  assert_value(copy, b, "B");
+  log_msg_set_value(copy, a, "A3", -1);
+  cr_assert_eq(copy->nv_len, 2);
+  assert_value(copy, a, "A3");
+  assert_value(msg, a, "A2");
+  log_msg_unref(copy);
+  log_msg_unref(msg);
+}
+
 Test(logmsg, many_values_overflow_the_block_without_moving_it)
 {
   LogMsg *msg = log_msg_new(0);
