@@ -87,6 +87,9 @@ _truncate(GString *s, size_t len)
 static inline void
 _skip_ws(FastParser *fp)
 {
+  /* compact JSON has no blanks: one test for the usual case */
+  if (fp->p < fp->end && (uint8_t) *fp->p > ' ')
+    return;
   while (fp->p < fp->end && (*fp->p == ' ' || *fp->p == '\t' || *fp->p == '\n' || *fp->p == '\r'))
     fp->p++;
 }
@@ -101,10 +104,28 @@ static const bool string_stop[256] = {
   [0x1c] = true, [0x1d] = true, [0x1e] = true, [0x1f] = true, ['"'] = true, ['\\'] = true,
 };
 
-/* The end of the plain run from p: the first stop byte, or end. */
+/* The end of the plain run from p: the first stop byte, or end.  Eight
+ * bytes at a time where a word can be read whole: a byte below 0x20, a
+ * quote or a backslash sets the top bit of its byte in stop (bits above
+ * the first such byte may be set wrongly by a borrow, never below it, so
+ * the lowest set bit is exact).  Bytes from 0x80 up never stop a run. */
 static inline const char *
 _plain_run(const char *p, const char *end)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  while (end - p >= 8)
+    {
+      uint64_t w, q, b;
+      memcpy(&w, p, 8);
+      q = w ^ (ones * '"');
+      b = w ^ (ones * '\\');
+      uint64_t stop = (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
+      if (stop)
+        return p + (__builtin_ctzll(stop) >> 3);
+      p += 8;
+    }
+#endif
   while (p < end && !string_stop[(uint8_t) *p])
     p++;
   return p;
@@ -305,8 +326,12 @@ _add_pair(FastParser *fp, const char *slice, size_t value_off, size_t value_len)
       r->cap_pairs *= 2;
       r->pairs = g_renew(JsonFastPair, r->pairs, r->cap_pairs);
     }
-  JsonFastPair *pair = &r->pairs[r->n_pairs++];
-  pair->handle = parser_nv_handle(fp->path->str, fp->path->len);
+  size_t i = r->n_pairs++;
+  JsonFastPair *pair = &r->pairs[i];
+  if (i < G_N_ELEMENTS(r->names))
+    pair->handle = parser_nv_handle_memo(&r->names[i], fp->path->str, fp->path->len);
+  else
+    pair->handle = parser_nv_handle(fp->path->str, fp->path->len);
   pair->value = slice;
   pair->value_off = (uint32_t) value_off;
   pair->value_len = (uint32_t) value_len;

@@ -18,6 +18,8 @@
  * names may be interned already).
  */
 
+#include "kvformat/parser-util.h"
+
 #include <glib.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -37,6 +39,9 @@ typedef struct JsonFastResult
   JsonFastPair *pairs;
   size_t n_pairs;
   size_t cap_pairs;
+  /* the names of the last message's pairs, by position: the next message
+   * of the same shape finds its handles here */
+  ParserNameMemo names[32];
 } JsonFastResult;
 
 /* This thread's result buffers, emptied. */

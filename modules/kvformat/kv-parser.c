@@ -62,10 +62,14 @@ static const CfgOption kv_parser_options[] = {
 };
 #undef OFF
 
-/* Set one pair: the name is prefix + key, built in name (which holds the
- * prefix already) when it fits, else in a scratch string. */
+/* The names of the last message's pairs on this thread, by position: the
+ * next message of the same shape finds its handles here. */
+static __thread ParserNameMemo kv_names[32];
+
+/* Set pair number i: the name is prefix + key, built in name (which holds
+ * the prefix already) when it fits, else in a scratch string. */
 static void
-_kv_set(const KvParser *self, LogMsg *msg, const KvScanner *sc, char *name, size_t name_cap, bool from_msg)
+_kv_set(const KvParser *self, LogMsg *msg, const KvScanner *sc, size_t i, char *name, size_t name_cap, bool from_msg)
 {
   size_t len = self->prefix_len + sc->key_len;
   const char *full = name;
@@ -78,7 +82,7 @@ _kv_set(const KvParser *self, LogMsg *msg, const KvScanner *sc, char *name, size
       g_string_append_len(big, sc->key, sc->key_len);
       full = big->str;
     }
-  NVHandle h = parser_nv_handle(full, len);
+  NVHandle h = i < G_N_ELEMENTS(kv_names) ? parser_nv_handle_memo(&kv_names[i], full, len) : parser_nv_handle(full, len);
   if (from_msg && !sc->value_in_buf)
     log_msg_set_value_ref(msg, h, sc->value, sc->value_len);
   else
@@ -102,11 +106,11 @@ _kv_process(LogProcessor *s, LogMsg **pmsg)
   kv_scanner_input(&sc, input, len);
 
   LogMsg *msg = NULL;
-  while (kv_scanner_next(&sc))
+  for (size_t i = 0; kv_scanner_next(&sc); i++)
     {
       if (!msg)
         msg = log_msg_make_writable(pmsg);
-      _kv_set(self, msg, &sc, name, sizeof(name), from_msg);
+      _kv_set(self, msg, &sc, i, name, sizeof(name), from_msg);
     }
   /* syslog-ng sets it even when there were none: "" */
   if (stray)

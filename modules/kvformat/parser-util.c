@@ -12,12 +12,7 @@
 /* A hit is checked against the registry's own copy of the name, which
  * lives as long as the process, so an entry keeps a pointer to it and no
  * string of its own. */
-typedef struct HandleCacheEntry
-{
-  const char *name; /* NULL: empty slot */
-  uint32_t len;
-  NVHandle handle;
-} HandleCacheEntry;
+typedef ParserNameMemo HandleCacheEntry; /* name NULL: an empty slot */
 
 /* Thread-local and fixed-size: no allocation and nothing to free when a
  * worker exits. */
@@ -29,12 +24,19 @@ static inline uint32_t
 _name_hash(const char *name, size_t len)
 {
   uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
-  if (len < 8)
+  if (len < 4)
     {
       w = 0;
       for (size_t i = 0; i < len; i++)
         w = (w << 8) | (uint8_t) name[i];
       h = (h ^ w) * 0xff51afd7ed558ccdull;
+    }
+  else if (len < 8)
+    {
+      uint32_t lo, hi; /* overlapping */
+      memcpy(&lo, name, 4);
+      memcpy(&hi, name + len - 4, 4);
+      h = (h ^ ((uint64_t) hi << 32 | lo)) * 0xff51afd7ed558ccdull;
     }
   else
     {
@@ -55,20 +57,22 @@ _name_hash(const char *name, size_t len)
 static inline bool
 _entry_is(const HandleCacheEntry *e, const char *name, size_t len)
 {
-  return e->name && e->len == len && memcmp(e->name, name, len) == 0;
+  return e->name && e->len == len && parser_same_bytes(e->name, name, len);
 }
 
 /* Two ways: a name goes to a pair of slots, so two names of one message
- * that hash alike do not throw each other out on every message. */
-NVHandle
-parser_nv_handle(const char *name, size_t len)
+ * that hash alike do not throw each other out on every message.  The entry
+ * that holds name, or NULL when name is not cached (an alias such as MSG
+ * interns to a name of its own): then *handle is all there is. */
+static const HandleCacheEntry *
+_cache_lookup(const char *name, size_t len, NVHandle *handle)
 {
   uint32_t hash = _name_hash(name, len);
   HandleCacheEntry *pair = &handle_cache[hash & (HANDLE_CACHE_SIZE - 2)];
   if (_entry_is(&pair[0], name, len))
-    return pair[0].handle;
+    return &pair[0];
   if (_entry_is(&pair[1], name, len))
-    return pair[1].handle;
+    return &pair[1];
   HandleCacheEntry *e = &pair[0];
   if (pair[0].name && !pair[1].name)
     e = &pair[1];
@@ -77,14 +81,32 @@ parser_nv_handle(const char *name, size_t len)
   NVHandle h = log_msg_get_value_handle(name, (ssize_t) len);
   size_t have_len = 0;
   const char *have = log_msg_get_value_name(h, &have_len);
-  /* an alias (MSG) interns to a name of its own; it is not cached */
-  if (have && have_len == len && memcmp(have, name, len) == 0)
-    {
-      e->name = have;
-      e->len = (uint32_t) len;
-      e->handle = h;
-    }
-  return h;
+  *handle = h;
+  if (!have || have_len != len || memcmp(have, name, len) != 0)
+    return NULL;
+  e->name = have;
+  e->len = (uint32_t) len;
+  e->handle = h;
+  return e;
+}
+
+NVHandle
+parser_nv_handle(const char *name, size_t len)
+{
+  NVHandle h;
+  const HandleCacheEntry *e = _cache_lookup(name, len, &h);
+  return e ? e->handle : h;
+}
+
+NVHandle
+parser_nv_handle_remember(ParserNameMemo *memo, const char *name, size_t len)
+{
+  NVHandle h;
+  const HandleCacheEntry *e = _cache_lookup(name, len, &h);
+  if (!e)
+    return h;
+  *memo = *e;
+  return e->handle;
 }
 
 /* ---- scratch ------------------------------------------------------------ */

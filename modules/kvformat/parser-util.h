@@ -20,10 +20,60 @@
 #include "sluice/template.h"
 
 #include <glib.h>
+#include <stdint.h>
+#include <string.h>
 
 /* The handle of name[0..len) (len > 0), interning it on first use.  Same
  * result as log_msg_get_value_handle(); no lock on a hit.  Any thread. */
 NVHandle parser_nv_handle(const char *name, size_t len);
+
+/* memcmp(a, b, len) == 0 for the short names met here, in two loads per
+ * side (overlapping) instead of a call. */
+static inline bool
+parser_same_bytes(const char *a, const char *b, size_t len)
+{
+  if (len >= 8 && len <= 16)
+    {
+      uint64_t a0, a1, b0, b1;
+      memcpy(&a0, a, 8);
+      memcpy(&b0, b, 8);
+      memcpy(&a1, a + len - 8, 8);
+      memcpy(&b1, b + len - 8, 8);
+      return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+  if (len >= 4 && len < 8)
+    {
+      uint32_t a0, a1, b0, b1;
+      memcpy(&a0, a, 4);
+      memcpy(&b0, b, 4);
+      memcpy(&a1, a + len - 4, 4);
+      memcpy(&b1, b + len - 4, 4);
+      return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+  return memcmp(a, b, len) == 0;
+}
+
+/* One name and its handle, in front of parser_nv_handle: a parser meets
+ * the same names in the same order message after message, so it keeps a
+ * memo per pair position (in per-thread storage) and a hit costs a length
+ * and two word compares, no hash.  name points at the registry's copy
+ * (it lives as long as the process); all zero is an empty memo. */
+typedef struct ParserNameMemo
+{
+  const char *name;
+  uint32_t len;
+  NVHandle handle;
+} ParserNameMemo;
+
+NVHandle parser_nv_handle_remember(ParserNameMemo *memo, const char *name, size_t len);
+
+static inline NVHandle
+parser_nv_handle_memo(ParserNameMemo *memo, const char *name, size_t len)
+{
+  if (memo->name && memo->len == len && parser_same_bytes(memo->name, name, len))
+    return memo->handle;
+  return parser_nv_handle_remember(memo, name, len);
+}
 
 /* Per-thread scratch strings of the parsers, emptied: slot 0..7.  Owned by
  * the thread (freed when it exits); valid until the next call with the

@@ -221,6 +221,9 @@ static const char *const scalars[] = {
   "12345678901234567890", "01", "1.", ".5", "-", "true", "false", "null", "TRUE", "nul", "truex", "\"s\"",
   "\"a b\"", "\"\"", "\"q\\\"x\"", "\"it's\"", "\"\xc3\xa9\"", "\"x,y\"", "\"tab\\t\"", "\"\\/\\b\\f\\n\\r\"",
   "\"\\u00e9\"", "\"\\ud800\"", "\"raw\ttab\"", "\"\xff\xfe\"", "'single'", "NaN", "Infinity", "1e400",
+  /* longer than a word: the plain run is scanned eight bytes at a time */
+  "\"a plain value longer than a word\"", "\"0123456\\\"89abcdef\"", "\"01234567\\\\x\"", "\"0123456789abcde\x01\"",
+  "\"\xc3\xa9t\xc3\xa9 \xff\x80\x7f more than eight\"", "\"abcdefg\"", "\"abcdefgh\"",
 };
 
 static void
@@ -229,7 +232,8 @@ _gen_value(GRand *rnd, GString *out, int depth);
 static void
 _gen_object(GRand *rnd, GString *out, int depth)
 {
-  static const char *const keys[] = { "a", "b", "c d", "e.f", "", "k\xc3\xa9", "a\\\"q", "x" };
+  static const char *const keys[] = { "a", "b", "c d", "e.f", "", "k\xc3\xa9", "a\\\"q", "x", "a_rather_long_key", "sixteen_byte_key",
+                                      "long key with \\\" a quote" };
   g_string_append_c(out, '{');
   int n = g_rand_int_range(rnd, 0, 5);
   for (int i = 0; i < n; i++)

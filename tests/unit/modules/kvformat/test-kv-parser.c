@@ -213,3 +213,37 @@ Test(kvparser, configuration_errors)
   nvt_assert_error(F, "parser p { kv-parser(prefx('a')); };", "did you mean 'prefix'");
   nvt_assert_error(F, "parser p { kv-parser(template('$(nosuch)')); };", "bad template");
 }
+
+/* Names are remembered by position from one message to the next: a name
+ * of the same length at the same place that differs in one byte (at the
+ * start, the middle or the end; short, word-sized and long) must get its
+ * own value, and each message only its own pairs. */
+Test(kvparser, same_positions_with_other_names_get_their_own_handles)
+{
+  static const char *const lines[][2] = {
+    { "k=1 abcd=2 abcdefgh=3 a_key_longer_than_16=4 mid_length_key=5", "kv.abcdefgh" },
+    { "j=1 abce=2 abcdefgi=3 a_key_longer_than_17=4 mid_lenxth_key=5", "kv.abcdefgi" },
+    { "k=1 bbcd=2 bbcdefgh=3 b_key_longer_than_16=4 mid_length_kez=5", "kv.bbcdefgh" },
+    { "k=1 abcd=2 abcdefgh=3 a_key_longer_than_16=4 mid_length_key=5", "kv.abcdefgh" },
+  };
+  static const char *const absent[] = { "kv.j", "kv.k", "kv.j", "kv.j" };
+  LogProcessor *p = nvt_new(F, KV);
+  for (size_t i = 0; i < G_N_ELEMENTS(lines); i++)
+    {
+      LogMsg *m = nvt_msg(lines[i][0], -1);
+      cr_assert(nvt_run(p, &m));
+      cr_assert_eq(m->nv_len, 5, "line %zu: %u pairs", i, m->nv_len);
+      nvt_assert_value(m, lines[i][1], "3");
+      nvt_assert_value(m, absent[i], "(unset)");
+      char name[64];
+      for (uint16_t k = 0; k < m->nv_len; k++)
+        {
+          size_t len;
+          const char *n = log_msg_get_value_name(m->nv[k].handle, &len);
+          snprintf(name, sizeof(name), "%.*s", (int) len, n);
+          cr_assert(strstr(lines[i][0], name + 3) != NULL, "line %zu: pair %s is not in it", i, name);
+        }
+      log_msg_unref(m);
+    }
+  p->ops->free(p);
+}
