@@ -180,12 +180,36 @@ _emit(LogPipeline *pl, Batch *mine, const DestRT *dest, LogMsg *msg, bool ack)
     }
 }
 
-static bool _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMsg *msg, bool top);
+static bool _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMsg **pmsg, bool top,
+                      bool sole);
+static bool _takes_source(const LogPathRT *p, int source_id, bool top);
 
-/* Run msg through a group of sibling paths with final and fallback; true
- * when any of them matched. */
+/* True when no path of g after path i can see the message: none later in
+ * the same pass takes the source, and in the first pass no fallback path
+ * does (fallbacks run only when nothing matched, which is not known yet). */
 static bool
-_run_group(LogPipeline *pl, Batch *mine, const PathGroup *g, int source_id, LogMsg *msg, bool top)
+_last_taker(const PathGroup *g, size_t i, int fallback, int source_id, bool top)
+{
+  for (size_t j = 0; j < g->n; j++)
+    {
+      const LogPathRT *q = g->paths[j];
+      bool q_fallback = (q->flags & CFG_LOG_FALLBACK) != 0;
+      bool later = fallback ? q_fallback && j > i : q_fallback || j > i;
+      if (later && _takes_source(q, source_id, top))
+        return false;
+    }
+  return true;
+}
+
+/* Run *pmsg through a group of sibling paths with final and fallback; true
+ * when any of them matched.  At the top, the last path that can see the
+ * message takes over the caller's reference and hands back in *pmsg the
+ * message it ended with (its own copy, or the message itself changed in
+ * place: that needs a message no other path has shared).  Every other
+ * path gets the message write-protected, and so do nested groups, whose
+ * parent path goes on with it after them. */
+static bool
+_run_group(LogPipeline *pl, Batch *mine, const PathGroup *g, int source_id, LogMsg **pmsg, bool top)
 {
   bool matched = false;
   for (int fallback = 0; fallback < 2; fallback++)
@@ -197,7 +221,10 @@ _run_group(LogPipeline *pl, Batch *mine, const PathGroup *g, int source_id, LogM
           const LogPathRT *p = g->paths[i];
           if (((p->flags & CFG_LOG_FALLBACK) != 0) != (fallback == 1))
             continue;
-          if (_run_path(pl, mine, p, source_id, msg, top))
+          bool sole = top && _last_taker(g, i, fallback, source_id, top);
+          if (!sole)
+            log_msg_write_protect(*pmsg);
+          if (_run_path(pl, mine, p, source_id, pmsg, top, sole))
             {
               matched = true;
               if (p->flags & CFG_LOG_FINAL)
@@ -249,13 +276,16 @@ _filter_passes(const FilterExpr *f, LogMsg **pmsg, bool *own)
   return filter_expr_eval_store(f, pmsg, own);
 }
 
-/* True when msg got to the end of p (it "matched" p). */
+/* True when *pmsg got to the end of p (it "matched" p).  sole: p is the
+ * last path to see it and takes over the caller's reference, handing back
+ * in *pmsg the message it ended with. */
 static bool
-_run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMsg *msg, bool top)
+_run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMsg **pmsg, bool top, bool sole)
 {
   if (!_takes_source(p, source_id, top))
     return false;
-  bool own = false; /* msg is a reference of this call's (a processor ran) */
+  LogMsg *msg = *pmsg;
+  bool own = sole; /* msg is a reference of this call's (a processor ran, or the caller's) */
   bool matched = true;
   for (size_t i = 0; matched && i < p->n_elems; i++)
     {
@@ -275,7 +305,7 @@ _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMs
           _emit(pl, mine, g_ptr_array_index(pl->dests, e->dest), msg, p->flow || (msg->flags & LF_ACK_WRITTEN));
           break;
         case PE_GROUP:
-          if (!_run_group(pl, mine, &e->group, source_id, msg, false) && (p->flags & CFG_LOG_DROP_UNMATCHED))
+          if (!_run_group(pl, mine, &e->group, source_id, &msg, false) && (p->flags & CFG_LOG_DROP_UNMATCHED))
             matched = false;
           break;
         case PE_IF:
@@ -285,13 +315,15 @@ _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMs
                 if (own)
                   log_msg_write_protect(msg); /* the branch shares it */
                 /* the branch taken decides whether the message goes on */
-                matched = _run_path(pl, mine, e->group.paths[k], source_id, msg, false);
+                matched = _run_path(pl, mine, e->group.paths[k], source_id, &msg, false, false);
                 break;
               }
           break;
         }
     }
-  if (own)
+  if (sole)
+    *pmsg = msg;
+  else if (own)
     log_msg_unref(msg);
   return matched;
 }
@@ -319,10 +351,10 @@ log_pipeline_deliver(LogPipeline *pl, int slot, LogMsg *msg)
     }
   if (pl->dyn)
     stats_dyn_count(pl->dyn, w, sl->id, msg);
-  /* from here on the message is shared between destinations */
-  log_msg_write_protect(msg);
-  _run_group(pl, _worker_batches(pl, w), &pl->top, sl->source, msg, true);
-  log_msg_ack(msg); /* the source's own hold */
+  /* the paths write-protect it as they share it (_run_group); msg may come
+   * back as the copy the last path made */
+  _run_group(pl, _worker_batches(pl, w), &pl->top, sl->source, &msg, true);
+  log_msg_ack(msg); /* the source's own hold (a copy acks through its original) */
   log_msg_unref(msg);
 }
 

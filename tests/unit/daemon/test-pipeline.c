@@ -102,6 +102,18 @@ need_process(LogProcessor *p, LogMsg **pmsg)
   return g_strstr_len(m, (gssize) len, ((FakeProc *) p)->arg) != NULL;
 }
 
+/* probe(): notes whether the message it gets may be changed in place
+ * ('w') or is shared and would be copied ('c'). */
+static GString *probes;
+
+static bool
+probe_process(LogProcessor *p, LogMsg **pmsg)
+{
+  (void) p;
+  g_string_append_c(probes, log_msg_is_writable(*pmsg) ? 'w' : 'c');
+  return true;
+}
+
 static void
 fake_proc_free(LogProcessor *p)
 {
@@ -111,6 +123,7 @@ fake_proc_free(LogProcessor *p)
 
 static const LogProcessorOps append_ops = { append_process, fake_proc_free };
 static const LogProcessorOps need_ops = { need_process, fake_proc_free };
+static const LogProcessorOps probe_ops = { probe_process, fake_proc_free };
 
 static LogProcessor *
 fake_new_processor(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
@@ -121,7 +134,9 @@ fake_new_processor(const CfgNode *call, const LogDriverContext *ctx, CfgError *e
       return NULL;
     }
   FakeProc *p = calloc(1, sizeof(*p));
-  p->super.ops = strcmp(call->name, "append") == 0 ? &append_ops : &need_ops;
+  p->super.ops = strcmp(call->name, "append") == 0 ? &append_ops
+                 : strcmp(call->name, "probe") == 0 ? &probe_ops
+                                                    : &need_ops;
   p->super.driver = call->name;
   p->arg = g_strdup(call->args[0].str);
   return &p->super;
@@ -135,8 +150,12 @@ static const LogDriverFactory need_factory = {
   .def = { .kind = CFG_OBJ_PARSER, .name = "need", .min_args = 1, .max_args = 1 },
   .new_processor = fake_new_processor,
 };
+static const LogDriverFactory probe_factory = {
+  .def = { .kind = CFG_OBJ_REWRITE, .name = "probe", .min_args = 1, .max_args = 1 },
+  .new_processor = fake_new_processor,
+};
 static const LogDriverFactory *const factories[] = { &fake_factory, &rec_factory, &append_factory, &need_factory,
-                                                     NULL };
+                                                     &probe_factory, NULL };
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -256,6 +275,46 @@ Test(pipeline, rewrites_change_their_own_path_only)
                 "  log { destination(b); }; };"
                 "log { source(s1); destination(c); };",
                 lines, "a:k12;b:k1234;b:k123;c:k;");
+}
+
+/* The only path that sees a message changes it in place (no copy); a path
+ * with another after it (or a fallback path that may still run) works on a
+ * copy, and so does every path after one that shared the message. */
+Test(pipeline, only_the_last_path_to_see_a_message_changes_it_in_place)
+{
+  static const struct
+  {
+    const char *body;
+    const char *routes;
+    const char *probes;
+  } cases[] = {
+    { "log { source(s1); rewrite { probe(\"\"); append(\"1\"); }; destination(a); };", "a:k1;", "w" },
+    { "log { source(s1); rewrite { probe(\"\"); append(\"1\"); }; destination(a); };"
+      "log { source(s2); destination(b); };", "a:k1;", "w" },
+    { "log { source(s1); destination(b); };"
+      "log { source(s1); rewrite { probe(\"\"); append(\"1\"); }; destination(a); };", "a:k1;b:k;", "c" },
+    { "log { source(s1); rewrite { probe(\"\"); append(\"1\"); }; destination(a); };"
+      "log { source(s1); destination(b); };", "a:k1;b:k;", "c" },
+    { "log { source(s1); rewrite { probe(\"\"); append(\"1\"); }; destination(a); filter(f_mail); };"
+      "log { source(s1); destination(b); flags(fallback); };", "a:k1;b:k;", "c" },
+    { "log { source(s1); filter(f_mail); destination(a); };"
+      "log { source(s1); rewrite { probe(\"\"); append(\"1\"); }; destination(b); flags(fallback); };", "b:k1;", "c" },
+    { "log { source(s1); rewrite { probe(\"\"); append(\"1\"); }; destination(a);"
+      "  rewrite { probe(\"\"); append(\"2\"); }; destination(b); };", "a:k1;b:k12;", "wc" },
+    { "log { source(s1); rewrite { probe(\"\"); append(\"1\"); };"
+      "  log { rewrite { probe(\"\"); append(\"2\"); }; destination(a); };"
+      "  destination(b); };", "a:k12;b:k1;", "wc" },
+  };
+  const char *lines[] = { "s1", KERN, NULL };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+    {
+      probes = g_string_new("");
+      char *body = g_strdup_printf("filter f_mail { facility(mail); }; %s", cases[i].body);
+      expect_routes(body, lines, cases[i].routes);
+      cr_assert_str_eq(probes->str, cases[i].probes, "case %zu: %s", i, cases[i].body);
+      g_free(body);
+      g_string_free(probes, TRUE);
+    }
 }
 
 Test(pipeline, a_parser_that_fails_ends_the_path)
