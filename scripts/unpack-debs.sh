@@ -12,21 +12,12 @@ dir=$1
 libs=$2
 shift 2
 
+"$(dirname "$0")/apt-missing.sh" $libs
+
 SUDO=""
 if [ "$(id -u)" != 0 ]; then
   SUDO="sudo"
 fi
-missing=""
-for p in $libs; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing="$missing $p"
-  fi
-done
-if [ -n "$missing" ]; then
-  $SUDO apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing
-fi
-
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$work" && apt-get download -q "$@" >/dev/null 2>&1) || {
