@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define FAST_MAX_DEPTH 30 /* json-c refuses beyond 32 */
 #define FAST_MAX_KEYS 64  /* per object, for the duplicate check */
@@ -104,15 +107,28 @@ static const bool string_stop[256] = {
   [0x1c] = true, [0x1d] = true, [0x1e] = true, [0x1f] = true, ['"'] = true, ['\\'] = true,
 };
 
-/* The end of the plain run from p: the first stop byte, or end.  Eight
- * bytes at a time where a word can be read whole: a byte below 0x20, a
- * quote or a backslash sets the top bit of its byte in stop (bits above
- * the first such byte may be set wrongly by a borrow, never below it, so
- * the lowest set bit is exact).  Bytes from 0x80 up never stop a run. */
+/* The end of the plain run from p: the first stop byte, or end.  Sixteen
+ * bytes at a time with SSE2 (every x86-64 has it), else eight in a word:
+ * there a byte below 0x20, a quote or a backslash sets the top bit of its
+ * byte in stop (bits above the first such byte may be set wrongly by a
+ * borrow, never below it, so the lowest set bit is exact).  Bytes from
+ * 0x80 up never stop a run. */
 static inline const char *
 _plain_run(const char *p, const char *end)
 {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+  while (end - p >= 16)
+    {
+      __m128i x = _mm_loadu_si128((const __m128i *) (const void *) p);
+      __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                                  _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl));
+      int mask = _mm_movemask_epi8(stop);
+      if (mask)
+        return p + __builtin_ctz((unsigned) mask);
+      p += 16;
+    }
+#elif __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
   while (end - p >= 8)
     {
@@ -442,7 +458,10 @@ _object(FastParser *fp, int depth)
       size_t key_len = fp->p - key;
       fp->p++;
       /* a duplicate can only be among keys of the same length and ends */
-      uint64_t bit = 1ull << ((key_len * 7 + (key_len ? (uint8_t) key[0] + (uint8_t) key[key_len - 1] : 0)) & 63);
+      uint32_t mix = (uint32_t) key_len * 0x9e3779b1u;
+      if (key_len)
+        mix = (mix ^ ((uint32_t) (uint8_t) key[0] << 8 | (uint8_t) key[key_len - 1])) * 0x85ebca6bu;
+      uint64_t bit = 1ull << (mix >> 26);
       if (seen & bit)
         for (size_t i = 0; i < n_keys; i++)
           if (keys[i].len == key_len && memcmp(keys[i].key, key, key_len) == 0)

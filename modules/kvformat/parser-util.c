@@ -121,18 +121,32 @@ parser_scratch_get(int slot)
 
 /* ---- str-repr quoting ---------------------------------------------------- */
 
-/* Bytes that make str-repr quote a word. */
-static const bool quote_bytes[256] = {
-  ['\b'] = true, ['\f'] = true, ['\n'] = true, ['\r'] = true, ['\t'] = true, ['\\'] = true, [' '] = true,
+/* What a byte means to str-repr: it makes the word quoted, or it is one
+ * of the two quotes (which pick the quote character). */
+enum
+{
+  REPR_QUOTE = 1,
+  REPR_APOS = 2,
+  REPR_DQUOTE = 4,
+};
+static const uint8_t repr_class[256] = {
+  ['\b'] = REPR_QUOTE, ['\f'] = REPR_QUOTE, ['\n'] = REPR_QUOTE, ['\r'] = REPR_QUOTE, ['\t'] = REPR_QUOTE,
+  ['\\'] = REPR_QUOTE, [' '] = REPR_QUOTE, ['\''] = REPR_APOS, ['"'] = REPR_DQUOTE,
 };
 
-static bool
-_needs_quoting(const char *str, size_t len, const char *forbidden)
+/* The REPR_* bits of str's bytes, in one pass; a byte of forbidden counts
+ * as REPR_QUOTE. */
+static unsigned
+_repr_classes(const char *str, size_t len, const char *forbidden)
 {
+  unsigned seen = 0;
   for (size_t i = 0; i < len; i++)
-    if (quote_bytes[(uint8_t) str[i]] || (forbidden && str[i] && strchr(forbidden, str[i])))
-      return true;
-  return false;
+    seen |= repr_class[(uint8_t) str[i]];
+  if (forbidden && !(seen & REPR_QUOTE))
+    for (size_t i = 0; i < len; i++)
+      if (str[i] && strchr(forbidden, str[i]))
+        return seen | REPR_QUOTE;
+  return seen;
 }
 
 /* Bytes below 0x20 as C escapes, bytes that are not UTF-8 as \xNN, and
@@ -183,9 +197,9 @@ parser_append_str_repr(GString *out, const char *str, size_t len, const char *fo
       g_string_append(out, "\"\"");
       return;
     }
-  bool apos = memchr(str, '\'', len) != NULL;
-  bool quote = memchr(str, '"', len) != NULL;
-  if (!apos && !quote && !_needs_quoting(str, len, forbidden))
+  unsigned seen = _repr_classes(str, len, forbidden);
+  bool apos = seen & REPR_APOS, quote = seen & REPR_DQUOTE;
+  if (!seen)
     {
       g_string_append_len(out, str, len);
       return;
