@@ -5,7 +5,9 @@
 Each scenario is a syslog-ng configuration under bench/scenarios/NAME.conf,
 given unchanged to Sluice and to syslog-ng, with an rsyslog equivalent in
 NAME.rsyslog.conf.  Only the placeholders @PORT@, @OUT@, @WORK@, @CERT@,
-@KEY@ and @SINKPORT@ (bench: sink = tcp) are filled in, the same way for every daemon.  A run starts one
+@KEY@ and @SINKPORT@ (bench: sink = tcp or daemon) are filled in, the same way for every daemon.
+A chain (bench: sink = daemon) runs a second instance of the same daemon
+as the far end, on NAME.sink.conf (NAME.sink.rsyslog.conf for rsyslog).  A run starts one
 daemon, sends a fixed number of messages with loggen, waits until every
 expected line is in the output files, and reads the daemon's CPU time and
 peak RSS from /proc.  Each run is repeated and the median is reported.
@@ -55,6 +57,7 @@ def parse_scenario(path):
         "rate": 0,
         "steady": "no",
         "sink": "none",
+        "not-for": "",
     }
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -73,19 +76,34 @@ def parse_scenario(path):
             meta[key] = value
     if meta["transport"] not in ("tcp", "udp", "tls"):
         raise ValueError("%s: transport must be tcp, udp or tls" % path)
-    if meta["sink"] not in ("none", "tcp"):
-        raise ValueError("%s: sink must be none or tcp" % path)
+    if meta["sink"] not in ("none", "tcp", "daemon"):
+        raise ValueError("%s: sink must be none, tcp or daemon" % path)
     if meta["input"] not in ("loggen", "mixed", "kv", "json"):
         raise ValueError("%s: input must be loggen, mixed, kv or json" % path)
+    # "not-for = DAEMON: why": the scenario does not apply to that daemon
+    # (a protocol it does not speak); the table says so instead of an error
+    na = {}
+    if meta["not-for"]:
+        d, _, why = meta["not-for"].partition(":")
+        na[d.strip()] = why.strip() or "not applicable"
+    meta["not-for"] = na
     meta["path"] = path
     meta["text"] = text
     rs = path[: -len(".conf")] + ".rsyslog.conf"
     meta["rsyslog_path"] = rs if os.path.exists(rs) else None
+    if meta["sink"] == "daemon":
+        sk = path[: -len(".conf")] + ".sink.conf"
+        if not os.path.exists(sk):
+            raise ValueError("%s: sink = daemon needs %s" % (path, os.path.basename(sk)))
+        meta["sink_path"] = sk
+        rsk = path[: -len(".conf")] + ".sink.rsyslog.conf"
+        meta["sink_rsyslog_path"] = rsk if os.path.exists(rsk) else None
     return meta
 
 
 def list_scenarios(directory):
-    names = sorted(n for n in os.listdir(directory) if n.endswith(".conf") and not n.endswith(".rsyslog.conf"))
+    names = sorted(n for n in os.listdir(directory)
+                   if n.endswith(".conf") and not n.endswith(".rsyslog.conf") and not n.endswith(".sink.conf"))
     return sorted((parse_scenario(os.path.join(directory, n)) for n in names), key=lambda s: (s["order"], s["name"]))
 
 
@@ -325,6 +343,8 @@ class Env:
         self.sng_env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(self.sng_root, "usr/lib/syslog-ng"),
                             SYSLOGNG_PREFIX=os.path.join(self.sng_root, "usr"))
         self.rs_moddir = os.path.join(self.rs_root, "usr/lib/x86_64-linux-gnu/rsyslog")
+        # librelp (omrelp, imrelp) is unpacked beside rsyslog, not installed
+        self.rs_env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(self.rs_root, "usr/lib/x86_64-linux-gnu"))
         if not os.path.isdir(self.rs_moddir):
             cand = [d for d in _glob_dirs(os.path.join(self.rs_root, "usr/lib")) if d.endswith("/rsyslog")
                     and os.path.exists(os.path.join(d, "imtcp.so"))]
@@ -347,7 +367,7 @@ class Env:
             return [self.sluice, "--syntax-only", "-f", conf], None
         if daemon == "syslog-ng":
             return [self.binary(daemon), "--syntax-only", "--module-path=" + self._sng_modpath(), "-f", conf], self.sng_env
-        return [self.binary(daemon), "-N1", "-f", conf, "-M", self.rs_moddir], None
+        return [self.binary(daemon), "-N1", "-f", conf, "-M", self.rs_moddir], self.rs_env
 
     def run_cmd(self, daemon, conf, work):
         pid = os.path.join(work, "daemon.pid")
@@ -356,7 +376,7 @@ class Env:
         if daemon == "syslog-ng":
             return ([self.binary(daemon), "-F", "--no-caps", "--module-path=" + self._sng_modpath(), "-f", conf,
                      "-R", os.path.join(work, "persist"), "-p", pid, "-c", os.path.join(work, "ctl")], self.sng_env)
-        return [self.binary(daemon), "-n", "-f", conf, "-i", pid, "-M", self.rs_moddir], None
+        return [self.binary(daemon), "-n", "-f", conf, "-i", pid, "-M", self.rs_moddir], self.rs_env
 
     def version(self, daemon):
         if not self.available(daemon):
@@ -466,14 +486,21 @@ class Bench:
                 return self.port
         raise RuntimeError("no free port near %d" % self.args.port_base)
 
-    def _conf(self, meta, daemon, work, port, sink_port=0):
-        src = meta["text"] if daemon != "rsyslog" else open(meta["rsyslog_path"], encoding="utf-8").read()
+    def _conf(self, meta, daemon, work, port, sink_port=0, sink=False):
+        """Renders the daemon's configuration (sink: the far end of a
+        chain, listening on port, writing under work/out)."""
+        if sink:
+            path = meta["sink_rsyslog_path"] if daemon == "rsyslog" else meta["sink_path"]
+            src = open(path, encoding="utf-8").read()
+        else:
+            src = meta["text"] if daemon != "rsyslog" else open(meta["rsyslog_path"], encoding="utf-8").read()
         out = os.path.join(work, "out")
         os.makedirs(out, exist_ok=True)
-        os.makedirs(os.path.join(work, "rsyslog-work"), exist_ok=True)
-        conf = os.path.join(work, "%s.conf" % daemon)
+        rs_work = os.path.join(work, "rsyslog-work-sink" if sink else "rsyslog-work")
+        os.makedirs(rs_work, exist_ok=True)
+        conf = os.path.join(work, "%s%s.conf" % (daemon, "-sink" if sink else ""))
         with open(conf, "w", encoding="utf-8") as f:
-            f.write(render(src, {"PORT": port, "OUT": out, "WORK": os.path.join(work, "rsyslog-work"),
+            f.write(render(src, {"PORT": port, "OUT": out, "WORK": rs_work,
                                  "CERT": self.cert, "KEY": self.key, "SINKPORT": sink_port}))
         return conf, out
 
@@ -486,10 +513,19 @@ class Bench:
         """None when the daemon accepts the scenario, else why not."""
         if daemon == "rsyslog" and meta["rsyslog_path"] is None:
             return "no rsyslog equivalent (%s.rsyslog.conf)" % meta["name"]
+        if daemon == "rsyslog" and meta["sink"] == "daemon" and meta["sink_rsyslog_path"] is None:
+            return "no rsyslog equivalent (%s.sink.rsyslog.conf)" % meta["name"]
         if not self.env.available(daemon):
             return "%s not found at %s" % (daemon, self.env.binary(daemon))
+        for sink in ((False, True) if meta["sink"] == "daemon" else (False,)):
+            why = self._check_one(meta, daemon, sink)
+            if why:
+                return why
+        return None
+
+    def _check_one(self, meta, daemon, sink):
         work = tempfile.mkdtemp(prefix="check-", dir=self.tmp)
-        conf, _out = self._conf(meta, daemon, work, self.args.port_base, self.args.port_base + 1)
+        conf, _out = self._conf(meta, daemon, work, self.args.port_base, self.args.port_base + 1, sink)
         cmd, cenv = self.env.check_cmd(daemon, conf)
         try:
             p = subprocess.run(cmd, env=cenv, capture_output=True, text=True, timeout=30)
@@ -502,17 +538,38 @@ class Bench:
             return first_error(text) or "configuration check failed (exit %d)" % p.returncode
         return None
 
+    def _start_sink_daemon(self, meta, daemon, work, sink_port):
+        """The far end of a chain: the same daemon on NAME.sink.conf, in
+        its own directory, listening before the relay starts."""
+        swork = os.path.join(work, "sink")
+        os.makedirs(swork)
+        sconf, _ = self._conf(meta, daemon, work, sink_port, sink=True)
+        cmd, denv = self.env.run_cmd(daemon, sconf, swork)
+        log = open(os.path.join(swork, "daemon.log"), "wb")
+        proc = subprocess.Popen(cmd, env=denv, stdout=log, stderr=subprocess.STDOUT, cwd=swork)
+        log.close()
+        deadline = time.monotonic() + 15
+        while not port_is_bound(sink_port, False):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                stop_process(proc)
+                raise RunError("the far end did not listen on port %d: %s" % (
+                    sink_port, tail(os.path.join(swork, "daemon.log"))))
+            time.sleep(0.02)
+        return proc
+
     def run_once(self, meta, daemon):
         work = tempfile.mkdtemp(prefix="%s-%s-" % (meta["name"], daemon), dir=self.tmp)
         port = self.next_port()
-        sink_port = self.next_port() if meta["sink"] == "tcp" else 0
+        sink_port = self.next_port() if meta["sink"] != "none" else 0
         conf, out = self._conf(meta, daemon, work, port, sink_port)
         input_path = self.input_for(meta["input"])
         sent, expected = expected_lines(meta, input_path)
         udp = meta["transport"] == "udp"
         cmd, denv = self.env.run_cmd(daemon, conf, work)
         sink = None
-        if sink_port:
+        if meta["sink"] == "daemon":
+            sink = self._start_sink_daemon(meta, daemon, work, sink_port)
+        elif sink_port:
             # a relay forwards to a sink that writes under @OUT@, counted as files are;
             # it listens before the daemon starts, so no daemon waits for time-reopen
             sink = subprocess.Popen([sys.executable, os.path.join(HERE, "sink.py"), str(sink_port), out])
@@ -536,7 +593,10 @@ class Bench:
                 if time.monotonic() > deadline:
                     raise RunError("not listening on port %d after 15 s: %s" % (port, tail(log.name)))
                 time.sleep(0.02)
-            cpu0 = proc_cpu_seconds(proc.pid)
+            # a chain's CPU is both daemons': the far end's work is the
+            # protocol's cost too
+            cpu_pids = [proc.pid] + ([sink.pid] if meta["sink"] == "daemon" else [])
+            cpu0 = sum(proc_cpu_seconds(p) for p in cpu_pids)
             counter = LineCounter(out)
             lg_log = open(os.path.join(work, "loggen.log"), "wb")
             lcmd = loggen_cmd(self.env, meta, port, input_path)
@@ -575,7 +635,9 @@ class Bench:
                     break
             last_count = count
             elapsed = last_change - t0
-            cpu = proc_cpu_seconds(proc.pid) - cpu0
+            if sink is not None and sink.poll() is not None:
+                raise RunError("the far end exited (%d) during the run" % sink.returncode)
+            cpu = sum(proc_cpu_seconds(p) for p in cpu_pids) - cpu0
             rss = proc_peak_rss_kib(proc.pid)
             if lg.poll() is None:
                 lg.wait(30)
@@ -743,6 +805,10 @@ def run_scenario(bench, s, daemons, repeat, entry):
     turns so that a change in the machine's load falls on all of them."""
     runs = {}
     for d in daemons:
+        if d in s["not-for"]:
+            entry["daemons"][d] = {"status": "n/a", "reason": s["not-for"][d], "runs": []}
+            print("%-20s %-9s n/a: %s" % (s["name"], d, s["not-for"][d]), flush=True)
+            continue
         why = bench.check(s, d)
         if why is None:
             runs[d] = []

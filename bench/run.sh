@@ -66,7 +66,7 @@ unpack() {
 # the harness, its chart, the TLS certificate, and the peers' shared
 # libraries (not the peers themselves)
 install_missing python3 python3-matplotlib openssl \
-  libestr0 libfastjson4 liblognorm5 libuuid1 libzstd1 zlib1g libssl3 \
+  libestr0 libfastjson4 liblognorm5 libuuid1 libzstd1 zlib1g libssl3 libgnutls30 \
   libnet1 libpcre3 libwrap0 libivykis0 libjson-c5 libcap2 libsystemd0 libglib2.0-0
 "$repo/scripts/install-deps.sh"
 mkdir -p "$deps"
@@ -78,8 +78,10 @@ if [ ! -x "$deps/syslog-ng/usr/sbin/syslog-ng" ]; then
     unpack "$deps/syslog-ng" syslog-ng-core
   fi
 fi
-if [ ! -x "$deps/rsyslog/usr/sbin/rsyslogd" ]; then
-  unpack "$deps/rsyslog" rsyslog rsyslog-openssl
+# rsyslog-relp (imrelp, omrelp on librelp0) for the chain-relp scenario; a
+# directory unpacked before it was added is unpacked again
+if [ ! -x "$deps/rsyslog/usr/sbin/rsyslogd" ] || [ ! -f "$deps/rsyslog/usr/lib/x86_64-linux-gnu/rsyslog/imrelp.so" ]; then
+  unpack "$deps/rsyslog" rsyslog rsyslog-openssl rsyslog-relp librelp0
 fi
 
 if [ ! -f "$build/build.ninja" ]; then

@@ -26,6 +26,9 @@ class T(unittest.TestCase):
             self.assertTrue(s["title"], s["name"])
             self.assertIsNotNone(s["rsyslog_path"], s["name"])
             text = open(s["rsyslog_path"]).read() + s["text"]
+            if s["sink"] == "daemon":
+                self.assertIsNotNone(s["sink_rsyslog_path"], s["name"])
+                text += open(s["sink_path"]).read() + open(s["sink_rsyslog_path"]).read()
             left = re.findall(r"@[A-Z]+@", render(text, dict.fromkeys(("PORT", "OUT", "WORK", "CERT", "KEY", "SINKPORT"), "x")))
             self.assertEqual(left, [], s["name"])
 
