@@ -140,10 +140,6 @@ int file_dest_open(FileDest *d, const char *path);
 /* file-writer.c */
 extern const LogWriterOps file_writer_ops;
 
-/* Open the path now when it has no macros (start()): a bad path shows at
- * once, not at the first message.  Failures are logged, and the writer
- * retries them; never fatal. */
-void file_writer_open_static(FileDest *d);
 
 /* Release the writer state (the open files are closed by finish). */
 void file_writer_free(FileDest *d);

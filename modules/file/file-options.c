@@ -343,15 +343,10 @@ _setup_path(FileDest *d, const CfgNode *call, CfgError *err)
 
 static void _file_dest_free(LogDestDriver *s);
 
-static bool
-_file_dest_start(LogDestDriver *s, char **error)
-{
-  FileDest *d = (FileDest *) s;
-  file_writer_open_static(d);
-  return true;
-}
-
-static const LogDestOps file_dest_ops = { _file_dest_start, _file_dest_free };
+/* Nothing is opened at start: as with syslog-ng, a file is created by its
+ * first message, so a configuration that names many files leaves no empty
+ * ones behind. */
+static const LogDestOps file_dest_ops = { NULL, _file_dest_free };
 
 static void
 _file_dest_free(LogDestDriver *s)

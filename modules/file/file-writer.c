@@ -156,17 +156,6 @@ _lookup(FileDest *d, const char *path, int64_t now, int *err)
   return f;
 }
 
-void
-file_writer_open_static(FileDest *d)
-{
-  _ensure_state(d);
-  int err = 0;
-  if (d->kind == FILE_KIND_STDOUT)
-    _lookup(d, "", _mono_sec(), &err);
-  else if (d->path_is_literal)
-    _lookup(d, log_template_get_text(d->path), _mono_sec(), &err);
-}
-
 /* ---- writing ------------------------------------------------------------ */
 
 /* Wait until fd takes more bytes; false after EAGAIN_WAIT_MS without. */
@@ -466,9 +455,15 @@ _reopen(void *dest)
   if (!d->files || d->kind == FILE_KIND_STDOUT)
     return;
   d->last = NULL;
+  /* a fixed path that was open is opened again at once, so the new file
+   * appears now (as syslog-ng does); one never written stays unmade */
+  bool reopen_now = d->path_is_literal && g_hash_table_size(d->files) > 0;
   g_hash_table_remove_all(d->files);
-  /* a fixed path is reopened at once, so the new file appears now */
-  file_writer_open_static(d);
+  if (reopen_now)
+    {
+      int err = 0;
+      _lookup(d, log_template_get_text(d->path), _mono_sec(), &err);
+    }
 }
 
 static void

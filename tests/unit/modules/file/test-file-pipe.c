@@ -80,6 +80,10 @@ Test(file_pipe, a_missing_fifo_is_created_with_perm)
   mode_t old = umask(0);
   rig_build(&r, "destination d { pipe(\"@DIR@/fifo\" perm(0620)); };");
   char *p = rig_path(&r, "fifo");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: x"); /* the first message makes it */
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  batch_free(&b);
   struct stat st;
   cr_assert_eq(stat(p, &st), 0);
   cr_assert(S_ISFIFO(st.st_mode));

@@ -103,7 +103,9 @@ Test(file_write, perm_minus_one_leaves_the_mode_as_created)
   mode_t old = umask(0);
   rig_build(&r, "destination d { file(\"@DIR@/f\" perm(-1)); };");
   char *p = rig_path(&r, "f");
-  cr_assert_eq(chmod(p, 0644), 0);
+  int fd = open(p, O_CREAT | O_WRONLY, 0644); /* made by someone else */
+  cr_assert_geq(fd, 0);
+  close(fd);
   Batch b = { 0 };
   batch_add(&b, "<13>Mar 10 11:58:01 h su: x");
   cr_assert_eq(rig_write(&r, b.items, b.n), 1);
@@ -181,10 +183,12 @@ Test(file_write, a_path_without_macros_is_never_reaped)
   Rig r = { 0 };
   rig_build(&r, "options { time-reap(1); }; destination d { file(\"@DIR@/fixed\"); };");
   cr_assert(r.d->path_is_literal);
-  /* start() opened it already */
-  assert_file(&r, "fixed", "");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: x");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
   r.drv->writer_ops->housekeep(r.drv, mono_now() + 100);
   cr_assert_eq(g_hash_table_size(r.d->files), 1);
+  batch_free(&b);
   rig_free(&r);
 }
 
@@ -206,6 +210,25 @@ Test(file_write, reopen_follows_log_rotation)
   assert_file(&r, "messages", "Mar 10 11:58:02 h app: after\n");
   g_free(p);
   g_free(rotated);
+  batch_free(&b);
+  rig_free(&r);
+}
+
+/* As with syslog-ng: no file at start, nor at a reopen before anything
+ * was written to it; the first message makes it. */
+Test(file_write, a_fixed_path_is_made_by_its_first_message)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/messages\"); };");
+  char *p = rig_path(&r, "messages");
+  cr_assert(access(p, F_OK) != 0, "made at start");
+  r.drv->writer_ops->reopen(r.drv);
+  cr_assert(access(p, F_OK) != 0, "made by a reopen before the first message");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: first");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "messages", "Mar 10 11:58:01 h app: first\n");
+  g_free(p);
   batch_free(&b);
   rig_free(&r);
 }
