@@ -195,24 +195,22 @@ _take_answered_locked(RelpDest *d, LogQueueItem **out, size_t *n)
   d->count -= k;
 }
 
-/* rsp for txnr with code: marks the message answered (_confirm_answered
- * hands it on). */
-static void
-_answered(RelpDest *d, uint32_t txnr, int code)
+typedef struct RelpAnswer
 {
-  pthread_mutex_lock(&d->lock);
+  uint32_t txnr;
+  int code;
+} RelpAnswer;
+
+/* rsp for txnr with code (lock held): marks the message answered. */
+static void
+_answered_locked(RelpDest *d, uint32_t txnr, int code)
+{
   if (d->count == 0)
-    {
-      pthread_mutex_unlock(&d->lock);
-      return; /* the answer to close */
-    }
+    return; /* the answer to close */
   uint32_t first = _at(d, 0)->txnr;
   size_t off = txnr >= first ? txnr - first : txnr + RELP_TXNR_MAX - first;
   if (off >= d->count || _at(d, off)->txnr != txnr || _at(d, off)->answered)
-    {
-      pthread_mutex_unlock(&d->lock);
-      return; /* not ours (close) or answered twice */
-    }
+    return; /* not ours (close) or answered twice */
   if (code != 200)
     {
       char c[16];
@@ -220,21 +218,22 @@ _answered(RelpDest *d, uint32_t txnr, int code)
       sluice_log(SLUICE_LOG_ERROR, "RELP server did not take a message", "driver", d->name, "server", d->target,
                  "code", c, NULL);
       _break_locked(d, "the server answered with an error");
-      pthread_mutex_unlock(&d->lock);
       return;
     }
   _at(d, off)->answered = true;
-  pthread_mutex_unlock(&d->lock);
 }
 
-/* Hand the answered front of the ring to the queue: once per read of
- * answers, so a disk buffer moves its head once for all of them. */
+/* The answers of one read: marked under one lock (not one per answer),
+ * and the answered front of the ring handed to the queue at once, so a
+ * disk buffer moves its head once for all of them. */
 static void
-_confirm_answered(RelpDest *d)
+_confirm_answered(RelpDest *d, const RelpAnswer *answers, size_t n_answers)
 {
   LogQueueItem *done;
   size_t n;
   pthread_mutex_lock(&d->lock);
+  for (size_t i = 0; i < n_answers; i++)
+    _answered_locked(d, answers[i].txnr, answers[i].code);
   _take_answered_locked(d, &done, &n);
   if (n)
     pthread_cond_broadcast(&d->room);
@@ -249,6 +248,7 @@ _reader_main(void *arg)
 {
   RelpDest *d = arg;
   GString *buf = g_string_sized_new(65536);
+  GArray *answers = g_array_new(FALSE, FALSE, sizeof(RelpAnswer));
   const char *reason = NULL;
   for (;;)
     {
@@ -282,15 +282,16 @@ _reader_main(void *arg)
              == RELP_PARSE_FRAME)
         {
           off += used;
-          if (f.cmd == RELP_CMD_RSP)
-            _answered(d, f.txnr, relp_rsp_code(f.data, f.data_len));
-          else
+          if (f.cmd != RELP_CMD_RSP)
             {
               reason = f.cmd == RELP_CMD_SERVERCLOSE ? "serverclose" : "a command a server does not send";
               break;
             }
+          RelpAnswer a = { f.txnr, relp_rsp_code(f.data, f.data_len) };
+          g_array_append_val(answers, a);
         }
-      _confirm_answered(d);
+      _confirm_answered(d, (const RelpAnswer *) answers->data, answers->len);
+      g_array_set_size(answers, 0);
       if (st == RELP_PARSE_ERROR)
         reason = error;
       if (reason)
@@ -301,6 +302,7 @@ _reader_main(void *arg)
   _break_locked(d, reason);
   d->reader_done = true;
   pthread_mutex_unlock(&d->lock);
+  g_array_free(answers, TRUE);
   g_string_free(buf, TRUE);
   return NULL;
 }
