@@ -2,6 +2,8 @@
 /* The serialized form of a LogMsg: see include/sluice/logmsg-serialize.h. */
 #include "sluice/logmsg-serialize.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +46,34 @@ _put_bytes(uint8_t *p, const void *data, size_t len)
   return p + len;
 }
 
+/* The built-in slots' names never change: looked up once instead of
+ * twice per value and message (a disk buffer serializes every message). */
+typedef struct BuiltinName
+{
+  const char *name;
+  size_t len;
+} BuiltinName;
+
+static BuiltinName builtin_names[LM_V_MAX];
+static atomic_bool builtin_names_ready;
+static pthread_once_t builtin_names_once = PTHREAD_ONCE_INIT;
+
+static void
+_builtin_names_init(void)
+{
+  for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
+    builtin_names[h].name = log_msg_get_value_name(h, &builtin_names[h].len);
+  atomic_store_explicit(&builtin_names_ready, true, memory_order_release);
+}
+
+static inline const BuiltinName *
+_builtin_names(void)
+{
+  if (!atomic_load_explicit(&builtin_names_ready, memory_order_acquire))
+    pthread_once(&builtin_names_once, _builtin_names_init);
+  return builtin_names;
+}
+
 typedef struct TagSizer
 {
   size_t size;
@@ -61,14 +91,11 @@ _size_tag(LogTagId id, const char *name, void *user_data)
 size_t
 log_msg_serialized_size(const LogMsg *msg)
 {
+  const BuiltinName *names = _builtin_names();
   size_t size = FIXED_SIZE + 4 + 4;
   for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
     if (msg->builtin[h].ptr)
-      {
-        size_t name_len;
-        log_msg_get_value_name(h, &name_len);
-        size += 2 + name_len + 4 + msg->builtin[h].len;
-      }
+      size += 2 + names[h].len + 4 + msg->builtin[h].len;
   for (uint32_t i = 0; i < msg->nv_len; i++)
     {
       size_t name_len;
@@ -81,28 +108,43 @@ log_msg_serialized_size(const LogMsg *msg)
 }
 
 static uint8_t *
-_put_value(uint8_t *p, NVHandle h, const char *value, uint32_t len)
+_put_named(uint8_t *p, const char *name, size_t name_len, const char *value, uint32_t len)
 {
-  size_t name_len;
-  const char *name = log_msg_get_value_name(h, &name_len);
   p = _put16(p, (uint16_t) name_len);
   p = _put_bytes(p, name, name_len);
   p = _put32(p, len);
   return _put_bytes(p, value, len);
 }
 
+static uint8_t *
+_put_value(uint8_t *p, NVHandle h, const char *value, uint32_t len)
+{
+  size_t name_len;
+  const char *name = log_msg_get_value_name(h, &name_len);
+  return _put_named(p, name, name_len, value, len);
+}
+
+/* Tags are written and counted in one walk; the count goes in front. */
+typedef struct TagWriter
+{
+  uint8_t *p;
+  uint32_t count;
+} TagWriter;
+
 static void
 _put_tag(LogTagId id, const char *name, void *user_data)
 {
-  uint8_t **p = user_data;
+  TagWriter *w = user_data;
   size_t len = name ? strlen(name) : 0;
-  *p = _put16(*p, (uint16_t) len);
-  *p = _put_bytes(*p, name, len);
+  w->p = _put16(w->p, (uint16_t) len);
+  w->p = _put_bytes(w->p, name, len);
+  w->count++;
 }
 
 size_t
 log_msg_serialize(const LogMsg *msg, uint8_t *out)
 {
+  const BuiltinName *names = _builtin_names();
   uint8_t *p = out;
   *p++ = 'M';
   *p++ = LOG_MSG_SERIALIZE_VERSION;
@@ -126,17 +168,14 @@ log_msg_serialize(const LogMsg *msg, uint8_t *out)
   p = _put32(p, count);
   for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
     if (msg->builtin[h].ptr)
-      p = _put_value(p, h, msg->builtin[h].ptr, msg->builtin[h].len);
+      p = _put_named(p, names[h].name, names[h].len, msg->builtin[h].ptr, msg->builtin[h].len);
   for (uint32_t i = 0; i < msg->nv_len; i++)
     p = _put_value(p, msg->nv[i].handle, msg->nv[i].ptr, msg->nv[i].len);
 
-  uint8_t *count_at = p;
-  p += 4;
-  TagSizer tags = { 0, 0 };
-  log_msg_foreach_tag(msg, _size_tag, &tags);
-  _put32(count_at, tags.count);
-  log_msg_foreach_tag(msg, _put_tag, &p);
-  return (size_t) (p - out);
+  TagWriter tags = { p + 4, 0 };
+  log_msg_foreach_tag(msg, _put_tag, &tags);
+  _put32(p, tags.count);
+  return (size_t) (tags.p - out);
 }
 
 /* ---- reading ----------------------------------------------------------- */
