@@ -140,8 +140,8 @@ diskq_header_decode(const uint8_t buf[DISKQ_HEADER_ENC], DiskQHeader *h)
   if ((uint32_t) _get(buf + DISKQ_HEADER_ENC - 4, 4) != diskq_crc32(0, buf, DISKQ_HEADER_ENC - 4))
     return "the header's checksum does not match";
   h->version = (uint32_t) _get(buf + 8, 4);
-  if (h->version != DISKQ_VERSION)
-    return "unsupported disk buffer version";
+  if (h->version < DISKQ_VERSION_MIN || h->version > DISKQ_VERSION)
+    return "unsupported disk buffer version (written by another version of Sluice)";
   h->flags = (uint32_t) _get(buf + 12, 4);
   uint64_t *fields[] = { &h->capacity, &h->head, &h->head_seq, &h->tail, &h->tail_seq,
                          &h->front_count, &h->front_bytes, &h->ovf_count, &h->ovf_bytes };
@@ -154,26 +154,46 @@ diskq_header_decode(const uint8_t buf[DISKQ_HEADER_ENC], DiskQHeader *h)
 
 /* ---- records ------------------------------------------------------------ */
 
+/* The checksum of a record: version 1 covers the length, the sequence
+ * number, then the payload; version 2 the payload, then the length and the
+ * sequence number (see DISKQ_VERSION).  A skip marker has no payload, so
+ * both versions checksum it the same way. */
+static uint32_t
+_rec_crc(const uint8_t *hdr, const uint8_t *payload, uint32_t len, uint32_t version)
+{
+  if (version >= 2)
+    {
+      uint32_t crc = payload ? diskq_crc32(0, payload, len) : 0;
+      crc = diskq_crc32(crc, hdr, 4);
+      return diskq_crc32(crc, hdr + 8, 8);
+    }
+  uint32_t crc = diskq_crc32(0, hdr, 4);
+  crc = diskq_crc32(crc, hdr + 8, 8);
+  return payload ? diskq_crc32(crc, payload, len) : crc;
+}
+
 void
-diskq_rec_hdr_encode(uint8_t out[DISKQ_REC_HDR], uint32_t len, uint64_t seq, const uint8_t *payload)
+diskq_rec_hdr_encode(uint8_t out[DISKQ_REC_HDR], uint32_t len, uint64_t seq, const uint8_t *payload,
+                     uint32_t version)
 {
   _put(out, len, 4);
   _put(out + 8, seq, 8);
-  uint32_t crc = diskq_crc32(0, out, 4);
-  crc = diskq_crc32(crc, out + 8, 8);
-  if (payload)
-    crc = diskq_crc32(crc, payload, len);
-  _put(out + 4, crc, 4);
+  _put(out + 4, _rec_crc(out, payload, len, version), 4);
+}
+
+void
+diskq_rec_hdr_encode_v2(uint8_t out[DISKQ_REC_HDR], uint32_t len, uint64_t seq, uint32_t payload_crc)
+{
+  _put(out, len, 4);
+  _put(out + 8, seq, 8);
+  uint32_t crc = diskq_crc32(payload_crc, out, 4);
+  _put(out + 4, diskq_crc32(crc, out + 8, 8), 4);
 }
 
 static bool
-_rec_crc_ok(const uint8_t *hdr, const uint8_t *payload, uint32_t len)
+_rec_crc_ok(const uint8_t *hdr, const uint8_t *payload, uint32_t len, uint32_t version)
 {
-  uint32_t crc = diskq_crc32(0, hdr, 4);
-  crc = diskq_crc32(crc, hdr + 8, 8);
-  if (payload)
-    crc = diskq_crc32(crc, payload, len);
-  return crc == (uint32_t) _get(hdr + 4, 4);
+  return _rec_crc(hdr, payload, len, version) == (uint32_t) _get(hdr + 4, 4);
 }
 
 /* ---- buffered reading --------------------------------------------------- */
@@ -201,6 +221,8 @@ diskq_reader_get(DiskQReader *r, uint64_t off, size_t len)
   if (r->len && off >= r->off && off + len <= r->off + r->len)
     return r->buf + (off - r->off);
   size_t want = len > READER_CHUNK ? len : READER_CHUNK;
+  if (r->limit > off + len && want > r->limit - off)
+    want = (size_t) (r->limit - off);
   if (want > r->cap)
     {
       uint8_t *nb = realloc(r->buf, want);
@@ -247,7 +269,7 @@ diskq_scan_next(DiskQScan *s, DiskQRecHdr *h, const uint8_t **payload, uint64_t 
         return 0;
       if (h->len == DISKQ_SKIP)
         {
-          if (!_rec_crc_ok(p, NULL, 0))
+          if (!_rec_crc_ok(p, NULL, 0, s->version))
             return 0;
           pos += s->ring - off;
           continue;
@@ -264,7 +286,7 @@ diskq_scan_next(DiskQScan *s, DiskQRecHdr *h, const uint8_t **payload, uint64_t 
       s->seq++;
       *advance = s->pos - start;
       *payload = body;
-      return _rec_crc_ok(hdr, body, h->len) ? 1 : -1;
+      return _rec_crc_ok(hdr, body, h->len, s->version) ? 1 : -1;
     }
 }
 
@@ -350,7 +372,7 @@ _foreach_section(DiskQFile *f, const char *section, uint64_t off, uint64_t count
       const uint8_t *body = diskq_reader_get(&f->rd, off + DISKQ_REC_HDR, h.len);
       if (!body)
         break;
-      _report(section, &h, body, _rec_crc_ok(hdr, body, h.len), func, user_data);
+      _report(section, &h, body, _rec_crc_ok(hdr, body, h.len, f->hdr.version), func, user_data);
       off += diskq_rec_size(h.len);
     }
   return n;
@@ -362,7 +384,7 @@ diskq_file_foreach(DiskQFile *f, DiskQRecordFunc func, void *user_data)
   uint64_t ring = f->hdr.capacity - DISKQ_HEADER_SIZE;
   uint64_t sections = DISKQ_HEADER_SIZE + ring;
   uint64_t n = _foreach_section(f, "front", sections, f->hdr.front_count, func, user_data);
-  DiskQScan s = { &f->rd, ring, f->hdr.head, f->hdr.head, f->hdr.head_seq };
+  DiskQScan s = { &f->rd, f->hdr.version, ring, f->hdr.head, f->hdr.head, f->hdr.head_seq };
   DiskQRecHdr h;
   const uint8_t *payload;
   uint64_t adv;

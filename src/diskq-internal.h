@@ -10,7 +10,13 @@
 #include <stdint.h>
 
 #define DISKQ_MAGIC "SLUICEDQ"
-#define DISKQ_VERSION 1
+/* Version 2 checksums a record's payload first, then its length and
+ * sequence number, so a pusher computes the payload's part before it takes
+ * the queue's lock (the sequence number is only known under it); version 1
+ * put the length and sequence number first.  Both are read; new files and
+ * emptied version 1 files are written as version 2. */
+#define DISKQ_VERSION 2
+#define DISKQ_VERSION_MIN 1
 #define DISKQ_HEADER_ENC 96 /* bytes of the header actually written */
 #define DISKQ_REC_HDR 16
 #define DISKQ_SKIP 0xffffffffu
@@ -38,8 +44,13 @@ typedef struct DiskQRecHdr
   uint64_t seq;
 } DiskQRecHdr;
 
-/* Write a record header for payload[0..len) (NULL for a skip marker) at out. */
-void diskq_rec_hdr_encode(uint8_t out[DISKQ_REC_HDR], uint32_t len, uint64_t seq, const uint8_t *payload);
+/* Write a record header for payload[0..len) (NULL for a skip marker) at
+ * out, checksummed as the given file version does. */
+void diskq_rec_hdr_encode(uint8_t out[DISKQ_REC_HDR], uint32_t len, uint64_t seq, const uint8_t *payload,
+                          uint32_t version);
+/* The same for a version 2 file when the payload's checksum is known:
+ * payload_crc is diskq_crc32(0, payload, len). */
+void diskq_rec_hdr_encode_v2(uint8_t out[DISKQ_REC_HDR], uint32_t len, uint64_t seq, uint32_t payload_crc);
 
 /* Reads a file through a buffer of a few hundred KiB. */
 typedef struct DiskQReader
@@ -47,8 +58,9 @@ typedef struct DiskQReader
   int fd;
   uint8_t *buf;
   size_t cap;
-  uint64_t off; /* file offset of buf[0] */
-  size_t len;   /* valid bytes in buf */
+  uint64_t off;   /* file offset of buf[0] */
+  size_t len;     /* valid bytes in buf */
+  uint64_t limit; /* read ahead no further than this offset (0: no limit) */
 } DiskQReader;
 
 void diskq_reader_init(DiskQReader *r, int fd);
@@ -67,6 +79,7 @@ const uint8_t *diskq_reader_get(DiskQReader *r, uint64_t off, size_t len);
 typedef struct DiskQScan
 {
   DiskQReader *rd;
+  uint32_t version; /* of the file: how its records are checksummed */
   uint64_t ring;
   uint64_t base;
   uint64_t pos;

@@ -31,6 +31,7 @@ struct LogQueueDisk
   DiskBufferOptions o;
   char *name, *path;
   int fd;
+  uint32_t version; /* the file's format (DISKQ_VERSION once it has been emptied) */
   bool opened;
   uint64_t ring, ring_end; /* ring bytes; file offset where the saved sections go */
   uint64_t b, bseq, r, rseq, w, wseq;

@@ -138,7 +138,7 @@ _pwrite_all(int fd, const uint8_t *buf, size_t len, uint64_t off)
 void
 diskq_write_header(LogQueueDisk *d, uint64_t front_count, uint64_t front_bytes, uint64_t ovf_count, uint64_t ovf_bytes)
 {
-  DiskQHeader h = { DISKQ_VERSION, d->o.reliable ? DISKQ_F_RELIABLE : 0, d->ring + DISKQ_HEADER_SIZE,
+  DiskQHeader h = { d->version, d->o.reliable ? DISKQ_F_RELIABLE : 0, d->ring + DISKQ_HEADER_SIZE,
                     d->b, d->bseq, d->w, d->wseq, front_count, front_bytes, ovf_count, ovf_bytes };
   uint8_t buf[DISKQ_HEADER_ENC];
   diskq_header_encode(&h, buf);
@@ -204,6 +204,7 @@ _create(LogQueueDisk *d, char **error)
       return false;
     }
   d->file_end = d->o.prealloc ? d->ring_end : DISKQ_HEADER_SIZE;
+  d->version = DISKQ_VERSION;
   diskq_write_header(d, 0, 0, 0, 0);
   d->durable_b = 0;
   return true;
@@ -246,9 +247,10 @@ _load(LogQueueDisk *d, const DiskQHeader *h, uint64_t size)
   d->ring_end = h->capacity;
   if ((uint64_t) d->o.capacity != h->capacity)
     sluice_log(SLUICE_LOG_NOTICE, "Disk buffer keeps the capacity of its existing file", "filename", d->path, NULL);
+  d->version = h->version;
   d->b = d->r = h->head;
   d->bseq = d->rseq = h->head_seq;
-  DiskQScan s = { &d->rd, d->ring, d->b, d->b, d->bseq };
+  DiskQScan s = { &d->rd, d->version, d->ring, d->b, d->b, d->bseq };
   DiskQRecHdr rh;
   const uint8_t *payload;
   uint64_t adv;
@@ -348,7 +350,7 @@ _save_record(LogQueueDisk *d, LogMsg *msg, uint64_t seq)
   uint8_t *rec = d->wbuf + d->wlen;
   log_msg_serialize(msg, rec + DISKQ_REC_HDR);
   memset(rec + DISKQ_REC_HDR + len, 0, size - DISKQ_REC_HDR - len);
-  diskq_rec_hdr_encode(rec, (uint32_t) len, seq, rec + DISKQ_REC_HDR);
+  diskq_rec_hdr_encode(rec, (uint32_t) len, seq, rec + DISKQ_REC_HDR, d->version);
   d->wlen += size;
   return size;
 }

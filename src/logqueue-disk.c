@@ -55,11 +55,19 @@ _carry(LogQueueDisk *d, uint64_t advance, uint32_t records)
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* A message serialized before the queue's lock was taken (reliable
+ * buffers): its payload and the payload's checksum. */
+typedef struct DqPre
+{
+  const uint8_t *payload;
+  uint32_t crc;
+} DqPre;
+
 /* Append msg as the record at w (after a skip marker when it does not fit
- * before the ring's end).  Returns the bytes it took, or 0 when the file
- * has no room for it. */
+ * before the ring's end), from pre when it was serialized already.
+ * Returns the bytes it took, or 0 when the file has no room for it. */
 static uint64_t
-_append_record(LogQueueDisk *d, LogMsg *msg, size_t len)
+_append_record(LogQueueDisk *d, LogMsg *msg, size_t len, const DqPre *pre)
 {
   uint64_t size = diskq_rec_size((uint32_t) len);
   uint64_t off = d->w % d->ring;
@@ -75,7 +83,7 @@ _append_record(LogQueueDisk *d, LogMsg *msg, size_t len)
       if (skip >= DISKQ_REC_HDR)
         {
           diskq_wbuf_reserve(d, DISKQ_REC_HDR);
-          diskq_rec_hdr_encode(d->wbuf + d->wlen, DISKQ_SKIP, d->wseq, NULL);
+          diskq_rec_hdr_encode(d->wbuf + d->wlen, DISKQ_SKIP, d->wseq, NULL, d->version);
           d->wlen += DISKQ_REC_HDR;
         }
       diskq_wbuf_flush(d);
@@ -83,9 +91,15 @@ _append_record(LogQueueDisk *d, LogMsg *msg, size_t len)
     }
   diskq_wbuf_reserve(d, size);
   uint8_t *rec = d->wbuf + d->wlen;
-  log_msg_serialize(msg, rec + DISKQ_REC_HDR);
+  if (pre)
+    memcpy(rec + DISKQ_REC_HDR, pre->payload, len);
+  else
+    log_msg_serialize(msg, rec + DISKQ_REC_HDR);
   memset(rec + DISKQ_REC_HDR + len, 0, size - DISKQ_REC_HDR - len);
-  diskq_rec_hdr_encode(rec, (uint32_t) len, d->wseq, rec + DISKQ_REC_HDR);
+  if (pre && d->version >= 2)
+    diskq_rec_hdr_encode_v2(rec, (uint32_t) len, d->wseq, pre->crc);
+  else
+    diskq_rec_hdr_encode(rec, (uint32_t) len, d->wseq, rec + DISKQ_REC_HDR, d->version);
   d->wlen += size;
   d->w += skip + size;
   d->wseq++;
@@ -107,10 +121,101 @@ typedef struct DqBatch
   uint64_t w, wseq, nd;
 } DqBatch;
 
+/* Per-thread scratch of the push and ack calls, kept between calls so a
+ * batch allocates nothing: the payloads serialized before the lock, and
+ * the arrays of a batch.  Taken out while in use (NULL), in case an ack
+ * callback ever pushes to a disk queue on the same thread. */
+typedef struct DqScratch
+{
+  uint8_t *buf; /* payloads, each 8-byte aligned */
+  size_t cap;
+  DqPre *pre;
+  size_t *lens;
+  size_t pcap;
+  GArray *staged;
+  GPtrArray *acks, *unrefs;
+} DqScratch;
+
+static void
+_scratch_free(gpointer p)
+{
+  DqScratch *x = p;
+  free(x->buf);
+  free(x->pre);
+  free(x->lens);
+  if (x->staged)
+    g_array_free(x->staged, TRUE);
+  if (x->acks)
+    g_ptr_array_free(x->acks, TRUE);
+  if (x->unrefs)
+    g_ptr_array_free(x->unrefs, TRUE);
+  free(x);
+}
+
+static GPrivate scratch_key = G_PRIVATE_INIT(_scratch_free);
+
+static DqScratch *
+_scratch(void)
+{
+  DqScratch *x = g_private_get(&scratch_key);
+  if (!x)
+    {
+      x = calloc(1, sizeof(*x));
+      if (!x)
+        abort();
+      g_private_set(&scratch_key, x);
+    }
+  return x;
+}
+
+static GArray *
+_take_staged(void)
+{
+  DqScratch *x = _scratch();
+  GArray *a = x->staged ? x->staged : g_array_new(FALSE, FALSE, sizeof(DqStaged));
+  x->staged = NULL;
+  g_array_set_size(a, 0);
+  return a;
+}
+
+static GPtrArray *
+_take_ptrs(bool acks)
+{
+  DqScratch *x = _scratch();
+  GPtrArray **slot = acks ? &x->acks : &x->unrefs;
+  GPtrArray *a = *slot ? *slot : g_ptr_array_new();
+  *slot = NULL;
+  g_ptr_array_set_size(a, 0);
+  return a;
+}
+
+/* Give an array back to this thread's scratch (or free it when the
+ * scratch has one already). */
+static void
+_give_staged(GArray *a)
+{
+  DqScratch *x = _scratch();
+  if (x->staged)
+    g_array_free(a, TRUE);
+  else
+    x->staged = a;
+}
+
+static void
+_give_ptrs(GPtrArray *a, bool acks)
+{
+  DqScratch *x = _scratch();
+  GPtrArray **slot = acks ? &x->acks : &x->unrefs;
+  if (*slot)
+    g_ptr_array_free(a, TRUE);
+  else
+    *slot = a;
+}
+
 static void
 _batch_begin(LogQueueDisk *d, DqBatch *bt)
 {
-  bt->staged = g_array_new(FALSE, FALSE, sizeof(DqStaged));
+  bt->staged = _take_staged();
   bt->w = d->w;
   bt->wseq = d->wseq;
   bt->nd = d->nd;
@@ -120,9 +225,9 @@ _batch_begin(LogQueueDisk *d, DqBatch *bt)
  * whole of what is pending (reliable), else only there.  Returns false
  * when the file is full. */
 static bool
-_to_file(LogQueueDisk *d, DqBatch *bt, LogQueueItem *it, size_t len)
+_to_file(LogQueueDisk *d, DqBatch *bt, LogQueueItem *it, size_t len, const DqPre *pre)
 {
-  uint64_t adv = _append_record(d, it->msg, len);
+  uint64_t adv = _append_record(d, it->msg, len, pre);
   if (!adv)
     return false;
   bool cached = d->o.reliable && d->nd == 0 && d->nc < d->qout;
@@ -184,7 +289,7 @@ _batch_end(LogQueueDisk *d, DqBatch *bt, GPtrArray *acks, GPtrArray *unrefs)
           _ovf_push_front(d, st[i].item, st[i].size);
         }
     }
-  g_array_free(bt->staged, TRUE);
+  _give_staged(bt->staged);
   return ok && d->w != bt->w;
 }
 
@@ -195,7 +300,7 @@ _drain_overflow(LogQueueDisk *d, DqBatch *bt)
   while (d->no)
     {
       DqOvf *o = &d->ovf[d->ohead];
-      if (!_to_file(d, bt, &o->item, o->size))
+      if (!_to_file(d, bt, &o->item, o->size, NULL))
         break;
       diskq_ovf_pop(d);
     }
@@ -234,14 +339,59 @@ _finish_push(LogQueueDisk *d, GPtrArray *acks, GPtrArray *unrefs, bool wrote)
     }
   for (guint i = 0; i < unrefs->len; i++)
     log_msg_unref(unrefs->pdata[i]);
-  g_ptr_array_free(acks, TRUE);
-  g_ptr_array_free(unrefs, TRUE);
+  _give_ptrs(acks, true);
+  _give_ptrs(unrefs, false);
+}
+
+/* Serialize the items of a reliable buffer's push into this thread's
+ * scratch, with each payload's checksum, before the queue's lock is taken:
+ * the pushing threads do that work side by side, and under the lock only
+ * the copy into the batch's write and the record header remain. */
+static DqScratch *
+_preserialize(LogQueueItem *items, size_t n)
+{
+  DqScratch *x = _scratch();
+  if (n > x->pcap)
+    {
+      x->pre = realloc(x->pre, n * sizeof(*x->pre));
+      x->lens = realloc(x->lens, n * sizeof(*x->lens));
+      if (!x->pre || !x->lens)
+        abort();
+      x->pcap = n;
+    }
+  size_t used = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      size_t len = log_msg_serialized_size(items[i].msg);
+      size_t room = (len + 7) & ~(size_t) 7;
+      if (used + room > x->cap)
+        {
+          size_t cap = x->cap ? x->cap : 65536;
+          while (cap < used + room)
+            cap *= 2;
+          x->buf = realloc(x->buf, cap);
+          if (!x->buf)
+            abort();
+          x->cap = cap;
+        }
+      log_msg_serialize(items[i].msg, x->buf + used);
+      x->lens[i] = len;
+      x->pre[i] = (DqPre) { (const uint8_t *) (uintptr_t) used, diskq_crc32(0, x->buf + used, len) };
+      used += room;
+    }
+  /* the buffer has stopped moving: offsets become pointers */
+  for (size_t i = 0; i < n; i++)
+    x->pre[i].payload = x->buf + (uintptr_t) x->pre[i].payload;
+  return x;
 }
 
 size_t
 log_queue_disk_push(LogQueueDisk *d, LogQueueItem *items, size_t n)
 {
-  GPtrArray *acks = g_ptr_array_sized_new((guint) n), *unrefs = g_ptr_array_sized_new((guint) n);
+  /* reliable(no) keeps messages in memory while the writer keeps up:
+   * those are serialized only if they go to the file */
+  DqScratch *pre = d->o.reliable ? _preserialize(items, n) : NULL;
+  GPtrArray *acks = _take_ptrs(true), *unrefs = _take_ptrs(false);
   size_t dropped = 0;
   DqBatch bt;
   pthread_mutex_lock(&d->lock);
@@ -258,7 +408,7 @@ log_queue_disk_push(LogQueueDisk *d, LogQueueItem *items, size_t n)
           d->nc++;
           continue;
         }
-      size_t len = log_msg_serialized_size(it->msg);
+      size_t len = pre ? pre->lens[i] : log_msg_serialized_size(it->msg);
       if (_big(d, len))
         {
           sluice_log(SLUICE_LOG_ERROR, "Message too large for the disk buffer, dropping it", "filename", d->path,
@@ -266,7 +416,7 @@ log_queue_disk_push(LogQueueDisk *d, LogQueueItem *items, size_t n)
           items[dropped++] = *it;
           continue;
         }
-      if (d->no == 0 && _to_file(d, &bt, it, len))
+      if (d->no == 0 && _to_file(d, &bt, it, len, pre ? &pre->pre[i] : NULL))
         continue;
       bool room = d->o.reliable ? d->ovf_bytes + len <= (uint64_t) d->o.mem_buf_size
                                 : d->no < (uint64_t) d->o.mem_buf_length;
@@ -303,7 +453,13 @@ _deadline(struct timespec *ts, int timeout_ms)
 static bool
 _read_one(LogQueueDisk *d, LogQueueItem *item)
 {
-  DiskQScan s = { &d->rd, d->ring, d->b, d->r, d->rseq };
+  /* read ahead only up to what has been written: a read past the tail
+   * would copy bytes that the next batch's write then makes stale, and a
+   * reader close behind the writer would read its whole chunk again for
+   * each batch */
+  uint64_t roff = d->r % d->ring, woff = d->w % d->ring;
+  d->rd.limit = DISKQ_HEADER_SIZE + (woff > roff ? woff : d->ring);
+  DiskQScan s = { &d->rd, d->version, d->ring, d->b, d->r, d->rseq };
   DiskQRecHdr h;
   const uint8_t *payload;
   uint64_t adv;
@@ -406,11 +562,13 @@ _rewind_if_empty(LogQueueDisk *d)
     return false;
   bool big = !d->o.prealloc && d->file_end > DISKQ_HEADER_SIZE + (uint64_t) (d->truncate_ratio * (double) d->ring);
   bool far = d->w % d->ring > REWIND_AFTER && !d->o.fsync; /* fsync(yes): only to truncate */
-  if (!big && !far)
+  bool old = d->version < DISKQ_VERSION; /* nothing left in the old format: the file moves on */
+  if (!big && !far && !old)
     return false;
   uint64_t lap = (d->w + d->ring - 1) / d->ring * d->ring;
   d->b = d->r = d->w = lap;
   d->bseq = d->rseq = d->wseq;
+  d->version = DISKQ_VERSION;
   diskq_write_header(d, 0, 0, 0, 0);
   if (d->o.fsync && fdatasync(d->fd) != 0)
     return true; /* the header may not be durable: keep the bytes */
@@ -423,7 +581,7 @@ _rewind_if_empty(LogQueueDisk *d)
 void
 log_queue_disk_ack(LogQueueDisk *d, LogQueueItem *items, size_t n)
 {
-  GPtrArray *acks = g_ptr_array_new(), *unrefs = g_ptr_array_new();
+  GPtrArray *acks = _take_ptrs(true), *unrefs = _take_ptrs(false);
   pthread_mutex_lock(&d->lock);
   for (size_t i = 0; i < n && d->nb; i++)
     {

@@ -32,8 +32,9 @@
  *   oldest unacked record, as a position that grows without wrapping) and
  *   its sequence number, the tail, and the saved memory sections; checksummed;
  *   a ring of capacity - 4096 bytes of records, each 8-byte aligned:
- *   u32 length, u32 CRC-32C (of the length, the sequence number and the
- *   payload), u64 sequence number, the serialized message
+ *   u32 length, u32 CRC-32C (of the payload, then the length and the
+ *   sequence number; version 1 files, still read, had the payload last),
+ *   u64 sequence number, the serialized message
  *   (sluice/logmsg-serialize.h).  A record never wraps: a skip marker
  *   (length 0xffffffff) sends the reader back to the ring's start.
  *   Sequence numbers grow by one per record, so a start finds the tail by

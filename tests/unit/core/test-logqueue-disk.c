@@ -3,6 +3,7 @@
  * corrupt records, reopening after a clean and an unclean stop. */
 #include "diskq-internal.h"
 #include "sluice/internal-log.h"
+#include "sluice/logmsg-serialize.h"
 #include "sluice/logqueue-disk.h"
 #include "sluice/logwriter.h"
 
@@ -519,4 +520,102 @@ Test(logqueue_disk, an_emptied_buffer_starts_again_at_the_ring_start_and_survive
   _pop_expect(q, 5, 25);
   log_queue_free(q);
   g_free(path);
+}
+
+/* A buffer file as version 1 wrote it: the header, then count records
+ * whose checksum covers the length and sequence number first. */
+static char *
+_write_v1_file(int count)
+{
+  char *path = g_build_filename(dir, "sluice-d_test_0.rqf", NULL);
+  GByteArray *ring = g_byte_array_new();
+  for (int i = 0; i < count; i++)
+    {
+      LogMsg *m = _msg(i, 10);
+      size_t len = log_msg_serialized_size(m);
+      uint8_t *rec = g_malloc0(diskq_rec_size((uint32_t) len));
+      log_msg_serialize(m, rec + DISKQ_REC_HDR);
+      diskq_rec_hdr_encode(rec, (uint32_t) len, (uint64_t) i, rec + DISKQ_REC_HDR, 1);
+      g_byte_array_append(ring, rec, (guint) diskq_rec_size((uint32_t) len));
+      g_free(rec);
+      log_msg_unref(m);
+    }
+  DiskQHeader h = { .version = 1, .flags = DISKQ_F_RELIABLE, .capacity = DISKQ_MIN_CAPACITY,
+                    .tail = ring->len, .tail_seq = (uint64_t) count };
+  uint8_t file[DISKQ_HEADER_SIZE] = { 0 };
+  diskq_header_encode(&h, file);
+  FILE *fp = fopen(path, "wb");
+  cr_assert_not_null(fp);
+  cr_assert_eq(fwrite(file, 1, sizeof(file), fp), sizeof(file));
+  cr_assert_eq(fwrite(ring->data, 1, ring->len, fp), ring->len);
+  fclose(fp);
+  g_byte_array_free(ring, TRUE);
+  return path;
+}
+
+static uint32_t
+_file_version(const char *path)
+{
+  char *error = NULL;
+  DiskQFile *f = diskq_file_open_ro(path, &error);
+  cr_assert_not_null(f, "%s", error);
+  uint32_t v = diskq_file_header(f)->version;
+  diskq_file_close(f);
+  return v;
+}
+
+Test(logqueue_disk, a_version_1_file_is_read_and_written_as_version_2_once_emptied)
+{
+  char *path = _write_v1_file(5);
+  DiskBufferOptions o = _opts(true, 0);
+  LogQueue *q = _open(&o);
+  cr_assert_eq(_length(q), 5);
+  _push_range(q, 5, 8, 10); /* appended in the file's own format */
+  log_queue_free(q);
+  cr_assert_eq(_file_version(path), 1);
+  q = _open(&o);
+  cr_assert_eq(_length(q), 8);
+  _pop_expect(q, 0, 8);
+  cr_assert_eq(_file_version(path), 2, "the emptied file kept version 1");
+  _push_range(q, 8, 12, 10);
+  log_queue_free(q);
+  q = _open(&o);
+  cr_assert_eq(_length(q), 4);
+  _pop_expect(q, 8, 4);
+  log_queue_free(q);
+  g_free(path);
+}
+
+Test(logqueue_disk, a_file_of_an_unknown_version_is_refused_by_name)
+{
+  char *path = _write_v1_file(1);
+  FILE *fp = fopen(path, "r+b");
+  cr_assert_not_null(fp);
+  uint8_t hdr[DISKQ_HEADER_ENC];
+  cr_assert_eq(fread(hdr, 1, sizeof(hdr), fp), sizeof(hdr));
+  DiskQHeader h;
+  cr_assert_null(diskq_header_decode(hdr, &h));
+  h.version = DISKQ_VERSION + 1;
+  diskq_header_encode(&h, hdr);
+  fseek(fp, 0, SEEK_SET);
+  cr_assert_eq(fwrite(hdr, 1, sizeof(hdr), fp), sizeof(hdr));
+  fclose(fp);
+  char *error = NULL;
+  cr_assert_null(diskq_file_open_ro(path, &error));
+  cr_assert(strstr(error, "unsupported disk buffer version"), "%s", error);
+  g_free(error);
+  g_free(path);
+}
+
+Test(logqueue_disk, records_checksummed_ahead_of_the_lock_match_the_whole_record_checksum)
+{
+  uint8_t payload[203];
+  for (size_t i = 0; i < sizeof(payload); i++)
+    payload[i] = (uint8_t) (i * 7 + 1);
+  uint8_t one[DISKQ_REC_HDR], two[DISKQ_REC_HDR];
+  diskq_rec_hdr_encode(one, sizeof(payload), 77, payload, 2);
+  diskq_rec_hdr_encode_v2(two, sizeof(payload), 77, diskq_crc32(0, payload, sizeof(payload)));
+  cr_assert_eq(memcmp(one, two, sizeof(one)), 0);
+  diskq_rec_hdr_encode(two, sizeof(payload), 77, payload, 1);
+  cr_assert_neq(memcmp(one + 4, two + 4, 4), 0, "versions 1 and 2 checksum alike");
 }
