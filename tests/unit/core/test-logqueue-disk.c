@@ -394,6 +394,13 @@ Test(logqueue_disk, crc32c_in_hardware_and_tables_in_pieces_too)
       cr_assert_eq(diskq_crc32_sw(diskq_crc32_sw(0, buf + 1, cut), buf + 1 + cut, sizeof(buf) - 1 - cut),
                    diskq_crc32(0, buf + 1, sizeof(buf) - 1));
     }
+  /* the hardware path joins three chains over 192-byte stretches: every
+   * length around and across them, at an odd address too */
+  for (size_t len = 0; len < sizeof(buf) - 1; len++)
+    {
+      cr_assert_eq(diskq_crc32(5, buf, len), diskq_crc32_sw(5, buf, len), "length %zu", len);
+      cr_assert_eq(diskq_crc32(0, buf + 1, len), diskq_crc32_sw(0, buf + 1, len), "length %zu, odd", len);
+    }
 }
 
 static long
