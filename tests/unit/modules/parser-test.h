@@ -4,9 +4,9 @@
 
 /*
  * Helpers of the parser suites (modules/regexp, timestamp, syslogformat,
- * xml): a processor built from configuration text as the pipeline builds
- * it, messages parsed from syslog lines at a fixed reception time, and
- * value checks.
+ * xml, kvformat, csvparser, json): a processor built from configuration
+ * text as the pipeline builds it, messages parsed from syslog lines at a
+ * fixed reception time or made from a MESSAGE, and value checks.
  */
 
 #include "sluice/cfg-tree.h"
@@ -88,6 +88,15 @@ pt_msg_text(const char *text, ssize_t len)
   msg->stamps[LM_TS_RECVD] = recvd;
   msg->stamps[LM_TS_STAMP] = recvd;
   log_msg_set_value(msg, LM_V_MESSAGE, text, len);
+  return msg;
+}
+
+/* pt_msg_text with PROGRAM "prog" too, for template() options that use it. */
+static inline LogMsg *
+pt_msg_prog(const char *text, ssize_t len)
+{
+  LogMsg *msg = pt_msg_text(text, len);
+  log_msg_set_value(msg, LM_V_PROGRAM, "prog", -1);
   return msg;
 }
 

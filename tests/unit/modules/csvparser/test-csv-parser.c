@@ -4,7 +4,7 @@
  * what it produced for the same lines), the options and how flags()
  * combine, configuration errors and malformed input.
  */
-#include "../kvformat/nvparser-test.h"
+#include "../parser-test.h"
 
 #include "csvparser/csv-parser.h"
 
@@ -16,10 +16,10 @@ static LogMsg *
 _parse(const char *opts, const char *text, bool *ok)
 {
   char *conf = g_strdup_printf("parser p { csv-parser(columns('c1', 'c2', 'c3') %s); };", opts);
-  LogProcessor *p = nvt_new(F, conf);
+  LogProcessor *p = pt_new(F, conf);
   g_free(conf);
-  LogMsg *msg = nvt_msg(text, -1);
-  *ok = nvt_run(p, &msg);
+  LogMsg *msg = pt_msg_prog(text, -1);
+  *ok = pt_run(p, &msg);
   p->ops->free(p);
   return msg;
 }
@@ -31,9 +31,9 @@ _assert_columns(const char *opts, const char *text, const char *c1, const char *
   bool ok;
   LogMsg *m = _parse(opts, text, &ok);
   cr_assert(ok, "csv-parser(%s) failed on %s", opts, text);
-  nvt_assert_value(m, "c1", c1);
-  nvt_assert_value(m, "c2", c2);
-  nvt_assert_value(m, "c3", c3);
+  pt_assert_value(m, "c1", c1);
+  pt_assert_value(m, "c2", c2);
+  pt_assert_value(m, "c3", c3);
   log_msg_unref(m);
 }
 
@@ -110,38 +110,38 @@ Test(csvparser, drop_invalid_fails_on_missing_or_extra_columns)
   log_msg_unref(m);
   m = _parse("", "", &ok);
   cr_assert(ok, "without drop-invalid csv-parser never fails");
-  nvt_assert_value(m, "c1", "(unset)");
+  pt_assert_value(m, "c1", "(unset)");
   log_msg_unref(m);
 }
 
 Test(csvparser, prefix_template_and_no_columns)
 {
-  LogProcessor *p = nvt_new(F, "parser p { csv-parser(columns(a, b) prefix('.csv.') template('${PROGRAM},$MSG') "
+  LogProcessor *p = pt_new(F, "parser p { csv-parser(columns(a, b) prefix('.csv.') template('${PROGRAM},$MSG') "
                                "delimiters(',')); };");
-  LogMsg *msg = nvt_msg("x", -1);
-  cr_assert(nvt_run(p, &msg));
-  nvt_assert_value(msg, ".csv.a", "prog");
-  nvt_assert_value(msg, ".csv.b", "x");
+  LogMsg *msg = pt_msg_prog("x", -1);
+  cr_assert(pt_run(p, &msg));
+  pt_assert_value(msg, ".csv.a", "prog");
+  pt_assert_value(msg, ".csv.b", "x");
   log_msg_unref(msg);
   p->ops->free(p);
 
-  p = nvt_new(F, "parser p { csv-parser(flags(drop-invalid)); };");
-  msg = nvt_msg("x", -1);
-  cr_assert_not(nvt_run(p, &msg), "no columns and input left: incomplete");
+  p = pt_new(F, "parser p { csv-parser(flags(drop-invalid)); };");
+  msg = pt_msg_prog("x", -1);
+  cr_assert_not(pt_run(p, &msg), "no columns and input left: incomplete");
   log_msg_unref(msg);
   p->ops->free(p);
 }
 
 Test(csvparser, shared_message_is_copied_and_slices_outlive_the_original)
 {
-  LogProcessor *p = nvt_new(F, "parser p { csv-parser(columns(a, b)); };");
-  LogMsg *orig = nvt_msg("plain \"quoted\"\"x\"", -1);
+  LogProcessor *p = pt_new(F, "parser p { csv-parser(columns(a, b)); };");
+  LogMsg *orig = pt_msg_prog("plain \"quoted\"\"x\"", -1);
   LogMsg *msg = log_msg_ref(orig);
-  cr_assert(nvt_run(p, &msg));
+  cr_assert(pt_run(p, &msg));
   cr_assert_neq(msg, orig);
   log_msg_unref(orig);
-  nvt_assert_value(msg, "a", "plain");
-  nvt_assert_value(msg, "b", "quoted\"x\"");
+  pt_assert_value(msg, "a", "plain");
+  pt_assert_value(msg, "b", "quoted\"x\"");
   log_msg_unref(msg);
   p->ops->free(p);
 }
@@ -160,22 +160,22 @@ Test(csvparser, malformed_input)
         log_msg_unref(m);
       }
   /* the text ends at a NUL byte */
-  LogProcessor *p = nvt_new(F, "parser p { csv-parser(columns(a, b)); };");
-  LogMsg *msg = nvt_msg("x\0y z", 5);
-  cr_assert(nvt_run(p, &msg));
-  nvt_assert_value(msg, "a", "x");
-  nvt_assert_value(msg, "b", "(unset)");
+  LogProcessor *p = pt_new(F, "parser p { csv-parser(columns(a, b)); };");
+  LogMsg *msg = pt_msg_prog("x\0y z", 5);
+  cr_assert(pt_run(p, &msg));
+  pt_assert_value(msg, "a", "x");
+  pt_assert_value(msg, "b", "(unset)");
   log_msg_unref(msg);
   p->ops->free(p);
 }
 
 Test(csvparser, configuration_errors)
 {
-  nvt_assert_error(F, "parser p { csv-parser(flags(greedy, escape-none, escape-backslash)); };", "one escape style");
-  nvt_assert_error(F, "parser p { csv-parser(flags(nosuch)); };", "unknown value 'nosuch'");
-  nvt_assert_error(F, "parser p { csv-parser(dialect(escape-backslash)); };", "does not use it");
-  nvt_assert_error(F, "parser p { csv-parser(null-value('x')); };", "unknown option 'null-value'");
-  nvt_assert_error(F, "parser p { csv-parser(delimiters(words(','))); };", "unknown option 'words'");
-  nvt_assert_error(F, "parser p { csv-parser(columns(a, '')); };", "empty name");
-  nvt_assert_error(F, "parser p { csv-parser(template('$(nosuch)')); };", "bad template");
+  pt_assert_error(F, "parser p { csv-parser(flags(greedy, escape-none, escape-backslash)); };", "one escape style");
+  pt_assert_error(F, "parser p { csv-parser(flags(nosuch)); };", "unknown value 'nosuch'");
+  pt_assert_error(F, "parser p { csv-parser(dialect(escape-backslash)); };", "does not use it");
+  pt_assert_error(F, "parser p { csv-parser(null-value('x')); };", "unknown option 'null-value'");
+  pt_assert_error(F, "parser p { csv-parser(delimiters(words(','))); };", "unknown option 'words'");
+  pt_assert_error(F, "parser p { csv-parser(columns(a, '')); };", "empty name");
+  pt_assert_error(F, "parser p { csv-parser(template('$(nosuch)')); };", "bad template");
 }

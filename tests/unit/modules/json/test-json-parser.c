@@ -4,7 +4,7 @@
  * values are what it produced for the same documents), its options,
  * configuration errors and malformed input.
  */
-#include "../kvformat/nvparser-test.h"
+#include "../parser-test.h"
 
 #include "json/json-parser.h"
 
@@ -15,9 +15,9 @@ static const LogDriverFactory *F = &json_parser_factory;
 static LogMsg *
 _parse(const char *conf, const char *text, bool *ok)
 {
-  LogProcessor *p = nvt_new(F, conf);
-  LogMsg *msg = nvt_msg(text, -1);
-  *ok = nvt_run(p, &msg);
+  LogProcessor *p = pt_new(F, conf);
+  LogMsg *msg = pt_msg_prog(text, -1);
+  *ok = pt_run(p, &msg);
   p->ops->free(p);
   return msg;
 }
@@ -46,31 +46,31 @@ Test(jsonparser, scalars_as_syslog_ng_writes_them)
 {
   LogMsg *m = _parse_ok(J, "{\"a\":1,\"b\":\"x\",\"c\":true,\"c2\":false,\"d\":null,\"e\":1.5,\"f\":-0,\"g\":1e3,"
                            "\"h\":12345678901234567890,\"i\":-42,\"k\":-1.5e-7}");
-  nvt_assert_value(m, "j.a", "1");
-  nvt_assert_value(m, "j.b", "x");
-  nvt_assert_value(m, "j.c", "true");
-  nvt_assert_value(m, "j.c2", "false");
-  nvt_assert_value(m, "j.d", "");
-  nvt_assert_value(m, "j.e", "1.500000");
-  nvt_assert_value(m, "j.f", "0");
-  nvt_assert_value(m, "j.g", "1000.000000");
-  nvt_assert_value(m, "j.h", "9223372036854775807");
-  nvt_assert_value(m, "j.i", "-42");
-  nvt_assert_value(m, "j.k", "-0.000000");
+  pt_assert_value(m, "j.a", "1");
+  pt_assert_value(m, "j.b", "x");
+  pt_assert_value(m, "j.c", "true");
+  pt_assert_value(m, "j.c2", "false");
+  pt_assert_value(m, "j.d", "");
+  pt_assert_value(m, "j.e", "1.500000");
+  pt_assert_value(m, "j.f", "0");
+  pt_assert_value(m, "j.g", "1000.000000");
+  pt_assert_value(m, "j.h", "9223372036854775807");
+  pt_assert_value(m, "j.i", "-42");
+  pt_assert_value(m, "j.k", "-0.000000");
   log_msg_unref(m);
 }
 
 Test(jsonparser, nested_objects_flatten_with_the_key_delimiter)
 {
   LogMsg *m = _parse_ok(J, "{\"o\":{\"x\":1,\"y\":{\"z\":\"deep\"}},\"e\":{},\"\":3,\"k.dot\":2}");
-  nvt_assert_value(m, "j.o.x", "1");
-  nvt_assert_value(m, "j.o.y.z", "deep");
-  nvt_assert_value(m, "j.e", "(unset)");
-  nvt_assert_value(m, "j.", "3");
-  nvt_assert_value(m, "j.k.dot", "2");
+  pt_assert_value(m, "j.o.x", "1");
+  pt_assert_value(m, "j.o.y.z", "deep");
+  pt_assert_value(m, "j.e", "(unset)");
+  pt_assert_value(m, "j.", "3");
+  pt_assert_value(m, "j.k.dot", "2");
   log_msg_unref(m);
   m = _parse_ok("parser p { json-parser(key-delimiter('/') prefix('p/')); };", "{\"a\":{\"d\":{\"e\":\"f\"}}}");
-  nvt_assert_value(m, "p/a/d/e", "f");
+  pt_assert_value(m, "p/a/d/e", "f");
   log_msg_unref(m);
 }
 
@@ -78,30 +78,30 @@ Test(jsonparser, arrays_of_scalars_are_lists_others_json_text)
 {
   LogMsg *m = _parse_ok(J, "{\"s\":[\"a\",\"b,c\",\"d\\\"e\",\"\",\"f g\"],\"n\":[1.5,true,false,null,7],"
                            "\"x\":[1,\"two\",{\"k\":\"v\"},[3,4],null,true],\"e\":[],\"o\":{\"a\":[{\"b\":1}]}}");
-  nvt_assert_value(m, "j.s", "a,b,c,'d\"e',\"\",\"f g\"");
-  nvt_assert_value(m, "j.n", "1.500000,true,false,\"\",7");
-  nvt_assert_value(m, "j.x", "[1,\"two\",{\"k\":\"v\"},[3,4],null,true]");
-  nvt_assert_value(m, "j.e", "");
-  nvt_assert_value(m, "j.o.a", "[{\"b\":1}]");
+  pt_assert_value(m, "j.s", "a,b,c,'d\"e',\"\",\"f g\"");
+  pt_assert_value(m, "j.n", "1.500000,true,false,\"\",7");
+  pt_assert_value(m, "j.x", "[1,\"two\",{\"k\":\"v\"},[3,4],null,true]");
+  pt_assert_value(m, "j.e", "");
+  pt_assert_value(m, "j.o.a", "[{\"b\":1}]");
   log_msg_unref(m);
 }
 
 Test(jsonparser, top_level_array_sets_the_matches)
 {
-  LogProcessor *p = nvt_new(F, J);
-  LogMsg *msg = nvt_msg("[\"a\",{\"x\":1},[1],null,\"b c\",\"\"]", -1);
+  LogProcessor *p = pt_new(F, J);
+  LogMsg *msg = pt_msg_prog("[\"a\",{\"x\":1},[1],null,\"b c\",\"\"]", -1);
   log_msg_set_value_by_name(msg, "0", "old", -1);
   log_msg_set_value_by_name(msg, "9", "old", -1);
-  cr_assert(nvt_run(p, &msg));
-  nvt_assert_value(msg, "1", "a");
-  nvt_assert_value(msg, "2", "{\"x\":1}");
-  nvt_assert_value(msg, "3", "[1]");
-  nvt_assert_value(msg, "4", "");
-  nvt_assert_value(msg, "5", "b c");
-  nvt_assert_value(msg, "6", "");
-  nvt_assert_value(msg, "0", "(unset)");
-  nvt_assert_value(msg, "9", "(unset)");
-  nvt_assert_value(msg, "j.1", "(unset)");
+  cr_assert(pt_run(p, &msg));
+  pt_assert_value(msg, "1", "a");
+  pt_assert_value(msg, "2", "{\"x\":1}");
+  pt_assert_value(msg, "3", "[1]");
+  pt_assert_value(msg, "4", "");
+  pt_assert_value(msg, "5", "b c");
+  pt_assert_value(msg, "6", "");
+  pt_assert_value(msg, "0", "(unset)");
+  pt_assert_value(msg, "9", "(unset)");
+  pt_assert_value(msg, "j.1", "(unset)");
   log_msg_unref(msg);
   p->ops->free(p);
 }
@@ -110,15 +110,15 @@ Test(jsonparser, marker)
 {
   const char *conf = "parser p { json-parser(marker('@cee:')); };";
   LogMsg *m = _parse_ok(conf, "@cee: \t {\"m\":1}");
-  nvt_assert_value(m, "m", "1");
+  pt_assert_value(m, "m", "1");
   log_msg_unref(m);
   m = _parse_ok(conf, "@cee:{\"m\":2}");
-  nvt_assert_value(m, "m", "2");
+  pt_assert_value(m, "m", "2");
   log_msg_unref(m);
   _assert_fails(conf, "{\"m\":3}");
   _assert_fails(conf, "@ce");
   m = _parse_ok("parser p { json-parser(marker('')); };", "{\"m\":4}");
-  nvt_assert_value(m, "m", "4");
+  pt_assert_value(m, "m", "4");
   log_msg_unref(m);
 }
 
@@ -126,40 +126,40 @@ Test(jsonparser, extract_prefix)
 {
   const char *doc = "{\"a\":{\"b\":[{\"c\":1}],\"d\":{\"e\":\"f\"}}}";
   LogMsg *m = _parse_ok("parser p { json-parser(extract-prefix('a')); };", doc);
-  nvt_assert_value(m, "d.e", "f");
-  nvt_assert_value(m, "b", "[{\"c\":1}]");
+  pt_assert_value(m, "d.e", "f");
+  pt_assert_value(m, "b", "[{\"c\":1}]");
   log_msg_unref(m);
   m = _parse_ok("parser p { json-parser(extract-prefix('a.b[0]')); };", doc);
-  nvt_assert_value(m, "c", "1");
+  pt_assert_value(m, "c", "1");
   log_msg_unref(m);
   m = _parse_ok("parser p { json-parser(extract-prefix('[1]')); };", "[{\"foo\":\"bar\"},{\"x\":1}]");
-  nvt_assert_value(m, "x", "1");
-  nvt_assert_value(m, "foo", "(unset)");
+  pt_assert_value(m, "x", "1");
+  pt_assert_value(m, "foo", "(unset)");
   log_msg_unref(m);
   _assert_fails("parser p { json-parser(extract-prefix('a.d.e')); };", doc);
   _assert_fails("parser p { json-parser(extract-prefix('a.zz')); };", doc);
   _assert_fails("parser p { json-parser(extract-prefix('a.b[3]')); };", doc);
   _assert_fails("parser p { json-parser(extract-prefix('[0]')); };", doc);
   m = _parse_ok("parser p { json-parser(extract-prefix('')); };", doc);
-  nvt_assert_value(m, "a.d.e", "f");
+  pt_assert_value(m, "a.d.e", "f");
   log_msg_unref(m);
 }
 
 Test(jsonparser, template_and_trailing_text)
 {
   LogMsg *m = _parse_ok("parser p { json-parser(template('{\"p\":\"${PROGRAM}\"}')); };", "not json");
-  nvt_assert_value(m, "p", "prog");
+  pt_assert_value(m, "p", "prog");
   log_msg_unref(m);
   m = _parse_ok(J, "   {\"a\":1} trailing");
-  nvt_assert_value(m, "j.a", "1");
+  pt_assert_value(m, "j.a", "1");
   log_msg_unref(m);
 }
 
 Test(jsonparser, strings_end_at_nul_and_keys_repeat)
 {
   LogMsg *m = _parse_ok(J, "{\"s\":\"esc\\n\\t\\\"\\\\\\u00e9\\u0000x\",\"dup\":1,\"dup\":2}");
-  nvt_assert_value(m, "j.s", "esc\n\t\"\\\xc3\xa9");
-  nvt_assert_value(m, "j.dup", "2");
+  pt_assert_value(m, "j.s", "esc\n\t\"\\\xc3\xa9");
+  pt_assert_value(m, "j.dup", "2");
   log_msg_unref(m);
 }
 
@@ -170,9 +170,9 @@ Test(jsonparser, malformed_input_fails_the_parser)
   for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
     _assert_fails(J, bad[i]);
   /* the text ends at a NUL byte */
-  LogProcessor *p = nvt_new(F, J);
-  LogMsg *msg = nvt_msg("{\"a\":\0\"x\"}", 10);
-  cr_assert_not(nvt_run(p, &msg));
+  LogProcessor *p = pt_new(F, J);
+  LogMsg *msg = pt_msg_prog("{\"a\":\0\"x\"}", 10);
+  cr_assert_not(pt_run(p, &msg));
   log_msg_unref(msg);
   p->ops->free(p);
 }
@@ -191,13 +191,13 @@ Test(jsonparser, deep_nesting_does_not_crash)
 
 Test(jsonparser, shared_message_is_copied)
 {
-  LogProcessor *p = nvt_new(F, J);
-  LogMsg *orig = nvt_msg("{\"a\":\"v\"}", -1);
+  LogProcessor *p = pt_new(F, J);
+  LogMsg *orig = pt_msg_prog("{\"a\":\"v\"}", -1);
   LogMsg *msg = log_msg_ref(orig);
-  cr_assert(nvt_run(p, &msg));
+  cr_assert(pt_run(p, &msg));
   cr_assert_neq(msg, orig);
-  nvt_assert_value(orig, "j.a", "(unset)");
-  nvt_assert_value(msg, "j.a", "v");
+  pt_assert_value(orig, "j.a", "(unset)");
+  pt_assert_value(msg, "j.a", "v");
   log_msg_unref(orig);
   log_msg_unref(msg);
   p->ops->free(p);
@@ -205,13 +205,13 @@ Test(jsonparser, shared_message_is_copied)
 
 Test(jsonparser, configuration_errors)
 {
-  nvt_assert_error(F, "parser p { json-parser(key-delimiter('::')); };", "single characters");
-  nvt_assert_error(F, "parser p { json-parser(key-delimiter('')); };", "single characters");
-  nvt_assert_error(F, "parser p { json-parser(extract-prefix('a..b')); };", "not a valid path");
-  nvt_assert_error(F, "parser p { json-parser(extract-prefix('a[x]')); };", "not a valid path");
-  nvt_assert_error(F, "parser p { json-parser(extract-prefix('a[-1]')); };", "not a valid path");
-  nvt_assert_error(F, "parser p { json-parser(prefx('a')); };", "did you mean 'prefix'");
-  nvt_assert_error(F, "parser p { json-parser(template('$(nosuch)')); };", "bad template");
+  pt_assert_error(F, "parser p { json-parser(key-delimiter('::')); };", "single characters");
+  pt_assert_error(F, "parser p { json-parser(key-delimiter('')); };", "single characters");
+  pt_assert_error(F, "parser p { json-parser(extract-prefix('a..b')); };", "not a valid path");
+  pt_assert_error(F, "parser p { json-parser(extract-prefix('a[x]')); };", "not a valid path");
+  pt_assert_error(F, "parser p { json-parser(extract-prefix('a[-1]')); };", "not a valid path");
+  pt_assert_error(F, "parser p { json-parser(prefx('a')); };", "did you mean 'prefix'");
+  pt_assert_error(F, "parser p { json-parser(template('$(nosuch)')); };", "bad template");
 }
 
 /* ---- the fast path against json-c ----------------------------------------- */
@@ -294,17 +294,17 @@ Test(jsonparser, fast_path_sets_what_json_c_sets)
   GString *doc = g_string_new(NULL);
   for (size_t c = 0; c < G_N_ELEMENTS(confs); c++)
     {
-      LogProcessor *fast = nvt_new(F, confs[c]);
-      LogProcessor *slow = nvt_new(F, confs[c]);
+      LogProcessor *fast = pt_new(F, confs[c]);
+      LogProcessor *slow = pt_new(F, confs[c]);
       json_parser_set_fast_path(slow, false);
       for (int i = 0; i < 20000; i++)
         {
           g_string_assign(doc, g_rand_int_range(rnd, 0, 10) ? "" : "  ");
           _gen_object(rnd, doc, 0);
           g_string_append(doc, tails[g_rand_int_range(rnd, 0, G_N_ELEMENTS(tails))]);
-          LogMsg *a = nvt_msg(doc->str, (ssize_t) doc->len);
-          LogMsg *b = nvt_msg(doc->str, (ssize_t) doc->len);
-          bool ok_a = nvt_run(fast, &a), ok_b = nvt_run(slow, &b);
+          LogMsg *a = pt_msg_prog(doc->str, (ssize_t) doc->len);
+          LogMsg *b = pt_msg_prog(doc->str, (ssize_t) doc->len);
+          bool ok_a = pt_run(fast, &a), ok_b = pt_run(slow, &b);
           cr_assert_eq(ok_a, ok_b, "verdicts differ for %s", doc->str);
           if (ok_a)
             _assert_same_pairs(a, b, doc->str);

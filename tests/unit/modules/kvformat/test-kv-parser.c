@@ -4,7 +4,7 @@
  * (expected values are what it produced), the options, configuration
  * errors, and malformed input.
  */
-#include "nvparser-test.h"
+#include "../parser-test.h"
 
 #include "kvformat/kv-parser.h"
 #include "kvformat/parser-util.h"
@@ -16,9 +16,9 @@ static const LogDriverFactory *F = &kv_parser_factory;
 static LogMsg *
 _parse(const char *conf, const char *text)
 {
-  LogProcessor *p = nvt_new(F, conf);
-  LogMsg *msg = nvt_msg(text, -1);
-  cr_assert(nvt_run(p, &msg), "kv-parser never fails");
+  LogProcessor *p = pt_new(F, conf);
+  LogMsg *msg = pt_msg_prog(text, -1);
+  cr_assert(pt_run(p, &msg), "kv-parser never fails");
   p->ops->free(p);
   return msg;
 }
@@ -28,67 +28,67 @@ _parse(const char *conf, const char *text)
 Test(kvparser, plain_pairs_and_spaces_around_the_separator)
 {
   LogMsg *m = _parse(KV, "a=1 b = 2 c= 3  d =4");
-  nvt_assert_value(m, "kv.a", "1");
-  nvt_assert_value(m, "kv.b", "2");
-  nvt_assert_value(m, "kv.c", "3");
-  nvt_assert_value(m, "kv.d", "4");
-  nvt_assert_value(m, "a", "(unset)");
+  pt_assert_value(m, "kv.a", "1");
+  pt_assert_value(m, "kv.b", "2");
+  pt_assert_value(m, "kv.c", "3");
+  pt_assert_value(m, "kv.d", "4");
+  pt_assert_value(m, "a", "(unset)");
   log_msg_unref(m);
 }
 
 Test(kvparser, quoted_values_and_escapes)
 {
   LogMsg *m = _parse(KV, "a=\"x y\" b='q r' c=\"esc\\\"q\" d=\"n\\\\n\\t\" e='\\q\\''");
-  nvt_assert_value(m, "kv.a", "x y");
-  nvt_assert_value(m, "kv.b", "q r");
-  nvt_assert_value(m, "kv.c", "esc\"q");
-  nvt_assert_value(m, "kv.d", "n\\n\t");
-  nvt_assert_value(m, "kv.e", "\\q'");
+  pt_assert_value(m, "kv.a", "x y");
+  pt_assert_value(m, "kv.b", "q r");
+  pt_assert_value(m, "kv.c", "esc\"q");
+  pt_assert_value(m, "kv.d", "n\\n\t");
+  pt_assert_value(m, "kv.e", "\\q'");
   log_msg_unref(m);
 }
 
 Test(kvparser, broken_quotes_keep_the_raw_text_and_rescan)
 {
   LogMsg *m = _parse(KV, "a=\"q\"tail b=1 c=\"unterminated");
-  nvt_assert_value(m, "kv.a", "\"q\"tail ");
-  nvt_assert_value(m, "kv.b", "1");
-  nvt_assert_value(m, "kv.c", "\"unterminated");
+  pt_assert_value(m, "kv.a", "\"q\"tail ");
+  pt_assert_value(m, "kv.b", "1");
+  pt_assert_value(m, "kv.c", "\"unterminated");
   log_msg_unref(m);
   m = _parse(KV, "a=\"x\",b=1 c=2");
-  nvt_assert_value(m, "kv.a", "\"x\",b=1 ");
-  nvt_assert_value(m, "kv.b", "1");
-  nvt_assert_value(m, "kv.c", "2");
+  pt_assert_value(m, "kv.a", "\"x\",b=1 ");
+  pt_assert_value(m, "kv.b", "1");
+  pt_assert_value(m, "kv.c", "2");
   log_msg_unref(m);
 }
 
 Test(kvparser, keys_with_invalid_characters)
 {
   LogMsg *m = _parse(KV, "k!ey=v foo bar=baz =y \"q\"=1 \xc3\xa9=2 k-1.x_y=v");
-  nvt_assert_value(m, "kv.ey", "v foo");
-  nvt_assert_value(m, "kv.bar", "baz =y \"q\"=1 \xc3\xa9=2");
-  nvt_assert_value(m, "kv.k-1.x_y", "v");
-  nvt_assert_value(m, "kv.k!ey", "(unset)");
+  pt_assert_value(m, "kv.ey", "v foo");
+  pt_assert_value(m, "kv.bar", "baz =y \"q\"=1 \xc3\xa9=2");
+  pt_assert_value(m, "kv.k-1.x_y", "v");
+  pt_assert_value(m, "kv.k!ey", "(unset)");
   log_msg_unref(m);
 }
 
 Test(kvparser, duplicated_keys_keep_the_last)
 {
   LogMsg *m = _parse(KV, "a=1 a=2 a=3");
-  nvt_assert_value(m, "kv.a", "3");
+  pt_assert_value(m, "kv.a", "3");
   log_msg_unref(m);
 }
 
 Test(kvparser, values_holding_separators)
 {
   LogMsg *m = _parse(KV, "a=1,2 b=x=y c==z d=1, e=2; f=3 g= h=");
-  nvt_assert_value(m, "kv.a", "1,2");
-  nvt_assert_value(m, "kv.b", "x=y");
-  nvt_assert_value(m, "kv.c", "=z");
-  nvt_assert_value(m, "kv.d", "1");
-  nvt_assert_value(m, "kv.e", "2;");
-  nvt_assert_value(m, "kv.f", "3");
-  nvt_assert_value(m, "kv.g", "");
-  nvt_assert_value(m, "kv.h", "");
+  pt_assert_value(m, "kv.a", "1,2");
+  pt_assert_value(m, "kv.b", "x=y");
+  pt_assert_value(m, "kv.c", "=z");
+  pt_assert_value(m, "kv.d", "1");
+  pt_assert_value(m, "kv.e", "2;");
+  pt_assert_value(m, "kv.f", "3");
+  pt_assert_value(m, "kv.g", "");
+  pt_assert_value(m, "kv.h", "");
   log_msg_unref(m);
 }
 
@@ -96,10 +96,10 @@ Test(kvparser, pair_and_value_separators)
 {
   LogMsg *m = _parse("parser p { kv-parser(value-separator(':') pair-separator(';')); };",
                      "a:1;b:x y;c : 3 ;d=4");
-  nvt_assert_value(m, "a", "1");
-  nvt_assert_value(m, "b", "x y");
-  nvt_assert_value(m, "c", "3");
-  nvt_assert_value(m, "d", "(unset)");
+  pt_assert_value(m, "a", "1");
+  pt_assert_value(m, "b", "x y");
+  pt_assert_value(m, "c", "3");
+  pt_assert_value(m, "d", "(unset)");
   log_msg_unref(m);
 }
 
@@ -108,20 +108,20 @@ Test(kvparser, stray_words_unprefixed_and_quoted_as_syslog_ng_does)
   const char *conf = "parser p { kv-parser(prefix('.junos.') pair-separator(';') "
                      "extract-stray-words-into('stray')); };";
   LogMsg *m = _parse(conf, "VSYS=public; Slot=5/1; time=2016/02/18 16:00:07; interzone-emtn inbound; policy=370;");
-  nvt_assert_value(m, ".junos.VSYS", "public");
-  nvt_assert_value(m, ".junos.Slot", "5/1");
-  nvt_assert_value(m, ".junos.time", "2016/02/18 16:00:07");
-  nvt_assert_value(m, ".junos.policy", "370");
-  nvt_assert_value(m, "stray", "\"interzone-emtn inbound;\"");
+  pt_assert_value(m, ".junos.VSYS", "public");
+  pt_assert_value(m, ".junos.Slot", "5/1");
+  pt_assert_value(m, ".junos.time", "2016/02/18 16:00:07");
+  pt_assert_value(m, ".junos.policy", "370");
+  pt_assert_value(m, "stray", "\"interzone-emtn inbound;\"");
   log_msg_unref(m);
   m = _parse(conf, "w1 w2 \"q,w\" a=1");
-  nvt_assert_value(m, "stray", "'w1 w2 \"q,w\"'");
+  pt_assert_value(m, "stray", "'w1 w2 \"q,w\"'");
   log_msg_unref(m);
   m = _parse(conf, "a=1");
-  nvt_assert_value(m, "stray", "");
+  pt_assert_value(m, "stray", "");
   log_msg_unref(m);
   m = _parse(conf, "x a=\"q\"tail b=1 c=\"unterm");
-  nvt_assert_value(m, "stray", "x,'\"q\"tail','\"unterm'");
+  pt_assert_value(m, "stray", "x,'\"q\"tail','\"unterm'");
   log_msg_unref(m);
 }
 
@@ -141,10 +141,10 @@ Test(kvparser, stray_word_quoting)
 Test(kvparser, template_and_named_template)
 {
   LogMsg *m = _parse("parser p { kv-parser(template('${PROGRAM} x=$MSG')); };", "y=1");
-  nvt_assert_value(m, "x", "y=1");
+  pt_assert_value(m, "x", "y=1");
   log_msg_unref(m);
   m = _parse("template t { template('k=${MESSAGE}'); }; parser p { kv-parser(template('t')); };", "v");
-  nvt_assert_value(m, "k", "v");
+  pt_assert_value(m, "k", "v");
   log_msg_unref(m);
 }
 
@@ -152,17 +152,17 @@ Test(kvparser, named_template_with_template_escape)
 {
   LogMsg *m = _parse("template t { template('k=\"${MSG}\" p=1'); template-escape(yes); }; "
                      "parser p { kv-parser(template(t)); };", "a\"b c\\d");
-  nvt_assert_value(m, "k", "a\"b c\\d");
-  nvt_assert_value(m, "p", "1");
+  pt_assert_value(m, "k", "a\"b c\\d");
+  pt_assert_value(m, "p", "1");
   log_msg_unref(m);
 }
 
 Test(kvparser, message_without_pairs_goes_on_unchanged)
 {
-  LogProcessor *p = nvt_new(F, KV);
-  LogMsg *msg = nvt_msg("nothing here", -1);
+  LogProcessor *p = pt_new(F, KV);
+  LogMsg *msg = pt_msg_prog("nothing here", -1);
   LogMsg *before = msg;
-  cr_assert(nvt_run(p, &msg));
+  cr_assert(pt_run(p, &msg));
   cr_assert_eq(msg, before, "a message with nothing to set is not copied");
   log_msg_unref(msg);
   p->ops->free(p);
@@ -170,15 +170,15 @@ Test(kvparser, message_without_pairs_goes_on_unchanged)
 
 Test(kvparser, shared_message_is_copied_and_values_outlive_the_original)
 {
-  LogProcessor *p = nvt_new(F, KV);
-  LogMsg *orig = nvt_msg("a=plain b=\"q\\tx\"", -1);
+  LogProcessor *p = pt_new(F, KV);
+  LogMsg *orig = pt_msg_prog("a=plain b=\"q\\tx\"", -1);
   LogMsg *msg = log_msg_ref(orig);
-  cr_assert(nvt_run(p, &msg));
+  cr_assert(pt_run(p, &msg));
   cr_assert_neq(msg, orig);
-  nvt_assert_value(orig, "kv.a", "(unset)");
+  pt_assert_value(orig, "kv.a", "(unset)");
   log_msg_unref(orig);
-  nvt_assert_value(msg, "kv.a", "plain");
-  nvt_assert_value(msg, "kv.b", "q\tx");
+  pt_assert_value(msg, "kv.a", "plain");
+  pt_assert_value(msg, "kv.b", "q\tx");
   log_msg_unref(msg);
   p->ops->free(p);
 }
@@ -187,31 +187,31 @@ Test(kvparser, malformed_input)
 {
   static const char *const inputs[] = { "", "=", "==", "\"", "'", "a=\"", "a='\\", "a=\"\\", " = = ",
                                         "a=b=c=d=", ",,,;;;", "a=\"x\"\"y\"", "a= \"x\" ", "\xff\xfe=\x01" };
-  LogProcessor *p = nvt_new(F, "parser p { kv-parser(extract-stray-words-into('s')); };");
+  LogProcessor *p = pt_new(F, "parser p { kv-parser(extract-stray-words-into('s')); };");
   for (size_t i = 0; i < G_N_ELEMENTS(inputs); i++)
     {
-      LogMsg *msg = nvt_msg(inputs[i], -1);
-      cr_assert(nvt_run(p, &msg));
+      LogMsg *msg = pt_msg_prog(inputs[i], -1);
+      cr_assert(pt_run(p, &msg));
       log_msg_unref(msg);
     }
   /* the text ends at a NUL byte, as a C string does in syslog-ng */
-  LogMsg *msg = nvt_msg("a=1\0b=2", 7);
-  cr_assert(nvt_run(p, &msg));
-  nvt_assert_value(msg, "a", "1");
-  nvt_assert_value(msg, "b", "(unset)");
+  LogMsg *msg = pt_msg_prog("a=1\0b=2", 7);
+  cr_assert(pt_run(p, &msg));
+  pt_assert_value(msg, "a", "1");
+  pt_assert_value(msg, "b", "(unset)");
   log_msg_unref(msg);
   p->ops->free(p);
 }
 
 Test(kvparser, configuration_errors)
 {
-  nvt_assert_error(F, "parser p { kv-parser(value-separator('==')); };", "single-character");
-  nvt_assert_error(F, "parser p { kv-parser(value-separator('')); };", "single-character");
-  nvt_assert_error(F, "parser p { kv-parser(value-separator(' ')); };", "unsupported character");
-  nvt_assert_error(F, "parser p { kv-parser(value-separator('\"')); };", "unsupported character");
-  nvt_assert_error(F, "parser p { kv-parser(allow-pair-separator-in-value(yes)); };", "not supported");
-  nvt_assert_error(F, "parser p { kv-parser(prefx('a')); };", "did you mean 'prefix'");
-  nvt_assert_error(F, "parser p { kv-parser(template('$(nosuch)')); };", "bad template");
+  pt_assert_error(F, "parser p { kv-parser(value-separator('==')); };", "single-character");
+  pt_assert_error(F, "parser p { kv-parser(value-separator('')); };", "single-character");
+  pt_assert_error(F, "parser p { kv-parser(value-separator(' ')); };", "unsupported character");
+  pt_assert_error(F, "parser p { kv-parser(value-separator('\"')); };", "unsupported character");
+  pt_assert_error(F, "parser p { kv-parser(allow-pair-separator-in-value(yes)); };", "not supported");
+  pt_assert_error(F, "parser p { kv-parser(prefx('a')); };", "did you mean 'prefix'");
+  pt_assert_error(F, "parser p { kv-parser(template('$(nosuch)')); };", "bad template");
 }
 
 /* Names are remembered by position from one message to the next: a name
@@ -227,14 +227,14 @@ Test(kvparser, same_positions_with_other_names_get_their_own_handles)
     { "k=1 abcd=2 abcdefgh=3 a_key_longer_than_16=4 mid_length_key=5", "kv.abcdefgh" },
   };
   static const char *const absent[] = { "kv.j", "kv.k", "kv.j", "kv.j" };
-  LogProcessor *p = nvt_new(F, KV);
+  LogProcessor *p = pt_new(F, KV);
   for (size_t i = 0; i < G_N_ELEMENTS(lines); i++)
     {
-      LogMsg *m = nvt_msg(lines[i][0], -1);
-      cr_assert(nvt_run(p, &m));
+      LogMsg *m = pt_msg_prog(lines[i][0], -1);
+      cr_assert(pt_run(p, &m));
       cr_assert_eq(m->nv_len, 5, "line %zu: %u pairs", i, m->nv_len);
-      nvt_assert_value(m, lines[i][1], "3");
-      nvt_assert_value(m, absent[i], "(unset)");
+      pt_assert_value(m, lines[i][1], "3");
+      pt_assert_value(m, absent[i], "(unset)");
       char name[64];
       for (uint16_t k = 0; k < m->nv_len; k++)
         {
