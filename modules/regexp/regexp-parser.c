@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REGEXP_MAX_MATCHES 256 /* syslog-ng keeps $0..$255 */
+#define REGEXP_MAX_MATCHES REGEX_MAX_MATCHES /* syslog-ng keeps $0..$255 */
 
 typedef struct RegexpOptions
 {
@@ -72,7 +72,7 @@ typedef struct RegexpParser
   RegexpPattern *patterns;
   size_t n_patterns;
   uint32_t max_pairs;
-  NVHandle numbered[REGEXP_MAX_MATCHES];
+  const NVHandle *numbered; /* $0..$255: regex_match_handles() */
 } RegexpParser;
 
 static void
@@ -248,16 +248,7 @@ _compile_patterns(RegexpParser *self, const RegexpOptions *o, const CfgNode *cal
         self->max_pairs = captures + 1;
       _intern_names(pat, o->prefix);
     }
-  uint32_t top = 0;
-  for (size_t i = 0; i < self->n_patterns; i++)
-    if (self->patterns[i].n_groups > top)
-      top = self->patterns[i].n_groups;
-  for (uint32_t g = 0; g < top; g++)
-    {
-      char name[16];
-      snprintf(name, sizeof(name), "%u", g);
-      self->numbered[g] = log_msg_get_value_handle(name, -1);
-    }
+  self->numbered = regex_match_handles();
   return true;
 }
 

@@ -95,35 +95,28 @@ typedef struct RewriteSubst
   size_t replacement_len;
 } RewriteSubst;
 
-/* $0..$255 (syslog-ng keeps at most 256).  match_handles[i] is filled at
- * configuration time for every i below match_pairs, the most pairs any
- * subst() pattern has; workers read only below the value they load. */
-#define MAX_MATCHES 256
-static NVHandle match_handles[MAX_MATCHES];
+/* The numbered values $0..$255 (regex_match_handles()), and the most
+ * ovector pairs any subst() pattern has: a match clears the numbers above
+ * it up to there. */
+#define MAX_MATCHES REGEX_MAX_MATCHES
 static atomic_uint match_pairs;
 
 static void
-_reserve_match_handles(uint32_t pairs)
+_note_match_pairs(uint32_t pairs)
 {
-  uint32_t have = atomic_load_explicit(&match_pairs, memory_order_acquire);
-  if (pairs <= have)
-    return;
-  for (uint32_t i = have; i < pairs; i++)
-    {
-      char name[8];
-      snprintf(name, sizeof(name), "%u", i);
-      match_handles[i] = log_msg_get_value_handle(name, -1);
-    }
-  atomic_store_explicit(&match_pairs, pairs, memory_order_release);
+  uint32_t have = atomic_load_explicit(&match_pairs, memory_order_relaxed);
+  while (pairs > have
+         && !atomic_compare_exchange_weak_explicit(&match_pairs, &have, pairs, memory_order_relaxed,
+                                                   memory_order_relaxed))
+    ;
 }
 
 /* Number i, above the current match, as syslog-ng leaves it: empty when
  * this replacement set it before (set_here), else cleared unless it is
  * empty already. */
 static void
-_clear_group(LogMsg *msg, uint32_t i, const uint64_t *set_here)
+_clear_group(LogMsg *msg, NVHandle h, uint32_t i, const uint64_t *set_here)
 {
-  NVHandle h = match_handles[i];
   if (set_here[i / 64] & (UINT64_C(1) << (i % 64)))
     {
       log_msg_set_nv_ref(msg, h, "", 0);
@@ -146,15 +139,16 @@ static void
 _store_groups(const RewriteSubst *self, LogMsg *msg, const char *subject, bool subject_set, const PCRE2_SIZE *ov,
               int rc, uint64_t *set_here)
 {
-  uint32_t n = atomic_load_explicit(&match_pairs, memory_order_acquire);
+  const NVHandle *numbered = regex_match_handles();
+  uint32_t n = atomic_load_explicit(&match_pairs, memory_order_relaxed);
   for (uint32_t i = (uint32_t) rc; i < n; i++)
-    _clear_group(msg, i, set_here);
+    _clear_group(msg, numbered[i], i, set_here);
   if (!subject_set)
     return;
   for (int i = 0; i < rc; i++)
     if (ov[2 * i] != PCRE2_UNSET)
       {
-        log_msg_set_nv_ref(msg, match_handles[i], subject + ov[2 * i], ov[2 * i + 1] - ov[2 * i]);
+        log_msg_set_nv_ref(msg, numbered[i], subject + ov[2 * i], ov[2 * i + 1] - ov[2 * i]);
         set_here[i / 64] |= UINT64_C(1) << (i % 64);
       }
   for (uint32_t k = 0; k < self->n_named; k++)
@@ -439,7 +433,7 @@ _compile_pattern(RewriteSubst *self, const CfgNode *call, CfgError *err)
   uint32_t groups = 0;
   pcre2_pattern_info(self->re, PCRE2_INFO_CAPTURECOUNT, &groups);
   self->pairs = groups + 1 < MAX_MATCHES ? groups + 1 : MAX_MATCHES;
-  _reserve_match_handles(self->pairs);
+  _note_match_pairs(self->pairs);
 
   /* the name table: entries of entry_size bytes, the group number in
    * the first two (big-endian), then the NUL-terminated name */
