@@ -249,6 +249,44 @@ _read_header(Reader *r, LogMsg *msg)
   return r->bad ? "truncated header" : NULL;
 }
 
+/* The built-in slot named name[0..len), else LM_V_NONE: every message
+ * has several, and the registry's lookup takes a lock and hashes. */
+static NVHandle
+_builtin_handle(const char *name, size_t len)
+{
+  const BuiltinName *names = _builtin_names();
+  for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
+    if (names[h].len == len && memcmp(names[h].name, name, len) == 0)
+      return h;
+  return LM_V_NONE;
+}
+
+/* The tag last read on this thread: messages read back one after another
+ * mostly carry the same few tags (their source's), and a tag's id never
+ * changes once it is made. */
+#define TAG_MEMO_MAX 64
+static _Thread_local struct
+{
+  char name[TAG_MEMO_MAX];
+  size_t len;
+  LogTagId id;
+} tag_memo;
+
+static LogTagId
+_tag_id(const char *name, size_t len)
+{
+  if (len && len == tag_memo.len && memcmp(tag_memo.name, name, len) == 0)
+    return tag_memo.id;
+  LogTagId id = log_tags_get_by_name(name);
+  if (len < TAG_MEMO_MAX && id != LOG_TAG_NONE)
+    {
+      memcpy(tag_memo.name, name, len);
+      tag_memo.len = len;
+      tag_memo.id = id;
+    }
+  return id;
+}
+
 static const char *
 _read_values(Reader *r, LogMsg *msg)
 {
@@ -264,7 +302,9 @@ _read_values(Reader *r, LogMsg *msg)
         break;
       if (name_len == 0 || name_len > MAX_NAME || memchr(name, '\0', name_len))
         return "bad value name";
-      NVHandle h = log_msg_get_value_handle(name, (ssize_t) name_len);
+      NVHandle h = _builtin_handle(name, name_len);
+      if (h == LM_V_NONE)
+        h = log_msg_get_value_handle(name, (ssize_t) name_len);
       if (h == LM_V_NONE)
         return "bad value name";
       log_msg_set_value(msg, h, value, (ssize_t) len);
@@ -290,7 +330,7 @@ _read_tags(Reader *r, LogMsg *msg)
         abort();
       memcpy(name, s, len);
       name[len] = '\0';
-      log_msg_set_tag(msg, log_tags_get_by_name(name));
+      log_msg_set_tag(msg, _tag_id(name, len));
       if (name != small)
         free(name);
     }
