@@ -89,7 +89,7 @@ struct RelpDest
   pthread_t reader;
   int64_t last_attempt;     /* CLOCK_MONOTONIC ms of the last connect */
   GString *out;             /* writer thread */
-  GString *line;
+  int len_digits;           /* writer thread: the last frame's DATALEN digits */
 };
 
 static int64_t
@@ -455,19 +455,23 @@ _renumber_locked(RelpDest *d)
     }
 }
 
+/* One syslog frame into out, the message formatted in place (its length
+ * is guessed to have as many digits as the last one's, which holds for
+ * most; relp-frame.h). */
 static void
 _format(RelpDest *d, const LogMsg *msg, uint32_t txnr)
 {
-  g_string_truncate(d->line, 0);
+  RelpFrameMark mark;
+  relp_frame_begin(d->out, txnr, "syslog", d->len_digits, &mark);
   if (d->tmpl)
-    log_template_format(d->tmpl, msg, &d->topts, d->line);
+    log_template_format(d->tmpl, msg, &d->topts, d->out);
   else
     {
-      log_format_rfc3164_line(msg, &d->topts, d->line);
-      if (d->line->len && d->line->str[d->line->len - 1] == '\n')
-        g_string_truncate(d->line, d->line->len - 1);
+      log_format_rfc3164_line(msg, &d->topts, d->out);
+      if (d->out->len > mark.data_at && d->out->str[d->out->len - 1] == '\n')
+        g_string_truncate(d->out, d->out->len - 1);
     }
-  relp_frame_append(d->out, txnr, "syslog", d->line->str, d->line->len);
+  d->len_digits = relp_frame_end(d->out, &mark);
 }
 
 /* Connected and not broken, connecting (and resending) when needed;
@@ -689,7 +693,7 @@ relp_dest_new(const RelpDestOptions *o, char *host, LogTemplate *tmpl, const Log
   pthread_mutex_init(&d->io_lock, NULL);
   pthread_cond_init(&d->room, NULL);
   d->out = g_string_sized_new(65536);
-  d->line = g_string_sized_new(1024);
+  d->len_digits = 3;
   d->last_attempt = _mono_ms() - o->time_reopen * 1000;
   d->super.writer_ops = &relp_dest_writer_ops;
   d->super.driver = "relp";
@@ -727,6 +731,5 @@ relp_dest_free(RelpDest *d)
   pthread_mutex_destroy(&d->lock);
   pthread_cond_destroy(&d->room);
   g_string_free(d->out, TRUE);
-  g_string_free(d->line, TRUE);
   free(d);
 }

@@ -4,29 +4,34 @@
 
 #include <string.h>
 
+#define NAME(s) s, sizeof(s) - 1
+
 static const struct
 {
   const char *name;
+  size_t len;
   RelpCommand cmd;
 } commands[] = {
-  { "syslog", RELP_CMD_SYSLOG }, { "rsp", RELP_CMD_RSP },     { "open", RELP_CMD_OPEN },
-  { "close", RELP_CMD_CLOSE },   { "serverclose", RELP_CMD_SERVERCLOSE },
+  { NAME("syslog"), RELP_CMD_SYSLOG }, { NAME("rsp"), RELP_CMD_RSP },
+  { NAME("open"), RELP_CMD_OPEN },     { NAME("close"), RELP_CMD_CLOSE },
+  { NAME("serverclose"), RELP_CMD_SERVERCLOSE },
 };
 
+/* Runs for every message and every answer: a length compare first. */
 static RelpCommand
 _command_of(const char *name, size_t len)
 {
   for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
-    if (strlen(commands[i].name) == len && memcmp(commands[i].name, name, len) == 0)
+    if (commands[i].len == len && memcmp(commands[i].name, name, len) == 0)
       return commands[i].cmd;
   return RELP_CMD_OTHER;
 }
 
-/* Digits at buf[*pos..len) up to 9 of them, then one of the bytes in
- * ends: PARSE_FRAME with the value and *pos on the end byte, MORE when
- * the bytes run out first. */
+/* Digits at buf[*pos..len) up to 9 of them, then a space (or, with
+ * lf_ends, a LF): PARSE_FRAME with the value and *pos on the end byte,
+ * MORE when the bytes run out first. */
 static RelpParseStatus
-_number(const char *buf, size_t len, size_t *pos, const char *ends, uint32_t *value, const char **error,
+_number(const char *buf, size_t len, size_t *pos, bool lf_ends, uint32_t *value, const char **error,
         const char *what)
 {
   uint32_t v = 0;
@@ -44,7 +49,7 @@ _number(const char *buf, size_t len, size_t *pos, const char *ends, uint32_t *va
           v = v * 10 + (uint32_t) (c - '0');
           continue;
         }
-      if (digits == 0 || !strchr(ends, c) || c == '\0')
+      if (digits == 0 || (c != ' ' && (!lf_ends || c != '\n')))
         {
           *error = what;
           return RELP_PARSE_ERROR;
@@ -66,7 +71,7 @@ relp_frame_parse(const char *buf, size_t len, size_t max_data, RelpFrame *frame,
 {
   size_t pos = 0;
   uint32_t txnr, datalen;
-  RelpParseStatus st = _number(buf, len, &pos, " ", &txnr, error, "bad transaction number");
+  RelpParseStatus st = _number(buf, len, &pos, false, &txnr, error, "bad transaction number");
   if (st != RELP_PARSE_FRAME)
     return st;
   size_t cmd_start = ++pos;
@@ -85,7 +90,7 @@ relp_frame_parse(const char *buf, size_t len, size_t max_data, RelpFrame *frame,
     }
   size_t cmd_len = pos - cmd_start;
   pos++;
-  st = _number(buf, len, &pos, " \n", &datalen, error, "bad data length");
+  st = _number(buf, len, &pos, true, &datalen, error, "bad data length");
   if (st != RELP_PARSE_FRAME)
     return st;
   if (datalen > max_data)
@@ -156,6 +161,52 @@ relp_frame_append(GString *out, uint32_t txnr, const char *command, const char *
       g_string_append_len(out, data, (gssize) len);
     }
   g_string_append_c(out, '\n');
+}
+
+void
+relp_frame_begin(GString *out, uint32_t txnr, const char *command, int digits, RelpFrameMark *mark)
+{
+  char head[20 + RELP_COMMAND_MAX + 2];
+  size_t clen = strlen(command);
+  if (clen > RELP_COMMAND_MAX)
+    clen = RELP_COMMAND_MAX;
+  char *p = _put_number(head, txnr);
+  *p++ = ' ';
+  memcpy(p, command, clen);
+  p += clen;
+  *p++ = ' ';
+  g_string_append_len(out, head, p - head);
+  mark->len_at = out->len;
+  mark->digits = digits < 1 ? 1 : digits > 20 ? 20 : digits;
+  /* DATALEN and the space before the data */
+  g_string_set_size(out, out->len + (size_t) mark->digits + 1);
+  mark->data_at = out->len;
+}
+
+int
+relp_frame_end(GString *out, const RelpFrameMark *mark)
+{
+  size_t len = out->len - mark->data_at;
+  char num[24];
+  char *e = _put_number(num, len);
+  int digits = (int) (e - num);
+  if (len == 0)
+    {
+      /* no data: "TXNR COMMAND 0" and the trailer, no space */
+      g_string_truncate(out, mark->len_at);
+      g_string_append_c(out, '0');
+    }
+  else
+    {
+      if (digits > mark->digits)
+        g_string_insert_len(out, (gssize) mark->len_at, num, digits - mark->digits);
+      else if (digits < mark->digits)
+        g_string_erase(out, (gssize) mark->len_at, mark->digits - digits);
+      memcpy(out->str + mark->len_at, num, (size_t) digits);
+      out->str[mark->len_at + (size_t) digits] = ' ';
+    }
+  g_string_append_c(out, '\n');
+  return digits;
 }
 
 int

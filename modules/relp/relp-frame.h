@@ -65,6 +65,22 @@ RelpParseStatus relp_frame_parse(const char *buf, size_t len, size_t max_data, R
 /* Append one frame to out. */
 void relp_frame_append(GString *out, uint32_t txnr, const char *command, const char *data, size_t len);
 
+/* A frame whose data is formatted straight into out, without a copy:
+ * relp_frame_begin() appends "TXNR COMMAND " and room for a DATALEN of
+ * digits digits (a guess: the last frame's); the caller appends the data;
+ * relp_frame_end() writes DATALEN and the trailer, moving the data only
+ * when the guess was wrong.  Returns the digits DATALEN took (the next
+ * guess). */
+typedef struct RelpFrameMark
+{
+  size_t len_at;   /* where DATALEN goes */
+  size_t data_at;  /* where the data starts */
+  int digits;      /* the room left for DATALEN */
+} RelpFrameMark;
+
+void relp_frame_begin(GString *out, uint32_t txnr, const char *command, int digits, RelpFrameMark *mark);
+int relp_frame_end(GString *out, const RelpFrameMark *mark);
+
 /* The TXNR after txnr (999999999 wraps to 1). */
 static inline uint32_t
 relp_txnr_next(uint32_t txnr)

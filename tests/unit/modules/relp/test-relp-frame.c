@@ -248,3 +248,38 @@ Test(relp_ack, plain_window_unchanged)
   log_msg_unref(m);
   log_window_orphan(w);
 }
+
+/* a frame formatted in place: the digits guessed right, short, long, and
+ * no data at all give the same bytes as relp_frame_append */
+Test(relp_frame, begin_end_in_place)
+{
+  static const char *const datas[] = { "abc", "", "x", "0123456789", "0123456789abcdefghij" };
+  for (int guess = 0; guess <= 4; guess++)
+    for (size_t i = 0; i < G_N_ELEMENTS(datas); i++)
+      {
+        GString *want = g_string_new("prefix|");
+        GString *got = g_string_new("prefix|");
+        relp_frame_append(want, 7, "syslog", datas[i], strlen(datas[i]));
+        RelpFrameMark mark;
+        relp_frame_begin(got, 7, "syslog", guess, &mark);
+        g_string_append(got, datas[i]);
+        int digits = relp_frame_end(got, &mark);
+        cr_assert_str_eq(got->str, want->str, "guess %d, data '%s'", guess, datas[i]);
+        cr_assert_eq(digits, strlen(datas[i]) >= 10 ? 2 : 1);
+        g_string_free(want, TRUE);
+        g_string_free(got, TRUE);
+      }
+  GString *big = g_string_new(NULL);
+  RelpFrameMark mark;
+  relp_frame_begin(big, 1, "syslog", 1, &mark);
+  for (int i = 0; i < 1234; i++)
+    g_string_append_c(big, 'a' + i % 26);
+  cr_assert_eq(relp_frame_end(big, &mark), 4);
+  RelpFrame f;
+  size_t used;
+  const char *error;
+  cr_assert_eq(relp_frame_parse(big->str, big->len, 4096, &f, &used, &error), RELP_PARSE_FRAME);
+  cr_assert_eq(f.data_len, 1234);
+  cr_assert_eq(used, big->len);
+  g_string_free(big, TRUE);
+}
