@@ -53,6 +53,14 @@
 #define RELP_READ_SIZE (64 * 1024)
 #define RELP_SOFTWARE "sluice"
 
+/* TXNRs to answer 200 (one message's answer is a few bytes: a plain
+ * array, grown by doubling, is what the acking thread appends to) */
+typedef struct RelpTxnrs
+{
+  uint32_t *v;
+  size_t n, cap;
+} RelpTxnrs;
+
 struct RelpConn
 {
   RelpSource *src;
@@ -75,8 +83,8 @@ struct RelpConn
   GString *out;             /* frames not yet written, from out_off */
   size_t out_off;
   pthread_mutex_t lock;     /* guards acked */
-  GArray *acked;            /* uint32 TXNRs written downstream */
-  GArray *sending;          /* the worker's swap of acked */
+  RelpTxnrs acked;          /* TXNRs written downstream */
+  RelpTxnrs sending;        /* the worker's swap of acked */
   int64_t in_flight;        /* messages routed, not yet answered */
   uint32_t close_txnr;      /* "close" received: answer when in_flight is 0 */
   bool close_pending;
@@ -100,8 +108,8 @@ _conn_free(RelpConn *c)
   close(c->fd);
   atomic_fetch_sub(&c->src->n_conns, 1);
   worker_stream_removed(c->worker);
-  g_array_free(c->acked, TRUE);
-  g_array_free(c->sending, TRUE);
+  g_free(c->acked.v);
+  g_free(c->sending.v);
   pthread_mutex_destroy(&c->lock);
   g_string_free(c->out, TRUE);
   g_free(c->buf);
@@ -445,8 +453,14 @@ _acked(LogMsg *msg, void *user_data)
 {
   RelpConn *c = user_data;
   pthread_mutex_lock(&c->lock);
-  bool first = c->acked->len == 0;
-  g_array_append_val(c->acked, msg->ack_cookie);
+  RelpTxnrs *a = &c->acked;
+  bool first = a->n == 0;
+  if (a->n == a->cap)
+    {
+      a->cap = a->cap ? a->cap * 2 : 256;
+      a->v = g_renew(uint32_t, a->v, a->cap);
+    }
+  a->v[a->n++] = (uint32_t) msg->ack_cookie;
   pthread_mutex_unlock(&c->lock);
   if (first)
     iv_event_post(&c->news);
@@ -464,14 +478,14 @@ _news(void *cookie)
 {
   RelpConn *c = cookie;
   pthread_mutex_lock(&c->lock);
-  GArray *t = c->acked;
+  RelpTxnrs t = c->acked;
   c->acked = c->sending;
   c->sending = t;
   pthread_mutex_unlock(&c->lock);
-  for (guint i = 0; i < c->sending->len; i++)
-    _rsp(c, g_array_index(c->sending, uint32_t, i), "200 OK");
-  c->in_flight -= c->sending->len;
-  g_array_set_size(c->sending, 0);
+  for (size_t i = 0; i < c->sending.n; i++)
+    relp_frame_append_ok(c->out, c->sending.v[i]);
+  c->in_flight -= (int64_t) c->sending.n;
+  c->sending.n = 0;
   _maybe_answer_close(c);
   if (c->paused && log_window_has_room(c->window))
     _conn_parse(c);
@@ -504,8 +518,6 @@ relp_conn_add(RelpSource *s, int fd, const LogAddr *peer, const char *client, co
   g_strlcpy(c->client, client, sizeof(c->client));
   g_strlcpy(c->peer_ip, peer_ip, sizeof(c->peer_ip));
   c->out = g_string_sized_new(4096);
-  c->acked = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-  c->sending = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   pthread_mutex_init(&c->lock, NULL);
   c->window = log_window_new(s->window, _wakeup, c);
   log_window_set_acked(c->window, _acked);

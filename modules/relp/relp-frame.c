@@ -164,6 +164,16 @@ relp_frame_append(GString *out, uint32_t txnr, const char *command, const char *
 }
 
 void
+relp_frame_append_ok(GString *out, uint32_t txnr)
+{
+  static const char tail[] = " rsp 6 200 OK\n";
+  char buf[16 + sizeof(tail)];
+  char *p = _put_number(buf, txnr);
+  memcpy(p, tail, sizeof(tail) - 1);
+  g_string_append_len(out, buf, (gssize) (p - buf) + (gssize) sizeof(tail) - 1);
+}
+
+void
 relp_frame_begin(GString *out, uint32_t txnr, const char *command, int digits, RelpFrameMark *mark)
 {
   char head[20 + RELP_COMMAND_MAX + 2];

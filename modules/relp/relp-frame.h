@@ -65,6 +65,10 @@ RelpParseStatus relp_frame_parse(const char *buf, size_t len, size_t max_data, R
 /* Append one frame to out. */
 void relp_frame_append(GString *out, uint32_t txnr, const char *command, const char *data, size_t len);
 
+/* Append "TXNR rsp 6 200 OK\n", the answer to a message taken (as
+ * relp_frame_append would, in one append: one runs per message). */
+void relp_frame_append_ok(GString *out, uint32_t txnr);
+
 /* A frame whose data is formatted straight into out, without a copy:
  * relp_frame_begin() appends "TXNR COMMAND " and room for a DATALEN of
  * digits digits (a guess: the last frame's); the caller appends the data;

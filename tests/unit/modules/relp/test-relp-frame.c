@@ -283,3 +283,18 @@ Test(relp_frame, begin_end_in_place)
   cr_assert_eq(used, big->len);
   g_string_free(big, TRUE);
 }
+
+Test(relp_frame, append_ok_as_append)
+{
+  static const uint32_t txnrs[] = { 0, 1, 9, 10, 12345, 999999999 };
+  for (size_t i = 0; i < G_N_ELEMENTS(txnrs); i++)
+    {
+      GString *want = g_string_new("x");
+      GString *got = g_string_new("x");
+      relp_frame_append(want, txnrs[i], "rsp", "200 OK", 6);
+      relp_frame_append_ok(got, txnrs[i]);
+      cr_assert_str_eq(got->str, want->str);
+      g_string_free(want, TRUE);
+      g_string_free(got, TRUE);
+    }
+}
