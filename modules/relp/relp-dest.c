@@ -45,6 +45,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -434,6 +436,11 @@ _tcp_connect(RelpDest *d)
           freeaddrinfo(ai);
           int fl = fcntl(fd, F_GETFL);
           fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+          /* a batch goes in one send: Nagle would only hold its last
+           * segment until the server acks the ones before, and with a
+           * full window the server answers only what it has */
+          int on = 1;
+          setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
           return fd;
         }
       err = errno;
