@@ -347,6 +347,8 @@ _finish_push(LogQueueDisk *d, GPtrArray *acks, GPtrArray *unrefs, bool wrote)
  * scratch, with each payload's checksum, before the queue's lock is taken:
  * the pushing threads do that work side by side, and under the lock only
  * the copy into the batch's write and the record header remain. */
+#define SCRATCH_KEEP (1024 * 1024) /* payload bytes a thread keeps between pushes */
+
 static DqScratch *
 _preserialize(LogQueueItem *items, size_t n)
 {
@@ -438,6 +440,13 @@ log_queue_disk_push(LogQueueDisk *d, LogQueueItem *items, size_t n)
   pthread_mutex_unlock(&d->lock);
   log_queue_items_done(items, dropped);
   _finish_push(d, acks, unrefs, wrote);
+  if (pre && pre->cap > SCRATCH_KEEP)
+    {
+      /* a batch of big messages: do not hold its size for the thread's life */
+      free(pre->buf);
+      pre->buf = NULL;
+      pre->cap = 0;
+    }
   return dropped;
 }
 

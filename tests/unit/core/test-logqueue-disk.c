@@ -626,3 +626,25 @@ Test(logqueue_disk, records_checksummed_ahead_of_the_lock_match_the_whole_record
   diskq_rec_hdr_encode(two, sizeof(payload), 77, payload, 1);
   cr_assert_neq(memcmp(one + 4, two + 4, 4), 0, "versions 1 and 2 checksum alike");
 }
+
+/* One push of messages bigger than the pushing thread keeps serialized
+ * between pushes (1 MiB), then small ones: all come back, in order. */
+Test(logqueue_disk, a_batch_of_big_messages_then_small_ones_keeps_order)
+{
+  DiskBufferOptions o = _opts(true, 4);
+  o.capacity = 8 * DISKQ_MIN_CAPACITY;
+  LogQueue *q = _open(&o);
+  for (int round = 0; round < 2; round++)
+    {
+      LogQueueItem big[24];
+      for (int i = 0; i < 24; i++)
+        big[i] = (LogQueueItem) { _msg(round * 100 + i, 100000), false };
+      cr_assert_eq(log_queue_push_batch(q, big, 24), 0);
+      LogQueueItem small[8];
+      for (int i = 0; i < 8; i++)
+        small[i] = (LogQueueItem) { _msg(round * 100 + 24 + i, 10), false };
+      cr_assert_eq(log_queue_push_batch(q, small, 8), 0);
+      _pop_expect(q, round * 100, 32);
+    }
+  log_queue_free(q);
+}
