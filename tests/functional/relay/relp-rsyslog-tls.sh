@@ -14,50 +14,16 @@
 # against the test CA, and the server's name (127.0.0.1) on the client
 # side.  Certificates are made here (relp-certs.sh).
 #
-# rsyslog comes from $SLUICE_RSYSLOG (scripts/fetch-rsyslog.sh DIR, as
-# scripts/test.sh sets it); without it the script unpacks it into its own
-# temporary directory, and skips (77) only when that cannot be done.
+# rsyslog: see rsyslog-lib.sh.
 #
 # Usage: relp-rsyslog-tls.sh SLUICE LOGGEN
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/relp-certs.sh"
 sluice=$1 loggen=$2
-rs_root=${SLUICE_RSYSLOG:-}
-if [ -z "$rs_root" ]; then
-  rs_root=$work/rsyslog-root
-  "$(dirname "$0")/../../../scripts/fetch-rsyslog.sh" "$rs_root" >"$work/fetch.log" 2>&1 || {
-    echo "SKIP: no SLUICE_RSYSLOG, and rsyslog with rsyslog-relp cannot be unpacked: $(tail -3 "$work/fetch.log")"
-    exit 77
-  }
-fi
-[ -x "$rs_root/usr/sbin/rsyslogd" ] || fail "SLUICE_RSYSLOG=$rs_root has no usr/sbin/rsyslogd"
-rs_lib="$rs_root/usr/lib/x86_64-linux-gnu"
-rs_pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$rs_pid" ] && kill -9 "$rs_pid" 2>/dev/null; rm -rf "$work"' EXIT
+. "$(dirname "$0")/rsyslog-lib.sh"
 
 c=$work/certs
 make_certs "$c"
-
-# start_rsyslog CONF: run rsyslogd in the foreground in the background
-start_rsyslog() {
-  rm -f "$work/rs.pid"
-  LD_LIBRARY_PATH="$rs_lib" "$rs_root/usr/sbin/rsyslogd" -n -f "$1" -i "$work/rs.pid" -M "$rs_lib/rsyslog" \
-    >>"$work/rsyslog.log" 2>&1 &
-  rs_pid=$!
-  i=0
-  while [ ! -s "$work/rs.pid" ]; do
-    i=$((i + 1))
-    [ $i -lt 100 ] && kill -0 "$rs_pid" 2>/dev/null || fail "rsyslogd did not start: $(cat "$work/rsyslog.log")"
-    sleep 0.1
-  done
-  sleep 0.3 # its inputs listen once the pid file is there, not before
-}
-
-stop_rsyslog() {
-  kill -TERM "$rs_pid"
-  wait "$rs_pid" || true
-  rs_pid=
-}
 
 # check FILE N WHAT: FILE gets all N of loggen's lines, once, in order
 check() {

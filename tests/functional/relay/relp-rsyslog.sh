@@ -17,36 +17,10 @@
 # out the kernel's 200 ms cork timer, whoever the server is (rsyslog's own
 # imrelp too), so the default would only make this test slow.
 #
-# Usage: relp-rsyslog.sh SLUICE LOGGEN    (SLUICE_RSYSLOG: the unpacked root)
+# Usage: relp-rsyslog.sh SLUICE LOGGEN    (rsyslog: see rsyslog-lib.sh)
 . "$(dirname "$0")/../lib.sh"
 sluice=$1 loggen=$2
-rs_root=${SLUICE_RSYSLOG:-}
-[ -n "$rs_root" ] && [ -x "$rs_root/usr/sbin/rsyslogd" ] \
-  || fail "SLUICE_RSYSLOG must name an unpacked rsyslog with rsyslog-relp (scripts/fetch-rsyslog.sh DIR)"
-rs_lib="$rs_root/usr/lib/x86_64-linux-gnu"
-rs_pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$rs_pid" ] && kill -9 "$rs_pid" 2>/dev/null; rm -rf "$work"' EXIT
-
-# start_rsyslog CONF: run rsyslogd in the foreground in the background
-start_rsyslog() {
-  rm -f "$work/rs.pid"
-  LD_LIBRARY_PATH="$rs_lib" "$rs_root/usr/sbin/rsyslogd" -n -f "$1" -i "$work/rs.pid" -M "$rs_lib/rsyslog" \
-    >>"$work/rsyslog.log" 2>&1 &
-  rs_pid=$!
-  i=0
-  while [ ! -s "$work/rs.pid" ]; do
-    i=$((i + 1))
-    [ $i -lt 100 ] && kill -0 "$rs_pid" 2>/dev/null || fail "rsyslogd did not start: $(cat "$work/rsyslog.log")"
-    sleep 0.1
-  done
-  sleep 0.3 # its inputs listen once the pid file is there, not before
-}
-
-stop_rsyslog() {
-  kill -TERM "$rs_pid"
-  wait "$rs_pid" || true
-  rs_pid=
-}
+. "$(dirname "$0")/rsyslog-lib.sh"
 
 # check FILE N [DUPS_OK]: wait until FILE has all N of loggen's lines, then
 # require none missing, reordered or (unless DUPS_OK) duplicated
