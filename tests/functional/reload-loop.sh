@@ -39,7 +39,10 @@ reload_to() {
   done
 }
 
+# the descriptors once the new configuration's files are open: a file is
+# opened by its first message (loggen sends 30 a second), as with syslog-ng
 fds() {
+  sleep 0.5
   ls "/proc/$pid/fd" | wc -l
 }
 
