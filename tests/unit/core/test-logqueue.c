@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "sluice/logqueue.h"
 
+#include <glib.h>
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -235,6 +236,50 @@ Test(logqueue, orphaned_window_lives_until_its_last_slot_returns)
   log_msg_ack(msg); /* frees the window (AddressSanitizer checks the rest) */
   cr_assert_eq(wakeups, 0, "no wakeup after the owner left");
   log_msg_unref(msg);
+}
+
+/* acked callbacks: "window:seqnum," in the order they came */
+static GString *acked_log;
+
+static void
+log_acked(LogMsg *msg, void *user_data)
+{
+  g_string_append_printf(acked_log, "%s:%u,", (const char *) user_data, msg->seqnum);
+}
+
+/* A batch acks its messages in runs of one window (one lock, one release
+ * each): every message whose last holder it was is acked, in order, to its
+ * own window, and one still held elsewhere is not. */
+Test(logqueue, a_batch_acks_each_window_in_order)
+{
+  acked_log = g_string_new("");
+  wakeups = 0;
+  LogWindow *a = log_window_new(3, count_wakeup, "a"), *b = log_window_new(2, NULL, "b");
+  log_window_set_acked(a, log_acked);
+  log_window_set_acked(b, log_acked);
+  LogQueueItem items[6];
+  LogWindow *owner[6] = { a, a, b, a, b, a };
+  for (uint32_t i = 0; i < 6; i++)
+    {
+      LogMsg *m = numbered(i);
+      log_msg_ack_begin(m, owner[i]);
+      items[i] = (LogQueueItem) { m, true };
+    }
+  LogMsg *held = log_msg_ref(items[5].msg);
+  log_msg_ack_add(held); /* a second destination still has it */
+  cr_assert_eq(atomic_load(&a->free), -1);
+  log_queue_items_done(items, 6);
+  cr_assert_str_eq(acked_log->str, "a:0,a:1,b:2,a:3,b:4,");
+  cr_assert_eq(atomic_load(&a->free), 2);
+  cr_assert_eq(atomic_load(&b->free), 2);
+  cr_assert_eq(wakeups, 1, "a got room once");
+  log_msg_ack(held);
+  cr_assert_str_eq(acked_log->str, "a:0,a:1,b:2,a:3,b:4,a:5,");
+  cr_assert_eq(atomic_load(&a->free), 3);
+  log_msg_unref(held);
+  log_window_orphan(a);
+  log_window_orphan(b);
+  g_string_free(acked_log, TRUE);
 }
 
 Test(logqueue, closed_queue_drains_then_reports_end)
