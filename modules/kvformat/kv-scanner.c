@@ -6,6 +6,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* [A-Za-z0-9_.-] */
 static const bool key_chars[256] = {
@@ -191,6 +194,30 @@ _may_delimit(const KvScanner *s, char c)
   return c == ' ' || (c == s->pair_sep[0] && c != '\0');
 }
 
+/* The first byte from p on that may start a delimiter, or end: sixteen
+ * bytes at a time with SSE2 (every x86-64 has it) while a whole block is
+ * there, then byte by byte.  An empty pair separator compares with NUL,
+ * which the input (it ends at its first NUL) does not hold. */
+static inline const char *
+_value_run(const KvScanner *s, const char *p)
+{
+  const char *end = s->end;
+#if defined(__SSE2__)
+  const __m128i space = _mm_set1_epi8(' '), sep = _mm_set1_epi8(s->pair_sep[0]);
+  while (end - p >= 16)
+    {
+      __m128i x = _mm_loadu_si128((const __m128i *) (const void *) p);
+      int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, space), _mm_cmpeq_epi8(x, sep)));
+      if (mask)
+        return p + __builtin_ctz((unsigned) mask);
+      p += 16;
+    }
+#endif
+  while (p < end && !_may_delimit(s, *p))
+    p++;
+  return p;
+}
+
 static inline bool
 _delimiter(KvScanner *s, const char *p, const char **next)
 {
@@ -264,9 +291,7 @@ _decode_value(KvScanner *s)
             {
               /* the bytes up to the next space or pair separator byte
                * are value: take them in one go */
-              const char *q = p + 1;
-              while (q < s->end && !_may_delimit(s, *q))
-                q++;
+              const char *q = _value_run(s, p + 1);
               vend = q;
               p = q - 1;
               break;

@@ -247,3 +247,34 @@ Test(kvparser, same_positions_with_other_names_get_their_own_handles)
     }
   p->ops->free(p);
 }
+
+/* Unquoted values are scanned sixteen bytes at a time where the input
+ * allows: every length around and past a block ends at the right byte,
+ * before a space or the pair separator. */
+Test(kvparser, long_values_end_at_the_delimiter_whatever_their_length)
+{
+  LogProcessor *sp = pt_new(F, KV);
+  LogProcessor *semi = pt_new(F, "parser p { kv-parser(prefix('kv.') pair-separator(';')); };");
+  char value[64], line[160];
+  for (int len = 1; len < 48; len++)
+    {
+      for (int i = 0; i < len; i++)
+        value[i] = (char) ('a' + i % 26);
+      value[len] = '\0';
+      snprintf(line, sizeof(line), "a=%s b=1", value);
+      LogMsg *m = pt_msg_prog(line, -1);
+      cr_assert(pt_run(sp, &m));
+      pt_assert_value(m, "kv.a", value);
+      pt_assert_value(m, "kv.b", "1");
+      log_msg_unref(m);
+      snprintf(line, sizeof(line), "a=%s;b=x y;c=%s", value, value);
+      m = pt_msg_prog(line, -1);
+      cr_assert(pt_run(semi, &m));
+      pt_assert_value(m, "kv.a", value);
+      pt_assert_value(m, "kv.b", "x y");
+      pt_assert_value(m, "kv.c", value);
+      log_msg_unref(m);
+    }
+  sp->ops->free(sp);
+  semi->ops->free(semi);
+}
