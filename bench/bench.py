@@ -422,9 +422,12 @@ def resolve_loggen(choice, env):
 
 def loggen_cmd(env, meta, port, input_path):
     per_conn = meta["messages"] // meta["connections"]
-    # loggen takes one transport plugin: -U is TLS over TCP on its own
+    # loggen takes one transport plugin: -U is TLS over TCP on its own.  -F:
+    # loggen frames with octet counting over TLS, which network() does not
+    # read; the same newline-ended lines as over TCP make tls-file differ
+    # from tcp-file only in the transport
     if meta["transport"] == "tls":
-        cmd = [env.loggen, "-U"]
+        cmd = [env.loggen, "-U", "-F"]
     else:
         cmd = [env.loggen, "-i", "-D" if meta["transport"] == "udp" else "-S"]
     # rate: messages per second in all; loggen's -r counts per connection
