@@ -183,11 +183,8 @@ net_tls_context_new(const NetTlsOptions *o, bool server, const char *location, c
        * client that closes with unread bytes sends a reset, which makes
        * this side's kernel drop what the client wrote last */
       SSL_CTX_set_num_tickets(ctx, 0);
-      /* read-ahead: one read(2) takes several records, as a plain
-       * stream's read takes 64 KiB, not a 5-byte header and then the body
-       * of each 16 KiB record */
-      SSL_CTX_set_read_ahead(ctx, 1);
-      SSL_CTX_set_default_read_buffer_len(ctx, 64 * 1024);
+      /* no read-ahead: a source's session reads through a buffering BIO
+       * (net_tls_transport_new), which takes several records per read(2) */
     }
   return net_tls_context_wrap(ctx, o, server, location);
 }

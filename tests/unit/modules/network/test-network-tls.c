@@ -306,6 +306,46 @@ Test(network_tls, megabytes_in_one_go_arrive_whole_and_in_order)
   g_free(src);
 }
 
+/* The same burst from a client that stays connected: no end of stream
+ * makes the fd readable again, so the records the buffering BIO read in
+ * bulk and OpenSSL has not decrypted yet must bring the reader back (one
+ * read per turn, so that a turn ends with records left in the BIO). */
+Test(network_tls, a_burst_arrives_whole_while_its_client_stays_connected)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { network(ip(127.0.0.1) port(%d) transport(tls) log-fetch-limit(1) "
+                              "tls(key-file(\"%s\") cert-file(\"%s\") ca-file(\"%s\"))); };",
+                              port, certs.server_key, certs.server_cert, certs.ca);
+  run_start(&r, src, NULL);
+  TlsClient c;
+  cr_assert(tls_client_open(&c, port, certs.client_cert, certs.client_key), "handshake failed");
+  /* bursts of 100 to 300 KB, each sent whole before the next: after the
+   * last bytes of one are read, the fd stays quiet until the next */
+  int n = 0;
+  for (int burst = 0; burst < 8; burst++)
+    {
+      GString *all = g_string_new("");
+      int k = 1000 + burst * 250;
+      for (int i = 0; i < k; i++, n++)
+        g_string_append_printf(all, "<13>Nov 22 10:00:00 h p: line %06d %s\n", n,
+                               "padding padding padding padding padding padding padding padding");
+      cr_assert(tls_client_send(&c, all->str, all->len));
+      wait_count(n);
+      g_string_free(all, TRUE);
+    }
+  tls_client_close(&c);
+  char *got = run_finish(&r);
+  char **lines = g_strsplit(got, "\n", -1);
+  cr_assert_eq(g_strv_length(lines), (guint) n + 1);
+  char want[32];
+  snprintf(want, sizeof(want), "|line %06d ", n - 1);
+  cr_assert(strstr(lines[n - 1], want), "the last line is '%s'", lines[n - 1]);
+  g_strfreev(lines);
+  g_free(got);
+  g_free(src);
+}
+
 /* ---- reload ---------------------------------------------------------------- */
 
 /* Reload r (on its workers) to the configuration of sources, as the
