@@ -140,19 +140,27 @@ _put_number(char *p, uint64_t v)
   return p;
 }
 
+/* "TXNR COMMAND " at p (room: 20 + RELP_COMMAND_MAX + 2); returns its end. */
+static char *
+_put_head(char *p, uint32_t txnr, const char *command)
+{
+  size_t clen = strlen(command);
+  if (clen > RELP_COMMAND_MAX)
+    clen = RELP_COMMAND_MAX;
+  p = _put_number(p, txnr);
+  *p++ = ' ';
+  memcpy(p, command, clen);
+  p += clen;
+  *p++ = ' ';
+  return p;
+}
+
 void
 relp_frame_append(GString *out, uint32_t txnr, const char *command, const char *data, size_t len)
 {
   /* one frame per message (and per answer): no printf */
   char head[20 + RELP_COMMAND_MAX + 24];
-  size_t clen = strlen(command);
-  if (clen > RELP_COMMAND_MAX)
-    clen = RELP_COMMAND_MAX;
-  char *p = _put_number(head, txnr);
-  *p++ = ' ';
-  memcpy(p, command, clen);
-  p += clen;
-  *p++ = ' ';
+  char *p = _put_head(head, txnr, command);
   p = _put_number(p, len);
   g_string_append_len(out, head, p - head);
   if (len)
@@ -177,14 +185,7 @@ void
 relp_frame_begin(GString *out, uint32_t txnr, const char *command, int digits, RelpFrameMark *mark)
 {
   char head[20 + RELP_COMMAND_MAX + 2];
-  size_t clen = strlen(command);
-  if (clen > RELP_COMMAND_MAX)
-    clen = RELP_COMMAND_MAX;
-  char *p = _put_number(head, txnr);
-  *p++ = ' ';
-  memcpy(p, command, clen);
-  p += clen;
-  *p++ = ' ';
+  char *p = _put_head(head, txnr, command);
   g_string_append_len(out, head, p - head);
   mark->len_at = out->len;
   mark->digits = digits < 1 ? 1 : digits > 20 ? 20 : digits;
