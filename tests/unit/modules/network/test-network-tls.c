@@ -30,13 +30,28 @@ teardown(void)
 
 TestSuite(network_tls, .init = setup, .fini = teardown);
 
-/* "source s { network(... transport(tls) tls(key cert ca EXTRA)); };" */
+/* "source s { network(... transport(tls) NET tls(key cert ca EXTRA)); };" */
+static char *
+tls_source_with(int port, const char *net, const char *extra)
+{
+  return g_strdup_printf("source s { network(ip(127.0.0.1) port(%d) transport(tls) %s tls(key-file(\"%s\") "
+                         "cert-file(\"%s\") ca-file(\"%s\") %s)); };",
+                         port, net ? net : "", certs.server_key, certs.server_cert, certs.ca, extra ? extra : "");
+}
+
 static char *
 tls_source(int port, const char *extra)
 {
-  return g_strdup_printf("source s { network(ip(127.0.0.1) port(%d) transport(tls) tls(key-file(\"%s\") "
-                         "cert-file(\"%s\") ca-file(\"%s\") %s)); };",
-                         port, certs.server_key, certs.server_cert, certs.ca, extra ? extra : "");
+  return tls_source_with(port, NULL, extra);
+}
+
+/* Lines "line NNNNNN padding..." numbered from..from+k-1, each ending in \n. */
+static void
+append_numbered_lines(GString *out, int from, int k)
+{
+  for (int i = from; i < from + k; i++)
+    g_string_append_printf(out, "<13>Nov 22 10:00:00 h p: line %06d %s\n", i,
+                           "padding padding padding padding padding padding padding padding");
 }
 
 static void
@@ -287,9 +302,7 @@ Test(network_tls, megabytes_in_one_go_arrive_whole_and_in_order)
    * OpenSSL, where polling the fd does not see them */
   GString *all = g_string_new("");
   int n = 20000;
-  for (int i = 0; i < n; i++)
-    g_string_append_printf(all, "<13>Nov 22 10:00:00 h p: line %06d %s\n", i,
-                           "padding padding padding padding padding padding padding padding");
+  append_numbered_lines(all, 0, n);
   send_ok(port, certs.client_cert, certs.client_key, all->str);
   wait_count(n);
   char *got = run_finish(&r);
@@ -314,9 +327,7 @@ Test(network_tls, a_burst_arrives_whole_while_its_client_stays_connected)
 {
   Run r;
   int port = free_port(SOCK_STREAM);
-  char *src = g_strdup_printf("source s { network(ip(127.0.0.1) port(%d) transport(tls) log-fetch-limit(1) "
-                              "tls(key-file(\"%s\") cert-file(\"%s\") ca-file(\"%s\"))); };",
-                              port, certs.server_key, certs.server_cert, certs.ca);
+  char *src = tls_source_with(port, "log-fetch-limit(1)", NULL);
   run_start(&r, src, NULL);
   TlsClient c;
   cr_assert(tls_client_open(&c, port, certs.client_cert, certs.client_key), "handshake failed");
@@ -327,9 +338,8 @@ Test(network_tls, a_burst_arrives_whole_while_its_client_stays_connected)
     {
       GString *all = g_string_new("");
       int k = 1000 + burst * 250;
-      for (int i = 0; i < k; i++, n++)
-        g_string_append_printf(all, "<13>Nov 22 10:00:00 h p: line %06d %s\n", n,
-                               "padding padding padding padding padding padding padding padding");
+      append_numbered_lines(all, n, k);
+      n += k;
       cr_assert(tls_client_send(&c, all->str, all->len));
       wait_count(n);
       g_string_free(all, TRUE);
