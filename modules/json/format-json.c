@@ -21,6 +21,8 @@
 #include "json-module.h"
 #include "value-pairs.h"
 
+#include "sluice/strbuf.h"
+
 #include <pthread.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -46,33 +48,6 @@ static const uint8_t byte_class[256] = {
 };
 
 static const char hex_lower[] = "0123456789abcdef";
-
-/* g_string_append_len without the library call when the room is there:
- * the writer appends many short pieces per message. */
-static inline void
-_append(GString *out, const char *p, size_t n)
-{
-  if (out->len + n < out->allocated_len)
-    {
-      memcpy(out->str + out->len, p, n);
-      out->len += n;
-      out->str[out->len] = '\0';
-    }
-  else
-    g_string_append_len(out, p, (gssize) n);
-}
-
-static inline void
-_append_c(GString *out, char c)
-{
-  if (out->len + 1 < out->allocated_len)
-    {
-      out->str[out->len++] = c;
-      out->str[out->len] = '\0';
-    }
-  else
-    g_string_append_c(out, c);
-}
 
 #ifdef __SSE2__
 /* A bit per byte of p[0..16) that needs a closer look. */
@@ -202,7 +177,7 @@ json_append_escaped(GString *out, const char *str, size_t len)
       size_t run = _safe_run(p, (size_t) (end - p));
       if (run)
         {
-          _append(out, (const char *) p, run);
+          str_append(out, (const char *) p, run);
           p += run;
           if (p >= end)
             break;
@@ -213,12 +188,12 @@ json_append_escaped(GString *out, const char *str, size_t len)
           size_t n = _utf8_seq_len(p, end);
           if (n)
             {
-              _append(out, (const char *) p, n);
+              str_append(out, (const char *) p, n);
               p += n;
               continue;
             }
           char esc[6] = { '\\', '\\', 'x', hex_lower[c >> 4], hex_lower[c & 15] };
-          _append(out, esc, 5);
+          str_append(out, esc, 5);
           p++;
           continue;
         }
@@ -252,7 +227,7 @@ json_append_escaped(GString *out, const char *str, size_t len)
           n = 6;
           break;
         }
-      _append(out, esc, n);
+      str_append(out, esc, n);
       p++;
     }
 }
@@ -261,9 +236,9 @@ json_append_escaped(GString *out, const char *str, size_t len)
 static void
 _append_string(GString *out, const char *v, size_t n)
 {
-  _append_c(out, '"');
+  str_append_c(out, '"');
   json_append_escaped(out, v, n);
-  _append_c(out, '"');
+  str_append_c(out, '"');
 }
 
 /* A name as syslog-ng shows it: a leading '.' is '_'. */
@@ -299,7 +274,7 @@ _append_value(GString *out, const ValuePairsEntry *e, GString *tmp)
       break;
     case VP_TYPE_LITERAL:
     case VP_TYPE_JSON:
-      _append(out, v, n);
+      str_append(out, v, n);
       return true;
     case VP_TYPE_INT:
     case VP_TYPE_DOUBLE:
@@ -313,14 +288,14 @@ _append_value(GString *out, const ValuePairsEntry *e, GString *tmp)
           (void) g_ascii_strtod(tmp->str, &end);
         if (!n || end == tmp->str || *end)
           return false;
-        _append(out, v, n);
+        str_append(out, v, n);
         return true;
       }
     case VP_TYPE_BOOLEAN:
       if (n && strchr("tT1", v[0]))
-        _append(out, "true", 4);
+        str_append(out, "true", 4);
       else if (n && strchr("fF0", v[0]))
-        _append(out, "false", 5);
+        str_append(out, "false", 5);
       else
         return false;
       return true;
@@ -404,7 +379,7 @@ _walk_key(Walker *w, const char *key, size_t len)
           _member_start(w);
           g_string_append_c(w->out, '"');
           json_append_escaped(w->out, key + start, MIN(end, len) - start);
-          _append(w->out, "\":", 2);
+          str_append(w->out, "\":", 2);
           return;
         }
       if (idx >= depth)
@@ -558,7 +533,7 @@ _plan_value(GString *out, const ValuePairsFixed *f, const LogMsg *msg, const Log
           if (!n && f->droppable)
             return VALUE_EMPTY;
           json_append_escaped(out, v, n);
-          _append_c(out, '"');
+          str_append_c(out, '"');
           return VALUE_OK;
         }
       /* formatted in place; copied aside only when it needs escaping */
@@ -574,7 +549,7 @@ _plan_value(GString *out, const ValuePairsFixed *f, const LogMsg *msg, const Log
           g_string_truncate(out, from);
           json_append_escaped(out, s->val->str, n);
         }
-      _append_c(out, '"');
+      str_append_c(out, '"');
       return VALUE_OK;
     }
   if (direct)
@@ -599,7 +574,7 @@ _plan_run(const JsonFormat *jf, const LogMsg *msg, const LogTemplateOptions *opt
   size_t start = out->len;
   bool any = false;
   uint32_t shown = UINT32_MAX;
-  _append_c(out, '{');
+  str_append_c(out, '{');
   for (size_t i = 0; i < jf->n_items; i++)
     {
       const PlanItem *it = &jf->items[i];
@@ -615,7 +590,7 @@ _plan_run(const JsonFormat *jf, const LogMsg *msg, const LogTemplateOptions *opt
           out->str[out->len] = '\0';
         }
       else
-        _append(out, it->lit + skip, n);
+        str_append(out, it->lit + skip, n);
       int r = _plan_value(out, it->f, msg, opts, s);
       if (r == VALUE_EMPTY)
         {
@@ -631,7 +606,7 @@ _plan_run(const JsonFormat *jf, const LogMsg *msg, const LogTemplateOptions *opt
       any = true;
       shown = it->group;
     }
-  _append(out, jf->tail, jf->tail_len);
+  str_append(out, jf->tail, jf->tail_len);
   _scratch_release(s);
 }
 
@@ -783,7 +758,7 @@ _format_flat_json_call(void *state, int argc, LogTemplate *const *args, const Lo
         g_string_append_c(out, ',');
       g_string_append_c(out, '"');
       _append_name(out, e[i].name, e[i].name_len);
-      _append(out, "\":", 2);
+      str_append(out, "\":", 2);
       if (!_append_value(out, &e[i], s->tmp))
         {
           g_string_truncate(out, start);

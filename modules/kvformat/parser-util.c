@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared by the name-value parsers: handle cache, scratch, template(). */
 #include "kvformat/parser-util.h"
+#include "sluice/strbuf.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -201,7 +202,7 @@ parser_append_str_repr(GString *out, const char *str, size_t len, const char *fo
   bool apos = seen & REPR_APOS, quote = seen & REPR_DQUOTE;
   if (!seen)
     {
-      g_string_append_len(out, str, len);
+      str_append(out, str, len);
       return;
     }
   char q = quote && !apos ? '\'' : '"';

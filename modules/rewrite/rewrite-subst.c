@@ -180,7 +180,7 @@ static inline void
 _append_replacement(const RewriteSubst *self, const LogMsg *msg, GString *out)
 {
   if (self->replacement_literal)
-    rewrite_buf_append(out, self->replacement_literal, self->replacement_len);
+    str_append(out, self->replacement_literal, self->replacement_len);
   else
     log_template_format(self->replacement, msg, NULL, out);
 }
@@ -251,14 +251,14 @@ _replace_pcre(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t len
         }
       _store_groups(self, *pmsg, v, subject_set, ov, rc, set_here);
       size_t from = ov[0], to = ov[1];
-      rewrite_buf_append(out, v + last, from - last);
+      str_append(out, v + last, from - last);
       _append_replacement(self, *pmsg, out);
       empty_before = from == to;
       start = last = to;
     }
   while ((self->flags & SF_GLOBAL) && start < len);
   if (matched)
-    rewrite_buf_append(out, v + last, len - last);
+    str_append(out, v + last, len - last);
   return matched;
 }
 
@@ -336,13 +336,13 @@ _replace_string(const RewriteSubst *self, LogMsg **pmsg, const char *v, size_t l
       if (!m)
         break;
       matched = true;
-      rewrite_buf_append(out, v + last, (size_t) (m - (v + last)));
+      str_append(out, v + last, (size_t) (m - (v + last)));
       _append_replacement(self, *pmsg, out);
       pos = last = (size_t) (m - v) + self->pattern_len;
     }
   while ((self->flags & SF_GLOBAL) && pos < len && self->pattern_len > 0);
   if (matched)
-    rewrite_buf_append(out, v + last, len - last);
+    str_append(out, v + last, len - last);
   return matched;
 }
 

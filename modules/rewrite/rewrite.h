@@ -14,6 +14,7 @@
 
 #include "sluice/driver.h"
 #include "sluice/filter.h"
+#include "sluice/strbuf.h"
 #include "sluice/template.h"
 
 #include <glib.h>
@@ -92,21 +93,6 @@ rewrite_value_changed(LogMsg *msg, NVHandle handle)
  * NUL-terminated), so a rule can skip formatting it per message.  NULL
  * otherwise. */
 char *rewrite_template_literal(const LogTemplate *t, size_t *len);
-
-/* g_string_append_len without its checks for a source inside s (the hot
- * paths append message values, never s itself). */
-static inline void
-rewrite_buf_append(GString *s, const char *p, size_t n)
-{
-  if (G_UNLIKELY(s->len + n + 1 > s->allocated_len))
-    {
-      g_string_append_len(s, p, (gssize) n);
-      return;
-    }
-  memcpy(s->str + s->len, p, n);
-  s->len += n;
-  s->str[s->len] = '\0';
-}
 
 /* Per-thread scratch string number i (0..REWRITE_SCRATCH_MAX-1), emptied.
  * Owned by the thread, freed when it ends. */

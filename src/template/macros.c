@@ -191,7 +191,7 @@ _expand_other(LogMacro m, const LogMsg *msg, GString *out)
     {
     case M_FACILITY:
       if (fac < 24)
-        fmt_append(out, facility_names[fac], strlen(facility_names[fac]));
+        str_append(out, facility_names[fac], strlen(facility_names[fac]));
       else
         g_string_append_printf(out, "%x", fac); /* syslog-ng 3.38 writes unnamed ones in hex */
       break;
@@ -199,7 +199,7 @@ _expand_other(LogMacro m, const LogMsg *msg, GString *out)
       fmt_append_uint(out, (uint64_t) fac, 0);
       break;
     case M_SEVERITY:
-      fmt_append(out, severity_names[sev], strlen(severity_names[sev]));
+      str_append(out, severity_names[sev], strlen(severity_names[sev]));
       break;
     case M_SEVERITY_NUM:
       fmt_append_uint(out, (uint64_t) sev, 0);
@@ -257,7 +257,7 @@ _expand_other(LogMacro m, const LogMsg *msg, GString *out)
             if (slash)
               len = (size_t) (slash - h);
           }
-        fmt_append(out, h, len);
+        str_append(out, h, len);
       }
       break;
     case M_FULLHOST:

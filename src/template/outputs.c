@@ -14,7 +14,7 @@ static const LogTemplateOptions default_options = { LTZ_FORMAT_RFC3164, 0, NULL 
 static inline void
 _append_slot(const LogMsg *msg, NVHandle h, GString *out)
 {
-  fmt_append(out, msg->builtin[h].ptr, msg->builtin[h].len);
+  str_append(out, msg->builtin[h].ptr, msg->builtin[h].len);
 }
 
 /* the slot, or RFC 5424's NILVALUE "-" when it is empty */
@@ -130,12 +130,12 @@ _append_sd_name(GString *out, const char *s, size_t len)
       if (sd_special[c] & 1)
         {
           char esc[3] = { '%', hex[c >> 4], hex[c & 15] };
-          fmt_append(out, s + run, i - run);
-          fmt_append(out, esc, 3);
+          str_append(out, s + run, i - run);
+          str_append(out, esc, 3);
           run = i + 1;
         }
     }
-  fmt_append(out, s + run, len - run);
+  str_append(out, s + run, len - run);
 }
 
 static void
@@ -146,12 +146,12 @@ _append_sd_value(GString *out, const char *v, size_t len)
     {
       if (sd_special[(unsigned char) v[i]] & 2)
         {
-          fmt_append(out, v + run, i - run);
-          fmt_append(out, "\\", 1);
+          str_append(out, v + run, i - run);
+          str_append(out, "\\", 1);
           run = i;
         }
     }
-  fmt_append(out, v + run, len - run);
+  str_append(out, v + run, len - run);
 }
 
 void
@@ -174,20 +174,20 @@ log_format_sdata(const LogMsg *msg, GString *out)
       size_t e_len = dot ? (size_t) (dot - e) : name_len - 7;
       if (!elem || elem_len != e_len || memcmp(elem, e, e_len) != 0)
         {
-          fmt_append(out, elem ? "][" : "[", elem ? 2 : 1);
+          str_append(out, elem ? "][" : "[", elem ? 2 : 1);
           _append_sd_name(out, e, e_len);
           elem = e;
           elem_len = e_len;
         }
       if (dot)
         {
-          fmt_append(out, " ", 1);
+          str_append(out, " ", 1);
           _append_sd_name(out, dot + 1, name_len - (size_t) (dot + 1 - name));
-          fmt_append(out, "=\"", 2);
+          str_append(out, "=\"", 2);
           _append_sd_value(out, nv->ptr, nv->len);
-          fmt_append(out, "\"", 1);
+          str_append(out, "\"", 1);
         }
     }
   if (elem)
-    fmt_append(out, "]", 1);
+    str_append(out, "]", 1);
 }

@@ -5,6 +5,7 @@
 /* Internal to src/template: the macro table, the element array of a
  * compiled template, and the per-thread date cache. */
 
+#include "sluice/strbuf.h"
 #include "sluice/template.h"
 
 #include <stddef.h>
@@ -103,23 +104,6 @@ void date_append_frac(uint32_t usec, int frac_digits, GString *out);
 
 /* Append n as decimal, zero-padded to width. */
 void fmt_append_uint(GString *out, uint64_t n, int width);
-
-/* g_string_append_len without the call when the room is there already:
- * the output formats append many short pieces per message. */
-static inline void
-fmt_append(GString *out, const char *p, size_t n)
-{
-  if (n == 0)
-    return; /* an empty slot's pointer may be NULL */
-  if (out->len + n < out->allocated_len)
-    {
-      memcpy(out->str + out->len, p, n);
-      out->len += n;
-      out->str[out->len] = '\0';
-    }
-  else
-    g_string_append_len(out, p, (gssize) n);
-}
 
 extern const char *const month_abbrev[12];
 extern const char *const month_name[12];

@@ -638,13 +638,13 @@ log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOp
       switch (e->kind)
         {
         case E_LITERAL:
-          fmt_append(out, t->literals->str + e->lit.offset, e->lit.len);
+          str_append(out, t->literals->str + e->lit.offset, e->lit.len);
           break;
         case E_VALUE:
           {
             size_t len, from = out->len;
             const char *v = log_msg_get_value(msg, e->handle, &len);
-            fmt_append(out, v, len);
+            str_append(out, v, len);
             if (opts->escape)
               _escape_from(out, from);
             break;

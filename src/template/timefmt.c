@@ -134,7 +134,7 @@ date_append_frac(uint32_t usec, int frac_digits, GString *out)
       buf[i] = (char) ('0' + u % 10);
       u /= 10;
     }
-  fmt_append(out, buf, (size_t) frac_digits + 1);
+  str_append(out, buf, (size_t) frac_digits + 1);
 }
 
 void
@@ -143,16 +143,16 @@ date_append_stamp(const DateSecond *d, uint32_t usec, LogTimestampFormat fmt, in
   switch (fmt)
     {
     case LTZ_FORMAT_RFC3339:
-      fmt_append(out, d->iso, 19);
+      str_append(out, d->iso, 19);
       date_append_frac(usec, frac_digits, out);
-      fmt_append(out, d->tzofs, 6);
+      str_append(out, d->tzofs, 6);
       break;
     case LTZ_FORMAT_FULL:
       fmt_append_uint(out, (uint64_t) (d->tm.year < 0 ? 0 : d->tm.year), 0);
       g_string_append_c(out, ' ');
       /* fall through */
     case LTZ_FORMAT_RFC3164:
-      fmt_append(out, d->bsd, 15);
+      str_append(out, d->bsd, 15);
       date_append_frac(usec, frac_digits, out);
       break;
     case LTZ_FORMAT_UNIX:
