@@ -149,6 +149,9 @@ log_template_function_lookup(const char *name)
 
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+/* The key frees a thread's strings when it exits; this thread's pointer
+ * to them saves the key's lookup on every call (parsers ask per message). */
+static _Thread_local GString **tls_scratch;
 
 static void
 _scratch_free(void *p)
@@ -158,6 +161,7 @@ _scratch_free(void *p)
     if (s[i])
       g_string_free(s[i], TRUE);
   g_free(s);
+  tls_scratch = NULL;
 }
 
 static void
@@ -169,20 +173,21 @@ _scratch_init(void)
 GString *
 log_template_scratch_get(int level)
 {
-  pthread_once(&scratch_once, _scratch_init);
-  GString **s = pthread_getspecific(scratch_key);
-  if (!s)
+  GString **s = tls_scratch;
+  if (G_UNLIKELY(!s))
     {
-      s = g_new0(GString *, SCRATCH_LEVELS);
+      pthread_once(&scratch_once, _scratch_init);
+      s = tls_scratch = g_new0(GString *, SCRATCH_LEVELS);
       pthread_setspecific(scratch_key, s);
     }
   if (level < 0)
     level = 0;
   if (level >= SCRATCH_LEVELS)
     level = SCRATCH_LEVELS - 1;
-  if (!s[level])
+  if (G_UNLIKELY(!s[level]))
     s[level] = g_string_sized_new(256);
-  g_string_truncate(s[level], 0);
+  s[level]->len = 0;
+  s[level]->str[0] = '\0';
   return s[level];
 }
 
