@@ -291,11 +291,18 @@ log_msg_get_value_name(NVHandle handle, size_t *name_len)
   return name_registry_name(value_names, handle, name_len);
 }
 
-bool
-log_msg_is_handle_sdata(NVHandle handle)
+/* inline for set and unset, which ask for every pair */
+static inline bool
+_handle_is_sdata(NVHandle handle)
 {
   return handle >= LM_V_MAX && handle < MAX_VALUE_NAMES
          && (atomic_load_explicit(&sdata_handles[handle / 64], memory_order_relaxed) & (1ull << (handle % 64)));
+}
+
+bool
+log_msg_is_handle_sdata(NVHandle handle)
+{
+  return _handle_is_sdata(handle);
 }
 
 /* ---- values ------------------------------------------------------------ */
@@ -385,7 +392,7 @@ log_msg_set_nv_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len)
       nv = &msg->nv[msg->nv_len++];
       nv->handle = handle;
       msg->nv_bloom |= _nv_bloom_bit(handle);
-      if (log_msg_is_handle_sdata(handle))
+      if (_handle_is_sdata(handle))
         msg->sdata_count++;
     }
   nv->ptr = value;
@@ -421,7 +428,7 @@ log_msg_unset_value(LogMsg *msg, NVHandle handle)
   LogMsgNV *nv = _nv_find(msg, handle);
   if (!nv)
     return;
-  if (log_msg_is_handle_sdata(handle))
+  if (_handle_is_sdata(handle))
     msg->sdata_count--;
   size_t idx = (size_t) (nv - msg->nv);
   memmove(nv, nv + 1, (msg->nv_len - idx - 1) * sizeof(LogMsgNV));

@@ -3,6 +3,7 @@
 #include "json/json-fast.h"
 
 #include "kvformat/parser-util.h"
+#include "sluice/strbuf.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -16,9 +17,11 @@
 #define FAST_MAX_DEPTH 30 /* json-c refuses beyond 32 */
 #define FAST_MAX_KEYS 64  /* per object, for the duplicate check */
 
+/* The cursor is not here: each function takes it and returns where it
+ * stopped (NULL: json-c must decide), so it lives in a register instead
+ * of being reloaded after every byte stored into a GString. */
 typedef struct FastParser
 {
-  const char *p;
   const char *end;
   GString *path; /* prefix + the keys of the enclosing objects */
   char delim;
@@ -29,6 +32,8 @@ typedef struct FastParser
 
 static pthread_key_t result_key;
 static pthread_once_t result_once = PTHREAD_ONCE_INIT;
+/* this thread's result: the key frees it when the thread exits */
+static _Thread_local JsonFastResult *tls_result;
 
 static void
 _result_free(void *p)
@@ -37,6 +42,7 @@ _result_free(void *p)
   g_string_free(r->values, TRUE);
   g_free(r->pairs);
   g_free(r);
+  tls_result = NULL;
 }
 
 static void
@@ -48,53 +54,38 @@ _result_init(void)
 JsonFastResult *
 json_fast_result(void)
 {
-  pthread_once(&result_once, _result_init);
-  JsonFastResult *r = pthread_getspecific(result_key);
-  if (!r)
+  JsonFastResult *r = tls_result;
+  if (G_UNLIKELY(!r))
     {
-      r = g_new0(JsonFastResult, 1);
+      pthread_once(&result_once, _result_init);
+      r = tls_result = g_new0(JsonFastResult, 1);
       r->values = g_string_sized_new(512);
       r->cap_pairs = 32;
       r->pairs = g_new(JsonFastPair, r->cap_pairs);
       pthread_setspecific(result_key, r);
     }
-  g_string_truncate(r->values, 0);
+  r->values->len = 0;
+  r->values->str[0] = '\0';
   r->n_pairs = 0;
   return r;
 }
 
-/* g_string_append_len without its generic insert path: names and values
- * are appended a few bytes at a time, many times per message. */
-static inline void
-_append(GString *s, const char *p, size_t n)
-{
-  if (s->len + n < s->allocated_len)
-    {
-      memcpy(s->str + s->len, p, n);
-      s->len += n;
-      s->str[s->len] = '\0';
-    }
-  else
-    g_string_append_len(s, p, n);
-}
-
-static inline void
-_truncate(GString *s, size_t len)
-{
-  s->len = len;
-  s->str[len] = '\0';
-}
-
 /* ---- lexing --------------------------------------------------------------- */
 
-static inline void
-_skip_ws(FastParser *fp)
+static inline bool
+_is_ws(char c)
 {
-  /* compact JSON has no blanks: one test for the usual case */
-  if (fp->p < fp->end && (uint8_t) *fp->p > ' ')
-    return;
-  while (fp->p < fp->end && (*fp->p == ' ' || *fp->p == '\t' || *fp->p == '\n' || *fp->p == '\r'))
-    fp->p++;
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Compact JSON has no blanks: callers test the byte they expect first and
+ * come here only when it is not there. */
+static inline const char *
+_skip_ws(const char *p, const char *end)
+{
+  while (p < end && _is_ws(*p))
+    p++;
+  return p;
 }
 
 /* Bytes that end the plain run of a string or key: the quote, a
@@ -147,197 +138,201 @@ _plain_run(const char *p, const char *end)
   return p;
 }
 
-/* What may follow a number or a keyword for json-c to read it as we do. */
+/* What may follow a number or a keyword for json-c to read it as we do
+ * (at the end json-c waits for more: an error for it). */
 static inline bool
-_at_value_end(const FastParser *fp)
+_at_value_end(const char *p, const char *end)
 {
-  if (fp->p >= fp->end)
-    return false; /* json-c waits for more: an error for it */
-  char c = *fp->p;
-  return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+  if (p >= end)
+    return false;
+  char c = *p;
+  return c == ',' || c == '}' || c == ']' || _is_ws(c);
 }
 
-/* A string at fp->p (after its opening quote).  Plain: *slice and *len
- * point into the input.  With \" \\ \/ \b \f \n \r \t: decoded, appended
- * to buf, *slice NULL.  False for anything else. */
-static bool
-_string(FastParser *fp, const char **slice, size_t *len, GString *buf)
+/* A scalar's text: a slice of the input (or of a literal), or, when
+ * slice is NULL, len bytes at off in the buffer it was written to. */
+typedef struct FastValue
 {
-  const char *start = fp->p;
-  const char *p = _plain_run(start, fp->end);
-  if (p >= fp->end || (uint8_t) *p < 0x20)
-    return false;
-  if (*p == '"')
+  const char *slice;
+  size_t off;
+  size_t len;
+} FastValue;
+
+/* A string at p (after its opening quote).  Plain: a slice of the input.
+ * With \" \\ \/ \b \f \n \r \t: decoded into buf.  NULL for anything
+ * else. */
+static const char *
+_string(const char *p, const char *end, FastValue *v, GString *buf)
+{
+  const char *start = p;
+  p = _plain_run(start, end);
+  if (G_LIKELY(p < end && *p == '"'))
     {
-      *slice = start;
-      *len = p - start;
-      fp->p = p + 1;
-      return true;
+      v->slice = start;
+      v->len = p - start;
+      return p + 1;
     }
-  size_t base = buf->len;
+  if (p >= end || (uint8_t) *p < 0x20)
+    return NULL;
+  v->slice = NULL;
+  v->off = buf->len;
   g_string_append_len(buf, start, p - start);
-  while (p < fp->end && *p != '"')
+  while (p < end && *p != '"')
     {
       if ((uint8_t) *p < 0x20)
-        return false;
+        return NULL;
       if (*p != '\\')
         {
           g_string_append_c(buf, *p++);
           continue;
         }
-      if (++p >= fp->end)
-        return false;
+      if (++p >= end)
+        return NULL;
       static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
       const char *k = memchr(from, *p, sizeof(from) - 1);
       if (!k)
-        return false; /* \u and the rest: json-c's business */
+        return NULL; /* \u and the rest: json-c's business */
       g_string_append_c(buf, to[k - from]);
       p++;
     }
-  if (p >= fp->end)
-    return false;
-  *slice = NULL;
-  *len = buf->len - base;
-  fp->p = p + 1;
-  return true;
+  if (p >= end)
+    return NULL;
+  v->len = buf->len - v->off;
+  return p + 1;
 }
 
-/* "%f" of a decimal with at most 9 integer and 6 fraction digits and no
- * exponent, without strtod and printf: the double nearest to it is within
- * 1e-7 of it, so printing that double to 6 places gives the decimal
- * itself, zero-padded.  False for other forms. */
-static bool
-_plain_decimal(const char *start, const char *end, GString *buf)
+static inline const char *
+_digits(const char *p, const char *end)
 {
-  const char *dot = memchr(start, '.', end - start);
-  if (!dot)
-    return false;
-  const char *digits = *start == '-' ? start + 1 : start;
-  size_t int_digits = dot - digits, frac_digits = end - dot - 1;
-  if (int_digits > 9 || frac_digits > 6 || memchr(dot, 'e', end - dot) || memchr(dot, 'E', end - dot))
-    return false;
-  _append(buf, start, end - start);
-  _append(buf, "000000", 6 - frac_digits);
-  return true;
+  while (p < end && *p >= '0' && *p <= '9')
+    p++;
+  return p;
 }
 
 /* A number as json-c prints it back: an integer of up to 18 digits as
- * written ("-0" as "0"), anything with a fraction or exponent through
+ * written ("-0" as "0"); a decimal with at most 9 integer and 6 fraction
+ * digits and no exponent as written, zero-padded to 6 places (the double
+ * nearest to it is within 1e-7 of it, so "%f" of that double prints the
+ * decimal itself); anything else with a fraction or exponent through
  * strtod and "%f", as json-c and syslog-ng do.  Only the strict JSON
  * form: json-c's own leniencies (01, 1., .5) go to json-c. */
-static bool
-_number(FastParser *fp, const char **slice, size_t *len, GString *buf)
+static const char *
+_number(const char *p, const char *end, FastValue *v, GString *buf)
 {
-  const char *start = fp->p, *p = start;
-  if (p < fp->end && *p == '-')
+  const char *start = p;
+  if (*p == '-')
     p++;
   const char *digits = p;
-  while (p < fp->end && *p >= '0' && *p <= '9')
-    p++;
+  p = _digits(p, end);
   size_t n_digits = p - digits;
   if (n_digits == 0 || (n_digits > 1 && *digits == '0'))
-    return false;
-  bool is_double = false;
-  if (p < fp->end && *p == '.')
+    return NULL;
+  size_t n_frac = 0;
+  bool fraction = p < end && *p == '.', exponent = false;
+  if (fraction)
     {
       const char *frac = ++p;
-      while (p < fp->end && *p >= '0' && *p <= '9')
-        p++;
-      if (p == frac)
-        return false;
-      is_double = true;
+      p = _digits(p, end);
+      n_frac = p - frac;
+      if (n_frac == 0)
+        return NULL;
     }
-  if (p < fp->end && (*p == 'e' || *p == 'E'))
+  if (p < end && (*p == 'e' || *p == 'E'))
     {
       p++;
-      if (p < fp->end && (*p == '+' || *p == '-'))
+      if (p < end && (*p == '+' || *p == '-'))
         p++;
       const char *exp = p;
-      while (p < fp->end && *p >= '0' && *p <= '9')
-        p++;
+      p = _digits(p, end);
       if (p == exp)
-        return false;
-      is_double = true;
+        return NULL;
+      exponent = true;
     }
-  fp->p = p;
-  if (!_at_value_end(fp))
-    return false;
-  if (!is_double)
+  if (!_at_value_end(p, end))
+    return NULL;
+  if (!fraction && !exponent)
     {
       if (n_digits > 18)
-        return false;
+        return NULL;
       if (n_digits == 1 && *digits == '0')
         start = digits; /* "-0" is 0 */
-      *slice = start;
-      *len = p - start;
-      return true;
+      v->slice = start;
+      v->len = p - start;
+      return p;
     }
-  size_t base = buf->len;
-  if (_plain_decimal(start, p, buf))
+  v->slice = NULL;
+  v->off = buf->len;
+  if (!exponent && n_digits <= 9 && n_frac <= 6)
     {
-      *slice = NULL;
-      *len = buf->len - base;
-      return true;
+      str_append(buf, start, p - start);
+      str_append(buf, "000000", 6 - n_frac);
     }
-  char text[64];
-  if ((size_t) (p - start) >= sizeof(text))
-    return false;
-  memcpy(text, start, p - start);
-  text[p - start] = '\0';
-  double d = strtod(text, NULL);
-  if (!isfinite(d))
-    return false; /* what json-c makes of an overflow is its own business */
-  g_string_append_printf(buf, "%f", d);
-  *slice = NULL;
-  *len = buf->len - base;
-  return true;
+  else
+    {
+      char text[64];
+      if ((size_t) (p - start) >= sizeof(text))
+        return NULL;
+      memcpy(text, start, p - start);
+      text[p - start] = '\0';
+      double d = strtod(text, NULL);
+      if (!isfinite(d))
+        return NULL; /* what json-c makes of an overflow is its own business */
+      g_string_append_printf(buf, "%f", d);
+    }
+  v->len = buf->len - v->off;
+  return p;
 }
 
-/* A string, number, true, false or null at fp->p: its text as json-parser()
- * sets it (null is ""). */
-static bool
-_scalar(FastParser *fp, const char **slice, size_t *len, GString *buf)
+/* true, false or null at p as json-parser() sets them (null is ""). */
+static const char *
+_word(const char *p, const char *end, FastValue *v)
 {
   static const struct
   {
     const char *word;
     size_t len;
     const char *text;
-  } words[] = { { "true", 4, "true" }, { "false", 5, "false" }, { "null", 4, "" } };
+    size_t text_len;
+  } words[] = { { "true", 4, "true", 4 }, { "false", 5, "false", 5 }, { "null", 4, "", 0 } };
 
-  if (fp->p >= fp->end)
-    return false;
-  char c = *fp->p;
-  if (c == '"')
-    {
-      fp->p++;
-      return _string(fp, slice, len, buf);
-    }
-  if (c == '-' || (c >= '0' && c <= '9'))
-    return _number(fp, slice, len, buf);
   for (size_t i = 0; i < G_N_ELEMENTS(words); i++)
-    if ((size_t) (fp->end - fp->p) >= words[i].len && memcmp(fp->p, words[i].word, words[i].len) == 0)
+    if (*p == words[i].word[0])
       {
-        fp->p += words[i].len;
-        if (!_at_value_end(fp))
-          return false;
-        *slice = words[i].text;
-        *len = strlen(words[i].text);
-        return true;
+        if ((size_t) (end - p) < words[i].len || memcmp(p, words[i].word, words[i].len) != 0)
+          return NULL;
+        p += words[i].len;
+        if (!_at_value_end(p, end))
+          return NULL;
+        v->slice = words[i].text;
+        v->len = words[i].text_len;
+        return p;
       }
-  return false;
+  return NULL;
+}
+
+/* A string, number, true, false or null at p (p < end). */
+static inline const char *
+_scalar(const char *p, const char *end, FastValue *v, GString *buf)
+{
+  char c = *p;
+  if (c == '"')
+    return _string(p + 1, end, v, buf);
+  if (c == '-' || (c >= '0' && c <= '9'))
+    return _number(p, end, v, buf);
+  return _word(p, end, v);
 }
 
 /* ---- structure ------------------------------------------------------------ */
 
 static void
-_add_pair(FastParser *fp, const char *slice, size_t value_off, size_t value_len)
+_add_pair(FastParser *fp, const FastValue *v)
 {
   /* an empty name is skipped, as the json-c path skips it */
-  if (fp->path->len == 0)
+  GString *path = fp->path;
+  if (path->len == 0)
     return;
   JsonFastResult *r = fp->r;
-  if (r->n_pairs == r->cap_pairs)
+  if (G_UNLIKELY(r->n_pairs == r->cap_pairs))
     {
       r->cap_pairs *= 2;
       r->pairs = g_renew(JsonFastPair, r->pairs, r->cap_pairs);
@@ -345,89 +340,84 @@ _add_pair(FastParser *fp, const char *slice, size_t value_off, size_t value_len)
   size_t i = r->n_pairs++;
   JsonFastPair *pair = &r->pairs[i];
   if (i < G_N_ELEMENTS(r->names))
-    pair->handle = parser_nv_handle_memo(&r->names[i], fp->path->str, fp->path->len);
+    pair->handle = parser_nv_handle_memo(&r->names[i], path->str, path->len);
   else
-    pair->handle = parser_nv_handle(fp->path->str, fp->path->len);
-  pair->value = slice;
-  pair->value_off = (uint32_t) value_off;
-  pair->value_len = (uint32_t) value_len;
+    pair->handle = parser_nv_handle(path->str, path->len);
+  pair->value = v->slice;
+  pair->value_off = (uint32_t) (v->slice ? 0 : v->off);
+  pair->value_len = (uint32_t) v->len;
 }
 
 /* An array of scalars as a list of str-repr words; arrays holding arrays
- * or objects are json-c's (their value is its JSON text). */
-static bool
-_array(FastParser *fp)
+ * or objects are json-c's (their value is its JSON text).  p is at '['. */
+static const char *
+_array(FastParser *fp, const char *p)
 {
+  const char *end = fp->end;
   GString *values = fp->r->values;
-  size_t base = values->len;
-  fp->p++;
-  _skip_ws(fp);
-  if (fp->p < fp->end && *fp->p == ']')
+  FastValue list = { .slice = NULL, .off = values->len };
+  p = _skip_ws(p + 1, end);
+  if (p < end && *p == ']')
     {
-      fp->p++;
-      _add_pair(fp, NULL, base, 0);
-      return true;
+      list.len = 0;
+      _add_pair(fp, &list);
+      return p + 1;
     }
   GString *tmp = parser_scratch_get(PARSER_SCRATCH_EXTRA2);
   for (bool first = true;; first = false)
     {
-      _skip_ws(fp);
-      if (fp->p >= fp->end || *fp->p == '[' || *fp->p == '{')
-        return false;
-      const char *slice;
-      size_t len;
-      g_string_truncate(tmp, 0);
-      if (!_scalar(fp, &slice, &len, tmp))
-        return false;
+      p = _skip_ws(p, end);
+      if (p >= end || *p == '[' || *p == '{')
+        return NULL;
+      FastValue el;
+      tmp->len = 0;
+      if (!(p = _scalar(p, end, &el, tmp)))
+        return NULL;
       if (!first)
         g_string_append_c(values, ',');
-      parser_append_str_repr(values, slice ? slice : tmp->str, len, NULL);
-      _skip_ws(fp);
-      if (fp->p < fp->end && *fp->p == ',')
+      parser_append_str_repr(values, el.slice ? el.slice : tmp->str + el.off, el.len, NULL);
+      p = _skip_ws(p, end);
+      if (p < end && *p == ',')
         {
-          fp->p++;
+          p++;
           continue;
         }
-      if (fp->p < fp->end && *fp->p == ']')
-        {
-          fp->p++;
-          break;
-        }
-      return false;
+      if (p < end && *p == ']')
+        break;
+      return NULL;
     }
-  _add_pair(fp, NULL, base, values->len - base);
-  return true;
+  list.len = values->len - list.off;
+  _add_pair(fp, &list);
+  return p + 1;
 }
 
-static bool _object(FastParser *fp, int depth);
+static const char *_object(FastParser *fp, const char *p, int depth);
 
-/* The value of the member whose name is fp->path now. */
-static bool
-_member_value(FastParser *fp, int depth)
+/* The value at p of the member whose name is fp->path now. */
+static inline const char *
+_member_value(FastParser *fp, const char *p, int depth)
 {
-  if (fp->p >= fp->end)
-    return false;
-  if (*fp->p == '{')
+  if (p >= fp->end)
+    return NULL;
+  if (*p == '{')
     {
       if (depth >= FAST_MAX_DEPTH)
-        return false;
+        return NULL;
       g_string_append_c(fp->path, fp->delim);
-      return _object(fp, depth + 1);
+      return _object(fp, p, depth + 1);
     }
-  if (*fp->p == '[')
-    return _array(fp);
-  const char *slice;
-  size_t len;
-  size_t off = fp->r->values->len;
-  if (!_scalar(fp, &slice, &len, fp->r->values))
-    return false;
-  _add_pair(fp, slice, off, len);
-  return true;
+  if (*p == '[')
+    return _array(fp, p);
+  FastValue v;
+  if (!(p = _scalar(p, fp->end, &v, fp->r->values)))
+    return NULL;
+  _add_pair(fp, &v);
+  return p;
 }
 
-/* The members of the object at fp->p ('{'), named fp->path + key. */
-static bool
-_object(FastParser *fp, int depth)
+/* The members of the object at p ('{'), named fp->path + key. */
+static const char *
+_object(FastParser *fp, const char *p, int depth)
 {
   struct
   {
@@ -436,27 +426,29 @@ _object(FastParser *fp, int depth)
   } keys[FAST_MAX_KEYS];
   size_t n_keys = 0;
   uint64_t seen = 0; /* a bit per key length and end bytes */
-  size_t base = fp->path->len;
+  const char *end = fp->end;
+  GString *path = fp->path;
+  size_t base = path->len;
 
-  fp->p++;
-  _skip_ws(fp);
-  if (fp->p < fp->end && *fp->p == '}')
-    {
-      fp->p++;
-      return true;
-    }
+  p = _skip_ws(p + 1, end);
+  if (p < end && *p == '}')
+    return p + 1;
   for (;;)
     {
-      _skip_ws(fp);
-      if (fp->p >= fp->end || *fp->p != '"' || n_keys == FAST_MAX_KEYS)
-        return false;
-      fp->p++;
-      const char *key = fp->p;
-      fp->p = _plain_run(key, fp->end);
-      if (fp->p >= fp->end || *fp->p != '"')
-        return false;
-      size_t key_len = fp->p - key;
-      fp->p++;
+      if (G_UNLIKELY(p >= end || *p != '"'))
+        {
+          p = _skip_ws(p, end);
+          if (p >= end || *p != '"')
+            return NULL;
+        }
+      if (n_keys == FAST_MAX_KEYS)
+        return NULL;
+      const char *key = p + 1;
+      p = _plain_run(key, end);
+      if (p >= end || *p != '"')
+        return NULL;
+      size_t key_len = p - key;
+      p++;
       /* a duplicate can only be among keys of the same length and ends */
       uint32_t mix = (uint32_t) key_len * 0x9e3779b1u;
       if (key_len)
@@ -465,48 +457,54 @@ _object(FastParser *fp, int depth)
       if (seen & bit)
         for (size_t i = 0; i < n_keys; i++)
           if (keys[i].len == key_len && memcmp(keys[i].key, key, key_len) == 0)
-            return false; /* json-c keeps the last value in the first place */
+            return NULL; /* json-c keeps the last value in the first place */
       seen |= bit;
       keys[n_keys].key = key;
       keys[n_keys++].len = key_len;
 
-      _skip_ws(fp);
-      if (fp->p >= fp->end || *fp->p != ':')
-        return false;
-      fp->p++;
-      _skip_ws(fp);
-      _truncate(fp->path, base);
-      _append(fp->path, key, key_len);
-      if (!_member_value(fp, depth))
-        return false;
-      _skip_ws(fp);
-      if (fp->p < fp->end && *fp->p == ',')
+      if (G_UNLIKELY(p >= end || *p != ':'))
         {
-          fp->p++;
+          p = _skip_ws(p, end);
+          if (p >= end || *p != ':')
+            return NULL;
+        }
+      p++;
+      if (G_UNLIKELY(p < end && _is_ws(*p)))
+        p = _skip_ws(p, end);
+      /* the name: no NUL after it, names go by length */
+      if (G_UNLIKELY(base + key_len >= path->allocated_len))
+        g_string_set_size(path, base + key_len);
+      memcpy(path->str + base, key, key_len);
+      path->len = base + key_len;
+      if (!(p = _member_value(fp, p, depth)))
+        return NULL;
+      if (G_UNLIKELY(p < end && _is_ws(*p)))
+        p = _skip_ws(p, end);
+      if (p < end && *p == ',')
+        {
+          p++;
           continue;
         }
-      if (fp->p < fp->end && *fp->p == '}')
+      if (p < end && *p == '}')
         {
-          fp->p++;
-          _truncate(fp->path, base);
-          return true;
+          path->len = base;
+          return p + 1;
         }
-      return false;
+      return NULL;
     }
 }
 
 bool
 json_fast_parse(const char *input, size_t len, const char *prefix, size_t prefix_len, char delim, JsonFastResult *r)
 {
-  FastParser fp = { .p = input, .end = input + len, .delim = delim, .r = r };
+  FastParser fp = { .end = input + len, .delim = delim, .r = r };
   fp.path = parser_scratch_get(PARSER_SCRATCH_NAME);
-  if (prefix_len)
-    g_string_append_len(fp.path, prefix, prefix_len);
-  _skip_ws(&fp);
-  if (fp.p >= fp.end || *fp.p != '{' || !_object(&fp, 1))
+  str_append(fp.path, prefix, prefix_len);
+  const char *p = _skip_ws(input, fp.end);
+  if (p >= fp.end || *p != '{' || !(p = _object(&fp, p, 1)))
     return false;
   /* json-c reads on through blanks and comments after the object: a '/'
    * there may make it wait for a comment's end, and fail */
-  _skip_ws(&fp);
-  return fp.p >= fp.end || *fp.p != '/';
+  p = _skip_ws(p, fp.end);
+  return p >= fp.end || *p != '/';
 }

@@ -301,19 +301,28 @@ _compile_path(JsonParser *self, const char *text)
 
 /* ---- the processor ------------------------------------------------------- */
 
-/* What the fast path found; slices of MESSAGE are referenced. */
+/* What the fast path found.  Slices of MESSAGE are referenced; the
+ * values it wrote (decoded strings, numbers, lists) go to the message's
+ * arena in one copy. */
 static void
 _store_fast(const JsonFastResult *r, bool from_msg, LogMsg *msg)
 {
+  const char *values = NULL;
+  if (r->values->len)
+    {
+      char *copy = log_msg_alloc(msg, r->values->len);
+      memcpy(copy, r->values->str, r->values->len);
+      values = copy;
+    }
   for (size_t i = 0; i < r->n_pairs; i++)
     {
       const JsonFastPair *pair = &r->pairs[i];
-      NVHandle h = pair->handle;
-      if (pair->value && from_msg)
-        log_msg_set_value_ref(msg, h, pair->value, pair->value_len);
+      if (!pair->value)
+        log_msg_set_value_ref(msg, pair->handle, pair->value_len ? values + pair->value_off : "", pair->value_len);
+      else if (from_msg)
+        log_msg_set_value_ref(msg, pair->handle, pair->value, pair->value_len);
       else
-        log_msg_set_value(msg, h, pair->value ? pair->value : r->values->str + pair->value_off,
-                          (ssize_t) pair->value_len);
+        log_msg_set_value(msg, pair->handle, pair->value, (ssize_t) pair->value_len);
     }
 }
 

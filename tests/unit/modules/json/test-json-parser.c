@@ -234,14 +234,20 @@ _gen_object(GRand *rnd, GString *out, int depth)
 {
   static const char *const keys[] = { "a", "b", "c d", "e.f", "", "k\xc3\xa9", "a\\\"q", "x", "a_rather_long_key", "sixteen_byte_key",
                                       "long key with \\\" a quote" };
+  /* mostly compact, sometimes with blanks around each token */
+  static const char *const colons[] = { ":", ":", ":", ":", " : ", ":\n", "\t:", ": " };
+  static const char *const blanks[] = { "", "", "", "", "", " ", "\r\n", "\t" };
   g_string_append_c(out, '{');
+  g_string_append(out, blanks[g_rand_int_range(rnd, 0, G_N_ELEMENTS(blanks))]);
   int n = g_rand_int_range(rnd, 0, 5);
   for (int i = 0; i < n; i++)
     {
       if (i)
         g_string_append(out, g_rand_int_range(rnd, 0, 8) ? "," : " , ");
-      g_string_append_printf(out, "\"%s\":", keys[g_rand_int_range(rnd, 0, G_N_ELEMENTS(keys))]);
+      g_string_append_printf(out, "\"%s\"%s", keys[g_rand_int_range(rnd, 0, G_N_ELEMENTS(keys))],
+                             colons[g_rand_int_range(rnd, 0, G_N_ELEMENTS(colons))]);
       _gen_value(rnd, out, depth + 1);
+      g_string_append(out, blanks[g_rand_int_range(rnd, 0, G_N_ELEMENTS(blanks))]);
     }
   if (g_rand_int_range(rnd, 0, 30) == 0)
     g_string_append_c(out, ','); /* json-c takes a trailing comma */
