@@ -32,7 +32,8 @@ import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from benchreport import DAEMONS, REPO, chart, git_describe, goal_verdict, machine, markdown, ratios, summarize
+from benchreport import (DAEMONS, REPO, chart, git_describe, goal_verdict, machine, markdown, median_or_none, ratios,
+                         summarize)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -53,6 +54,8 @@ def parse_scenario(path):
         "expect": 1.0,
         "expect-match": None,
         "goal": None,
+        "keep": None,
+        "keep-of": None,
         "order": 100,
         "rate": 0,
         "steady": "no",
@@ -70,7 +73,7 @@ def parse_scenario(path):
             raise ValueError("%s: unknown bench key %r" % (path, key))
         if key in ("connections", "size", "messages", "order", "rate"):
             meta[key] = int(value)
-        elif key in ("expect", "goal"):
+        elif key in ("expect", "goal", "keep"):
             meta[key] = float(value)
         else:
             meta[key] = value
@@ -80,6 +83,8 @@ def parse_scenario(path):
         raise ValueError("%s: sink must be none, tcp or daemon" % path)
     if meta["input"] not in ("loggen", "mixed", "kv", "json"):
         raise ValueError("%s: input must be loggen, mixed, kv or json" % path)
+    if (meta["keep"] is None) != (meta["keep-of"] is None):
+        raise ValueError("%s: keep and keep-of go together" % path)
     # "not-for = DAEMON: why": the scenario does not apply to that daemon
     # (a protocol it does not speak); the table says so instead of an error
     na = {}
@@ -754,13 +759,17 @@ def main(argv=None):
             ap.error("unknown daemon %r" % d)
 
     scenarios = list_scenarios(args.scenarios_dir)
+    by_name = {s["name"]: s for s in scenarios}
+    for s in scenarios:
+        if s["keep-of"] and s["keep-of"] not in by_name:
+            ap.error("%s: keep-of names no scenario: %s" % (s["name"], s["keep-of"]))
     if args.scenario:
         names = {s["name"] for s in scenarios}
         scenarios = [s for s in scenarios
                      if any(s["name"] == p if p in names else s["name"].startswith(p) for p in args.scenario)]
         if not scenarios:
             ap.error("no scenario matches %s" % ", ".join(args.scenario))
-    for s in scenarios:
+    for s in by_name.values():
         per_conn = max(10, int(s["messages"] * scale) // s["connections"] // 10 * 10)
         s["messages"] = per_conn * s["connections"]
 
@@ -785,7 +794,8 @@ def main(argv=None):
         for s in scenarios:
             entry = {k: s[k] for k in ("name", "title", "transport", "connections", "size", "messages", "input", "goal")}
             entry["daemons"] = {}
-            run_scenario(bench, s, daemons, repeat, entry)
+            base = by_name[s["keep-of"]] if s["keep-of"] and "sluice" in daemons else None
+            run_scenario(bench, s, daemons, repeat, entry, base)
             entry["ratios"] = ratios(entry)
             entry["goal_verdict"] = goal_verdict(entry)
             report["scenarios"].append(entry)
@@ -803,10 +813,16 @@ def main(argv=None):
     return 0
 
 
-def run_scenario(bench, s, daemons, repeat, entry):
+def run_scenario(bench, s, daemons, repeat, entry, base=None):
     """Runs one scenario on each daemon, repeat times, the daemons taking
-    turns so that a change in the machine's load falls on all of them."""
+    turns so that a change in the machine's load falls on all of them.
+    With base (the scenario named by keep-of), each of Sluice's runs is
+    paired with a run of base just before it, and the share of base's
+    throughput it keeps is the median of the pairs' ratios: a pair runs
+    within a second or two, so a machine whose speed drifts from one
+    minute to the next moves both sides of a ratio alike."""
     runs = {}
+    pairs = []
     for d in daemons:
         if d in s["not-for"]:
             entry["daemons"][d] = {"status": "n/a", "reason": s["not-for"][d], "runs": []}
@@ -819,8 +835,13 @@ def run_scenario(bench, s, daemons, repeat, entry):
         status = "pending" if d == "sluice" else "error"
         entry["daemons"][d] = {"status": status, "reason": why, "runs": []}
         print("%-20s %-9s %s: %s" % (s["name"], d, status, why), flush=True)
+    if base is not None and "sluice" in runs and bench.check(base, "sluice") is not None:
+        base = None
     for i in range(repeat):
         for d in [d for d in daemons if d in runs]:
+            before = None
+            if d == "sluice" and base is not None:
+                before = _baseline_run(bench, base, i)
             try:
                 r = bench.run_once(s, d)
             except RunError as e:
@@ -841,6 +862,12 @@ def run_scenario(bench, s, daemons, repeat, entry):
                     "  lost %d (%d lines after stop)" % (r["lost"], r["delivered_after_stop"])
                     if r["lost"] else ""), flush=True)
             runs[d].append(r)
+            if before is not None and "error" not in r:
+                pairs.append({"base": before["msgs_per_s"], "this": r["msgs_per_s"],
+                              "ratio": r["msgs_per_s"] / before["msgs_per_s"]})
+    if s["keep-of"]:
+        entry["keep"] = {"of": s["keep-of"], "goal": s["keep"], "pairs": pairs,
+                         "median": median_or_none([p["ratio"] for p in pairs])}
     for d, rs in runs.items():
         med = summarize(rs)
         info = {"status": "ok" if med else "error", "median": med, "runs": rs}
@@ -849,6 +876,18 @@ def run_scenario(bench, s, daemons, repeat, entry):
         entry["daemons"][d] = info
     # the table lists the daemons in their usual order
     entry["daemons"] = {d: entry["daemons"][d] for d in DAEMONS if d in entry["daemons"]}
+
+
+def _baseline_run(bench, base, i):
+    """One run of Sluice on the baseline scenario; None when it failed."""
+    try:
+        r = bench.run_once(base, "sluice")
+    except (RunError, OSError, subprocess.SubprocessError) as e:
+        print("%-20s %-9s run %d: error: %s" % (base["name"], "sluice", i + 1, e), flush=True)
+        return None
+    print("%-20s %-9s run %d: %10.0f msg/s %6.2f us/msg (baseline)" % (
+        base["name"], "sluice", i + 1, r["msgs_per_s"], r["cpu_us_per_msg"]), flush=True)
+    return r
 
 
 def save(report, results, stem):

@@ -65,6 +65,19 @@ def goal_verdict(entry):
         "met" if met else "NOT met", r["msgs_per_s"], goal, s["median"]["cpu_us_per_msg"], fmt_num(lost))
 
 
+def keep_verdict(entry):
+    """What share of its baseline's throughput Sluice kept, against the
+    scenario's keep goal; None when the scenario names no baseline."""
+    k = entry.get("keep")
+    if not k:
+        return None
+    if k["median"] is None:
+        return "pending (no run of both)"
+    return "%s: %.0f%% of `%s` (goal >= %.0f%%; pairs: %s)" % (
+        "met" if k["median"] >= k["goal"] else "NOT met", 100.0 * k["median"], k["of"], 100.0 * k["goal"],
+        ", ".join("%.0f%%" % (100.0 * p["ratio"]) for p in k["pairs"]))
+
+
 def fmt_num(v, digits=0):
     if v is None:
         return "-"
@@ -125,6 +138,11 @@ def markdown(report):
     for e in report["scenarios"]:
         if e.get("goal_verdict"):
             out += ["", "Daemon goal (`%s`): %s." % (e["name"], e["goal_verdict"])]
+    kept = [(e["name"], keep_verdict(e)) for e in report["scenarios"] if keep_verdict(e)]
+    if kept:
+        out += ["", "Throughput kept (Sluice; each run paired with a run of its baseline scenario just before it, "
+                "median of the pairs' ratios):", ""]
+        out += ["- `%s`: %s." % (name, v) for name, v in kept]
     if report.get("png"):
         out += ["", "![msg/s per scenario](%s)" % report["png"]]
     return "\n".join(out) + "\n"

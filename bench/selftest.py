@@ -17,7 +17,8 @@ import unittest
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from bench import HERE, LineCounter, expected_lines, list_scenarios, mixed_line, render
-from benchreport import DAEMONS, goal_verdict, markdown, ratios, summarize
+from bench import parse_scenario
+from benchreport import DAEMONS, goal_verdict, keep_verdict, markdown, ratios, summarize
 
 
 class T(unittest.TestCase):
@@ -31,6 +32,30 @@ class T(unittest.TestCase):
                 text += open(s["sink_path"]).read() + open(s["sink_rsyslog_path"]).read()
             left = re.findall(r"@[A-Z]+@", render(text, dict.fromkeys(("PORT", "OUT", "WORK", "CERT", "KEY", "SINKPORT"), "x")))
             self.assertEqual(left, [], s["name"])
+
+    def test_keep_names_a_scenario(self):
+        scenarios = list_scenarios(os.path.join(HERE, "scenarios"))
+        names = {s["name"] for s in scenarios}
+        kept = [s for s in scenarios if s["keep-of"]]
+        self.assertIn("tcp-json-parser", {s["name"] for s in kept})
+        for s in kept:
+            self.assertIn(s["keep-of"], names, s["name"])
+            self.assertTrue(0 < s["keep"] <= 1, s["name"])
+        with tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False) as f:
+            f.write("# bench: keep = 0.7\n")
+        with self.assertRaisesRegex(ValueError, "keep and keep-of go together"):
+            parse_scenario(f.name)
+        os.unlink(f.name)
+
+    def test_keep_verdict(self):
+        pairs = [{"base": 10.0, "this": t, "ratio": t / 10.0} for t in (6.0, 8.0, 7.5)]
+        entry = {"keep": {"of": "b", "goal": 0.7, "pairs": pairs, "median": 0.75}}
+        self.assertEqual(keep_verdict(entry), "met: 75% of `b` (goal >= 70%; pairs: 60%, 80%, 75%)")
+        entry["keep"]["median"] = 0.65
+        self.assertTrue(keep_verdict(entry).startswith("NOT met: 65%"))
+        self.assertIsNone(keep_verdict({"name": "x"}))
+        entry["keep"].update(pairs=[], median=None)
+        self.assertTrue(keep_verdict(entry).startswith("pending"))
 
     def test_expected(self):
         meta = {"messages": 1000, "connections": 4, "expect": 0.5, "expect-match": None}
@@ -90,6 +115,9 @@ class T(unittest.TestCase):
         self.assertIn("| 2.00 | 1.00 |", md)
         self.assertIn("error: a\\|b", md)
         self.assertIn("Daemon goal", md)
+        self.assertNotIn("Throughput kept", md)
+        entry["keep"] = {"of": "b", "goal": 0.7, "pairs": [{"base": 2.0, "this": 1.0, "ratio": 0.5}], "median": 0.5}
+        self.assertIn("- `t`: NOT met: 50% of `b` (goal >= 70%; pairs: 50%).", markdown(report))
 
 
 if __name__ == "__main__":
