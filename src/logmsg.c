@@ -358,6 +358,39 @@ log_msg_is_value_set(const LogMsg *msg, NVHandle handle)
   return _nv_find(msg, handle) != NULL;
 }
 
+/* A new pair at the end of the table (which has room for it). */
+static inline void
+_nv_append(LogMsg *msg, NVHandle handle, const char *value, uint32_t len)
+{
+  LogMsgNV *nv = &msg->nv[msg->nv_len++];
+  nv->handle = handle;
+  nv->ptr = value;
+  nv->len = len;
+  msg->nv_bloom |= _nv_bloom_bit(handle);
+  if (_handle_is_sdata(handle))
+    msg->sdata_count++;
+}
+
+/* A new pair when the table is full: a table twice the size first (the
+ * first one holds 8), or nothing at 65535 pairs (refused rather than
+ * crash).  Out of line, so that the common path calls nothing and saves
+ * no registers. */
+static __attribute__((noinline)) void
+_nv_append_grown(LogMsg *msg, NVHandle handle, const char *value, uint32_t len)
+{
+  if (msg->nv_cap == UINT16_MAX)
+    return;
+  size_t cap = msg->nv_cap ? (size_t) msg->nv_cap * 2 : 8;
+  if (cap > UINT16_MAX)
+    cap = UINT16_MAX;
+  LogMsgNV *table = (LogMsgNV *) _arena_alloc(msg, cap * sizeof(LogMsgNV), _Alignof(LogMsgNV));
+  if (msg->nv_len)
+    memcpy(table, msg->nv, msg->nv_len * sizeof(LogMsgNV));
+  msg->nv = table;
+  msg->nv_cap = (uint16_t) cap;
+  _nv_append(msg, handle, value, len);
+}
+
 /* log_msg_set_value_ref's out-of-line half (and its checks) */
 void
 log_msg_set_nv_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len)
@@ -374,29 +407,15 @@ log_msg_set_nv_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len)
       return;
     }
   LogMsgNV *nv = _nv_find(msg, handle);
-  if (!nv)
+  if (nv)
     {
-      if (msg->nv_len == msg->nv_cap)
-        {
-          if (msg->nv_cap == UINT16_MAX)
-            return; /* 65535 pairs: refuse more rather than crash */
-          size_t cap = msg->nv_cap ? (size_t) msg->nv_cap * 2 : 8;
-          if (cap > UINT16_MAX)
-            cap = UINT16_MAX;
-          LogMsgNV *table = (LogMsgNV *) _arena_alloc(msg, cap * sizeof(LogMsgNV), _Alignof(LogMsgNV));
-          if (msg->nv_len)
-            memcpy(table, msg->nv, msg->nv_len * sizeof(LogMsgNV));
-          msg->nv = table;
-          msg->nv_cap = (uint16_t) cap;
-        }
-      nv = &msg->nv[msg->nv_len++];
-      nv->handle = handle;
-      msg->nv_bloom |= _nv_bloom_bit(handle);
-      if (_handle_is_sdata(handle))
-        msg->sdata_count++;
+      nv->ptr = value;
+      nv->len = (uint32_t) len;
     }
-  nv->ptr = value;
-  nv->len = (uint32_t) len;
+  else if (__builtin_expect(msg->nv_len < msg->nv_cap, 1))
+    _nv_append(msg, handle, value, (uint32_t) len);
+  else
+    _nv_append_grown(msg, handle, value, (uint32_t) len);
 }
 
 void

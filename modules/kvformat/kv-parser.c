@@ -34,6 +34,7 @@ typedef struct KvParser
   ParserInput in;
   NVHandle stray_handle;   /* LM_V_NONE: stray words are not kept */
   size_t prefix_len;
+  size_t pair_sep_len;
 } KvParser;
 
 static const char *
@@ -102,7 +103,7 @@ _kv_process(LogProcessor *s, LogMsg **pmsg)
     memcpy(name, self->o.prefix, self->prefix_len);
   GString *stray = self->stray_handle != LM_V_NONE ? parser_scratch_get(PARSER_SCRATCH_EXTRA) : NULL;
   KvScanner sc;
-  kv_scanner_init(&sc, self->value_sep, self->o.pair_separator, parser_scratch_get(PARSER_SCRATCH_VALUE), stray);
+  kv_scanner_init(&sc, self->value_sep, self->o.pair_separator, self->pair_sep_len, parser_scratch_get(PARSER_SCRATCH_VALUE), stray);
   kv_scanner_input(&sc, input, len);
 
   LogMsg *msg = NULL;
@@ -144,6 +145,7 @@ _kv_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
     }
   self->value_sep = self->o.value_separator[0];
   self->prefix_len = self->o.prefix ? strlen(self->o.prefix) : 0;
+  self->pair_sep_len = strlen(self->o.pair_separator);
   if (self->o.stray_words_into && self->o.stray_words_into[0])
     self->stray_handle = log_msg_get_value_handle(self->o.stray_words_into, -1);
   return &self->super;

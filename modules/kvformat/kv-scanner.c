@@ -32,12 +32,12 @@ _is_key_char(char c)
 }
 
 void
-kv_scanner_init(KvScanner *s, char vsep, const char *psep, GString *value_buf, GString *stray)
+kv_scanner_init(KvScanner *s, char vsep, const char *psep, size_t psep_len, GString *value_buf, GString *stray)
 {
   memset(s, 0, sizeof(*s));
   s->value_sep = vsep;
   s->pair_sep = psep;
-  s->pair_sep_len = strlen(psep);
+  s->pair_sep_len = psep_len;
   s->value_buf = value_buf;
   s->stray = stray;
   if (stray)

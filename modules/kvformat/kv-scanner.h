@@ -59,10 +59,11 @@ typedef struct KvScanner
   bool value_in_buf; /* value points into value_buf, not the input */
 } KvScanner;
 
-/* Set up s with value separator vsep, pair separator psep (NUL terminated,
- * kept by pointer), a buffer for unescaped values and, when stray words
- * are wanted, a buffer for them (emptied). */
-void kv_scanner_init(KvScanner *s, char vsep, const char *psep, GString *value_buf, GString *stray);
+/* Set up s with value separator vsep, pair separator psep (psep_len
+ * bytes and a NUL, kept by pointer), a buffer for unescaped values and,
+ * when stray words are wanted, a buffer for them (emptied). */
+void kv_scanner_init(KvScanner *s, char vsep, const char *psep, size_t psep_len, GString *value_buf,
+                     GString *stray);
 
 /* Start on input[0..len) (no NUL inside). */
 void kv_scanner_input(KvScanner *s, const char *input, size_t len);
