@@ -372,15 +372,15 @@ _nv_append(LogMsg *msg, NVHandle handle, const char *value, uint32_t len)
 }
 
 /* A new pair when the table is full: a table twice the size first (the
- * first one holds 8), or nothing at 65535 pairs (refused rather than
- * crash).  Out of line, so that the common path calls nothing and saves
- * no registers. */
+ * first one holds 16: parsers set ten or more), or nothing at 65535
+ * pairs (refused rather than crash).  Out of line, so that the common
+ * path calls nothing and saves no registers. */
 static __attribute__((noinline)) void
 _nv_append_grown(LogMsg *msg, NVHandle handle, const char *value, uint32_t len)
 {
   if (msg->nv_cap == UINT16_MAX)
     return;
-  size_t cap = msg->nv_cap ? (size_t) msg->nv_cap * 2 : 8;
+  size_t cap = msg->nv_cap ? (size_t) msg->nv_cap * 2 : 16;
   if (cap > UINT16_MAX)
     cap = UINT16_MAX;
   LogMsgNV *table = (LogMsgNV *) _arena_alloc(msg, cap * sizeof(LogMsgNV), _Alignof(LogMsgNV));

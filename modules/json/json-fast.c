@@ -75,7 +75,8 @@ json_fast_result(void)
 static inline bool
 _is_ws(char c)
 {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+  /* one compare for the bytes that are no blank, the usual case */
+  return (uint8_t) c <= ' ' && (c == ' ' || c == '\t' || c == '\n' || c == '\r');
 }
 
 /* Compact JSON has no blanks: callers test the byte they expect first and
@@ -283,31 +284,30 @@ _number(const char *p, const char *end, FastValue *v, GString *buf)
   return p;
 }
 
-/* true, false or null at p as json-parser() sets them (null is ""). */
+/* The keyword word (len bytes) at p, as text; NULL when it is not
+ * there whole and followed by what may end a value. */
+static inline const char *
+_keyword(const char *p, const char *end, const char *word, size_t len, const char *text, FastValue *v)
+{
+  if ((size_t) (end - p) < len || memcmp(p, word, len) != 0 || !_at_value_end(p + len, end))
+    return NULL;
+  v->slice = text;
+  v->len = strlen(text);
+  return p + len;
+}
+
+/* true, false or null at p as json-parser() sets them (null is "").  The
+ * lengths are constants, so the compares are a load each. */
 static const char *
 _word(const char *p, const char *end, FastValue *v)
 {
-  static const struct
-  {
-    const char *word;
-    size_t len;
-    const char *text;
-    size_t text_len;
-  } words[] = { { "true", 4, "true", 4 }, { "false", 5, "false", 5 }, { "null", 4, "", 0 } };
-
-  for (size_t i = 0; i < G_N_ELEMENTS(words); i++)
-    if (*p == words[i].word[0])
-      {
-        if ((size_t) (end - p) < words[i].len || memcmp(p, words[i].word, words[i].len) != 0)
-          return NULL;
-        p += words[i].len;
-        if (!_at_value_end(p, end))
-          return NULL;
-        v->slice = words[i].text;
-        v->len = words[i].text_len;
-        return p;
-      }
-  return NULL;
+  switch (*p)
+    {
+    case 't': return _keyword(p, end, "true", 4, "true", v);
+    case 'f': return _keyword(p, end, "false", 5, "false", v);
+    case 'n': return _keyword(p, end, "null", 4, "", v);
+    default: return NULL;
+    }
 }
 
 /* A string, number, true, false or null at p (p < end). */
@@ -324,7 +324,7 @@ _scalar(const char *p, const char *end, FastValue *v, GString *buf)
 
 /* ---- structure ------------------------------------------------------------ */
 
-static void
+static inline void
 _add_pair(FastParser *fp, const FastValue *v)
 {
   /* an empty name is skipped, as the json-c path skips it */
@@ -471,10 +471,16 @@ _object(FastParser *fp, const char *p, int depth)
       p++;
       if (G_UNLIKELY(p < end && _is_ws(*p)))
         p = _skip_ws(p, end);
-      /* the name: no NUL after it, names go by length */
-      if (G_UNLIKELY(base + key_len >= path->allocated_len))
-        g_string_set_size(path, base + key_len);
-      memcpy(path->str + base, key, key_len);
+      /* the name: no NUL after it, names go by length; a short key is
+       * copied as sixteen bytes when both sides have them (no call) */
+      if (G_LIKELY(key_len <= 16 && end - key >= 16 && base + 16 < path->allocated_len))
+        memcpy(path->str + base, key, 16);
+      else
+        {
+          if (base + key_len >= path->allocated_len)
+            g_string_set_size(path, base + key_len);
+          memcpy(path->str + base, key, key_len);
+        }
       path->len = base + key_len;
       if (!(p = _member_value(fp, p, depth)))
         return NULL;
