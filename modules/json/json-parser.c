@@ -317,8 +317,9 @@ _store_fast(const JsonFastResult *r, bool from_msg, LogMsg *msg)
   for (size_t i = 0; i < r->n_pairs; i++)
     {
       const JsonFastPair *pair = &r->pairs[i];
-      if (!pair->value)
-        log_msg_set_value_ref(msg, pair->handle, pair->value_len ? values + pair->value_off : "", pair->value_len);
+      if (!pair->value) /* an empty list has no bytes there, but is set */
+        log_msg_set_value_ref(msg, pair->handle, pair->value_len ? values + pair->value_off : "",
+                              pair->value_len);
       else if (from_msg)
         log_msg_set_value_ref(msg, pair->handle, pair->value, pair->value_len);
       else

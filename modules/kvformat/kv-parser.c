@@ -103,7 +103,8 @@ _kv_process(LogProcessor *s, LogMsg **pmsg)
     memcpy(name, self->o.prefix, self->prefix_len);
   GString *stray = self->stray_handle != LM_V_NONE ? parser_scratch_get(PARSER_SCRATCH_EXTRA) : NULL;
   KvScanner sc;
-  kv_scanner_init(&sc, self->value_sep, self->o.pair_separator, self->pair_sep_len, parser_scratch_get(PARSER_SCRATCH_VALUE), stray);
+  kv_scanner_init(&sc, self->value_sep, self->o.pair_separator, self->pair_sep_len,
+                  parser_scratch_get(PARSER_SCRATCH_VALUE), stray);
   kv_scanner_input(&sc, input, len);
 
   LogMsg *msg = NULL;
