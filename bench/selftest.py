@@ -17,7 +17,7 @@ import unittest
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from bench import HERE, LineCounter, expected_lines, list_scenarios, mixed_line, render
-from bench import parse_scenario
+from bench import RunError, parse_scenario, run_scenario
 from benchreport import DAEMONS, goal_verdict, keep_verdict, markdown, ratios, summarize
 
 
@@ -56,6 +56,42 @@ class T(unittest.TestCase):
         self.assertIsNone(keep_verdict({"name": "x"}))
         entry["keep"].update(pairs=[], median=None)
         self.assertTrue(keep_verdict(entry).startswith("pending"))
+
+    def test_keep_pairs_each_run_with_its_baseline(self):
+        class StubBench:
+            """Runs nothing: each run's msg/s is the next of a list; the
+            calls are logged in order."""
+            def __init__(self, rates):
+                self.rates, self.calls = list(rates), []
+
+            def check(self, meta, daemon):
+                return None
+
+            def run_once(self, meta, daemon):
+                self.calls.append((meta["name"], daemon))
+                rate = self.rates.pop(0)
+                if rate is None:
+                    raise RunError("stub failure")
+                return {"msgs_per_s": rate, "cpu_us_per_msg": 1.0, "peak_rss_kib": 1.0, "lost": 0,
+                        "delivered_after_stop": 0, "expected": 1, "sent": 1}
+
+        s = {"name": "p", "not-for": {}, "keep-of": "b", "keep": 0.7}
+        base = {"name": "b", "not-for": {}, "keep-of": None}
+        # Sluice and a peer take turns for 2 runs, then pairs up to 4 (a
+        # failed baseline run makes none); each Sluice run follows a
+        # baseline run
+        rates = [10, 7, 3, 10, 8, 3, None, 10, 9, 10, 6]
+        bench = StubBench(rates)
+        entry = {"daemons": {}}
+        run_scenario(bench, s, ["sluice", "rsyslog"], 2, entry, base, 4)
+        self.assertEqual(bench.calls, [("b", "sluice"), ("p", "sluice"), ("p", "rsyslog"),
+                                       ("b", "sluice"), ("p", "sluice"), ("p", "rsyslog"),
+                                       ("b", "sluice"), ("b", "sluice"), ("p", "sluice"),
+                                       ("b", "sluice"), ("p", "sluice")])
+        self.assertEqual([p["ratio"] for p in entry["keep"]["pairs"]], [0.7, 0.8, 0.9, 0.6])
+        self.assertAlmostEqual(entry["keep"]["median"], 0.75)
+        # the table's median is the first two Sluice runs only
+        self.assertEqual(entry["daemons"]["sluice"]["median"]["msgs_per_s"], 7.5)
 
     def test_expected(self):
         meta = {"messages": 1000, "connections": 4, "expect": 0.5, "expect-match": None}
