@@ -169,9 +169,10 @@ void log_queue_ack_batch(LogQueue *q, LogQueueItem *items, size_t n);
 /* Congestion: a source that is not flow-controlled would have its messages
  * dropped once a destination queue holds log-fifo-size of them, as in
  * syslog-ng.  Sluice first slows such a source down instead: a push that
- * leaves a queue at least half full tells the pushing thread (a flag the
- * reader takes after each read, log_queue_congestion_take), and the reader
- * pauses for a moment so the writer can catch up.  TCP then pushes back on
+ * leaves a queue at least half full (a disk queue: with front-cache-size()
+ * messages in its file behind its front cache) tells the pushing thread
+ * (a flag the reader takes after each read, log_queue_congestion_take),
+ * and the reader pauses for a moment so the writer can catch up.  TCP then pushes back on
  * the sender instead of losing a burst.  A queue whose writer is failing
  * (stalled: waiting for time-reopen) never asks for this, so a dead
  * destination still cannot stop the sources: its messages are dropped and

@@ -648,3 +648,25 @@ Test(logqueue_disk, a_batch_of_big_messages_then_small_ones_keeps_order)
     }
   log_queue_free(q);
 }
+
+/* A source without flow control is paused (logqueue.h, congestion) only
+ * once front-cache-size() messages wait in the file behind the front
+ * cache, not at the first one the writer will read back, and reads on
+ * once the writer has caught up. */
+Test(logqueue_disk, sources_pause_once_a_front_cache_waits_behind_the_front_cache)
+{
+  DiskBufferOptions o = _opts(true, 10);
+  LogQueue *q = _open(&o);
+  log_queue_congestion_take();
+  _push_range(q, 0, 19, 0); /* 10 cached, 9 in the file only */
+  cr_assert_not(log_queue_congestion_take(), "paused with 9 messages behind a cache of 10");
+  cr_assert_not(log_queue_congestion_persists());
+  _push_range(q, 19, 20, 0);
+  cr_assert(log_queue_congestion_take(), "not paused with 10 messages behind a cache of 10");
+  cr_assert(log_queue_congestion_persists());
+  _pop_expect(q, 0, 18);
+  cr_assert(log_queue_congestion_persists(), "resumed before the writer read the file");
+  _pop_expect(q, 18, 2);
+  cr_assert_not(log_queue_congestion_persists(), "still paused with the queue drained");
+  log_queue_free(q);
+}
