@@ -434,7 +434,7 @@ log_queue_disk_push(LogQueueDisk *d, LogQueueItem *items, size_t n)
    * front-cache-size() messages wait in the file behind the front cache,
    * so the writer has work for the whole of a pause (it drains the cache
    * alone in less than a pause's millisecond). */
-  if (d->nd >= d->qout && !d->stalled)
+  if (d->nd > 0 && d->nd >= d->qout && !d->stalled)
     {
       log_queue_congestion_note_push();
       log_queue_congestion_mark(&d->congested, true);

@@ -172,11 +172,11 @@ void log_queue_ack_batch(LogQueue *q, LogQueueItem *items, size_t n);
  * leaves a queue at least half full (a disk queue: with front-cache-size()
  * messages in its file behind its front cache) tells the pushing thread
  * (a flag the reader takes after each read, log_queue_congestion_take),
- * and the reader pauses for a moment so the writer can catch up.  TCP then pushes back on
- * the sender instead of losing a burst.  A queue whose writer is failing
- * (stalled: waiting for time-reopen) never asks for this, so a dead
- * destination still cannot stop the sources: its messages are dropped and
- * counted. */
+ * and the reader pauses for a moment so the writer can catch up.  TCP
+ * then pushes back on the sender instead of losing a burst.  A queue whose
+ * writer is failing (stalled: waiting for time-reopen) never asks for
+ * this, so a dead destination still cannot stop the sources: its messages
+ * are dropped and counted. */
 
 /* The writer of q is failing (true) or writing again (false). */
 void log_queue_set_stalled(LogQueue *q, bool stalled);
