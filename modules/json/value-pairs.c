@@ -202,7 +202,8 @@ _rekey(const ValuePairs *vp, const char *name, uint32_t len, GString *out)
               g_string_erase(out, 0, (gssize) MIN((size_t) t->n, out->len));
               break;
             case VPX_SHIFT_LEVELS:
-              for (int n = 0; n < t->n; n++)
+              /* each level takes at least a byte: a huge count ends with the name */
+              for (int n = 0; n < t->n && out->len; n++)
                 {
                   const char *dot = strchr(out->str, '.');
                   g_string_erase(out, 0, dot ? (gssize) (dot - out->str + 1) : (gssize) out->len);

@@ -170,6 +170,24 @@ Test(json, deep_and_huge_names)
   log_msg_unref(msg);
 }
 
+/* --shift-levels beyond the levels a name has empties it, at once: a
+ * count of two billion looped that many times (a fuzz-tfuncs timeout). */
+Test(json, shift_levels_beyond_the_name_ends_at_once, .timeout = 10)
+{
+  LogMsg *msg = log_msg_new(0);
+  log_msg_set_value_by_name(msg, ".SDATA.a@1.b", "v", -1);
+  log_msg_set_value_by_name(msg, ".SDATA.a@1.c", "w", -1);
+  GString *few = tfunc_format("$(format-json --scope sdata --rekey .SDATA.* --shift-levels 3)", msg);
+  cr_assert_str_eq(few->str, "{\"c\":\"w\",\"b\":\"v\"}");
+  GString *all = tfunc_format("$(format-json --scope sdata --rekey .SDATA.* --shift-levels 4)", msg);
+  GString *huge = tfunc_format("$(format-json --scope sdata --rekey .SDATA.* --shift-levels 2000000000)", msg);
+  cr_assert_str_eq(huge->str, all->str);
+  g_string_free(few, TRUE);
+  g_string_free(all, TRUE);
+  g_string_free(huge, TRUE);
+  log_msg_unref(msg);
+}
+
 /* syslog-ng 3.38 with ts-format(iso) frac-digits(3) wrote
  * "DATE":"Mar 10 11:58:00.003" for rfc3164's DATE: $DATE, not $STAMP. */
 Test(json, rfc3164_date_is_bsd_with_fraction)
