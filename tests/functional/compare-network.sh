@@ -24,13 +24,7 @@ pid=""
 trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
 [ -n "${KEEP:-}" ] && trap - EXIT && echo "keeping $work"
 
-ports=$(python3 -c '
-import socket
-socks = []
-for kind in [socket.SOCK_STREAM] * 6 + [socket.SOCK_DGRAM] + [socket.SOCK_STREAM] * 7:
-    s = socket.socket(socket.AF_INET, kind); s.bind(("127.0.0.1", 0)); socks.append(s)
-# all held until all are chosen: a port closed at once may be handed out again
-print(" ".join(str(s.getsockname()[1]) for s in socks))')
+ports=$(python3 "$(dirname "$0")/free-ports.py" tcp tcp tcp tcp tcp tcp udp tcp tcp tcp tcp tcp tcp tcp)
 set -- $ports
 p_plain=$1 p_keep=$2 p_chain=$3 p_over=$4 p_syslog=$5 p_bad=$6 p_udp=$7 p_dns=$8 p_dns2=$9
 shift 9

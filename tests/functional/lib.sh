@@ -17,18 +17,14 @@ fail() {
   exit 1
 }
 
-# free_ports KIND...: one free 127.0.0.1 port per KIND (tcp or udp), chosen
-# by the kernel, printed on one line
+# free_ports KIND...: one free 127.0.0.1 port per KIND (tcp or udp), outside
+# the kernel's ephemeral range, printed on one line (free-ports.py)
 free_ports() {
-  python3 -c '
-import socket, sys
-kinds = {"tcp": socket.SOCK_STREAM, "udp": socket.SOCK_DGRAM}
-socks = []
-for k in sys.argv[1:]:
-    s = socket.socket(socket.AF_INET, kinds[k])
-    s.bind(("127.0.0.1", 0))
-    socks.append(s)
-print(" ".join(str(s.getsockname()[1]) for s in socks))' "$@"
+  for _fp in "$(dirname "$0")/free-ports.py" "$(dirname "$0")/../free-ports.py"; do
+    [ -f "$_fp" ] && python3 "$_fp" "$@" && return
+  done
+  echo "free_ports: free-ports.py not found or failed" >&2
+  return 1
 }
 
 # start_sluice SLUICE CONF [ARGS...]: run it in the foreground in the

@@ -23,14 +23,8 @@ cleanup() {
 trap cleanup EXIT
 [ -n "${KEEP:-}" ] && trap - EXIT
 
-# Free ports on 127.0.0.1 (TCP and UDP each), chosen by the kernel.
-ports=$(python3 -c '
-import socket
-socks = []
-for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM, socket.SOCK_STREAM, socket.SOCK_DGRAM):
-    s = socket.socket(socket.AF_INET, kind); s.bind(("127.0.0.1", 0)); socks.append(s)
-# all held until all are chosen: a port closed at once may be handed out again
-print(" ".join(str(s.getsockname()[1]) for s in socks))')
+# Free ports on 127.0.0.1 (TCP and UDP each)
+ports=$(python3 "$(dirname "$0")/free-ports.py" tcp udp tcp udp)
 set -- $ports
 tcp_port=$1 udp_port=$2 syslog_port=$3 syslog_udp_port=$4
 
