@@ -21,8 +21,10 @@
 #include <glib/gstdio.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -247,17 +249,49 @@ wait_event(const char *text, int times)
 
 /* ---- sockets ------------------------------------------------------------------ */
 
-/* A port on 127.0.0.1 that was free a moment ago. */
+/* A port on 127.0.0.1 that was free a moment ago, picked at random below
+ * the kernel's ephemeral range and never twice in one test: a port from
+ * that range (what binding to port 0 gives) can become the source port of
+ * another test's outgoing connection before the daemon binds it (see
+ * tests/functional/free-ports.py). */
 static G_GNUC_UNUSED int
 free_port(int type)
 {
-  int fd = socket(AF_INET, type, 0);
-  struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-  cr_assert_eq(bind(fd, (struct sockaddr *) &sin, sizeof(sin)), 0);
-  socklen_t len = sizeof(sin);
-  getsockname(fd, (struct sockaddr *) &sin, &len);
-  close(fd);
-  return ntohs(sin.sin_port);
+  static int given[64];
+  static int n_given;
+  int low = 32768, high = 60999;
+  FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+  if (f)
+    {
+      if (fscanf(f, "%d %d", &low, &high) != 2)
+        low = 32768, high = 60999;
+      fclose(f);
+    }
+  int first = low > 11000 ? 10000 : high + 1, last = low > 11000 ? low - 1 : 65535;
+  for (int tries = 0; tries < 1000; tries++)
+    {
+      uint32_t r = 0;
+      cr_assert_eq(getrandom(&r, sizeof(r), 0), (ssize_t) sizeof(r));
+      int port = first + (int) (r % (uint32_t) (last - first + 1));
+      bool taken = false;
+      for (int i = 0; i < n_given; i++)
+        taken |= given[i] == port;
+      if (taken)
+        continue;
+      int fd = socket(AF_INET, type, 0);
+      struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port),
+                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+      int rc = bind(fd, (struct sockaddr *) &sin, sizeof(sin));
+      close(fd);
+      if (rc == 0)
+        {
+          if (n_given < (int) G_N_ELEMENTS(given))
+            given[n_given++] = port;
+          return port;
+        }
+    }
+  cr_assert_fail("no free port in %d-%d", first, last);
+  return -1;
 }
 
 static G_GNUC_UNUSED int
