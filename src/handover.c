@@ -13,11 +13,12 @@ typedef struct HandoverSocket
 {
   int fd;
   char *unix_path;
+  char *name; /* the source's persist-name(), or NULL */
 } HandoverSocket;
 
 static GMutex lock;
 static bool active;
-static GHashTable *sockets; /* key -> HandoverSocket* */
+static GHashTable *sockets; /* key -> GQueue of HandoverSocket* (oldest first) */
 static GHashTable *streams; /* key -> GQueue of HandoverStream* (oldest first) */
 
 static void
@@ -25,6 +26,7 @@ _socket_free(gpointer p)
 {
   HandoverSocket *s = p;
   g_free(s->unix_path);
+  g_free(s->name);
   g_free(s);
 }
 
@@ -35,7 +37,7 @@ handover_begin(void)
   active = true;
   if (!sockets)
     {
-      sockets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, _socket_free);
+      sockets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
       streams = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     }
   g_mutex_unlock(&lock);
@@ -73,13 +75,20 @@ handover_end(void)
       g_hash_table_iter_init(&it, sockets);
       while (g_hash_table_iter_next(&it, &key, &value))
         {
-          HandoverSocket *s = value;
-          sluice_log(SLUICE_LOG_NOTICE, "Closing a socket the new configuration does not use", "socket", key, NULL);
-          close(s->fd);
-          /* only a socket file: anything else at the path is not ours */
-          struct stat st;
-          if (s->unix_path && lstat(s->unix_path, &st) == 0 && S_ISSOCK(st.st_mode))
-            unlink(s->unix_path);
+          GQueue *q = value;
+          HandoverSocket *s;
+          while ((s = g_queue_pop_head(q)))
+            {
+              sluice_log(SLUICE_LOG_NOTICE, "Closing a socket the new configuration does not use", "socket", key,
+                         NULL);
+              close(s->fd);
+              /* only a socket file: anything else at the path is not ours */
+              struct stat st;
+              if (s->unix_path && lstat(s->unix_path, &st) == 0 && S_ISSOCK(st.st_mode))
+                unlink(s->unix_path);
+              _socket_free(s);
+            }
+          g_queue_free(q);
         }
       g_hash_table_remove_all(sockets);
       g_hash_table_iter_init(&it, streams);
@@ -100,57 +109,67 @@ handover_end(void)
   g_mutex_unlock(&lock);
 }
 
+/* Both tables hold a queue per key: several sockets of one so-reuseport()
+ * group share an address, as many connections share a listener. */
+static void
+_push(GHashTable *table, const char *key, void *item)
+{
+  g_mutex_lock(&lock);
+  GQueue *q = g_hash_table_lookup(table, key);
+  if (!q)
+    {
+      q = g_queue_new();
+      g_hash_table_insert(table, g_strdup(key), q);
+    }
+  g_queue_push_tail(q, item);
+  g_mutex_unlock(&lock);
+}
+
 void
-handover_put_socket(const char *key, int fd, const char *unix_path)
+handover_put_socket(const char *key, int fd, const char *unix_path, const char *name)
 {
   HandoverSocket *s = g_new0(HandoverSocket, 1);
   s->fd = fd;
   s->unix_path = g_strdup(unix_path);
-  g_mutex_lock(&lock);
-  HandoverSocket *old = g_hash_table_lookup(sockets, key);
-  if (old)
-    close(old->fd); /* two sources on one address cannot both have run */
-  g_hash_table_replace(sockets, g_strdup(key), s);
-  g_mutex_unlock(&lock);
+  s->name = g_strdup(name);
+  _push(sockets, key, s);
 }
 
 int
-handover_take_socket(const char *key)
+handover_take_socket(const char *key, const char *name)
 {
-  int fd = -1;
   g_mutex_lock(&lock);
-  HandoverSocket *s = sockets ? g_hash_table_lookup(sockets, key) : NULL;
-  if (s)
-    {
-      fd = s->fd;
-      g_hash_table_remove(sockets, key);
-    }
+  GQueue *q = sockets ? g_hash_table_lookup(sockets, key) : NULL;
+  GList *l = q ? q->tail : NULL;
+  for (GList *i = l; name && i; i = i->prev)
+    if (g_strcmp0(((HandoverSocket *) i->data)->name, name) == 0)
+      {
+        l = i;
+        break;
+      }
+  HandoverSocket *s = l ? l->data : NULL;
+  if (l)
+    g_queue_delete_link(q, l);
   g_mutex_unlock(&lock);
+  if (!s)
+    return -1;
+  int fd = s->fd;
+  _socket_free(s);
   return fd;
 }
 
 void
 handover_put_stream(const char *key, HandoverStream *st)
 {
-  g_mutex_lock(&lock);
-  GQueue *q = g_hash_table_lookup(streams, key);
-  if (!q)
-    {
-      q = g_queue_new();
-      g_hash_table_insert(streams, g_strdup(key), q);
-    }
-  g_queue_push_tail(q, st);
-  g_mutex_unlock(&lock);
+  _push(streams, key, st);
 }
 
 HandoverStream *
 handover_take_stream(const char *key)
 {
-  HandoverStream *st = NULL;
   g_mutex_lock(&lock);
   GQueue *q = streams ? g_hash_table_lookup(streams, key) : NULL;
-  if (q)
-    st = g_queue_pop_head(q);
+  HandoverStream *st = q ? g_queue_pop_head(q) : NULL;
   g_mutex_unlock(&lock);
   return st;
 }

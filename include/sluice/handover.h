@@ -12,7 +12,8 @@
  *    during a reload and taken by the new source that binds the same
  *    address (the key: "stream:" or "dgram:" and the configured address).
  *    Pending connections wait in the kernel's backlog meanwhile, datagrams
- *    in the socket's receive buffer.
+ *    in the socket's receive buffer.  The sockets of one so-reuseport()
+ *    group share a key: each new source takes one back.
  *  - Live stream connections are put here with their framer (the bytes of a
  *    message read only in part, and the framing state), under the key of
  *    the listener that accepted them; the new source with that key reads
@@ -52,11 +53,15 @@ void handover_end(void);
 bool handover_active(void);
 
 /* A listening or datagram socket; unix_path (may be NULL) is the socket
- * file to remove when nobody takes fd. */
-void handover_put_socket(const char *key, int fd, const char *unix_path);
+ * file to remove when nobody takes fd; name (may be NULL) is the
+ * persist-name() of the source that had it. */
+void handover_put_socket(const char *key, int fd, const char *unix_path, const char *name);
 
-/* The socket put under key, or -1. */
-int handover_take_socket(const char *key);
+/* A socket put under key, or -1: the one put under name if name is not
+ * NULL and there is one, else the newest not taken yet (sources stop in
+ * the reverse of their order in the file and start in order, so each of a
+ * so-reuseport() group takes back its own socket). */
+int handover_take_socket(const char *key, const char *name);
 
 /* Takes st (allocated with malloc) and everything it owns. */
 void handover_put_stream(const char *key, HandoverStream *st);

@@ -647,7 +647,7 @@ net_dest_take_connection(NetDest *d)
   for (int i = 0; i < d->n_servers && d->fd < 0; i++)
     {
       char *key = _handover_key(d, i);
-      int fd = handover_take_socket(key);
+      int fd = handover_take_socket(key, NULL);
       g_free(key);
       if (fd < 0)
         continue;
@@ -685,7 +685,7 @@ _finish(void *dest)
   if (d->fd >= 0 && d->o.keep_alive && handover_active() && !d->partial && !d->tls)
     {
       char *key = _handover_key(d, d->server);
-      handover_put_socket(key, d->fd, NULL);
+      handover_put_socket(key, d->fd, NULL, NULL);
       g_free(key);
       d->fd = -1;
       return;

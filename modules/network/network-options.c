@@ -13,6 +13,7 @@
  */
 #include "network.h"
 
+#include "sluice-config.h"
 #include "sluice/internal-log.h"
 #include "sluice/msg-format.h"
 #include "sluice/timeutil.h"
@@ -78,6 +79,16 @@ _check_ip_protocol(const CfgOption *opt, const void *field)
   return v == 4 || v == 6 ? NULL : "expects 4 or 6";
 }
 
+/* ebpf(reuseport(sockets(N))): both blocks lead to the one number */
+static const CfgOption ebpf_reuseport_options[] = {
+  { .name = "sockets", .type = CFG_OPT_INT, .offset = 0, .min = 1, .max = UINT16_MAX },
+  { 0 },
+};
+static const CfgOption ebpf_options[] = {
+  { .name = "reuseport", .type = CFG_OPT_BLOCK, .offset = 0, .sub = ebpf_reuseport_options },
+  { 0 },
+};
+
 /* The options every network source takes: reading, parsing and host logic. */
 #define NET_READER_OPTIONS                                                                                          \
   { .name = "flags", .type = CFG_OPT_FLAGS, .offset = OFF(flags), .names = flag_names },                           \
@@ -112,7 +123,8 @@ _check_ip_protocol(const CfgOption *opt, const void *field)
   { .name = "so-broadcast", .type = CFG_OPT_BOOL, .offset = OFF(so_broadcast) },                                   \
   { .name = "trim-large-messages", .type = CFG_OPT_BOOL, .offset = OFF(trim_large_messages), .def_int = 1,         \
     .check = _check_trim },                                                                                         \
-  { .name = "tls", .type = CFG_OPT_BLOCK, .offset = OFF(tls), .sub = net_tls_options }
+  { .name = "tls", .type = CFG_OPT_BLOCK, .offset = OFF(tls), .sub = net_tls_options },                            \
+  { .name = "persist-name", .type = CFG_OPT_STRING, .offset = OFF(persist_name) }
 
 #define NET_STREAM_OPTIONS                                                                                          \
   { .name = "max-connections", .type = CFG_OPT_INT, .offset = OFF(max_connections), .def_int = -1, .min = 1,       \
@@ -140,6 +152,7 @@ const CfgOption net_inet_options[] = {
   { .name = "ip-protocol", .type = CFG_OPT_INT, .offset = OFF(ip_protocol), .def_int = 4,
     .check = _check_ip_protocol },
   { .name = "so-reuseport", .type = CFG_OPT_BOOL, .offset = OFF(so_reuseport) },
+  { .name = "ebpf", .type = CFG_OPT_BLOCK, .offset = OFF(ebpf_sockets), .sub = ebpf_options },
   { .name = "so-keepalive", .type = CFG_OPT_BOOL, .offset = OFF(so_keepalive) },
   { .name = "tcp-keepalive-time", .type = CFG_OPT_INT, .offset = OFF(tcp_keepalive_time), .min = 0,
     .max = INT32_MAX },
@@ -316,6 +329,32 @@ _transport_name(NetSource *s, int transport)
     }
 }
 
+/* ebpf(reuseport(sockets(N))) balances the datagrams of an so-reuseport()
+ * group (network-socket.c) */
+static bool
+_resolve_ebpf(NetSource *s, const CfgNode *call, CfgError *err)
+{
+  const CfgNode *ebpf = NULL;
+  for (size_t i = 0; i < call->n_children; i++)
+    if (cfg_name_equal(call->children[i]->name, "ebpf"))
+      ebpf = call->children[i];
+  if (!ebpf)
+    return true;
+  const char *why = NULL;
+  if (!SLUICE_HAVE_EBPF)
+    why = "this Sluice was built without libbpf (meson -Debpf=enabled)";
+  else if (s->o.ebpf_sockets == 0)
+    why = "reuseport(sockets(N)) is needed: N is the number of sockets in the so-reuseport() group";
+  else if (s->stream)
+    why = "only a UDP source's so-reuseport() group is balanced (a stream source spreads its connections "
+          "over the workers itself)";
+  else if (!s->o.so_reuseport)
+    why = "so-reuseport(yes) is needed: the program balances the so-reuseport() group on this address";
+  if (why)
+    cfg_error_set(err, &ebpf->loc, "%s(): ebpf(): %s", call->name, why);
+  return why == NULL;
+}
+
 bool
 net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
@@ -350,6 +389,8 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
                              : transport == NET_TRANSPORT_TLS                        ? "6514"
                                                                                      : "601");
     }
+  if (!_resolve_ebpf(s, call, err))
+    return false;
   s->location = g_strdup_printf("%s:%d:%d", call->loc.file, call->loc.line, call->loc.col);
   if (!net_tls_resolve(s, call, transport, err))
     return false;

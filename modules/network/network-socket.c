@@ -8,6 +8,7 @@
  */
 #include "network.h"
 
+#include "sluice-config.h"
 #include "sluice/handover.h"
 
 #include "sluice/internal-log.h"
@@ -24,6 +25,11 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#if SLUICE_HAVE_EBPF
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+#endif
 
 void
 net_format_sockaddr(const struct sockaddr *sa, socklen_t len, char *out, size_t out_len)
@@ -270,7 +276,7 @@ _bind_socket(NetSource *s, struct sockaddr_storage *ssp, socklen_t *lenp, char *
 static int
 _adopt_socket(NetSource *s, char **error)
 {
-  int fd = handover_take_socket(s->handover_key);
+  int fd = handover_take_socket(s->handover_key, s->o.persist_name);
   if (fd < 0)
     return -1;
   _socket_options(s, fd);
@@ -283,6 +289,63 @@ _adopt_socket(NetSource *s, char **error)
       return -2;
     }
   return fd;
+}
+
+/* ebpf(reuseport(sockets(N))), as syslog-ng names it: the so-reuseport()
+ * group on this address hands each datagram to one of its first N sockets
+ * at random, where the kernel's hash of the sender's address would give
+ * every datagram of one sender to one socket.  The group is the udp()
+ * sources on the address with so-reuseport(yes), each read on a worker of
+ * its own choosing, so one busy sender (a relay) is read on N workers; the
+ * order between them is lost, as anywhere on UDP.
+ *
+ * The program is written as its three instructions, not compiled from C
+ * (clang's BPF target and a skeleton at build time, for three
+ * instructions): a random number modulo N is the index of the socket in
+ * the group; past the group's end (fewer than N sockets bound) the kernel
+ * falls back to its hash.  The kernel keeps the program with the
+ * group, not with this socket: the source that attached it takes it off
+ * when it stops, and the next configuration attaches its own. */
+static bool
+_ebpf_attach(NetSource *s, int fd, char **error)
+{
+#if SLUICE_HAVE_EBPF
+  const struct bpf_insn prog[] = {
+    { .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_prandom_u32 },
+    { .code = BPF_ALU | BPF_MOD | BPF_K, .dst_reg = BPF_REG_0, .imm = (int32_t) s->o.ebpf_sockets },
+    { .code = BPF_JMP | BPF_EXIT },
+  };
+  int pfd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "sluice_reuseport", "GPL", prog, G_N_ELEMENTS(prog), NULL);
+  if (pfd < 0)
+    {
+      *error = _errno_error("Error loading the ebpf(reuseport()) program", s->local_name, errno);
+      return false;
+    }
+  int rc = setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_EBPF, &pfd, sizeof(pfd));
+  int err = errno;
+  close(pfd);
+  if (rc < 0)
+    {
+      *error = _errno_error("Error attaching the ebpf(reuseport()) program", s->local_name, err);
+      return false;
+    }
+  return true;
+#else
+  /* refused with the configuration (net_source_resolve) */
+  *error = g_strdup("ebpf() needs a Sluice built with libbpf");
+  return false;
+#endif
+}
+
+static void
+_ebpf_detach(NetSource *s, int fd)
+{
+  int unused = 0;
+  /* ENOENT: another source of the group with ebpf() took it off first */
+  if (s->o.ebpf_sockets > 0 && setsockopt(fd, SOL_SOCKET, SO_DETACH_REUSEPORT_BPF, &unused, sizeof(unused)) < 0
+      && errno != ENOENT)
+    sluice_log(SLUICE_LOG_WARNING, "Error detaching the ebpf(reuseport()) program", "addr", s->local_name, "error",
+               g_strerror(errno), NULL);
 }
 
 int
@@ -305,6 +368,11 @@ net_open_socket(NetSource *s, char **error)
     fd = _bind_socket(s, &ss, &len, error);
   if (fd < 0)
     return -1;
+  if (s->o.ebpf_sockets > 0 && !_ebpf_attach(s, fd, error))
+    {
+      close(fd);
+      return -1;
+    }
   /* the real port when port(0) asked the kernel for one */
   struct sockaddr_storage bound;
   socklen_t blen = sizeof(bound);
@@ -318,8 +386,9 @@ net_open_socket(NetSource *s, char **error)
 void
 net_release_socket(NetSource *s, int fd)
 {
+  _ebpf_detach(s, fd);
   if (handover_active())
-    handover_put_socket(s->handover_key, fd, s->is_unix ? s->unix_path : NULL);
+    handover_put_socket(s->handover_key, fd, s->is_unix ? s->unix_path : NULL, s->o.persist_name);
   else
     close(fd);
 }

@@ -72,6 +72,7 @@ typedef struct NetSourceOptions
   int64_t listen_backlog;
   int64_t so_rcvbuf;
   bool so_reuseport;
+  int64_t ebpf_sockets;     /* ebpf(reuseport(sockets(N))); 0: not given */
   bool so_keepalive;
   int64_t so_sndbuf;
   bool so_broadcast;
@@ -107,6 +108,7 @@ typedef struct NetSourceOptions
   bool keep_timestamp;
   char *time_zone;
   char **tags;
+  char *persist_name;       /* the source's socket across reloads (handover.h) */
   NetTlsOptions tls;        /* tls() (network-tls.h) */
 } NetSourceOptions;
 

@@ -153,7 +153,7 @@ _listen_stop_job(void *arg)
   free(s->listener);
   s->listener = NULL;
   if (handover_active() && s->o.keep_alive)
-    handover_put_socket(s->handover_key, s->listen_fd, NULL);
+    handover_put_socket(s->handover_key, s->listen_fd, NULL, NULL);
   else
     close(s->listen_fd);
   s->listen_fd = -1;
@@ -194,7 +194,7 @@ _start_listener(RelpSource *s, char **error)
   snprintf(s->local_name, sizeof(s->local_name), "%s:%s", s->o.ip && *s->o.ip ? s->o.ip : "0.0.0.0", s->o.port);
   g_free(s->handover_key);
   s->handover_key = g_strdup_printf("relp:%s", s->local_name);
-  s->listen_fd = handover_take_socket(s->handover_key);
+  s->listen_fd = handover_take_socket(s->handover_key, NULL);
   if (s->listen_fd < 0)
     s->listen_fd = _bind(s, error);
   if (s->listen_fd < 0)

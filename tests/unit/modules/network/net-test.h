@@ -11,6 +11,7 @@
 #define NET_TEST_H
 
 #include "modules.h"
+#include "sluice-config.h"
 #include "sluice/internal-log.h"
 #include "sluice/pipeline.h"
 
@@ -29,6 +30,11 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+#if SLUICE_HAVE_EBPF
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+#endif
 
 #define WAIT_MS 10000
 
@@ -330,6 +336,56 @@ udp_send(int port, const char *data, size_t len)
                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
   cr_assert_eq(sendto(fd, data, len, 0, (struct sockaddr *) &sin, sizeof(sin)), (ssize_t) len);
   close(fd);
+}
+
+/* n datagrams "<13>Nov 22 10:00:00 h p: <i>" from one socket (one sender
+ * address and port), waiting for rec() every 50 to stay within the
+ * receive buffers; rec() had `before` messages. */
+static G_GNUC_UNUSED void
+send_from_one_socket(int port, int n, int before)
+{
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  for (int i = 0; i < n; i++)
+    {
+      char line[64];
+      int len = snprintf(line, sizeof(line), "<13>Nov 22 10:00:00 h p: %d", i);
+      cr_assert_eq(sendto(fd, line, (size_t) len, 0, (struct sockaddr *) &to, sizeof(to)), len);
+      if (i % 50 == 49 || i == n - 1)
+        wait_count(before + i + 1);
+    }
+  close(fd);
+}
+
+/* Skips the test where this process may not load an eBPF program (not
+ * root, or a container without CAP_BPF), or Sluice was built without
+ * libbpf: ebpf() is refused there, as other tests check. */
+static G_GNUC_UNUSED void
+skip_without_bpf(void)
+{
+#if SLUICE_HAVE_EBPF
+  const struct bpf_insn ret0[] = {
+    { .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+    { .code = BPF_JMP | BPF_EXIT },
+  };
+  int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "probe", "GPL", ret0, 2, NULL);
+  if (fd < 0)
+    cr_skip_test("cannot load an eBPF program here: %s", strerror(errno));
+  close(fd);
+#else
+  cr_skip_test("built without libbpf");
+#endif
+}
+
+/* How many times needle is in text. */
+static G_GNUC_UNUSED int
+count_of(const char *text, const char *needle)
+{
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, needle)); p++)
+    n++;
+  return n;
 }
 
 /* True when the server closed fd (EOF or reset) within WAIT_MS. */

@@ -390,6 +390,43 @@ Test(network, refused_configurations)
   expect_config_error("options { bad-hostname(\"(\"); }; source s { network(); };",
                       "network(): the global bad-hostname() is not a valid regular expression: missing closing "
                       "parenthesis at offset 1");
+#if SLUICE_HAVE_EBPF
+  expect_config_error("source s { udp(ebpf(reuseport(sockets(2)))); };",
+                      "udp(): ebpf(): so-reuseport(yes) is needed");
+  expect_config_error("source s { network(so-reuseport(yes) ebpf(reuseport(sockets(2)))); };",
+                      "network(): ebpf(): only a UDP source's so-reuseport() group is balanced");
+  expect_config_error("source s { udp(so-reuseport(yes) ebpf(reuseport())); };",
+                      "udp(): ebpf(): reuseport(sockets(N)) is needed");
+#else
+  expect_config_error("source s { udp(so-reuseport(yes) ebpf(reuseport(sockets(2)))); };",
+                      "udp(): ebpf(): this Sluice was built without libbpf");
+#endif
+  expect_config_error("source s { udp(so-reuseport(yes) ebpf(reuseport(sockets(0)))); };",
+                      "sockets(0) is out of range");
+  expect_config_error("source s { udp(so-reuseport(yes) ebpf(random())); };", "unknown option 'random'");
+}
+
+/* ebpf(reuseport(sockets(2))): one sender's datagrams go to both sockets of
+ * the group at random; without the program the kernel's hash of the
+ * sender's address and port gives them all to one. */
+Test(network, ebpf_reuseport_spreads_one_senders_datagrams_over_the_group)
+{
+  skip_without_bpf();
+  Run r;
+  int port = free_port(SOCK_DGRAM);
+  char *src = g_strdup_printf("source s { udp(ip(127.0.0.1) port(%d) so-reuseport(yes) program-override(\"a\") "
+                              "ebpf(reuseport(sockets(2)))); udp(ip(127.0.0.1) port(%d) so-reuseport(yes) "
+                              "program-override(\"b\")); };",
+                              port, port);
+  run_start(&r, src, NULL);
+  send_from_one_socket(port, 200, 0);
+  char *got = run_finish(&r);
+  int a = count_of(got, "|a|13|"), b = count_of(got, "|b|13|");
+  cr_assert_eq(a + b, 200, "%s", got);
+  /* a binomial(200, 1/2) below 40 has a chance under 1e-18 */
+  cr_assert(a >= 40 && b >= 40, "a=%d b=%d", a, b);
+  g_free(got);
+  g_free(src);
 }
 
 Test(network, tcp6_and_udp6_on_the_ipv6_loopback)
