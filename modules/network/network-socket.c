@@ -318,7 +318,9 @@ _ebpf_attach(NetSource *s, int fd, char **error)
   int pfd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "sluice_reuseport", "GPL", prog, G_N_ELEMENTS(prog), NULL);
   if (pfd < 0)
     {
-      *error = _errno_error("Error loading the ebpf(reuseport()) program", s->local_name, errno);
+      *error = _errno_error(errno == EPERM ? "Error loading the ebpf(reuseport()) program (root or CAP_BPF is needed)"
+                                           : "Error loading the ebpf(reuseport()) program",
+                            s->local_name, errno);
       return false;
     }
   int rc = setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_EBPF, &pfd, sizeof(pfd));
