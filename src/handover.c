@@ -18,7 +18,7 @@ typedef struct HandoverSocket
 
 static GMutex lock;
 static bool active;
-static GHashTable *sockets; /* key -> GQueue of HandoverSocket* (oldest first) */
+static GHashTable *sockets; /* key -> GQueue of HandoverSocket* (in the order put) */
 static GHashTable *streams; /* key -> GQueue of HandoverStream* (oldest first) */
 
 static void
@@ -112,14 +112,14 @@ handover_end(void)
 /* Both tables hold a queue per key: several sockets of one so-reuseport()
  * group share an address, as many connections share a listener. */
 static void
-_push(GHashTable *table, const char *key, void *item)
+_push(GHashTable **table, const char *key, void *item)
 {
   g_mutex_lock(&lock);
-  GQueue *q = g_hash_table_lookup(table, key);
+  GQueue *q = g_hash_table_lookup(*table, key);
   if (!q)
     {
       q = g_queue_new();
-      g_hash_table_insert(table, g_strdup(key), q);
+      g_hash_table_insert(*table, g_strdup(key), q);
     }
   g_queue_push_tail(q, item);
   g_mutex_unlock(&lock);
@@ -132,7 +132,7 @@ handover_put_socket(const char *key, int fd, const char *unix_path, const char *
   s->fd = fd;
   s->unix_path = g_strdup(unix_path);
   s->name = g_strdup(name);
-  _push(sockets, key, s);
+  _push(&sockets, key, s);
 }
 
 int
@@ -161,7 +161,7 @@ handover_take_socket(const char *key, const char *name)
 void
 handover_put_stream(const char *key, HandoverStream *st)
 {
-  _push(streams, key, st);
+  _push(&streams, key, st);
 }
 
 HandoverStream *

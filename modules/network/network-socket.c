@@ -303,9 +303,9 @@ _adopt_socket(NetSource *s, char **error)
  * (clang's BPF target and a skeleton at build time, for three
  * instructions): a random number modulo N is the index of the socket in
  * the group; past the group's end (fewer than N sockets bound) the kernel
- * falls back to its hash.  The kernel keeps the program with the
- * group, not with this socket: the source that attached it takes it off
- * when it stops, and the next configuration attaches its own. */
+ * falls back to its hash.  The kernel keeps the program with the group,
+ * not with this socket: the source that attached it takes it off when it
+ * stops, and the next configuration attaches its own. */
 static bool
 _ebpf_attach(NetSource *s, int fd, char **error)
 {
