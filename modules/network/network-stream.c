@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 struct NetConn
@@ -109,6 +110,7 @@ _conn_batch_done(void *user_data)
   NetConn *c = user_data;
   log_pipeline_flush(c->src->env.pipeline);
   net_warn_truncated(c->src, c->reader, c->client, &c->warned);
+  atomic_fetch_add_explicit(&c->src->reads, 1, memory_order_relaxed);
 }
 
 static void
@@ -458,11 +460,68 @@ net_stream_start(NetSource *s, char **error)
   return true;
 }
 
+/* A stop that is not a reload (the daemon stops) closes connections whose
+ * clients may have bytes on the way: closed with unread bytes, a socket
+ * sends a reset and the kernel throws away what it held, on both ends,
+ * without telling the client (a relay's last lines before its server
+ * restarts).  So each connection is half-closed first: the client reads
+ * the end of the stream, and a relay (Sluice's, syslog-ng's and rsyslog's
+ * TCP destinations look before they write) closes its side and sends what
+ * it still has to the next server; this side reads on to that end.  The
+ * wait ends when every connection has ended, when no read brought anything
+ * for STOP_QUIET_MS (nothing is on the way), or after STOP_DRAIN_MS (a
+ * client that writes on and never reads). */
+enum
+{
+  STOP_QUIET_MS = 100,
+  STOP_DRAIN_MS = 2000,
+};
+
+static void
+_conns_half_close_job(void *arg)
+{
+  NetSource *s = arg;
+  Worker *me = worker_current();
+  g_mutex_lock(&s->lock);
+  for (guint i = 0; i < s->conns->len; i++)
+    {
+      NetConn *c = g_ptr_array_index(s->conns, i);
+      if (c->worker == me && c->reader)
+        shutdown(c->fd, SHUT_WR);
+    }
+  g_mutex_unlock(&s->lock);
+}
+
+static void
+_conns_drain(NetSource *s)
+{
+  if (atomic_load(&s->n_conns) == 0)
+    return;
+  worker_pool_run_everywhere(s->env.pool, _conns_half_close_job, s);
+  int64_t start = g_get_monotonic_time() / 1000, quiet_since = start;
+  uint64_t reads = atomic_load(&s->reads);
+  while (atomic_load(&s->n_conns) > 0)
+    {
+      g_usleep(2000);
+      int64_t now = g_get_monotonic_time() / 1000;
+      uint64_t r = atomic_load(&s->reads);
+      if (r != reads)
+        {
+          reads = r;
+          quiet_since = now;
+        }
+      if (now - quiet_since >= STOP_QUIET_MS || now - start >= STOP_DRAIN_MS)
+        break;
+    }
+}
+
 void
 net_stream_stop(NetSource *s)
 {
   /* round one: no more accepts; round two: every connection, after any
    * start job an accept posted before round one ended */
   worker_pool_run_everywhere(s->env.pool, _listen_stop_job, s);
+  if (!handover_active())
+    _conns_drain(s);
   worker_pool_run_everywhere(s->env.pool, _conns_stop_job, s);
 }
