@@ -465,12 +465,12 @@ net_stream_start(NetSource *s, char **error)
  * sends a reset and the kernel throws away what it held, on both ends,
  * without telling the client (a relay's last lines before its server
  * restarts).  So each connection is half-closed first: the client reads
- * the end of the stream, and a relay (Sluice's, syslog-ng's and rsyslog's
- * TCP destinations look before they write) closes its side and sends what
- * it still has to the next server; this side reads on to that end.  The
- * wait ends when every connection has ended, when no read brought anything
- * for STOP_QUIET_MS (nothing is on the way), or after STOP_DRAIN_MS (a
- * client that writes on and never reads). */
+ * the end of the stream, and a relay that looks before it writes (as
+ * Sluice's TCP destination does before each batch) closes its side and
+ * sends what it still has to the next server; this side reads on to that
+ * end.  The wait ends when every connection has ended, when no read
+ * brought anything for STOP_QUIET_MS (nothing is on the way), or after
+ * STOP_DRAIN_MS (a client that writes on and never reads). */
 enum
 {
   STOP_QUIET_MS = 100,
