@@ -54,6 +54,17 @@ wait_lines() {
   done
 }
 
+# wait_log TEXT: until the daemon's log ($work/sluice.log) has a line with
+# TEXT (a grep pattern); fails after 30 s or when the daemon is gone
+wait_log() {
+  _wl=0
+  until grep -q "$1" "$work/sluice.log" 2>/dev/null; do
+    _wl=$((_wl + 1))
+    [ $_wl -lt 300 ] && kill -0 "$pid" 2>/dev/null || fail "no '$1' in the daemon's log"
+    sleep 0.1
+  done
+}
+
 # stop_sluice: SIGTERM, and wait for it to exit; fails on a bad exit
 stop_sluice() {
   kill -TERM "$pid"

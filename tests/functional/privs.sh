@@ -95,12 +95,7 @@ wait_lines "$work/out/prog.log" 1
 # the reload binds another port below 1024 as nobody
 conf "$port2"
 kill -HUP "$pid"
-i=0
-until grep -q "Configuration reload finished" "$work/sluice.log"; do
-  i=$((i + 1))
-  [ $i -lt 300 ] && kill -0 "$pid" 2>/dev/null || fail "no reload"
-  sleep 0.1
-done
+wait_log "Configuration reload finished"
 send "$port2" "<13>Oct 11 22:14:16 host prog: after reload"
 grep -q "Accepting connections; addr='AF_INET(127.0.0.1:$port2)'" "$work/sluice.log" || fail "port $port2 not bound"
 # (out/messages was created by root at the first start, with perm 0600:

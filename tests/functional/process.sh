@@ -109,24 +109,14 @@ write_root_conf "" ""
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
   "$sluice" -F -v -C "$root" -f /etc/sluice.conf -p /sluice.pid -c /ctl >"$work/sluice.log" 2>&1 &
 pid=$!
-i=0
-until grep -q "starting up" "$work/sluice.log"; do
-  i=$((i + 1))
-  [ $i -lt 100 ] && kill -0 "$pid" 2>/dev/null || fail "sluice did not start in the new root"
-  sleep 0.1
-done
+wait_log "starting up"
 [ "$(cat "$root/sluice.pid")" = "$pid" ] || fail "the pid file is not inside the new root"
 [ -S "$root/in.sock" ] || fail "the socket is not inside the new root"
 logger -u "$root/in.sock" -t app "chrooted"
 wait_lines "$root/var/log/messages" 1
 write_root_conf 'destination d2 { file("/var/log/second"); };' "destination(d2);"
 kill -HUP "$pid"
-i=0
-until grep -q "Configuration reload finished" "$work/sluice.log"; do
-  i=$((i + 1))
-  [ $i -lt 100 ] || fail "no reload inside the new root"
-  sleep 0.1
-done
+wait_log "Configuration reload finished"
 logger -u "$root/in.sock" -t app "after reload"
 wait_lines "$root/var/log/second" 1
 stop_sluice

@@ -63,12 +63,7 @@ send_and_check() {
 
 send_and_check "first run"
 kill -HUP "$pid"
-i=0
-until grep -q "Configuration reload finished" "$work/sluice.log"; do
-  i=$((i + 1))
-  [ $i -lt 100 ] || fail "no reload"
-  sleep 0.1
-done
+wait_log "Configuration reload finished"
 sleep 1.1 # a new runid for the loss checker
 send_and_check "after a reload"
 stop_sluice
