@@ -460,11 +460,12 @@ net_stream_start(NetSource *s, char **error)
   return true;
 }
 
-/* A stop that is not a reload (the daemon stops) closes connections whose
- * clients may have bytes on the way: closed with unread bytes, a socket
- * sends a reset and the kernel throws away what it held, on both ends,
- * without telling the client (a relay's last lines before its server
- * restarts).  So each connection is half-closed first: the client reads
+/* A stop that does not hand its connections over (the daemon stops, or a
+ * reload with keep-alive(no)) closes connections whose clients may have
+ * bytes on the way: closed with unread bytes, a socket sends a reset and
+ * the kernel throws away what it held, on both ends, without telling the
+ * client (a relay's last lines before its server restarts).  So each
+ * connection is half-closed first: the client reads
  * the end of the stream, and a relay that looks before it writes (as
  * Sluice's TCP destination does before each batch) closes its side and
  * sends what it still has to the next server; this side reads on to that
@@ -521,7 +522,7 @@ net_stream_stop(NetSource *s)
   /* round one: no more accepts; round two: every connection, after any
    * start job an accept posted before round one ended */
   worker_pool_run_everywhere(s->env.pool, _listen_stop_job, s);
-  if (!handover_active())
+  if (!handover_active() || !s->o.keep_alive)
     _conns_drain(s);
   worker_pool_run_everywhere(s->env.pool, _conns_stop_job, s);
 }
