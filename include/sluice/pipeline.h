@@ -75,6 +75,11 @@ void log_pipeline_free(LogPipeline *pl);
  * pushed at once. */
 void log_pipeline_deliver(LogPipeline *pl, int source_id, LogMsg *msg);
 
+/* Messages delivered so far under slot (the source_id a driver passes to
+ * log_pipeline_deliver), over all threads, from any thread; stamp (may be
+ * NULL) gets the wall-clock second of the last one. */
+uint64_t log_pipeline_slot_received(LogPipeline *pl, int slot, int64_t *stamp);
+
 /* Push this worker's batches (call at the end of each read). */
 void log_pipeline_flush(LogPipeline *pl);
 

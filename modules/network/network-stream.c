@@ -110,7 +110,6 @@ _conn_batch_done(void *user_data)
   NetConn *c = user_data;
   log_pipeline_flush(c->src->env.pipeline);
   net_warn_truncated(c->src, c->reader, c->client, &c->warned);
-  atomic_fetch_add_explicit(&c->src->reads, 1, memory_order_relaxed);
 }
 
 static void
@@ -465,13 +464,14 @@ net_stream_start(NetSource *s, char **error)
  * bytes on the way: closed with unread bytes, a socket sends a reset and
  * the kernel throws away what it held, on both ends, without telling the
  * client (a relay's last lines before its server restarts).  So each
- * connection is half-closed first: the client reads
- * the end of the stream, and a relay that looks before it writes (as
- * Sluice's TCP destination does before each batch) closes its side and
- * sends what it still has to the next server; this side reads on to that
- * end.  The wait ends when every connection has ended, when no read
- * brought anything for STOP_QUIET_MS (nothing is on the way), or after
- * STOP_DRAIN_MS (a client that writes on and never reads). */
+ * connection is half-closed first: the client reads the end of the
+ * stream, and a relay that looks before it writes (as Sluice's TCP
+ * destination does before each batch) closes its side and sends what it
+ * still has to the next server; this side reads on to that end.  The wait
+ * ends when every connection has ended, when the source delivered no
+ * message for STOP_QUIET_MS (nothing is on the way; the pipeline's own
+ * per-worker count, read from here), or after STOP_DRAIN_MS (a client
+ * that writes on and never reads). */
 enum
 {
   STOP_QUIET_MS = 100,
@@ -500,15 +500,15 @@ _conns_drain(NetSource *s)
     return;
   worker_pool_run_everywhere(s->env.pool, _conns_half_close_job, s);
   int64_t start = g_get_monotonic_time() / 1000, quiet_since = start;
-  uint64_t reads = atomic_load(&s->reads);
+  uint64_t seen = log_pipeline_slot_received(s->env.pipeline, s->env.source_id, NULL);
   while (atomic_load(&s->n_conns) > 0)
     {
       g_usleep(2000);
       int64_t now = g_get_monotonic_time() / 1000;
-      uint64_t r = atomic_load(&s->reads);
-      if (r != reads)
+      uint64_t n = log_pipeline_slot_received(s->env.pipeline, s->env.source_id, NULL);
+      if (n != seen)
         {
-          reads = r;
+          seen = n;
           quiet_since = now;
         }
       if (now - quiet_since >= STOP_QUIET_MS || now - start >= STOP_DRAIN_MS)

@@ -192,7 +192,6 @@ struct NetSource
   GMutex lock;              /* conns */
   GPtrArray *conns;         /* NetConn*, any worker */
   atomic_int n_conns;
-  atomic_uint_fast64_t reads; /* reads of a connection that brought bytes (a stop's drain watches it) */
   bool started;
 };
 

@@ -122,10 +122,9 @@ struct LogPipeline
   GHashTable *dyn_carried;   /* the replaced configuration's, until start */
 };
 
-/* Messages source statement source_id delivered, over all threads. */
+/* Messages source statement source_id delivered, over all threads (the
+ * sum of its slots: log_pipeline_slot_received in sluice/pipeline.h). */
 uint64_t log_pipeline_source_received(LogPipeline *pl, int source_id);
-/* The same for one slot, and the wall-clock second of its last message. */
-uint64_t log_pipeline_slot_received(LogPipeline *pl, int slot, int64_t *stamp);
 
 /* pipeline-build.c */
 bool log_pipeline_build(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *factories,

@@ -338,13 +338,12 @@ udp_send(int port, const char *data, size_t len)
   close(fd);
 }
 
-/* n datagrams "<13>Nov 22 10:00:00 h p: <i>" from one socket (one sender
- * address and port), waiting for rec() every 50 to stay within the
- * receive buffers; rec() had `before` messages. */
+/* n datagrams "<13>Nov 22 10:00:00 h p: <i>" from the UDP socket fd (one
+ * sender address and port), waiting for rec() every 50 and at the end to
+ * stay within the receive buffers; rec() had `before` messages. */
 static G_GNUC_UNUSED void
-send_from_one_socket(int port, int n, int before)
+send_from(int fd, int port, int n, int before)
 {
-  int fd = socket(AF_INET, SOCK_DGRAM, 0);
   struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
   for (int i = 0; i < n; i++)
@@ -355,6 +354,14 @@ send_from_one_socket(int port, int n, int before)
       if (i % 50 == 49 || i == n - 1)
         wait_count(before + i + 1);
     }
+}
+
+/* The same from a socket of its own. */
+static G_GNUC_UNUSED void
+send_from_one_socket(int port, int n, int before)
+{
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  send_from(fd, port, n, before);
   close(fd);
 }
 
