@@ -20,7 +20,8 @@ fail() {
 # free_ports KIND...: one free 127.0.0.1 port per KIND (tcp or udp), outside
 # the kernel's ephemeral range, printed on one line (free-ports.py)
 free_ports() {
-  for _fp in "$(dirname "$0")/free-ports.py" "$(dirname "$0")/../free-ports.py"; do
+  for _fp in "$(dirname "$0")/free-ports.py" "$(dirname "$0")/../free-ports.py" \
+      "$(dirname "$0")/../functional/free-ports.py"; do
     [ -f "$_fp" ] && python3 "$_fp" "$@" && return
   done
   echo "free_ports: free-ports.py not found or failed" >&2
@@ -72,4 +73,20 @@ stop_sluice() {
   wait "$pid" || st=$?
   pid=
   [ $st -eq 0 ] || fail "sluice exited with $st"
+}
+
+# rss_kb [PID]: the daemon's ($pid by default) current and peak resident
+# memory in kB, as "RSS N kB (peak N kB)"
+rss_kb() {
+  _rss_pid=${1:-$pid}
+  awk '/^VmRSS:/ {r=$2} /^VmHWM:/ {h=$2} END {printf "RSS %d kB (peak %d kB)\n", r, h}' \
+    "/proc/$_rss_pid/status"
+}
+
+# rss_below LIMIT_KB [PID]: print rss_kb and fail when the peak is above LIMIT_KB
+rss_below() {
+  _rss_line=$(rss_kb "${2:-$pid}")
+  echo "daemon memory: $_rss_line"
+  _rss_peak=$(echo "$_rss_line" | sed 's/.*peak \([0-9]*\).*/\1/')
+  [ "$_rss_peak" -le "$1" ] || fail "daemon peak RSS ${_rss_peak} kB is above ${1} kB"
 }
