@@ -1,10 +1,25 @@
 #!/bin/sh
-# Install what building and testing Sluice needs on Debian 12, and nothing
-# that is already there.  Safe to run again.
+# Install what building Sluice needs on Debian 12, and nothing that is
+# already there.  Safe to run again.
+#   install-deps.sh         what the build and the whole test suite need
+#   install-deps.sh --run   only what building and running the daemon needs
+#                           (quickstart.sh)
 set -eu
 
-exec "$(dirname "$0")/apt-missing.sh" \
-  gcc clang libclang-rt-14-dev meson ninja-build pkg-config \
-  libglib2.0-dev libssl-dev libpcre2-dev libjson-c-dev libivykis-dev \
-  libcriterion-dev libbpf-dev libsystemd-dev systemd-journal-remote \
-  tzdata util-linux procps
+# the daemon and its tools: compiler, meson, the libraries it links
+run="gcc meson ninja-build pkg-config
+  libglib2.0-dev libssl-dev libpcre2-dev libjson-c-dev libivykis-dev
+  libbpf-dev libsystemd-dev"
+# the tests: Criterion, clang and its sanitizer and libFuzzer runtimes, the
+# commands the functional tests run (openssl makes the TLS certificates,
+# python3 runs the helpers and peers, systemd-journal-remote feeds the
+# journal tests), time zones for the timestamp tests
+tests="clang libclang-rt-14-dev libcriterion-dev
+  openssl python3 systemd-journal-remote tzdata util-linux procps"
+
+case "${1:-}" in
+  --run) set -- $run ;;
+  "") set -- $run $tests ;;
+  *) echo "usage: $0 [--run]" >&2; exit 2 ;;
+esac
+exec "$(dirname "$0")/apt-missing.sh" "$@"

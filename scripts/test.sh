@@ -24,15 +24,21 @@ export SLUICE_RSYSLOG
 
 total_pass=0
 total_fail=0
+total_skip=0
+failed_names=""
 
-# Sum Criterion's "Synthesis" lines from a meson test log.
+# Count a suite's results (scripts/test-summary.py: Criterion cases, other
+# tests one each, anything meson did not judge OK as failed) and keep the
+# names of what failed for the end.
 count_results() {
-  log="$1/meson-logs/testlog.txt"
-  p=$(sed -n 's/.*Synthesis: Tested: [0-9]* | Passing: \([0-9]*\) | Failing: \([0-9]*\) | Crashing: \([0-9]*\).*/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
-  f=$(sed -n 's/.*Synthesis: Tested: [0-9]* | Passing: \([0-9]*\) | Failing: \([0-9]*\) | Crashing: \([0-9]*\).*/\2 \3/p' "$log" | awk '{s+=$1+$2} END {print s+0}')
-  total_pass=$((total_pass + p))
-  total_fail=$((total_fail + f))
-  echo "$2: $p passed, $f failed"
+  summary=$(python3 "$ROOT/scripts/test-summary.py" "$1" "$2")
+  echo "$summary" | sed '$d'
+  set -- $(echo "$summary" | tail -1)
+  total_pass=$((total_pass + $1))
+  total_fail=$((total_fail + $2))
+  total_skip=$((total_skip + $3))
+  failed_names="$failed_names$(echo "$summary" | grep ': FAILED ' || true)
+"
 }
 
 run_suite() {
@@ -49,10 +55,14 @@ run_suite() {
   echo "=== $name: test"
   status=0
   meson test -C "$dir" --print-errorlogs --num-processes 2 || status=$?
+  before=$total_fail
   count_results "$dir" "$name"
-  if [ "$status" != 0 ]; then
-    echo "=== $name: FAILED"
+  if [ "$status" != 0 ] && [ "$total_fail" = "$before" ]; then
+    # meson failed without a failed test in its log (it could not run them)
+    echo "$name: FAILED meson test exited with $status"
     total_fail=$((total_fail + 1))
+    failed_names="${failed_names}$name: FAILED meson test (exit $status)
+"
   fi
 }
 
@@ -81,9 +91,15 @@ for t in $fuzz_targets; do
     echo "fuzz-$t: FAILED"
     tail -40 "$work.log"
     total_fail=$((total_fail + 1))
+    failed_names="${failed_names}fuzz: FAILED fuzz-$t
+"
   fi
   rm -rf "$work" "$work.log"
 done
 
-echo "all: $total_pass passed, $total_fail failed"
+if [ "$total_fail" != 0 ]; then
+  echo "=== what failed"
+  printf '%s' "$failed_names" | grep . || echo "(a build step; see above)"
+fi
+echo "all: $total_pass passed, $total_fail failed, $total_skip skipped"
 [ "$total_fail" = 0 ]
