@@ -164,7 +164,7 @@ cat >"$work/relay.conf" <<EOF
 @version: 3.38
 options { use-dns(no); };
 source s { tcp(ip(127.0.0.1) port($p_relay_in)); };
-destination d_tls { network("localhost" port($p_sng_tls) transport(tls) tls($cli_tls)); };
+destination d_tls { network("127.0.0.1" port($p_sng_tls) transport(tls) tls($cli_tls)); };
 destination d_local { file("$work/relay-local.out" template("$t")); };
 log { source(s); destination(d_tls); destination(d_local); };
 EOF
@@ -179,7 +179,7 @@ cat >"$work/snd.conf" <<EOF
 @version: 3.38
 options { use-dns(no); };
 source s { tcp(ip(127.0.0.1) port($p_sng_plain)); };
-destination d_tls { syslog("localhost" port($p_from_sng) transport(tls) tls($cli_tls)); };
+destination d_tls { syslog("127.0.0.1" port($p_from_sng) transport(tls) tls($cli_tls)); };
 destination d_local { file("$work/snd-local.out" template("$t")); };
 log { source(s); destination(d_tls); destination(d_local); };
 EOF

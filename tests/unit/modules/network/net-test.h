@@ -14,6 +14,7 @@
 #include "sluice-config.h"
 #include "sluice/internal-log.h"
 #include "sluice/pipeline.h"
+#include "resolve-test.h"
 
 #include <arpa/inet.h>
 #include <criterion/criterion.h>

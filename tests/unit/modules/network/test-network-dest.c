@@ -8,6 +8,7 @@
  */
 #include "modules.h"
 #include "network/network-dest.h"
+#include "resolve-test.h"
 #include "sluice/handover.h"
 #include "sluice/internal-log.h"
 #include "sluice/msg-format.h"
@@ -266,6 +267,11 @@ Test(network_dest, tcp_network_and_tcp6_send_rfc3164_lines)
                             "tcp6(\"::1\" port(%d));", "network(\"::1\" port(%d) ip-protocol(6));" };
   for (size_t i = 0; i < G_N_ELEMENTS(drivers); i++)
     {
+      if (strstr(drivers[i], "\"localhost\"") && !localhost_resolves())
+        {
+          cr_log_warn("localhost does not resolve here (no /etc/hosts?): skipped %s", drivers[i]);
+          continue;
+        }
       bool six = strstr(drivers[i], "::1") != NULL;
       int port = 0;
       int lfd = bound(six ? AF_INET6 : AF_INET, SOCK_STREAM, six ? "::1" : "127.0.0.1", &port, true);
