@@ -4,7 +4,7 @@
 
 /*
  * Drivers: the sources and destinations the configuration names, as
- * modules provide them (design.md, "Modules").
+ * modules provide them (docs/architecture.md, "Layout").
  *
  * A module registers LogDriverFactory entries: the configuration check
  * (CfgDriverDef: name, positional arguments, option table) and a

@@ -4,7 +4,7 @@
 
 /*
  * Filter expressions, compiled once from the configuration tree and
- * evaluated inline on the I/O worker for every message (design.md,
+ * evaluated inline on the I/O worker for every message (docs/architecture.md,
  * "Performance rules" 5 and 6).
  *
  * syslog-ng's filter functions: facility(), level()/priority() with lists

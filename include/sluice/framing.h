@@ -56,7 +56,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Bytes a stream reader is offered per read (design.md: ≥64 KiB). */
+/* Bytes a stream reader is offered per read (docs/architecture.md, "Data flow": ≥64 KiB). */
 #define LOG_FRAMER_READ_SIZE 65536
 /* log-msg-size's default, as in syslog-ng. */
 #define LOG_FRAMER_DEFAULT_MSG_SIZE 65536

@@ -3,7 +3,7 @@
 #define SLUICE_HANDOVER_H
 
 /*
- * The reload handover (design.md, "Configuration"): what the running
+ * The reload handover (docs/architecture.md, "Reload and the handover"): what the running
  * configuration's sources hold open is passed to the new configuration by
  * name instead of being closed, so a reload refuses no connection, resets
  * no sender and loses no byte a sender has written.

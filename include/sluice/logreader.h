@@ -6,7 +6,7 @@
  * LogReader: reads one stream or datagram socket on the I/O worker that owns
  * it, frames and parses what it reads, and hands each message on.
  *
- * Everything here runs on the owning worker's thread (design.md, "Threads"):
+ * Everything here runs on the owning worker's thread (docs/architecture.md, "Threads"):
  * log_reader_start() and log_reader_free() must be called there (post them
  * as worker jobs).  One read gets up to LOG_FRAMER_READ_SIZE bytes; the
  * reception time is read once per read, not per message.  After each read

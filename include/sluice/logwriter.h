@@ -3,7 +3,7 @@
 #define SLUICE_LOGWRITER_H
 
 /*
- * LogWriter: the thread of one destination (design.md, "Threads").  It pops
+ * LogWriter: the thread of one destination (docs/architecture.md, "Threads").  It pops
  * batches of up to flush-lines messages from the destination's queue and
  * hands them to the destination's write_batch.  Messages written are acked
  * (flow control) and released; when the destination fails, the rest of the

@@ -7,7 +7,7 @@
  * one CfgTree, built completely (every driver constructed, every filter
  * compiled) before anything starts, so a bad configuration never half-runs.
  *
- * Routing runs inline on the thread that read the message (design.md): the
+ * Routing runs inline on the thread that read the message (docs/architecture.md): the
  * message walks the log paths with syslog-ng's semantics (filters stop a
  * path; nested log {} paths, junctions and if/elif/else fork; final,
  * fallback, catchall, flow-control and drop-unmatched flags) and every

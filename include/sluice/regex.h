@@ -3,7 +3,7 @@
 #define SLUICE_REGEX_H
 
 /*
- * PCRE2 as Sluice matches patterns (design.md, "Performance rules" 6):
+ * PCRE2 as Sluice matches patterns (docs/architecture.md, "Performance rules" 6):
  * match() and the other filters, regexp-parser() and rewrite's subst().
  * Patterns are compiled once at configuration time with JIT, and each
  * thread keeps one match data block, so a match allocates nothing.

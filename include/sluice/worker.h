@@ -3,7 +3,7 @@
 #define SLUICE_WORKER_H
 
 /*
- * The I/O worker pool (design.md, "Threads"): a fixed number of threads,
+ * The I/O worker pool (docs/architecture.md, "Threads"): a fixed number of threads,
  * each running its own ivykis loop.  Every connection, UDP socket and file
  * is handed to one worker and stays there for its lifetime, so reading,
  * framing, parsing and log-path processing of one stream never take a lock.

@@ -2,17 +2,20 @@
 /*
  * The main thread.
  *
- * Threads (design.md): this thread runs the ivykis loop that owns the
- * configuration, the signals, the timers, the control socket (control.h),
- * the stats exporter and the state machine below; listening sockets accept
- * here.  The I/O workers (sluice/worker.h) own
- * every connection, socket and file for its lifetime and route messages
- * inline; each destination has its writer thread (sluice/logwriter.h).
- * Nothing here runs per message.
+ * Threads (docs/architecture.md): this thread runs the ivykis loop that owns
+ * the configuration, the signals, the timers, the control socket
+ * (control.h), the stats exporter and the state machine below; it binds the
+ * listening sockets, which are then polled and accepted on an I/O worker.
+ * The I/O workers (sluice/worker.h) own every connection, socket and file
+ * for its lifetime and route messages inline; each destination has its
+ * writer thread (sluice/logwriter.h), and a RELP destination also a reader
+ * thread per connection for the server's answers.  Nothing here runs per
+ * message.
  *
  * States:  STARTING --config ok--> RUNNING --SIGHUP/RELOAD--> RELOADING --> RUNNING
  *                                     |                    (bad file: RUNNING, old config kept;
- *                                     |                     cannot start: RUNNING, old config rebuilt)
+ *                                     |                     cannot start: RUNNING, old config rebuilt;
+ *                                     |                     neither starts: STOPPING, exit 1)
  *                                     +--SIGTERM/SIGINT/STOP/stop request--> STOPPING --> exit
  *
  * systemd (notify.h) hears READY=1 on entering RUNNING, RELOADING=1 on
