@@ -311,6 +311,18 @@ tcp_connect(int port)
   return fd;
 }
 
+/* accept() on a listening socket, waiting at most ms: -1 when nobody came,
+ * so that a test server thread ends and its test fails fast (a destination
+ * that cannot connect must not leave the test waiting for its timeout). */
+static G_GNUC_UNUSED int
+accept_within(int lfd, int ms)
+{
+  struct pollfd p = { .fd = lfd, .events = POLLIN };
+  if (poll(&p, 1, ms) != 1)
+    return -1;
+  return accept(lfd, NULL, NULL);
+}
+
 static G_GNUC_UNUSED void
 send_all(int fd, const char *data, size_t len)
 {
