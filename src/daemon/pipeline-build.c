@@ -30,6 +30,8 @@ _build_source(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *cons
   for (size_t i = 0; i < stmt->n_children; i++)
     {
       const CfgNode *call = stmt->children[i];
+      if (call->kind != CFG_NODE_CALL)
+        continue; /* a channel or junction: compiled with each path that names the statement */
       const LogDriverFactory *f = _factory_find(factories, CFG_OBJ_SOURCE, call->name);
       if (!f || !f->new_source)
         {
@@ -67,6 +69,8 @@ _build_dest(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *const 
   for (size_t i = 0; i < stmt->n_children; i++)
     {
       const CfgNode *call = stmt->children[i];
+      if (call->kind != CFG_NODE_CALL)
+        continue; /* a channel or junction: compiled with each path that names the statement */
       const LogDriverFactory *f = _factory_find(factories, CFG_OBJ_DESTINATION, call->name);
       if (!f || !f->new_dest)
         {
@@ -85,7 +89,7 @@ _build_dest(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *const 
         }
       DriverRT *rt = calloc(1, sizeof(*rt));
       rt->drv = d;
-      rt->name = g_strdup_printf("%s#%zu", dest->name, i);
+      rt->name = g_strdup_printf("%s#%zu", dest->name, dest->n_drivers);
       int64_t fifo = d->log_fifo_size > 0 ? d->log_fifo_size : pl->global->log_fifo_size;
       rt->fifo_size = (uint32_t) (fifo > 0 && fifo < UINT32_MAX ? fifo : 10000);
       /* a disk queue opens its file when the pipeline starts: a reload
@@ -174,6 +178,103 @@ _group_add(PathGroup *g, LogPathRT *p)
 static LogPathRT *_compile_path(LogPipeline *pl, const CfgNode *node, bool flow, const LogDriverFactory *const *f,
                                 CfgError *err);
 
+static void
+_source_add(LogPathRT *p, int id)
+{
+  p->sources = realloc(p->sources, (p->n_sources + 1) * sizeof(int));
+  p->sources[p->n_sources++] = id;
+}
+
+/* The channels of a source or destination statement: its channel {}
+ * children and the channels of its junction {} children, in order. */
+static GPtrArray *
+_statement_channels(const CfgNode *stmt)
+{
+  GPtrArray *out = g_ptr_array_new();
+  for (size_t i = 0; i < stmt->n_children; i++)
+    {
+      const CfgNode *c = stmt->children[i];
+      if (c->kind == CFG_NODE_CHANNEL)
+        g_ptr_array_add(out, (gpointer) c);
+      else if (c->kind == CFG_NODE_JUNCTION)
+        for (size_t k = 0; k < c->n_children; k++)
+          g_ptr_array_add(out, c->children[k]);
+    }
+  return out;
+}
+
+/* A source statement's channels (syslog-ng's shape: channel { source {...};
+ * parser {...}; }): each channel's sources join the path p, and the
+ * channel's other elements run in p on their messages only, before what
+ * follows in p, so what a parser there sets reaches p's destinations. */
+static bool
+_compile_source_channels(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, const LogDriverFactory *const *factories,
+                         CfgError *err)
+{
+  GPtrArray *channels = _statement_channels(stmt);
+  bool ok = true;
+  for (guint i = 0; ok && i < channels->len; i++)
+    {
+      const CfgNode *ch = g_ptr_array_index(channels, i);
+      LogPathRT *sub = _compile_path(pl, ch, p->flow, factories, err);
+      if (!sub)
+        ok = false;
+      else if (sub->n_sources == 0)
+        {
+          cfg_error_set(err, &ch->loc, "a channel in source statement '%s' needs a source of its own",
+                        stmt->name ? stmt->name : "(inline)");
+          log_path_free(sub);
+          ok = false;
+        }
+      else
+        {
+          for (size_t k = 0; k < sub->n_sources; k++)
+            {
+              _source_add(p, sub->sources[k]);
+              SourceRT *src = g_ptr_array_index(pl->sources, sub->sources[k]);
+              if (stmt->name && !src->label && g_str_has_prefix(src->name, "#anon-source"))
+                src->label = g_strdup(stmt->name);
+            }
+          PathElem e = { .kind = PE_SOURCE_CHANNEL };
+          _group_add(&e.group, sub);
+          _elem_add(p, e);
+        }
+    }
+  g_ptr_array_free(channels, TRUE);
+  return ok;
+}
+
+/* A destination statement's channels (channel { rewrite {...};
+ * destination {...}; }): a group of nested paths after its own drivers,
+ * each taking its copy of the message as a nested log {} does. */
+static bool
+_compile_dest_channels(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, const LogDriverFactory *const *factories,
+                       CfgError *err)
+{
+  GPtrArray *channels = _statement_channels(stmt);
+  if (channels->len)
+    _elem_add(p, (PathElem) { .kind = PE_GROUP });
+  bool ok = true;
+  for (guint i = 0; ok && i < channels->len; i++)
+    {
+      const CfgNode *ch = g_ptr_array_index(channels, i);
+      LogPathRT *sub = _compile_path(pl, ch, p->flow, factories, err);
+      if (!sub)
+        ok = false;
+      else if (sub->n_sources)
+        {
+          cfg_error_set(err, &ch->loc, "a channel in destination statement '%s' cannot take a source",
+                        stmt->name ? stmt->name : "(inline)");
+          log_path_free(sub);
+          ok = false;
+        }
+      else
+        _group_add(&p->elems[p->n_elems - 1].group, sub);
+    }
+  g_ptr_array_free(channels, TRUE);
+  return ok;
+}
+
 /* One element of a log path body (a child of LOG, CHANNEL or BRANCH). */
 static bool
 _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverFactory *const *factories,
@@ -201,9 +302,8 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
             int id = _statement_id(pl, stmt, CFG_OBJ_SOURCE, factories, err);
             if (id < 0)
               return false;
-            p->sources = realloc(p->sources, (p->n_sources + 1) * sizeof(int));
-            p->sources[p->n_sources++] = id;
-            return true;
+            _source_add(p, id);
+            return _compile_source_channels(pl, p, stmt, factories, err);
           }
         if (c->obj == CFG_OBJ_DESTINATION)
           {
@@ -211,7 +311,7 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
             if (id < 0)
               return false;
             _elem_add(p, (PathElem) { .kind = PE_DEST, .dest = id });
-            return true;
+            return _compile_dest_channels(pl, p, stmt, factories, err);
           }
         if (c->obj == CFG_OBJ_FILTER)
           {
@@ -256,6 +356,12 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
           }
         return true;
       }
+    case CFG_NODE_CHANNEL:
+      /* a channel directly in a log path is a sequence of its elements */
+      for (size_t i = 0; i < c->n_children; i++)
+        if (!_compile_child(pl, p, c->children[i], factories, err))
+          return false;
+      return true;
     case CFG_NODE_IF:
       {
         _elem_add(p, (PathElem) { .kind = PE_IF, .conds = calloc(c->n_children + 1, sizeof(FilterExpr *)) });

@@ -19,6 +19,9 @@ typedef enum PathElemKind
   PE_GROUP,  /* nested log {} paths or junction channels */
   PE_IF,     /* if/elif/else */
   PE_PROC,   /* a parser or rewrite statement: its processors in order */
+  PE_SOURCE_CHANNEL, /* a channel {} of a source statement: group.paths[0]'s
+                      * elements run in this path, on the messages of the
+                      * channel's own sources only */
 } PathElemKind;
 
 typedef struct PathGroup
@@ -68,6 +71,9 @@ typedef struct DriverRT
 typedef struct SourceRT
 {
   char *name;
+  char *label; /* the name its messages carry in ${SOURCE} and its tags:
+                * an inline source in a channel of a source statement takes
+                * the statement's name, as in syslog-ng; else NULL (name) */
   LogSourceDriver **drivers;
   size_t n_drivers;
   size_t n_started;

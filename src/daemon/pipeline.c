@@ -20,6 +20,7 @@ _source_free(gpointer p)
     s->drivers[i]->ops->free(s->drivers[i]);
   free(s->drivers);
   g_free(s->name);
+  g_free(s->label);
   free(s);
 }
 
@@ -276,6 +277,20 @@ _filter_passes(const FilterExpr *f, LogMsg **pmsg, bool *own)
   return filter_expr_eval_store(f, pmsg, own);
 }
 
+static bool _run_elems(LogPipeline *pl, Batch *mine, const LogPathRT *p, const LogPathRT *from, int source_id,
+                       LogMsg **pmsg, bool *own);
+
+/* Whether the message of source_id comes through the source channel sub:
+ * it is one of the channel's own sources. */
+static bool
+_from_channel(const LogPathRT *sub, int source_id)
+{
+  for (size_t i = 0; i < sub->n_sources; i++)
+    if (sub->sources[i] == source_id)
+      return true;
+  return false;
+}
+
 /* True when *pmsg got to the end of p (it "matched" p).  sole: p is the
  * last path to see it and takes over the caller's reference, handing back
  * in *pmsg the message it ended with. */
@@ -286,19 +301,36 @@ _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMs
     return false;
   LogMsg *msg = *pmsg;
   bool own = sole; /* msg is a reference of this call's (a processor ran, or the caller's) */
+  bool matched = _run_elems(pl, mine, p, p, source_id, &msg, &own);
+  if (sole)
+    *pmsg = msg;
+  else if (own)
+    log_msg_unref(msg);
+  return matched;
+}
+
+/* Run *pmsg through the elements of from (p itself, or one of p's source
+ * channels) as part of path p: p's flow control and flags apply.  *own says
+ * whether *pmsg is a reference of the caller's path; a processor or a
+ * storing filter may replace *pmsg with its own copy. */
+static bool
+_run_elems(LogPipeline *pl, Batch *mine, const LogPathRT *p, const LogPathRT *from, int source_id, LogMsg **pmsg,
+           bool *own)
+{
+  LogMsg *msg = *pmsg;
   bool matched = true;
-  for (size_t i = 0; matched && i < p->n_elems; i++)
+  for (size_t i = 0; matched && i < from->n_elems; i++)
     {
-      const PathElem *e = &p->elems[i];
-      if (own && e->kind != PE_FILTER && e->kind != PE_PROC)
+      const PathElem *e = &from->elems[i];
+      if (*own && e->kind != PE_FILTER && e->kind != PE_PROC && e->kind != PE_SOURCE_CHANNEL)
         log_msg_write_protect(msg);
       switch (e->kind)
         {
         case PE_FILTER:
-          matched = _filter_passes(e->filter, &msg, &own);
+          matched = _filter_passes(e->filter, &msg, own);
           break;
         case PE_PROC:
-          matched = _run_procs(e->procs, &msg, &own);
+          matched = _run_procs(e->procs, &msg, own);
           break;
         case PE_DEST:
           /* a sender waiting for the write (relp()) is flow control on every path */
@@ -310,21 +342,22 @@ _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMs
           break;
         case PE_IF:
           for (size_t k = 0; k < e->group.n; k++)
-            if (!e->conds[k] || _filter_passes(e->conds[k], &msg, &own))
+            if (!e->conds[k] || _filter_passes(e->conds[k], &msg, own))
               {
-                if (own)
+                if (*own)
                   log_msg_write_protect(msg); /* the branch shares it */
                 /* the branch taken decides whether the message goes on */
                 matched = _run_path(pl, mine, e->group.paths[k], source_id, &msg, false, false);
                 break;
               }
           break;
+        case PE_SOURCE_CHANNEL:
+          if (_from_channel(e->group.paths[0], source_id))
+            matched = _run_elems(pl, mine, p, e->group.paths[0], source_id, &msg, own);
+          break;
         }
     }
-  if (sole)
-    *pmsg = msg;
-  else if (own)
-    log_msg_unref(msg);
+  *pmsg = msg;
   return matched;
 }
 
@@ -531,7 +564,7 @@ log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
         .pool = pool,
         .pipeline = pl,
         .flow_control = s->flow_control,
-        .name = s->name,
+        .name = s->label ? s->label : s->name,
         .global = pl->global,
       };
       for (size_t k = 0; k < s->n_drivers; k++)

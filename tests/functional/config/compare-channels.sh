@@ -1,0 +1,125 @@
+#!/bin/sh
+# channel {} inside source and destination statements (one or several), and
+# channel {} directly in a log path (syslog-ng's shape, as in its Kafka
+# documentation), against syslog-ng 3.38: the same configuration and the
+# same lines over TCP, every output file identical.  Sluice segfaulted on
+# the first of these in its pipeline compiler.
+#
+# Usage: compare-channels.sh SLUICE   (SLUICE_SYSLOG_NG names the unpacked
+# syslog-ng-core, as for compare-network.sh)
+. "$(dirname "$0")/../lib.sh"
+sluice=$1
+sng=${SLUICE_SYSLOG_NG:-}
+if [ -z "$sng" ] || [ ! -x "$sng/usr/sbin/syslog-ng" ]; then
+  echo "SLUICE_SYSLOG_NG must name an unpacked syslog-ng-core (scripts/fetch-syslog-ng.sh DIR)" >&2
+  exit 1
+fi
+sng_pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$sng_pid" ] && kill "$sng_pid" 2>/dev/null; rm -rf "$work"' EXIT
+
+t='${MSG}|${kv.a}|${chan}|${tag}|${SOURCE}\n'
+# conf DIR PORTS...: the configuration, writing into DIR
+conf() {
+  cat <<EOF
+@version: 3.38
+options { use-dns(no); };
+source s_net {
+  tcp(ip(127.0.0.1) port($2));
+  channel {
+    source { tcp(ip(127.0.0.1) port($3)); };
+    filter { not message("drop-me"); };
+    parser { kv-parser(prefix("kv.")); };
+    rewrite { set("via-channel" value("chan")); };
+  };
+};
+source s_two {
+  channel { source { tcp(ip(127.0.0.1) port($4)); }; rewrite { set("left" value("chan")); }; };
+  channel { source { tcp(ip(127.0.0.1) port($5)); }; rewrite { set("right" value("chan")); }; };
+};
+source s_plain { tcp(ip(127.0.0.1) port($6)); };
+destination d_split {
+  file("$1/direct" template("$t"));
+  channel {
+    rewrite { set("dest-channel" value("tag")); };
+    destination { file("$1/channel" template("$t")); };
+  };
+};
+destination d_two {
+  channel { filter { message("left|right" type(pcre)); }; destination { file("$1/j-matched" template("$t")); }; };
+  channel { destination { file("$1/j-all" template("$t")); }; };
+};
+destination d_plain { file("$1/plain" template("$t")); };
+log { source(s_net); destination(d_split); };
+log { source(s_two); destination(d_two); };
+log { source(s_plain); channel { rewrite { set("in-path" value("tag")); }; destination(d_plain); }; };
+EOF
+}
+
+set -- $(free_ports tcp tcp tcp tcp tcp)
+ports="$*"
+mkdir "$work/sluice" "$work/sng" "$work/sng.d"
+conf "$work/sluice" $ports >"$work/sluice.conf"
+conf "$work/sng" $ports >"$work/sng.conf"
+"$sluice" --syntax-only -f "$work/sluice.conf" || fail "sluice --syntax-only refused the configuration"
+
+# send PORT TEXT: one connection, TEXT's lines
+send() {
+  python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(sys.argv[2].encode())
+s.close()' "$1" "$2"
+}
+
+# run WHO: start the daemon, send every line, wait for them, stop it
+run() {
+  if [ "$1" = sluice ]; then
+    start_sluice "$sluice" "$work/sluice.conf"
+  else
+    LD_LIBRARY_PATH=$sng/usr/lib/syslog-ng "$sng/usr/sbin/syslog-ng" -F -e --no-caps \
+      --module-path="$sng/usr/lib/syslog-ng/3.38" -f "$work/sng.conf" -R "$work/sng.d/persist" \
+      -p "$work/sng.d/pid" -c "$work/sng.d/ctl" >"$work/sng.log" 2>&1 &
+    sng_pid=$!
+    i=0
+    until [ -S "$work/sng.d/ctl" ]; do
+      i=$((i + 1))
+      [ $i -lt 100 ] || fail "syslog-ng did not start: $(cat "$work/sng.log")"
+      sleep 0.1
+    done
+  fi
+  dir=$work/$1
+  set -- $ports
+  send "$1" "<13>Nov 26 10:00:00 h p: a=1 direct
+"
+  wait_lines "$dir/channel" 1
+  send "$2" "<13>Nov 26 10:00:01 h p: a=2 through the channel
+<13>Nov 26 10:00:02 h p: a=3 drop-me
+<13>Nov 26 10:00:03 h p: a=4 after the dropped one
+"
+  wait_lines "$dir/channel" 3
+  send "$3" "<13>Nov 26 10:00:04 h p: from the left
+"
+  wait_lines "$dir/j-all" 1
+  send "$4" "<13>Nov 26 10:00:05 h p: from the right
+"
+  wait_lines "$dir/j-all" 2
+  send "$5" "<13>Nov 26 10:00:06 h p: a=5 plain
+"
+  wait_lines "$dir/plain" 1
+  sleep 0.3
+}
+
+run sluice
+stop_sluice
+run sng
+kill "$sng_pid"
+wait "$sng_pid" || true
+sng_pid=
+
+for f in direct channel j-matched j-all plain; do
+  [ -s "$work/sng/$f" ] || fail "syslog-ng wrote no $f"
+  cmp -s "$work/sluice/$f" "$work/sng/$f" || fail "$f differs from syslog-ng's:
+$(diff "$work/sng/$f" "$work/sluice/$f")"
+done
+grep -q "drop-me" "$work/sluice/direct" && fail "the channel's filter let drop-me through"
+echo "OK: channels in source and destination statements and in a log path, as syslog-ng 3.38 runs them ($(cat "$work/sluice/"* | wc -l) lines)"
