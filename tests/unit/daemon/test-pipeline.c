@@ -475,6 +475,14 @@ Test(pipeline, unsupported_things_are_refused_with_their_place)
   expect_error("destination d { rec(\"x\"); };\nlog { source(s1); parser { csv-parser(); }; destination(d); };",
                "test.conf:4:");
   expect_error("log { destination { rec(\"x\"); }; };", "receives nothing");
+  /* a channel of a source statement brings its own source; one of a
+   * destination statement takes the statement's messages only */
+  expect_error("source s2 { fake(); channel { filter { level(err); }; }; };\n"
+               "log { source(s2); destination { rec(\"x\"); }; };",
+               "test.conf:3:21: a channel in source statement 's2' needs a source of its own");
+  expect_error("destination d { rec(\"x\"); channel { source(s1); destination { rec(\"y\"); }; }; };\n"
+               "log { source(s1); destination(d); };",
+               "test.conf:3:27: a channel in destination statement 'd' cannot take a source");
 }
 
 Test(pipeline, statistics_count_per_source_and_destination)
