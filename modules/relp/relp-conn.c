@@ -19,6 +19,16 @@
  * rsp frames of many messages in one go and writes them with one write().
  * The window's wakeup posts the same event.
  *
+ * A peer that sends and never reads its answers: the window frees a slot
+ * as soon as a message is written, not when its answer has gone out, so
+ * without more the answers would pile up in out for as long as the peer
+ * writes (an answer is nearly as long as a short frame).  So the
+ * connection also stops reading while more than RELP_OUT_MAX bytes of
+ * answers wait for the socket, and reads on once the socket has taken
+ * enough of them: what the peer sent waits in the kernel (and TCP stops
+ * the peer), nothing is lost, and a connection holds at most
+ * RELP_OUT_MAX plus one window of answers.
+ *
  * Closing: log_window_orphan() first (no acked call can reach the
  * connection after it returns), then the event, the fd and the memory.
  * Messages still in queues keep the window alone alive; their answers are
@@ -51,6 +61,9 @@
 #include <unistd.h>
 
 #define RELP_READ_SIZE (64 * 1024)
+/* unsent answers above which a connection stops reading (a few thousand
+ * answers: a peer that reads at all keeps far below it) */
+#define RELP_OUT_MAX (64 * 1024)
 #define RELP_SOFTWARE "sluice"
 
 /* TXNRs to answer 200 (one message's answer is a few bytes: a plain
@@ -176,10 +189,17 @@ _conn_recv(RelpConn *c, char *buf, size_t len, bool *want_write)
   return (ssize_t) got;
 }
 
+/* Bytes of answers the socket has not taken yet. */
+static size_t
+_unsent(const RelpConn *c)
+{
+  return c->out->len - c->out_off;
+}
+
 static bool
 _reading(const RelpConn *c)
 {
-  return !c->paused && !c->close_pending && !c->dying;
+  return !c->paused && !c->close_pending && !c->dying && _unsent(c) <= RELP_OUT_MAX;
 }
 
 /* Poll for what c waits for now: input while it reads (or a TLS write
@@ -207,6 +227,15 @@ _conn_flush(RelpConn *c)
         continue;
       if (n == -EAGAIN || n == -EWOULDBLOCK)
         {
+          /* a peer that reads slowly may never let out empty: drop
+           * what went out, or answers appended behind it would keep the
+           * whole history (a TLS write retried from the new place is
+           * allowed: SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER) */
+          if (c->out_off >= RELP_OUT_MAX)
+            {
+              g_string_erase(c->out, 0, (gssize) c->out_off);
+              c->out_off = 0;
+            }
           c->flush_waits_in = want_read;
           c->flush_waits_out = !want_read;
           _conn_poll(c);
