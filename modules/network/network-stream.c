@@ -9,6 +9,11 @@
  * the backlog.  With flow control each connection gets
  * log-iw-size / max-connections slots (at least 100, as syslog-ng clamps
  * it), so a full source window stops reading every connection in turn.
+ *
+ * A TLS connection takes its slot at the accept, before its handshake:
+ * one that has not completed the handshake after tls(handshake-timeout())
+ * seconds is closed (a timer on its worker, beside its reader), so
+ * clients that connect and say nothing cannot keep the trusted ones out.
  */
 #include "network.h"
 
@@ -39,6 +44,8 @@ struct NetConn
   bool warned;              /* a truncated message was logged */
   char client[160];
   HandoverStream *adopted;  /* from the previous configuration, until started */
+  LogTransport *tls;        /* the reader's TLS transport, NULL: plain */
+  struct iv_timer handshake; /* registered while the TLS handshake may run */
 };
 
 /* Accepts per wakeup before other work on the listener's worker gets a
@@ -113,9 +120,17 @@ _conn_batch_done(void *user_data)
 }
 
 static void
+_conn_stop_timer(NetConn *c)
+{
+  if (iv_timer_registered(&c->handshake))
+    iv_timer_unregister(&c->handshake);
+}
+
+static void
 _conn_closed(LogReader *r, int error, const char *reason, void *user_data)
 {
   NetConn *c = user_data;
+  _conn_stop_timer(c);
   log_pipeline_flush(c->src->env.pipeline);
   net_warn_truncated(c->src, r, c->client, &c->warned);
   _conn_release_slot(c);
@@ -140,6 +155,39 @@ _conn_closed(LogReader *r, int error, const char *reason, void *user_data)
 }
 
 static const LogReaderCallbacks conn_callbacks = { _conn_deliver, _conn_batch_done, _conn_closed };
+
+/* The handshake's time is up (on c's worker): close c unless it is done. */
+static void
+_conn_handshake_expired(void *cookie)
+{
+  NetConn *c = cookie;
+  if (!net_tls_transport_handshaking(c->tls))
+    return;
+  _conn_release_slot(c);
+  char fd[16], secs[16];
+  snprintf(fd, sizeof(fd), "%d", c->fd);
+  snprintf(secs, sizeof(secs), "%d", net_tls_context_handshake_timeout(c->src->tls));
+  sluice_log(SLUICE_LOG_ERROR, "TLS handshake timed out, closing connection", "fd", fd, "client", c->client,
+             "local", c->src->local_name, "timeout", secs, NULL);
+  _log_conn(SLUICE_LOG_NOTICE, "Syslog connection closed", c);
+  log_reader_free(c->reader); /* closes the fd, frees the session */
+  c->reader = NULL;
+  c->tls = NULL;
+  _conn_forget(c);
+}
+
+/* On c's worker, once its reader has its transport. */
+static void
+_conn_start_timer(NetConn *c)
+{
+  int secs = net_tls_context_handshake_timeout(c->src->tls);
+  if (secs <= 0 || !net_tls_transport_handshaking(c->tls))
+    return;
+  iv_validate_now();
+  c->handshake.expires = iv_now;
+  timespec_add_ns(&c->handshake.expires, (int64_t) secs * 1000000000);
+  iv_timer_register(&c->handshake);
+}
 
 static int
 _conn_window(NetSource *s)
@@ -172,6 +220,7 @@ _conn_start_job(void *arg)
     {
       /* a connection keeps the transport it started with, TLS or not */
       log_reader_set_transport(c->reader, c->adopted->transport);
+      c->tls = c->adopted->transport;
       log_reader_adopt_framer(c->reader, &c->adopted->framer);
       free(c->adopted); /* its fd is c->fd, its framer and transport the reader's now */
       c->adopted = NULL;
@@ -189,7 +238,9 @@ _conn_start_job(void *arg)
           return;
         }
       log_reader_set_transport(c->reader, t);
+      c->tls = t;
     }
+  _conn_start_timer(c);
   log_reader_start(c->reader);
 }
 
@@ -255,6 +306,9 @@ _conn_add(NetSource *s, int fd, const LogAddr *peer, const char *client, Handove
   c->fd = fd;
   c->peer = *peer;
   c->adopted = st;
+  IV_TIMER_INIT(&c->handshake);
+  c->handshake.cookie = c;
+  c->handshake.handler = _conn_handshake_expired;
   g_strlcpy(c->client, client, sizeof(c->client));
   c->worker = worker_pool_pick(s->env.pool);
   worker_stream_added(c->worker);
@@ -398,6 +452,7 @@ _conns_stop_job(void *arg)
   for (guint i = 0; i < mine->len; i++)
     {
       NetConn *c = g_ptr_array_index(mine, i);
+      _conn_stop_timer(c);
       if (c->reader && handover)
         {
           /* a reload: the next configuration's source on this address

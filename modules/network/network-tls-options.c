@@ -58,6 +58,8 @@ const CfgOption net_tls_options[] = {
   { .name = "trusted-keys", .type = CFG_OPT_STRING_LIST, .offset = OFF(trusted_keys) },
   { .name = "trusted-dn", .type = CFG_OPT_STRING_LIST, .offset = OFF(trusted_dn) },
   { .name = "sni", .type = CFG_OPT_BOOL, .offset = OFF(sni) },
+  { .name = "handshake-timeout", .type = CFG_OPT_INT, .offset = OFF(handshake_timeout), .def_int = -1, .min = 0,
+    .max = 86400 },
   { 0 },
 };
 
@@ -140,6 +142,13 @@ net_tls_context_new(const NetTlsOptions *o, bool server, const char *location, c
   if (server && o->sni)
     {
       *error = g_strdup("tls(sni()) is a destination option: a source does not send a server name");
+      return NULL;
+    }
+  if (!server && o->handshake_timeout >= 0)
+    {
+      /* a destination's handshake waits as long as its connect does */
+      *error = g_strdup("tls(handshake-timeout()) is a source option: a destination's handshake is bounded by "
+                        "its own timeout");
       return NULL;
     }
   if ((o->key_file != NULL) != (o->cert_file != NULL))

@@ -43,6 +43,7 @@ struct NetTlsContext
   bool server;
   NetTlsVerify verify;
   bool sni;
+  int handshake_timeout;    /* seconds; 0: none */
   char **trusted_keys;
   char **trusted_dn;
   char location[128];
@@ -66,6 +67,9 @@ net_tls_context_wrap(SSL_CTX *ctx, const NetTlsOptions *o, bool server, const ch
   c->server = server;
   c->verify = (NetTlsVerify) o->peer_verify;
   c->sni = o->sni;
+  if (server)
+    c->handshake_timeout = o->handshake_timeout < 0 ? NET_TLS_HANDSHAKE_TIMEOUT_DEFAULT
+                                                    : (int) o->handshake_timeout;
   c->trusted_keys = g_strdupv(o->trusted_keys);
   c->trusted_dn = g_strdupv(o->trusted_dn);
   g_strlcpy(c->location, location ? location : "", sizeof(c->location));
@@ -78,6 +82,12 @@ net_tls_context_ref(NetTlsContext *c)
 {
   atomic_fetch_add(&c->refs, 1);
   return c;
+}
+
+int
+net_tls_context_handshake_timeout(const NetTlsContext *c)
+{
+  return c ? c->handshake_timeout : 0;
 }
 
 void
@@ -302,6 +312,14 @@ _transport_write(LogTransport *t, const char *buf, size_t len, bool *want_read)
 
 static const LogTransportOps transport_ops = { _transport_read, _transport_pending, _transport_free,
                                                _transport_write };
+
+bool
+net_tls_transport_handshaking(LogTransport *t)
+{
+  if (!t || t->ops != &transport_ops)
+    return false;
+  return !SSL_is_init_finished(((NetTlsTransport *) t)->ssl);
+}
 
 /* What a source reads goes through OpenSSL's buffering BIO: one read(2)
  * takes up to TLS_READ_BUFFER bytes, as a plain stream's read does, and

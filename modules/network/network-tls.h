@@ -55,7 +55,11 @@ typedef struct NetTlsOptions
   char **trusted_keys;       /* "SHA1:01:23:..." fingerprints of accepted peers */
   char **trusted_dn;         /* glob patterns of accepted peers' subjects */
   bool sni;                  /* destinations: send the host name (SNI) */
+  int64_t handshake_timeout; /* sources: seconds; 0: none; -1: not given */
 } NetTlsOptions;
+
+/* A source's handshake-timeout() when not given, in seconds. */
+#define NET_TLS_HANDSHAKE_TIMEOUT_DEFAULT 10
 
 extern const CfgOption net_tls_options[];
 
@@ -74,6 +78,10 @@ bool net_tls_context_for_call(const NetTlsOptions *o, const CfgNode *call, bool 
                               CfgError *err);
 NetTlsContext *net_tls_context_ref(NetTlsContext *c);
 void net_tls_context_unref(NetTlsContext *c);
+/* Seconds a source's client has from its accept to complete the handshake
+ * (tls(handshake-timeout())); 0: no limit (and always 0 for a
+ * destination's context). */
+int net_tls_context_handshake_timeout(const NetTlsContext *c);
 
 /* ---- sources ----------------------------------------------------------- */
 
@@ -81,6 +89,13 @@ void net_tls_context_unref(NetTlsContext *c);
  * transport (the reader frees it).  NULL when OpenSSL cannot make one
  * (logged). */
 LogTransport *net_tls_transport_new(NetTlsContext *c, int fd);
+
+/* True while t is a TLS session whose handshake has not completed; false
+ * for one that has and for any other transport (NULL included).  On the
+ * connection's worker.  A source closes a connection still handshaking
+ * after net_tls_context_handshake_timeout() seconds: a client that
+ * connects and never says a word must not hold a max-connections() slot. */
+bool net_tls_transport_handshaking(LogTransport *t);
 
 /* ---- destinations ------------------------------------------------------ */
 

@@ -41,7 +41,10 @@
  * bytes (or a write that waits for it to have some) polls for that
  * instead (read_waits_out, flush_waits_in).  Records OpenSSL holds
  * already make no fd readable, so a task brings the reading back for
- * them, as the stream reader does.
+ * them, as the stream reader does.  A connection whose handshake has not
+ * completed tls(handshake-timeout()) seconds after it started is closed
+ * (a timer on its worker), as network()'s TLS connections are: silent
+ * clients must not hold every max-connections() slot.
  */
 #include "relp-conn.h"
 
@@ -87,6 +90,7 @@ struct RelpConn
   struct iv_event news;     /* answers to send, or window slots back */
   LogTransport *tls;        /* NULL: plain TCP */
   struct iv_task more;      /* TLS: read what OpenSSL holds */
+  struct iv_timer handshake; /* TLS: registered while the handshake may run */
   bool read_waits_out;      /* TLS: the read waits for the fd to take bytes */
   bool flush_waits_in;      /* TLS: the write waits for the fd to have bytes */
   bool flush_waits_out;     /* the write waits for room in the socket */
@@ -113,6 +117,8 @@ _conn_free(RelpConn *c)
 {
   log_window_orphan(c->window); /* no acked calls from here on */
   iv_event_unregister(&c->news);
+  if (iv_timer_registered(&c->handshake))
+    iv_timer_unregister(&c->handshake);
   if (iv_task_registered(&c->more))
     iv_task_unregister(&c->more);
   if (iv_fd_registered(&c->io))
@@ -523,12 +529,34 @@ _news(void *cookie)
 
 /* ---- starting and stopping ---------------------------------------------------- */
 
+/* The handshake's time is up: close c unless it is done. */
+static void
+_handshake_expired(void *cookie)
+{
+  RelpConn *c = cookie;
+  if (!net_tls_transport_handshaking(c->tls))
+    return;
+  char secs[16];
+  snprintf(secs, sizeof(secs), "%d", net_tls_context_handshake_timeout(c->src->tls));
+  sluice_log(SLUICE_LOG_ERROR, "TLS handshake timed out, closing connection", "client", c->client, "local",
+             c->src->local_name, "timeout", secs, NULL);
+  _conn_close(c, NULL);
+}
+
 static void
 _conn_start_job(void *arg)
 {
   RelpConn *c = arg;
   iv_event_register(&c->news);
   iv_fd_register(&c->io);
+  int secs = net_tls_context_handshake_timeout(c->src->tls);
+  if (c->tls && secs > 0)
+    {
+      iv_validate_now();
+      c->handshake.expires = iv_now;
+      c->handshake.expires.tv_sec += secs;
+      iv_timer_register(&c->handshake);
+    }
 }
 
 bool
@@ -557,6 +585,9 @@ relp_conn_add(RelpSource *s, int fd, const LogAddr *peer, const char *client, co
   IV_EVENT_INIT(&c->news);
   c->news.cookie = c;
   c->news.handler = _news;
+  IV_TIMER_INIT(&c->handshake);
+  c->handshake.cookie = c;
+  c->handshake.handler = _handshake_expired;
   IV_TASK_INIT(&c->more);
   c->more.cookie = c;
   c->more.handler = _conn_more;

@@ -167,6 +167,48 @@ Test(network_tls, plain_text_and_a_cut_handshake_are_closed_with_a_line)
   g_free(src);
 }
 
+/* tls(handshake-timeout(1)) on a max-connections(1) source: a client that
+ * connects and says nothing holds the only slot until the second is up,
+ * then is closed with a line, and a trusted client gets in; one whose
+ * handshake is done stays however long it is silent. */
+Test(network_tls, a_silent_client_is_closed_after_the_handshake_timeout)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = tls_source_with(port, "max-connections(1)", "handshake-timeout(1)");
+  run_start(&r, src, NULL);
+  int64_t start = now_ms();
+  int silent = tcp_connect(port);
+  wait_event("Syslog connection accepted", 1);
+  /* the slot is taken: a trusted client is refused at the accept */
+  send_refused(port, certs.client_cert, certs.client_key);
+  wait_event("Number of allowed concurrent connections reached", 1);
+  cr_assert(peer_closed(silent), "the silent client was not closed");
+  int64_t took = now_ms() - start;
+  close(silent);
+  cr_assert_geq(took, 900, "closed after %lld ms, before the timeout", (long long) took);
+  cr_assert_leq(took, 3000, "closed after %lld ms", (long long) took);
+  wait_event("TLS handshake timed out, closing connection", 1);
+  wait_event("timeout='1'", 1);
+  /* a trusted client now, silent for longer than the timeout after its
+   * handshake: it keeps its connection */
+  TlsClient c;
+  cr_assert(tls_client_open(&c, port, certs.client_cert, certs.client_key), "handshake failed");
+  g_usleep(1500 * 1000);
+  const char *line = "<13>Nov 22 10:00:00 h1 p1: after a pause\n";
+  cr_assert(tls_client_send(&c, line, strlen(line)));
+  tls_client_close(&c);
+  wait_count(1);
+  g_mutex_lock(&rec_lock);
+  int timeouts = count_of(events->str, "TLS handshake timed out");
+  g_mutex_unlock(&rec_lock);
+  cr_assert_eq(timeouts, 1, "the trusted client's connection timed out too");
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tls|127.0.0.1|127.0.0.1|p1|13|after a pause\n");
+  g_free(got);
+  g_free(src);
+}
+
 Test(network_tls, untrusted_modes_accept_any_certificate_optional_ones_none)
 {
   Run r;
@@ -458,6 +500,7 @@ Test(network_tls, bad_tls_options_are_configuration_errors)
   refused("source s { network(transport(tls) tls(peer-verify(sometimes))); };", "peer-verify");
   refused("source s { network(transport(tls) tls(ssl-options(no-tlsv14))); };", "ssl-options");
   refused("source s { network(transport(tls) tls(pkcs12-file(\"/x\"))); };", "unknown option 'pkcs12-file'");
+  refused("source s { network(transport(tls) tls(handshake-timeout(-1))); };", "handshake-timeout");
 }
 
 /* ---- destinations ---------------------------------------------------------------- */
@@ -586,6 +629,8 @@ Test(network_tls, bad_destination_tls_options_are_configuration_errors)
                "cannot load ca-file(\"/nonexistent-ca.pem\")");
   dest_refused("network(\"127.0.0.1\" transport(tls) tls(key-file(\"/k\")));",
                "key-file() and cert-file() go together");
+  dest_refused("network(\"127.0.0.1\" transport(tls) tls(handshake-timeout(5)));",
+               "tls(handshake-timeout()) is a source option");
 }
 
 Test(network_tls, a_destination_reconnects_after_a_reload_and_loses_nothing)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The relp() source in a real pipeline (the network tests' fixture, with
  * its gated recording destination rec()): an answer waits for the write,
- * and garbage gets serverclose. */
+ * garbage gets serverclose, and a TLS client that never handshakes is
+ * closed after tls(handshake-timeout()). */
 #include "../network/net-test.h"
+#include "../network/tls-test.h"
 
 /* As run_start, with the relp module's factories beside rec(). */
 static void
@@ -124,4 +126,48 @@ Test(relp_source, garbage_gets_serverclose)
   wait_event("Refusing RELP peer, sending serverclose", 1);
   g_free(src);
   g_free(run_finish(&r));
+}
+
+/* relp(tls(handshake-timeout(1)) max-connections(1)): a connection that
+ * never starts its handshake holds the only slot for a second, then is
+ * closed with a line, and a trusted client opens a session and is
+ * answered. */
+Test(relp_source, a_tls_client_that_never_handshakes_is_closed)
+{
+  TlsCerts certs;
+  tls_certs_make(&certs);
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { relp(ip(127.0.0.1) port(%d) max-connections(1) tls(key-file(\"%s\") "
+                              "cert-file(\"%s\") ca-file(\"%s\") handshake-timeout(1))); };",
+                              port, certs.server_key, certs.server_cert, certs.ca);
+  _relp_start(&r, src);
+  int64_t start = now_ms();
+  int silent = tcp_connect(port);
+  wait_event("RELP connection accepted", 1);
+  /* the slot is taken: one more is closed at the accept */
+  int more = tcp_connect(port);
+  cr_assert(peer_closed(more), "a second connection was kept");
+  close(more);
+  wait_event("Number of allowed concurrent connections reached", 1);
+  cr_assert(peer_closed(silent), "the silent connection was not closed");
+  int64_t took = now_ms() - start;
+  close(silent);
+  cr_assert_geq(took, 900, "closed after %lld ms, before the timeout", (long long) took);
+  cr_assert_leq(took, 3000, "closed after %lld ms", (long long) took);
+  wait_event("TLS handshake timed out, closing connection", 1);
+  TlsClient c;
+  cr_assert(tls_client_open(&c, port, certs.client_cert, certs.client_key), "handshake failed");
+  const char *open = "1 open 46 relp_version=0\nrelp_software=t\ncommands=syslog\n";
+  cr_assert(tls_client_send(&c, open, strlen(open)));
+  char buf[512];
+  int n = SSL_read(c.ssl, buf, sizeof(buf) - 1);
+  cr_assert_gt(n, 0, "no answer to open");
+  buf[n] = '\0';
+  cr_assert(g_str_has_prefix(buf, "1 rsp "), "%s", buf);
+  cr_assert_not_null(strstr(buf, "200 OK"), "%s", buf);
+  tls_client_close(&c);
+  g_free(src);
+  g_free(run_finish(&r));
+  tls_certs_free(&certs);
 }
