@@ -110,6 +110,10 @@ run() {
 }
 
 run sluice
+# a reload into the same file: it crashed the running daemon
+kill -HUP "$pid"
+wait_log "Configuration reload finished"
+kill -0 "$pid" || fail "the reload killed the daemon"
 stop_sluice
 run sng
 kill "$sng_pid"
