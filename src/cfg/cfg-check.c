@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "sluice/cfg-drivers.h"
+#include "sluice/cfg-syslogng.h"
 
 #include <glib.h>
 #include <errno.h>
@@ -52,7 +53,10 @@ _unknown(Checker *c, const CfgNode *call, CfgObjectKind kind)
   else
     snprintf(what, sizeof(what), "%s driver", cfg_object_kind_name(kind));
   bool ok;
-  if (near)
+  if (cfg_syslogng_knows_driver(kind, call->name))
+    ok = _fail(c, &call->loc, "'%s()' is a syslog-ng %s that Sluice does not support yet", call->name,
+               kind == CFG_OBJ_FILTER ? "filter function" : cfg_object_kind_name(kind));
+  else if (near)
     ok = _fail(c, &call->loc, "unknown %s '%s'; did you mean '%s'?", what, call->name, near);
   else
     ok = _fail(c, &call->loc, "%s '%s' is not supported by Sluice", what, call->name);

@@ -10,6 +10,8 @@
  */
 #include "template-internal.h"
 
+#include "sluice/cfg-syslogng.h"
+
 #include <pthread.h>
 #include <string.h>
 
@@ -467,7 +469,10 @@ _compile_function(Compiler *c)
   const LogTemplateFunction *f = log_template_function_lookup(name);
   if (!f)
     {
-      c->error = g_strdup_printf("Unknown template function \"%s\"", name);
+      if (cfg_syslogng_knows_template_function(name))
+        c->error = g_strdup_printf("$(%s) is a syslog-ng template function that Sluice does not support yet", name);
+      else
+        c->error = g_strdup_printf("Unknown template function \"%s\"", name);
       g_ptr_array_free(argv, TRUE);
       return false;
     }

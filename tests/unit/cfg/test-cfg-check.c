@@ -64,11 +64,20 @@ Test(cfg_check, unknown_drivers_named_with_place)
 {
   assert_check("source s {\n  tpc(port(601));\n};", defs, "t.conf:2:3: unknown source driver 'tpc'; did you mean 'tcp'?");
   assert_check("destination d { kafka-c(topic(\"x\")); };", defs,
-               "t.conf:1:17: destination driver 'kafka-c' is not supported by Sluice");
+               "t.conf:1:17: 'kafka-c()' is a syslog-ng destination that Sluice does not support yet");
   /* inline objects inside log paths, junction channels too */
   assert_check("log { junction { channel { destination { fiel(\"/x\"); }; }; }; };", defs,
                "t.conf:1:42: unknown destination driver 'fiel'; did you mean 'file'?");
-  assert_check("parser p { csv-parser(); };", defs, "t.conf:1:12: parser driver 'csv-parser' is not supported by Sluice");
+  assert_check("parser p { csv-parser(); };", defs,
+               "t.conf:1:12: 'csv-parser()' is a syslog-ng parser that Sluice does not support yet");
+  /* a name syslog-ng knows is never "corrected" into a Sluice one; its SCL's
+   * names count, and '_' is '-' */
+  assert_check("destination d { http(url(\"x\")); };", defs,
+               "t.conf:1:17: 'http()' is a syslog-ng destination that Sluice does not support yet");
+  assert_check("parser p { apache_accesslog_parser(); };", defs,
+               "t.conf:1:12: 'apache_accesslog_parser()' is a syslog-ng parser that Sluice does not support yet");
+  /* a name syslog-ng does not know keeps its suggestion, or plain refusal */
+  assert_check("parser p { nosuch-parser(); };", defs, "t.conf:1:12: parser driver 'nosuch-parser' is not supported by Sluice");
 }
 
 Test(cfg_check, options_and_arguments_of_drivers)

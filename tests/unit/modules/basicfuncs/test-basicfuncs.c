@@ -38,6 +38,10 @@ Test(basicfuncs, compile_errors_name_the_function)
   tfunc_assert_compile_error("$(sha1 -l)", "\"sha1\"");
   tfunc_assert_compile_error("$(sanitize --nosuch a)", "$(sanitize) unknown option --nosuch");
   tfunc_assert_compile_error("$(md4 x)", "Unknown template function \"md4\"");
+  /* one syslog-ng has and Sluice does not build yet says so */
+  tfunc_assert_compile_error("$(list-head a b)",
+                             "$(list-head) is a syslog-ng template function that Sluice does not support yet");
+  tfunc_assert_compile_error("$(no-such-function x)", "Unknown template function \"no-such-function\"");
   tfunc_assert_compile_error("$(substr $(padding) 1)", "padding");
 }
 
