@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- CRC-32C ------------------------------------------------------------ */
@@ -201,17 +202,42 @@ diskq_header_decode(const uint8_t buf[DISKQ_HEADER_ENC], DiskQHeader *h)
     *fields[i] = _get(buf + 16 + 8 * i, 8);
   if (h->capacity < DISKQ_HEADER_SIZE + 4096 || h->capacity > (UINT64_C(1) << 50))
     return "the header's capacity is out of range";
+  /* far beyond what a file can reach, so that no sum of them overflows */
+  if (h->head > (UINT64_C(1) << 60) || h->tail > (UINT64_C(1) << 60) || h->head_seq > (UINT64_C(1) << 60) ||
+      h->tail_seq > (UINT64_C(1) << 60) || h->front_bytes > (UINT64_C(1) << 50) ||
+      h->ovf_bytes > (UINT64_C(1) << 50))
+    return "the header's positions are out of range";
   return NULL;
 }
 
 /* ---- records ------------------------------------------------------------ */
 
-/* The checksum of a record: version 1 covers the length, the sequence
- * number, then the payload; version 2 the payload, then the length and the
- * sequence number (see DISKQ_VERSION).  A skip marker has no payload, so
- * both versions checksum it the same way. */
+/* Version 3: u32 magic, u32 length, u64 sequence number, u32 CRC-32C of
+ * the payload, u32 CRC-32C of the 20 bytes before it.  Version 2: u32
+ * length, u32 CRC-32C of the payload then the length and sequence number,
+ * u64 sequence number; version 1 the same with the payload last.  A skip
+ * marker has no payload (its payload checksum is 0). */
+static void
+_encode(uint8_t *out, uint32_t len, uint64_t seq, uint32_t payload_crc, uint32_t version)
+{
+  if (version >= 3)
+    {
+      _put(out, DISKQ_REC_MAGIC, 4);
+      _put(out + 4, len, 4);
+      _put(out + 8, seq, 8);
+      _put(out + 16, payload_crc, 4);
+      _put(out + 20, diskq_crc32(0, out, 20), 4);
+      return;
+    }
+  _put(out, len, 4);
+  _put(out + 8, seq, 8);
+  uint32_t crc = diskq_crc32(payload_crc, out, 4);
+  _put(out + 4, diskq_crc32(crc, out + 8, 8), 4);
+}
+
+/* The record checksum of versions 1 and 2 (hdr: the 16 header bytes). */
 static uint32_t
-_rec_crc(const uint8_t *hdr, const uint8_t *payload, uint32_t len, uint32_t version)
+_v1_crc(const uint8_t *hdr, const uint8_t *payload, uint32_t len, uint32_t version)
 {
   if (version >= 2)
     {
@@ -225,27 +251,22 @@ _rec_crc(const uint8_t *hdr, const uint8_t *payload, uint32_t len, uint32_t vers
 }
 
 void
-diskq_rec_hdr_encode(uint8_t out[DISKQ_REC_HDR], uint32_t len, uint64_t seq, const uint8_t *payload,
-                     uint32_t version)
+diskq_rec_hdr_encode(uint8_t *out, uint32_t len, uint64_t seq, const uint8_t *payload, uint32_t version)
 {
+  if (version >= 2)
+    {
+      _encode(out, len, seq, payload ? diskq_crc32(0, payload, len) : 0, version);
+      return;
+    }
   _put(out, len, 4);
   _put(out + 8, seq, 8);
-  _put(out + 4, _rec_crc(out, payload, len, version), 4);
+  _put(out + 4, _v1_crc(out, payload, len, version), 4);
 }
 
 void
-diskq_rec_hdr_encode_v2(uint8_t out[DISKQ_REC_HDR], uint32_t len, uint64_t seq, uint32_t payload_crc)
+diskq_rec_hdr_encode_crc(uint8_t *out, uint32_t len, uint64_t seq, uint32_t payload_crc, uint32_t version)
 {
-  _put(out, len, 4);
-  _put(out + 8, seq, 8);
-  uint32_t crc = diskq_crc32(payload_crc, out, 4);
-  _put(out + 4, diskq_crc32(crc, out + 8, 8), 4);
-}
-
-static bool
-_rec_crc_ok(const uint8_t *hdr, const uint8_t *payload, uint32_t len, uint32_t version)
-{
-  return _rec_crc(hdr, payload, len, version) == (uint32_t) _get(hdr + 4, 4);
+  _encode(out, len, seq, payload_crc, version);
 }
 
 /* ---- buffered reading --------------------------------------------------- */
@@ -272,6 +293,13 @@ diskq_reader_get(DiskQReader *r, uint64_t off, size_t len)
 {
   if (r->len && off >= r->off && off + len <= r->off + r->len)
     return r->buf + (off - r->off);
+  if (len > READER_CHUNK)
+    {
+      /* a length read from the file: allocate no more than the file has */
+      struct stat st;
+      if (fstat(r->fd, &st) != 0 || off > (uint64_t) st.st_size || len > (uint64_t) st.st_size - off)
+        return NULL;
+    }
   size_t want = len > READER_CHUNK ? len : READER_CHUNK;
   if (r->limit > off + len && want > r->limit - off)
     want = (size_t) (r->limit - off);
@@ -297,49 +325,254 @@ diskq_reader_get(DiskQReader *r, uint64_t off, size_t len)
   return r->len >= len ? r->buf : NULL;
 }
 
+/* What a walk finds at a position. */
+typedef enum
+{
+  AT_GOOD,     /* a record (sequence number not behind) that checks out */
+  AT_BAD_BODY, /* its header checks out, its payload does not */
+  AT_SKIP,     /* a skip marker (sequence number not behind) */
+  AT_OLD,      /* a record that checks out but is behind: of an earlier lap */
+  AT_EOF,      /* past the file's end */
+  AT_ZERO,     /* zeros: never written */
+  AT_BAD,      /* nothing that checks out */
+} DiskQAt;
+
+static bool
+_zero(const uint8_t *p, size_t len)
+{
+  for (size_t i = 0; i < len; i++)
+    if (p[i])
+      return false;
+  return true;
+}
+
+/* What is at ring position pos (room for a header before the ring's end
+ * and s->end): *h, and *size (the bytes it takes) and *payload for all but
+ * AT_EOF, AT_ZERO and AT_BAD.  Version 3 headers are checked alone;
+ * a version 1 or 2 record only with its payload, so when searching
+ * (looking for the record to go on at) one whose sequence number is out of
+ * the expected range is not looked into. */
+static DiskQAt
+_at(DiskQScan *s, uint64_t pos, bool searching, DiskQRecHdr *h, const uint8_t **payload, uint64_t *size)
+{
+  uint64_t off = pos % s->ring;
+  uint32_t rhdr = diskq_rec_hdr_size(s->version);
+  /* sequence numbers grow by one a record, so no more than this many can follow */
+  uint64_t most = s->seq + s->ring / DISKQ_REC_HDR_V1 + 1;
+  const uint8_t *p = diskq_reader_get(s->rd, s->phys + off, rhdr);
+  if (!p)
+    return AT_EOF;
+  if (_zero(p, rhdr))
+    return AT_ZERO;
+  uint8_t hdr[DISKQ_REC_HDR];
+  memcpy(hdr, p, rhdr); /* the next read may move the buffer */
+  uint32_t payload_crc = 0;
+  if (s->version >= 3)
+    {
+      if ((uint32_t) _get(hdr, 4) != DISKQ_REC_MAGIC || (uint32_t) _get(hdr + 20, 4) != diskq_crc32(0, hdr, 20))
+        return AT_BAD;
+      h->len = (uint32_t) _get(hdr + 4, 4);
+      h->seq = _get(hdr + 8, 8);
+      payload_crc = (uint32_t) _get(hdr + 16, 4);
+    }
+  else
+    {
+      h->len = (uint32_t) _get(hdr, 4);
+      h->seq = _get(hdr + 8, 8);
+      if (searching && (h->seq < s->seq || h->seq > most))
+        return AT_BAD;
+    }
+  if (h->seq > most)
+    return AT_BAD;
+  if (h->len == DISKQ_SKIP)
+    {
+      if (s->version < 3 && _v1_crc(hdr, NULL, 0, s->version) != (uint32_t) _get(hdr + 4, 4))
+        return AT_BAD;
+      *size = s->ring - off;
+      *payload = NULL;
+      return h->seq < s->seq ? AT_OLD : AT_SKIP;
+    }
+  *size = diskq_rec_size(h->len, s->version);
+  if (*size > s->ring - off)
+    return AT_BAD;
+  if (s->version >= 3 && h->seq < s->seq)
+    return AT_OLD; /* not read: its header is enough to step over it */
+  if (pos + *size > s->end)
+    return AT_BAD;
+  const uint8_t *body = diskq_reader_get(s->rd, s->phys + off + rhdr, h->len);
+  if (!body)
+    return AT_BAD; /* cut short */
+  *payload = body;
+  if (s->version >= 3)
+    return diskq_crc32(0, body, h->len) == payload_crc ? AT_GOOD : AT_BAD_BODY;
+  bool ok = _v1_crc(hdr, body, h->len, s->version) == (uint32_t) _get(hdr + 4, 4);
+  if (!ok)
+    return h->seq == s->seq && !searching ? AT_BAD_BODY : AT_BAD; /* as versions 1 and 2 always did */
+  return h->seq < s->seq ? AT_OLD : AT_GOOD;
+}
+
+/* The start of the record to go on at, from position pos, or false when
+ * there is none before s->end.  A record of an earlier lap is stepped over
+ * whole, a file's end to the next lap's start, anything else by the
+ * records' alignment. */
+static bool
+_search(DiskQScan *s, uint64_t pos, uint64_t *found)
+{
+  uint32_t rhdr = diskq_rec_hdr_size(s->version);
+  for (;;)
+    {
+      uint64_t off = pos % s->ring;
+      if (off & 7)
+        {
+          pos += 8 - (off & 7);
+          continue;
+        }
+      if (s->ring - off < rhdr)
+        {
+          pos += s->ring - off;
+          continue;
+        }
+      if (pos + rhdr > s->end)
+        return false;
+      DiskQRecHdr h;
+      const uint8_t *payload;
+      uint64_t size = 0;
+      switch (_at(s, pos, true, &h, &payload, &size))
+        {
+        case AT_GOOD:
+        case AT_BAD_BODY:
+        case AT_SKIP:
+          *found = pos;
+          return true;
+        case AT_OLD:
+          pos += size;
+          break;
+        case AT_EOF:
+          pos += s->ring - off;
+          break;
+        default:
+          pos += 8;
+          break;
+        }
+    }
+}
+
+static void
+_lost(DiskQScan *s, uint64_t pos, uint64_t records, uint64_t bytes)
+{
+  if (!s->lost_records && !s->lost_bytes)
+    {
+      s->lost_pos = pos;
+      s->lost_seq = s->seq;
+    }
+  s->lost_records += records;
+  s->lost_bytes += bytes;
+}
+
 int
 diskq_scan_next(DiskQScan *s, DiskQRecHdr *h, const uint8_t **payload, uint64_t *advance)
 {
   uint64_t start = s->pos, pos = s->pos;
+  uint32_t rhdr = diskq_rec_hdr_size(s->version);
+  s->lost_records = s->lost_bytes = s->lost_pos = s->lost_seq = 0;
   for (;;)
     {
       uint64_t off = pos % s->ring;
-      if (s->ring - off < DISKQ_REC_HDR)
+      if (s->ring - off < rhdr)
         {
           pos += s->ring - off;
           continue;
         }
-      if (pos + DISKQ_REC_HDR > s->base + s->ring)
-        return 0;
-      const uint8_t *p = diskq_reader_get(s->rd, DISKQ_HEADER_SIZE + off, DISKQ_REC_HDR);
-      if (!p)
-        return 0;
-      h->len = (uint32_t) _get(p, 4);
-      h->crc = (uint32_t) _get(p + 4, 4);
-      h->seq = _get(p + 8, 8);
-      if (h->seq != s->seq)
-        return 0;
-      if (h->len == DISKQ_SKIP)
+      DiskQAt at = AT_EOF;
+      uint64_t size = 0;
+      if (pos + rhdr <= s->end)
+        at = _at(s, pos, false, h, payload, &size);
+      else if (s->seq >= s->known_seq)
+        at = AT_OLD; /* the end of what may be looked at: an end like any */
+      if (at == AT_GOOD || at == AT_BAD_BODY || at == AT_SKIP)
         {
-          if (!_rec_crc_ok(p, NULL, 0, s->version))
-            return 0;
-          pos += s->ring - off;
+          if (h->seq > s->seq)
+            {
+              /* records are missing, with nothing in their place */
+              _lost(s, pos, h->seq - s->seq, 0);
+              s->seq = h->seq;
+            }
+          if (at == AT_SKIP)
+            {
+              pos += size;
+              continue;
+            }
+          if (at == AT_BAD_BODY)
+            {
+              _lost(s, pos, 1, size);
+              s->seq++;
+              pos += size;
+              continue;
+            }
+          s->pos = pos + size;
+          s->seq++;
+          *advance = s->pos - start;
+          return 1;
+        }
+      /* the end, or damage: it is the end when nothing more is known to
+       * follow and it looks like one (a clean stop's tail; or, after an
+       * unclean one, what was never written or an earlier lap's record) */
+      bool known = s->seq < s->known_seq;
+      if (!known && (s->exact || at != AT_BAD))
+        break;
+      uint64_t next;
+      if (pos + rhdr <= s->end && _search(s, pos + 8, &next))
+        {
+          /* _at() said the sequence number there is not behind */
+          DiskQRecHdr nh;
+          const uint8_t *np;
+          uint64_t nsize;
+          _at(s, next, true, &nh, &np, &nsize);
+          _lost(s, pos, nh.seq - s->seq, next - pos);
+          s->seq = nh.seq;
+          pos = next;
           continue;
         }
-      uint64_t size = diskq_rec_size(h->len);
-      if (size > s->ring - off || pos + size > s->base + s->ring)
-        return 0;
-      uint8_t hdr[DISKQ_REC_HDR];
-      memcpy(hdr, p, DISKQ_REC_HDR); /* the next read may move the buffer */
-      const uint8_t *body = diskq_reader_get(s->rd, DISKQ_HEADER_SIZE + off + DISKQ_REC_HDR, h->len);
-      if (!body)
-        return 0;
-      s->pos = pos + size;
-      s->seq++;
-      *advance = s->pos - start;
-      *payload = body;
-      return _rec_crc_ok(hdr, body, h->len, s->version) ? 1 : -1;
+      /* the records known to exist are gone (without such records this
+       * was the end: a record cut short by an unclean stop, or the middle
+       * of an earlier lap's record) */
+      if (known)
+        _lost(s, pos, s->known_seq - s->seq, s->known_end > pos ? s->known_end - pos : 0);
+      break;
     }
+  s->pos = pos;
+  return 0;
+}
+
+void
+diskq_scan_ring(DiskQScan *s, DiskQReader *rd, const DiskQHeader *h)
+{
+  uint64_t ring = h->capacity - DISKQ_HEADER_SIZE;
+  *s = (DiskQScan) { .rd = rd, .version = h->version, .phys = DISKQ_HEADER_SIZE, .ring = ring,
+                     .end = h->head + ring, .pos = h->head, .seq = h->head_seq,
+                     .known_seq = h->head_seq, .known_end = h->head };
+  /* the header's tail: where the writer was when it was written */
+  if (h->tail >= h->head && h->tail - h->head <= ring && h->tail_seq >= h->head_seq &&
+      h->tail_seq - h->head_seq <= ring / DISKQ_REC_HDR_V1)
+    {
+      s->known_seq = h->tail_seq;
+      s->known_end = h->tail;
+      s->exact = (h->flags & DISKQ_F_CLEAN) != 0;
+    }
+}
+
+bool
+diskq_scan_section(DiskQScan *s, DiskQReader *rd, const DiskQHeader *h, bool front)
+{
+  uint64_t ring_end = h->capacity;
+  uint64_t off = front ? 0 : h->front_bytes;
+  uint64_t bytes = front ? h->front_bytes : h->ovf_bytes;
+  uint64_t count = front ? h->front_count : h->ovf_count;
+  if (!count || bytes < diskq_rec_hdr_size(h->version))
+    return false;
+  *s = (DiskQScan) { .rd = rd, .version = h->version, .phys = ring_end + off, .ring = bytes, .end = bytes,
+                     .known_seq = count < bytes ? count : bytes, .known_end = bytes, .exact = true };
+  return true;
 }
 
 /* ---- inspection (sluice-dqtool) ----------------------------------------- */
@@ -395,57 +628,43 @@ diskq_file_header(const DiskQFile *f)
   return &f->hdr;
 }
 
-static void
-_report(const char *section, const DiskQRecHdr *h, const uint8_t *payload, bool crc_ok, DiskQRecordFunc func,
-        void *user_data)
-{
-  const char *error = crc_ok ? NULL : "checksum mismatch";
-  LogMsg *msg = crc_ok ? log_msg_deserialize(payload, h->len, &error) : NULL;
-  func(section, h->seq, h->len, msg, error, user_data);
-  log_msg_unref(msg);
-}
-
-/* A saved section: count records laid end to end from offset off. */
+/* Report the records of a scan, and what it lost on the way. */
 static uint64_t
-_foreach_section(DiskQFile *f, const char *section, uint64_t off, uint64_t count, DiskQRecordFunc func,
-                 void *user_data)
+_foreach_scan(DiskQScan *s, const char *section, DiskQRecordFunc func, DiskQLossFunc lost, void *user_data)
 {
   uint64_t n = 0;
-  for (; n < count; n++)
-    {
-      const uint8_t *p = diskq_reader_get(&f->rd, off, DISKQ_REC_HDR);
-      if (!p)
-        break;
-      DiskQRecHdr h = { (uint32_t) _get(p, 4), (uint32_t) _get(p + 4, 4), _get(p + 8, 8) };
-      if (h.len == DISKQ_SKIP || h.len > (1u << 28))
-        break;
-      uint8_t hdr[DISKQ_REC_HDR];
-      memcpy(hdr, p, sizeof(hdr));
-      const uint8_t *body = diskq_reader_get(&f->rd, off + DISKQ_REC_HDR, h.len);
-      if (!body)
-        break;
-      _report(section, &h, body, _rec_crc_ok(hdr, body, h.len, f->hdr.version), func, user_data);
-      off += diskq_rec_size(h.len);
-    }
-  return n;
-}
-
-uint64_t
-diskq_file_foreach(DiskQFile *f, DiskQRecordFunc func, void *user_data)
-{
-  uint64_t ring = f->hdr.capacity - DISKQ_HEADER_SIZE;
-  uint64_t sections = DISKQ_HEADER_SIZE + ring;
-  uint64_t n = _foreach_section(f, "front", sections, f->hdr.front_count, func, user_data);
-  DiskQScan s = { &f->rd, f->hdr.version, ring, f->hdr.head, f->hdr.head, f->hdr.head_seq };
   DiskQRecHdr h;
   const uint8_t *payload;
   uint64_t adv;
   int rc;
-  while ((rc = diskq_scan_next(&s, &h, &payload, &adv)) != 0)
+  do
     {
-      _report("ring", &h, payload, rc > 0, func, user_data);
-      n++;
+      rc = diskq_scan_next(s, &h, &payload, &adv);
+      if ((s->lost_records || s->lost_bytes) && lost)
+        lost(section, diskq_scan_offset(s, s->lost_pos), s->lost_seq, s->lost_records, s->lost_bytes, user_data);
+      if (rc > 0)
+        {
+          const char *error = NULL;
+          LogMsg *msg = log_msg_deserialize(payload, h.len, &error);
+          func(section, h.seq, h.len, msg, error, user_data);
+          log_msg_unref(msg);
+          n++;
+        }
     }
-  n += _foreach_section(f, "overflow", sections + f->hdr.front_bytes, f->hdr.ovf_count, func, user_data);
+  while (rc > 0);
+  return n;
+}
+
+uint64_t
+diskq_file_foreach(DiskQFile *f, DiskQRecordFunc func, DiskQLossFunc lost, void *user_data)
+{
+  DiskQScan s;
+  uint64_t n = 0;
+  if (diskq_scan_section(&s, &f->rd, &f->hdr, true))
+    n += _foreach_scan(&s, "front", func, lost, user_data);
+  diskq_scan_ring(&s, &f->rd, &f->hdr);
+  n += _foreach_scan(&s, "ring", func, lost, user_data);
+  if (diskq_scan_section(&s, &f->rd, &f->hdr, false))
+    n += _foreach_scan(&s, "overflow", func, lost, user_data);
   return n;
 }

@@ -14,7 +14,7 @@ typedef struct DqEntry
 {
   LogMsg *msg;      /* cached pending: the queue's reference; backlog: NULL */
   uint64_t advance; /* file bytes from the previous entry's end to this one's */
-  uint32_t records; /* file records it stands for (0: memory only) */
+  uint64_t records; /* file records it stands for (0: memory only; more when damaged ones went with it) */
   bool ack;         /* flow-controlled and not acked yet */
 } DqEntry;
 
@@ -37,6 +37,8 @@ struct LogQueueDisk
   uint64_t b, bseq, r, rseq, w, wseq;
   uint64_t durable_b; /* the head as the file has it (see the top) */
   uint64_t hdr_b;     /* the head last written to the header */
+  uint64_t checked_seq; /* records before it were checked (and damage reported) when the file was loaded */
+  bool saving;          /* a clean stop writes the header: the tail is exact */
   uint64_t file_end;  /* highest file offset written */
   DqEntry *ents;
   size_t ecap, ehead, nb, nc;
@@ -73,5 +75,7 @@ void diskq_wbuf_reserve(LogQueueDisk *d, size_t more);
 void diskq_wbuf_flush(LogQueueDisk *d);
 /* Log why count messages were lost and count them as dropped. */
 void diskq_lost(LogQueueDisk *d, const char *why, uint64_t count);
+/* Log what a walk of the file lost (section: "ring", "front", "overflow"). */
+void diskq_log_damage(LogQueueDisk *d, const DiskQScan *s, const char *section, uint64_t records);
 
 #endif

@@ -138,7 +138,8 @@ _pwrite_all(int fd, const uint8_t *buf, size_t len, uint64_t off)
 void
 diskq_write_header(LogQueueDisk *d, uint64_t front_count, uint64_t front_bytes, uint64_t ovf_count, uint64_t ovf_bytes)
 {
-  DiskQHeader h = { d->version, d->o.reliable ? DISKQ_F_RELIABLE : 0, d->ring + DISKQ_HEADER_SIZE,
+  uint32_t flags = (d->o.reliable ? DISKQ_F_RELIABLE : 0) | (d->saving ? DISKQ_F_CLEAN : 0);
+  DiskQHeader h = { d->version, flags, d->ring + DISKQ_HEADER_SIZE,
                     d->b, d->bseq, d->w, d->wseq, front_count, front_bytes, ovf_count, ovf_bytes };
   uint8_t buf[DISKQ_HEADER_ENC];
   diskq_header_encode(&h, buf);
@@ -190,6 +191,18 @@ diskq_lost(LogQueueDisk *d, const char *why, uint64_t count)
   d->dropped += count;
 }
 
+void
+diskq_log_damage(LogQueueDisk *d, const DiskQScan *s, const char *section, uint64_t records)
+{
+  char off[32], seq[32], n[32], bytes[32];
+  snprintf(off, sizeof(off), "%" PRIu64, diskq_scan_offset(s, s->lost_pos));
+  snprintf(seq, sizeof(seq), "%" PRIu64, s->lost_seq);
+  snprintf(n, sizeof(n), "%" PRIu64, records);
+  snprintf(bytes, sizeof(bytes), "%" PRIu64, s->lost_bytes);
+  sluice_log(SLUICE_LOG_ERROR, "Disk buffer damaged: records lost, reading on at the next good one", "filename",
+             d->path, "section", section, "offset", off, "seq", seq, "lost_records", n, "lost_bytes", bytes, NULL);
+}
+
 /* ---- open, load, save -------------------------------------------------- */
 
 static bool
@@ -210,23 +223,52 @@ _create(LogQueueDisk *d, char **error)
   return true;
 }
 
-/* count records laid end to end at off: the saved front cache (as memory
- * entries) or overflow. */
-static uint64_t
-_load_section(LogQueueDisk *d, uint64_t off, uint64_t count, bool front)
+/* Damage met while loading: each stretch logged (the first few), the lost
+ * records counted as dropped. */
+typedef struct DqLoadLoss
 {
-  uint64_t lost = 0;
-  for (uint64_t i = 0; i < count; i++)
+  uint64_t records, bytes;
+  unsigned lines;
+} DqLoadLoss;
+
+#define LOAD_LOSS_LINES 16
+
+static void
+_load_loss(LogQueueDisk *d, const DiskQScan *s, const char *section, DqLoadLoss *l)
+{
+  if (!s->lost_records && !s->lost_bytes)
+    return;
+  if (l->lines++ < LOAD_LOSS_LINES)
+    diskq_log_damage(d, s, section, s->lost_records);
+  l->records += s->lost_records;
+  l->bytes += s->lost_bytes;
+}
+
+/* The saved front cache (as memory entries) or overflow. */
+static void
+_load_section(LogQueueDisk *d, const DiskQHeader *h, bool front, DqLoadLoss *l)
+{
+  DiskQScan s;
+  if (!diskq_scan_section(&s, &d->rd, h, front))
+    return;
+  DiskQRecHdr rh;
+  const uint8_t *payload;
+  uint64_t adv;
+  int rc;
+  do
     {
-      const uint8_t *p = diskq_reader_get(&d->rd, off, DISKQ_REC_HDR);
-      uint32_t len = p ? (uint32_t) (p[0] | p[1] << 8 | p[2] << 16 | (uint32_t) p[3] << 24) : DISKQ_SKIP;
-      const uint8_t *body = len < (1u << 28) ? diskq_reader_get(&d->rd, off + DISKQ_REC_HDR, len) : NULL;
-      const char *error = "truncated";
-      LogMsg *msg = body ? log_msg_deserialize(body, len, &error) : NULL;
+      rc = diskq_scan_next(&s, &rh, &payload, &adv);
+      _load_loss(d, &s, front ? "front" : "overflow", l);
+      if (rc <= 0)
+        break;
+      const char *error = NULL;
+      LogMsg *msg = log_msg_deserialize(payload, rh.len, &error);
       if (!msg)
         {
-          lost += count - i;
-          break;
+          sluice_log(SLUICE_LOG_ERROR, "Corrupt record in the disk buffer, skipping it", "filename", d->path,
+                     "error", error, NULL);
+          l->records++;
+          continue;
         }
       if (front)
         {
@@ -234,10 +276,9 @@ _load_section(LogQueueDisk *d, uint64_t off, uint64_t count, bool front)
           d->nc++;
         }
       else
-        diskq_ovf_push(d, (LogQueueItem) { msg, false }, len);
-      off += diskq_rec_size(len);
+        diskq_ovf_push(d, (LogQueueItem) { msg, false }, rh.len);
     }
-  return lost;
+  while (rc > 0);
 }
 
 static void
@@ -250,19 +291,35 @@ _load(LogQueueDisk *d, const DiskQHeader *h, uint64_t size)
   d->version = h->version;
   d->b = d->r = h->head;
   d->bseq = d->rseq = h->head_seq;
-  DiskQScan s = { &d->rd, d->version, d->ring, d->b, d->b, d->bseq };
+  DqLoadLoss loss = { 0 };
+  _load_section(d, h, true, &loss);
+  DiskQScan s;
+  diskq_scan_ring(&s, &d->rd, h);
   DiskQRecHdr rh;
   const uint8_t *payload;
   uint64_t adv;
-  while (diskq_scan_next(&s, &rh, &payload, &adv) != 0)
-    d->nd++;
+  int rc;
+  do
+    {
+      rc = diskq_scan_next(&s, &rh, &payload, &adv);
+      _load_loss(d, &s, "ring", &loss);
+      if (rc > 0)
+        d->nd++;
+    }
+  while (rc > 0);
   d->w = s.pos;
-  d->wseq = s.seq;
+  d->wseq = d->checked_seq = s.seq;
   d->durable_b = d->hdr_b = d->b;
-  uint64_t lost = _load_section(d, d->ring_end, h->front_count, true);
-  lost += _load_section(d, d->ring_end + h->front_bytes, h->ovf_count, false);
-  if (lost)
-    diskq_lost(d, "Disk buffer: saved messages could not be read back, dropping them", lost);
+  _load_section(d, h, false, &loss);
+  if (loss.records || loss.bytes)
+    {
+      char n[32], bytes[32];
+      snprintf(n, sizeof(n), "%" PRIu64, loss.records);
+      snprintf(bytes, sizeof(bytes), "%" PRIu64, loss.bytes);
+      sluice_log(SLUICE_LOG_ERROR, "Disk buffer damaged: what could be read is kept, the rest is dropped",
+                 "filename", d->path, "lost_records", n, "lost_bytes", bytes, NULL);
+      d->dropped += loss.records;
+    }
   d->file_end = size < d->ring_end ? size : d->ring_end;
   if (size > d->ring_end && ftruncate(d->fd, (off_t) d->ring_end) != 0)
     sluice_log(SLUICE_LOG_WARNING, "Error truncating the disk buffer", "filename", d->path, NULL);
@@ -345,12 +402,13 @@ static uint64_t
 _save_record(LogQueueDisk *d, LogMsg *msg, uint64_t seq)
 {
   size_t len = log_msg_serialized_size(msg);
-  uint64_t size = diskq_rec_size((uint32_t) len);
+  uint32_t rhdr = diskq_rec_hdr_size(d->version);
+  uint64_t size = diskq_rec_size((uint32_t) len, d->version);
   diskq_wbuf_reserve(d, size);
   uint8_t *rec = d->wbuf + d->wlen;
-  log_msg_serialize(msg, rec + DISKQ_REC_HDR);
-  memset(rec + DISKQ_REC_HDR + len, 0, size - DISKQ_REC_HDR - len);
-  diskq_rec_hdr_encode(rec, (uint32_t) len, seq, rec + DISKQ_REC_HDR, d->version);
+  log_msg_serialize(msg, rec + rhdr);
+  memset(rec + rhdr + len, 0, size - rhdr - len);
+  diskq_rec_hdr_encode(rec, (uint32_t) len, seq, rec + rhdr, d->version);
   d->wlen += size;
   return size;
 }
@@ -383,7 +441,9 @@ _save(LogQueueDisk *d)
       diskq_lost(d, "Error saving the disk buffer's memory part; those messages are lost", fc + oc);
       fc = fb = oc = ob = 0;
     }
+  d->saving = true;
   diskq_write_header(d, fc, fb, oc, ob);
+  d->saving = false;
   if (d->o.fsync && fdatasync(d->fd) != 0)
     sluice_log(SLUICE_LOG_ERROR, "Error syncing the disk buffer", "filename", d->path, NULL);
   if (fc + oc)

@@ -41,7 +41,7 @@
 /* A record the writer will never see (unreadable) still has to leave the
  * file in order: it goes with the last popped entry, or now. */
 static void
-_carry(LogQueueDisk *d, uint64_t advance, uint32_t records)
+_carry(LogQueueDisk *d, uint64_t advance, uint64_t records)
 {
   if (d->nb)
     {
@@ -69,7 +69,8 @@ typedef struct DqPre
 static uint64_t
 _append_record(LogQueueDisk *d, LogMsg *msg, size_t len, const DqPre *pre)
 {
-  uint64_t size = diskq_rec_size((uint32_t) len);
+  uint32_t rhdr = diskq_rec_hdr_size(d->version);
+  uint64_t size = diskq_rec_size((uint32_t) len, d->version);
   uint64_t off = d->w % d->ring;
   uint64_t skip = d->ring - off < size ? d->ring - off : 0;
   if (d->w + skip + size - d->durable_b > d->ring)
@@ -80,11 +81,11 @@ _append_record(LogQueueDisk *d, LogMsg *msg, size_t len, const DqPre *pre)
     d->wphys = DISKQ_HEADER_SIZE + off;
   if (skip)
     {
-      if (skip >= DISKQ_REC_HDR)
+      if (skip >= rhdr)
         {
-          diskq_wbuf_reserve(d, DISKQ_REC_HDR);
+          diskq_wbuf_reserve(d, rhdr);
           diskq_rec_hdr_encode(d->wbuf + d->wlen, DISKQ_SKIP, d->wseq, NULL, d->version);
-          d->wlen += DISKQ_REC_HDR;
+          d->wlen += rhdr;
         }
       diskq_wbuf_flush(d);
       d->wphys = DISKQ_HEADER_SIZE;
@@ -92,14 +93,14 @@ _append_record(LogQueueDisk *d, LogMsg *msg, size_t len, const DqPre *pre)
   diskq_wbuf_reserve(d, size);
   uint8_t *rec = d->wbuf + d->wlen;
   if (pre)
-    memcpy(rec + DISKQ_REC_HDR, pre->payload, len);
+    memcpy(rec + rhdr, pre->payload, len);
   else
-    log_msg_serialize(msg, rec + DISKQ_REC_HDR);
-  memset(rec + DISKQ_REC_HDR + len, 0, size - DISKQ_REC_HDR - len);
+    log_msg_serialize(msg, rec + rhdr);
+  memset(rec + rhdr + len, 0, size - rhdr - len);
   if (pre && d->version >= 2)
-    diskq_rec_hdr_encode_v2(rec, (uint32_t) len, d->wseq, pre->crc);
+    diskq_rec_hdr_encode_crc(rec, (uint32_t) len, d->wseq, pre->crc, d->version);
   else
-    diskq_rec_hdr_encode(rec, (uint32_t) len, d->wseq, rec + DISKQ_REC_HDR, d->version);
+    diskq_rec_hdr_encode(rec, (uint32_t) len, d->wseq, rec + rhdr, d->version);
   d->wlen += size;
   d->w += skip + size;
   d->wseq++;
@@ -309,7 +310,7 @@ _drain_overflow(LogQueueDisk *d, DqBatch *bt)
 static bool
 _big(LogQueueDisk *d, size_t len)
 {
-  return diskq_rec_size((uint32_t) len) > d->ring / 2 || len > UINT32_MAX / 2;
+  return len > UINT32_MAX / 2 || diskq_rec_size((uint32_t) len, d->version) > d->ring / 2;
 }
 
 /* ---- the LogQueue calls ------------------------------------------------- */
@@ -461,6 +462,24 @@ _deadline(struct timespec *ts, int timeout_ms)
   timespec_add_ns(ts, (int64_t) timeout_ms * 1000000);
 }
 
+/* Damage met reading back: the lost records that the load did not report
+ * already (those after checked_seq) are logged, counted as dropped and
+ * leave the pending count. */
+static void
+_read_loss(LogQueueDisk *d, const DiskQScan *s)
+{
+  uint64_t from = s->lost_seq > d->checked_seq ? s->lost_seq : d->checked_seq;
+  uint64_t to = s->lost_seq + s->lost_records;
+  uint64_t fresh = to > from ? to - from : 0;
+  if (fresh > d->nd)
+    fresh = d->nd;
+  if (!fresh)
+    return;
+  diskq_log_damage(d, s, "ring", fresh);
+  d->nd -= fresh;
+  d->dropped += fresh;
+}
+
 /* Read the next pending record back from the file: true with *item, false
  * when it was unreadable (skipped, counted, logged). */
 static bool
@@ -472,34 +491,41 @@ _read_one(LogQueueDisk *d, LogQueueItem *item)
    * each batch */
   uint64_t roff = d->r % d->ring, woff = d->w % d->ring;
   d->rd.limit = DISKQ_HEADER_SIZE + (woff > roff ? woff : d->ring);
-  DiskQScan s = { &d->rd, d->version, d->ring, d->b, d->r, d->rseq };
+  /* every record up to the tail is known to be there */
+  DiskQScan s = { .rd = &d->rd, .version = d->version, .phys = DISKQ_HEADER_SIZE, .ring = d->ring, .end = d->w,
+                  .pos = d->r, .seq = d->rseq, .known_seq = d->wseq, .known_end = d->w, .exact = true };
   DiskQRecHdr h;
   const uint8_t *payload;
   uint64_t adv;
   int rc = diskq_scan_next(&s, &h, &payload, &adv);
+  if (s.lost_records || s.lost_bytes)
+    _read_loss(d, &s);
   if (rc == 0)
     {
-      diskq_lost(d, "Disk buffer damaged: the rest of it cannot be read, dropping those messages", d->nd);
-      _carry(d, d->w - d->r, (uint32_t) (d->wseq - d->rseq));
+      if (d->nd)
+        diskq_lost(d, "Disk buffer damaged: the rest of it cannot be read, dropping those messages", d->nd);
+      _carry(d, d->w - d->r, d->wseq - d->rseq);
       d->r = d->w;
       d->rseq = d->wseq;
       d->nd = 0;
       return false;
     }
+  uint64_t records = s.seq - d->rseq;
   d->r = s.pos;
   d->rseq = s.seq;
-  d->nd--;
-  const char *error = "checksum mismatch";
-  LogMsg *msg = rc > 0 ? log_msg_deserialize(payload, h.len, &error) : NULL;
+  if (d->nd)
+    d->nd--;
+  const char *error = NULL;
+  LogMsg *msg = log_msg_deserialize(payload, h.len, &error);
   if (!msg)
     {
       sluice_log(SLUICE_LOG_ERROR, "Corrupt record in the disk buffer, skipping it", "filename", d->path, "error",
                  error, NULL);
       d->dropped++;
-      _carry(d, adv, 1);
+      _carry(d, adv, records);
       return false;
     }
-  *diskq_ent_append(d) = (DqEntry) { NULL, adv, 1, false };
+  *diskq_ent_append(d) = (DqEntry) { NULL, adv, records, false };
   d->nb++;
   *item = (LogQueueItem) { msg, false };
   return true;

@@ -113,6 +113,7 @@ typedef struct DiskQHeader
 } DiskQHeader;
 
 #define DISKQ_F_RELIABLE 1u
+#define DISKQ_F_CLEAN 2u /* written by a clean stop: the tail is exact */
 
 typedef struct DiskQFile DiskQFile;
 
@@ -124,11 +125,16 @@ const DiskQHeader *diskq_file_header(const DiskQFile *f);
 
 /* Call func for each message in the file in delivery order: the saved
  * front cache, the ring from the head, the saved overflow.  section is
- * "front", "ring" or "overflow".  A record that fails its checksum or does
- * not deserialize is reported with msg NULL and error set.  Returns the
- * number of records visited. */
+ * "front", "ring" or "overflow".  A record that checks out but does not
+ * deserialize is reported with msg NULL and error set.  Damage is stepped
+ * over as the disk queue does: lost (when not NULL) is called for each
+ * stretch of it, with its file offset, the first sequence number lost and
+ * how many records and bytes were lost.  Returns the number of records
+ * visited. */
 typedef void (*DiskQRecordFunc)(const char *section, uint64_t seq, uint32_t size, LogMsg *msg, const char *error,
                                 void *user_data);
-uint64_t diskq_file_foreach(DiskQFile *f, DiskQRecordFunc func, void *user_data);
+typedef void (*DiskQLossFunc)(const char *section, uint64_t offset, uint64_t seq, uint64_t records, uint64_t bytes,
+                              void *user_data);
+uint64_t diskq_file_foreach(DiskQFile *f, DiskQRecordFunc func, DiskQLossFunc lost, void *user_data);
 
 #endif

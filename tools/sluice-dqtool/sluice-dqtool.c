@@ -5,14 +5,17 @@
  *   sluice-dqtool info FILE...          the header, the number of messages
  *                                       (saved front cache, ring, saved
  *                                       overflow), sizes, damaged records
+ *                                       and the records lost to damage
  *   sluice-dqtool cat [-t TEMPLATE] FILE...
  *                                       the messages in delivery order, one
  *                                       line each (default: the file()
  *                                       destination's line)
  *
  * It only reads: a daemon may have the file open (a running daemon's file
- * may show a head a little behind its own).  Exit status 1 when a file
- * cannot be read or holds damaged records.
+ * may show a head a little behind its own).  Damage is stepped over as
+ * the daemon does; each damaged stretch is reported on stderr with its file
+ * offset and the records and bytes lost.  Exit status 1 when a file cannot
+ * be read or holds damaged records.
  */
 #include "sluice/logqueue-disk.h"
 #include "sluice/template.h"
@@ -25,7 +28,27 @@
 typedef struct Counts
 {
   uint64_t front, ring, overflow, bad, bytes;
+  uint64_t lost, lost_bytes, stretches;
 } Counts;
+
+static void
+_print_loss(const char *section, uint64_t offset, uint64_t seq, uint64_t records, uint64_t bytes)
+{
+  fprintf(stderr,
+          "sluice-dqtool: %s damaged at file offset %" PRIu64 ": %" PRIu64 " records lost (%" PRIu64
+          " bytes) from sequence number %" PRIu64 "\n",
+          section, offset, records, bytes, seq);
+}
+
+static void
+_count_loss(const char *section, uint64_t offset, uint64_t seq, uint64_t records, uint64_t bytes, void *user_data)
+{
+  Counts *c = user_data;
+  c->lost += records;
+  c->lost_bytes += bytes;
+  c->stretches++;
+  _print_loss(section, offset, seq, records, bytes);
+}
 
 static void
 _count(const char *section, uint64_t seq, uint32_t size, LogMsg *msg, const char *error, void *user_data)
@@ -55,7 +78,7 @@ _info(const char *path)
     }
   const DiskQHeader *h = diskq_file_header(f);
   Counts c = { 0 };
-  diskq_file_foreach(f, _count, &c);
+  diskq_file_foreach(f, _count, _count_loss, &c);
   printf("file: %s\nversion: %" PRIu32 "\nreliable: %s\ncapacity: %" PRIu64 "\n", path, h->version,
          (h->flags & DISKQ_F_RELIABLE) ? "yes" : "no", h->capacity);
   printf("head: %" PRIu64 " (seq %" PRIu64 ")\ntail: %" PRIu64 " (seq %" PRIu64 ")\nused: %" PRIu64 " bytes\n",
@@ -63,8 +86,10 @@ _info(const char *path)
   printf("messages: %" PRIu64 " (front cache %" PRIu64 ", ring %" PRIu64 ", overflow %" PRIu64 ")\n",
          c.front + c.ring + c.overflow, c.front, c.ring, c.overflow);
   printf("message bytes: %" PRIu64 "\ndamaged records: %" PRIu64 "\n", c.bytes, c.bad);
+  printf("lost records: %" PRIu64 " (%" PRIu64 " bytes in %" PRIu64 " damaged stretches)\n", c.lost, c.lost_bytes,
+         c.stretches);
   diskq_file_close(f);
-  return c.bad == 0;
+  return c.bad == 0 && c.stretches == 0;
 }
 
 typedef struct Cat
@@ -74,6 +99,14 @@ typedef struct Cat
   GString *line;
   uint64_t bad;
 } Cat;
+
+static void
+_cat_loss(const char *section, uint64_t offset, uint64_t seq, uint64_t records, uint64_t bytes, void *user_data)
+{
+  Cat *c = user_data;
+  _print_loss(section, offset, seq, records, bytes);
+  c->bad++;
+}
 
 static void
 _print(const char *section, uint64_t seq, uint32_t size, LogMsg *msg, const char *error, void *user_data)
@@ -105,7 +138,7 @@ _cat(const char *path, Cat *c)
       return false;
     }
   uint64_t bad = c->bad;
-  diskq_file_foreach(f, _print, c);
+  diskq_file_foreach(f, _print, _cat_loss, c);
   diskq_file_close(f);
   return c->bad == bad;
 }
