@@ -9,6 +9,7 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <signal.h>
 #include <stdio.h>
@@ -674,4 +675,382 @@ Test(logqueue_disk, sources_pause_once_a_front_cache_waits_behind_the_front_cach
   _pop_expect(q, 18, 2);
   cr_assert_not(log_queue_congestion_persists(), "still paused with the queue drained");
   log_queue_free(q);
+}
+
+/* ---- damage: a bad record costs that record, not the rest -------------- */
+
+#define DAMAGE_COUNT 2000
+#define DAMAGED 1000
+
+static GString *errors;
+
+static void
+_error_sink(SluiceLogLevel level, const char *line, void *user_data)
+{
+  if (level == SLUICE_LOG_ERROR)
+    g_string_append_printf(errors, "%s\n", line);
+}
+
+/* DAMAGE_COUNT records in a reliable buffer's file, closed cleanly; the
+ * file offset of each record and the file's end in at[] (at[DAMAGE_COUNT]).
+ * Returns the file's path. */
+static char *
+_file_of_records(const DiskBufferOptions *o, long at[DAMAGE_COUNT + 1])
+{
+  LogQueue *q = _open(o);
+  _push_range(q, 0, DAMAGE_COUNT, 10);
+  log_queue_free(q);
+  char *path = g_build_filename(dir, "sluice-d_test_0.rqf", NULL);
+  FILE *fp = fopen(path, "rb");
+  cr_assert_not_null(fp);
+  long off = DISKQ_HEADER_SIZE;
+  for (int i = 0; i <= DAMAGE_COUNT; i++)
+    {
+      at[i] = off;
+      uint8_t hdr[DISKQ_REC_HDR];
+      fseek(fp, off, SEEK_SET);
+      if (i == DAMAGE_COUNT)
+        break;
+      cr_assert_eq(fread(hdr, 1, sizeof(hdr), fp), sizeof(hdr));
+      uint32_t magic = hdr[0] | hdr[1] << 8 | hdr[2] << 16 | (uint32_t) hdr[3] << 24;
+      uint32_t len = hdr[4] | hdr[5] << 8 | hdr[6] << 16 | (uint32_t) hdr[7] << 24;
+      cr_assert_eq(magic, DISKQ_REC_MAGIC, "record %d has no magic", i);
+      cr_assert_eq(hdr[8] | hdr[9] << 8, i, "record %d has another sequence number", i);
+      off += (long) diskq_rec_size(len, DISKQ_VERSION);
+    }
+  fclose(fp);
+  return path;
+}
+
+static void
+_poke(const char *path, long off, const void *bytes, size_t len)
+{
+  FILE *fp = fopen(path, "r+b");
+  cr_assert_not_null(fp);
+  fseek(fp, off, SEEK_SET);
+  cr_assert_eq(fwrite(bytes, 1, len, fp), len);
+  fclose(fp);
+}
+
+static uint8_t
+_peek(const char *path, long off)
+{
+  FILE *fp = fopen(path, "rb");
+  cr_assert_not_null(fp);
+  fseek(fp, off, SEEK_SET);
+  int c = fgetc(fp);
+  fclose(fp);
+  cr_assert_neq(c, EOF);
+  return (uint8_t) c;
+}
+
+static void
+_flip(const char *path, long off)
+{
+  uint8_t c = _peek(path, off) ^ 0x01;
+  _poke(path, off, &c, 1);
+}
+
+/* Open the buffer and pop everything: exactly the messages not in
+ * [lost_from, lost_to) come back, in order; the load logged an error that
+ * says how many records and bytes were lost at which offset, and counted
+ * them as dropped. */
+static void
+_reopen_expect(const DiskBufferOptions *o, int lost_from, int lost_to, long lost_off, long lost_bytes)
+{
+  errors = g_string_new(NULL);
+  sluice_log_set_sink(_error_sink, NULL);
+  LogQueue *q = _open(o);
+  sluice_log_set_sink(NULL, NULL);
+  int lost = lost_to - lost_from;
+  char *want = g_strdup_printf("offset='%ld', seq='%d', lost_records='%d', lost_bytes='%ld'", lost_off, lost_from,
+                               lost, lost_bytes);
+  cr_assert(strstr(errors->str, want), "wanted %s in the errors logged:\n%s", want, errors->str);
+  g_free(want);
+  LogQueueStats st;
+  log_queue_get_stats(q, &st);
+  cr_assert_eq(st.length, (uint64_t) (DAMAGE_COUNT - lost));
+  cr_assert_eq(st.dropped, (uint64_t) lost);
+  int next = 0, got = 0;
+  LogQueueItem out[64];
+  ssize_t n;
+  while ((n = log_queue_pop_batch(q, out, 64, 0)) > 0)
+    {
+      for (ssize_t i = 0; i < n; i++)
+        {
+          if (next == lost_from)
+            next = lost_to;
+          cr_assert_eq(_num(out[i].msg), next, "message %d where %d was due", _num(out[i].msg), next);
+          next++;
+          got++;
+        }
+      log_queue_ack_batch(q, out, (size_t) n);
+    }
+  cr_assert_eq(got, DAMAGE_COUNT - lost);
+  log_queue_get_stats(q, &st);
+  cr_assert_eq(st.dropped, (uint64_t) lost, "the loss was counted again when read back");
+  log_queue_free(q);
+  g_string_free(errors, TRUE);
+  /* all acked: the damage left with them */
+  q = _open(o);
+  cr_assert_eq(_length(q), 0);
+  log_queue_free(q);
+}
+
+typedef struct Seen
+{
+  uint64_t records, lost, lost_bytes, stretches, offset;
+} Seen;
+
+static void
+_seen(const char *section, uint64_t seq, uint32_t size, LogMsg *msg, const char *error, void *user_data)
+{
+  Seen *s = user_data;
+  cr_assert_not_null(msg, "%s", error);
+  s->records++;
+}
+
+static void
+_seen_loss(const char *section, uint64_t offset, uint64_t seq, uint64_t records, uint64_t bytes, void *user_data)
+{
+  Seen *s = user_data;
+  if (!s->stretches++)
+    s->offset = offset;
+  s->lost += records;
+  s->lost_bytes += bytes;
+}
+
+/* What sluice-dqtool sees (diskq_file_foreach). */
+static Seen
+_inspect(const char *path)
+{
+  char *error = NULL;
+  DiskQFile *f = diskq_file_open_ro(path, &error);
+  cr_assert_not_null(f, "%s", error);
+  Seen s = { 0 };
+  diskq_file_foreach(f, _seen, _seen_loss, &s);
+  diskq_file_close(f);
+  return s;
+}
+
+static void
+_inspect_expect(const char *path, int lost, long lost_off, long lost_bytes)
+{
+  Seen s = _inspect(path);
+  cr_assert_eq(s.records, (uint64_t) (DAMAGE_COUNT - lost));
+  cr_assert_eq(s.stretches, 1);
+  cr_assert_eq(s.lost, (uint64_t) lost);
+  cr_assert_eq(s.offset, (uint64_t) lost_off);
+  cr_assert_eq(s.lost_bytes, (uint64_t) lost_bytes);
+}
+
+Test(logqueue_disk, a_flipped_sequence_number_costs_that_record_only)
+{
+  DiskBufferOptions o = _opts(true, 0);
+  long at[DAMAGE_COUNT + 1];
+  char *path = _file_of_records(&o, at);
+  _flip(path, at[DAMAGED] + 8);
+  _inspect_expect(path, 1, at[DAMAGED], at[DAMAGED + 1] - at[DAMAGED]);
+  _reopen_expect(&o, DAMAGED, DAMAGED + 1, at[DAMAGED], at[DAMAGED + 1] - at[DAMAGED]);
+  g_free(path);
+}
+
+Test(logqueue_disk, a_flipped_payload_byte_costs_that_record_only)
+{
+  DiskBufferOptions o = _opts(true, 0);
+  long at[DAMAGE_COUNT + 1];
+  char *path = _file_of_records(&o, at);
+  _flip(path, at[DAMAGED] + DISKQ_REC_HDR + 30);
+  _inspect_expect(path, 1, at[DAMAGED], at[DAMAGED + 1] - at[DAMAGED]);
+  _reopen_expect(&o, DAMAGED, DAMAGED + 1, at[DAMAGED], at[DAMAGED + 1] - at[DAMAGED]);
+  g_free(path);
+}
+
+Test(logqueue_disk, garbage_over_several_records_costs_those_records_only)
+{
+  DiskBufferOptions o = _opts(true, 0);
+  long at[DAMAGE_COUNT + 1];
+  char *path = _file_of_records(&o, at);
+  /* from inside record DAMAGED's header to inside record DAMAGED + 4's payload */
+  long from = at[DAMAGED] + 5, to = at[DAMAGED + 4] + DISKQ_REC_HDR + 9;
+  uint8_t junk[4096];
+  cr_assert_lt(to - from, (long) sizeof(junk));
+  unsigned seed = 99;
+  for (size_t i = 0; i < sizeof(junk); i++)
+    junk[i] = (uint8_t) rand_r(&seed);
+  _poke(path, from, junk, (size_t) (to - from));
+  _inspect_expect(path, 5, at[DAMAGED], at[DAMAGED + 5] - at[DAMAGED]);
+  _reopen_expect(&o, DAMAGED, DAMAGED + 5, at[DAMAGED], at[DAMAGED + 5] - at[DAMAGED]);
+  g_free(path);
+}
+
+Test(logqueue_disk, a_file_cut_short_mid_record_keeps_everything_before)
+{
+  DiskBufferOptions o = _opts(true, 0);
+  long at[DAMAGE_COUNT + 1];
+  char *path = _file_of_records(&o, at);
+  cr_assert_eq(truncate(path, at[DAMAGED] + DISKQ_REC_HDR + 20), 0);
+  /* the header says where the records ended: the ones cut off are known */
+  _inspect_expect(path, DAMAGE_COUNT - DAMAGED, at[DAMAGED], at[DAMAGE_COUNT] - at[DAMAGED]);
+  _reopen_expect(&o, DAMAGED, DAMAGE_COUNT, at[DAMAGED], at[DAMAGE_COUNT] - at[DAMAGED]);
+  g_free(path);
+}
+
+static void
+_rewrite_header(const char *path, void (*edit)(DiskQHeader *h, const long *at), const long *at)
+{
+  uint8_t buf[DISKQ_HEADER_ENC];
+  FILE *fp = fopen(path, "r+b");
+  cr_assert_not_null(fp);
+  cr_assert_eq(fread(buf, 1, sizeof(buf), fp), sizeof(buf));
+  DiskQHeader h;
+  cr_assert_null(diskq_header_decode(buf, &h));
+  edit(&h, at);
+  diskq_header_encode(&h, buf);
+  fseek(fp, 0, SEEK_SET);
+  cr_assert_eq(fwrite(buf, 1, sizeof(buf), fp), sizeof(buf));
+  fclose(fp);
+}
+
+/* As a SIGKILL leaves it: the header written at an ack with 500 records in
+ * the file, the rest written after it. */
+static void
+_unclean_at_500(DiskQHeader *h, const long *at)
+{
+  cr_assert(h->flags & DISKQ_F_CLEAN, "a clean stop did not say so");
+  h->flags &= ~DISKQ_F_CLEAN;
+  h->tail = (uint64_t) (at[500] - DISKQ_HEADER_SIZE);
+  h->tail_seq = 500;
+}
+
+Test(logqueue_disk, after_an_unclean_stop_damage_past_the_headers_tail_costs_that_record_only)
+{
+  DiskBufferOptions o = _opts(true, 0);
+  long at[DAMAGE_COUNT + 1];
+  char *path = _file_of_records(&o, at);
+  _rewrite_header(path, _unclean_at_500, at);
+  _flip(path, at[DAMAGED] + 8);
+  _inspect_expect(path, 1, at[DAMAGED], at[DAMAGED + 1] - at[DAMAGED]);
+  _reopen_expect(&o, DAMAGED, DAMAGED + 1, at[DAMAGED], at[DAMAGED + 1] - at[DAMAGED]);
+  g_free(path);
+}
+
+Test(logqueue_disk, after_an_unclean_stop_a_record_cut_short_ends_the_buffer_there)
+{
+  DiskBufferOptions o = _opts(true, 0);
+  long at[DAMAGE_COUNT + 1];
+  char *path = _file_of_records(&o, at);
+  _rewrite_header(path, _unclean_at_500, at);
+  cr_assert_eq(truncate(path, at[1500] + DISKQ_REC_HDR + 20), 0);
+  Seen s = _inspect(path);
+  cr_assert_eq(s.records, 1500);
+  cr_assert_eq(s.lost, 0, "records after the header's tail are not known to exist");
+  LogQueue *q = _open(&o);
+  cr_assert_eq(_length(q), 1500);
+  _pop_expect(q, 0, 1500);
+  _push_range(q, 1500, 1510, 10); /* written where the cut record was */
+  log_queue_free(q);
+  q = _open(&o);
+  cr_assert_eq(_length(q), 10);
+  _pop_expect(q, 1500, 10);
+  log_queue_free(q);
+  g_free(path);
+}
+
+/* Damage found when the writer reads records back, not when loading. */
+Test(logqueue_disk, damage_met_reading_back_costs_that_record_only)
+{
+  DiskBufferOptions o = _opts(true, 0);
+  long at[DAMAGE_COUNT + 1];
+  char *path = _file_of_records(&o, at);
+  unlink(path);
+  LogQueue *q = _open(&o);
+  _push_range(q, 0, DAMAGE_COUNT, 10); /* the same records again */
+  _flip(path, at[DAMAGED] + 8);
+  errors = g_string_new(NULL);
+  sluice_log_set_sink(_error_sink, NULL);
+  int next = 0;
+  LogQueueItem out[64];
+  ssize_t n;
+  while ((n = log_queue_pop_batch(q, out, 64, 0)) > 0)
+    {
+      for (ssize_t i = 0; i < n; i++)
+        {
+          if (next == DAMAGED)
+            next++;
+          cr_assert_eq(_num(out[i].msg), next);
+          next++;
+        }
+      log_queue_ack_batch(q, out, (size_t) n);
+    }
+  sluice_log_set_sink(NULL, NULL);
+  cr_assert_eq(next, DAMAGE_COUNT);
+  char *want = g_strdup_printf("offset='%ld', seq='%d', lost_records='1', lost_bytes='%ld'", at[DAMAGED], DAMAGED,
+                               at[DAMAGED + 1] - at[DAMAGED]);
+  cr_assert(strstr(errors->str, want), "wanted %s in:\n%s", want, errors->str);
+  g_free(want);
+  LogQueueStats st;
+  log_queue_get_stats(q, &st);
+  cr_assert_eq(st.dropped, 1);
+  cr_assert_eq(st.length, 0);
+  log_queue_free(q);
+  g_string_free(errors, TRUE);
+  g_free(path);
+}
+
+Test(logqueue_disk, a_damaged_version_1_file_loses_only_the_damaged_record)
+{
+  char *path = g_build_filename(dir, "sluice-d_test_0.rqf", NULL);
+  g_free(_write_v1_file(DAMAGE_COUNT));
+  long at[DAMAGE_COUNT + 1];
+  FILE *fp = fopen(path, "rb");
+  cr_assert_not_null(fp);
+  long off = DISKQ_HEADER_SIZE;
+  for (int i = 0; i <= DAMAGE_COUNT; i++)
+    {
+      at[i] = off;
+      uint8_t hdr[DISKQ_REC_HDR_V1];
+      fseek(fp, off, SEEK_SET);
+      if (i < DAMAGE_COUNT && fread(hdr, 1, sizeof(hdr), fp) == sizeof(hdr))
+        off += (long) diskq_rec_size(hdr[0] | hdr[1] << 8 | hdr[2] << 16 | (uint32_t) hdr[3] << 24, 1);
+    }
+  fclose(fp);
+  _flip(path, at[DAMAGED] + 8);
+  _inspect_expect(path, 1, at[DAMAGED], at[DAMAGED + 1] - at[DAMAGED]);
+  DiskBufferOptions o = _opts(true, 0);
+  _reopen_expect(&o, DAMAGED, DAMAGED + 1, at[DAMAGED], at[DAMAGED + 1] - at[DAMAGED]);
+  g_free(path);
+}
+
+/* A length field of 4 GB (in a header that checks out) allocates nothing
+ * near it: the reader knows the file is smaller. */
+static void
+_huge_ring(DiskQHeader *h, const long *at)
+{
+  h->capacity = UINT64_C(1) << 40;
+}
+
+Test(logqueue_disk, a_huge_record_length_allocates_nothing_and_costs_that_record_only)
+{
+  DiskBufferOptions o = _opts(true, 0);
+  long at[DAMAGE_COUNT + 1];
+  char *path = _file_of_records(&o, at);
+  _rewrite_header(path, _huge_ring, at);
+  uint8_t hdr[DISKQ_REC_HDR];
+  diskq_rec_hdr_encode_crc(hdr, 0xfffffff0u, DAMAGED, 0, DISKQ_VERSION);
+  _poke(path, at[DAMAGED], hdr, sizeof(hdr));
+
+  int fd = open(path, O_RDONLY);
+  cr_assert_geq(fd, 0);
+  DiskQReader r;
+  diskq_reader_init(&r, fd);
+  cr_assert_null(diskq_reader_get(&r, (uint64_t) at[DAMAGED] + DISKQ_REC_HDR, 0xfffffff0u));
+  cr_assert_lt(r.cap, 1024 * 1024, "the reader took %zu bytes for a record the file cannot hold", r.cap);
+  diskq_reader_destroy(&r);
+  close(fd);
+
+  _inspect_expect(path, 1, at[DAMAGED], at[DAMAGED + 1] - at[DAMAGED]);
+  o.capacity = (int64_t) (UINT64_C(1) << 40);
+  _reopen_expect(&o, DAMAGED, DAMAGED + 1, at[DAMAGED], at[DAMAGED + 1] - at[DAMAGED]);
+  g_free(path);
 }
