@@ -28,20 +28,36 @@
  * buffers), then dropped and counted.
  *
  * The file (one per destination driver, named after it, in dir()):
- *   a 4096-byte header: "SLUICEDQ", version, flags, capacity, the head (the
- *   oldest unacked record, as a position that grows without wrapping) and
- *   its sequence number, the tail, and the saved memory sections; checksummed;
- *   a ring of capacity - 4096 bytes of records, each 8-byte aligned:
- *   u32 length, u32 CRC-32C (of the payload, then the length and the
- *   sequence number; version 1 files, still read, had the payload last),
- *   u64 sequence number, the serialized message
- *   (sluice/logmsg-serialize.h).  A record never wraps: a skip marker
- *   (length 0xffffffff) sends the reader back to the ring's start.
- *   Sequence numbers grow by one per record, so a start finds the tail by
- *   reading from the head while the numbers follow on, and stale records
- *   of an earlier lap end the scan.
+ *   a 4096-byte header: "SLUICEDQ", version, flags (reliable; clean stop),
+ *   capacity, the head (the oldest unacked record, as a position that grows
+ *   without wrapping) and its sequence number, the tail and its sequence
+ *   number, and the saved memory sections; checksummed (CRC-32C);
+ *   a ring of capacity - 4096 bytes of records, each 8-byte aligned, each
+ *   (version 3) a 24-byte header then the serialized message
+ *   (sluice/logmsg-serialize.h) padded to 8 bytes:
+ *     u32 magic 0x43525144 ("DQRC"), u32 payload length, u64 sequence
+ *     number, u32 CRC-32C of the payload, u32 CRC-32C of the 20 bytes
+ *     before it.
+ *   Versions 1 and 2 (still read, and written to the end of such a file
+ *   until it is emptied) had a 16-byte header: u32 length, u32 CRC-32C of
+ *   the length, sequence number and payload (version 1) or of the payload,
+ *   length and sequence number (version 2), u64 sequence number.
+ *   A record never wraps: a skip marker (length 0xffffffff, the sequence
+ *   number of the record after it) sends the reader back to the ring's
+ *   start.  Sequence numbers grow by one per record over the file's life,
+ *   so a start finds the tail by reading from the head while the numbers
+ *   follow on, and a record of an earlier lap (a lower number) ends it.
+ *   Damage does not end it: a record whose header does not check out, or
+ *   whose number skips ahead, is stepped over to the next record whose
+ *   header checks out with a number not behind (found at 8-byte steps;
+ *   versions 1 and 2: whose whole record checks out), a payload that does
+ *   not check out costs its record alone, and the records and bytes lost
+ *   are logged with their file offset.  The header's tail says how far the
+ *   records at least go (it is written at each ack, exactly on a clean
+ *   stop), so a file cut short loses only what was after the cut, counted.
  *   After the ring, on a clean stop only: the front cache and the memory
- *   overflow as records, read back and cut off on the next start.
+ *   overflow as records (sequence numbers from 0 in each), read back the
+ *   same way and cut off on the next start.
  * Integers are little-endian.
  */
 
