@@ -1054,3 +1054,37 @@ Test(logqueue_disk, a_huge_record_length_allocates_nothing_and_costs_that_record
   _reopen_expect(&o, DAMAGED, DAMAGED + 1, at[DAMAGED], at[DAMAGED + 1] - at[DAMAGED]);
   g_free(path);
 }
+
+/* The saved front cache of a reliable(no) buffer is read back the same
+ * way: a damaged record there costs that record only. */
+Test(logqueue_disk, damage_in_the_saved_front_cache_costs_that_record_only)
+{
+  DiskBufferOptions o = _opts(false, DAMAGE_COUNT);
+  LogQueue *q = _open(&o);
+  _push_range(q, 0, DAMAGE_COUNT, 10); /* all in memory, saved after the ring on the stop */
+  log_queue_free(q);
+  char *path = g_build_filename(dir, "sluice-d_test_0.qf", NULL);
+  long at[DAMAGE_COUNT + 1];
+  FILE *fp = fopen(path, "rb");
+  cr_assert_not_null(fp);
+  long off = DISKQ_MIN_CAPACITY;
+  for (int i = 0; i <= DAMAGE_COUNT; i++)
+    {
+      at[i] = off;
+      uint8_t hdr[DISKQ_REC_HDR];
+      fseek(fp, off, SEEK_SET);
+      if (i < DAMAGE_COUNT)
+        {
+          cr_assert_eq(fread(hdr, 1, sizeof(hdr), fp), sizeof(hdr));
+          off += (long) diskq_rec_size(hdr[4] | hdr[5] << 8 | hdr[6] << 16 | (uint32_t) hdr[7] << 24, DISKQ_VERSION);
+        }
+    }
+  fclose(fp);
+  _flip(path, at[DAMAGED] + 8);
+  Seen s = _inspect(path);
+  cr_assert_eq(s.records, DAMAGE_COUNT - 1);
+  cr_assert_eq(s.lost, 1);
+  cr_assert_eq(s.offset, (uint64_t) at[DAMAGED]);
+  _reopen_expect(&o, DAMAGED, DAMAGED + 1, at[DAMAGED], at[DAMAGED + 1] - at[DAMAGED]);
+  g_free(path);
+}
