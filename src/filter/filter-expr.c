@@ -270,6 +270,13 @@ _current(const LogMsg *msg, const FilterEvalCtx *ctx)
   return ctx->pmsg ? *ctx->pmsg : msg;
 }
 
+/* Bit n of bits, for 0 <= n <= max only. */
+static inline bool
+_bit_set(uint32_t bits, int n, int max)
+{
+  return n >= 0 && n <= max && ((bits >> n) & 1u);
+}
+
 static bool
 _eval(const FilterExpr *f, const LogMsg *msg, const FilterEvalCtx *ctx)
 {
@@ -282,9 +289,12 @@ _eval(const FilterExpr *f, const LogMsg *msg, const FilterEvalCtx *ctx)
     case FILTER_NOT:
       return !_eval(f->left, msg, ctx);
     case FILTER_FACILITY:
-      return (f->bits >> log_msg_facility(msg)) & 1u;
+      /* A PRI above 191 (syslog-ng keeps it as sent, and so do we) gives a
+       * facility past local7 that no name or number in the list can mean;
+       * shifting by 32 or more would also be undefined. */
+      return _bit_set(f->bits, log_msg_facility(msg), 23);
     case FILTER_LEVEL:
-      return (f->bits >> log_msg_severity(msg)) & 1u;
+      return _bit_set(f->bits, log_msg_severity(msg), 7);
     case FILTER_MATCH:
       return filter_match_eval(f, msg, ctx);
     case FILTER_NETMASK:

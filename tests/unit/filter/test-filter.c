@@ -70,6 +70,33 @@ Test(filter, facility_lists_names_and_numbers)
   check("facility(2)", NULL, L_MAIL_INFO, true);
 }
 
+/* syslog-ng keeps a PRI above 191 as sent (facility 24 and up); no facility
+ * name or number in 0..23 may match it, whatever the shift would wrap to:
+ * facility 32 is kern modulo 32, 33 is user, 55 is local7. */
+Test(filter, facility_past_local7_matches_no_name)
+{
+  static const char *const lines[] = {
+    "<261>Nov 22 10:00:00 host kernel: 32.notice",
+    "<264>Nov 22 10:00:00 host prog: 33.emerg",
+    "<447>Nov 22 10:00:00 host prog: 55.debug",
+    "<200>Nov 22 10:00:00 host prog: 25.emerg",
+    "<1023>Nov 22 10:00:00 host prog: 127.debug",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(lines); i++)
+    {
+      check("facility(kern)", NULL, lines[i], false);
+      check("facility(user)", NULL, lines[i], false);
+      check("facility(local7)", NULL, lines[i], false);
+      check("facility(kern..local7)", NULL, lines[i], false);
+      check("facility(0)", NULL, lines[i], false);
+      check("not facility(kern..local7)", NULL, lines[i], true);
+    }
+  /* the severity is still the low three bits */
+  check("level(notice)", NULL, lines[0], true);
+  check("level(emerg)", NULL, lines[1], true);
+  check("level(debug)", NULL, lines[2], true);
+}
+
 Test(filter, level_ranges_in_either_order)
 {
   check("level(err..emerg)", NULL, L_KERN_ERR, true);
