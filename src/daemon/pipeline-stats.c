@@ -89,6 +89,103 @@ log_pipeline_foreach_stat(LogPipeline *pl, StatsRowFunc fn, void *ud)
     stats_dyn_foreach(pl->dyn, g_get_real_time() / G_USEC_PER_SEC, fn, ud);
 }
 
+/* ---- escaping ------------------------------------------------------------ */
+
+void
+stats_escape_field(GString *out, const char *field, const char *quoted)
+{
+  const char *p = field;
+  const char *end = field + strlen(field);
+  while (p < end)
+    {
+      gunichar c = g_utf8_get_char_validated(p, end - p);
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          /* not UTF-8: the byte as \xHH, so distinct names stay distinct */
+          g_string_append_printf(out, "\\x%02x", (unsigned) (unsigned char) *p);
+          p++;
+          continue;
+        }
+      switch (c)
+        {
+        case '\\':
+          g_string_append(out, "\\\\");
+          break;
+        case '\n':
+          g_string_append(out, "\\n");
+          break;
+        case '\r':
+          g_string_append(out, "\\r");
+          break;
+        case '\t':
+          g_string_append(out, "\\t");
+          break;
+        case '\b':
+          g_string_append(out, "\\b");
+          break;
+        case '\f':
+          g_string_append(out, "\\f");
+          break;
+        default:
+          if (c < 0x20)
+            g_string_append_printf(out, "\\x%02x", (unsigned) c);
+          else if (c < 0x80 && quoted && strchr(quoted, (int) c))
+            {
+              g_string_append_c(out, '\\');
+              g_string_append_c(out, (char) c);
+            }
+          else
+            g_string_append_len(out, p, g_utf8_next_char(p) - p);
+          break;
+        }
+      p = g_utf8_next_char(p);
+    }
+}
+
+void
+stats_csv_field(GString *out, const char *field)
+{
+  if (strpbrk(field, ";\""))
+    {
+      g_string_append_c(out, '"');
+      stats_escape_field(out, field, "\"");
+      g_string_append_c(out, '"');
+    }
+  else
+    stats_escape_field(out, field, NULL);
+}
+
+void
+stats_prometheus_label_value(GString *out, const char *value)
+{
+  /* As syslog-ng writes them: any UTF-8 character stands for itself but
+   * the three the format escapes; a byte that is not UTF-8 becomes the
+   * text \xHH (its backslash written \\ as the format wants). */
+  const char *p = value;
+  const char *end = value + strlen(value);
+  while (p < end)
+    {
+      gunichar c = g_utf8_get_char_validated(p, end - p);
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_printf(out, "\\\\x%02x", (unsigned) (unsigned char) *p);
+          p++;
+          continue;
+        }
+      if (c == '\\')
+        g_string_append(out, "\\\\");
+      else if (c == '"')
+        g_string_append(out, "\\\"");
+      else if (c == '\n')
+        g_string_append(out, "\\n");
+      else
+        g_string_append_len(out, p, g_utf8_next_char(p) - p);
+      p = g_utf8_next_char(p);
+    }
+}
+
+/* ---- formats ------------------------------------------------------------- */
+
 void
 stats_row_name(const StatsRow *row, GString *out)
 {
@@ -100,7 +197,7 @@ stats_row_name(const StatsRow *row, GString *out)
         continue;
       if (!first)
         g_string_append_c(out, '.');
-      g_string_append(out, parts[i]);
+      stats_escape_field(out, parts[i], NULL);
       first = false;
     }
 }
@@ -108,10 +205,17 @@ stats_row_name(const StatsRow *row, GString *out)
 static void
 _csv_row(const StatsRow *r, void *ud)
 {
+  GString *out = ud;
   /* 'a': active, 'd': dynamic; a reload carries counters over by name, so
    * there are no orphaned ('o') ones */
-  g_string_append_printf(ud, "%s;%s;%s;%c;%s;%" PRIu64 "\n", r->component, r->id, r->instance,
-                         r->state ? r->state : 'a', r->type, r->value);
+  stats_csv_field(out, r->component);
+  g_string_append_c(out, ';');
+  stats_csv_field(out, r->id);
+  g_string_append_c(out, ';');
+  stats_csv_field(out, r->instance);
+  g_string_append_printf(out, ";%c;", r->state ? r->state : 'a');
+  stats_csv_field(out, r->type);
+  g_string_append_printf(out, ";%" PRIu64 "\n", r->value);
 }
 
 void
@@ -121,21 +225,11 @@ stats_format_csv(LogPipeline *pl, GString *out)
   log_pipeline_foreach_stat(pl, _csv_row, out);
 }
 
-/* A label value: backslash, double quote and newline escaped as the
- * Prometheus text format requires. */
 static void
 _prom_label(GString *out, const char *name, const char *value)
 {
   g_string_append_printf(out, "%s=\"", name);
-  for (const char *p = value; *p; p++)
-    {
-      if (*p == '\\' || *p == '"')
-        g_string_append_c(out, '\\');
-      if (*p == '\n')
-        g_string_append(out, "\\n");
-      else
-        g_string_append_c(out, *p);
-    }
+  stats_prometheus_label_value(out, value);
   g_string_append_c(out, '"');
 }
 

@@ -35,6 +35,24 @@ void log_pipeline_foreach_stat(LogPipeline *pl, StatsRowFunc fn, void *user_data
  * ("center.received.processed", "dst.file.d_file#0.processed"). */
 void stats_row_name(const StatsRow *row, GString *out);
 
+/* A name part (host names, program names and tags come from the network)
+ * as text that cannot break a line or a format, the way syslog-ng-ctl
+ * writes them: a byte that is not UTF-8 and a control character become
+ * \xHH (\n, \r, \t, \b, \f for those five), a backslash \\, and each ASCII
+ * character of quoted gets a backslash.  Valid UTF-8 comes out, and two
+ * different fields never give the same text. */
+void stats_escape_field(GString *out, const char *field, const char *quoted);
+
+/* A CSV field: escaped as above, and in double quotes (with \" inside)
+ * when it holds the separator ';' or a double quote, as syslog-ng does. */
+void stats_csv_field(GString *out, const char *field);
+
+/* A Prometheus label value (without its quotes), as syslog-ng writes it:
+ * backslash, double quote and newline escaped as the text exposition
+ * format wants, and a byte that is not UTF-8 as the text \xHH, so the
+ * value is valid UTF-8 on one line. */
+void stats_prometheus_label_value(GString *out, const char *value);
+
 /* Output formats of the STATS command. */
 void stats_format_csv(LogPipeline *pl, GString *out);
 void stats_format_prometheus(LogPipeline *pl, GString *out);

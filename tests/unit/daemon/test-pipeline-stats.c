@@ -346,3 +346,175 @@ Test(pipeline_stats, a_reload_carries_the_counters_on)
   conf_free(&next);
   worker_pool_stop(pool);
 }
+
+/* ---- hostile names ---------------------------------------------------- */
+
+static char *
+csv_field(const char *field)
+{
+  GString *s = g_string_new(NULL);
+  stats_csv_field(s, field);
+  return g_string_free(s, FALSE);
+}
+
+static char *
+prom_value(const char *value)
+{
+  GString *s = g_string_new(NULL);
+  stats_prometheus_label_value(s, value);
+  return g_string_free(s, FALSE);
+}
+
+#define FIELD_IS(fn, in, expected)                                                                                     \
+  do                                                                                                                   \
+    {                                                                                                                  \
+      char *got = fn(in);                                                                                              \
+      cr_assert_str_eq(got, expected, "%s of \"%s\"", #fn, in);                                                        \
+      g_free(got);                                                                                                     \
+    }                                                                                                                  \
+  while (0)
+
+/* syslog-ng-ctl's shapes: a field with ';' or '"' is quoted with \" inside,
+ * control characters, backslashes and bytes that are not UTF-8 are written
+ * as escapes, UTF-8 stands for itself. */
+Test(pipeline_stats, csv_fields_are_quoted_and_escaped)
+{
+  FIELD_IS(csv_field, "plain.host", "plain.host");
+  FIELD_IS(csv_field, "", "");
+  FIELD_IS(csv_field, "a;b", "\"a;b\"");
+  FIELD_IS(csv_field, "say \"hi\"", "\"say \\\"hi\\\"\"");
+  FIELD_IS(csv_field, "x\n.\n", "x\\n.\\n");
+  FIELD_IS(csv_field, ".", ".");
+  FIELD_IS(csv_field, "cr\r tab\t bs\b ff\f nul-ish\x01", "cr\\r tab\\t bs\\b ff\\f nul-ish\\x01");
+  FIELD_IS(csv_field, "back\\slash", "back\\\\slash");
+  FIELD_IS(csv_field, "bad\xff\xfe utf8 \xc3", "bad\\xff\\xfe utf8 \\xc3");
+  FIELD_IS(csv_field, "\xc3\xa1rv\xc3\xadz", "\xc3\xa1rv\xc3\xadz");
+  FIELD_IS(csv_field, "both;\n\xff", "\"both;\\n\\xff\"");
+}
+
+/* The exposition format: \\, \" and \n; a byte that is not UTF-8 as the
+ * text \xHH (so the value is valid UTF-8), anything else as it is. */
+Test(pipeline_stats, prometheus_label_values_are_utf8_on_one_line)
+{
+  FIELD_IS(prom_value, "a;b", "a;b");
+  FIELD_IS(prom_value, "x\n.\n", "x\\n.\\n");
+  FIELD_IS(prom_value, "q\"b\\s", "q\\\"b\\\\s");
+  FIELD_IS(prom_value, "bad\xff\xc3", "bad\\\\xff\\\\xc3");
+  FIELD_IS(prom_value, "\xc3\xa1", "\xc3\xa1");
+}
+
+/* Split a CSV line on the separators outside quotes; -1 when a quote is
+ * left open or a backslash escapes nothing. */
+static int
+csv_count_fields(const char *line)
+{
+  int n = 1;
+  bool quoted = false;
+  for (const char *p = line; *p; p++)
+    {
+      if (*p == '\\')
+        {
+          if (!p[1])
+            return -1;
+          p++;
+        }
+      else if (*p == '"')
+        quoted = !quoted;
+      else if (*p == ';' && !quoted)
+        n++;
+    }
+  return quoted ? -1 : n;
+}
+
+static const char *const hostile_hosts[] = {
+  "a;b", "x\n.\n", ".", "q\"uote", "bad\xff\xfe\xc3", "back\\slash", "tab\there\r",
+};
+
+typedef struct NameCheck
+{
+  int rows;
+  int hostile;
+} NameCheck;
+
+/* Every query name is one line, never ".", and valid UTF-8. */
+static void
+check_name(const StatsRow *row, void *ud)
+{
+  NameCheck *nc = ud;
+  GString *name = g_string_new(NULL);
+  stats_row_name(row, name);
+  cr_assert_null(strpbrk(name->str, "\n\r"), "query name with a line break: %s", name->str);
+  cr_assert_str_neq(name->str, ".");
+  cr_assert(g_utf8_validate(name->str, -1, NULL), "query name not UTF-8: %s", name->str);
+  nc->rows++;
+  if (strcmp(row->component, "src.host") == 0)
+    nc->hostile++;
+  g_string_free(name, TRUE);
+}
+
+/* Host names from the network cannot add rows to the CSV, cut a control
+ * reply at a "." line, or put bytes that are not UTF-8 in the Prometheus
+ * text. */
+Test(pipeline_stats, hostile_host_names_stay_in_their_rows)
+{
+  sluice_log_set_stderr(false, SLUICE_LOG_ERROR);
+  const char *perr;
+  WorkerPool *pool = worker_pool_start(1, &perr);
+  Conf c;
+  conf_load(&c, "stats-level(2);");
+  char *serr = NULL;
+  cr_assert(log_pipeline_start(c.pl, pool, &serr), "%s", serr);
+  MsgFormatOptions o;
+  msg_format_options_defaults(&o);
+  LogStamp now = { .sec = 1795342443 };
+  int slot = log_pipeline_source_id(c.pl, "s_a");
+  size_t n_hosts = G_N_ELEMENTS(hostile_hosts);
+  for (size_t i = 0; i < n_hosts; i++)
+    {
+      LogMsg *msg = msg_format_parse(&o, L_H1, strlen(L_H1), &now);
+      log_msg_set_value(msg, LM_V_HOST, hostile_hosts[i], -1);
+      log_pipeline_deliver(c.pl, slot, msg);
+    }
+
+  /* the rows without the dynamic ones, then with them: each host adds
+   * exactly its two rows (processed, stamp) */
+  NameCheck nc = { 0 };
+  log_pipeline_foreach_stat(c.pl, check_name, &nc);
+  cr_assert_eq(nc.hostile, 2 * (int) n_hosts, "%d src.host rows", nc.hostile);
+
+  char *csv = csv_of(&c);
+  char **lines = g_strsplit(csv, "\n", -1);
+  int n_lines = (int) g_strv_length(lines) - 1; /* after the last "\n" */
+  cr_assert_str_eq(lines[n_lines], "");
+  cr_assert_eq(n_lines, 1 + nc.rows, "%d lines for %d rows:\n%s", n_lines, nc.rows, csv);
+  for (int i = 0; i < n_lines; i++)
+    {
+      cr_assert_eq(csv_count_fields(lines[i]), 6, "line %d: %s", i, lines[i]);
+      cr_assert_str_neq(lines[i], ".");
+      cr_assert(g_utf8_validate(lines[i], -1, NULL), "line %d not UTF-8: %s", i, lines[i]);
+    }
+  HAS(csv, "src.host;;\"a;b\";d;processed;1");
+  HAS(csv, "src.host;;x\\n.\\n;d;processed;1");
+  HAS(csv, "src.host;;bad\\xff\\xfe\\xc3;d;processed;1");
+  g_strfreev(lines);
+  g_free(csv);
+
+  GString *prom = g_string_new(NULL);
+  stats_format_prometheus(c.pl, prom);
+  cr_assert(g_utf8_validate(prom->str, -1, NULL), "%s", prom->str);
+  GRegex *re = g_regex_new("^[a-zA-Z_:][a-zA-Z0-9_:]*\\{([a-z]+=\"([^\"\\\\\\n]|\\\\[\\\\\"n])*\",?)*\\} [0-9]+$",
+                           0, 0, NULL);
+  lines = g_strsplit(prom->str, "\n", -1);
+  n_lines = (int) g_strv_length(lines) - 1;
+  cr_assert_eq(n_lines, nc.rows, "%d lines for %d rows:\n%s", n_lines, nc.rows, prom->str);
+  for (int i = 0; i < n_lines; i++)
+    cr_assert(g_regex_match(re, lines[i], 0, NULL), "line %d: %s", i, lines[i]);
+  cr_assert(strstr(prom->str, "{id=\"\",instance=\"bad\\\\xff\\\\xfe\\\\xc3\"}"), "%s", prom->str);
+  g_strfreev(lines);
+  g_regex_unref(re);
+  g_string_free(prom, TRUE);
+
+  cr_assert_eq(log_pipeline_stop(c.pl, 5000), 0);
+  conf_free(&c);
+  worker_pool_stop(pool);
+}
