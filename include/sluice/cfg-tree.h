@@ -134,6 +134,7 @@ typedef struct CfgParseOptions
   bool no_includes; /* every @include is an error (fuzzing) */
   bool no_env;      /* `name` never falls back to the environment */
   int max_include_depth; /* 0 means 15, syslog-ng's limit */
+  size_t max_total_size; /* bytes read from all files together; 0 means 64 MiB */
 } CfgParseOptions;
 
 /* Reads, preprocesses, parses and resolves the file at path.  opts may be

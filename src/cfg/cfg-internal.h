@@ -27,6 +27,7 @@ typedef struct CfgPre
   GHashTable *defines;  /* @define name -> value */
   GPtrArray *stack;     /* real paths being included, for loop detection */
   char *version;
+  size_t total_size;    /* bytes read from every file so far */
   CfgParseOptions opts;
   CfgError *err;
   bool failed;

@@ -21,13 +21,18 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define CFG_DEFAULT_INCLUDE_DEPTH 15
+/* Real configurations are kilobytes; this stops a runaway include (a file
+ * included many times over, a growing log file) long before memory does. */
+#define CFG_DEFAULT_MAX_TOTAL_SIZE (64u * 1024 * 1024)
 
 static const char *const default_include_path[] = { SLUICE_SRC_SCLDIR, SLUICE_SCLDIR, NULL };
 
@@ -58,6 +63,8 @@ cfg_pre_init(CfgPre *pre, const CfgParseOptions *opts, CfgError *err)
     pre->opts.include_path = default_include_path;
   if (pre->opts.max_include_depth <= 0)
     pre->opts.max_include_depth = CFG_DEFAULT_INCLUDE_DEPTH;
+  if (pre->opts.max_total_size == 0)
+    pre->opts.max_total_size = CFG_DEFAULT_MAX_TOTAL_SIZE;
   pre->err = err;
 }
 
@@ -380,6 +387,106 @@ cfg_pre_text(CfgPre *pre, const char *name, const char *text, size_t len)
   return ok;
 }
 
+static const char *
+_file_kind(mode_t mode)
+{
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+/* The bytes of path, at most pre's size budget in all.  An included file
+ * must be a regular file: it is opened without blocking (a FIFO without a
+ * writer would wait forever) and checked on the open descriptor, so it
+ * cannot be swapped for a device after a stat.  The top file may be a pipe
+ * (-f /dev/stdin), read to its end within the budget. */
+static char *
+_read(CfgPre *pre, const char *path, bool included, const char *shown, int line, int col, size_t *len)
+{
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      _fail(pre, shown, line, col, "cannot open '%s': %s", path, g_strerror(errno));
+      return NULL;
+    }
+  struct stat st;
+  if (fstat(fd, &st) != 0)
+    {
+      _fail(pre, shown, line, col, "cannot open '%s': %s", path, g_strerror(errno));
+      close(fd);
+      return NULL;
+    }
+  size_t room = pre->opts.max_total_size - pre->total_size;
+  if (S_ISREG(st.st_mode) && (uint64_t) st.st_size > room)
+    {
+      _fail(pre, shown, line, col, "'%s' is too large: the configuration may have %zu bytes in all", path,
+            pre->opts.max_total_size);
+      close(fd);
+      return NULL;
+    }
+  if (!S_ISREG(st.st_mode))
+    {
+      if (included)
+        {
+          _fail(pre, shown, line, col, "cannot include '%s': it is %s; @include takes regular files, "
+                "directories and globs", path, _file_kind(st.st_mode));
+          close(fd);
+          return NULL;
+        }
+      int fl = fcntl(fd, F_GETFL);
+      if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    }
+  GString *buf = g_string_sized_new(S_ISREG(st.st_mode) ? (gsize) st.st_size + 1 : 4096);
+  for (;;)
+    {
+      if (buf->len >= room)
+        {
+          /* one byte past the budget tells a full file from a long one */
+          char probe;
+          ssize_t n = read(fd, &probe, 1);
+          if (n < 0 && errno == EINTR)
+            continue;
+          if (n == 0)
+            break;
+          _fail(pre, shown, line, col, "'%s' is too large: the configuration may have %zu bytes in all", path,
+                pre->opts.max_total_size);
+          goto error;
+        }
+      size_t want = room - buf->len < 65536 ? room - buf->len : 65536;
+      size_t at = buf->len;
+      g_string_set_size(buf, at + want);
+      ssize_t n = read(fd, buf->str + at, want);
+      g_string_set_size(buf, at + (n > 0 ? (size_t) n : 0));
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          _fail(pre, shown, line, col, "cannot read '%s': %s", path, g_strerror(errno));
+          goto error;
+        }
+      if (n == 0)
+        break;
+    }
+  close(fd);
+  pre->total_size += buf->len;
+  *len = buf->len;
+  return g_string_free(buf, FALSE);
+
+error:
+  close(fd);
+  g_string_free(buf, TRUE);
+  return NULL;
+}
+
 /* Reads and processes one file; from_* is the @include that asked (file
  * NULL for the top file). */
 static bool
@@ -401,13 +508,10 @@ _file(CfgPre *pre, const char *path, const char *from_file, int from_line, int f
         return false;
       }
 
-  gchar *text = NULL;
-  gsize len = 0;
-  GError *gerr = NULL;
-  if (!g_file_get_contents(path, &text, &len, &gerr))
+  size_t len = 0;
+  char *text = _read(pre, path, from_file != NULL, shown, from_line, from_col, &len);
+  if (!text)
     {
-      _fail(pre, shown, from_line, from_col, "cannot read '%s': %s", path, gerr->message);
-      g_error_free(gerr);
       free(real);
       return false;
     }
@@ -416,6 +520,10 @@ _file(CfgPre *pre, const char *path, const char *from_file, int from_line, int f
   bool ok = _process(pre, cfg_pre_intern_file(pre, path), text, len);
   g_ptr_array_remove_index(pre->stack, pre->stack->len - 1);
   g_free(text);
+  if (ok && pre->out->len > pre->opts.max_total_size)
+    ok = _fail(pre, shown, from_line, from_col,
+               "the configuration is too large after '%s': it may have %zu bytes in all", path,
+               pre->opts.max_total_size);
   return ok;
 }
 
@@ -431,8 +539,9 @@ _cmp_str(const void *a, const void *b)
   return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-/* A directory includes its regular files in name order, skipping hidden
- * files and editor backups (name~). */
+/* A directory includes its files in name order, skipping hidden files,
+ * editor backups (name~) and subdirectories; a device, FIFO or socket in
+ * it is an error, as everywhere. */
 static bool
 _include_dir(CfgPre *pre, const char *dir, const char *file, int line, int col)
 {
@@ -446,9 +555,11 @@ _include_dir(CfgPre *pre, const char *dir, const char *file, int line, int col)
       size_t n = strlen(de->d_name);
       if (de->d_name[0] == '.' || (n > 0 && de->d_name[n - 1] == '~'))
         continue;
+      /* subdirectories are not included; anything else that is not a
+       * regular file is an error when its turn comes (_read) */
       char *full = g_build_filename(dir, de->d_name, NULL);
       struct stat st;
-      if (stat(full, &st) == 0 && S_ISREG(st.st_mode))
+      if (stat(full, &st) == 0 && !S_ISDIR(st.st_mode))
         g_ptr_array_add(names, full);
       else
         g_free(full);
@@ -480,7 +591,7 @@ _include_at(CfgPre *pre, const char *cand, const char *file, int line, int col)
       for (size_t i = 0; i < g.gl_pathc && ok; i++)
         {
           struct stat st;
-          if (stat(g.gl_pathv[i], &st) == 0 && S_ISREG(st.st_mode))
+          if (stat(g.gl_pathv[i], &st) == 0 && !S_ISDIR(st.st_mode))
             ok = _file(pre, g.gl_pathv[i], file, line, col);
         }
       globfree(&g);

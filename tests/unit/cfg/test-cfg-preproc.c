@@ -8,6 +8,8 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static char *tmpdir;
 
@@ -200,6 +202,97 @@ Test(cfg_preproc, include_loops_and_depth_are_errors)
   cr_assert(g_str_has_prefix(e, "deep14.conf:1:10: include depth above 15 including '"), "%s", e);
   cr_assert(g_str_has_suffix(e, "/deep15.conf'"), "%s", e);
   g_free(e);
+  g_free(main);
+}
+
+/* Only regular files are read: a FIFO would block the open (or the read)
+ * forever and a device like /dev/zero never ends, so naming one is an
+ * error that names it, at once, including from a directory or a glob;
+ * subdirectories of an included directory are still skipped. */
+Test(cfg_preproc, devices_and_fifos_are_not_included, .timeout = 20)
+{
+  char *fifo = g_build_filename(tmpdir, "fifo.conf", NULL);
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+
+  char *main = put("fifo-main.conf", "@version: 3.38\n@include \"fifo.conf\"\n");
+  char *e = parse_file_err(main, &no_path);
+  cr_assert(g_str_has_prefix(e, "fifo-main.conf:2:10: cannot include '"), "%s", e);
+  cr_assert(strstr(e, "fifo.conf': it is a FIFO;"), "%s", e);
+  g_free(e);
+  g_free(main);
+
+  main = put("null-main.conf", "@include \"/dev/null\"\n");
+  e = parse_file_err(main, &no_path);
+  cr_assert(strstr(e, "cannot include '/dev/null': it is a character device;"), "%s", e);
+  g_free(e);
+  g_free(main);
+
+  /* a directory and a glob with a FIFO among their members */
+  g_free(put("with-fifo/10-a.conf", "destination d_a { file(\"/tmp/a\"); };\n"));
+  char *member = g_build_filename(tmpdir, "with-fifo", "20-b.conf", NULL);
+  cr_assert_eq(mkfifo(member, 0600), 0);
+  main = put("dir-main.conf", "@include \"with-fifo\"\n");
+  e = parse_file_err(main, &no_path);
+  cr_assert(strstr(e, "20-b.conf': it is a FIFO;"), "%s", e);
+  g_free(e);
+  g_free(main);
+  main = put("glob-main.conf", "@include \"with-fifo/*.conf\"\n");
+  e = parse_file_err(main, &no_path);
+  cr_assert(strstr(e, "20-b.conf': it is a FIFO;"), "%s", e);
+  g_free(e);
+  g_free(main);
+  g_unlink(member);
+  g_free(member);
+
+  /* a symlink to a device in a directory is the device */
+  char *link = g_build_filename(tmpdir, "with-fifo", "30-zero.conf", NULL);
+  cr_assert_eq(symlink("/dev/zero", link), 0);
+  main = put("link-main.conf", "@include \"with-fifo\"\n");
+  e = parse_file_err(main, &no_path);
+  cr_assert(strstr(e, "30-zero.conf': it is a character device;"), "%s", e);
+  g_free(e);
+  g_free(main);
+  g_unlink(link);
+  g_free(link);
+
+  /* what is left: a regular file and a subdirectory, which is skipped */
+  g_free(put("with-fifo/sub/x.conf", "this is not read\n"));
+  main = put("dir-ok.conf", "@include \"with-fifo\"\n");
+  CfgTree *t = parse_file_ok(main, &no_path);
+  cr_assert_eq(count_defines(t, CFG_OBJ_DESTINATION), 1);
+  cfg_tree_free(t);
+  g_free(main);
+  g_free(fifo);
+}
+
+/* All files together have a size budget: one file over it, or a file
+ * included again and again, stops with an error naming the file. */
+Test(cfg_preproc, total_size_is_bounded)
+{
+  CfgParseOptions small = no_path;
+  small.max_total_size = 1000;
+  char *big = g_strnfill(1200, '#');
+  g_free(put("big.conf", big));
+  g_free(big);
+  char *main = put("big-main.conf", "@include \"big.conf\"\n");
+  char *e = parse_file_err(main, &small);
+  cr_assert(strstr(e, "big.conf' is too large: the configuration may have 1000 bytes in all"), "%s", e);
+  g_free(e);
+  g_free(main);
+
+  /* 300 bytes, three times, fits the default budget but not this one */
+  char *part = g_strnfill(299, '#');
+  char *text = g_strconcat(part, "\n", NULL);
+  g_free(put("part.conf", text));
+  g_free(text);
+  g_free(part);
+  main = put("many.conf", "@include \"part.conf\"\n@include \"part.conf\"\n@include \"part.conf\"\n"
+                          "@include \"part.conf\"\n");
+  e = parse_file_err(main, &small);
+  cr_assert(strstr(e, "part.conf' is too large"), "%s", e);
+  g_free(e);
+  CfgTree *t = parse_file_ok(main, &no_path);
+  cfg_tree_free(t);
   g_free(main);
 }
 

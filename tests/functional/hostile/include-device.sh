@@ -1,0 +1,84 @@
+#!/bin/sh
+# @include of something that is not a regular file (issue 22): /dev/zero
+# never ends and a FIFO without a writer never opens.  --syntax-only must
+# answer at once with an error naming the file, and a SIGHUP reload onto
+# such a configuration must keep the running one, say why in the log, and
+# go on delivering.
+# Usage: include-device.sh SLUICE
+. "$(dirname "$0")/../lib.sh"
+sluice=$1
+set -- $(free_ports udp)
+port=$1
+mkfifo "$work/fifo.conf"
+
+conf() {
+  cat >"$work/sluice.conf" <<EOF
+@version: 3.38
+$1
+source s { udp(ip(127.0.0.1) port($port)); };
+destination d { file("$work/out.log"); };
+log { source(s); destination(d); };
+EOF
+}
+
+# syntax_only: the exit status of --syntax-only, which must come within 10 s
+syntax_only() {
+  st=0
+  timeout 10 "$sluice" --syntax-only -f "$work/sluice.conf" >"$work/syntax.out" 2>&1 || st=$?
+  [ $st -ne 124 ] || fail "--syntax-only still running after 10 s: $(head -c 300 "$work/syntax.out")"
+  return $st
+}
+
+for bad in /dev/zero "$work/fifo.conf"; do
+  conf "@include \"$bad\""
+  st=0
+  syntax_only || st=$?
+  [ $st -ne 0 ] || fail "--syntax-only accepted @include $bad"
+  grep -q "cannot include '$bad': it is a" "$work/syntax.out" \
+    || fail "--syntax-only on $bad said: $(head -c 300 "$work/syntax.out")"
+done
+# a directory with a FIFO in it, the same
+mkdir "$work/conf.d"
+echo 'destination d2 { file("/dev/null"); };' >"$work/conf.d/10-ok.conf"
+mkfifo "$work/conf.d/20-fifo.conf"
+conf "@include \"$work/conf.d\""
+st=0
+syntax_only || st=$?
+[ $st -ne 0 ] && grep -q "20-fifo.conf': it is a FIFO" "$work/syntax.out" \
+  || fail "directory with a FIFO: $st $(head -c 300 "$work/syntax.out")"
+rm "$work/conf.d/20-fifo.conf"
+
+conf ""
+syntax_only || fail "--syntax-only on the good configuration: $(cat "$work/syntax.out")"
+start_sluice "$sluice" "$work/sluice.conf"
+send() {
+  python3 -c '
+import socket, sys
+socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(sys.argv[2].encode(), ("127.0.0.1", int(sys.argv[1])))' \
+    "$port" "<13>Nov 22 10:00:00 host app: $1"
+}
+send before
+wait_lines "$work/out.log" 1
+
+# refused_reload N BAD: the N-th refusal in the log, naming BAD
+refused_reload() {
+  kill -HUP "$pid"
+  i=0
+  while [ "$(grep -c "keeping the running one" "$work/sluice.log" || true)" -lt "$1" ]; do
+    i=$((i + 1))
+    [ $i -lt 100 ] && kill -0 "$pid" 2>/dev/null || fail "no refused reload for $2"
+    sleep 0.1
+  done
+  grep -q "cannot include '$2': it is a" "$work/sluice.log" || fail "the log does not say why ($2)"
+}
+conf "@include \"/dev/zero\""
+refused_reload 1 /dev/zero
+conf "@include \"$work/fifo.conf\""
+refused_reload 2 "$work/fifo.conf"
+
+send after
+wait_lines "$work/out.log" 2
+[ "$(wc -l <"$work/out.log")" -eq 2 ] || fail "the running configuration lost messages: $(cat "$work/out.log")"
+echo "include-device: --syntax-only and two reloads refused /dev/zero and a FIFO at once"
+rss_below 262144
+stop_sluice
