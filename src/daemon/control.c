@@ -42,6 +42,8 @@ struct Control
   const ControlOps *ops;
   void *cookie;
   char *path;
+  dev_t dev; /* the socket file bound at path, to remove only that one */
+  ino_t ino;
   struct iv_fd listen;
   ControlClient *clients;
   char *config_text, *config_preprocessed;
@@ -384,10 +386,19 @@ control_start(const char *path, const ControlOps *ops, void *cookie, char **erro
       close(fd);
       return NULL;
     }
+  if (lstat(path, &st) != 0)
+    {
+      *error = g_strdup_printf("the control socket vanished after it was bound; path='%s', error='%s'", path,
+                               strerror(errno));
+      close(fd);
+      return NULL;
+    }
   Control *c = calloc(1, sizeof(*c));
   c->ops = ops;
   c->cookie = cookie;
   c->path = g_strdup(path);
+  c->dev = st.st_dev;
+  c->ino = st.st_ino;
   clock_gettime(CLOCK_MONOTONIC, &c->started);
   IV_FD_INIT(&c->listen);
   c->listen.fd = fd;
@@ -422,6 +433,47 @@ control_set_config(Control *c, const char *cfgfile)
     }
 }
 
+bool
+control_set_owner(Control *c, uid_t uid, gid_t gid, char **error)
+{
+  if (!c)
+    return true;
+  /* by descriptor, after checking it is still the file we bound: the
+   * path is not followed twice */
+  int fd = open(c->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != c->dev || st.st_ino != c->ino)
+    {
+      *error = g_strdup_printf("the control socket is no longer the one bound; path='%s'", c->path);
+      if (fd >= 0)
+        close(fd);
+      return false;
+    }
+  int rc = fchownat(fd, "", uid, gid, AT_EMPTY_PATH);
+  int saved = errno;
+  close(fd);
+  if (rc != 0)
+    {
+      *error = g_strdup_printf("cannot change the owner of the control socket; path='%s', error='%s'", c->path,
+                               strerror(saved));
+      return false;
+    }
+  return true;
+}
+
+/* Remove the socket file if it is still the one bound (someone may have
+ * put another there); after -u the directory may not let us. */
+static void
+_remove_socket_file(Control *c)
+{
+  struct stat st;
+  if (lstat(c->path, &st) != 0 || st.st_dev != c->dev || st.st_ino != c->ino)
+    return;
+  if (unlink(c->path) != 0 && errno != ENOENT)
+    sluice_log(SLUICE_LOG_WARNING, "Cannot remove the control socket; the next start replaces it", "path", c->path,
+               "error", strerror(errno), NULL);
+}
+
 void
 control_stop(Control *c)
 {
@@ -436,7 +488,7 @@ control_stop(Control *c)
     _client_free(c->clients);
   iv_fd_unregister(&c->listen);
   close(c->listen.fd);
-  unlink(c->path);
+  _remove_socket_file(c);
   g_free(c->path);
   g_free(c->config_text);
   free(c->config_preprocessed);

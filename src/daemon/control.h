@@ -20,6 +20,7 @@
 #include "sluice/pipeline.h"
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 typedef struct Control Control;
 
@@ -37,12 +38,19 @@ typedef struct ControlOps
  * *error (g_free) when it cannot. */
 Control *control_start(const char *path, const ControlOps *ops, void *cookie, char **error);
 
+/* -u/-g: give the socket file to the user and group the daemon is about
+ * to run as (uid or gid (uid_t) -1: unchanged), so that they can use it;
+ * its mode stays 0600.  False with *error (g_free) when it cannot. */
+bool control_set_owner(Control *c, uid_t uid, gid_t gid, char **error);
+
 /* Remember the text of the configuration that now runs, for CONFIG GET
  * (read now: later edits of the file are not what runs). */
 void control_set_config(Control *c, const char *cfgfile);
 
-/* Close every connection and the socket, and remove the socket file.  Safe
- * to call from a command's own handling (STOP, a failed RELOAD). */
+/* Close every connection and the socket, and remove the socket file if it
+ * is still the one bound (a warning when the directory does not let the
+ * daemon's user remove it).  Safe to call from a command's own handling
+ * (STOP, a failed RELOAD). */
 void control_stop(Control *c);
 
 #endif

@@ -473,7 +473,14 @@ main_loop_run(const MainLoopOptions *opts)
     }
   ml.running = c;
   char *perr2 = NULL;
-  if ((opts->pidfile && !_write_pidfile(opts->pidfile)) || (opts->privs && !privs_drop(opts->privs, &perr2)))
+  const PrivsTarget *pt = opts->privs;
+  /* the socket is bound as root: hand it to -u/-g's user, or that user
+   * could not use it */
+  if ((opts->pidfile && !_write_pidfile(opts->pidfile))
+      || (pt && (pt->set_uid || pt->set_gid)
+          && !control_set_owner(ml.control, pt->set_uid ? pt->uid : (uid_t) -1, pt->set_gid ? pt->gid : (gid_t) -1,
+                                &perr2))
+      || (pt && !privs_drop(pt, &perr2)))
     {
       if (perr2)
         fprintf(stderr, "sluice: %s\n", perr2);

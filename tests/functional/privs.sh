@@ -2,10 +2,14 @@
 # -u/-g: started as root, the daemon binds, then runs as nobody:nogroup;
 # the main thread keeps only CAP_NET_BIND_SERVICE (a reload binds a port
 # below 1024 again), the other threads keep nothing, and files are written
-# as nobody once it runs (the files of its start are opened before).  Without root, -u is refused with a clear message.
-# Usage: privs.sh SLUICE
+# as nobody once it runs (the files of its start are opened before).  The
+# control socket (-c) is nobody's, nobody's sluice-ctl can use it, and it
+# is removed at stop (where the directory lets nobody remove it; else a
+# warning says so and the next start replaces it).  Without root, -u is
+# refused with a clear message.
+# Usage: privs.sh SLUICE SLUICE_CTL
 . "$(dirname "$0")/lib.sh"
-sluice=$1
+sluice=$1 ctl=$2
 
 cat >"$work/min.conf" <<EOF
 @version: 3.38
@@ -75,7 +79,11 @@ s.close()' "$1" "$2"
 }
 
 conf "$port1"
-start_sluice "$sluice" "$work/sluice.conf" -u "$user" -g "$group"
+# the control socket's directory is nobody's, so that nobody can remove it
+mkdir "$work/run"
+chown "$uid:$gid" "$work/run"
+sock=$work/run/ctl
+start_sluice "$sluice" "$work/sluice.conf" -u "$user" -g "$group" -c "$sock"
 grep -q "^Uid:	$uid	$uid	$uid	$uid\$" "/proc/$pid/status" || fail "uid: $(grep Uid "/proc/$pid/status")"
 grep -q "^Gid:	$gid	$gid	$gid	$gid\$" "/proc/$pid/status" || fail "gid: $(grep Gid "/proc/$pid/status")"
 grep -q "^Groups:	$gid *\$" "/proc/$pid/status" || fail "groups: $(grep Groups "/proc/$pid/status")"
@@ -102,5 +110,27 @@ grep -q "Accepting connections; addr='AF_INET(127.0.0.1:$port2)'" "$work/sluice.
 # nobody cannot open it again, as with syslog-ng; prog.log is nobody's)
 wait_lines "$work/out/prog.log" 2
 grep -q "after reload" "$work/out/prog.log" || fail "nothing after the reload"
+
+# the control socket is nobody's (mode 0600) and nobody's sluice-ctl uses it
+[ "$(stat -c %u:%g:%a "$sock")" = "$uid:$gid:600" ] || fail "control socket $(stat -c %u:%g:%a "$sock")"
+cp "$ctl" "$work/sluice-ctl"
+chmod 755 "$work/sluice-ctl"
+as_user() { setpriv --reuid="$uid" --regid="$gid" --clear-groups "$@"; }
+as_user "$work/sluice-ctl" -c "$sock" healthcheck | grep -q '^state=running' \
+  || fail "nobody cannot use the control socket: $(as_user "$work/sluice-ctl" -c "$sock" healthcheck 2>&1)"
 stop_sluice
+[ ! -e "$sock" ] || fail "the control socket is left after stop"
+
+# in a directory nobody cannot write to, the socket stays: the daemon says
+# so, and the next start (nobody answers on it) replaces it
+sock2=$work/ctl2
+start_sluice "$sluice" "$work/min.conf" -u "$user" -g "$group" -c "$sock2"
+[ "$(stat -c %u:%g "$sock2")" = "$uid:$gid" ] || fail "control socket 2 $(stat -c %u:%g "$sock2")"
+stop_sluice
+grep -q "Cannot remove the control socket; the next start replaces it" "$work/sluice.log" \
+  || fail "no warning about the socket left behind"
+start_sluice "$sluice" "$work/min.conf" -c "$sock2"
+"$ctl" -c "$sock2" healthcheck | grep -q '^state=running' || fail "the next start did not replace the socket"
+stop_sluice
+[ ! -e "$sock2" ] || fail "the control socket is left after a stop as root"
 echo "privs: ran as $user:$group with CAP_NET_BIND_SERVICE on the main thread only"
