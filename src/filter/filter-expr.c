@@ -71,7 +71,7 @@ _bits_add(const CfgNode *call, const CfgValue *v, NameToNum to_num, int max, uin
       return true;
     }
   if (v->type == CFG_VAL_NUMBER)
-    n = (int) v->num;
+    n = v->num >= 0 && v->num <= max ? (int) v->num : -1; /* 2^32 + 2 is not mail */
   else
     n = to_num(v->str);
   if (n < 0 || n > max)

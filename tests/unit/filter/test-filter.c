@@ -194,6 +194,9 @@ Test(filter, errors_name_the_place_and_the_nearest_name)
   check_error("facilty(kern)", "did you mean 'facility'?");
   check_error("facility(kernel)", "did you mean 'kern'?");
   check_error("level(inf)", "did you mean 'info'?");
+  check_error("facility(24)", "unknown facility '24'");
+  check_error("facility(4294967298)", "unknown facility '4294967298'");
+  check_error("level(4294967299)", "unknown level '4294967299'");
   check_error("message(\"a(\")", "error compiling regular expression");
   check_error("program(\"x\" type(regex))", "test.conf:3:");
   check_error("message(\"x\" flags(store-match))", "store-matches");
