@@ -80,5 +80,5 @@ send after
 wait_lines "$work/out.log" 2
 [ "$(wc -l <"$work/out.log")" -eq 2 ] || fail "the running configuration lost messages: $(cat "$work/out.log")"
 echo "include-device: --syntax-only and two reloads refused /dev/zero and a FIFO at once"
-rss_below 262144
+rss_below 65536
 stop_sluice

@@ -150,6 +150,6 @@ assert 'instance="bad\\\\xff\\\\xfe\\\\xc3"' in text, "bad UTF-8 label not as sy
 assert 'instance="x\\n.\\n"' in text, "newline label not escaped"
 EOF
   echo "stats-names: level $level: $after rows in CSV, query and /metrics, $n_hostile hostile hosts"
-  rss_below 262144
+  rss_below 65536
   stop_sluice
 done
