@@ -4,7 +4,8 @@
 # at stats-level 3 also per source driver, host, sender, program,
 # facility, severity and tag), in CSV, Prometheus and query forms, and
 # they survive a reload; config, healthcheck, reopen, reload (a good and a
-# bad file), bad requests, a second daemon on the same socket, and stop.
+# bad file), bad requests, a second daemon on the same socket, and stop,
+# which removes the socket file only if it is still the one bound.
 # Usage: control.sh SLUICE SLUICE_CTL LOGGEN
 . "$(dirname "$0")/lib.sh"
 sluice=$1 ctl=$2 loggen=$3
@@ -149,4 +150,13 @@ pid=
 [ $st -eq 0 ] || fail "sluice exited with $st after stop"
 [ ! -e "$sock" ] || fail "control socket left behind"
 [ ! -e "$work/pid" ] || fail "pid file left behind"
+# the stop removes the socket file only if it is still the one bound: a
+# file someone put in its place stays
+sed -i '$d' "$work/sluice.conf"
+start_sluice "$sluice" "$work/sluice.conf" -c "$sock"
+mv "$sock" "$work/ctl.moved"
+echo "someone else's" >"$sock"
+stop_sluice
+[ "$(cat "$sock" 2>/dev/null)" = "someone else's" ] || fail "the stop removed a file that is not its socket"
+[ -S "$work/ctl.moved" ] || fail "the moved socket is gone"
 echo "control: counters match $n messages; every command answered"
