@@ -407,11 +407,12 @@ _file_kind(mode_t mode)
  * must be a regular file: it is opened without blocking (a FIFO without a
  * writer would wait forever) and checked on the open descriptor, so it
  * cannot be swapped for a device after a stat.  The top file may be a pipe
- * (-f /dev/stdin), read to its end within the budget. */
+ * (-f /dev/stdin, a FIFO someone writes to: its open waits for the writer,
+ * as before), read to its end within the budget. */
 static char *
 _read(CfgPre *pre, const char *path, bool included, const char *shown, int line, int col, size_t *len)
 {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC | (included ? O_NONBLOCK : 0));
   if (fd < 0)
     {
       _fail(pre, shown, line, col, "cannot open '%s': %s", path, g_strerror(errno));

@@ -3,10 +3,11 @@
 # never ends and a FIFO without a writer never opens.  --syntax-only must
 # answer at once with an error naming the file, and a SIGHUP reload onto
 # such a configuration must keep the running one, say why in the log, and
-# go on delivering.
-# Usage: include-device.sh SLUICE
+# go on delivering.  A FIFO given as -f itself (someone writes the
+# configuration into it) still works, also with a control socket.
+# Usage: include-device.sh SLUICE [SLUICE_CTL]
 . "$(dirname "$0")/../lib.sh"
-sluice=$1
+sluice=$1 ctl=${2:-}
 set -- $(free_ports udp)
 port=$1
 mkfifo "$work/fifo.conf"
@@ -82,3 +83,19 @@ wait_lines "$work/out.log" 2
 echo "include-device: --syntax-only and two reloads refused /dev/zero and a FIFO at once"
 rss_below 65536
 stop_sluice
+
+# -f may still name a FIFO someone writes the configuration into; with a
+# control socket the daemon must not open it again (that waits for a
+# writer forever) and CONFIG GET says the text is not available
+if [ -n "$ctl" ]; then
+  mkfifo "$work/top.fifo"
+  conf ""
+  cat "$work/sluice.conf" >"$work/top.fifo" &
+  start_sluice "$sluice" "$work/top.fifo" -c "$work/ctl"
+  "$ctl" -c "$work/ctl" healthcheck | grep -q '^state=running' || fail "healthcheck with a FIFO -f"
+  st=0
+  "$ctl" -c "$work/ctl" config >"$work/config.out" 2>&1 || st=$?
+  [ $st -eq 1 ] && grep -q "not available" "$work/config.out" || fail "config with a FIFO -f: $st $(cat "$work/config.out")"
+  stop_sluice
+  echo "include-device: a FIFO as -f starts with a control socket"
+fi
