@@ -152,6 +152,22 @@ CfgTree *cfg_parse_string(const char *name, const char *text, size_t len, const 
  * Returns false with *err filled on a preprocessor error. */
 bool cfg_preprocess_file_into(const char *path, const CfgParseOptions *opts, FILE *out, CfgError *err);
 
+/* Files a configuration names and Sluice reads while building it (an
+ * in-list() file, dns-cache-hosts(), TLS files, CONFIG GET's text): regular
+ * files only, opened without blocking and checked on the descriptor, so a
+ * FIFO or a device is refused instead of hanging or reading forever
+ * (src/cfg/cfg-file.c).
+ *
+ * cfg_file_read: the bytes of path, NUL-terminated (g_free), at most max
+ * (more is an error), with their count in *len; or NULL with *error
+ * (g_free) saying why, without the path.
+ * cfg_file_check_regular: true when path opens as a regular file, else
+ * false with *error, for files a library opens by name (OpenSSL).
+ * cfg_file_kind: "a FIFO", "a directory", ... for a st_mode. */
+char *cfg_file_read(const char *path, size_t max, size_t *len, char **error);
+bool cfg_file_check_regular(const char *path, char **error);
+const char *cfg_file_kind(unsigned int mode);
+
 void cfg_tree_free(CfgTree *tree);
 
 /* The DEFINE node of kind obj named name, or NULL. */

@@ -29,6 +29,7 @@
  */
 #include "network.h"
 
+#include "sluice/cfg-tree.h"
 #include "sluice/msg-format.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -139,17 +140,17 @@ _dns_cache_put(const NetHostOptions *h, const char *key, const char *name)
   g_mutex_unlock(&dns_lock);
 }
 
+/* dns-cache-hosts() is read whole: a hosts file of a million names fits */
+#define NET_HOSTS_FILE_MAX_BYTES (64u * 1024 * 1024)
+
 bool
 net_hosts_file_load(NetHostOptions *h, const char *path, char **error)
 {
-  char *data = NULL;
-  GError *gerr = NULL;
-  if (!g_file_get_contents(path, &data, NULL, &gerr))
-    {
-      *error = g_strdup(gerr->message);
-      g_error_free(gerr);
-      return false;
-    }
+  size_t len;
+  char *data = cfg_file_read(path, NET_HOSTS_FILE_MAX_BYTES, &len, error);
+  if (!data)
+    return false;
+  (void) len; /* NUL-terminated: read as lines */
   h->hosts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   char **lines = g_strsplit(data, "\n", -1);
   for (char **l = lines; *l; l++)

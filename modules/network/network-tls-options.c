@@ -27,6 +27,8 @@
 #include "network-tls.h"
 #include "network.h"
 
+#include "sluice/cfg-tree.h"
+
 #include <glib.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -83,6 +85,20 @@ _ssl_error(const char *what, const char *file)
 static bool
 _load_files(SSL_CTX *ctx, const NetTlsOptions *o, char **error)
 {
+  /* OpenSSL opens them by name: a FIFO or a device would hang it or feed
+   * it forever, so each must be a regular file first */
+  const char *const what[] = { "cert-file", "key-file", "ca-file" };
+  const char *const files[] = { o->cert_file, o->key_file, o->ca_file };
+  for (size_t i = 0; i < G_N_ELEMENTS(files); i++)
+    {
+      char *why = NULL;
+      if (files[i] && !cfg_file_check_regular(files[i], &why))
+        {
+          *error = g_strdup_printf("cannot load %s(\"%s\"): %s", what[i], files[i], why);
+          g_free(why);
+          return false;
+        }
+    }
   if (o->cert_file && SSL_CTX_use_certificate_chain_file(ctx, o->cert_file) != 1)
     {
       *error = _ssl_error("cannot load cert-file", o->cert_file);

@@ -387,22 +387,6 @@ cfg_pre_text(CfgPre *pre, const char *name, const char *text, size_t len)
   return ok;
 }
 
-static const char *
-_file_kind(mode_t mode)
-{
-  if (S_ISDIR(mode))
-    return "a directory";
-  if (S_ISCHR(mode))
-    return "a character device";
-  if (S_ISBLK(mode))
-    return "a block device";
-  if (S_ISFIFO(mode))
-    return "a FIFO";
-  if (S_ISSOCK(mode))
-    return "a socket";
-  return "not a regular file";
-}
-
 /* The bytes of path, at most pre's size budget in all.  An included file
  * must be a regular file: it is opened without blocking (a FIFO without a
  * writer would wait forever) and checked on the open descriptor, so it
@@ -438,7 +422,7 @@ _read(CfgPre *pre, const char *path, bool included, const char *shown, int line,
       if (included)
         {
           _fail(pre, shown, line, col, "cannot include '%s': it is %s; @include takes regular files, "
-                "directories and globs", path, _file_kind(st.st_mode));
+                "directories and globs", path, cfg_file_kind(st.st_mode));
           close(fd);
           return NULL;
         }

@@ -420,28 +420,14 @@ control_set_config(Control *c, const char *cfgfile)
   free(c->config_preprocessed);
   c->config_preprocessed = NULL;
   /* a regular file only: a FIFO given as -f was read to its end by the
-   * parse, and opening it again would wait for a writer forever */
-  int fd = open(cfgfile, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0)
+   * parse, and opening it again would wait for a writer forever; a file
+   * that grew past the budget since the parse is not what runs */
+  size_t text_len;
+  char *why = NULL;
+  c->config_text = cfg_file_read(cfgfile, CONTROL_MAX_CONFIG_TEXT, &text_len, &why);
+  g_free(why);
+  if (!c->config_text)
     return;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    {
-      close(fd);
-      return;
-    }
-  GString *text = g_string_sized_new((gsize) st.st_size + 1);
-  char buf[65536];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
-    if (n > 0)
-      {
-        g_string_append_len(text, buf, n);
-        if (text->len > CONTROL_MAX_CONFIG_TEXT)
-          break; /* it grew since the parse: not what runs */
-      }
-  close(fd);
-  c->config_text = g_string_free(text, n < 0 || text->len > CONTROL_MAX_CONFIG_TEXT);
   size_t len = 0;
   FILE *f = open_memstream(&c->config_preprocessed, &len);
   if (!f)

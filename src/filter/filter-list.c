@@ -12,6 +12,7 @@
  */
 #include "filter-internal.h"
 #include "sluice/cfg-options.h"
+#include "sluice/cfg-tree.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -137,30 +138,33 @@ static const CfgOption in_list_table[] = {
   { .name = NULL },
 };
 
+/* A list file is read whole; lists of a few million names fit. */
+#define IN_LIST_MAX_BYTES (256u * 1024 * 1024)
+
 /* One entry per line.  syslog-ng 3.38 drops the last byte of every line
  * (the newline, or the last character of a final line without one) and
  * keeps everything else: blanks, '#', empty lines. */
 static bool
 _load_list(FilterStrSet *set, const char *path, const CfgNode *call, CfgError *err)
 {
-  FILE *fp = fopen(path, "r");
-  if (!fp)
+  size_t len;
+  char *why = NULL;
+  char *text = cfg_file_read(path, IN_LIST_MAX_BYTES, &len, &why);
+  if (!text)
     {
-      cfg_error_set(err, &call->args[0].loc, "in-list(): cannot open the list file '%s': %s", path,
-                    g_strerror(errno));
+      cfg_error_set(err, &call->args[0].loc, "in-list(): cannot open the list file '%s': %s", path, why);
+      g_free(why);
       return false;
     }
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t n;
-  while ((n = getline(&line, &cap, fp)) > 0)
-    _set_add(set, line, (size_t) n - 1);
-  bool ok = !ferror(fp);
-  if (!ok)
-    cfg_error_set(err, &call->args[0].loc, "in-list(): error reading the list file '%s'", path);
-  free(line);
-  fclose(fp);
-  return ok;
+  for (size_t at = 0; at < len;)
+    {
+      const char *nl = memchr(text + at, '\n', len - at);
+      size_t end = nl ? (size_t) (nl - text) + 1 : len;
+      _set_add(set, text + at, end - at - 1);
+      at = end;
+    }
+  g_free(text);
+  return true;
 }
 
 FilterExpr *

@@ -3,7 +3,8 @@
 # never ends and a FIFO without a writer never opens.  --syntax-only must
 # answer at once with an error naming the file, and a SIGHUP reload onto
 # such a configuration must keep the running one, say why in the log, and
-# go on delivering.  A FIFO given as -f itself (someone writes the
+# go on delivering.  Files the configuration names and the build reads
+# (in-list(), dns-cache-hosts(), TLS files) are refused the same way.  A FIFO given as -f itself (someone writes the
 # configuration into it) still works, also with a control socket.
 # Usage: include-device.sh SLUICE [SLUICE_CTL]
 . "$(dirname "$0")/../lib.sh"
@@ -48,6 +49,18 @@ syntax_only || st=$?
 [ $st -ne 0 ] && grep -q "20-fifo.conf': it is a FIFO" "$work/syntax.out" \
   || fail "directory with a FIFO: $st $(head -c 300 "$work/syntax.out")"
 rm "$work/conf.d/20-fifo.conf"
+
+# files the configuration names and the build reads: the same rule
+for named in "filter f { in-list(\"$work/fifo.conf\" value(\"HOST\")); };|in-list(): cannot open the list file '$work/fifo.conf': it is a FIFO" \
+             "filter f { in-list(\"/dev/zero\" value(\"HOST\")); };|in-list(): cannot open the list file '/dev/zero': it is a character device" \
+             "options { use-dns(yes); dns-cache-hosts(\"$work/fifo.conf\"); };|it is a FIFO" \
+             "source t { network(port(1) transport(tls) tls(key-file(\"/dev/zero\") cert-file(\"$work/fifo.conf\"))); }; log { source(t); destination(d); };|cannot load cert-file(\"$work/fifo.conf\"): it is a FIFO"; do
+  conf "${named%%|*}"
+  st=0
+  syntax_only || st=$?
+  [ $st -ne 0 ] && grep -qF "${named#*|}" "$work/syntax.out" \
+    || fail "${named%%|*}: $st $(head -c 300 "$work/syntax.out")"
+done
 
 conf ""
 syntax_only || fail "--syntax-only on the good configuration: $(cat "$work/syntax.out")"
