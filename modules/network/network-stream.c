@@ -17,10 +17,10 @@
  */
 #include "network.h"
 
+#include "sluice/acceptor.h"
 #include "sluice/handover.h"
 #include "sluice/internal-log.h"
 #include "sluice/pipeline.h"
-#include "sluice/timeutil.h"
 
 #include <errno.h>
 #include <iv.h>
@@ -48,18 +48,6 @@ struct NetConn
   struct iv_timer handshake; /* registered while the TLS handshake may run */
 };
 
-/* Accepts per wakeup before other work on the listener's worker gets a
- * turn. */
-#define NET_ACCEPT_BATCH 64
-/* Out of file descriptors: accepting again at once would spin on a
- * listener that stays readable, so it rests this long. */
-#define NET_ACCEPT_PAUSE_MS 1000
-
-typedef struct NetListener
-{
-  struct iv_fd fd;
-  struct iv_timer resume;
-} NetListener;
 
 /* Accepts and closes on a unix socket are everyday local traffic (every
  * syslog(3) caller): syslog-ng logs them only verbosely, at info. */
@@ -320,9 +308,12 @@ _conn_add(NetSource *s, int fd, const LogAddr *peer, const char *client, Handove
   worker_post(c->worker, _conn_start_job, c);
 }
 
+/* The listener's accepts (sluice/acceptor.h: out of descriptors, it
+ * rests rather than spins). */
 static void
-_accept_one(NetSource *s, int fd, const struct sockaddr_storage *ss, socklen_t len)
+_accept_one(void *cookie, int fd, const struct sockaddr_storage *ss, socklen_t len)
 {
+  NetSource *s = cookie;
   char client[160];
   net_format_sockaddr((const struct sockaddr *) ss, len, client, sizeof(client));
   if (atomic_load(&s->n_conns) >= s->max_connections)
@@ -352,72 +343,21 @@ _adopt_conns(NetSource *s)
     }
 }
 
-static void _acceptable(void *cookie);
-
-static void
-_accept_resume(void *cookie)
-{
-  NetSource *s = cookie;
-  NetListener *l = s->listener;
-  iv_fd_set_handler_in(&l->fd, _acceptable);
-}
-
-static void
-_accept_pause(NetSource *s, int err)
-{
-  NetListener *l = s->listener;
-  char ms[16];
-  snprintf(ms, sizeof(ms), "%d", NET_ACCEPT_PAUSE_MS);
-  sluice_log(SLUICE_LOG_ERROR, "Error accepting new connection, pausing accepts", "local", s->local_name, "error",
-             g_strerror(err), "pause_ms", ms, NULL);
-  iv_fd_set_handler_in(&l->fd, NULL);
-  iv_validate_now();
-  l->resume.expires = iv_now;
-  timespec_add_ns(&l->resume.expires, (int64_t) NET_ACCEPT_PAUSE_MS * 1000000);
-  iv_timer_register(&l->resume);
-}
-
-static void
-_acceptable(void *cookie)
-{
-  NetSource *s = cookie;
-  for (int i = 0; i < NET_ACCEPT_BATCH; i++)
-    {
-      struct sockaddr_storage ss;
-      socklen_t len = sizeof(ss);
-      int fd = accept4(s->listen_fd, (struct sockaddr *) &ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0)
-        {
-          if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED
-              || errno == EPROTO || errno == EPERM)
-            return;
-          /* EMFILE, ENFILE, ENOBUFS, ENOMEM: the connection waits in the
-           * backlog until descriptors free up */
-          _accept_pause(s, errno);
-          return;
-        }
-      _accept_one(s, fd, &ss, len);
-    }
-}
-
 static void
 _listen_start_job(void *arg)
 {
   NetSource *s = arg;
-  NetListener *l = s->listener;
-  iv_fd_register(&l->fd);
+  acceptor_start(s->listener);
 }
 
 static void
 _listen_stop_job(void *arg)
 {
   NetSource *s = arg;
-  NetListener *l = s->listener;
+  Acceptor *l = s->listener;
   if (worker_current() != s->listen_worker || !l)
     return;
-  if (iv_timer_registered(&l->resume))
-    iv_timer_unregister(&l->resume);
-  iv_fd_unregister(&l->fd);
+  acceptor_stop(l);
   free(l);
   s->listener = NULL;
   net_release_socket(s, s->listen_fd);
@@ -497,16 +437,10 @@ net_stream_start(NetSource *s, char **error)
   if (s->listen_fd < 0)
     return false;
   sluice_log(SLUICE_LOG_NOTICE, "Accepting connections", "addr", s->local_name, NULL);
-  NetListener *l = calloc(1, sizeof(*l));
+  Acceptor *l = calloc(1, sizeof(*l));
   if (!l)
     abort();
-  IV_FD_INIT(&l->fd);
-  l->fd.fd = s->listen_fd;
-  l->fd.cookie = s;
-  l->fd.handler_in = _acceptable;
-  IV_TIMER_INIT(&l->resume);
-  l->resume.cookie = s;
-  l->resume.handler = _accept_resume;
+  acceptor_init(l, s->listen_fd, s->local_name, _accept_one, s);
   s->listener = l;
   s->listen_worker = worker_pool_pick(s->env.pool);
   worker_post(s->listen_worker, _listen_start_job, s);

@@ -184,7 +184,7 @@ struct NetSource
   char handover_key[176];   /* "stream:" or "dgram:" + the configured address */
   int listen_fd;
   Worker *listen_worker;
-  void *listener;           /* NetListener (network-stream.c), owned by listen_worker */
+  void *listener;           /* Acceptor (sluice/acceptor.h), owned by listen_worker */
   LogReader *dgram_reader;
   bool dgram_warned;        /* a truncation was logged */
   NetPeerName dgram_peer;   /* dgram_worker's */

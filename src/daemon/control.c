@@ -6,6 +6,7 @@
 #include "mainloop.h"
 #include "pipeline-stats.h"
 
+#include "sluice/acceptor.h"
 #include "sluice/cfg-tree.h"
 #include "sluice/internal-log.h"
 
@@ -46,7 +47,7 @@ struct Control
   char *path;
   dev_t dev; /* the socket file bound at path, to remove only that one */
   ino_t ino;
-  struct iv_fd listen;
+  Acceptor listen;
   ControlClient *clients;
   char *config_text, *config_preprocessed;
   struct timespec started;
@@ -313,13 +314,14 @@ _client_free(ControlClient *cl)
   free(cl);
 }
 
+/* The listener's accepts (sluice/acceptor.h: out of descriptors, it
+ * rests rather than spins). */
 static void
-_on_accept(void *cookie)
+_on_accept(void *cookie, int fd, const struct sockaddr_storage *peer, socklen_t len)
 {
   Control *c = cookie;
-  int fd = accept4(c->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-  if (fd < 0)
-    return; /* EAGAIN, or a peer that went away already */
+  (void) peer;
+  (void) len;
   ControlClient *cl = calloc(1, sizeof(*cl));
   cl->ctl = c;
   cl->in = g_string_new(NULL);
@@ -402,11 +404,8 @@ control_start(const char *path, const ControlOps *ops, void *cookie, char **erro
   c->dev = st.st_dev;
   c->ino = st.st_ino;
   clock_gettime(CLOCK_MONOTONIC, &c->started);
-  IV_FD_INIT(&c->listen);
-  c->listen.fd = fd;
-  c->listen.cookie = c;
-  c->listen.handler_in = _on_accept;
-  iv_fd_register(&c->listen);
+  acceptor_init(&c->listen, fd, path, _on_accept, c);
+  acceptor_start(&c->listen);
   return c;
 }
 
@@ -496,8 +495,8 @@ control_stop(Control *c)
     }
   while (c->clients)
     _client_free(c->clients);
-  iv_fd_unregister(&c->listen);
-  close(c->listen.fd);
+  acceptor_stop(&c->listen);
+  close(c->listen.fd.fd);
   _remove_socket_file(c);
   g_free(c->path);
   g_free(c->config_text);
