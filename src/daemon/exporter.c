@@ -4,6 +4,9 @@
 
 #include "pipeline-stats.h"
 
+#include "sluice/acceptor.h"
+#include "sluice/timeutil.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <glib.h>
@@ -23,6 +26,7 @@ struct ExporterConn
 {
   Exporter *ex;
   struct iv_fd fd;
+  struct iv_timer deadline; /* the whole exchange, from the accept */
   GString *in, *out;
   size_t out_pos;
   ExporterConn *next;
@@ -32,24 +36,39 @@ struct Exporter
 {
   LogPipeline *(*pipeline)(void *cookie);
   void *cookie;
-  struct iv_fd listen;
+  Acceptor listen;
   ExporterConn *conns;
+  int n_conns;
 };
 
 static void
 _conn_free(ExporterConn *c)
 {
-  for (ExporterConn **p = &c->ex->conns; *p; p = &(*p)->next)
+  Exporter *ex = c->ex;
+  for (ExporterConn **p = &ex->conns; *p; p = &(*p)->next)
     if (*p == c)
       {
         *p = c->next;
         break;
       }
+  if (iv_timer_registered(&c->deadline))
+    iv_timer_unregister(&c->deadline);
   iv_fd_unregister(&c->fd);
   close(c->fd.fd);
   g_string_free(c->in, TRUE);
   g_string_free(c->out, TRUE);
   free(c);
+  /* below the cap again: the next scraper in the backlog gets its turn */
+  if (ex->n_conns-- == EXPORTER_MAX_CONNS)
+    acceptor_release(&ex->listen);
+}
+
+/* A scraper that sends nothing, or its request or reads its response too
+ * slowly, gives its place up. */
+static void
+_on_deadline(void *cookie)
+{
+  _conn_free(cookie);
 }
 
 static void
@@ -127,14 +146,17 @@ _on_in(void *cookie)
   g_string_free(body, TRUE);
 }
 
+/* The listener's accepts (sluice/acceptor.h: out of descriptors, it
+ * rests rather than spins). */
 static void
-_on_accept(void *cookie)
+_on_accept(void *cookie, int fd, const struct sockaddr_storage *peer, socklen_t len)
 {
   Exporter *ex = cookie;
-  int fd = accept4(ex->listen.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-  if (fd < 0)
-    return;
+  (void) peer;
+  (void) len;
   ExporterConn *c = calloc(1, sizeof(*c));
+  if (!c)
+    abort();
   c->ex = ex;
   c->in = g_string_new(NULL);
   c->out = g_string_new(NULL);
@@ -143,8 +165,18 @@ _on_accept(void *cookie)
   c->fd.cookie = c;
   c->fd.handler_in = _on_in;
   iv_fd_register(&c->fd);
+  IV_TIMER_INIT(&c->deadline);
+  iv_validate_now();
+  c->deadline.expires = iv_now;
+  timespec_add_ns(&c->deadline.expires, (int64_t) EXPORTER_TIMEOUT_MS * 1000000);
+  c->deadline.cookie = c;
+  c->deadline.handler = _on_deadline;
+  iv_timer_register(&c->deadline);
   c->next = ex->conns;
   ex->conns = c;
+  /* at the cap, the others wait in the backlog until one is done */
+  if (++ex->n_conns == EXPORTER_MAX_CONNS)
+    acceptor_hold(&ex->listen);
 }
 
 /* "127.0.0.1:9577" or "[::1]:9577" into sa; only loopback addresses. */
@@ -209,13 +241,12 @@ exporter_start(const char *spec, LogPipeline *(*pipeline)(void *cookie), void *c
       return NULL;
     }
   Exporter *ex = calloc(1, sizeof(*ex));
+  if (!ex)
+    abort();
   ex->pipeline = pipeline;
   ex->cookie = cookie;
-  IV_FD_INIT(&ex->listen);
-  ex->listen.fd = fd;
-  ex->listen.cookie = ex;
-  ex->listen.handler_in = _on_accept;
-  iv_fd_register(&ex->listen);
+  acceptor_init(&ex->listen, fd, spec, _on_accept, ex);
+  acceptor_start(&ex->listen);
   return ex;
 }
 
@@ -226,7 +257,7 @@ exporter_stop(Exporter *ex)
     return;
   while (ex->conns)
     _conn_free(ex->conns);
-  iv_fd_unregister(&ex->listen);
-  close(ex->listen.fd);
+  acceptor_stop(&ex->listen);
+  close(ex->listen.fd.fd);
   free(ex);
 }

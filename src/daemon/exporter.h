@@ -7,9 +7,18 @@
  * address, served on the main thread's ivykis loop.  GET /metrics answers
  * the counters in the text format (the same as `sluice-ctl stats --format
  * prometheus`), one response per connection.
+ *
+ * A scraper has EXPORTER_TIMEOUT_MS from its connect to send its request
+ * and read the response, and at most EXPORTER_MAX_CONNS are served at
+ * once; the others wait in the listen backlog meanwhile, so silent or
+ * slow clients delay a good one by one timeout at most and cost bounded
+ * memory and descriptors.
  */
 
 #include "sluice/pipeline.h"
+
+#define EXPORTER_TIMEOUT_MS 5000
+#define EXPORTER_MAX_CONNS 16
 
 typedef struct Exporter Exporter;
 
