@@ -136,7 +136,7 @@ static gint opt_msg_size = LOG_FRAMER_DEFAULT_MSG_SIZE;
 static gboolean opt_foreground, opt_syntax_only, opt_stderr, opt_verbose, opt_debug;
 static char *opt_process_mode, *opt_chroot;
 static gchar *opt_cfgfile, *opt_pidfile, *opt_preprocess_into, *opt_persist, *opt_control;
-static gint opt_worker_threads;
+static gint opt_worker_threads, opt_fd_limit;
 static gchar *opt_user, *opt_group, *opt_stats_exporter;
 
 static const GOptionEntry entries[] = {
@@ -158,6 +158,8 @@ static const GOptionEntry entries[] = {
   { "group", 'g', 0, G_OPTION_ARG_STRING, &opt_group, "Run as GROUP once the sockets are bound", "GROUP" },
   { "stats-exporter", 0, 0, G_OPTION_ARG_STRING, &opt_stats_exporter,
     "Serve the counters for Prometheus (GET /metrics) on a loopback HOST:PORT", "HOST:PORT" },
+  { "fd-limit", 0, 0, G_OPTION_ARG_INT, &opt_fd_limit,
+    "The least file descriptor limit to run with (default: the hard limit)", "N" },
   { "worker-threads", 0, 0, G_OPTION_ARG_INT, &opt_worker_threads, "I/O worker threads (default: one per CPU)", "N" },
   { "stderr", 'e', 0, G_OPTION_ARG_NONE, &opt_stderr, "Log internal events to stderr (default with -F)", NULL },
   { "verbose", 'v', 0, G_OPTION_ARG_NONE, &opt_verbose, "Log informational internal events", NULL },
@@ -284,6 +286,12 @@ main(int argc, char **argv)
     }
   mo.control_path = opt_control;
   mo.stats_exporter = opt_stats_exporter;
+  if (opt_fd_limit < 0)
+    {
+      fprintf(stderr, "sluice: --fd-limit must not be negative\n");
+      return 2;
+    }
+  mo.fd_limit = opt_fd_limit;
   /* the run directory exists once installed (systemd's RuntimeDirectory=) */
   if (g_file_test(SLUICE_RUNDIR, G_FILE_TEST_IS_DIR))
     mo.default_control_path = SLUICE_RUNDIR "/sluice.ctl";

@@ -70,6 +70,10 @@ struct LogSourceDriver
   char stats_instance[128];
   char conn_instance[200];
   atomic_int *connections;
+  /* A listener's max-connections() (set at start; 0: it accepts none):
+   * each may hold a descriptor, and the daemon warns when they add up to
+   * more than its descriptor limit allows. */
+  int max_connections;
 };
 
 typedef struct LogDestDriver LogDestDriver;

@@ -94,6 +94,10 @@ void log_pipeline_get_stats(LogPipeline *pl, LogPipelineStats *out);
  * text already in out that ends in a space). */
 void log_pipeline_format_stats(LogPipeline *pl, GString *out);
 
+/* The started source drivers' max-connections() added up, and in *live
+ * (may be NULL) the connections they hold now. */
+int64_t log_pipeline_max_connections(const LogPipeline *pl, int64_t *live);
+
 /* The id of the source statement named name, or -1 (for tests). */
 int log_pipeline_source_id(const LogPipeline *pl, const char *name);
 

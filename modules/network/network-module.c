@@ -60,6 +60,7 @@ _net_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
     {
       g_snprintf(s->super.conn_instance, sizeof(s->super.conn_instance), "afsocket_sd.(stream,%s)", s->local_name);
       s->super.connections = &s->n_conns;
+      s->super.max_connections = s->max_connections;
     }
   if (!ok && s->o.optional)
     {

@@ -80,6 +80,7 @@ typedef struct MainLoop
   struct iv_event stop_request;
   Control *control; /* NULL without a control socket */
   Exporter *exporter;
+  long fd_limit; /* the soft RLIMIT_NOFILE in force */
   int exit_code;
 } MainLoop;
 
@@ -143,6 +144,40 @@ main_loop_check_config(const MainLoopOptions *opts)
   return 0;
 }
 
+/* Each connection a listener accepts is a descriptor: when the sources'
+ * max-connections() add up to more than the limit leaves after what is
+ * open now (listeners, files, the loops' own), peers can run the daemon
+ * out of descriptors.  It copes (accepting pauses, sluice/acceptor.h),
+ * but connections then wait and files cannot be opened: say so. */
+static void
+_check_fd_budget(MainLoop *ml, Config *c)
+{
+  int64_t live = 0;
+  int64_t max = log_pipeline_max_connections(c->pipeline, &live);
+  long open_now = process_open_fds();
+  if (max == 0 || ml->fd_limit <= 0 || open_now < 0)
+    return;
+  /* the live connections are open now and counted in max as well */
+  int64_t need = max + (open_now - live);
+  if (need <= ml->fd_limit)
+    return;
+  char smax[24], slimit[24], sopen[24];
+  snprintf(smax, sizeof(smax), "%lld", (long long) max);
+  snprintf(slimit, sizeof(slimit), "%ld", ml->fd_limit);
+  snprintf(sopen, sizeof(sopen), "%lld", (long long) (open_now - live));
+  sluice_log(SLUICE_LOG_WARNING,
+             "The sources' max-connections() add up to more than the file descriptor limit allows; raise the "
+             "limit (--fd-limit, LimitNOFILE=) or lower max-connections()",
+             "max_connections", smax, "fd_limit", slimit, "fds_in_use", sopen, NULL);
+}
+
+/* ivykis ends the process on an error it cannot handle: say why first. */
+static void
+_iv_fatal(const char *msg)
+{
+  sluice_log(SLUICE_LOG_ERROR, "Fatal error in the event loop, aborting", "error", msg, NULL);
+}
+
 static bool
 _config_start(MainLoop *ml, Config *c)
 {
@@ -155,6 +190,7 @@ _config_start(MainLoop *ml, Config *c)
       return false;
     }
   c->periodic = periodic_start(c->pipeline, &c->global);
+  _check_fd_budget(ml, c);
   return true;
 }
 
@@ -423,6 +459,7 @@ main_loop_run(const MainLoopOptions *opts)
       fprintf(stderr, "sluice: cannot change root; dir='%s', error='%s'\n", opts->chroot_dir, strerror(errno));
       return 1;
     }
+  ml.fd_limit = process_raise_fd_limit(opts->fd_limit);
   Config *c = _config_load(opts);
   if (!c)
     return 1;
@@ -437,6 +474,13 @@ main_loop_run(const MainLoopOptions *opts)
     }
   main_thread = pthread_self();
 
+  /* ivykis's epoll-timerfd method makes each loop's timerfd when that loop
+   * first waits for a timer, which can be when descriptors have run out
+   * (a remote sender can get them to), and then it aborts the process.
+   * Plain epoll waits on its own timeout: no descriptor to make late. */
+  if (!getenv("IV_EXCLUDE_POLL_METHOD"))
+    setenv("IV_EXCLUDE_POLL_METHOD", "epoll-timerfd", 0);
+  iv_set_fatal_msg_handler(_iv_fatal);
   /* ivykis on this thread first: its first iv_init is not thread-safe */
   iv_init();
   /* --worker-threads wins; threaded(no) is one I/O worker (destinations

@@ -23,6 +23,7 @@ typedef struct MainLoopOptions
   const char *control_path;         /* -c: the control socket, must work; NULL: none */
   const char *default_control_path; /* used without -c, best effort; NULL: none */
   const char *stats_exporter;       /* --stats-exporter HOST:PORT; NULL: none */
+  long fd_limit;                    /* --fd-limit: the least descriptor limit wanted; 0: the hard limit */
   const PrivsTarget *privs;         /* -u/-g: whom to run as once started; NULL: stay */
   const LogDriverFactory *const *factories;
 } MainLoopOptions;

@@ -125,6 +125,26 @@ log_pipeline_source_id(const LogPipeline *pl, const char *name)
   return -1;
 }
 
+int64_t
+log_pipeline_max_connections(const LogPipeline *pl, int64_t *live)
+{
+  int64_t max = 0, now = 0;
+  for (guint i = 0; i < pl->sources->len; i++)
+    {
+      const SourceRT *s = g_ptr_array_index(pl->sources, i);
+      for (size_t k = 0; k < s->n_started; k++)
+        {
+          const LogSourceDriver *d = s->drivers[k];
+          max += d->max_connections;
+          if (d->connections)
+            now += atomic_load(d->connections);
+        }
+    }
+  if (live)
+    *live = now;
+  return max;
+}
+
 /* ---- routing ------------------------------------------------------------ */
 
 static void

@@ -2,10 +2,17 @@
 /* Background start and chroot: see process.h. */
 #include "process.h"
 
+#include "sluice/internal-log.h"
+
+#include <dirent.h>
+#include <glib.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,4 +112,49 @@ bool
 process_chroot(const char *dir)
 {
   return chroot(dir) == 0 && chdir("/") == 0;
+}
+
+long
+process_raise_fd_limit(long min)
+{
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+    return -1;
+  struct rlimit want = rl;
+  if (min > 0 && rl.rlim_max != RLIM_INFINITY && (rlim_t) min > rl.rlim_max)
+    want.rlim_max = (rlim_t) min;
+  want.rlim_cur = want.rlim_max;
+  if (want.rlim_cur != rl.rlim_cur || want.rlim_max != rl.rlim_max)
+    {
+      if (setrlimit(RLIMIT_NOFILE, &want) < 0)
+        {
+          char lim[32];
+          snprintf(lim, sizeof(lim), "%ld", min > 0 ? min : (long) want.rlim_max);
+          sluice_log(SLUICE_LOG_WARNING, "Error setting file number limit", "limit", lim, "error", g_strerror(errno),
+                     NULL);
+          /* without the privilege for more, the hard limit still is ours */
+          want.rlim_max = rl.rlim_max;
+          want.rlim_cur = rl.rlim_max;
+          if (want.rlim_cur != rl.rlim_cur)
+            setrlimit(RLIMIT_NOFILE, &want);
+        }
+    }
+  if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+    return -1;
+  return rl.rlim_cur == RLIM_INFINITY ? (long) INT32_MAX : (long) rl.rlim_cur;
+}
+
+long
+process_open_fds(void)
+{
+  DIR *d = opendir("/proc/self/fd");
+  if (!d)
+    return -1;
+  long n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)))
+    if (e->d_name[0] != '.')
+      n++;
+  closedir(d);
+  return n - 1; /* the directory's own descriptor */
 }

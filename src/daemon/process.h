@@ -45,4 +45,15 @@ void process_startup_done(int status);
 /* chroot(dir) and chdir("/"); false with errno. */
 bool process_chroot(const char *dir);
 
+/* The descriptor limit, at start: the soft RLIMIT_NOFILE goes up to the
+ * hard one (a daemon's connections are its descriptors; nothing here uses
+ * select()), and with min > 0 (--fd-limit, syslog-ng's minimum) both go up
+ * to at least min (above the hard limit that takes CAP_SYS_RESOURCE; a
+ * failure is logged and the hard limit kept).  Never lowers a limit.
+ * Returns the soft limit in force. */
+long process_raise_fd_limit(long min);
+
+/* The descriptors this process has open now (/proc/self/fd), or -1. */
+long process_open_fds(void);
+
 #endif
