@@ -22,6 +22,7 @@
 #include "relp-conn.h"
 
 #include "network/network-tls.h"
+#include "sluice/acceptor.h"
 #include "sluice/handover.h"
 #include "sluice/internal-log.h"
 
@@ -37,11 +38,10 @@
 #include <unistd.h>
 
 #define OFF(field) offsetof(RelpSourceOptions, field)
-#define RELP_ACCEPT_BATCH 64
 
 struct RelpListener
 {
-  struct iv_fd fd;
+  Acceptor acceptor;
 };
 
 static const CfgOption relp_source_options[] = {
@@ -85,9 +85,13 @@ _peer_of(const struct sockaddr_storage *ss, LogAddr *peer, char *ip, size_t ip_l
     }
 }
 
+/* The listener's accepts (sluice/acceptor.h: out of descriptors, it
+ * rests rather than spins). */
 static void
-_accept_one(RelpSource *s, int fd, const struct sockaddr_storage *ss)
+_accept_one(void *cookie, int fd, const struct sockaddr_storage *ss, socklen_t len)
 {
+  RelpSource *s = cookie;
+  (void) len;
   LogAddr peer;
   char ip[INET6_ADDRSTRLEN], client[160];
   _peer_of(ss, &peer, ip, sizeof(ip));
@@ -117,30 +121,10 @@ _accept_one(RelpSource *s, int fd, const struct sockaddr_storage *ss)
 }
 
 static void
-_acceptable(void *cookie)
-{
-  RelpSource *s = cookie;
-  for (int i = 0; i < RELP_ACCEPT_BATCH; i++)
-    {
-      struct sockaddr_storage ss;
-      socklen_t len = sizeof(ss);
-      int fd = accept4(s->listen_fd, (struct sockaddr *) &ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0)
-        {
-          if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
-            sluice_log(SLUICE_LOG_ERROR, "Error accepting RELP connection", "local", s->local_name, "error",
-                       g_strerror(errno), NULL);
-          return;
-        }
-      _accept_one(s, fd, &ss);
-    }
-}
-
-static void
 _listen_start_job(void *arg)
 {
   RelpSource *s = arg;
-  iv_fd_register(&s->listener->fd);
+  acceptor_start(&s->listener->acceptor);
 }
 
 static void
@@ -149,7 +133,7 @@ _listen_stop_job(void *arg)
   RelpSource *s = arg;
   if (worker_current() != s->listen_worker || !s->listener)
     return;
-  iv_fd_unregister(&s->listener->fd);
+  acceptor_stop(&s->listener->acceptor);
   free(s->listener);
   s->listener = NULL;
   if (handover_active() && s->o.keep_alive)
@@ -203,10 +187,7 @@ _start_listener(RelpSource *s, char **error)
   s->listener = calloc(1, sizeof(*s->listener));
   if (!s->listener)
     abort();
-  IV_FD_INIT(&s->listener->fd);
-  s->listener->fd.fd = s->listen_fd;
-  s->listener->fd.cookie = s;
-  s->listener->fd.handler_in = _acceptable;
+  acceptor_init(&s->listener->acceptor, s->listen_fd, s->local_name, _accept_one, s);
   s->listen_worker = worker_pool_pick(s->env.pool);
   worker_post(s->listen_worker, _listen_start_job, s);
   return true;
@@ -231,6 +212,7 @@ _relp_start(LogSourceDriver *sd, const LogSourceEnv *env, char **error)
   msg_format_options_defaults(&s->parse);
   g_snprintf(s->super.stats_instance, sizeof(s->super.stats_instance), "relp,%s",
              s->o.ip && *s->o.ip ? s->o.ip : "0.0.0.0");
+  s->super.max_connections = (int) s->o.max_connections;
   return _start_listener(s, error);
 }
 
