@@ -3,9 +3,12 @@
 #include "sluice/internal-log.h"
 
 #include <glib.h>
+#include <inttypes.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -50,9 +53,163 @@ _level_name(SluiceLogLevel level)
     }
 }
 
-void
-sluice_log(SluiceLogLevel level, const char *text, ...)
+/* Stderr and the sink; log_lock held. */
+static void
+_emit(SluiceLogLevel level, const char *line)
 {
+  if (log_to_stderr && level <= log_stderr_max)
+    {
+      struct timespec ts;
+      struct tm tm;
+      char stamp[32];
+      clock_gettime(CLOCK_REALTIME, &ts);
+      localtime_r(&ts.tv_sec, &tm);
+      strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+      fprintf(stderr, "[%s.%06ld] %s: %s\n", stamp, ts.tv_nsec / 1000, _level_name(level), line);
+    }
+  if (log_sink)
+    log_sink(level, line, log_sink_data);
+}
+
+/* ---- the rate limit ------------------------------------------------------ */
+
+/* A place in the code that logged lately.  A small table, looked up by a
+ * hash of the place and a few probes: a place pushed out by another only
+ * starts its second's count anew. */
+#define RATE_SLOTS 64
+#define RATE_PROBES 4
+
+typedef struct RateSlot
+{
+  const char *file; /* NULL: free */
+  int line;
+  int64_t second;   /* the second count is for (CLOCK_MONOTONIC) */
+  unsigned count;
+  uint64_t suppressed;
+  SluiceLogLevel level; /* of the suppressed events */
+  char text[120];       /* the first suppressed event's text */
+} RateSlot;
+
+static RateSlot rate_slots[RATE_SLOTS];
+static unsigned rate_limit = SLUICE_LOG_RATE_LIMIT;
+static unsigned rate_pending; /* slots with suppressed > 0 */
+
+void
+sluice_log_set_rate_limit(unsigned per_second)
+{
+  pthread_mutex_lock(&log_lock);
+  rate_limit = per_second;
+  pthread_mutex_unlock(&log_lock);
+}
+
+static int64_t
+_now_second(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return (int64_t) ts.tv_sec;
+}
+
+/* "N similar messages suppressed" for slot; log_lock held. */
+static void
+_report(RateSlot *slot)
+{
+  if (slot->suppressed == 0)
+    return;
+  char *line = g_strdup_printf("%" PRIu64 " similar messages suppressed; text='%s', location='%s:%d'",
+                               slot->suppressed, slot->text, slot->file, slot->line);
+  slot->suppressed = 0;
+  rate_pending--;
+  _emit(slot->level, line);
+  g_free(line);
+}
+
+/* Report the places whose second is over (all of them with all). */
+static void
+_sweep(int64_t now, bool all)
+{
+  if (rate_pending == 0)
+    return;
+  for (int i = 0; i < RATE_SLOTS; i++)
+    if (rate_slots[i].suppressed && (all || rate_slots[i].second != now))
+      _report(&rate_slots[i]);
+}
+
+void
+sluice_log_flush_suppressed(bool all)
+{
+  pthread_mutex_lock(&log_lock);
+  _sweep(_now_second(), all);
+  pthread_mutex_unlock(&log_lock);
+}
+
+static RateSlot *
+_slot_for(const char *file, int line, int64_t now)
+{
+  uint64_t h = ((uint64_t) (uintptr_t) file * 31 + (uint64_t) line) * 0x9E3779B97F4A7C15ull;
+  unsigned first = (unsigned) (h >> 58); /* 6 bits: RATE_SLOTS */
+  RateSlot *spare = NULL;
+  for (unsigned k = 0; k < RATE_PROBES; k++)
+    {
+      RateSlot *slot = &rate_slots[(first + k) % RATE_SLOTS];
+      if (slot->file && slot->line == line && (slot->file == file || strcmp(slot->file, file) == 0))
+        return slot;
+      /* a free slot, or one whose place has been quiet this second */
+      if (!spare && (!slot->file || (slot->second != now && !slot->suppressed)))
+        spare = slot;
+    }
+  if (!spare)
+    {
+      spare = &rate_slots[first % RATE_SLOTS];
+      _report(spare);
+    }
+  spare->file = file;
+  spare->line = line;
+  spare->second = now;
+  spare->count = 0;
+  return spare;
+}
+
+/* False when the event from file:line is one too many this second (it is
+ * counted for the report); log_lock held. */
+static bool
+_rate_admit(const char *file, int line, SluiceLogLevel level, const char *text)
+{
+  int64_t now = _now_second();
+  _sweep(now, false);
+  if (rate_limit == 0)
+    return true;
+  RateSlot *slot = _slot_for(file, line, now);
+  if (slot->second != now)
+    {
+      slot->second = now;
+      slot->count = 0;
+    }
+  if (slot->count < rate_limit)
+    {
+      slot->count++;
+      return true;
+    }
+  if (slot->suppressed++ == 0)
+    {
+      rate_pending++;
+      slot->level = level;
+      g_strlcpy(slot->text, text, sizeof(slot->text));
+    }
+  return false;
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+void
+sluice_log_at(const char *file, int line_no, SluiceLogLevel level, const char *text, ...)
+{
+  pthread_mutex_lock(&log_lock);
+  bool admit = _rate_admit(file, line_no, level, text);
+  pthread_mutex_unlock(&log_lock);
+  if (!admit)
+    return;
+
   GString *line = g_string_new(text);
   va_list ap;
   va_start(ap, text);
@@ -67,18 +224,7 @@ sluice_log(SluiceLogLevel level, const char *text, ...)
   va_end(ap);
 
   pthread_mutex_lock(&log_lock);
-  if (log_to_stderr && level <= log_stderr_max)
-    {
-      struct timespec ts;
-      struct tm tm;
-      char stamp[32];
-      clock_gettime(CLOCK_REALTIME, &ts);
-      localtime_r(&ts.tv_sec, &tm);
-      strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-      fprintf(stderr, "[%s.%06ld] %s: %s\n", stamp, ts.tv_nsec / 1000, _level_name(level), line->str);
-    }
-  if (log_sink)
-    log_sink(level, line->str, log_sink_data);
+  _emit(level, line->str);
   pthread_mutex_unlock(&log_lock);
   g_string_free(line, TRUE);
 }

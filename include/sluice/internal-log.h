@@ -8,6 +8,15 @@
  * A text, then key='value' pairs.  Each event goes to the sink (the
  * internal() source, once the daemon has one) and, when enabled, to stderr
  * (foreground runs).  Thread-safe; meant for events, not per-message use.
+ *
+ * Repeats are rate-limited, per place in the code (file and line): past
+ * SLUICE_LOG_RATE_LIMIT events from one place within one second of the
+ * clock, the rest of that second's are dropped before they are formatted,
+ * and one line says how many went ("1234 similar messages suppressed;
+ * text='...', location='file:line'"), at their level, when that place
+ * logs again in a later second or when sluice_log_flush_suppressed()
+ * finds the second over.  A peer that makes the daemon log on every
+ * packet costs a few lines a second, not the disk.
  */
 
 #include <stdbool.h>
@@ -32,7 +41,20 @@ void sluice_log_set_stderr(bool on, SluiceLogLevel max);
 
 /* Log text with key/value string pairs, ended by NULL:
  *   sluice_log(SLUICE_LOG_ERROR, "Error opening file", "filename", path, NULL);
- * A NULL value prints as ''. */
-void sluice_log(SluiceLogLevel level, const char *text, ...) __attribute__((sentinel));
+ * A NULL value prints as ''.  The place of the call is the key of the
+ * rate limit. */
+#define sluice_log(level, ...) sluice_log_at(__FILE__, __LINE__, (level), __VA_ARGS__)
+void sluice_log_at(const char *file, int line, SluiceLogLevel level, const char *text, ...)
+  __attribute__((sentinel));
+
+/* Events per place and second before the rest are suppressed. */
+#define SLUICE_LOG_RATE_LIMIT 20
+
+/* Change the limit (0: none; tests). */
+void sluice_log_set_rate_limit(unsigned per_second);
+
+/* Say how many were suppressed, for the places whose second is over (all
+ * of them with all, e.g. at exit).  The main loop calls it every second. */
+void sluice_log_flush_suppressed(bool all);
 
 #endif

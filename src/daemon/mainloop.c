@@ -78,6 +78,7 @@ typedef struct MainLoop
   Config *running;
   struct iv_signal sig_term, sig_int, sig_hup, sig_usr1;
   struct iv_event stop_request;
+  struct iv_timer log_flush; /* reports suppressed internal messages */
   Control *control; /* NULL without a control socket */
   Exporter *exporter;
   long fd_limit; /* the soft RLIMIT_NOFILE in force */
@@ -225,8 +226,21 @@ _shutdown(MainLoop *ml)
   iv_signal_unregister(&ml->sig_hup);
   iv_signal_unregister(&ml->sig_usr1);
   iv_event_unregister(&ml->stop_request);
+  if (iv_timer_registered(&ml->log_flush))
+    iv_timer_unregister(&ml->log_flush);
   notify_stop();
   iv_quit();
+}
+
+/* Every second: how many repeats of an internal message were suppressed
+ * (sluice/internal-log.h), once their second is over. */
+static void
+_on_log_flush(void *cookie)
+{
+  MainLoop *ml = cookie;
+  sluice_log_flush_suppressed(false);
+  ml->log_flush.expires.tv_sec += 1;
+  iv_timer_register(&ml->log_flush);
 }
 
 static void
@@ -545,6 +559,13 @@ main_loop_run(const MainLoopOptions *opts)
   ml.stop_request.cookie = &ml;
   ml.stop_request.handler = _on_stop_request;
   iv_event_register(&ml.stop_request);
+  IV_TIMER_INIT(&ml.log_flush);
+  iv_validate_now();
+  ml.log_flush.expires = iv_now;
+  ml.log_flush.expires.tv_sec += 1;
+  ml.log_flush.cookie = &ml;
+  ml.log_flush.handler = _on_log_flush;
+  iv_timer_register(&ml.log_flush);
   pthread_mutex_lock(&stop_lock);
   the_loop = &ml;
   if (stop_pending)
@@ -564,6 +585,7 @@ main_loop_run(const MainLoopOptions *opts)
   pthread_mutex_unlock(&stop_lock);
   worker_pool_stop(ml.pool);
   iv_deinit();
+  sluice_log_flush_suppressed(true);
   if (opts->pidfile)
     unlink(opts->pidfile);
   return ml.exit_code;
