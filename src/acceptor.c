@@ -48,7 +48,8 @@ static void
 _acceptable(void *cookie)
 {
   Acceptor *a = cookie;
-  for (int i = 0; i < ACCEPTOR_BATCH && !a->held; i++)
+  a->yielded = false;
+  for (int i = 0; i < ACCEPTOR_BATCH && !a->held && !a->yielded; i++)
     {
       struct sockaddr_storage ss;
       socklen_t len = sizeof(ss);
@@ -120,6 +121,12 @@ acceptor_release(Acceptor *a)
 {
   a->held = false;
   _update(a);
+}
+
+void
+acceptor_yield(Acceptor *a)
+{
+  a->yielded = true;
 }
 
 bool

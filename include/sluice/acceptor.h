@@ -51,6 +51,7 @@ typedef struct Acceptor
   int pause_ms;        /* ACCEPTOR_PAUSE_MS; tests may shorten it */
   bool started;
   bool held;           /* acceptor_hold() */
+  bool yielded;        /* acceptor_yield() in this wakeup */
   uint64_t pauses;     /* times it ran out of descriptors */
 } Acceptor;
 
@@ -67,6 +68,10 @@ void acceptor_stop(Acceptor *a);
  * reached); a held acceptor that also pauses waits for both. */
 void acceptor_hold(Acceptor *a);
 void acceptor_release(Acceptor *a);
+
+/* From the callback: accept no more in this wakeup (the next one goes on),
+ * so that the thread's other descriptors are served in between. */
+void acceptor_yield(Acceptor *a);
 
 /* True while it rests after running out of descriptors. */
 bool acceptor_paused(const Acceptor *a);

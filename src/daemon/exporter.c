@@ -58,9 +58,7 @@ _conn_free(ExporterConn *c)
   g_string_free(c->in, TRUE);
   g_string_free(c->out, TRUE);
   free(c);
-  /* below the cap again: the next scraper in the backlog gets its turn */
-  if (ex->n_conns-- == EXPORTER_MAX_CONNS)
-    acceptor_release(&ex->listen);
+  ex->n_conns--;
 }
 
 /* A scraper that sends nothing, or its request or reads its response too
@@ -172,11 +170,22 @@ _on_accept(void *cookie, int fd, const struct sockaddr_storage *peer, socklen_t 
   c->deadline.cookie = c;
   c->deadline.handler = _on_deadline;
   iv_timer_register(&c->deadline);
+  /* at the cap, the newcomer takes the place of the oldest connection (a
+   * scraper sends its request at once, so the oldest is the likeliest to
+   * be silent or slow), and accepting waits for the next wakeup: the new
+   * connections' requests are read before more can push them out */
+  if (ex->n_conns == EXPORTER_MAX_CONNS)
+    {
+      ExporterConn *oldest = ex->conns;
+      while (oldest && oldest->next)
+        oldest = oldest->next;
+      if (oldest)
+        _conn_free(oldest);
+      acceptor_yield(&ex->listen);
+    }
   c->next = ex->conns;
   ex->conns = c;
-  /* at the cap, the others wait in the backlog until one is done */
-  if (++ex->n_conns == EXPORTER_MAX_CONNS)
-    acceptor_hold(&ex->listen);
+  ex->n_conns++;
 }
 
 /* "127.0.0.1:9577" or "[::1]:9577" into sa; only loopback addresses. */

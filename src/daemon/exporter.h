@@ -9,10 +9,11 @@
  * prometheus`), one response per connection.
  *
  * A scraper has EXPORTER_TIMEOUT_MS from its connect to send its request
- * and read the response, and at most EXPORTER_MAX_CONNS are served at
- * once; the others wait in the listen backlog meanwhile, so silent or
- * slow clients delay a good one by one timeout at most and cost bounded
- * memory and descriptors.
+ * and read the response, and at most EXPORTER_MAX_CONNS are open at once:
+ * past that, each new connection closes the oldest one.  Silent or slow
+ * clients thus hold a bounded number of descriptors and bytes for a
+ * bounded time, and a good scraper, whose request comes right after its
+ * connect, is served even while they keep connecting.
  */
 
 #include "sluice/pipeline.h"
