@@ -73,8 +73,10 @@ _emit(SluiceLogLevel level, const char *line)
 
 /* ---- the rate limit ------------------------------------------------------ */
 
-/* A place in the code that logged lately.  A small table, looked up by a
- * hash of the place and a few probes: a place pushed out by another only
+/* A message from a place in the code that logged lately (one place, such
+ * as a helper that logs for its callers, may log several messages, and
+ * each has its own count).  A small table, looked up by a hash of the
+ * place and the text and a few probes: one pushed out by another only
  * starts its second's count anew. */
 #define RATE_SLOTS 64
 #define RATE_PROBES 4
@@ -87,7 +89,7 @@ typedef struct RateSlot
   unsigned count;
   uint64_t suppressed;
   SluiceLogLevel level; /* of the suppressed events */
-  char text[120];       /* the first suppressed event's text */
+  char text[120];       /* the message, cut to fit */
 } RateSlot;
 
 static RateSlot rate_slots[RATE_SLOTS];
@@ -144,15 +146,17 @@ sluice_log_flush_suppressed(bool all)
 }
 
 static RateSlot *
-_slot_for(const char *file, int line, int64_t now)
+_slot_for(const char *file, int line, const char *text, int64_t now)
 {
   uint64_t h = ((uint64_t) (uintptr_t) file * 31 + (uint64_t) line) * 0x9E3779B97F4A7C15ull;
+  h ^= (uint64_t) g_str_hash(text) * 0xC2B2AE3D27D4EB4Full;
   unsigned first = (unsigned) (h >> 58); /* 6 bits: RATE_SLOTS */
   RateSlot *spare = NULL;
   for (unsigned k = 0; k < RATE_PROBES; k++)
     {
       RateSlot *slot = &rate_slots[(first + k) % RATE_SLOTS];
-      if (slot->file && slot->line == line && (slot->file == file || strcmp(slot->file, file) == 0))
+      if (slot->file && slot->line == line && (slot->file == file || strcmp(slot->file, file) == 0)
+          && strncmp(slot->text, text, sizeof(slot->text) - 1) == 0)
         return slot;
       /* a free slot, or one whose place has been quiet this second */
       if (!spare && (!slot->file || (slot->second != now && !slot->suppressed)))
@@ -167,6 +171,7 @@ _slot_for(const char *file, int line, int64_t now)
   spare->line = line;
   spare->second = now;
   spare->count = 0;
+  g_strlcpy(spare->text, text, sizeof(spare->text));
   return spare;
 }
 
@@ -179,7 +184,7 @@ _rate_admit(const char *file, int line, SluiceLogLevel level, const char *text)
   _sweep(now, false);
   if (rate_limit == 0)
     return true;
-  RateSlot *slot = _slot_for(file, line, now);
+  RateSlot *slot = _slot_for(file, line, text, now);
   if (slot->second != now)
     {
       slot->second = now;
@@ -194,7 +199,6 @@ _rate_admit(const char *file, int line, SluiceLogLevel level, const char *text)
     {
       rate_pending++;
       slot->level = level;
-      g_strlcpy(slot->text, text, sizeof(slot->text));
     }
   return false;
 }

@@ -9,8 +9,8 @@
  * internal() source, once the daemon has one) and, when enabled, to stderr
  * (foreground runs).  Thread-safe; meant for events, not per-message use.
  *
- * Repeats are rate-limited, per place in the code (file and line): past
- * SLUICE_LOG_RATE_LIMIT events from one place within one second of the
+ * Repeats are rate-limited, per message and place in the code (text, file
+ * and line): past SLUICE_LOG_RATE_LIMIT of them within one second of the
  * clock, the rest of that second's are dropped before they are formatted,
  * and one line says how many went ("1234 similar messages suppressed;
  * text='...', location='file:line'"), at their level, when that place
@@ -41,8 +41,8 @@ void sluice_log_set_stderr(bool on, SluiceLogLevel max);
 
 /* Log text with key/value string pairs, ended by NULL:
  *   sluice_log(SLUICE_LOG_ERROR, "Error opening file", "filename", path, NULL);
- * A NULL value prints as ''.  The place of the call is the key of the
- * rate limit. */
+ * A NULL value prints as ''.  The text and the place of the call are the
+ * key of the rate limit. */
 #define sluice_log(level, ...) sluice_log_at(__FILE__, __LINE__, (level), __VA_ARGS__)
 void sluice_log_at(const char *file, int line, SluiceLogLevel level, const char *text, ...)
   __attribute__((sentinel));

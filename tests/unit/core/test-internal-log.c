@@ -97,6 +97,28 @@ Test(internal_log, places_are_limited_apart)
   cr_assert_eq(_suppressed() + _count("4 first place") + _count("4 second place"), 100);
 }
 
+/* A helper that logs for its callers: one place, several messages. */
+static void
+_log_for(const char *text)
+{
+  sluice_log(SLUICE_LOG_NOTICE, text, NULL);
+}
+
+Test(internal_log, messages_from_one_place_are_limited_apart)
+{
+  sluice_log_set_rate_limit(3);
+  for (int i = 0; i < 50; i++)
+    {
+      _log_for("connection accepted");
+      _log_for("connection closed");
+    }
+  cr_assert_geq(_count("5 connection accepted"), 3);
+  cr_assert_geq(_count("5 connection closed"), 3);
+  sluice_log_flush_suppressed(true);
+  cr_assert_gt(_count("similar messages suppressed; text='connection closed'"), 0);
+  cr_assert_eq(_suppressed() + _count("5 connection accepted") + _count("5 connection closed"), 100);
+}
+
 Test(internal_log, the_report_comes_once_the_second_is_over)
 {
   sluice_log_set_rate_limit(2);
