@@ -44,6 +44,31 @@ _accepted(void *cookie, int fd, const struct sockaddr_storage *peer, socklen_t l
   f->last_fd = fd;
 }
 
+/* A task runs between two loop turns: a callback that finds the one its
+ * previous call registered still pending runs in the same wakeup. */
+static struct iv_task between;
+static int same_wakeup;
+
+static void
+_between(void *cookie)
+{
+  (void) cookie;
+}
+
+static void
+_accepted_yield(void *cookie, int fd, const struct sockaddr_storage *peer, socklen_t len)
+{
+  Fixture *f = cookie;
+  _accepted(cookie, fd, peer, len);
+  close(fd);
+  if (iv_task_registered(&between))
+    same_wakeup++;
+  else
+    iv_task_register(&between);
+  if (f->a.pause_ms != 1) /* pause_ms 1 marks the run without yields */
+    acceptor_yield(&f->a);
+}
+
 static void
 _listen(Fixture *f)
 {
@@ -203,4 +228,39 @@ Test(acceptor, a_hold_keeps_connections_in_the_backlog)
   close(c2);
   close(c3);
   close(f.lfd);
+}
+
+static int
+_accept_five(bool yield)
+{
+  Fixture f;
+  _listen(&f);
+  f.a.accepted = _accepted_yield;
+  if (!yield)
+    f.a.pause_ms = 1;
+  IV_TASK_INIT(&between);
+  between.handler = _between;
+  same_wakeup = 0;
+  acceptor_hold(&f.a);
+  acceptor_start(&f.a);
+  int c[5];
+  for (int i = 0; i < 5; i++)
+    c[i] = _connect(&f);
+  acceptor_release(&f.a);
+  _run_for(100);
+  cr_assert_eq(f.accepted, 5);
+  acceptor_stop(&f.a);
+  if (iv_task_registered(&between))
+    iv_task_unregister(&between);
+  for (int i = 0; i < 5; i++)
+    close(c[i]);
+  close(f.lfd);
+  return same_wakeup;
+}
+
+Test(acceptor, a_yield_ends_the_wakeup_and_the_next_goes_on)
+{
+  /* without yields one wakeup takes all five; with them, one each */
+  cr_assert_eq(_accept_five(false), 4);
+  cr_assert_eq(_accept_five(true), 0);
 }
