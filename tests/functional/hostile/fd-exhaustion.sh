@@ -164,4 +164,20 @@ EOF
     || fail "soft limit not raised: $(grep 'open files' "/proc/$pid/limits")"
   stop_sluice
 fi
+# --fd-limit N is a minimum: with CAP_SYS_RESOURCE the hard limit goes up
+# to it, without the daemon says it cannot
+cat >"$work/low-fds" <<EOF
+#!/bin/sh
+ulimit -n 64
+exec "$sluice" "\$@"
+EOF
+start_sluice "$work/low-fds" "$work/sluice.conf" --fd-limit 700
+if sh -c 'ulimit -n 64 && ulimit -n 700' 2>/dev/null; then
+  grep -q "^Max open files *700 *700 " "/proc/$pid/limits" \
+    || fail "--fd-limit 700: $(grep 'open files' "/proc/$pid/limits")"
+  grep -q "add up to more than the file descriptor limit" "$work/sluice.log" && fail "warned with room for 600"
+else
+  grep -q "Error setting file number limit; limit='700'" "$work/sluice.log" || fail "no --fd-limit error"
+fi
+stop_sluice
 echo "fd-exhaustion: alive, quiet and serving after the attack"
