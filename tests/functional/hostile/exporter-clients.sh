@@ -7,7 +7,7 @@
 #    not keep a good client from GET /metrics: each of its scrapes is
 #    answered 200 within 2 s, and the daemon holds no more than the cap's
 #    worth of exporter descriptors meanwhile.
-# Prints the daemon's peak RSS (and fails above 200 MB: a connection that
+# Prints the daemon's peak RSS (and fails above 100 MB: a connection that
 # was never closed, or a request buffer that grew, would show here).
 # Usage: exporter-clients.sh SLUICE
 . "$(dirname "$0")/../lib.sh"
@@ -126,6 +126,6 @@ for c in crowd:
     c.close()
 PY
 kill -0 "$pid" || fail "the daemon is gone"
-rss_below 200000
+rss_below 100000
 stop_sluice
 echo "exporter-clients: silent and slow scrapers closed, good scrapes served beside them"

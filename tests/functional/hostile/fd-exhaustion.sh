@@ -10,7 +10,7 @@
 #    flood its log (relp() logged each failed accept4);
 #  - serve a well-behaved client of each listener once the peers are gone.
 # A second start checks that the soft limit is raised to the hard one.
-# Prints the daemon's peak RSS (fails above 200 MB).
+# Prints the daemon's peak RSS (fails above 100 MB).
 # Usage: fd-exhaustion.sh SLUICE
 . "$(dirname "$0")/../lib.sh"
 sluice=$1
@@ -148,7 +148,7 @@ PY
 wait_lines "$work/out.log" 2
 grep -qx "after the attack tcp" "$work/out.log" || fail "the tcp line is missing: $(cat "$work/out.log")"
 grep -qx "after the attack relp" "$work/out.log" || fail "the relp line is missing"
-rss_below 200000
+rss_below 100000
 stop_sluice
 
 # a soft limit below the hard one is raised to it
