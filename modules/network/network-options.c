@@ -423,8 +423,8 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
       char *error = NULL;
       if (!net_hosts_file_load(&s->host, ctx->global->dns_cache_hosts, &error))
         {
-          cfg_error_set(err, &call->loc, "%s(): cannot read the global dns-cache-hosts() file: %s", call->name,
-                        error);
+          cfg_error_set(err, &call->loc, "%s(): cannot read the global dns-cache-hosts() file '%s': %s", call->name,
+                        ctx->global->dns_cache_hosts, error);
           g_free(error);
           return false;
         }

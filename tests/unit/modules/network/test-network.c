@@ -386,7 +386,7 @@ Test(network, refused_configurations)
   expect_config_error("source s { udp(time-zone(\"Mars/Olympus\")); };", "time zone");
   expect_config_error("source s { network(flags(no-such-flag)); };", "unknown value 'no-such-flag'");
   expect_config_error("options { dns-cache-hosts(\"/nonexistent/hosts\"); }; source s { network(); };",
-                      "network(): cannot read the global dns-cache-hosts() file: Failed to open file");
+                      "network(): cannot read the global dns-cache-hosts() file '/nonexistent/hosts': No such file or directory");
   expect_config_error("options { bad-hostname(\"(\"); }; source s { network(); };",
                       "network(): the global bad-hostname() is not a valid regular expression: missing closing "
                       "parenthesis at offset 1");
