@@ -163,8 +163,12 @@ bool cfg_preprocess_file_into(const char *path, const CfgParseOptions *opts, FIL
  * (g_free) saying why, without the path.
  * cfg_file_check_regular: true when path opens as a regular file, else
  * false with *error, for files a library opens by name (OpenSSL).
- * cfg_file_kind: "a FIFO", "a directory", ... for a st_mode. */
+ * cfg_file_kind: "a FIFO", "a directory", ... for a st_mode.
+ * cfg_fd_read: what fd holds up to its end, as cfg_file_read reads it
+ * (hint: the expected size); NULL with *error on a read error, NULL with
+ * *error NULL when there is more than max. */
 char *cfg_file_read(const char *path, size_t max, size_t *len, char **error);
+char *cfg_fd_read(int fd, size_t max, size_t hint, size_t *len, char **error);
 bool cfg_file_check_regular(const char *path, char **error);
 const char *cfg_file_kind(unsigned int mode);
 

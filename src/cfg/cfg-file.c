@@ -68,14 +68,10 @@ cfg_file_check_regular(const char *path, char **error)
 }
 
 char *
-cfg_file_read(const char *path, size_t max, size_t *len, char **error)
+cfg_fd_read(int fd, size_t max, size_t hint, size_t *len, char **error)
 {
-  struct stat st;
-  int fd = _open_regular(path, &st, error);
-  if (fd < 0)
-    return NULL;
-  GString *buf = g_string_sized_new((uint64_t) st.st_size < max ? (gsize) st.st_size + 1 : max + 1);
-  char *why = NULL;
+  GString *buf = g_string_sized_new(hint < max ? hint + 1 : max + 1);
+  *error = NULL;
   for (;;)
     {
       /* read up to one byte past max: that byte tells a full file from a long one */
@@ -86,20 +82,30 @@ cfg_file_read(const char *path, size_t max, size_t *len, char **error)
       g_string_set_size(buf, at + (n > 0 ? (size_t) n : 0));
       if (n < 0 && errno == EINTR)
         continue;
-      if (n < 0)
-        why = g_strdup(g_strerror(errno));
-      else if (buf->len > max)
-        why = g_strdup_printf("it is larger than %zu bytes", max);
-      if (n <= 0 || buf->len > max)
+      if (n < 0 || buf->len > max)
+        {
+          if (n < 0)
+            *error = g_strdup(g_strerror(errno));
+          g_string_free(buf, TRUE);
+          return NULL;
+        }
+      if (n == 0)
         break;
-    }
-  close(fd);
-  if (why)
-    {
-      *error = why;
-      g_string_free(buf, TRUE);
-      return NULL;
     }
   *len = buf->len;
   return g_string_free(buf, FALSE);
+}
+
+char *
+cfg_file_read(const char *path, size_t max, size_t *len, char **error)
+{
+  struct stat st;
+  int fd = _open_regular(path, &st, error);
+  if (fd < 0)
+    return NULL;
+  char *text = cfg_fd_read(fd, max, (size_t) st.st_size, len, error);
+  close(fd);
+  if (!text && !*error)
+    *error = g_strdup_printf("it is larger than %zu bytes", max);
+  return text;
 }

@@ -430,46 +430,18 @@ _read(CfgPre *pre, const char *path, bool included, const char *shown, int line,
       if (fl >= 0)
         fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     }
-  GString *buf = g_string_sized_new(S_ISREG(st.st_mode) ? (gsize) st.st_size + 1 : 4096);
-  for (;;)
-    {
-      if (buf->len >= room)
-        {
-          /* one byte past the budget tells a full file from a long one */
-          char probe;
-          ssize_t n = read(fd, &probe, 1);
-          if (n < 0 && errno == EINTR)
-            continue;
-          if (n == 0)
-            break;
-          _fail(pre, shown, line, col, "'%s' is too large: the configuration may have %zu bytes in all", path,
-                pre->opts.max_total_size);
-          goto error;
-        }
-      size_t want = room - buf->len < 65536 ? room - buf->len : 65536;
-      size_t at = buf->len;
-      g_string_set_size(buf, at + want);
-      ssize_t n = read(fd, buf->str + at, want);
-      g_string_set_size(buf, at + (n > 0 ? (size_t) n : 0));
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          _fail(pre, shown, line, col, "cannot read '%s': %s", path, g_strerror(errno));
-          goto error;
-        }
-      if (n == 0)
-        break;
-    }
+  char *why = NULL;
+  char *text = cfg_fd_read(fd, room, S_ISREG(st.st_mode) ? (size_t) st.st_size : 4096, len, &why);
   close(fd);
-  pre->total_size += buf->len;
-  *len = buf->len;
-  return g_string_free(buf, FALSE);
-
-error:
-  close(fd);
-  g_string_free(buf, TRUE);
-  return NULL;
+  if (!text && why)
+    _fail(pre, shown, line, col, "cannot read '%s': %s", path, why);
+  else if (!text)
+    _fail(pre, shown, line, col, "'%s' is too large: the configuration may have %zu bytes in all", path,
+          pre->opts.max_total_size);
+  else
+    pre->total_size += *len;
+  g_free(why);
+  return text;
 }
 
 /* Reads and processes one file; from_* is the @include that asked (file
