@@ -1,14 +1,16 @@
 # Shared by the functional test scripts: source it with
 #   . "$(dirname "$0")/lib.sh"
 # It sets LC_ALL=C and -eu, makes $work (a mktemp directory removed at exit,
-# after killing $pid when it is set) and gives fail, free_ports,
-# start_sluice and wait_lines.
+# after killing $pid when it is set and the syslog-ng daemons of sng_start)
+# and gives fail, free_ports, start_sluice, wait_lines, wait_log,
+# stop_sluice, rss_kb, rss_below, need_syslog_ng and sng_start.
 set -eu
 LC_ALL=C
 export LC_ALL
 work=$(mktemp -d)
 pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+sng_pids=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; for _p in $sng_pids; do kill "$_p" 2>/dev/null; done; rm -rf "$work"' EXIT
 
 # fail MESSAGE: print it and the daemon's log, exit 1
 fail() {
@@ -89,4 +91,31 @@ rss_below() {
   echo "daemon memory: $_rss_line"
   _rss_peak=$(echo "$_rss_line" | sed 's/.*peak \([0-9]*\).*/\1/')
   [ "$_rss_peak" -le "$1" ] || fail "daemon peak RSS ${_rss_peak} kB is above ${1} kB"
+}
+
+# need_syslog_ng: set $sng to the unpacked syslog-ng-core that
+# SLUICE_SYSLOG_NG names (scripts/fetch-syslog-ng.sh DIR), or exit 1 saying so
+need_syslog_ng() {
+  sng=${SLUICE_SYSLOG_NG:-}
+  if [ -z "$sng" ] || [ ! -x "$sng/usr/sbin/syslog-ng" ]; then
+    echo "SLUICE_SYSLOG_NG must name an unpacked syslog-ng-core (scripts/fetch-syslog-ng.sh DIR)" >&2
+    exit 1
+  fi
+}
+
+# sng_start NAME: syslog-ng ($sng) on $work/NAME.conf, its log in
+# $work/NAME.log and its files in $work/NAME.d, until its control socket is
+# there; its pid joins $sng_pids, which the exit trap kills
+sng_start() {
+  mkdir -p "$work/$1.d"
+  LD_LIBRARY_PATH=$sng/usr/lib/syslog-ng "$sng/usr/sbin/syslog-ng" -F -e --no-caps \
+    --module-path="$sng/usr/lib/syslog-ng/3.38" -f "$work/$1.conf" -R "$work/$1.d/persist" \
+    -p "$work/$1.d/pid" -c "$work/$1.d/ctl" >"$work/$1.log" 2>&1 &
+  sng_pids="$sng_pids $!"
+  _sng=0
+  while [ ! -S "$work/$1.d/ctl" ]; do
+    _sng=$((_sng + 1))
+    [ $_sng -lt 100 ] || fail "syslog-ng $1 did not start: $(cat "$work/$1.log")"
+    sleep 0.1
+  done
 }

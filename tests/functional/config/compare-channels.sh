@@ -9,13 +9,7 @@
 # syslog-ng-core, as for compare-network.sh)
 . "$(dirname "$0")/../lib.sh"
 sluice=$1
-sng=${SLUICE_SYSLOG_NG:-}
-if [ -z "$sng" ] || [ ! -x "$sng/usr/sbin/syslog-ng" ]; then
-  echo "SLUICE_SYSLOG_NG must name an unpacked syslog-ng-core (scripts/fetch-syslog-ng.sh DIR)" >&2
-  exit 1
-fi
-sng_pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$sng_pid" ] && kill "$sng_pid" 2>/dev/null; rm -rf "$work"' EXIT
+need_syslog_ng
 
 t='${MSG}|${kv.a}|${chan}|${tag}|${SOURCE}\n'
 # conf DIR PORTS...: the configuration, writing into DIR
@@ -57,7 +51,7 @@ EOF
 
 set -- $(free_ports tcp tcp tcp tcp tcp)
 ports="$*"
-mkdir "$work/sluice" "$work/sng" "$work/sng.d"
+mkdir "$work/sluice" "$work/sng"
 conf "$work/sluice" $ports >"$work/sluice.conf"
 conf "$work/sng" $ports >"$work/sng.conf"
 "$sluice" --syntax-only -f "$work/sluice.conf" || fail "sluice --syntax-only refused the configuration"
@@ -76,16 +70,7 @@ run() {
   if [ "$1" = sluice ]; then
     start_sluice "$sluice" "$work/sluice.conf"
   else
-    LD_LIBRARY_PATH=$sng/usr/lib/syslog-ng "$sng/usr/sbin/syslog-ng" -F -e --no-caps \
-      --module-path="$sng/usr/lib/syslog-ng/3.38" -f "$work/sng.conf" -R "$work/sng.d/persist" \
-      -p "$work/sng.d/pid" -c "$work/sng.d/ctl" >"$work/sng.log" 2>&1 &
-    sng_pid=$!
-    i=0
-    until [ -S "$work/sng.d/ctl" ]; do
-      i=$((i + 1))
-      [ $i -lt 100 ] || fail "syslog-ng did not start: $(cat "$work/sng.log")"
-      sleep 0.1
-    done
+    sng_start sng
   fi
   dir=$work/$1
   set -- $ports
@@ -116,9 +101,9 @@ wait_log "Configuration reload finished"
 kill -0 "$pid" || fail "the reload killed the daemon"
 stop_sluice
 run sng
-kill "$sng_pid"
-wait "$sng_pid" || true
-sng_pid=
+kill $sng_pids
+wait $sng_pids || true
+sng_pids=
 
 for f in direct channel j-matched j-all plain; do
   [ -s "$work/sng/$f" ] || fail "syslog-ng wrote no $f"

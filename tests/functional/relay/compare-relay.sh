@@ -19,29 +19,9 @@
 # syslog-ng-core, as for compare-network.sh)
 . "$(dirname "$0")/../lib.sh"
 sluice=$1
-sng=${SLUICE_SYSLOG_NG:-}
-if [ -z "$sng" ] || [ ! -x "$sng/usr/sbin/syslog-ng" ]; then
-  echo "SLUICE_SYSLOG_NG must name an unpacked syslog-ng-core (scripts/fetch-syslog-ng.sh DIR)" >&2
-  exit 1
-fi
-sng_pids=
+need_syslog_ng
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; for p in $sng_pids $rcv_pid; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
 rcv_pid=
-
-# sng_start NAME: syslog-ng on $work/NAME.conf, until it listens
-sng_start() {
-  mkdir -p "$work/$1.d"
-  LD_LIBRARY_PATH=$sng/usr/lib/syslog-ng "$sng/usr/sbin/syslog-ng" -F --no-caps \
-    --module-path="$sng/usr/lib/syslog-ng/3.38" -f "$work/$1.conf" -R "$work/$1.d/persist" \
-    -p "$work/$1.d/pid" -c "$work/$1.d/ctl" >"$work/$1.log" 2>&1 &
-  sng_pids="$sng_pids $!"
-  i=0
-  while [ ! -S "$work/$1.d/ctl" ]; do
-    i=$((i + 1))
-    [ $i -lt 100 ] || fail "syslog-ng $1 did not start: $(cat "$work/$1.log")"
-    sleep 0.1
-  done
-}
 
 set -- $(free_ports tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp tcp udp udp tcp tcp tcp tcp)
 s_in3164=$1 s_in5424=$2 g_in3164=$3 g_in5424=$4 a3164=$5 a5424=$6 b3164=$7 b5424=$8 c3164=$9

@@ -28,13 +28,9 @@
 # syslog-ng-core, as for compare-network.sh)
 . "$(dirname "$0")/../lib.sh"
 sluice=$1 loggen=$2
-sng=${SLUICE_SYSLOG_NG:-}
-if [ -z "$sng" ] || [ ! -x "$sng/usr/sbin/syslog-ng" ]; then
-  echo "SLUICE_SYSLOG_NG must name an unpacked syslog-ng-core (scripts/fetch-syslog-ng.sh DIR)" >&2
-  exit 1
-fi
+need_syslog_ng
 pids=
-trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
+trap 'for p in $pids $sng_pids; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
 
 # ---- certificates ------------------------------------------------------------
 c=$work/certs
@@ -70,21 +66,6 @@ sluice_start() {
   while ! grep -q "starting up" "$work/$1.log" 2>/dev/null; do
     i=$((i + 1))
     [ $i -lt 100 ] || fail "sluice $1 did not start: $(cat "$work/$1.log")"
-    sleep 0.1
-  done
-}
-
-# sng_start NAME: syslog-ng on $work/NAME.conf, until it listens
-sng_start() {
-  mkdir -p "$work/$1.d"
-  LD_LIBRARY_PATH=$sng/usr/lib/syslog-ng "$sng/usr/sbin/syslog-ng" -F -e --no-caps \
-    --module-path="$sng/usr/lib/syslog-ng/3.38" -f "$work/$1.conf" -R "$work/$1.d/persist" \
-    -p "$work/$1.d/pid" -c "$work/$1.d/ctl" >"$work/$1.log" 2>&1 &
-  pids="$pids $!"
-  i=0
-  while [ ! -S "$work/$1.d/ctl" ]; do
-    i=$((i + 1))
-    [ $i -lt 100 ] || fail "syslog-ng $1 did not start: $(cat "$work/$1.log")"
     sleep 0.1
   done
 }
