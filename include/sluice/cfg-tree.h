@@ -132,6 +132,9 @@ typedef struct CfgParseOptions
    * SLUICE_SCLDIR. */
   const char *const *include_path;
   bool no_includes; /* every @include is an error (fuzzing) */
+  bool include_path_only; /* @include looks in include_path only: no absolute
+                           * names, no "..", nothing beside the including
+                           * file (fuzzing: what can be read is the target's) */
   bool no_env;      /* `name` never falls back to the environment */
   int max_include_depth; /* 0 means 15, syslog-ng's limit */
   size_t max_total_size; /* bytes read from all files together; 0 means 64 MiB */

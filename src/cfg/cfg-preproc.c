@@ -573,13 +573,19 @@ _include(CfgPre *pre, const char *file, int line, int col, const char *what)
   if (what[0] == '\0')
     return _fail(pre, file, line, col, "empty file name in @include");
 
+  if (pre->opts.include_path_only
+      && (g_path_is_absolute(what) || strcmp(what, "..") == 0 || g_str_has_prefix(what, "../")
+          || strstr(what, "/../") || g_str_has_suffix(what, "/..")))
+    return _fail(pre, file, line, col, "@include takes names in the include path only here: '%s'", what);
+
   GPtrArray *cands = g_ptr_array_new_with_free_func(g_free);
   if (g_path_is_absolute(what))
     g_ptr_array_add(cands, g_strdup(what));
   else
     {
       char *dir = g_path_get_dirname(file);
-      g_ptr_array_add(cands, g_build_filename(dir, what, NULL));
+      if (!pre->opts.include_path_only)
+        g_ptr_array_add(cands, g_build_filename(dir, what, NULL));
       g_free(dir);
       for (int i = 0; pre->opts.include_path[i]; i++)
         g_ptr_array_add(cands, g_build_filename(pre->opts.include_path[i], what, NULL));

@@ -169,6 +169,38 @@ Test(cfg_preproc, include_path_is_searched_after_the_including_dir)
   g_free(libdir);
 }
 
+/* The fuzz targets' mode: names in the include path only. */
+Test(cfg_preproc, include_path_only_reads_nothing_else)
+{
+  g_free(put("lib/snippet.conf", "source s_lib { internal(); };\n"));
+  g_free(put("beside.conf", "source s_beside { internal(); };\n"));
+  char *libdir = g_build_filename(tmpdir, "lib", NULL);
+  const char *path[] = { libdir, NULL };
+  CfgParseOptions opts = { .include_path = path, .no_env = true, .include_path_only = true };
+  char *main = put("q.conf", "@include \"snippet.conf\"\n");
+  CfgTree *t = parse_file_ok(main, &opts);
+  cr_assert_not_null(cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s_lib"));
+  cfg_tree_free(t);
+  g_free(main);
+  const char *bad[] = { "beside.conf", "/etc/passwd", "../beside.conf", "x/../../beside.conf", ".." };
+  const char *want[] = { "include file or directory not found: 'beside.conf'",
+                         "@include takes names in the include path only here: '/etc/passwd'",
+                         "@include takes names in the include path only here: '../beside.conf'",
+                         "@include takes names in the include path only here: 'x/../../beside.conf'",
+                         "@include takes names in the include path only here: '..'" };
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
+    {
+      char *text = g_strdup_printf("@include \"%s\"\n", bad[i]);
+      main = put("q.conf", text);
+      char *e = parse_file_err(main, &opts);
+      cr_assert(strstr(e, want[i]), "%s: %s", bad[i], e);
+      g_free(e);
+      g_free(main);
+      g_free(text);
+    }
+  g_free(libdir);
+}
+
 Test(cfg_preproc, shipped_scl_conf_is_found)
 {
   char *main = put("scl-user.conf", "@version: 3.38\n@include \"scl.conf\"\nsource s { internal(); };\n");
