@@ -203,10 +203,16 @@ Test(cfg_preproc, include_path_only_reads_nothing_else)
 
 Test(cfg_preproc, shipped_scl_conf_is_found)
 {
-  char *main = put("scl-user.conf", "@version: 3.38\n@include \"scl.conf\"\nsource s { internal(); };\n");
+  /* Debian's old default writes to file(`tty10`): the SCL defines it */
+  char *main = put("scl-user.conf", "@version: 3.38\n@include \"scl.conf\"\nsource s { internal(); };\n"
+                                    "destination d { file(`tty10`); };\n");
   CfgParseOptions opts = { .no_env = true };
   CfgTree *t = parse_file_ok(main, &opts);
   cr_assert_not_null(cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s"));
+  const CfgNode *d = cfg_tree_lookup(t, CFG_OBJ_DESTINATION, "d");
+  cr_assert_not_null(d);
+  cr_assert_eq(d->children[0]->n_args, 1);
+  cr_assert_str_eq(d->children[0]->args[0].str, "/dev/tty10");
   cfg_tree_free(t);
   g_free(main);
 }
