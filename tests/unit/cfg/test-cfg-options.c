@@ -101,6 +101,18 @@ Test(cfg_options, values_of_every_type)
   cr_assert(load("options { stats(42); };", &go, &e));
   cr_assert_eq(go.stats_freq, 42);
   cfg_options_free(cfg_global_options_table, &go);
+
+  /* syslog-ng 3.38: sync() and sync-freq() are flush-lines() (Fedora's
+   * packaged syslog-ng.conf has options { sync(0); }) */
+  cr_assert(load("options { sync(0); };", &go, &e));
+  cr_assert_eq(go.flush_lines, 0);
+  cfg_options_free(cfg_global_options_table, &go);
+  cr_assert(load("options { sync_freq(9); };", &go, &e));
+  cr_assert_eq(go.flush_lines, 9);
+  cfg_options_free(cfg_global_options_table, &go);
+  cr_assert(load("options { };", &go, &e));
+  cr_assert_eq(go.flush_lines, 100);
+  cfg_options_free(cfg_global_options_table, &go);
 }
 
 Test(cfg_options, errors_with_locations_and_nearest_names)

@@ -128,3 +128,18 @@ Test(file_options, the_driver_check_uses_the_same_tables)
   cfg_error_clear(&err);
   cfg_tree_free(tree);
 }
+
+/* syslog-ng 3.38's old names of flush-lines() */
+Test(file_options, sync_is_flush_lines)
+{
+  const char *names[] = { "sync", "sync-freq", "sync_freq" };
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+    {
+      char *text = g_strdup_printf("destination d { file(\"@DIR@/x\" %s(7)); };", names[i]);
+      Rig r = { 0 };
+      cr_assert(rig_try(&r, text), "%s: %s", names[i], r.err.message);
+      cr_assert_eq(r.drv->flush_lines, 7, "%s", names[i]);
+      rig_free(&r);
+      g_free(text);
+    }
+}
