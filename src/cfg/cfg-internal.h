@@ -18,6 +18,25 @@ typedef struct CfgSegment
   bool fixed;
 } CfgSegment;
 
+/* A block definition (block TYPE NAME(params) { body };), kept as text:
+ * its body is substituted and parsed where a reference uses it. */
+typedef struct CfgBlockParam
+{
+  char *name;
+  char *value; /* the default as written; NULL: the reference must give it */
+} CfgBlockParam;
+
+typedef struct CfgBlock
+{
+  char *type;        /* root, source, destination, parser, rewrite, filter, log, options */
+  char *name;
+  GArray *params;    /* CfgBlockParam */
+  bool varargs;      /* '...': other arguments go to `__VARARGS__` */
+  char *body;        /* between the braces, unsubstituted */
+  const char *file;  /* interned; where the body starts */
+  int line, col;
+} CfgBlock;
+
 /* The preprocessor's result: the text and where each byte came from. */
 typedef struct CfgPre
 {
@@ -31,6 +50,9 @@ typedef struct CfgPre
   CfgParseOptions opts;
   CfgError *err;
   bool failed;
+  GPtrArray *blocks;    /* CfgBlock *, owned */
+  bool keep_blocks;     /* --preprocess-into: definitions stay in the text */
+  int expansions;       /* block references expanded so far */
 } CfgPre;
 
 void cfg_pre_init(CfgPre *pre, const CfgParseOptions *opts, CfgError *err);
@@ -42,6 +64,29 @@ bool cfg_pre_text(CfgPre *pre, const char *name, const char *text, size_t len);
 CfgLocation cfg_pre_location(const CfgPre *pre, size_t off);
 /* Interned copy of a file name, owned by pre->files. */
 const char *cfg_pre_intern_file(CfgPre *pre, const char *name);
+/* Appends line (len bytes, no newline; its first byte at column col) of
+ * file to pre->out with `name`s replaced from pre->defines, recording
+ * where each byte came from. */
+bool cfg_pre_substitute(CfgPre *pre, const char *file, int line, int col, const char *s, size_t len);
+/* false with *err (at file:line) as the preprocessor's errors are. */
+bool cfg_pre_fail(CfgPre *pre, const char *file, int line, int col, const char *fmt, ...)
+  __attribute__((format(printf, 5, 6)));
+
+/* Block definitions (src/cfg/cfg-block.c).  cfg_block_capture: when the
+ * text at *p (the start of a line of file) defines a block, takes the
+ * definition into pre->blocks, moves *p past its ';' and *line to the
+ * line there, and returns 1; 0 when it is no definition; -1 on error. */
+int cfg_block_capture(CfgPre *pre, const char *file, int *line, const char **p, const char *end);
+void cfg_block_free(gpointer block);
+/* The block of that type and name, or NULL; _any: of any type. */
+const CfgBlock *cfg_block_find(const CfgPre *pre, const char *type, const char *name);
+const CfgBlock *cfg_block_find_any(const CfgPre *pre, const char *name);
+/* The text of a reference to b with args (name -> value as written,
+ * '_' for '-') and varargs ("name(value) ..."), substituted, into
+ * exp->out with its locations (exp: a CfgPre for the expansion alone,
+ * which cfg_block_expansion_free frees); false with pre's error. */
+bool cfg_block_expand(CfgPre *pre, const CfgBlock *b, GHashTable *args, const char *varargs,
+                      const CfgLocation *ref, CfgPre *exp);
 
 typedef enum CfgTokType
 {
@@ -64,6 +109,8 @@ typedef struct CfgToken
   char *text;    /* owned: identifier / decoded string / number / op as written */
   int64_t num;   /* numbers: value with suffixes applied */
   CfgLocation loc;
+  const char *src; /* the text it was read from, alive while parsing... */
+  size_t off;      /* ...and where it starts there: block arguments as written */
 } CfgToken;
 
 /* Splits pre->out into tokens (GArray of CfgToken, ending with EOF).
@@ -72,8 +119,9 @@ GArray *cfg_lex(CfgPre *pre, CfgError *err);
 void cfg_tokens_free(GArray *tokens);
 const char *cfg_tok_describe(const CfgToken *tok, char *buf, size_t size);
 
-/* Parses tokens into a ROOT node; NULL with *err on error. */
-CfgNode *cfg_parse_tokens(GArray *tokens, CfgError *err);
+/* Parses tokens into a ROOT node, expanding references to pre's blocks
+ * (pre may be NULL: no blocks); NULL with *err on error. */
+CfgNode *cfg_parse_tokens(GArray *tokens, CfgPre *pre, CfgError *err);
 
 /* Name tables, duplicates, references, log flags. */
 bool cfg_resolve(CfgNode *root, CfgError *err);

@@ -42,7 +42,7 @@ typedef struct Lexer
 static void
 _push(Lexer *lx, CfgTokType type, size_t start, char *text, int64_t num)
 {
-  CfgToken tok = { type, text, num, cfg_pre_location(lx->pre, start) };
+  CfgToken tok = { type, text, num, cfg_pre_location(lx->pre, start), lx->text, start };
   g_array_append_val(lx->tokens, tok);
 }
 

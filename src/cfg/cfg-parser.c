@@ -31,10 +31,15 @@ typedef struct Parser
   guint pos;
   int depth;
   CfgError *err;
+  CfgPre *pre;           /* its blocks; NULL: none */
+  GPtrArray *expansions; /* CfgPre *: the texts expanded tokens were read from */
 } Parser;
 
 /* Nesting deeper than this is an error, not a stack overflow. */
 #define CFG_MAX_NESTING 128
+/* Block references expanded in one configuration: past this a block is
+ * taken to use itself (SCL-heavy configurations expand a few hundred). */
+#define CFG_MAX_BLOCK_EXPANSIONS 10000
 
 static const char *const object_kinds[] = { "source", "destination", "filter", "parser",
                                             "rewrite", "template", NULL };
@@ -118,6 +123,159 @@ _fail_at(Parser *p, const CfgToken *t, const char *fmt, ...)
   cfg_error_set(p->err, &t->loc, "%s", msg);
   g_free(msg);
   return false;
+}
+
+/* ---- block references (cfg-block.c) ------------------------------------------ */
+
+static CfgToken *
+_tok(Parser *p, guint i)
+{
+  return &g_array_index(p->tokens, CfgToken, i < p->tokens->len ? i : p->tokens->len - 1);
+}
+
+static bool
+_has_param(const CfgBlock *b, const char *name)
+{
+  for (guint i = 0; i < b->params->len; i++)
+    if (cfg_name_equal(g_array_index(b->params, CfgBlockParam, i).name, name))
+      return true;
+  return false;
+}
+
+/* The arguments of the reference whose '(' is at open: name(value) as
+ * written, into args (or varargs); the index of its ')' in *close. */
+static bool
+_block_args(Parser *p, const CfgBlock *b, guint open, GHashTable *args, GString *varargs, guint *close,
+            const char *where)
+{
+  guint i = open + 1;
+  for (;;)
+    {
+      CfgToken *a = _tok(p, i);
+      if (a->type == CFG_TOK_COMMA)
+        {
+          i++;
+          continue;
+        }
+      if (a->type == CFG_TOK_RPAREN)
+        {
+          *close = i;
+          return true;
+        }
+      char buf[64];
+      if (a->type != CFG_TOK_IDENT || _tok(p, i + 1)->type != CFG_TOK_LPAREN)
+        return _fail_at(p, a, "expected an argument like 'name(value)' or ')' in the reference to block %s, got %s",
+                        b->name, cfg_tok_describe(a, buf, sizeof(buf)));
+      guint j = i + 1;
+      for (int depth = 0;; j++)
+        {
+          CfgToken *t = _tok(p, j);
+          if (t->type == CFG_TOK_EOF)
+            return _fail_at(p, _tok(p, i + 1), "'(' of argument %s is not closed", a->text);
+          if (t->type == CFG_TOK_LPAREN)
+            depth++;
+          else if (t->type == CFG_TOK_RPAREN && --depth == 0)
+            break;
+        }
+      const CfgToken *first = _tok(p, i + 2), *last = _tok(p, j);
+      char *value = g_strdup("");
+      if (first != last)
+        {
+          g_free(value);
+          const char *from = first->src + first->off, *to = last->src + last->off;
+          while (from < to && g_ascii_isspace(*from))
+            from++;
+          while (to > from && g_ascii_isspace(to[-1]))
+            to--;
+          value = g_strndup(from, (gsize) (to - from));
+        }
+      char *key = g_strdelimit(g_strdup(a->text), "-", '_');
+      if (_has_param(b, key))
+        g_hash_table_replace(args, key, value);
+      else if (b->varargs)
+        {
+          g_string_append_printf(varargs, "%s(%s) ", key, value);
+          g_free(key);
+          g_free(value);
+        }
+      else
+        {
+          _fail_at(p, a, "Unknown argument specified to block reference; argument='%s', value='%s', reference='%s'",
+                   key, value, where);
+          g_free(key);
+          g_free(value);
+          return false;
+        }
+      i = j + 1;
+    }
+}
+
+/* When the tokens at p->pos are a reference to a block of type (NAME
+ * '(' arguments ')'), puts the block's expansion in their place and
+ * returns 1; 0 when they are not; -1 on error.  A filter block's
+ * expansion stands as one expression: in parentheses, without its ';'. */
+static int
+_expand(Parser *p, const char *type)
+{
+  const CfgToken *t = _peek(p, 0);
+  if (!p->pre || t->type != CFG_TOK_IDENT || _peek(p, 1)->type != CFG_TOK_LPAREN)
+    return 0;
+  const CfgBlock *b = cfg_block_find(p->pre, type, t->text);
+  if (!b)
+    {
+      /* a block of that name for another place: say so, not "unknown driver" */
+      const CfgBlock *other = cfg_block_find_any(p->pre, t->text);
+      if (!other)
+        return 0;
+      _fail_at(p, t, "'%s()' is a %s block, not a %s one", t->text, other->type, type);
+      return -1;
+    }
+  if (++p->pre->expansions > CFG_MAX_BLOCK_EXPANSIONS)
+    {
+      _fail_at(p, t, "more than %d block references expanded; does block %s use itself?", CFG_MAX_BLOCK_EXPANSIONS,
+               b->name);
+      return -1;
+    }
+  CfgLocation ref = t->loc;
+  char where[256];
+  snprintf(where, sizeof(where), "%s:%d:%d", ref.file, ref.line, ref.col);
+  GHashTable *args = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  GString *varargs = g_string_new(NULL);
+  guint close = 0;
+  CfgPre *exp = NULL;
+  GArray *toks = NULL;
+  if (_block_args(p, b, p->pos + 1, args, varargs, &close, where))
+    {
+      exp = g_new0(CfgPre, 1);
+      if (cfg_block_expand(p->pre, b, args, varargs->str, &ref, exp))
+        toks = cfg_lex(exp, p->err);
+      g_ptr_array_add(p->expansions, exp); /* the tokens point into its text */
+    }
+  g_hash_table_destroy(args);
+  g_string_free(varargs, TRUE);
+  if (!toks)
+    return -1;
+
+  for (guint i = p->pos; i <= close; i++)
+    g_free(_tok(p, i)->text);
+  g_array_remove_range(p->tokens, p->pos, close - p->pos + 1);
+  guint n = toks->len - 1; /* without its EOF */
+  g_free(g_array_index(toks, CfgToken, n).text);
+  bool filter = strcmp(type, "filter") == 0;
+  while (filter && n > 0 && g_array_index(toks, CfgToken, n - 1).type == CFG_TOK_SEMI)
+    g_free(g_array_index(toks, CfgToken, --n).text);
+  guint at = p->pos;
+  if (filter)
+    {
+      CfgToken open = { CFG_TOK_LPAREN, g_strdup("("), 0, ref, "(", 0 };
+      CfgToken shut = { CFG_TOK_RPAREN, g_strdup(")"), 0, ref, ")", 0 };
+      g_array_insert_val(p->tokens, at, shut);
+      g_array_insert_val(p->tokens, at, open);
+      at++;
+    }
+  g_array_insert_vals(p->tokens, at, toks->data, n);
+  g_array_free(toks, TRUE);
+  return 1;
 }
 
 /* "expected ';' after 'source' block, got 'log'" */
@@ -250,6 +408,9 @@ _primary(Parser *p)
 static CfgNode *
 _primary_inner(Parser *p)
 {
+  int rc = _expand(p, "filter"); /* a filter block: ( its expression ) */
+  if (rc < 0)
+    return NULL;
   const CfgToken *t = _peek(p, 0);
   char buf[64];
 
@@ -401,9 +562,15 @@ _body(Parser *p, CfgNode *node, CfgObjectKind obj)
       while (_peek(p, 0)->type != CFG_TOK_RBRACE && _peek(p, 0)->type != CFG_TOK_EOF);
       return _expect(p, CFG_TOK_RBRACE, "'}'", "after the filter expression");
     }
+  const char *block_type = obj == CFG_OBJ_NONE ? "options" : obj == CFG_OBJ_TEMPLATE ? NULL : kind;
   for (;;)
     {
       _skip_semis(p);
+      int rc = block_type ? _expand(p, block_type) : 0;
+      if (rc < 0)
+        return false;
+      if (rc > 0)
+        continue;
       const CfgToken *t = _peek(p, 0);
       if (t->type == CFG_TOK_RBRACE)
         {
@@ -549,6 +716,11 @@ _log_items_inner(Parser *p, CfgNode *node, const char *what)
   for (;;)
     {
       _skip_semis(p);
+      int rc = _expand(p, "log");
+      if (rc < 0)
+        return false;
+      if (rc > 0)
+        continue;
       const CfgToken *t = _peek(p, 0);
       CfgNode *item = NULL;
       CfgObjectKind obj = _object_kind(t);
@@ -666,7 +838,8 @@ _statement(Parser *p)
     }
   if (_is_kw(t, "block"))
     {
-      _fail_at(p, t, "'block' definitions are not supported by Sluice yet");
+      /* the preprocessor takes every definition that starts a line */
+      _fail_at(p, t, "a block definition must start its own line: 'block TYPE NAME(...) { ... };'");
       return NULL;
     }
   _fail_unknown(p, t, "top-level statement", top_keywords);
@@ -676,22 +849,34 @@ fail:
   return NULL;
 }
 
-CfgNode *
-cfg_parse_tokens(GArray *tokens, CfgError *err)
+static void
+_expansion_free(gpointer data)
 {
-  Parser p = { tokens, 0, 0, err };
+  cfg_pre_destroy(data);
+  g_free(data);
+}
+
+CfgNode *
+cfg_parse_tokens(GArray *tokens, CfgPre *pre, CfgError *err)
+{
+  Parser p = { tokens, 0, 0, err, pre, g_ptr_array_new_with_free_func(_expansion_free) };
   CfgLocation start = g_array_index(tokens, CfgToken, 0).loc;
   CfgNode *root = cfg_node_new(CFG_NODE_ROOT, &start);
 
   for (_skip_semis(&p); _peek(&p, 0)->type != CFG_TOK_EOF; _skip_semis(&p))
     {
-      CfgNode *n = _statement(&p);
+      int rc = _expand(&p, "root");
+      CfgNode *n = rc == 0 ? _statement(&p) : NULL;
+      if (rc > 0)
+        continue;
       if (!n)
         {
           cfg_node_free(root);
-          return NULL;
+          root = NULL;
+          break;
         }
       cfg_node_add_child(root, n);
     }
+  g_ptr_array_free(p.expansions, TRUE);
   return root;
 }

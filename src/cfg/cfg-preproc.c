@@ -57,6 +57,7 @@ cfg_pre_init(CfgPre *pre, const CfgParseOptions *opts, CfgError *err)
   pre->files = g_ptr_array_new_with_free_func(g_free);
   pre->defines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   pre->stack = g_ptr_array_new_with_free_func(g_free);
+  pre->blocks = g_ptr_array_new_with_free_func(cfg_block_free);
   if (opts)
     pre->opts = *opts;
   if (!pre->opts.include_path)
@@ -77,6 +78,8 @@ cfg_pre_destroy(CfgPre *pre)
     g_ptr_array_free(pre->files, TRUE);
   g_hash_table_destroy(pre->defines);
   g_ptr_array_free(pre->stack, TRUE);
+  if (pre->blocks)
+    g_ptr_array_free(pre->blocks, TRUE);
   g_free(pre->version);
 }
 
@@ -121,11 +124,9 @@ _segment(CfgPre *pre, const char *file, int line, int col, bool fixed)
   g_array_append_val(pre->segments, seg);
 }
 
-static bool
-_fail(CfgPre *pre, const char *file, int line, int col, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static bool
-_fail(CfgPre *pre, const char *file, int line, int col, const char *fmt, ...)
+bool
+cfg_pre_fail(CfgPre *pre, const char *file, int line, int col, const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
@@ -152,7 +153,7 @@ _lookup(CfgPre *pre, const char *name)
 /* Appends line (len bytes, without its newline) to dst with `name`s
  * replaced; with record, adds the segments that map it back. */
 static bool
-_substitute(CfgPre *pre, const char *file, int line, const char *s, size_t len, GString *dst, bool record)
+_substitute(CfgPre *pre, const char *file, int line, int col0, const char *s, size_t len, GString *dst, bool record)
 {
   size_t i = 0;
   while (i < len)
@@ -164,15 +165,15 @@ _substitute(CfgPre *pre, const char *file, int line, const char *s, size_t len, 
         break;
       const char *close = memchr(bt + 1, '`', len - upto - 1);
       if (!close)
-        return _fail(pre, file, line, (int) upto + 1, "unterminated backtick reference");
+        return cfg_pre_fail(pre, file, line, col0 + (int) upto, "unterminated backtick reference");
       char *name = g_strndup(bt + 1, (gsize) (close - bt - 1));
       if (record)
-        _segment(pre, file, line, (int) upto + 1, true);
+        _segment(pre, file, line, col0 + (int) upto, true);
       g_string_append(dst, _lookup(pre, name));
       g_free(name);
       i = (size_t) (close - s) + 1;
       if (record)
-        _segment(pre, file, line, (int) i + 1, false);
+        _segment(pre, file, line, col0 + (int) i, false);
     }
   return true;
 }
@@ -245,7 +246,7 @@ _pragma_version(CfgPre *pre, const char *file, int line, const char *p, const ch
   while (g_ascii_isdigit(*p) || *p == '.')
     p++;
   if (p == v || !strchr(v, '.') || *_skip_space(p) != '\0')
-    return _fail(pre, file, line, (int) (v - lstart) + 1, "expected a version like '3.38' after @version:");
+    return cfg_pre_fail(pre, file, line, (int) (v - lstart) + 1, "expected a version like '3.38' after @version:");
   g_free(pre->version);
   pre->version = g_strndup(v, (gsize) (p - v));
   return true;
@@ -259,7 +260,7 @@ _pragma_define(CfgPre *pre, const char *file, int line, const char *p, const cha
   while (*p && *p != ' ' && *p != '\t' && *p != '\r')
     p++;
   if (p == n)
-    return _fail(pre, file, line, (int) (n - lstart) + 1, "expected a name after @define");
+    return cfg_pre_fail(pre, file, line, (int) (n - lstart) + 1, "expected a name after @define");
   char *name = g_strndup(n, (gsize) (p - n));
   p = _skip_space(p);
   char *value = NULL;
@@ -270,7 +271,7 @@ _pragma_define(CfgPre *pre, const char *file, int line, const char *p, const cha
         {
           g_free(name);
           g_free(value);
-          return _fail(pre, file, line, (int) (p - lstart) + 1, "bad string in @define");
+          return cfg_pre_fail(pre, file, line, (int) (p - lstart) + 1, "bad string in @define");
         }
     }
   else
@@ -293,13 +294,13 @@ _pragma_module(CfgPre *pre, const char *file, int line, const char *p, const cha
   while (g_ascii_isalnum(*p) || *p == '-' || *p == '_')
     p++;
   if (p == n)
-    return _fail(pre, file, line, (int) (n - lstart) + 1, "expected a module name after @%s", pragma);
+    return cfg_pre_fail(pre, file, line, (int) (n - lstart) + 1, "expected a module name after @%s", pragma);
   char *name = g_strndup(n, (gsize) (p - n));
   bool ok = _is_known_module(name);
   if (!ok)
     {
       const char *near = cfg_nearest_name(name, known_modules);
-      _fail(pre, file, line, (int) (n - lstart) + 1, "unknown module '%s' in @%s%s%s%s", name, pragma,
+      cfg_pre_fail(pre, file, line, (int) (n - lstart) + 1, "unknown module '%s' in @%s%s%s%s", name, pragma,
             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
     }
   g_free(name);
@@ -326,7 +327,7 @@ _pragma(CfgPre *pre, const char *file, int line, const char *text)
       char *what = NULL;
       const char *after = _quoted(q, &what);
       if (!after || *_skip_space(after) != '\0')
-        ok = _fail(pre, file, line, (int) (q - text) + 1, "expected a quoted file name after @include");
+        ok = cfg_pre_fail(pre, file, line, (int) (q - text) + 1, "expected a quoted file name after @include");
       else
         ok = _include(pre, file, line, (int) (q - text) + 1, what);
       g_free(what);
@@ -334,11 +335,18 @@ _pragma(CfgPre *pre, const char *file, int line, const char *text)
   else
     {
       const char *near = cfg_nearest_name(word, pragmas);
-      ok = _fail(pre, file, line, 1, "unknown pragma '@%s'%s%s%s", word, near ? "; did you mean '@" : "",
+      ok = cfg_pre_fail(pre, file, line, 1, "unknown pragma '@%s'%s%s%s", word, near ? "; did you mean '@" : "",
                  near ? near : "", near ? "'?" : "");
     }
   g_free(word);
   return ok;
+}
+
+bool
+cfg_pre_substitute(CfgPre *pre, const char *file, int line, int col, const char *s, size_t len)
+{
+  _segment(pre, file, line, col, false);
+  return _substitute(pre, file, line, col, s, len, pre->out, true);
 }
 
 static bool
@@ -353,10 +361,27 @@ _process(CfgPre *pre, const char *file, const char *text, size_t len)
     {
       const char *nl = memchr(p, '\n', (size_t) (end - p));
       size_t llen = nl ? (size_t) (nl - p) : (size_t) (end - p);
+      const char *def = p;
+      int rc = cfg_block_capture(pre, file, &line, &p, end);
+      if (rc < 0)
+        ok = false;
+      if (rc != 0)
+        {
+          if (rc > 0 && pre->keep_blocks)
+            {
+              _segment(pre, file, line, 1, false);
+              g_string_append_len(pre->out, def, p - def);
+            }
+          /* what follows the definition's ';' on its last line */
+          nl = memchr(p, '\n', (size_t) (end - p));
+          llen = nl ? (size_t) (nl - p) : (size_t) (end - p);
+        }
+      if (!ok)
+        break;
       if (llen > 0 && p[0] == '@')
         {
           g_string_truncate(tmp, 0);
-          ok = _substitute(pre, file, line, p, llen, tmp, false);
+          ok = _substitute(pre, file, line, 1, p, llen, tmp, false);
           if (ok)
             {
               _segment(pre, file, line, 1, false);
@@ -368,7 +393,7 @@ _process(CfgPre *pre, const char *file, const char *text, size_t len)
       else
         {
           _segment(pre, file, line, 1, false);
-          ok = _substitute(pre, file, line, p, llen, pre->out, true);
+          ok = _substitute(pre, file, line, 1, p, llen, pre->out, true);
           g_string_append_c(pre->out, '\n');
         }
       p += llen + 1;
@@ -399,20 +424,20 @@ _read(CfgPre *pre, const char *path, bool included, const char *shown, int line,
   int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC | (included ? O_NONBLOCK : 0));
   if (fd < 0)
     {
-      _fail(pre, shown, line, col, "cannot open '%s': %s", path, g_strerror(errno));
+      cfg_pre_fail(pre, shown, line, col, "cannot open '%s': %s", path, g_strerror(errno));
       return NULL;
     }
   struct stat st;
   if (fstat(fd, &st) != 0)
     {
-      _fail(pre, shown, line, col, "cannot open '%s': %s", path, g_strerror(errno));
+      cfg_pre_fail(pre, shown, line, col, "cannot open '%s': %s", path, g_strerror(errno));
       close(fd);
       return NULL;
     }
   size_t room = pre->opts.max_total_size - pre->total_size;
   if (S_ISREG(st.st_mode) && (uint64_t) st.st_size > room)
     {
-      _fail(pre, shown, line, col, "'%s' is too large: the configuration may have %zu bytes in all", path,
+      cfg_pre_fail(pre, shown, line, col, "'%s' is too large: the configuration may have %zu bytes in all", path,
             pre->opts.max_total_size);
       close(fd);
       return NULL;
@@ -421,7 +446,7 @@ _read(CfgPre *pre, const char *path, bool included, const char *shown, int line,
     {
       if (included)
         {
-          _fail(pre, shown, line, col, "cannot include '%s': it is %s; @include takes regular files, "
+          cfg_pre_fail(pre, shown, line, col, "cannot include '%s': it is %s; @include takes regular files, "
                 "directories and globs", path, cfg_file_kind(st.st_mode));
           close(fd);
           return NULL;
@@ -434,9 +459,9 @@ _read(CfgPre *pre, const char *path, bool included, const char *shown, int line,
   char *text = cfg_fd_read(fd, room, S_ISREG(st.st_mode) ? (size_t) st.st_size : 4096, len, &why);
   close(fd);
   if (!text && why)
-    _fail(pre, shown, line, col, "cannot read '%s': %s", path, why);
+    cfg_pre_fail(pre, shown, line, col, "cannot read '%s': %s", path, why);
   else if (!text)
-    _fail(pre, shown, line, col, "'%s' is too large: the configuration may have %zu bytes in all", path,
+    cfg_pre_fail(pre, shown, line, col, "'%s' is too large: the configuration may have %zu bytes in all", path,
           pre->opts.max_total_size);
   else
     pre->total_size += *len;
@@ -451,16 +476,16 @@ _file(CfgPre *pre, const char *path, const char *from_file, int from_line, int f
 {
   const char *shown = from_file ? from_file : path;
   if ((int) pre->stack->len >= pre->opts.max_include_depth)
-    return _fail(pre, shown, from_line, from_col, "include depth above %d including '%s'",
+    return cfg_pre_fail(pre, shown, from_line, from_col, "include depth above %d including '%s'",
                  pre->opts.max_include_depth, path);
 
   char *real = realpath(path, NULL);
   if (!real)
-    return _fail(pre, shown, from_line, from_col, "cannot open '%s': %s", path, g_strerror(errno));
+    return cfg_pre_fail(pre, shown, from_line, from_col, "cannot open '%s': %s", path, g_strerror(errno));
   for (guint i = 0; i < pre->stack->len; i++)
     if (strcmp(pre->stack->pdata[i], real) == 0)
       {
-        _fail(pre, shown, from_line, from_col, "include loop: '%s' is already being included", path);
+        cfg_pre_fail(pre, shown, from_line, from_col, "include loop: '%s' is already being included", path);
         free(real);
         return false;
       }
@@ -478,7 +503,7 @@ _file(CfgPre *pre, const char *path, const char *from_file, int from_line, int f
   g_ptr_array_remove_index(pre->stack, pre->stack->len - 1);
   g_free(text);
   if (ok && pre->out->len > pre->opts.max_total_size)
-    ok = _fail(pre, shown, from_line, from_col,
+    ok = cfg_pre_fail(pre, shown, from_line, from_col,
                "the configuration is too large after '%s': it may have %zu bytes in all", path,
                pre->opts.max_total_size);
   return ok;
@@ -504,7 +529,7 @@ _include_dir(CfgPre *pre, const char *dir, const char *file, int line, int col)
 {
   DIR *d = opendir(dir);
   if (!d)
-    return _fail(pre, file, line, col, "cannot open directory '%s': %s", dir, g_strerror(errno));
+    return cfg_pre_fail(pre, file, line, col, "cannot open directory '%s': %s", dir, g_strerror(errno));
   GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
   struct dirent *de;
   while ((de = readdir(d)) != NULL)
@@ -569,14 +594,14 @@ static bool
 _include(CfgPre *pre, const char *file, int line, int col, const char *what)
 {
   if (pre->opts.no_includes)
-    return _fail(pre, file, line, col, "@include is disabled here");
+    return cfg_pre_fail(pre, file, line, col, "@include is disabled here");
   if (what[0] == '\0')
-    return _fail(pre, file, line, col, "empty file name in @include");
+    return cfg_pre_fail(pre, file, line, col, "empty file name in @include");
 
   if (pre->opts.include_path_only
       && (g_path_is_absolute(what) || strcmp(what, "..") == 0 || g_str_has_prefix(what, "../")
           || strstr(what, "/../") || g_str_has_suffix(what, "/..")))
-    return _fail(pre, file, line, col, "@include takes names in the include path only here: '%s'", what);
+    return cfg_pre_fail(pre, file, line, col, "@include takes names in the include path only here: '%s'", what);
 
   GPtrArray *cands = g_ptr_array_new_with_free_func(g_free);
   if (g_path_is_absolute(what))
@@ -595,7 +620,7 @@ _include(CfgPre *pre, const char *file, int line, int col, const char *what)
     rc = _include_at(pre, cands->pdata[i], file, line, col);
   g_ptr_array_free(cands, TRUE);
   if (rc == 0 && !strpbrk(what, "*?["))
-    return _fail(pre, file, line, col, "include file or directory not found: '%s'", what);
+    return cfg_pre_fail(pre, file, line, col, "include file or directory not found: '%s'", what);
   return rc >= 0;
 }
 
@@ -604,6 +629,7 @@ cfg_preprocess_file_into(const char *path, const CfgParseOptions *opts, FILE *ou
 {
   CfgPre pre;
   cfg_pre_init(&pre, opts, err);
+  pre.keep_blocks = true; /* for the reader: references stay unexpanded */
   bool ok = cfg_pre_file(&pre, path);
   if (ok && fwrite(pre.out->str, 1, pre.out->len, out) != pre.out->len)
     {

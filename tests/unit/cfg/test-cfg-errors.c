@@ -44,7 +44,8 @@ Test(cfg_errors, unclosed_and_misplaced)
   assert_parse_error("filter f { level(info) and };", "t.conf:1:28: expected a filter expression, got '}'");
   assert_parse_error("filter f { ; == x };", "t.conf:1:12: expected a filter expression, got ';'");
   assert_parse_error("log { source(s);", "t.conf:1:17: expected log path element, got end of file");
-  assert_parse_error("block source b() { };", "t.conf:1:1: 'block' definitions are not supported by Sluice yet");
+  assert_parse_error("source s { internal(); }; block source b() { };",
+                     "t.conf:1:27: a block definition must start its own line: 'block TYPE NAME(...) { ... };'");
 }
 
 Test(cfg_errors, flags_must_be_last_and_known)

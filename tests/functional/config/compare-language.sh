@@ -1,11 +1,14 @@
 #!/bin/sh
-# channel {} inside source and destination statements (one or several), and
-# channel {} directly in a log path (syslog-ng's shape, as in its Kafka
-# documentation), against syslog-ng 3.38: the same configuration and the
-# same lines over TCP, every output file identical.  Sluice segfaulted on
-# the first of these in its pipeline compiler.
+# The configuration language against syslog-ng 3.38: the same configuration
+# and the same lines over TCP, every output file identical.  It has
+# channel {} inside source and destination statements (one or several) and
+# directly in a log path (syslog-ng's shape, as in its Kafka documentation;
+# Sluice segfaulted on the first of these in its pipeline compiler), and
+# block definitions of type source, destination, parser, rewrite, filter,
+# log and root with defaults, mandatory parameters, `__VARARGS__`, @define'd
+# names and one block using another.
 #
-# Usage: compare-channels.sh SLUICE   (SLUICE_SYSLOG_NG names the unpacked
+# Usage: compare-language.sh SLUICE   (SLUICE_SYSLOG_NG names the unpacked
 # syslog-ng-core, as for compare-network.sh)
 . "$(dirname "$0")/../lib.sh"
 sluice=$1
@@ -16,13 +19,34 @@ t='${MSG}|${kv.a}|${chan}|${tag}|${SOURCE}\n'
 conf() {
   cat <<EOF
 @version: 3.38
+@define local "127.0.0.1"
 options { use-dns(no); };
+block source local_tcp(port() ...) {
+  tcp(ip(\`local\`) port(\`port\`) \`__VARARGS__\`);
+};
+block destination out(name() tpl($t)) {
+  file("$1/\`name\`" template("\`tpl\`"));
+};
+# (syslog-ng 3.38 substitutes the backticks of a body that starts on the
+# definition's own line before the block's parameters are known: bodies
+# start on the next line here)
+block parser kv(prefix("kv.")) {
+  kv-parser(prefix(\`prefix\`));
+};
+block rewrite tag(value()) {
+  set("\`value\`" value("tag"));
+};
+block filter not_dropped() { not message("drop-me") };
+block log to_plain() { destination(d_plain); };
+block root plain_path(src()) {
+  log { source(\`src\`); channel { rewrite { tag(value(in-path)); }; to_plain(); }; };
+};
 source s_net {
-  tcp(ip(127.0.0.1) port($2));
+  local_tcp(port($2) flags(no-multi-line));
   channel {
-    source { tcp(ip(127.0.0.1) port($3)); };
-    filter { not message("drop-me"); };
-    parser { kv-parser(prefix("kv.")); };
+    source { local_tcp(port($3)); };
+    filter { not_dropped(); };
+    parser { kv(); };
     rewrite { set("via-channel" value("chan")); };
   };
 };
@@ -32,10 +56,10 @@ source s_two {
 };
 source s_plain { tcp(ip(127.0.0.1) port($6)); };
 destination d_split {
-  file("$1/direct" template("$t"));
+  out(name(direct));
   channel {
-    rewrite { set("dest-channel" value("tag")); };
-    destination { file("$1/channel" template("$t")); };
+    rewrite { tag(value(dest-channel)); };
+    destination { out(name(channel)); };
   };
 };
 destination d_two {
@@ -45,7 +69,7 @@ destination d_two {
 destination d_plain { file("$1/plain" template("$t")); };
 log { source(s_net); destination(d_split); };
 log { source(s_two); destination(d_two); };
-log { source(s_plain); channel { rewrite { set("in-path" value("tag")); }; destination(d_plain); }; };
+plain_path(src(s_plain));
 EOF
 }
 
@@ -95,7 +119,7 @@ run() {
 }
 
 run sluice
-# a reload into the same file: it crashed the running daemon
+# a reload into the same file: channels crashed the running daemon
 kill -HUP "$pid"
 wait_log "Configuration reload finished"
 kill -0 "$pid" || fail "the reload killed the daemon"
@@ -111,4 +135,4 @@ for f in direct channel j-matched j-all plain; do
 $(diff "$work/sng/$f" "$work/sluice/$f")"
 done
 grep -q "drop-me" "$work/sluice/direct" && fail "the channel's filter let drop-me through"
-echo "OK: channels in source and destination statements and in a log path, as syslog-ng 3.38 runs them ($(cat "$work/sluice/"* | wc -l) lines)"
+echo "OK: channels and blocks, as syslog-ng 3.38 runs them ($(cat "$work/sluice/"* | wc -l) lines)"
