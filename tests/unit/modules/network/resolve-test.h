@@ -15,6 +15,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -30,7 +31,8 @@ loopback_names(char **full, char **cut)
   char host[NI_MAXHOST];
   if (getnameinfo((struct sockaddr *) &sin, sizeof(sin), host, sizeof(host), NULL, 0, NI_NAMEREQD) != 0)
     {
-      cr_log_warn("127.0.0.1 has no name here: checking that the address is kept");
+      /* not cr_log_warn: a warning makes Criterion 2.4 exit 1 */
+      fprintf(stderr, "127.0.0.1 has no name here: checking that the address is kept\n");
       *full = g_strdup("127.0.0.1");
       *cut = g_strdup("127.0.0.1");
       return;
