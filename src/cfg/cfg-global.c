@@ -105,10 +105,18 @@ const CfgOption cfg_global_options_table[] = {
   { .name = "file-template", .type = CFG_OPT_TEMPLATE, .offset = OFF(file_template) },
   { .name = "proto-template", .type = CFG_OPT_TEMPLATE, .offset = OFF(proto_template) },
   { .name = "on-error", .type = CFG_OPT_ENUM, .offset = OFF(on_error), .def_int = CFG_ON_ERROR_DROP_MESSAGE, .names = on_errors },
-  { .name = "log-iw-size", .type = CFG_OPT_REMOVED, .def_str = "removed from options {} in syslog-ng 3.x; set log-iw-size() on each source" },
-  { .name = "log-fetch-limit", .type = CFG_OPT_REMOVED, .def_str = "removed from options {} in syslog-ng 3.x; set log-fetch-limit() on each source" },
-  { .name = "flush-timeout", .type = CFG_OPT_REMOVED, .def_str = "obsolete since syslog-ng 3.x; use batch-timeout() on the destination" },
-  { .name = "time-sleep", .type = CFG_OPT_REMOVED, .def_str = "obsolete since syslog-ng 3.x" },
+  /* syslog-ng 3.38 takes these with a warning and does nothing with them */
+  { .name = "log-iw-size", .type = CFG_OPT_IGNORED,
+    .def_str = "Support for the global log-iw-size() option was removed, please use a per-source log-iw-size()" },
+  { .name = "log-fetch-limit", .type = CFG_OPT_IGNORED,
+    .def_str = "Support for the global log-fetch-limit() option was removed, please use a per-source log-fetch-limit()" },
+  { .name = "flush-timeout", .type = CFG_OPT_IGNORED,
+    .def_str = "Your configuration file uses an obsoleted keyword, please update your configuration; "
+               "keyword='flush_timeout', change='Some drivers support batch-timeout() instead that you can specify at "
+               "the destination level.'" },
+  { .name = "time-sleep", .type = CFG_OPT_IGNORED,
+    .def_str = "Your configuration file uses an obsoleted keyword, please update your configuration; "
+               "keyword='time_sleep', change='time_sleep() has been deprecated'" },
   { 0 },
 };
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "sluice/cfg-options.h"
+#include "sluice/internal-log.h"
 
 #include "sluice/timeutil.h"
 
@@ -178,7 +179,8 @@ cfg_options_defaults(const CfgOption *table, void *base)
           cfg_options_defaults(o->sub, FIELD(base, o, char));
         break;
       case CFG_OPT_EXPR: *FIELD(base, o, const CfgNode *) = NULL; break;
-      case CFG_OPT_REMOVED: break;
+      case CFG_OPT_REMOVED:
+      case CFG_OPT_IGNORED: break;
       }
 }
 
@@ -312,6 +314,13 @@ _apply_value(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
 {
   if (o->type == CFG_OPT_REMOVED)
     return _fail(err, &call->loc, "option '%s' is not supported: %s", o->name, o->def_str);
+  if (o->type == CFG_OPT_IGNORED)
+    {
+      char where[256];
+      snprintf(where, sizeof(where), "%s:%d:%d", call->loc.file, call->loc.line, call->loc.col);
+      sluice_log(SLUICE_LOG_WARNING, o->def_str, "location", where, NULL);
+      return true;
+    }
   if (o->type == CFG_OPT_BLOCK)
     {
       if (call->n_args == 1 && call->n_children == 0 && o->def_str)

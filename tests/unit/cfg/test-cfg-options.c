@@ -2,6 +2,9 @@
 /* Option tables: defaults, types, suffixes, '-'/'_', bounds, checks and
  * the nearest-name suggestions. */
 #include "cfg-test.h"
+#include "sluice/internal-log.h"
+
+#include <glib.h>
 
 #include <glib.h>
 #include <stddef.h>
@@ -143,10 +146,41 @@ Test(cfg_options, errors_with_locations_and_nearest_names)
   assert_option_error("options { mark-mode(periodical); };",
                       "t.conf:1:11: mark-mode(): is not supported by Sluice yet except internal and none "
                       "(MARK messages from internal())");
-  /* syslog-ng 3.38 warns that these were removed; refused with the reason */
-  assert_option_error("options { log-iw-size(100); };",
-                      "t.conf:1:11: option 'log-iw-size' is not supported: removed from options {} in syslog-ng 3.x; "
-                      "set log-iw-size() on each source");
+}
+
+static GString *warned;
+
+static void
+_warn_sink(SluiceLogLevel level, const char *line, void *data)
+{
+  if (level == SLUICE_LOG_WARNING)
+    g_string_append_printf(warned, "%s\n", line);
+}
+
+/* syslog-ng 3.38 takes these with a warning and does nothing with them:
+ * so does Sluice, with the same words */
+Test(cfg_options, what_syslog_ng_takes_and_ignores_is_taken_with_its_warning)
+{
+  warned = g_string_new(NULL);
+  sluice_log_set_sink(_warn_sink, NULL);
+  CfgGlobalOptions go;
+  char *e = NULL;
+  cr_assert(load("options {\n  log-iw-size(100); log-fetch-limit(10); flush-timeout(100); time-sleep(5);\n};", &go, &e),
+            "%s", e);
+  cr_assert_eq(go.flush_lines, 100);
+  cfg_options_free(cfg_global_options_table, &go);
+  sluice_log_set_sink(NULL, NULL);
+  cr_assert_str_eq(warned->str,
+                   "Support for the global log-iw-size() option was removed, please use a per-source log-iw-size(); "
+                   "location='t.conf:2:3'\n"
+                   "Support for the global log-fetch-limit() option was removed, please use a per-source "
+                   "log-fetch-limit(); location='t.conf:2:21'\n"
+                   "Your configuration file uses an obsoleted keyword, please update your configuration; "
+                   "keyword='flush_timeout', change='Some drivers support batch-timeout() instead that you can specify "
+                   "at the destination level.'; location='t.conf:2:42'\n"
+                   "Your configuration file uses an obsoleted keyword, please update your configuration; "
+                   "keyword='time_sleep', change='time_sleep() has been deprecated'; location='t.conf:2:62'\n");
+  g_string_free(warned, TRUE);
 }
 
 /* A driver-style table with the types options {} does not use. */
