@@ -37,7 +37,8 @@ MIRROR=${SLUICE_MIRROR:-http://deb.debian.org/debian}
 mounted=""
 cleanup() {
   for m in $mounted; do umount -l "$m" 2>/dev/null || true; done
-  if [ "$keep" = no ] && [ "${passed:-no}" = yes ]; then rm -rf "$dir"; fi
+  # never remove a root that still has the host's /dev or /proc mounted in it
+  if [ "$keep" = no ] && [ "${passed:-no}" = yes ] && ! grep -q " $dir/" /proc/mounts; then rm -rf "$dir"; fi
 }
 trap cleanup EXIT
 
