@@ -203,56 +203,24 @@ _statement_channels(const CfgNode *stmt)
   return out;
 }
 
-/* A source statement's channels (syslog-ng's shape: channel { source {...};
- * parser {...}; }): each channel's sources join the path p, and the
- * channel's other elements run in p on their messages only, before what
- * follows in p, so what a parser there sets reaches p's destinations. */
+/* The channels of a source or destination statement stmt, named in path p.
+ *
+ * A source statement's channel (syslog-ng's shape: channel { source {...};
+ * parser {...}; }) brings sources of its own, which join p, and its other
+ * elements run in p on their messages only, before what follows in p, so
+ * what a parser there sets reaches p's destinations (PE_SOURCE_CHANNEL).
+ *
+ * A destination statement's channel (channel { rewrite {...};
+ * destination {...}; }) takes no source: the channels form a group of
+ * nested paths after the statement's own drivers, each taking its copy of
+ * the message as a nested log {} does. */
 static bool
-_compile_source_channels(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, const LogDriverFactory *const *factories,
-                         CfgError *err)
+_compile_channels(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, const LogDriverFactory *const *factories,
+                  CfgError *err)
 {
+  bool source = stmt->obj == CFG_OBJ_SOURCE;
   GPtrArray *channels = _statement_channels(stmt);
-  bool ok = true;
-  for (guint i = 0; ok && i < channels->len; i++)
-    {
-      const CfgNode *ch = g_ptr_array_index(channels, i);
-      LogPathRT *sub = _compile_path(pl, ch, p->flow, factories, err);
-      if (!sub)
-        ok = false;
-      else if (sub->n_sources == 0)
-        {
-          cfg_error_set(err, &ch->loc, "a channel in source statement '%s' needs a source of its own",
-                        stmt->name ? stmt->name : "(inline)");
-          log_path_free(sub);
-          ok = false;
-        }
-      else
-        {
-          for (size_t k = 0; k < sub->n_sources; k++)
-            {
-              _source_add(p, sub->sources[k]);
-              SourceRT *src = g_ptr_array_index(pl->sources, sub->sources[k]);
-              if (stmt->name && !src->label && g_str_has_prefix(src->name, "#anon-source"))
-                src->label = g_strdup(stmt->name);
-            }
-          PathElem e = { .kind = PE_SOURCE_CHANNEL };
-          _group_add(&e.group, sub);
-          _elem_add(p, e);
-        }
-    }
-  g_ptr_array_free(channels, TRUE);
-  return ok;
-}
-
-/* A destination statement's channels (channel { rewrite {...};
- * destination {...}; }): a group of nested paths after its own drivers,
- * each taking its copy of the message as a nested log {} does. */
-static bool
-_compile_dest_channels(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, const LogDriverFactory *const *factories,
-                       CfgError *err)
-{
-  GPtrArray *channels = _statement_channels(stmt);
-  if (channels->len)
+  if (channels->len && !source)
     _elem_add(p, (PathElem) { .kind = PE_GROUP });
   bool ok = true;
   for (guint i = 0; ok && i < channels->len; i++)
@@ -260,16 +228,35 @@ _compile_dest_channels(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, const
       const CfgNode *ch = g_ptr_array_index(channels, i);
       LogPathRT *sub = _compile_path(pl, ch, p->flow, factories, err);
       if (!sub)
-        ok = false;
-      else if (sub->n_sources)
         {
-          cfg_error_set(err, &ch->loc, "a channel in destination statement '%s' cannot take a source",
+          ok = false;
+          break;
+        }
+      if ((sub->n_sources == 0) == source)
+        {
+          cfg_error_set(err, &ch->loc,
+                        source ? "a channel in source statement '%s' needs a source of its own"
+                               : "a channel in destination statement '%s' cannot take a source",
                         stmt->name ? stmt->name : "(inline)");
           log_path_free(sub);
           ok = false;
+          break;
         }
-      else
-        _group_add(&p->elems[p->n_elems - 1].group, sub);
+      if (!source)
+        {
+          _group_add(&p->elems[p->n_elems - 1].group, sub);
+          continue;
+        }
+      for (size_t k = 0; k < sub->n_sources; k++)
+        {
+          _source_add(p, sub->sources[k]);
+          SourceRT *src = g_ptr_array_index(pl->sources, sub->sources[k]);
+          if (stmt->name && !src->label && g_str_has_prefix(src->name, "#anon-source"))
+            src->label = g_strdup(stmt->name);
+        }
+      PathElem e = { .kind = PE_SOURCE_CHANNEL };
+      _group_add(&e.group, sub);
+      _elem_add(p, e);
     }
   g_ptr_array_free(channels, TRUE);
   return ok;
@@ -303,7 +290,7 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
             if (id < 0)
               return false;
             _source_add(p, id);
-            return _compile_source_channels(pl, p, stmt, factories, err);
+            return _compile_channels(pl, p, stmt, factories, err);
           }
         if (c->obj == CFG_OBJ_DESTINATION)
           {
@@ -311,7 +298,7 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
             if (id < 0)
               return false;
             _elem_add(p, (PathElem) { .kind = PE_DEST, .dest = id });
-            return _compile_dest_channels(pl, p, stmt, factories, err);
+            return _compile_channels(pl, p, stmt, factories, err);
           }
         if (c->obj == CFG_OBJ_FILTER)
           {
