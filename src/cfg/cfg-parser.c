@@ -836,6 +836,12 @@ _statement(Parser *p)
         goto fail;
       return node;
     }
+  if (_is_kw(t, "include") && _peek(p, 1)->type == CFG_TOK_STRING)
+    {
+      /* syslog-ng 3.38 refuses it too (@version 3.20 and later) */
+      _fail_at(p, t, "the old include statement (without '@') was removed in syslog-ng 3.20: write @include");
+      return NULL;
+    }
   if (_is_kw(t, "block"))
     {
       /* the preprocessor takes every definition that starts a line */

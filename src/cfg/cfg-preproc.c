@@ -67,6 +67,18 @@ cfg_pre_init(CfgPre *pre, const CfgParseOptions *opts, CfgError *err)
   if (pre->opts.max_total_size == 0)
     pre->opts.max_total_size = CFG_DEFAULT_MAX_TOTAL_SIZE;
   pre->err = err;
+  /* `scl-root`, as syslog-ng predefines it: where scl.conf is */
+  for (int i = 0; pre->opts.include_path[i]; i++)
+    {
+      char *scl = g_build_filename(pre->opts.include_path[i], "scl.conf", NULL);
+      bool here = g_file_test(scl, G_FILE_TEST_IS_REGULAR);
+      g_free(scl);
+      if (here)
+        {
+          g_hash_table_replace(pre->defines, g_strdup("scl-root"), g_strdup(pre->opts.include_path[i]));
+          break;
+        }
+    }
 }
 
 void

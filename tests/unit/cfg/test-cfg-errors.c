@@ -44,6 +44,8 @@ Test(cfg_errors, unclosed_and_misplaced)
   assert_parse_error("filter f { level(info) and };", "t.conf:1:28: expected a filter expression, got '}'");
   assert_parse_error("filter f { ; == x };", "t.conf:1:12: expected a filter expression, got ';'");
   assert_parse_error("log { source(s);", "t.conf:1:17: expected log path element, got end of file");
+  assert_parse_error("include \"x.conf\";",
+                     "t.conf:1:1: the old include statement (without '@') was removed in syslog-ng 3.20: write @include");
   assert_parse_error("source s { internal(); }; block source b() { };",
                      "t.conf:1:27: a block definition must start its own line: 'block TYPE NAME(...) { ... };'");
 }

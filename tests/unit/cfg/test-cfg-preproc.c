@@ -215,6 +215,20 @@ Test(cfg_preproc, shipped_scl_conf_is_found)
   cr_assert_str_eq(d->children[0]->args[0].str, "/dev/tty10");
   cfg_tree_free(t);
   g_free(main);
+  /* `scl-root` is where scl.conf was found, as syslog-ng predefines it */
+  g_free(put("mylib/scl.conf", "# empty\n"));
+  char *libdir = g_build_filename(tmpdir, "mylib", NULL);
+  const char *path[] = { "/nonexistent-sluice-dir", libdir, NULL };
+  CfgParseOptions lib_opts = { .include_path = path, .no_env = true };
+  main = put("scl-root.conf", "@version: 3.38\ndestination d { file(\"`scl-root`/x\"); };\n");
+  t = parse_file_ok(main, &lib_opts);
+  d = cfg_tree_lookup(t, CFG_OBJ_DESTINATION, "d");
+  char *want = g_strdup_printf("%s/x", libdir);
+  cr_assert_str_eq(d->children[0]->args[0].str, want);
+  g_free(want);
+  g_free(libdir);
+  cfg_tree_free(t);
+  g_free(main);
 }
 
 Test(cfg_preproc, include_loops_and_depth_are_errors)
