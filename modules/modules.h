@@ -7,7 +7,7 @@
 
 #include "sluice/driver.h"
 
-/* file(), stdout(), pipe() destinations (modules/file) */
+/* file(), stdout(), pipe(), program() destinations (modules/file) */
 extern const LogDriverFactory *const file_driver_factories[];
 /* network(), tcp(), udp(), tcp6(), udp6(), syslog(), unix-stream(),
  * unix-dgram() sources (modules/network) */

@@ -2,6 +2,7 @@
 /* The reload handover: see include/sluice/handover.h. */
 #include "sluice/handover.h"
 
+#include "sluice/child.h"
 #include "sluice/internal-log.h"
 
 #include <glib.h>
@@ -20,6 +21,13 @@ static GMutex lock;
 static bool active;
 static GHashTable *sockets; /* key -> GQueue of HandoverSocket* (in the order put) */
 static GHashTable *streams; /* key -> GQueue of HandoverStream* (oldest first) */
+static GHashTable *children; /* key -> GQueue of HandoverChild* */
+
+typedef struct HandoverChild
+{
+  int fd;
+  pid_t pid;
+} HandoverChild;
 
 static void
 _socket_free(gpointer p)
@@ -39,6 +47,7 @@ handover_begin(void)
     {
       sockets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
       streams = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+      children = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     }
   g_mutex_unlock(&lock);
 }
@@ -105,6 +114,24 @@ handover_end(void)
           g_queue_free(q);
         }
       g_hash_table_remove_all(streams);
+      g_hash_table_iter_init(&it, children);
+      while (g_hash_table_iter_next(&it, &key, &value))
+        {
+          GQueue *q = value;
+          HandoverChild *c;
+          while ((c = g_queue_pop_head(q)))
+            {
+              char pid[24];
+              g_snprintf(pid, sizeof(pid), "%ld", (long) c->pid);
+              sluice_log(SLUICE_LOG_NOTICE, "Stopping a program the new configuration does not keep", "pid", pid,
+                         "key", key, NULL);
+              close(c->fd);
+              child_terminate(c->pid, 1000);
+              g_free(c);
+            }
+          g_queue_free(q);
+        }
+      g_hash_table_remove_all(children);
     }
   g_mutex_unlock(&lock);
 }
@@ -172,4 +199,28 @@ handover_take_stream(const char *key)
   HandoverStream *st = q ? g_queue_pop_head(q) : NULL;
   g_mutex_unlock(&lock);
   return st;
+}
+
+void
+handover_put_child(const char *key, int fd, pid_t pid)
+{
+  HandoverChild *c = g_new0(HandoverChild, 1);
+  c->fd = fd;
+  c->pid = pid;
+  _push(&children, key, c);
+}
+
+int
+handover_take_child(const char *key, pid_t *pid)
+{
+  g_mutex_lock(&lock);
+  GQueue *q = children ? g_hash_table_lookup(children, key) : NULL;
+  HandoverChild *c = q ? g_queue_pop_head(q) : NULL;
+  g_mutex_unlock(&lock);
+  if (!c)
+    return -1;
+  int fd = c->fd;
+  *pid = c->pid;
+  g_free(c);
+  return fd;
 }

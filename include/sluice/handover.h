@@ -19,6 +19,10 @@
  *    the listener that accepted them; the new source with that key reads
  *    them on.  A connection keeps the framing and the transport (TLS) it
  *    started with.
+ *  - A program() destination's running program with keep-alive(yes): the
+ *    pipe to its stdin and its pid, under the destination's key; the new
+ *    destination with that key writes on.  A program nobody takes is
+ *    stopped (SIGTERM to its process group) by handover_end().
  *
  * The main loop brackets a reload with handover_begin() and handover_end();
  * outside that window sources close what they hold, as at shutdown.
@@ -34,6 +38,7 @@
 #include "sluice/transport.h"
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 /* A stream connection on its way from an old source to a new one. */
 typedef struct HandoverStream
@@ -69,6 +74,12 @@ void handover_put_stream(const char *key, HandoverStream *st);
 /* One stream connection put under key (the caller owns it now), or NULL
  * when there is none left. */
 HandoverStream *handover_take_stream(const char *key);
+
+/* A running program (fd: the pipe to its stdin). */
+void handover_put_child(const char *key, int fd, pid_t pid);
+
+/* The pipe of the program put under key with *pid, or -1. */
+int handover_take_child(const char *key, pid_t *pid);
 
 /* Close a stream connection nobody can read on: its fd and framer. */
 void handover_stream_free(HandoverStream *st);

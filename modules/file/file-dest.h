@@ -32,6 +32,7 @@ typedef enum FileKind
   FILE_KIND_FILE,
   FILE_KIND_PIPE,
   FILE_KIND_STDOUT,
+  FILE_KIND_PROGRAM, /* program("command"): a child's stdin (program.c) */
 } FileKind;
 
 /* What the option tables write (offsets point here).  Fields syslog-ng
@@ -58,6 +59,9 @@ typedef struct FileDestOptions
   int64_t overwrite_if_older; /* seconds; 0: never truncate */
   uint32_t flags;        /* FILE_FLAG_* */
   char *symlink_as;      /* a symlink kept pointing at the file last opened */
+  bool keep_alive;       /* program(): the child lives on across a reload */
+  bool inherit_environment; /* program(): the daemon's environment, else none */
+  char *persist_name;    /* program(): the reload handover's key */
 } FileDestOptions;
 
 /* flags(): the writer flags of syslog-ng 3.38 that Sluice has */
@@ -119,12 +123,24 @@ typedef struct FileDest
   const LogMsg *ahead_first;
   uint64_t dropped;           /* messages refused for a spurious path */
   bool sigpipe_blocked;       /* SIGPIPE blocked on the writer thread */
+
+  /* program(): the running child (started at start on the main thread,
+   * then the writer thread's).  child_fd is the pipe to its stdin; the
+   * open-file table's one entry only borrows it. */
+  char *command;
+  pid_t child_pid;            /* 0: none running */
+  int child_fd;
+  int64_t restart_at_ms;      /* CLOCK_MONOTONIC: no new child before this */
+  bool child_given_up;        /* exit 127: the command does not exist */
+  uint64_t child_gen;         /* bumped at every start: ahead[] is per child */
+  uint64_t ahead_gen;
 } FileDest;
 
 /* file-options.c: the module's factories. */
 extern const LogDriverFactory file_dest_factory;
 extern const LogDriverFactory pipe_dest_factory;
 extern const LogDriverFactory stdout_dest_factory;
+extern const LogDriverFactory program_dest_factory;
 
 /* file-open.c */
 
@@ -136,6 +152,14 @@ bool file_path_is_spurious(const char *path);
  * FIFO, setting owner and mode).  Returns the descriptor or a negative
  * errno; logs what went wrong. */
 int file_dest_open(FileDest *d, const char *path);
+
+/* program.c: the child of program(), for the writer (file-writer.c) */
+bool program_dest_start(FileDest *d, char **error); /* main thread */
+int program_dest_open(FileDest *d);       /* the pipe, starting a child if it may */
+void program_dest_broken(FileDest *d);    /* a write failed: stop the child */
+bool program_dest_housekeep(FileDest *d); /* false: the child is gone */
+void program_dest_finish(FileDest *d);    /* hand it over (reload) or stop it */
+void program_dest_free(FileDest *d);
 
 /* file-writer.c */
 extern const LogWriterOps file_writer_ops;

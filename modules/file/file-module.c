@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The file module's registration table: file(), pipe() and stdout(). */
+/* The file module's registration table: file(), pipe(), stdout() and
+ * program(). */
 #include "file-dest.h"
 #include "modules.h"
 
@@ -7,5 +8,6 @@ const LogDriverFactory *const file_driver_factories[] = {
   &file_dest_factory,
   &pipe_dest_factory,
   &stdout_dest_factory,
+  &program_dest_factory,
   NULL,
 };

@@ -79,16 +79,39 @@ static const CfgOption stdout_options[] = {
   { 0 },
 };
 
+/* program(): the writer's options and the child's; the LogWriter options
+ * of syslog-ng 3.38 that Sluice's writers do not have are refused by name
+ * rather than taken and ignored */
+static const CfgOption program_options[] = {
+  WRITER_OPTIONS,
+  LOG_DEST_DISK_BUFFER_OPTION,
+  { .name = "keep-alive", .type = CFG_OPT_BOOL, .offset = OFF(keep_alive) },
+  { .name = "inherit-environment", .type = CFG_OPT_BOOL, .offset = OFF(inherit_environment), .def_int = 1 },
+  { .name = "persist-name", .type = CFG_OPT_STRING, .offset = OFF(persist_name) },
+  { .name = "mark-freq", .type = CFG_OPT_REMOVED,
+    .def_str = "mark-freq() on a destination is not supported by Sluice; use the global mark-freq() in options {}" },
+  { .name = "mark-mode", .type = CFG_OPT_REMOVED,
+    .def_str = "mark-mode() is not supported by Sluice; MARK lines come from the global mark-freq()" },
+  { .name = "suppress", .type = CFG_OPT_REMOVED,
+    .def_str = "suppress() is not supported by Sluice (no destination has it); remove it" },
+  { .name = "hook-commands", .type = CFG_OPT_REMOVED,
+    .def_str = "hook-commands() is not supported by Sluice; start and stop the program's helpers outside the daemon" },
+  { .name = "throttle", .type = CFG_OPT_REMOVED, .def_str = "throttle() is not supported by Sluice" },
+  { 0 },
+};
+
 static const CfgOption *
 _table(FileKind kind)
 {
-  return kind == FILE_KIND_FILE ? file_options : kind == FILE_KIND_PIPE ? pipe_options : stdout_options;
+  return kind == FILE_KIND_FILE ? file_options : kind == FILE_KIND_PIPE ? pipe_options
+         : kind == FILE_KIND_PROGRAM ? program_options : stdout_options;
 }
 
 static const char *
 _driver_name(FileKind kind)
 {
-  return kind == FILE_KIND_FILE ? "file" : kind == FILE_KIND_PIPE ? "pipe" : "stdout";
+  return kind == FILE_KIND_FILE ? "file" : kind == FILE_KIND_PIPE ? "pipe" : kind == FILE_KIND_PROGRAM ? "program"
+                                                                                       : "stdout";
 }
 
 /* The last option call named name in the driver call, or NULL. */
@@ -239,8 +262,8 @@ _inherit(FileDest *d, const CfgNode *call, const CfgGlobalOptions *g)
     o->frac_digits = g->frac_digits;
   if (!o->send_time_zone && (g->send_time_zone || g->time_zone))
     o->send_time_zone = g_strdup(g->send_time_zone ? g->send_time_zone : g->time_zone);
-  if (d->kind == FILE_KIND_STDOUT)
-    return; /* no paths: and stdout's table would not free these strings */
+  if (d->kind == FILE_KIND_STDOUT || d->kind == FILE_KIND_PROGRAM)
+    return; /* no paths: and their tables would not free these strings */
   /* Only root can give files away.  syslog-ng run by another user does
    * not try to apply the global owner and group (root by default), and
    * neither does Sluice; the driver's own owner()/group() are still tried. */
@@ -346,6 +369,28 @@ _setup_path(FileDest *d, const CfgNode *call, CfgError *err)
 
 static void _file_dest_free(LogDestDriver *s);
 
+static bool
+_program_start(LogDestDriver *s, char **error)
+{
+  return program_dest_start((FileDest *) s, error);
+}
+
+/* program() starts its child at start */
+static const LogDestOps program_dest_ops = { _program_start, _file_dest_free };
+
+static bool
+_setup_command(FileDest *d, const CfgNode *call, CfgError *err)
+{
+  const CfgValue *arg = &call->args[0];
+  if (arg->type == CFG_VAL_OP || !arg->str[0])
+    {
+      cfg_error_set(err, &arg->loc, "program() needs a command, got an empty one");
+      return false;
+    }
+  d->command = g_strdup(arg->str);
+  return true;
+}
+
 /* Nothing is opened at start: as with syslog-ng, a file is created by its
  * first message, so a configuration that names many files leaves no empty
  * ones behind. */
@@ -356,6 +401,8 @@ _file_dest_free(LogDestDriver *s)
 {
   FileDest *d = (FileDest *) s;
   file_writer_free(d);
+  if (d->kind == FILE_KIND_PROGRAM)
+    program_dest_free(d);
   log_template_unref(d->path);
   log_template_unref(d->tmpl);
   cfg_options_free(_table(d->kind), &d->o);
@@ -368,7 +415,8 @@ _new_dest(FileKind kind, const CfgNode *call, const LogDriverContext *ctx, CfgEr
 {
   FileDest *d = calloc(1, sizeof(*d));
   d->kind = kind;
-  d->super.ops = &file_dest_ops;
+  d->child_fd = -1;
+  d->super.ops = kind == FILE_KIND_PROGRAM ? &program_dest_ops : &file_dest_ops;
   d->super.writer_ops = &file_writer_ops;
   d->super.driver = _driver_name(kind);
   d->super.loc = call->loc;
@@ -383,7 +431,9 @@ _new_dest(FileKind kind, const CfgNode *call, const LogDriverContext *ctx, CfgEr
   if (ok && ctx->global)
     _inherit(d, call, ctx->global);
   ok = ok && _setup_templates(d, call, ctx, err);
-  if (ok && kind != FILE_KIND_STDOUT)
+  if (ok && kind == FILE_KIND_PROGRAM)
+    ok = _setup_command(d, call, err);
+  else if (ok && kind != FILE_KIND_STDOUT)
     ok = _setup_path(d, call, err) &&
          _resolve_perm(&d->file_perm, d->o.owner, d->o.group, d->o.perm, call, "owner", "group", err) &&
          _resolve_perm(&d->dir_perm, d->o.dir_owner, d->o.dir_group, d->o.dir_perm, call, "dir-owner",
@@ -400,6 +450,9 @@ _new_dest(FileKind kind, const CfgNode *call, const LogDriverContext *ctx, CfgEr
   d->super.log_fifo_size = d->o.log_fifo_size;
   d->super.flush_lines = d->o.flush_lines;
   d->super.time_reopen = d->o.time_reopen;
+  /* the child's restart waits the same time-reopen() the writer does */
+  if (kind == FILE_KIND_PROGRAM && d->super.time_reopen <= 0)
+    d->super.time_reopen = ctx->global ? ctx->global->time_reopen : 60;
   return &d->super;
 }
 
@@ -413,6 +466,12 @@ static LogDestDriver *
 _pipe_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
   return _new_dest(FILE_KIND_PIPE, call, ctx, err);
+}
+
+static LogDestDriver *
+_program_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  return _new_dest(FILE_KIND_PROGRAM, call, ctx, err);
 }
 
 static LogDestDriver *
@@ -437,4 +496,10 @@ const LogDriverFactory stdout_dest_factory = {
   .def = { .kind = CFG_OBJ_DESTINATION, .name = "stdout", .options = stdout_options,
            .struct_size = sizeof(FileDestOptions), .min_args = 0, .max_args = 0 },
   .new_dest = _stdout_new,
+};
+
+const LogDriverFactory program_dest_factory = {
+  .def = { .kind = CFG_OBJ_DESTINATION, .name = "program", .options = program_options,
+           .struct_size = sizeof(FileDestOptions), .min_args = 1, .max_args = 1 },
+  .new_dest = _program_new,
 };

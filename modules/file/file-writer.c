@@ -58,9 +58,25 @@ _mono_sec(void)
 static void
 _close_fd(FileDest *d, OpenFile *f)
 {
-  if (f->fd >= 0 && d->kind != FILE_KIND_STDOUT)
+  if (f->fd >= 0 && d->kind == FILE_KIND_PROGRAM)
+    program_dest_broken(d); /* the pipe is the child's: it goes with it */
+  else if (f->fd >= 0 && d->kind != FILE_KIND_STDOUT)
     close(f->fd);
   f->fd = -1;
+}
+
+/* program(): the table only borrows the child's pipe; drop the entries
+ * without closing it. */
+static void
+_forget_borrowed(FileDest *d)
+{
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init(&it, d->files);
+  while (g_hash_table_iter_next(&it, NULL, &v))
+    ((OpenFile *) v)->fd = -1;
+  g_hash_table_remove_all(d->files);
+  d->last = NULL;
 }
 
 static void
@@ -113,6 +129,8 @@ _open(FileDest *d, OpenFile *f)
 {
   if (d->kind == FILE_KIND_STDOUT)
     return STDOUT_FILENO;
+  if (d->kind == FILE_KIND_PROGRAM)
+    return program_dest_open(d);
   int fd = file_dest_open(d, f->path);
   if ((fd == -EMFILE || fd == -ENFILE) && _evict_lru(d))
     fd = file_dest_open(d, f->path);
@@ -258,6 +276,11 @@ _format_path(FileDest *d, const LogMsg *msg)
   g_string_truncate(d->path_buf, 0);
   if (d->kind == FILE_KIND_STDOUT)
     return true;
+  if (d->kind == FILE_KIND_PROGRAM)
+    {
+      g_string_append(d->path_buf, d->command); /* the table's key; error lines name it */
+      return true;
+    }
   if (d->path_is_literal)
     {
       g_string_append(d->path_buf, log_template_get_text(d->path));
@@ -372,6 +395,7 @@ _keep_ahead(FileDest *d, LogQueueItem *items, size_t n, size_t limit, bool resum
     }
   d->ahead_n = n - limit;
   d->ahead_first = items[limit].msg;
+  d->ahead_gen = d->child_gen;
 }
 
 static long
@@ -388,7 +412,10 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
       pthread_sigmask(SIG_BLOCK, &set, NULL);
       d->sigpipe_blocked = true;
     }
-  bool resume = n > 0 && d->ahead_n == n && d->ahead_first == items[0].msg;
+  /* a new program() child gets whole lines, not the rest of one the
+   * dead one got part of */
+  bool resume = n > 0 && d->ahead_n == n && d->ahead_first == items[0].msg &&
+                (d->kind != FILE_KIND_PROGRAM || d->ahead_gen == d->child_gen);
   g_string_truncate(d->body, 0);
   g_array_set_size(d->lines, 0);
   g_ptr_array_set_size(d->order, 0);
@@ -432,6 +459,12 @@ static void
 _housekeep(void *dest, int64_t now)
 {
   FileDest *d = dest;
+  if (d->kind == FILE_KIND_PROGRAM)
+    {
+      if (!program_dest_housekeep(d) && d->files)
+        _forget_borrowed(d);
+      return;
+    }
   if (!d->files || d->path_is_literal || d->kind == FILE_KIND_STDOUT)
     return;
   d->last = NULL;
@@ -452,7 +485,7 @@ static void
 _reopen(void *dest)
 {
   FileDest *d = dest;
-  if (!d->files || d->kind == FILE_KIND_STDOUT)
+  if (!d->files || d->kind == FILE_KIND_STDOUT || d->kind == FILE_KIND_PROGRAM)
     return;
   d->last = NULL;
   /* a fixed path that was open is opened again at once, so the new file
@@ -471,6 +504,13 @@ _finish(void *dest)
 {
   FileDest *d = dest;
   d->last = NULL;
+  if (d->kind == FILE_KIND_PROGRAM)
+    {
+      if (d->files)
+        _forget_borrowed(d);
+      program_dest_finish(d);
+      return;
+    }
   if (d->files)
     g_hash_table_remove_all(d->files);
 }
@@ -480,6 +520,8 @@ const LogWriterOps file_writer_ops = { _write_batch, _housekeep, _reopen, _finis
 void
 file_writer_free(FileDest *d)
 {
+  if (d->files && d->kind == FILE_KIND_PROGRAM)
+    _forget_borrowed(d); /* program_dest_free closes the pipe */
   if (d->files)
     g_hash_table_destroy(d->files);
   if (d->path_buf)

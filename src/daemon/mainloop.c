@@ -38,6 +38,7 @@
 
 #include "sluice-config.h"
 #include "sluice/cfg-drivers.h"
+#include "sluice/child.h"
 #include "sluice/handover.h"
 #include "sluice/internal-log.h"
 #include "sluice/pipeline.h"
@@ -520,6 +521,11 @@ main_loop_run(const MainLoopOptions *opts)
       iv_deinit();
       return 1;
     }
+  /* programs started before the privilege drop below run as -u/-g's
+   * user too, as syslog-ng's do */
+  if (opts->privs)
+    child_set_credentials(opts->privs->set_uid, opts->privs->uid, opts->privs->set_gid, opts->privs->gid,
+                          opts->privs->user);
   if (!_config_start(&ml, c))
     {
       control_stop(ml.control);

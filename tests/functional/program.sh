@@ -1,0 +1,119 @@
+#!/bin/sh
+# program(): the daemon runs `cat >> out.log` once and writes its lines to
+# the program's stdin.  A child killed with SIGKILL is restarted after
+# time-reopen() and the lines sent while it was down wait in the queue; a
+# reload keeps the same process while the running configuration says
+# keep-alive(yes) and starts a new one after keep-alive(no); a stop ends
+# the program and whatever it left in its process group.  loggen's checker
+# counts every line: none missing, none twice.
+# Usage: program.sh SLUICE LOGGEN
+. "$(dirname "$0")/lib.sh"
+sluice=$1 loggen=$2
+set -- $(free_ports tcp)
+port=$1
+
+# conf KEEP_ALIVE: write the configuration
+conf() {
+  cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+options { keep-hostname(yes); };
+source s { network(ip(127.0.0.1) port($port)); };
+destination d { program("cat >> $work/out.log" time-reopen(3) keep-alive($1)); };
+# leaves a sleep in its process group: a stop must end that too
+destination d2 { program("sleep 600 & cat > /dev/null"); };
+log { source(s); destination(d); destination(d2); flags(flow-control); };
+EOF2
+}
+
+# child COMMAND_PATTERN: the pid of the daemon's child running it
+child() {
+  for _c in $(ps -o pid= --ppid "$pid"); do
+    if tr '\0' ' ' <"/proc/$_c/cmdline" 2>/dev/null | grep -q -- "$1"; then
+      echo "$_c"
+      return
+    fi
+  done
+}
+
+# send N: N lines over TCP, then wait until out.log has WANT lines
+sent=0
+send() {
+  sleep 1.1 # each loggen run gets its own runid (a second apart)
+  "$loggen" -S -Q -r 20000 -n "$1" 127.0.0.1 "$port" 2>/dev/null || fail "loggen"
+  sent=$((sent + $1))
+}
+arrived() {
+  wait_lines "$work/out.log" $sent
+  [ "$(wc -l <"$work/out.log")" -eq $sent ] || fail "out.log has $(wc -l <"$work/out.log") lines, want $sent"
+}
+
+reloads=0
+reload() {
+  reloads=$((reloads + 1))
+  kill -HUP "$pid"
+  _r=0
+  while [ "$(grep -c "Configuration reload finished" "$work/sluice.log")" -lt $reloads ]; do
+    _r=$((_r + 1))
+    [ $_r -lt 100 ] || fail "reload $reloads did not finish"
+    sleep 0.1
+  done
+}
+
+conf yes
+start_sluice "$sluice" "$work/sluice.conf"
+c1=$(child "cat >> ")
+[ -n "$c1" ] || fail "the program was not started at start"
+pg=$(ps -o pgid= -p "$c1" | tr -d ' ')
+[ "$pg" = "$c1" ] || fail "the program is not in its own process group ($pg)"
+[ "$(readlink /proc/$c1/fd/1)" = /dev/null ] || [ "$(readlink /proc/$c1/fd/1)" = "$work/out.log" ] \
+  || fail "stdout: $(readlink /proc/$c1/fd/1)"
+[ "$(readlink /proc/$c1/fd/2)" = /dev/null ] || fail "stderr is not /dev/null: $(readlink /proc/$c1/fd/2)"
+
+send 2000
+arrived
+[ "$(child "cat >> ")" = "$c1" ] || fail "one program for every message, not one per message"
+
+# SIGKILL: restarted after time-reopen(3), not at once; what comes
+# meanwhile waits in the queue
+kill -KILL "$c1"
+wait_log "Child program exited, restarting"
+send 1500
+sleep 0.5
+[ -z "$(child "cat >> ")" ] || fail "restarted before time-reopen()"
+wait_log "Starting destination program.*pid='[0-9]*'.*" 
+i=0
+while c2=$(child "cat >> "); [ -z "$c2" ] || [ "$c2" = "$c1" ]; do
+  i=$((i + 1)); [ $i -lt 100 ] || fail "the program was not restarted"; sleep 0.1
+done
+arrived
+kill -0 "$pid" || fail "the daemon died (SIGPIPE?)"
+
+# reload with keep-alive(yes): the same process writes on
+reload
+[ "$(child "cat >> ")" = "$c2" ] || fail "keep-alive(yes): the program was restarted by the reload"
+send 1000
+arrived
+# the new configuration says keep-alive(no); the running one said yes: kept
+conf no
+reload
+[ "$(child "cat >> ")" = "$c2" ] || fail "keep-alive(yes) of the running configuration was not honoured"
+# now the running configuration says no: a new process
+reload
+c3=$(child "cat >> ")
+[ -n "$c3" ] && [ "$c3" != "$c2" ] || fail "keep-alive(no): the reload kept the program ($c3)"
+kill -0 "$c2" 2>/dev/null && fail "keep-alive(no): the old program still runs"
+send 1000
+arrived
+
+# stop: the programs end, with what they left in their process groups
+d2=$(child "sleep 600 & cat")
+[ -n "$d2" ] || fail "d2 did not start"
+stop_sluice
+kill -0 "$c3" 2>/dev/null && fail "the program outlived the daemon"
+sleep 0.2
+[ -z "$(ps -o pid= -g "$d2")" ] || fail "the process group of d2 outlived the daemon: $(ps -o pid=,args= -g "$d2")"
+
+"$loggen" --check "$work/out.log" >"$work/report" || { cat "$work/report"; fail "loss"; }
+grep -q "received=$sent missing=0 duplicated=0 reordered=0: OK\$" "$work/report" \
+  || { cat "$work/report"; fail "report"; }
+echo "program: $sent lines through program(), restarted once, kept across a reload"
