@@ -73,9 +73,10 @@ send 2000
 arrived
 [ "$(child "cat >> ")" = "$c1" ] || fail "one program for every message, not one per message"
 
-# SIGKILL: restarted after time-reopen(3), not at once; what comes
-# meanwhile waits in the queue
-kill -KILL "$c1"
+# SIGKILL to the program's process group (the shell and its cat):
+# restarted after time-reopen(3), not at once; what comes meanwhile waits
+# in the queue
+/bin/kill -KILL -- "-$c1"
 wait_log "Child program exited, restarting"
 send 1500
 sleep 0.5
