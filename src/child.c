@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,14 +53,30 @@ child_set_credentials(bool set_uid, uid_t uid, bool set_gid, gid_t gid, const ch
     }
 }
 
-/* In the child, before exec: only async-signal-safe calls. */
+/* In the child, before exec: only async-signal-safe calls from here. */
+
+/* Nothing of the daemon's but the pipe: a descriptor opened without
+ * close-on-exec (a listener, a connection) must not live on in the
+ * program after the daemon has closed it. */
 static void
-_child_setup(int rfd, int devnull)
+_close_others(long max_fd)
+{
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0)
+    return;
+#endif
+  for (long fd = 3; fd < max_fd; fd++)
+    close((int) fd);
+}
+
+static void
+_child_setup(int rfd, int devnull, long max_fd)
 {
   setpgid(0, 0);
   dup2(rfd, STDIN_FILENO);
   dup2(devnull, STDOUT_FILENO);
   dup2(devnull, STDERR_FILENO);
+  _close_others(max_fd);
   struct sigaction sa;
   memset(&sa, 0, sizeof(sa));
   sa.sa_handler = SIG_DFL;
@@ -98,10 +115,13 @@ child_spawn(const char *command, bool inherit_env, int *fd, int *err)
   char *argv[] = { "/bin/sh", "-c", (char *) command, NULL };
   char *no_env[] = { NULL };
   char **envp = inherit_env ? environ : no_env;
+  long max_fd = sysconf(_SC_OPEN_MAX);
+  if (max_fd < 0 || max_fd > (1L << 20))
+    max_fd = 1L << 20;
   pid_t pid = fork();
   if (pid == 0)
     {
-      _child_setup(p[0], devnull);
+      _child_setup(p[0], devnull, max_fd);
       execve("/bin/sh", argv, envp);
       _exit(127);
     }

@@ -68,6 +68,8 @@ pg=$(ps -o pgid= -p "$c1" | tr -d ' ')
 [ "$(readlink /proc/$c1/fd/1)" = /dev/null ] || [ "$(readlink /proc/$c1/fd/1)" = "$work/out.log" ] \
   || fail "stdout: $(readlink /proc/$c1/fd/1)"
 [ "$(readlink /proc/$c1/fd/2)" = /dev/null ] || fail "stderr is not /dev/null: $(readlink /proc/$c1/fd/2)"
+# no descriptor of the daemon's but the pipe (its listener least of all)
+ls -l "/proc/$c1/fd/" | grep -q "socket:" && fail "the program holds the daemon's sockets: $(ls -l /proc/$c1/fd/)"
 
 send 2000
 arrived
