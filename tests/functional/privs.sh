@@ -2,7 +2,8 @@
 # -u/-g: started as root, the daemon binds, then runs as nobody:nogroup;
 # the main thread keeps only CAP_NET_BIND_SERVICE (a reload binds a port
 # below 1024 again), the other threads keep nothing, and files are written
-# as nobody once it runs (the files of its start are opened before).  The
+# as nobody once it runs (the files of its start are opened before);
+# program() runs its command as nobody too.  The
 # control socket (-c) is nobody's, nobody's sluice-ctl can use it, and it
 # is removed at stop (where the directory lets nobody remove it; else a
 # warning says so and the next start replaces it).  Without root, -u is
@@ -67,7 +68,8 @@ conf() {
 options { stats-freq(0); };
 source s { network(ip(127.0.0.1) port($1)); };
 destination d { file("$work/out/messages" owner(-1) group(-1)); file("$work/out/\${PROGRAM}.log" owner(-1) group(-1)); };
-log { source(s); destination(d); };
+destination p { program("id -u > $work/out/prog-id.tmp; id -g >> $work/out/prog-id.tmp; grep CapPrm /proc/self/status >> $work/out/prog-id.tmp; mv $work/out/prog-id.tmp $work/out/prog-id; cat > /dev/null"); };
+log { source(s); destination(d); destination(p); };
 EOF
 }
 send() {
@@ -94,6 +96,14 @@ for t in /proc/$pid/task/*; do
   grep -q '^CapPrm:	0000000000000000$' "$t/status" || fail "thread ${t##*/} keeps capabilities"
 done
 
+# program() runs as the user, as syslog-ng's does, although it started
+# before the daemon dropped its privileges, and with no capability
+i=0
+while [ ! -f "$work/out/prog-id" ]; do
+  i=$((i + 1)); [ $i -lt 100 ] || fail "program() did not run"; sleep 0.1
+done
+[ "$(sed -n 1,2p "$work/out/prog-id" | tr '\n' ' ')" = "$uid $gid " ] || fail "program ids: $(cat "$work/out/prog-id")"
+grep -q "CapPrm:	0000000000000000" "$work/out/prog-id" || fail "program caps: $(cat "$work/out/prog-id")"
 send "$port1" "<13>Oct 11 22:14:15 host prog: before reload"
 wait_lines "$work/out/messages" 1
 # a file opened after the drop (its name comes from the message) is nobody's
