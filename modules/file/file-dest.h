@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 typedef enum FileKind
 {
@@ -134,6 +135,11 @@ typedef struct FileDest
   bool child_given_up;        /* exit 127: the command does not exist */
   uint64_t child_gen;         /* bumped at every start: ahead[] is per child */
   uint64_t ahead_gen;
+  /* the last bytes written to the child (at least its pipe's capacity),
+   * so that what a dead child never read can go to the next one */
+  char *sent;
+  size_t sent_cap, sent_len, sent_end; /* ring: sent_end is one past the newest byte */
+  GString *resend;            /* whole lines the dead child did not read */
 } FileDest;
 
 /* file-options.c: the module's factories. */
@@ -157,6 +163,7 @@ int file_dest_open(FileDest *d, const char *path);
 bool program_dest_start(FileDest *d, char **error); /* main thread */
 int program_dest_open(FileDest *d);       /* the pipe, starting a child if it may */
 void program_dest_broken(FileDest *d);    /* a write failed: stop the child */
+void program_dest_sent(FileDest *d, const struct iovec *iov, int n, size_t bytes); /* bytes went out */
 bool program_dest_housekeep(FileDest *d); /* false: the child is gone */
 void program_dest_finish(FileDest *d);    /* hand it over (reload) or stop it */
 void program_dest_free(FileDest *d);

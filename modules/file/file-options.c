@@ -416,6 +416,8 @@ _new_dest(FileKind kind, const CfgNode *call, const LogDriverContext *ctx, CfgEr
   FileDest *d = calloc(1, sizeof(*d));
   d->kind = kind;
   d->child_fd = -1;
+  if (kind == FILE_KIND_PROGRAM)
+    d->resend = g_string_new("");
   d->super.ops = kind == FILE_KIND_PROGRAM ? &program_dest_ops : &file_dest_ops;
   d->super.writer_ops = &file_writer_ops;
   d->super.driver = _driver_name(kind);

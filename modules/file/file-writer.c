@@ -207,6 +207,8 @@ _write_file(FileDest *d, OpenFile *f)
           g_array_append_val(d->iov, v);
         }
       ssize_t w = writev(f->fd, (const struct iovec *) d->iov->data, (int) d->iov->len);
+      if (w > 0 && d->kind == FILE_KIND_PROGRAM)
+        program_dest_sent(d, (const struct iovec *) d->iov->data, (int) d->iov->len, (size_t) w);
       if (w < 0)
         {
           int e = errno;

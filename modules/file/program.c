@@ -35,9 +35,12 @@
 #include "sluice/internal-log.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +59,120 @@ static char *
 _key(const FileDest *d)
 {
   return g_strdup_printf("program:%s", d->o.persist_name ? d->o.persist_name : d->command);
+}
+
+/* ---- what the child was sent ---------------------------------------- */
+
+static void
+_ring_reset(FileDest *d)
+{
+  int cap = fcntl(d->child_fd, F_GETPIPE_SZ);
+  size_t want = cap > 65536 ? (size_t) cap : 65536;
+  if (d->sent_cap < want)
+    {
+      d->sent = g_realloc(d->sent, want);
+      d->sent_cap = want;
+    }
+  d->sent_len = d->sent_end = 0;
+}
+
+void
+program_dest_sent(FileDest *d, const struct iovec *iov, int n, size_t bytes)
+{
+  for (int i = 0; i < n && bytes > 0; i++)
+    {
+      const char *p = iov[i].iov_base;
+      size_t len = MIN(iov[i].iov_len, bytes);
+      bytes -= len;
+      if (len > d->sent_cap)
+        {
+          p += len - d->sent_cap;
+          len = d->sent_cap;
+        }
+      while (len > 0)
+        {
+          size_t k = MIN(len, d->sent_cap - d->sent_end);
+          memcpy(d->sent + d->sent_end, p, k);
+          d->sent_end = (d->sent_end + k) % d->sent_cap;
+          d->sent_len = MIN(d->sent_len + k, d->sent_cap);
+          p += k;
+          len -= k;
+        }
+    }
+}
+
+/* The byte k (1 = the newest) back from the end of what was sent. */
+static char
+_sent_back(const FileDest *d, size_t k)
+{
+  return d->sent[(d->sent_end + d->sent_cap - k) % d->sent_cap];
+}
+
+/* The child is dead and nothing else reads its pipe: the bytes still in
+ * the pipe never reached it.  They are the newest of what was sent; the
+ * whole lines among them (from the start of the line the first belongs
+ * to, up to the last newline: the writer writes a line it reported
+ * unwritten again whole) go to the next child first. */
+static void
+_salvage(FileDest *d)
+{
+  int unread = 0;
+  if (d->child_fd < 0 || ioctl(d->child_fd, FIONREAD, &unread) != 0 || unread <= 0 || d->sent_len == 0)
+    return;
+  size_t back = MIN((size_t) unread, d->sent_len);
+  /* back to the start of the first line */
+  while (back < d->sent_len && _sent_back(d, back + 1) != '\n')
+    back++;
+  if (back == d->sent_len && d->sent_len == d->sent_cap)
+    {
+      /* its start is no longer kept: from the next line on */
+      while (back > 0 && _sent_back(d, back) != '\n')
+        back--;
+      if (back > 0)
+        back--;
+    }
+  /* and not the partial line at the end */
+  size_t skip_end = 0;
+  while (skip_end < back && _sent_back(d, skip_end + 1) != '\n')
+    skip_end++;
+  if (skip_end == back)
+    return; /* no whole line: lines that do not end in a newline cannot be told apart */
+  GString *lines = g_string_sized_new(back - skip_end + d->resend->len);
+  for (size_t k = back; k > skip_end; k--)
+    g_string_append_c(lines, _sent_back(d, k));
+  size_t n = 0;
+  for (size_t i = 0; i < lines->len; i++)
+    n += lines->str[i] == '\n';
+  g_string_append_len(lines, d->resend->str, (gssize) d->resend->len);
+  g_string_free(d->resend, TRUE);
+  d->resend = lines;
+  char nl[24];
+  snprintf(nl, sizeof(nl), "%zu", n);
+  sluice_log(SLUICE_LOG_NOTICE, "Lines the program did not read go to its next run", "cmdline", d->command, "lines",
+             nl, NULL);
+}
+
+/* Give the new child what its predecessor did not read. */
+static bool
+_flush_resend(FileDest *d)
+{
+  size_t done = 0;
+  while (done < d->resend->len)
+    {
+      ssize_t w = write(d->child_fd, d->resend->str + done, d->resend->len - done);
+      if (w > 0)
+        {
+          struct iovec v = { d->resend->str + done, (size_t) w };
+          program_dest_sent(d, &v, 1, (size_t) w);
+          done += (size_t) w;
+        }
+      else if (w < 0 && errno == EINTR)
+        continue;
+      else if (!(w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && log_writer_wait_fd(d->child_fd, POLLOUT, 1000)))
+        break;
+    }
+  g_string_erase(d->resend, 0, (gssize) done);
+  return d->resend->len == 0;
 }
 
 static bool
@@ -77,6 +194,12 @@ _spawn(FileDest *d)
   d->child_pid = pid;
   d->child_fd = fd;
   d->child_gen++;
+  _ring_reset(d);
+  if (d->resend->len > 0 && !_flush_resend(d))
+    {
+      program_dest_broken(d);
+      return false;
+    }
   return true;
 }
 
@@ -95,6 +218,7 @@ program_dest_start(FileDest *d, char **error)
           d->child_fd = fd;
           d->child_pid = pid;
           d->child_gen++;
+          _ring_reset(d);
           char p[24];
           snprintf(p, sizeof(p), "%ld", (long) pid);
           sluice_log(SLUICE_LOG_NOTICE, "Destination program kept across the reload", "cmdline", d->command, "pid",
@@ -152,9 +276,6 @@ void
 program_dest_broken(FileDest *d)
 {
   pid_t pid = d->child_pid;
-  if (d->child_fd >= 0)
-    close(d->child_fd);
-  d->child_fd = -1;
   if (pid > 0)
     {
       /* it is likely exiting: give it a moment before making sure */
@@ -171,8 +292,11 @@ program_dest_broken(FileDest *d)
           child_terminate(pid, STOP_GRACE_MS);
           status = 0;
         }
+      else
+        kill(-pid, SIGKILL); /* nothing it left in its group reads on */
       _log_exit(d, status);
     }
+  _salvage(d);
   _forget(d);
 }
 
@@ -182,7 +306,13 @@ program_dest_housekeep(FileDest *d)
   int status = 0;
   if (d->child_pid > 0 && child_exited(d->child_pid, &status))
     {
+      /* what it left in its group (dash keeps the shell as the parent of
+       * the command) must not go on reading what is meant for the next */
+      kill(-d->child_pid, SIGKILL);
+      struct timespec ts = { 0, 20 * 1000 * 1000 };
+      nanosleep(&ts, NULL);
       _log_exit(d, status);
+      _salvage(d);
       _forget(d);
       return false;
     }
@@ -244,4 +374,7 @@ program_dest_free(FileDest *d)
 {
   _stop_child(d);
   g_free(d->command);
+  g_free(d->sent);
+  if (d->resend)
+    g_string_free(d->resend, TRUE);
 }

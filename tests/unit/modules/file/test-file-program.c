@@ -205,3 +205,59 @@ Test(file_program, inherit_environment)
   cr_assert_null(strstr(env, "HOME="), "%s", env);
   g_free(env);
 }
+
+/* cat stopped with lines in its pipe, then killed: those lines go to the
+ * next child first, whole and once; found by housekeep (the exit) or by
+ * the next write (EPIPE). */
+static void
+unread_lines_go_to_the_next_child(bool by_write)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { program(\"cat >> @DIR@/out\" template(\"$MSG\\n\") time-reopen(1)); };");
+  pid_t first = r.d->child_pid;
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: one");
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: two");
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: three");
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: four");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  g_free(wait_file(&r, "out", 4));
+  cr_assert_eq(kill(-first, SIGSTOP), 0);
+  g_usleep(50 * 1000);
+  cr_assert_eq(rig_write(&r, b.items + 1, 2), 2, "the pipe takes them");
+  cr_assert_eq(kill(-first, SIGKILL), 0);
+  g_usleep(50 * 1000);
+  if (by_write)
+    cr_assert_lt(rig_write(&r, b.items + 3, 1), 0);
+  else
+    for (int i = 0; i < 500 && r.d->child_pid == first; i++)
+      {
+        r.drv->writer_ops->housekeep(r.drv, mono_now());
+        g_usleep(10000);
+      }
+  cr_assert_eq(r.d->child_pid, 0);
+  cr_assert_str_eq(r.d->resend->str, "two\nthree\n");
+  g_usleep(1100 * 1000);
+  if (!by_write)
+    {
+      r.drv->writer_ops->housekeep(r.drv, mono_now());
+      cr_assert(running(r.d->child_pid), "not restarted by housekeep");
+    }
+  cr_assert_eq(rig_write(&r, b.items + 3, 1), 1);
+  char *text = wait_file(&r, "out", 19);
+  cr_assert_str_eq(text, "one\ntwo\nthree\nfour\n");
+  g_free(text);
+  cr_assert_eq(r.d->resend->len, 0);
+  batch_free(&b);
+  rig_free(&r);
+}
+
+Test(file_program, unread_lines_go_to_the_next_child_after_an_exit)
+{
+  unread_lines_go_to_the_next_child(false);
+}
+
+Test(file_program, unread_lines_go_to_the_next_child_after_a_broken_pipe)
+{
+  unread_lines_go_to_the_next_child(true);
+}
