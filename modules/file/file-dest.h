@@ -133,13 +133,11 @@ typedef struct FileDest
   int child_fd;
   int64_t restart_at_ms;      /* CLOCK_MONOTONIC: no new child before this */
   bool child_given_up;        /* exit 127: the command does not exist */
-  uint64_t child_gen;         /* bumped at every start: ahead[] is per child */
-  uint64_t ahead_gen;
   /* the last bytes written to the child (at least its pipe's capacity),
    * so that what a dead child never read can go to the next one */
   char *sent;
   size_t sent_cap, sent_len, sent_end; /* ring: sent_end is one past the newest byte */
-  GString *resend;            /* whole lines the dead child did not read */
+  GString *resend;            /* bytes the dead child did not read: the next one gets them first */
 } FileDest;
 
 /* file-options.c: the module's factories. */

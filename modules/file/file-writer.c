@@ -397,7 +397,6 @@ _keep_ahead(FileDest *d, LogQueueItem *items, size_t n, size_t limit, bool resum
     }
   d->ahead_n = n - limit;
   d->ahead_first = items[limit].msg;
-  d->ahead_gen = d->child_gen;
 }
 
 static long
@@ -414,10 +413,7 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
       pthread_sigmask(SIG_BLOCK, &set, NULL);
       d->sigpipe_blocked = true;
     }
-  /* a new program() child gets whole lines, not the rest of one the
-   * dead one got part of */
-  bool resume = n > 0 && d->ahead_n == n && d->ahead_first == items[0].msg &&
-                (d->kind != FILE_KIND_PROGRAM || d->ahead_gen == d->child_gen);
+  bool resume = n > 0 && d->ahead_n == n && d->ahead_first == items[0].msg;
   g_string_truncate(d->body, 0);
   g_array_set_size(d->lines, 0);
   g_ptr_array_set_size(d->order, 0);

@@ -11,8 +11,9 @@
  *  - when it exits (seen about once a second by housekeep) or the pipe
  *    breaks (EPIPE on a write), it is reaped, logged ("Child program
  *    exited, restarting") and started again after time-reopen() seconds;
- *    the messages wait in the queue meanwhile.  A line the dead child got
- *    only part of is written whole to the new one.  Exit status 127 (the
+ *    the messages wait in the queue meanwhile.  What it left unread in
+ *    its pipe (kept in a ring of the bytes last sent) goes to the next
+ *    child first, so only what it had read and not acted on is lost.  Exit status 127 (the
  *    shell found no such command) stops the destination until a reload,
  *    as syslog-ng does;
  *  - at stop its stdin is closed and it gets up to a second to finish the
@@ -109,43 +110,33 @@ _sent_back(const FileDest *d, size_t k)
 }
 
 /* The child is dead and nothing else reads its pipe: the bytes still in
- * the pipe never reached it.  They are the newest of what was sent; the
- * whole lines among them (from the start of the line the first belongs
- * to, up to the last newline: the writer writes a line it reported
- * unwritten again whole) go to the next child first. */
+ * the pipe never reached it.  They are the newest of what was sent, and
+ * go to the next child first: the pipe is one stream across restarts, so
+ * a program that appends what it reads somewhere (cat >> file) continues
+ * byte for byte, even inside a line the dead one read only part of (the
+ * writer, likewise, goes on with the rest of a line it wrote only part
+ * of). */
 static void
 _salvage(FileDest *d)
 {
   int unread = 0;
-  if (d->child_fd < 0 || ioctl(d->child_fd, FIONREAD, &unread) != 0 || unread <= 0 || d->sent_len == 0)
+  if (d->child_fd < 0 || ioctl(d->child_fd, FIONREAD, &unread) != 0 || unread <= 0)
     return;
   size_t back = MIN((size_t) unread, d->sent_len);
-  /* back to the start of the first line */
-  while (back < d->sent_len && _sent_back(d, back + 1) != '\n')
-    back++;
-  if (back == d->sent_len && d->sent_len == d->sent_cap)
-    {
-      /* its start is no longer kept: from the next line on */
-      while (back > 0 && _sent_back(d, back) != '\n')
-        back--;
-      if (back > 0)
-        back--;
-    }
-  /* and not the partial line at the end */
-  size_t skip_end = 0;
-  while (skip_end < back && _sent_back(d, skip_end + 1) != '\n')
-    skip_end++;
-  if (skip_end == back)
-    return; /* no whole line: lines that do not end in a newline cannot be told apart */
-  GString *lines = g_string_sized_new(back - skip_end + d->resend->len);
-  for (size_t k = back; k > skip_end; k--)
-    g_string_append_c(lines, _sent_back(d, k));
+  if (back < (size_t) unread)
+    sluice_log(SLUICE_LOG_ERROR, "The program's pipe held more than was kept; some of it is lost", "cmdline",
+               d->command, NULL);
+  GString *bytes = g_string_sized_new(back + d->resend->len);
   size_t n = 0;
-  for (size_t i = 0; i < lines->len; i++)
-    n += lines->str[i] == '\n';
-  g_string_append_len(lines, d->resend->str, (gssize) d->resend->len);
+  for (size_t k = back; k > 0; k--)
+    {
+      char c = _sent_back(d, k);
+      g_string_append_c(bytes, c);
+      n += c == '\n';
+    }
+  g_string_append_len(bytes, d->resend->str, (gssize) d->resend->len);
   g_string_free(d->resend, TRUE);
-  d->resend = lines;
+  d->resend = bytes;
   char nl[24];
   snprintf(nl, sizeof(nl), "%zu", n);
   sluice_log(SLUICE_LOG_NOTICE, "Lines the program did not read go to its next run", "cmdline", d->command, "lines",
@@ -193,7 +184,6 @@ _spawn(FileDest *d)
   sluice_log(SLUICE_LOG_INFO, "Starting destination program", "cmdline", d->command, "pid", p, NULL);
   d->child_pid = pid;
   d->child_fd = fd;
-  d->child_gen++;
   _ring_reset(d);
   if (d->resend->len > 0 && !_flush_resend(d))
     {
@@ -217,7 +207,6 @@ program_dest_start(FileDest *d, char **error)
         {
           d->child_fd = fd;
           d->child_pid = pid;
-          d->child_gen++;
           _ring_reset(d);
           char p[24];
           snprintf(p, sizeof(p), "%ld", (long) pid);

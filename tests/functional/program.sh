@@ -75,14 +75,24 @@ send 2000
 arrived
 [ "$(child "cat >> ")" = "$c1" ] || fail "one program for every message, not one per message"
 
-# SIGKILL to the program's process group (the shell and its cat):
-# restarted after time-reopen(3), not at once; what comes meanwhile waits
-# in the queue
+# SIGKILL to the program's process group (the shell and its cat) while
+# lines stream in: what was unread in its pipe goes to the next one, which starts
+# after time-reopen(3), not at once; what comes meanwhile waits in the
+# queue
+sleep 1.1
+"$loggen" -S -Q -r 4000 -n 6000 127.0.0.1 "$port" 2>/dev/null &
+lg=$!
+# stopped first, so that its pipe fills up: the kill leaves lines in it
+sleep 0.4
+/bin/kill -STOP -- "-$c1"
+sleep 0.3
 /bin/kill -KILL -- "-$c1"
-wait_log "Child program exited, restarting"
-send 1500
 sleep 0.5
 [ -z "$(child "cat >> ")" ] || fail "restarted before time-reopen()"
+wait $lg || fail "loggen"
+sent=$((sent + 6000))
+wait_log "Child program exited, restarting"
+wait_log "Lines the program did not read go to its next run"
 i=0
 while c2=$(child "cat >> "); [ -z "$c2" ] || [ "$c2" = "$c1" ]; do
   i=$((i + 1)); [ $i -lt 100 ] || fail "the program was not restarted"; sleep 0.1
