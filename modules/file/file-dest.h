@@ -163,7 +163,9 @@ int program_dest_open(FileDest *d);       /* the pipe, starting a child if it ma
 void program_dest_broken(FileDest *d);    /* a write failed: stop the child */
 void program_dest_sent(FileDest *d, const struct iovec *iov, int n, size_t bytes); /* bytes went out */
 bool program_dest_housekeep(FileDest *d); /* false: the child is gone */
-void program_dest_finish(FileDest *d);    /* hand it over (reload) or stop it */
+/* Hand the child over (a reload with keep-alive(yes)) or stop it;
+ * partial: a line was written only in part (then it is not kept). */
+void program_dest_finish(FileDest *d, bool partial);
 void program_dest_free(FileDest *d);
 
 /* file-writer.c */

@@ -506,7 +506,11 @@ _finish(void *dest)
     {
       if (d->files)
         _forget_borrowed(d);
-      program_dest_finish(d);
+      /* a line written in part: the next writer writes it whole */
+      bool partial = false;
+      for (size_t i = 0; i < d->ahead_n; i++)
+        partial |= d->ahead[i] > 0 && d->ahead[i] != AHEAD_DONE;
+      program_dest_finish(d, partial);
       return;
     }
   if (d->files)

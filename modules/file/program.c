@@ -21,7 +21,10 @@
  *  - on a reload with keep-alive(yes) the pipe and the pid go into the
  *    handover registry under the persist-name() or the command, and the
  *    new configuration's program() with the same key writes on to the
- *    same process; otherwise the old one is stopped and a new one started.
+ *    same process (unless a line went to it only in part: the new writer
+ *    writes that line whole, so a new process gets it, as a network
+ *    destination does with a half-sent message); otherwise the old one is
+ *    stopped and a new one started.
  *
  * Differences from syslog-ng 3.38: syslog-ng restarts a program that
  * exited at once; Sluice waits time-reopen() (a program that fails at
@@ -339,9 +342,12 @@ _stop_child(FileDest *d)
 }
 
 void
-program_dest_finish(FileDest *d)
+program_dest_finish(FileDest *d, bool partial)
 {
-  if (d->child_pid > 0 && d->child_fd >= 0 && d->o.keep_alive && handover_active())
+  if (partial && d->child_pid > 0 && d->o.keep_alive && handover_active())
+    sluice_log(SLUICE_LOG_NOTICE, "The program got part of a line; a new one gets it whole after the reload",
+               "cmdline", d->command, NULL);
+  else if (d->child_pid > 0 && d->child_fd >= 0 && d->o.keep_alive && handover_active())
     {
       int status;
       if (!child_exited(d->child_pid, &status))

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* program(): the options it refuses by name, one child started at start,
  * a restart after time-reopen() when the child exits or is killed (the
- * batch meanwhile fails and is kept), exit 127 stopping the destination,
- * and inherit-environment(). */
+ * batch meanwhile fails and is kept), what a dead child left unread in its
+ * pipe going to the next one, exit 127 stopping the destination, and
+ * inherit-environment(). */
 #include "file-test.h"
 
 #include <signal.h>
@@ -206,8 +207,8 @@ Test(file_program, inherit_environment)
   g_free(env);
 }
 
-/* cat stopped with lines in its pipe, then killed: those lines go to the
- * next child first, whole and once; found by housekeep (the exit) or by
+/* cat stopped with lines in its pipe, then killed: those bytes go to the
+ * next child first, exactly once; found by housekeep (the exit) or by
  * the next write (EPIPE). */
 static void
 unread_lines_go_to_the_next_child(bool by_write)
