@@ -5,6 +5,7 @@
  * pipe going to the next one, exit 127 stopping the destination, and
  * inherit-environment(). */
 #include "file-test.h"
+#include "sluice/handover.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -261,4 +262,54 @@ Test(file_program, unread_lines_go_to_the_next_child_after_an_exit)
 Test(file_program, unread_lines_go_to_the_next_child_after_a_broken_pipe)
 {
   unread_lines_go_to_the_next_child(true);
+}
+
+/* A reload as the pipeline does it: the old writer's finish inside
+ * handover_begin()/handover_end(), then the new destination's start. */
+static void
+reload_once(const char *keep, const char *keep_new, bool same_command, pid_t *before, pid_t *after)
+{
+  Rig old = { 0 }, new = { 0 };
+  char *text = g_strdup_printf("destination d { program(\"cat > /dev/null\" keep-alive(%s)); };", keep);
+  rig_build(&old, text);
+  g_free(text);
+  *before = old.d->child_pid;
+  cr_assert(running(*before));
+  handover_begin();
+  old.drv->writer_ops->finish(old.drv);
+  text = g_strdup_printf("destination d { program(\"%s\" keep-alive(%s)); };",
+                         same_command ? "cat > /dev/null" : "cat >/dev/null", keep_new);
+  rig_build(&new, text);
+  g_free(text);
+  *after = new.d->child_pid;
+  handover_end();
+  old.drv->ops->free(old.drv);
+  old.drv = NULL;
+  rig_free(&old);
+  cr_assert(running(*after));
+  rig_free(&new);
+  cr_assert_not(running(*after), "stopped with its destination");
+}
+
+Test(file_program, keep_alive_yes_keeps_the_child_across_a_reload)
+{
+  pid_t before, after;
+  reload_once("yes", "no", true, &before, &after);
+  cr_assert_eq(before, after, "keep-alive(yes) of the running configuration: the same process");
+}
+
+Test(file_program, keep_alive_no_starts_a_new_child_at_a_reload)
+{
+  pid_t before, after;
+  reload_once("no", "yes", true, &before, &after);
+  cr_assert_neq(before, after);
+  cr_assert_not(running(before), "the old program was not stopped");
+}
+
+Test(file_program, a_kept_child_nobody_takes_is_stopped_at_the_end_of_the_reload)
+{
+  pid_t before, after;
+  reload_once("yes", "yes", false, &before, &after);
+  cr_assert_neq(before, after, "another command is another program");
+  cr_assert_not(running(before), "handover_end() did not stop the program nobody took");
 }
