@@ -82,6 +82,9 @@ _log_flags(Resolver *r, CfgNode *log, const CfgNode *call)
       for (int k = 0; log_flag_names[k] && found < 0; k++)
         if (v->type == CFG_VAL_IDENT && cfg_name_equal(v->str, log_flag_names[k]))
           found = k;
+      /* syslog-ng 3.38 takes catch-all as catchall's other spelling */
+      if (found < 0 && v->type == CFG_VAL_IDENT && cfg_name_equal(v->str, "catch-all"))
+        found = 2;
       if (found < 0)
         {
           const char *near = cfg_nearest_name(v->str, log_flag_names);

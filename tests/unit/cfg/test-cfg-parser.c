@@ -239,6 +239,11 @@ Test(cfg_parser, flags_dash_and_underscore_alike)
   cr_assert_eq(t->root->children[1]->flags,
                CFG_LOG_CATCHALL | CFG_LOG_DROP_UNMATCHED | CFG_LOG_FLOW_CONTROL | CFG_LOG_FALLBACK);
   cfg_tree_free(t);
+  /* syslog-ng 3.38's other spelling of catchall */
+  t = parse_ok("source s { internal(); };\nlog { source(s); flags(catch-all); };\nlog { flags(catch_all); };\n");
+  cr_assert_eq(t->root->children[1]->flags, CFG_LOG_CATCHALL);
+  cr_assert_eq(t->root->children[2]->flags, CFG_LOG_CATCHALL);
+  cfg_tree_free(t);
 }
 
 Test(cfg_parser, keywords_with_underscores_and_commas_between_args)
