@@ -178,6 +178,9 @@ _block_args(Parser *p, const CfgBlock *b, guint open, GHashTable *args, GString 
             break;
         }
       const CfgToken *first = _tok(p, i + 2), *last = _tok(p, j);
+      if (first != last && first->src != last->src)
+        return _fail_at(p, a, "argument %s of the reference to block %s begins and ends in different texts (a "
+                        "block's expansion and what follows it)", a->text, b->name);
       char *value = g_strdup("");
       if (first != last)
         {
@@ -212,7 +215,8 @@ _block_args(Parser *p, const CfgBlock *b, guint open, GHashTable *args, GString 
 
 /* When the tokens at p->pos are a reference to a block of type (NAME
  * '(' arguments ')'), puts the block's expansion in their place and
- * returns 1; 0 when they are not; -1 on error.  A filter block's
+ * returns 1; 0 when they are not; -1 on error.  The token array may move:
+ * callers keep no CfgToken pointer across a parse that may expand.  A filter block's
  * expansion stands as one expression: in parentheses, without its ';'. */
 static int
 _expand(Parser *p, const char *type)
@@ -427,11 +431,12 @@ _primary_inner(Parser *p)
     }
   if (_is_kw(t, "not"))
     {
-      _take(p);
+      /* the operand may expand a block, which moves the token array */
+      CfgLocation at = _take(p)->loc;
       CfgNode *inner = _primary(p);
       if (!inner)
         return NULL;
-      CfgNode *n = cfg_node_new(CFG_NODE_NOT, &t->loc);
+      CfgNode *n = cfg_node_new(CFG_NODE_NOT, &at);
       cfg_node_add_child(n, inner);
       return n;
     }
@@ -480,14 +485,15 @@ _binary(Parser *p, const char *kw, CfgNodeKind kind, CfgNode *(*operand)(Parser 
   CfgNode *left = operand(p);
   while (left && _is_kw(_peek(p, 0), kw))
     {
-      const CfgToken *op = _take(p);
+      /* the operand may expand a block, which moves the token array */
+      CfgLocation at = _take(p)->loc;
       CfgNode *right = operand(p);
       if (!right)
         {
           cfg_node_free(left);
           return NULL;
         }
-      CfgNode *n = cfg_node_new(kind, &op->loc);
+      CfgNode *n = cfg_node_new(kind, &at);
       cfg_node_add_child(n, left);
       cfg_node_add_child(n, right);
       left = n;

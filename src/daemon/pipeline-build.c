@@ -220,6 +220,21 @@ _compile_channels(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, const LogD
 {
   bool source = stmt->obj == CFG_OBJ_SOURCE;
   GPtrArray *channels = _statement_channels(stmt);
+  if (!channels->len)
+    {
+      g_ptr_array_free(channels, TRUE);
+      return true;
+    }
+  /* a statement named again inside its own channels would compile forever */
+  if (!pl->in_channels)
+    pl->in_channels = g_hash_table_new(g_direct_hash, g_direct_equal);
+  if (!g_hash_table_add(pl->in_channels, (gpointer) stmt))
+    {
+      cfg_error_set(err, &stmt->loc, "%s statement '%s' takes itself in through its channels",
+                    cfg_object_kind_name(stmt->obj), stmt->name ? stmt->name : "(inline)");
+      g_ptr_array_free(channels, TRUE);
+      return false;
+    }
   if (channels->len && !source)
     _elem_add(p, (PathElem) { .kind = PE_GROUP });
   bool ok = true;
@@ -258,6 +273,7 @@ _compile_channels(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, const LogD
       _group_add(&e.group, sub);
       _elem_add(p, e);
     }
+  g_hash_table_remove(pl->in_channels, stmt);
   g_ptr_array_free(channels, TRUE);
   return ok;
 }

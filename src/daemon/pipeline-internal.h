@@ -111,6 +111,7 @@ struct LogPipeline
   GPtrArray *drivers;  /* DriverRT* */
   GPtrArray *slots;    /* SourceSlot* */
   GHashTable *by_node; /* CfgNode* (DEFINE or INLINE) -> id + 1 */
+  GHashTable *in_channels; /* statements whose channels are being compiled (building only) */
   PathGroup top;
   WorkerPool *pool;
   Batch *batches; /* [worker][driver] while running */

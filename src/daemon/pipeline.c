@@ -104,6 +104,8 @@ log_pipeline_free(LogPipeline *pl)
   g_ptr_array_free(pl->drivers, TRUE);
   g_ptr_array_free(pl->slots, TRUE);
   g_hash_table_destroy(pl->by_node);
+  if (pl->in_channels)
+    g_hash_table_destroy(pl->in_channels);
   free(pl->batches);
   free(pl->received);
   free(pl->stamps);

@@ -146,4 +146,26 @@ Test(cfg_block, refusals_in_syslog_ngs_words)
   /* an error inside a block body is reported where the body says it */
   assert_parse_error("@version: 3.38\nblock source a() {\n  tcp(port(1);\n};\nsource s { a(); };\n",
                      "t.conf:3:14: expected ')' to close 'tcp(' opened at 3:3, got ';'");
+  /* a reference whose argument starts in a block's text and ends after it */
+  assert_parse_error("@version: 3.38\nblock root bar(x()) {};\nblock root foo() { bar(x(1 };\nfoo() ))\n",
+                     "t.conf:3:24: argument x of the reference to block bar begins and ends in different texts (a "
+                     "block's expansion and what follows it)");
+}
+
+/* Each expansion moves the token array: an 'or' or a 'not' must not keep
+ * a pointer into it across its operand (use after free under ASan). */
+Test(cfg_block, many_filter_blocks_in_one_expression)
+{
+  GString *with = g_string_new("@version: 3.38\nblock filter f() { level(info) };\nfilter x { program(\"a\")");
+  GString *without = g_string_new("@version: 3.38\nfilter x { program(\"a\")");
+  for (int i = 0; i < 200; i++)
+    {
+      g_string_append(with, i % 3 ? " or f()" : " or not f()");
+      g_string_append(without, i % 3 ? " or (level(info))" : " or not (level(info))");
+    }
+  g_string_append(with, " };\n");
+  g_string_append(without, " };\n");
+  assert_same_tree(with->str, without->str);
+  g_string_free(with, TRUE);
+  g_string_free(without, TRUE);
 }

@@ -483,6 +483,11 @@ Test(pipeline, unsupported_things_are_refused_with_their_place)
   expect_error("destination d { rec(\"x\"); channel { source(s1); destination { rec(\"y\"); }; }; };\n"
                "log { source(s1); destination(d); };",
                "test.conf:3:27: a channel in destination statement 'd' cannot take a source");
+  /* a statement that takes itself in through its channels (compiled forever) */
+  expect_error("destination d { rec(\"x\"); channel { destination(d); }; };\nlog { source(s1); destination(d); };",
+               "test.conf:3:1: destination statement 'd' takes itself in through its channels");
+  expect_error("source s2 { fake(); channel { source(s2); }; };\nlog { source(s2); destination { rec(\"x\"); }; };",
+               "test.conf:3:1: source statement 's2' takes itself in through its channels");
 }
 
 Test(pipeline, statistics_count_per_source_and_destination)
