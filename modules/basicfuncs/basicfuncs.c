@@ -13,6 +13,7 @@ basicfuncs_register_template_functions(void)
     tf_cond_functions,
     tf_date_functions,
     tf_hash_functions,
+    tf_list_functions,
     tf_numeric_functions,
     tf_string_functions,
   };

@@ -14,6 +14,7 @@
 extern const LogTemplateFunction *const tf_cond_functions[];
 extern const LogTemplateFunction *const tf_date_functions[];
 extern const LogTemplateFunction *const tf_hash_functions[];
+extern const LogTemplateFunction *const tf_list_functions[];
 extern const LogTemplateFunction *const tf_numeric_functions[];
 extern const LogTemplateFunction *const tf_string_functions[];
 

@@ -113,11 +113,57 @@ BASICFUNCS = [
     '$(* 99999999999 99999999999)|$(/ -7 2)|$(% -7 3)|$(+ 0x10 1)|$(+ " 5" 1)|$(+ 1)|$(+ 1 2 3)|$(/ 1.0 4)|$(* 2.5 -2)|$(- 0.1 0.3)|$(+ 1e3 1)',
     '$(+ 9223372036854775807 1)|$(+ 99999999999999999999 1)|$(/ 1.0 0)|$(% 7.5 2)|$(* 1e308 10)|$(- 0 -9223372036854775808)|$(substr "é€x" 1 2)|$(padding x 4 é)',
     '$(length $(uppercase $(substr $MSG 0 7)))|$(md5 $(lowercase $HOST))|$(if ($PROGRAM eq sshd) $(uppercase $PROGRAM) $(length $PROGRAM))|$(or $(substr $MSG 100) $(strip "  z  "))',
+
+    # lists (the 5424-lists case holds the odd ones)
+    "$(list-concat ${.SDATA.l@1.v0} ${.SDATA.l@1.v1} ${.SDATA.l@1.v2} ${.SDATA.l@1.v3})|$(list-concat ${.SDATA.l@1.v4})|$(list-concat ${.SDATA.l@1.v5} ${.SDATA.l@1.v6} ${.SDATA.l@1.v7})|$(list-concat ${.SDATA.l@1.v8} ${.SDATA.l@1.v9} ${.SDATA.l@1.v10} ${.SDATA.l@1.v11} ${.SDATA.l@1.v12})",
+    "$(list-append ${.SDATA.l@1.v0} c)|$(list-append ${.SDATA.l@1.v0} \"c d\" ${.SDATA.l@1.v13} e)|$(list-append)|$(list-append ${.SDATA.l@1.v0})|$(list-append a, c)|$(list-append , c)|$(list-append \"\" ${.SDATA.l@1.v5} ${.SDATA.l@1.v6} ${.SDATA.l@1.v7})",
+    "$(list-append \"\" ${.SDATA.l@1.v4} ${.SDATA.l@1.v8})|$(list-append ${.SDATA.l@1.v3} ${.SDATA.l@1.v12})|$(list-concat a b \"c,d\")|$(list-concat)|$(list-concat \"\" \"a,,b\" \",,\")|$(list-concat $MSG $HOST)",
+    "$(list-head ${.SDATA.l@1.v4})|$(list-head ${.SDATA.l@1.v1} ${.SDATA.l@1.v2})|$(list-head ${.SDATA.l@1.v13} ${.SDATA.l@1.v2} ${.SDATA.l@1.v0})|$(list-head)|$(list-head $MSG)|$(list-tail ${.SDATA.l@1.v3} ${.SDATA.l@1.v0})|$(list-tail ${.SDATA.l@1.v4})|$(list-tail)|$(list-tail x)",
+    "$(list-count ${.SDATA.l@1.v3} ${.SDATA.l@1.v0})|$(list-count ${.SDATA.l@1.v4})|$(list-count)|$(list-count \"\")|$(list-count \",,\" \" \")|$(list-count ${.SDATA.l@1.v5})|$(list-count $MSG)",
+    "$(list-nth 0 ${.SDATA.l@1.v3})|$(list-nth 1 ${.SDATA.l@1.v3} ${.SDATA.l@1.v0})|$(list-nth -1 ${.SDATA.l@1.v3})|$(list-nth 10 ${.SDATA.l@1.v3})|$(list-nth x ${.SDATA.l@1.v3})|$(list-nth)|$(list-nth 1)|$(list-nth -5 ${.SDATA.l@1.v3})|$(list-nth -6 ${.SDATA.l@1.v3})|$(list-nth \" 1\" ${.SDATA.l@1.v3})|$(list-nth 1x ${.SDATA.l@1.v3})",
+    "$(list-nth +1 ${.SDATA.l@1.v3})|$(list-nth \"\" ${.SDATA.l@1.v3})|$(list-nth 99999999999999999999 ${.SDATA.l@1.v3})|$(list-nth 4294967297 ${.SDATA.l@1.v3})|$(list-nth -4294967296 ${.SDATA.l@1.v3})|$(list-nth 2 ${.SDATA.l@1.v4})|$(list-nth 5 ${.SDATA.l@1.v4})|$(list-nth 6 ${.SDATA.l@1.v4})|$(list-nth $PID a,b,c,d,e,f,g,h)",
+    "$(list-slice 1:3 ${.SDATA.l@1.v3})|$(list-slice 1 ${.SDATA.l@1.v3})|$(list-slice :2 ${.SDATA.l@1.v3})|$(list-slice -2: ${.SDATA.l@1.v3})|$(list-slice -3:-1 ${.SDATA.l@1.v3})|$(list-slice 3:1 ${.SDATA.l@1.v3})|$(list-slice 1:100 ${.SDATA.l@1.v3})|$(list-slice : ${.SDATA.l@1.v3})|$(list-slice -100:2 ${.SDATA.l@1.v3})|$(list-slice 2:2 ${.SDATA.l@1.v3})",
+    "$(list-slice 1:3 ${.SDATA.l@1.v3} ${.SDATA.l@1.v0})|$(list-slice x ${.SDATA.l@1.v3})|$(list-slice 1:x ${.SDATA.l@1.v3})|$(list-slice 1: ${.SDATA.l@1.v3})|$(list-slice \" 1: 3\" ${.SDATA.l@1.v3})|$(list-slice)|$(list-slice 1:2)|$(list-slice 0:1:2 ${.SDATA.l@1.v3})|$(list-slice \"1 :3\" ${.SDATA.l@1.v3})|$(list-slice \"\" ${.SDATA.l@1.v3})",
+    "$(list-slice +1:+3 ${.SDATA.l@1.v3})|$(list-slice \" \" ${.SDATA.l@1.v3})|$(list-slice 1:3x ${.SDATA.l@1.v3})|$(list-slice -0 ${.SDATA.l@1.v3})|$(list-slice -99999999999999999999: ${.SDATA.l@1.v3})|$(list-slice 2147483648: ${.SDATA.l@1.v3})|$(list-slice -4294967295: ${.SDATA.l@1.v3})|$(list-slice 4294967297:4294967299 ${.SDATA.l@1.v3})|$(list-slice 2:5 ${.SDATA.l@1.v4})",
+    "$(list-search z ${.SDATA.l@1.v3})|$(list-search q ${.SDATA.l@1.v3})|$(list-search x ${.SDATA.l@1.v3} ${.SDATA.l@1.v0})|$(list-search \"c d\" ${.SDATA.l@1.v3} ${.SDATA.l@1.v0})|$(list-search --start-index 2 x ${.SDATA.l@1.v3} ${.SDATA.l@1.v3})|$(list-search --mode prefix w ${.SDATA.l@1.v3})|$(list-search --start-index -1 x ${.SDATA.l@1.v3})|$(list-search --start-index 9 x ${.SDATA.l@1.v3})|$(list-search --mode substring \" b\" ${.SDATA.l@1.v3} ${.SDATA.l@1.v0})",
+    "$(list-search --mode glob \"?\" ${.SDATA.l@1.v3})|$(list-search --mode glob \"*\" ${.SDATA.l@1.v3})|$(list-search --mode glob \"c*\" ${.SDATA.l@1.v3} ${.SDATA.l@1.v0})|$(list-search --mode pcre \"^w\" ${.SDATA.l@1.v3})|$(list-search --mode pcre \"[vw]\" ${.SDATA.l@1.v3})|$(list-search --mode pcre \"\" ${.SDATA.l@1.v3})|$(list-search \"\" ${.SDATA.l@1.v3})|$(list-search --mode prefix \"\" ${.SDATA.l@1.v3})|$(list-search $PROGRAM ${.SDATA.l@1.v3} app)|$(list-search --start-index 1 --start-index 3 v ${.SDATA.l@1.v3})",
+    "$(list-search --mode=glob x y)|$(list-search --start-index=1 x x,y,x)|$(list-search --mode literal -- --x y,--x)|$(list-search x --mode prefix y,xa)|$(list-search y x,y x,y)|$(list-search -- -- a,--)|$(list-search x -- --mode a,x)|$(list-search -- x --mode prefix a,xy)|$(list-search --mode substring sp ${.SDATA.l@1.v5})|$(list-search --mode glob *.* $MSG)",
+    "$(explode , a,b,c)|$(explode \" \" \"a b  c\")|$(explode ab xabyabz)|$(explode , a,b \"c,d\")|$(explode , \",a,,\")|$(explode ,)|$(explode)|$(explode , \"a b,c\")|$(explode \" \" $MSG)",
+    "[$(explode , \"\")][$(explode , \"\" a)][$(explode , a \"\")][$(explode $PROGRAM xappyappz)][$(explode , $(list-concat a \"b c\"))][$(explode \",\" \" a , b \")][$(explode ,, a,,b,,,c)][$(explode x ${.SDATA.l@1.v5} ${.SDATA.l@1.v6})]",
+    "$(implode , ${.SDATA.l@1.v3})|$(implode \" - \" ${.SDATA.l@1.v3} ${.SDATA.l@1.v0})|$(implode \"\" ${.SDATA.l@1.v3})|$(implode ,)|$(implode)|$(implode : ${.SDATA.l@1.v0})|$(implode : ${.SDATA.l@1.v1} ${.SDATA.l@1.v2})|$(implode $PROGRAM ${.SDATA.l@1.v3})|$(implode / ${.SDATA.l@1.v4})|$(implode + ${.SDATA.l@1.v8} ${.SDATA.l@1.v9} ${.SDATA.l@1.v11})",
 ]
+
+
+def _sd(name, values):
+    """An RFC 5424 line whose SD-ID l@1 has params v0, v1, ... (escaped)."""
+    esc = [v.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"]", b"\\]") for v in values]
+    params = b"".join(b' v%d="%s"' % (i, v) for i, v in enumerate(esc))
+    return C(name, b"<14>1 2025-03-10T11:58:03Z lh app 7 m [l@1" + params + b"] a list line", "5424")
+
+
+# list syntax: quoting and escapes as syslog-ng reads and writes them
+LIST_VALUES = [
+    b'a, b,"c d"',                                    # v0
+    b'"abc',                                          # v1 unterminated
+    b'def"',                                          # v2
+    b"x,y,z,w,v",                                      # v3
+    b"\"a\\tb\",'it\\'s',\"abc\"def,g,,\"\",'',\"\\x41\\q\\\\\"",  # v4 quoted, escapes, failures
+    b"tab\tx sp\"q'\\back,\x01\x0b\x7f\xc3\xa9\xff\x08\x0c\r",  # v5 every byte that matters
+    b"a\"b\\c",                                       # v6 single-quoted on output
+    b"it's",                                          # v7
+    b'"a" , b',                                       # v8 text after the closing quote
+    b'"a"x,"b',                                       # v9
+    b'"ab\\',                                         # v10 backslash at the end
+    b' "a",b',                                        # v11 a space before the quote
+    b"\xed\xa0\x80 \xf0\x9f\x98\x80 \xc0\xaf \x1b",  # v12 UTF-8 in quotes
+    b"",                                               # v13
+]
+LISTS = _sd("5424-lists", LIST_VALUES)
 
 # format-json escapes a newline; templates that print $MSG raw could not
 # be split into records with this one
 CASES_FOR = {
+    "basicfuncs": CASES + [LISTS],
     "json": CASES + [C("5424-newline", b"<14>1 2025-03-10T11:58:09Z h app 1 m - line one\nline\ttwo\n", "5424")],
 }
 

@@ -39,10 +39,41 @@ Test(basicfuncs, compile_errors_name_the_function)
   tfunc_assert_compile_error("$(sanitize --nosuch a)", "$(sanitize) unknown option --nosuch");
   tfunc_assert_compile_error("$(md4 x)", "Unknown template function \"md4\"");
   /* one syslog-ng has and Sluice does not build yet says so */
-  tfunc_assert_compile_error("$(list-head a b)",
-                             "$(list-head) is a syslog-ng template function that Sluice does not support yet");
+  tfunc_assert_compile_error("$(dns-resolve-ip a b)",
+                             "$(dns-resolve-ip) is a syslog-ng template function that Sluice does not support yet");
   tfunc_assert_compile_error("$(no-such-function x)", "Unknown template function \"no-such-function\"");
   tfunc_assert_compile_error("$(substr $(padding) 1)", "padding");
+}
+
+/* syslog-ng 3.38's messages, checked with syslog-ng -s */
+Test(basicfuncs, list_search_compile_errors)
+{
+  tfunc_assert_compile_error("$(list-search)",
+                             "$(list-search) Pattern is missing. Usage: $(list-search [options] <pattern> ${list})");
+  tfunc_assert_compile_error("$(list-search z)",
+                             "$(list-search) List is missing. Usage: $(list-search [options] <pattern> ${list}");
+  tfunc_assert_compile_error("$(list-search --mode glob a)", "$(list-search) List is missing");
+  tfunc_assert_compile_error("$(list-search --mode bogus w x)", "$(list-search) Invalid list-search mode: bogus. "
+                                                                "Valid modes are: literal, prefix, substring, glob, pcre");
+  tfunc_assert_compile_error("$(list-search --start-index x w x)", "Cannot parse integer value \"x\" for --start-index");
+  tfunc_assert_compile_error("$(list-search --start-index=4294967296 w x)",
+                             "Integer value \"4294967296\" for --start-index out of range");
+  tfunc_assert_compile_error("$(list-search --nosuch w x)", "Unknown option --nosuch");
+  tfunc_assert_compile_error("$(list-search -m glob w x)", "Unknown option -m");
+  tfunc_assert_compile_error("$(list-search w x --mode)", "Missing argument for --mode");
+  tfunc_assert_compile_error("$(list-search --mode pcre \"(\" x)", "$(list-search) Failed to prepare pattern: (");
+}
+
+/* What the oracle's records cannot hold: newlines, written as \n inside
+ * quotes and read back from them. */
+Test(basicfuncs, lists_with_newlines)
+{
+  LogMsg *msg = test_parse("<14>1 2025-03-10T11:58:01Z h app 1 m - x");
+  log_msg_set_value_by_name(msg, "nl", "a\nb", -1);
+  log_msg_set_value_by_name(msg, "q", "\"a\\nb\",c", -1);
+  assert_format("$(list-append \"\" ${nl})|$(length $(list-head ${q}))|$(list-concat ${q})|$(explode x ${nl})", msg, NULL,
+                "\"a\\nb\"|3|\"a\\nb\",c|\"a\\nb\"");
+  log_msg_unref(msg);
 }
 
 /* format-date and tag are syslog-ng 4 functions that 3.38 lacks: their
@@ -112,6 +143,8 @@ Test(basicfuncs, functions_survive_odd_arguments)
     "if",  "or",     "echo",       "substr",   "strip",  "sanitize",    "length", "lowercase", "uppercase",
     "replace-delimiter", "padding", "hash", "md5", "sha1", "sha256", "sha512", "base64-encode", "url-encode",
     "env", "basename", "dirname", "ipv4-to-int", "+", "-", "*", "/", "%", "uuid", "tag", "format-date",
+    "list-concat", "list-append", "list-head", "list-tail", "list-nth", "list-count", "list-slice", "list-search",
+    "explode", "implode",
   };
   LogMsg *msg = tfunc_fuzz_msg();
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
@@ -128,6 +161,9 @@ Test(basicfuncs, huge_values_come_out_whole)
   GString *len = tfunc_format("$(length $HUGE)|$(length $(padding $BIN 100000 xy))|$(length $(base64-encode $HUGE))",
                               msg);
   cr_assert_str_eq(len->str, "1048576|100000|1398104");
+  g_string_free(len, TRUE);
+  len = tfunc_format("$(list-count $HUGE)|$(length $(list-concat $HUGE))|$(list-count $(explode , $HUGE))", msg);
+  cr_assert_str_eq(len->str, "1|1855175|1");
   g_string_free(len, TRUE);
   log_msg_unref(msg);
 }

@@ -1,0 +1,716 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * syslog-ng's lists: list-concat, list-append, list-head, list-tail,
+ * list-nth, list-count, list-slice, list-search, explode and implode.
+ *
+ * A list is text of comma-separated elements, as syslog-ng 3.38 reads and
+ * writes it (checked with tests/oracle/tfunc-oracle.py):
+ *
+ * Reading.  Every argument is a list of its own.  An element that starts
+ * with '"' or '\'' is quoted: inside, a backslash before b f n r t gives
+ * that control byte, before the quote or a backslash gives that byte, and
+ * before anything else stays as it is ("\x41" is four bytes).  A quoted
+ * element must end at the closing quote, followed by the end or a comma;
+ * when it does not (unterminated, or text after the quote) the element is
+ * the raw text from its opening quote through the next comma (included)
+ * or the end.  Any other element runs to the next comma, spaces and quotes
+ * kept; empty unquoted elements are skipped ("a,,b" has two).
+ *
+ * Writing.  An element with none of the bytes BS TAB LF FF CR, space, '"',
+ * '\'', ',' and '\\' (and not empty) is written as it is.  Others are
+ * quoted, with '\'' when the element holds '"' but no '\'', else with '"';
+ * inside, the quote and '\\' get a backslash, BS TAB LF FF CR become \b \t
+ * \n \f \r, other bytes below 0x20 and bytes that are not valid UTF-8 become
+ * \xNN; valid UTF-8 and DEL stay.  Elements are joined with ','.
+ */
+#include "basicfuncs.h"
+
+#include "sluice/regex.h"
+
+#include <string.h>
+
+/* ---- reading ------------------------------------------------------------ */
+
+typedef struct ListScanner
+{
+  const char *p, *end;
+  GString *buf; /* a quoted element decoded */
+} ListScanner;
+
+static void
+_scanner_init(ListScanner *sc, const GString *list, GString *buf)
+{
+  sc->p = list->str;
+  sc->end = list->str + list->len;
+  sc->buf = buf;
+}
+
+/* The element quoted by sc->p[0]: true with it decoded in sc->buf and
+ * *after past it (and its comma), or false with *fail where it broke. */
+static bool
+_scan_quoted(ListScanner *sc, const char **after, const char **fail)
+{
+  char quote = *sc->p;
+  const char *q = sc->p + 1;
+  g_string_truncate(sc->buf, 0);
+  while (q < sc->end)
+    {
+      char c = *q;
+      if (c == quote)
+        {
+          q++;
+          if (q == sc->end)
+            *after = q;
+          else if (*q == ',')
+            *after = q + 1;
+          else
+            {
+              *fail = q;
+              return false;
+            }
+          return true;
+        }
+      if (c != '\\')
+        {
+          g_string_append_c(sc->buf, c);
+          q++;
+          continue;
+        }
+      if (q + 1 >= sc->end)
+        break;
+      char e = q[1];
+      switch (e)
+        {
+        case 'b': g_string_append_c(sc->buf, '\b'); break;
+        case 'f': g_string_append_c(sc->buf, '\f'); break;
+        case 'n': g_string_append_c(sc->buf, '\n'); break;
+        case 'r': g_string_append_c(sc->buf, '\r'); break;
+        case 't': g_string_append_c(sc->buf, '\t'); break;
+        default:
+          if (e != quote && e != '\\')
+            g_string_append_c(sc->buf, '\\');
+          g_string_append_c(sc->buf, e);
+        }
+      q += 2;
+    }
+  *fail = sc->end;
+  return false;
+}
+
+/* The next element of the list: true with it in *s, *len (valid until the
+ * next call), false at the end. */
+static bool
+_scan_next(ListScanner *sc, const char **s, size_t *len)
+{
+  while (sc->p < sc->end && *sc->p == ',')
+    sc->p++;
+  if (sc->p >= sc->end)
+    return false;
+  const char *start = sc->p;
+  if (*start == '"' || *start == '\'')
+    {
+      const char *after = NULL, *fail = NULL;
+      if (_scan_quoted(sc, &after, &fail))
+        {
+          sc->p = after;
+          *s = sc->buf->str;
+          *len = sc->buf->len;
+          return true;
+        }
+      const char *comma = memchr(fail, ',', (size_t) (sc->end - fail));
+      sc->p = comma ? comma + 1 : sc->end;
+      *s = start;
+      *len = (size_t) (sc->p - start);
+      return true;
+    }
+  const char *comma = memchr(start, ',', (size_t) (sc->end - start));
+  const char *stop = comma ? comma : sc->end;
+  sc->p = comma ? comma + 1 : sc->end;
+  *s = start;
+  *len = (size_t) (stop - start);
+  return true;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static bool
+_needs_quotes(const char *s, size_t len, bool *has_dq, bool *has_sq)
+{
+  bool need = len == 0;
+  *has_dq = *has_sq = false;
+  for (size_t i = 0; i < len; i++)
+    switch (s[i])
+      {
+      case '"': *has_dq = need = true; break;
+      case '\'': *has_sq = need = true; break;
+      case '\b': case '\t': case '\n': case '\f': case '\r': case ' ': case ',': case '\\': need = true; break;
+      default: break;
+      }
+  return need;
+}
+
+static void
+_append_hex(GString *out, unsigned char c)
+{
+  static const char hex[] = "0123456789abcdef";
+  char e[4] = { '\\', 'x', hex[c >> 4], hex[c & 15] };
+  g_string_append_len(out, e, 4);
+}
+
+static void
+_encode(GString *out, const char *s, size_t len)
+{
+  bool has_dq, has_sq;
+  if (!_needs_quotes(s, len, &has_dq, &has_sq))
+    {
+      g_string_append_len(out, s, (gssize) len);
+      return;
+    }
+  char quote = has_dq && !has_sq ? '\'' : '"';
+  g_string_append_c(out, quote);
+  const char *end = s + len;
+  while (s < end)
+    {
+      unsigned char c = (unsigned char) *s;
+      if (c >= 0x80)
+        {
+          gunichar u = g_utf8_get_char_validated(s, end - s);
+          if (u == (gunichar) -1 || u == (gunichar) -2)
+            {
+              _append_hex(out, c);
+              s++;
+            }
+          else
+            {
+              const char *next = g_utf8_next_char(s);
+              g_string_append_len(out, s, next - s);
+              s = next;
+            }
+          continue;
+        }
+      s++;
+      if (c == (unsigned char) quote || c == '\\')
+        {
+          g_string_append_c(out, '\\');
+          g_string_append_c(out, (char) c);
+        }
+      else if (c >= 0x20)
+        g_string_append_c(out, (char) c);
+      else
+        switch (c)
+          {
+          case '\b': g_string_append(out, "\\b"); break;
+          case '\t': g_string_append(out, "\\t"); break;
+          case '\n': g_string_append(out, "\\n"); break;
+          case '\f': g_string_append(out, "\\f"); break;
+          case '\r': g_string_append(out, "\\r"); break;
+          default: _append_hex(out, c);
+          }
+    }
+  g_string_append_c(out, quote);
+}
+
+/* Add an element to the list that starts at out->str[start]: a comma
+ * first unless the list is empty or already ends with one. */
+static void
+_add(GString *out, size_t start, const char *s, size_t len)
+{
+  if (out->len > start && out->str[out->len - 1] != ',')
+    g_string_append_c(out, ',');
+  _encode(out, s, len);
+}
+
+/* ---- walking the elements of arguments --------------------------------- */
+
+/* Calls func(element, i, data) for every element of args[first..argc-1]
+ * in order, i counting from 0, until func returns false. */
+typedef bool (*ListElemFunc)(const char *s, size_t len, int64_t i, void *data);
+
+static void
+_each_elem(int first, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+           ListElemFunc func, void *data)
+{
+  int l_arg = tf_level_push(), l_buf = tf_level_push();
+  int64_t i = 0;
+  bool more = true;
+  for (int a = first; a < argc && more; a++)
+    {
+      ListScanner sc;
+      _scanner_init(&sc, tf_format_arg(args, a, msg, opts, l_arg), log_template_scratch_get(l_buf));
+      const char *s;
+      size_t len;
+      while (more && _scan_next(&sc, &s, &len))
+        more = func(s, len, i++, data);
+    }
+  tf_level_pop();
+  tf_level_pop();
+}
+
+typedef struct Collect
+{
+  GString *out;
+  size_t start;
+  int64_t from, to; /* the indexes kept: from <= i < to */
+} Collect;
+
+static bool
+_collect(const char *s, size_t len, int64_t i, void *data)
+{
+  Collect *c = data;
+  if (i >= c->to)
+    return false;
+  if (i >= c->from)
+    _add(c->out, c->start, s, len);
+  return true;
+}
+
+static bool
+_count(const char *s, size_t len, int64_t i, void *data)
+{
+  (void) s, (void) len, (void) i;
+  (*(int64_t *) data)++;
+  return true;
+}
+
+static int64_t
+_count_elems(int first, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts)
+{
+  int64_t n = 0;
+  _each_elem(first, argc, args, msg, opts, _count, &n);
+  return n;
+}
+
+/* ---- list-concat, list-append, list-head, list-tail, list-count -------- */
+
+static void
+_list_concat_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+                  GString *out)
+{
+  (void) state;
+  Collect c = { out, out->len, 0, INT64_MAX };
+  _each_elem(0, argc, args, msg, opts, _collect, &c);
+}
+
+/* The first argument as it is, then each other one as an element. */
+static void
+_list_append_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+                  GString *out)
+{
+  (void) state;
+  if (argc < 1)
+    return;
+  size_t start = out->len;
+  log_template_format(args[0], msg, opts, out);
+  int level = tf_level_push();
+  for (int a = 1; a < argc; a++)
+    {
+      GString *s = tf_format_arg(args, a, msg, opts, level);
+      _add(out, start, s->str, s->len);
+    }
+  tf_level_pop();
+}
+
+typedef struct Nth
+{
+  int64_t want;
+  GString *out;
+} Nth;
+
+static bool
+_nth(const char *s, size_t len, int64_t i, void *data)
+{
+  Nth *n = data;
+  if (i < n->want)
+    return true;
+  g_string_append_len(n->out, s, (gssize) len);
+  return false;
+}
+
+/* The element at index want (from 0; negative counts from the end) of
+ * the lists args[first..], decoded. */
+static void
+_nth_of(int64_t want, int first, int argc, LogTemplate *const *args, const LogMsg *msg,
+        const LogTemplateOptions *opts, GString *out)
+{
+  if (want < 0)
+    want += _count_elems(first, argc, args, msg, opts);
+  if (want < 0)
+    return;
+  Nth n = { want, out };
+  _each_elem(first, argc, args, msg, opts, _nth, &n);
+}
+
+static void
+_list_head_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+                GString *out)
+{
+  (void) state;
+  _nth_of(0, 0, argc, args, msg, opts, out);
+}
+
+static void
+_list_tail_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+                GString *out)
+{
+  (void) state;
+  Collect c = { out, out->len, 1, INT64_MAX };
+  _each_elem(0, argc, args, msg, opts, _collect, &c);
+}
+
+static void
+_list_count_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+                 GString *out)
+{
+  (void) state;
+  g_string_append_printf(out, "%" G_GINT64_FORMAT, _count_elems(0, argc, args, msg, opts));
+}
+
+/* ---- list-nth, list-slice ----------------------------------------------- */
+
+/* An index as syslog-ng reads it: a decimal 64-bit number (leading
+ * whitespace allowed, nothing after) cut to its low 32 bits. */
+static bool
+_parse_index(const char *s, int64_t *out)
+{
+  int64_t v;
+  if (!tf_parse_int64(s, &v))
+    return false;
+  *out = (int32_t) (uint32_t) (uint64_t) v;
+  return true;
+}
+
+static void
+_list_nth_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+               GString *out)
+{
+  (void) state;
+  if (argc < 2)
+    return;
+  int level = tf_level_push();
+  int64_t want;
+  bool ok = _parse_index(tf_format_arg(args, 0, msg, opts, level)->str, &want);
+  tf_level_pop();
+  if (ok)
+    _nth_of(want, 1, argc, args, msg, opts, out);
+}
+
+/* "FROM:TO", "FROM", ":TO", ":" or "": either side may be empty (the
+ * whole list that way) or negative (from the end). */
+static bool
+_parse_slice(const char *spec, int64_t *from, bool *has_from, int64_t *to, bool *has_to)
+{
+  const char *colon = strchr(spec, ':');
+  char *first = colon ? g_strndup(spec, (gsize) (colon - spec)) : NULL;
+  const char *a = first ? first : spec;
+  bool ok = true;
+  *has_from = *a != '\0';
+  if (*has_from)
+    ok = _parse_index(a, from);
+  g_free(first);
+  *has_to = colon && colon[1];
+  if (ok && *has_to)
+    ok = _parse_index(colon + 1, to);
+  return ok;
+}
+
+static void
+_list_slice_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+                 GString *out)
+{
+  (void) state;
+  if (argc < 2)
+    return;
+  int level = tf_level_push();
+  int64_t from = 0, to = 0;
+  bool has_from, has_to;
+  GString *spec = tf_format_arg(args, 0, msg, opts, level);
+  bool ok = _parse_slice(spec->str, &from, &has_from, &to, &has_to);
+  tf_level_pop();
+  if (!ok)
+    return;
+  if ((has_from && from < 0) || (has_to && to < 0))
+    {
+      int64_t n = _count_elems(1, argc, args, msg, opts);
+      if (from < 0)
+        from += n;
+      if (to < 0)
+        to += n;
+    }
+  if (!has_from || from < 0)
+    from = 0;
+  if (!has_to)
+    to = INT64_MAX;
+  if (to <= from)
+    return;
+  Collect c = { out, out->len, from, to };
+  _each_elem(1, argc, args, msg, opts, _collect, &c);
+}
+
+/* ---- list-search --------------------------------------------------------- */
+
+typedef enum
+{
+  SEARCH_LITERAL,
+  SEARCH_PREFIX,
+  SEARCH_SUBSTRING,
+  SEARCH_GLOB,
+  SEARCH_PCRE,
+} SearchMode;
+
+typedef struct SearchState
+{
+  SearchMode mode;
+  int start_index;
+  char *pattern;
+  size_t pattern_len;
+  GPatternSpec *glob;
+  pcre2_code *re;
+  bool jit;
+  int first_list; /* index into args of the first list */
+} SearchState;
+
+static void
+_search_free(void *p)
+{
+  SearchState *st = p;
+  if (!st)
+    return;
+  g_free(st->pattern);
+  if (st->glob)
+    g_pattern_spec_free(st->glob);
+  if (st->re)
+    pcre2_code_free(st->re);
+  g_free(st);
+}
+
+static char *
+_search_option(SearchState *st, const char *opt, const char *val)
+{
+  if (strcmp(opt, "--mode") == 0)
+    {
+      static const char *const modes[] = { "literal", "prefix", "substring", "glob", "pcre" };
+      for (size_t m = 0; m < G_N_ELEMENTS(modes); m++)
+        if (strcmp(val, modes[m]) == 0)
+          {
+            st->mode = (SearchMode) m;
+            return NULL;
+          }
+      return tf_error("list-search", "Invalid list-search mode: %s. Valid modes are: literal, prefix, substring, glob, pcre",
+                      val);
+    }
+  int64_t n;
+  if (!tf_parse_int64(val, &n))
+    return g_strdup_printf("Cannot parse integer value \"%s\" for %s", val, opt);
+  if (n < INT32_MIN || n > INT32_MAX)
+    return g_strdup_printf("Integer value \"%s\" for %s out of range", val, opt);
+  st->start_index = (int) n;
+  return NULL;
+}
+
+/* $(list-search [--mode MODE] [--start-index N] PATTERN LIST...): options
+ * anywhere, as glib's option parser takes them; "--" ends them and stays
+ * an argument.  PATTERN is literal text, not a template. */
+static char *
+_search_prepare(int argc, char **argv, void **state)
+{
+  SearchState *st = g_new0(SearchState, 1);
+  char *err = NULL;
+  bool options_done = false;
+  int positional = 0;
+  for (int i = 1; i < argc && !err; i++)
+    {
+      const char *a = argv[i];
+      if (options_done || a[0] != '-' || !a[1])
+        {
+          if (positional++ == 0)
+            st->pattern = g_strdup(a);
+          else if (positional == 2)
+            st->first_list = i - 1;
+          continue;
+        }
+      if (strcmp(a, "--") == 0)
+        {
+          options_done = true;
+          i--; /* it stays: read it again as an argument */
+          continue;
+        }
+      const char *eq = strchr(a, '=');
+      char *opt = eq ? g_strndup(a, (gsize) (eq - a)) : g_strdup(a);
+      if (strcmp(opt, "--mode") != 0 && strcmp(opt, "--start-index") != 0)
+        err = g_strdup_printf("Unknown option %s", opt);
+      else if (!eq && i + 1 >= argc)
+        err = g_strdup_printf("Missing argument for %s", opt);
+      else
+        err = _search_option(st, opt, eq ? eq + 1 : argv[++i]);
+      g_free(opt);
+    }
+  if (!err && positional == 0)
+    err = tf_error(argv[0], "Pattern is missing. Usage: $(list-search [options] <pattern> ${list})");
+  else if (!err && positional == 1)
+    err = tf_error(argv[0], "List is missing. Usage: $(list-search [options] <pattern> ${list}");
+  if (!err)
+    {
+      st->pattern_len = strlen(st->pattern);
+      if (st->mode == SEARCH_GLOB)
+        st->glob = g_pattern_spec_new(st->pattern);
+      else if (st->mode == SEARCH_PCRE)
+        {
+          char *re_err = NULL;
+          st->re = regex_compile(st->pattern, st->pattern_len, 0, &re_err);
+          if (!st->re)
+            err = tf_error(argv[0], "Failed to prepare pattern: %s", st->pattern);
+          else
+            st->jit = regex_has_jit(st->re);
+          g_free(re_err);
+        }
+    }
+  if (err)
+    {
+      _search_free(st);
+      return err;
+    }
+  *state = st;
+  return NULL;
+}
+
+typedef struct Search
+{
+  const SearchState *st;
+  GString *copy; /* glob matching wants a NUL-terminated element */
+  int64_t found;
+} Search;
+
+static bool
+_search_one(const char *s, size_t len, int64_t i, void *data)
+{
+  Search *se = data;
+  const SearchState *st = se->st;
+  if (i < st->start_index)
+    return true;
+  bool hit = false;
+  switch (st->mode)
+    {
+    case SEARCH_LITERAL:
+      hit = len == st->pattern_len && memcmp(s, st->pattern, len) == 0;
+      break;
+    case SEARCH_PREFIX:
+      hit = len >= st->pattern_len && memcmp(s, st->pattern, st->pattern_len) == 0;
+      break;
+    case SEARCH_SUBSTRING:
+      hit = st->pattern_len == 0 || memmem(s, len, st->pattern, st->pattern_len) != NULL;
+      break;
+    case SEARCH_GLOB:
+      g_string_truncate(se->copy, 0);
+      g_string_append_len(se->copy, s, (gssize) len);
+#if GLIB_CHECK_VERSION(2, 70, 0)
+      hit = g_pattern_spec_match(st->glob, se->copy->len, se->copy->str, NULL);
+#else
+      hit = g_pattern_match(st->glob, (guint) se->copy->len, se->copy->str, NULL);
+#endif
+      break;
+    case SEARCH_PCRE:
+      hit = regex_match(st->re, st->jit, s, len, regex_match_data(1)) >= 0;
+      break;
+    }
+  if (hit)
+    se->found = i;
+  return !hit;
+}
+
+/* The index of the first element that matches.  As in syslog-ng, the
+ * search skips --start-index elements and numbers the others from there,
+ * so a positive start keeps the numbers and a negative one shifts them
+ * ("--start-index -1" finds the first element at -1). */
+static void
+_list_search_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+                  GString *out)
+{
+  const SearchState *st = state;
+  int level = tf_level_push();
+  Search se = { st, log_template_scratch_get(level), -1 };
+  _each_elem(st->first_list, argc, args, msg, opts, _search_one, &se);
+  tf_level_pop();
+  if (se.found >= 0)
+    g_string_append_printf(out, "%" G_GINT64_FORMAT, se.found + (st->start_index < 0 ? st->start_index : 0));
+}
+
+/* ---- explode, implode --------------------------------------------------- */
+
+/* $(explode DELIMITER TEXT...): each TEXT cut at every DELIMITER (empty
+ * pieces kept), as one list; empty TEXTs give nothing, and so does an
+ * empty DELIMITER (syslog-ng drops the message). */
+static void
+_explode_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+              GString *out)
+{
+  (void) state;
+  if (argc < 2)
+    return;
+  int l_delim = tf_level_push(), l_text = tf_level_push();
+  GString *delim = tf_format_arg(args, 0, msg, opts, l_delim);
+  size_t start = out->len;
+  for (int a = 1; a < argc && delim->len; a++)
+    {
+      GString *text = tf_format_arg(args, a, msg, opts, l_text);
+      const char *p = text->str, *end = text->str + text->len;
+      if (p == end)
+        continue;
+      for (;;)
+        {
+          const char *hit = memmem(p, (size_t) (end - p), delim->str, delim->len);
+          const char *stop = hit ? hit : end;
+          _add(out, start, p, (size_t) (stop - p));
+          if (!hit)
+            break;
+          p = hit + delim->len;
+        }
+    }
+  tf_level_pop();
+  tf_level_pop();
+}
+
+typedef struct Implode
+{
+  GString *out;
+  const GString *delim;
+} Implode;
+
+static bool
+_implode_one(const char *s, size_t len, int64_t i, void *data)
+{
+  Implode *im = data;
+  if (i)
+    g_string_append_len(im->out, im->delim->str, (gssize) im->delim->len);
+  g_string_append_len(im->out, s, (gssize) len);
+  return true;
+}
+
+/* $(implode DELIMITER LIST...): the elements, decoded, DELIMITER between. */
+static void
+_implode_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+              GString *out)
+{
+  (void) state;
+  if (argc < 1)
+    return;
+  int level = tf_level_push();
+  Implode im = { out, tf_format_arg(args, 0, msg, opts, level) };
+  _each_elem(1, argc, args, msg, opts, _implode_one, &im);
+  tf_level_pop();
+}
+
+static const LogTemplateFunction list_concat_f = { "list-concat", NULL, _list_concat_call, NULL };
+static const LogTemplateFunction list_append_f = { "list-append", NULL, _list_append_call, NULL };
+static const LogTemplateFunction list_head_f = { "list-head", NULL, _list_head_call, NULL };
+static const LogTemplateFunction list_tail_f = { "list-tail", NULL, _list_tail_call, NULL };
+static const LogTemplateFunction list_nth_f = { "list-nth", NULL, _list_nth_call, NULL };
+static const LogTemplateFunction list_count_f = { "list-count", NULL, _list_count_call, NULL };
+static const LogTemplateFunction list_slice_f = { "list-slice", NULL, _list_slice_call, NULL };
+static const LogTemplateFunction list_search_f = { "list-search", _search_prepare, _list_search_call, _search_free };
+static const LogTemplateFunction explode_f = { "explode", NULL, _explode_call, NULL };
+static const LogTemplateFunction implode_f = { "implode", NULL, _implode_call, NULL };
+
+const LogTemplateFunction *const tf_list_functions[] = {
+  &list_concat_f, &list_append_f, &list_head_f, &list_tail_f, &list_nth_f, &list_count_f,
+  &list_slice_f,  &list_search_f, &explode_f,   &implode_f,   NULL,
+};
