@@ -6,6 +6,11 @@
  * takes all of it (so "1.5" and "0x10"), else the result is "NaN"; so is a
  * wrong operand count and a division by zero.  Integers wrap around on
  * overflow; doubles are printed with 20 decimals.
+ *
+ * $(round), $(ceil), $(floor) read their number the same way, as a double;
+ * $(sum), $(average), $(min), $(max) aggregate a value over the messages
+ * of a correlation context, which Sluice has none of, so they see the
+ * one message: its value when it is a decimal 64-bit integer, else "".
  */
 #include "basicfuncs.h"
 
@@ -169,13 +174,121 @@ _ipv4_to_int_call(void *state, int argc, LogTemplate *const *args, const LogMsg 
   tf_append_each(argc, args, msg, opts, ",", _ipv4_one, out);
 }
 
+/* ---- round, ceil, floor -------------------------------------------------- */
+
+/* The integer C's (int64_t) conversion gives on x86-64: INT64_MIN for NaN
+ * and anything out of range, as syslog-ng prints them. */
+static int64_t
+_double_to_int64(double d)
+{
+  if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+    return INT64_MIN;
+  return (int64_t) d;
+}
+
+/* $(round NUMBER [DECIMALS]): half away from zero, DECIMALS 0..20 (a
+ * decimal integer), printed with that many decimals; "NaN" otherwise. */
+static void
+_round_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+            GString *out)
+{
+  (void) state;
+  Number n;
+  int64_t prec = 0;
+  bool ok = argc == 1 || argc == 2;
+  if (ok)
+    {
+      int level = tf_level_push();
+      ok = _parse_number(tf_format_arg(args, 0, msg, opts, level)->str, &n);
+      if (ok && argc == 2)
+        ok = tf_parse_int64(tf_format_arg(args, 1, msg, opts, level)->str, &prec) && prec >= 0 && prec <= 20;
+      tf_level_pop();
+    }
+  if (!ok)
+    {
+      g_string_append(out, "NaN");
+      return;
+    }
+  double scale = pow(10.0, (double) prec);
+  double r = prec ? round(n.d * scale) / scale : round(n.d);
+  g_string_append_printf(out, "%.*f", (int) prec, r);
+}
+
+static void
+_ceil_floor(bool up, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+            GString *out)
+{
+  Number n;
+  bool ok = argc == 1;
+  if (ok)
+    {
+      int level = tf_level_push();
+      ok = _parse_number(tf_format_arg(args, 0, msg, opts, level)->str, &n);
+      tf_level_pop();
+    }
+  if (!ok)
+    {
+      g_string_append(out, "NaN");
+      return;
+    }
+  g_string_append_printf(out, "%" G_GINT64_FORMAT, _double_to_int64(up ? ceil(n.d) : floor(n.d)));
+}
+
+static void
+_ceil_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+           GString *out)
+{
+  (void) state;
+  _ceil_floor(true, argc, args, msg, opts, out);
+}
+
+static void
+_floor_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+            GString *out)
+{
+  (void) state;
+  _ceil_floor(false, argc, args, msg, opts, out);
+}
+
+/* ---- sum, average, min, max ---------------------------------------------- */
+
+static char *
+_aggregate_prepare(int argc, char **argv, void **state)
+{
+  (void) state;
+  if (argc != 2)
+    return tf_error(argv[0], "requires only one argument");
+  return NULL;
+}
+
+/* Over the one message there is, all four are its value. */
+static void
+_aggregate_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+                GString *out)
+{
+  (void) state, (void) argc;
+  int level = tf_level_push();
+  int64_t v;
+  if (tf_parse_int64(tf_format_arg(args, 0, msg, opts, level)->str, &v))
+    g_string_append_printf(out, "%" G_GINT64_FORMAT, v);
+  tf_level_pop();
+}
+
 static const LogTemplateFunction add_f = { "+", NULL, _add_call, NULL };
 static const LogTemplateFunction sub_f = { "-", NULL, _sub_call, NULL };
 static const LogTemplateFunction mul_f = { "*", NULL, _mul_call, NULL };
 static const LogTemplateFunction div_f = { "/", NULL, _div_call, NULL };
 static const LogTemplateFunction mod_f = { "%", NULL, _mod_call, NULL };
 static const LogTemplateFunction ipv4_to_int_f = { "ipv4-to-int", NULL, _ipv4_to_int_call, NULL };
+static const LogTemplateFunction round_f = { "round", NULL, _round_call, NULL };
+static const LogTemplateFunction ceil_f = { "ceil", NULL, _ceil_call, NULL };
+static const LogTemplateFunction floor_f = { "floor", NULL, _floor_call, NULL };
+static const LogTemplateFunction sum_f = { "sum", _aggregate_prepare, _aggregate_call, NULL };
+static const LogTemplateFunction average_f = { "average", _aggregate_prepare, _aggregate_call, NULL };
+static const LogTemplateFunction min_f = { "min", _aggregate_prepare, _aggregate_call, NULL };
+static const LogTemplateFunction max_f = { "max", _aggregate_prepare, _aggregate_call, NULL };
 
 const LogTemplateFunction *const tf_numeric_functions[] = {
-  &add_f, &sub_f, &mul_f, &div_f, &mod_f, &ipv4_to_int_f, NULL,
+  &add_f,   &sub_f,     &mul_f, &div_f, &mod_f, &ipv4_to_int_f, &round_f, &ceil_f,
+  &floor_f, &sum_f, &average_f, &min_f, &max_f, NULL,
 };

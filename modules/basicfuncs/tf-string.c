@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * String functions: substr, strip, sanitize, length, lowercase, uppercase,
- * replace-delimiter, padding, base64-encode, url-encode, env, basename,
+ * replace-delimiter, padding, base64-encode, url-encode, url-decode, env, basename,
  * dirname.  Where several arguments are allowed, syslog-ng 3.38 either
  * joins the per-argument results (strip, length, case: " "; sanitize: "/")
  * or works on the arguments concatenated (base64-encode, url-encode).
@@ -337,6 +337,41 @@ _url_encode_call(void *state, int argc, LogTemplate *const *args, const LogMsg *
   tf_level_pop();
 }
 
+/* $(url-decode TEXT...): each argument decoded as glib's
+ * g_uri_unescape_string does it, the results run together; one with a
+ * '%' not followed by two hex digits, or that decodes to a NUL, adds
+ * nothing ('+' stays '+'). */
+static void
+_url_decode_one(const char *s, size_t len, GString *out)
+{
+  size_t start = out->len;
+  for (size_t i = 0; i < len; i++)
+    {
+      if (s[i] != '%')
+        {
+          g_string_append_c(out, s[i]);
+          continue;
+        }
+      int hi = i + 2 < len ? g_ascii_xdigit_value(s[i + 1]) : -1;
+      int lo = hi >= 0 ? g_ascii_xdigit_value(s[i + 2]) : -1;
+      if (lo < 0 || (hi | lo) == 0)
+        {
+          g_string_truncate(out, start);
+          return;
+        }
+      g_string_append_c(out, (char) (hi << 4 | lo));
+      i += 2;
+    }
+}
+
+static void
+_url_decode_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+                 GString *out)
+{
+  (void) state;
+  tf_append_each(argc, args, msg, opts, NULL, _url_decode_one, out);
+}
+
 /* ---- env, basename, dirname ------------------------------------------- */
 
 static void
@@ -397,11 +432,12 @@ static const LogTemplateFunction replace_delimiter_f = { "replace-delimiter", NU
 static const LogTemplateFunction padding_f = { "padding", _padding_prepare, _padding_call, NULL };
 static const LogTemplateFunction base64_f = { "base64-encode", NULL, _base64_call, NULL };
 static const LogTemplateFunction url_encode_f = { "url-encode", NULL, _url_encode_call, NULL };
+static const LogTemplateFunction url_decode_f = { "url-decode", NULL, _url_decode_call, NULL };
 static const LogTemplateFunction env_f = { "env", NULL, _env_call, NULL };
 static const LogTemplateFunction basename_f = { "basename", NULL, _basename_call, NULL };
 static const LogTemplateFunction dirname_f = { "dirname", NULL, _dirname_call, NULL };
 
 const LogTemplateFunction *const tf_string_functions[] = {
   &substr_f,  &strip_f,      &sanitize_f, &length_f, &lowercase_f, &uppercase_f, &replace_delimiter_f,
-  &padding_f, &base64_f,     &url_encode_f, &env_f,  &basename_f,  &dirname_f,   NULL,
+  &padding_f, &base64_f,     &url_encode_f, &url_decode_f, &env_f,  &basename_f,  &dirname_f,   NULL,
 };

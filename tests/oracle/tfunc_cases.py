@@ -131,6 +131,15 @@ BASICFUNCS = [
     "$(explode , a,b,c)|$(explode \" \" \"a b  c\")|$(explode ab xabyabz)|$(explode , a,b \"c,d\")|$(explode , \",a,,\")|$(explode ,)|$(explode)|$(explode , \"a b,c\")|$(explode \" \" $MSG)",
     "[$(explode , \"\")][$(explode , \"\" a)][$(explode , a \"\")][$(explode $PROGRAM xappyappz)][$(explode , $(list-concat a \"b c\"))][$(explode \",\" \" a , b \")][$(explode ,, a,,b,,,c)][$(explode x ${.SDATA.l@1.v5} ${.SDATA.l@1.v6})]",
     "$(implode , ${.SDATA.l@1.v3})|$(implode \" - \" ${.SDATA.l@1.v3} ${.SDATA.l@1.v0})|$(implode \"\" ${.SDATA.l@1.v3})|$(implode ,)|$(implode)|$(implode : ${.SDATA.l@1.v0})|$(implode : ${.SDATA.l@1.v1} ${.SDATA.l@1.v2})|$(implode $PROGRAM ${.SDATA.l@1.v3})|$(implode / ${.SDATA.l@1.v4})|$(implode + ${.SDATA.l@1.v8} ${.SDATA.l@1.v9} ${.SDATA.l@1.v11})",
+    # url-decode, numbers
+    "[$(url-decode a%20b)][$(url-decode %41%4a%4A)][$(url-decode %)][$(url-decode %4)][$(url-decode %zz)][$(url-decode a+b)][$(url-decode %00x)][$(url-decode 100%)][$(url-decode %%41)][$(url-decode %4g1)][$(url-decode %0d)]",
+    "$(url-decode %C3%A9 %e9)|$(url-decode a b)|$(url-decode)|$(url-decode %41 %42)|$(url-decode %4 1)|$(url-decode $(url-encode $MSG))|$(url-decode ${.SDATA.l@1.v5})|$(url-decode \"%20\" %2C)",
+    "$(sum 5)|$(sum $PID)|$(average 5)|$(min 2.5)|$(max -3)|$(sum x)|$(sum \"\")|$(sum 1.5)|$(average 7)|$(sum \" 3\")|$(sum \"3 \")|$(sum +3)|$(sum 0x10)|$(sum 99999999999999999999)|$(min -9223372036854775808)|$(average -7)|$(max 1e3)|$(min $PID)|$(max $PID)|$(average $PID)",
+    "$(round 1.5)|$(round 2.5)|$(round -1.5)|$(round 1.23456 2)|$(round 1.2 0)|$(round x)|$(round)|$(round 1 2 3)|$(round 7)|$(round 1.005 2)|$(round 12345.678 -1)|$(round 1.5 x)|$(round 2.675 2)|$(round 0.5)|$(round -0.5)|$(round 1e20)",
+    "$(round 1e300)|$(round 1 5)|$(round 1.5 20)|$(round 1.5 21)|$(round \" 2.5\")|$(round 2.5x)|$(round 3 1.5)|$(round inf)|$(round nan)|$(round 1e-5 3)|$(round -1e-5 3)|$(round $PID 1)",
+    "$(round 9007199254740993)|$(round 1.5 \" 2\")|$(round 1.5 \"2 \")|$(round 1.5 +2)|$(round 1.5 \"\")|$(round \"\")|$(round -0)|$(round -0.4)|$(round 1.5 0x2)|$(round 1.25 1)|$(round 1.35 1)|$(round 0x1.8)|$(round 1e308 2)",
+    "$(ceil 1.2)|$(ceil -1.2)|$(floor 1.8)|$(floor -1.2)|$(ceil 3)|$(ceil x)|$(ceil)|$(ceil 1 2)|$(floor 1e20)|$(ceil 0x1.8)|$(ceil inf)|$(floor -inf)|$(ceil nan)",
+    "$(ceil 9007199254740993)|$(floor 9223372036854775807)|$(ceil \"\")|$(ceil -0.5)|$(floor 0.5)|$(floor $PID)|$(ceil $(/ $PID 7))|$(floor -9223372036854775808)|$(ceil 9223372036854774784)",
 ]
 
 

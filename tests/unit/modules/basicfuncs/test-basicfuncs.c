@@ -37,6 +37,10 @@ Test(basicfuncs, compile_errors_name_the_function)
   tfunc_assert_compile_error("$(sha1 --nosuch a)", "Unknown option --nosuch");
   tfunc_assert_compile_error("$(sha1 -l)", "\"sha1\"");
   tfunc_assert_compile_error("$(sanitize --nosuch a)", "$(sanitize) unknown option --nosuch");
+  tfunc_assert_compile_error("$(sum)", "$(sum) requires only one argument");
+  tfunc_assert_compile_error("$(average 1 2)", "$(average) requires only one argument");
+  tfunc_assert_compile_error("$(min)", "$(min) requires only one argument");
+  tfunc_assert_compile_error("$(max 1 2)", "$(max) requires only one argument");
   tfunc_assert_compile_error("$(md4 x)", "Unknown template function \"md4\"");
   /* one syslog-ng has and Sluice does not build yet says so */
   tfunc_assert_compile_error("$(dns-resolve-ip a b)",
@@ -144,7 +148,7 @@ Test(basicfuncs, functions_survive_odd_arguments)
     "replace-delimiter", "padding", "hash", "md5", "sha1", "sha256", "sha512", "base64-encode", "url-encode",
     "env", "basename", "dirname", "ipv4-to-int", "+", "-", "*", "/", "%", "uuid", "tag", "format-date",
     "list-concat", "list-append", "list-head", "list-tail", "list-nth", "list-count", "list-slice", "list-search",
-    "explode", "implode",
+    "explode", "implode", "url-decode", "round", "ceil", "floor", "sum", "average", "min", "max",
   };
   LogMsg *msg = tfunc_fuzz_msg();
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
