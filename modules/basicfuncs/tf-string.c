@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * String functions: substr, strip, sanitize, length, lowercase, uppercase,
- * replace-delimiter, padding, base64-encode, url-encode, url-decode, env, basename,
+ * replace-delimiter, padding, base64-encode, url-encode, url-decode,
+ * indent-multi-line, env, basename,
  * dirname.  Where several arguments are allowed, syslog-ng 3.38 either
  * joins the per-argument results (strip, length, case: " "; sanitize: "/")
  * or works on the arguments concatenated (base64-encode, url-encode).
@@ -372,6 +373,28 @@ _url_decode_call(void *state, int argc, LogTemplate *const *args, const LogMsg *
   tf_append_each(argc, args, msg, opts, NULL, _url_decode_one, out);
 }
 
+/* $(indent-multi-line TEXT...): the arguments joined with ' ', a tab
+ * after every newline. */
+static void
+_indent_one(const char *s, size_t len, GString *out)
+{
+  const char *end = s + len;
+  for (const char *nl; (nl = memchr(s, '\n', (size_t) (end - s))); s = nl + 1)
+    {
+      g_string_append_len(out, s, nl + 1 - s);
+      g_string_append_c(out, '\t');
+    }
+  g_string_append_len(out, s, end - s);
+}
+
+static void
+_indent_multi_line_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg,
+                        const LogTemplateOptions *opts, GString *out)
+{
+  (void) state;
+  tf_append_each(argc, args, msg, opts, " ", _indent_one, out);
+}
+
 /* ---- env, basename, dirname ------------------------------------------- */
 
 static void
@@ -433,11 +456,12 @@ static const LogTemplateFunction padding_f = { "padding", _padding_prepare, _pad
 static const LogTemplateFunction base64_f = { "base64-encode", NULL, _base64_call, NULL };
 static const LogTemplateFunction url_encode_f = { "url-encode", NULL, _url_encode_call, NULL };
 static const LogTemplateFunction url_decode_f = { "url-decode", NULL, _url_decode_call, NULL };
+static const LogTemplateFunction indent_multi_line_f = { "indent-multi-line", NULL, _indent_multi_line_call, NULL };
 static const LogTemplateFunction env_f = { "env", NULL, _env_call, NULL };
 static const LogTemplateFunction basename_f = { "basename", NULL, _basename_call, NULL };
 static const LogTemplateFunction dirname_f = { "dirname", NULL, _dirname_call, NULL };
 
 const LogTemplateFunction *const tf_string_functions[] = {
   &substr_f,  &strip_f,      &sanitize_f, &length_f, &lowercase_f, &uppercase_f, &replace_delimiter_f,
-  &padding_f, &base64_f,     &url_encode_f, &url_decode_f, &env_f,  &basename_f,  &dirname_f,   NULL,
+  &padding_f, &base64_f,     &url_encode_f, &url_decode_f, &indent_multi_line_f, &env_f,  &basename_f,  &dirname_f,   NULL,
 };

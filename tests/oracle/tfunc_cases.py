@@ -140,6 +140,9 @@ BASICFUNCS = [
     "$(round 9007199254740993)|$(round 1.5 \" 2\")|$(round 1.5 \"2 \")|$(round 1.5 +2)|$(round 1.5 \"\")|$(round \"\")|$(round -0)|$(round -0.4)|$(round 1.5 0x2)|$(round 1.25 1)|$(round 1.35 1)|$(round 0x1.8)|$(round 1e308 2)",
     "$(ceil 1.2)|$(ceil -1.2)|$(floor 1.8)|$(floor -1.2)|$(ceil 3)|$(ceil x)|$(ceil)|$(ceil 1 2)|$(floor 1e20)|$(ceil 0x1.8)|$(ceil inf)|$(floor -inf)|$(ceil nan)",
     "$(ceil 9007199254740993)|$(floor 9223372036854775807)|$(ceil \"\")|$(ceil -0.5)|$(floor 0.5)|$(floor $PID)|$(ceil $(/ $PID 7))|$(floor -9223372036854775808)|$(ceil 9223372036854774784)",
+    # newlines printed through url-encode: records end at one
+    "$(url-encode $(indent-multi-line ${.SDATA.l@1.v14}))|$(url-encode $(indent-multi-line ${.SDATA.l@1.v14} ${.SDATA.l@1.v15}))|$(indent-multi-line)|$(indent-multi-line $MSG)|$(url-encode $(indent-multi-line a ${.SDATA.l@1.v15} b))",
+    "$(url-encode $(list-concat ${.SDATA.l@1.v14} ${.SDATA.l@1.v15}))|$(url-encode $(explode b ${.SDATA.l@1.v14}))|$(url-encode $(list-append x ${.SDATA.l@1.v14}))|$(list-count ${.SDATA.l@1.v14})",
 ]
 
 
@@ -166,6 +169,8 @@ LIST_VALUES = [
     b' "a",b',                                        # v11 a space before the quote
     b"\xed\xa0\x80 \xf0\x9f\x98\x80 \xc0\xaf \x1b",  # v12 UTF-8 in quotes
     b"",                                               # v13
+    b"a\nb\r\nc\n",                                    # v14 newlines: only url-encoded on output
+    b"x\n\ny",                                         # v15
 ]
 LISTS = _sd("5424-lists", LIST_VALUES)
 

@@ -8,7 +8,7 @@ static const TfuncCase cases[] = {
   { "5424-odd", "<14>1 2025-03-10T11:58:01.123456+01:00 h1 app 12 m1 [x@1 q=\"a\\\"b\" bs=\"c\\\\d\" br=\"e\\]f\" u=\"\303\251\377\"] tab\011here \"quoted\" back\\slash \001\010\014\015\037\177 \303\251 \342\202\254 \377\376 \300\257 \355\240\200 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10", 185, true },
   { "bsd", "<38>2025-03-10T11:58:01Z web01 sshd[2345]: Accepted publickey for deploy from 10.0.0.5 port 22", 94, false },
   { "bsd-empty", "<13>2025-03-10T11:58:02Z host2 p:", 33, false },
-  { "5424-lists", "<14>1 2025-03-10T11:58:03Z lh app 7 m [l@1 v0=\"a, b,\\\"c d\\\"\" v1=\"\\\"abc\" v2=\"def\\\"\" v3=\"x,y,z,w,v\" v4=\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\" v5=\"tab\011x sp\\\"q'\\\\back,\001\013\177\303\251\377\010\014\015\" v6=\"a\\\"b\\\\c\" v7=\"it's\" v8=\"\\\"a\\\" , b\" v9=\"\\\"a\\\"x,\\\"b\" v10=\"\\\"ab\\\\\" v11=\" \\\"a\\\",b\" v12=\"\355\240\200 \360\237\230\200 \300\257 \033\" v13=\"\"] a list line", 316, true },
+  { "5424-lists", "<14>1 2025-03-10T11:58:03Z lh app 7 m [l@1 v0=\"a, b,\\\"c d\\\"\" v1=\"\\\"abc\" v2=\"def\\\"\" v3=\"x,y,z,w,v\" v4=\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\" v5=\"tab\011x sp\\\"q'\\\\back,\001\013\177\303\251\377\010\014\015\" v6=\"a\\\"b\\\\c\" v7=\"it's\" v8=\"\\\"a\\\" , b\" v9=\"\\\"a\\\"x,\\\"b\" v10=\"\\\"ab\\\\\" v11=\" \\\"a\\\",b\" v12=\"\355\240\200 \360\237\230\200 \300\257 \033\" v13=\"\" v14=\"a\012b\015\012c\012\" v15=\"x\012\012y\"] a list line", 341, true },
 };
 
 static const char *const templates[] = {
@@ -65,10 +65,12 @@ static const char *const templates[] = {
   "$(round 9007199254740993)|$(round 1.5 \" 2\")|$(round 1.5 \"2 \")|$(round 1.5 +2)|$(round 1.5 \"\")|$(round \"\")|$(round -0)|$(round -0.4)|$(round 1.5 0x2)|$(round 1.25 1)|$(round 1.35 1)|$(round 0x1.8)|$(round 1e308 2)",
   "$(ceil 1.2)|$(ceil -1.2)|$(floor 1.8)|$(floor -1.2)|$(ceil 3)|$(ceil x)|$(ceil)|$(ceil 1 2)|$(floor 1e20)|$(ceil 0x1.8)|$(ceil inf)|$(floor -inf)|$(ceil nan)",
   "$(ceil 9007199254740993)|$(floor 9223372036854775807)|$(ceil \"\")|$(ceil -0.5)|$(floor 0.5)|$(floor $PID)|$(ceil $(/ $PID 7))|$(floor -9223372036854775808)|$(ceil 9223372036854774784)",
+  "$(url-encode $(indent-multi-line ${.SDATA.l@1.v14}))|$(url-encode $(indent-multi-line ${.SDATA.l@1.v14} ${.SDATA.l@1.v15}))|$(indent-multi-line)|$(indent-multi-line $MSG)|$(url-encode $(indent-multi-line a ${.SDATA.l@1.v15} b))",
+  "$(url-encode $(list-concat ${.SDATA.l@1.v14} ${.SDATA.l@1.v15}))|$(url-encode $(explode b ${.SDATA.l@1.v14}))|$(url-encode $(list-append x ${.SDATA.l@1.v14}))|$(list-count ${.SDATA.l@1.v14})",
 };
 
 /* expected[template][case] */
-static const TfuncBytes expected[53][5] = {
+static const TfuncBytes expected[55][5] = {
   {
     { "yes|a|other", 11 },
     { "no|b|other", 10 },
@@ -439,5 +441,19 @@ static const TfuncBytes expected[53][5] = {
     { "9007199254740992|-9223372036854775808|NaN|0|0|2345|335|-9223372036854775808|9223372036854774784", 95 },
     { "9007199254740992|-9223372036854775808|NaN|0|0|NaN|-9223372036854775808|-9223372036854775808|9223372036854774784", 111 },
     { "9007199254740992|-9223372036854775808|NaN|0|0|7|1|-9223372036854775808|9223372036854774784", 90 },
+  },
+  {
+    { "|%20||An application event log entry|a%20%20b", 45 },
+    { "|%20||tab\011here \"quoted\" back\\slash \001\010\014\015\037\177 \303\251 \342\202\254 \377\376 \300\257 \355\240\200 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10|a%20%20b", 105 },
+    { "|%20||Accepted publickey for deploy from 10.0.0.5 port 22|a%20%20b", 66 },
+    { "|%20|||a%20%20b", 15 },
+    { "a%0A%09b%0D%0A%09c%0A%09|a%0A%09b%0D%0A%09c%0A%09%20x%0A%09%0A%09y||a list line|a%20x%0A%09%0A%09y%20b", 102 },
+  },
+  {
+    { "||x%2C%22%22|0", 14 },
+    { "||x%2C%22%22|0", 14 },
+    { "||x%2C%22%22|0", 14 },
+    { "||x%2C%22%22|0", 14 },
+    { "%22a%5Cnb%5Cr%5Cnc%5Cn%22%2C%22x%5Cn%5Cny%22|%22a%5Cn%22%2C%22%5Cr%5Cnc%5Cn%22|x%2C%22a%5Cnb%5Cr%5Cnc%5Cn%22|1", 110 },
   },
 };

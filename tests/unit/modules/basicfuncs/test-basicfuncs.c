@@ -148,7 +148,7 @@ Test(basicfuncs, functions_survive_odd_arguments)
     "replace-delimiter", "padding", "hash", "md5", "sha1", "sha256", "sha512", "base64-encode", "url-encode",
     "env", "basename", "dirname", "ipv4-to-int", "+", "-", "*", "/", "%", "uuid", "tag", "format-date",
     "list-concat", "list-append", "list-head", "list-tail", "list-nth", "list-count", "list-slice", "list-search",
-    "explode", "implode", "url-decode", "round", "ceil", "floor", "sum", "average", "min", "max",
+    "explode", "implode", "url-decode", "indent-multi-line", "round", "ceil", "floor", "sum", "average", "min", "max",
   };
   LogMsg *msg = tfunc_fuzz_msg();
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
