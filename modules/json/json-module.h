@@ -2,8 +2,9 @@
 #ifndef SLUICE_JSON_MODULE_H
 #define SLUICE_JSON_MODULE_H
 
-/* The json module: format-json and format-flat-json (format-json.c), on
- * value-pairs (value-pairs.h). */
+/* The json module: format-json and format-flat-json (format-json.c), and
+ * format-welf and format-cef-extension (format-kv.c), on value-pairs
+ * (value-pairs.h). */
 
 #include <glib.h>
 #include <stddef.h>
@@ -12,7 +13,12 @@
  * for byte as syslog-ng 3.38's format-json does (see format-json.c). */
 void json_append_escaped(GString *out, const char *str, size_t len);
 
-/* Register format-json and format-flat-json (configuration time). */
+/* Register format-json, format-flat-json, format-welf and
+ * format-cef-extension (configuration time). */
 void json_register_template_functions(void);
+
+/* format-welf and format-cef-extension (format-kv.c), which
+ * json_register_template_functions registers too. */
+void json_register_kv_template_functions(void);
 
 #endif

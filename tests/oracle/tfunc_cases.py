@@ -81,6 +81,13 @@ JSON = [
     "$(format-json --omit-empty-values a=list() b=string() c=int())",
     "$(format-json a=x.y(1) b=(1) c=a)",
     "$(format-json a=list($MSG) b.c=int(1) b.d=literal(null))",
+    # format-welf and format-cef-extension (value-pairs too), sorted by name
+    "$(format-welf --scope sdata)|$(format-welf a=1 b=$PROGRAM c=x)|$(format-welf --key PROGRAM --key HOST z=1)|$(format-welf)",
+    "$(format-welf --scope nv-pairs --scope sdata --exclude .SDATA.l@1.v14 --exclude .SDATA.l@1.v15)|$(format-welf z=1 a=2 B=3 _c=4 .d=5 x=\"a b\")",
+    "$(format-cef-extension --scope sdata)|$(format-cef-extension a=1 b=$PROGRAM)|$(format-cef-extension)|$(format-cef-extension --key PROGRAM)|$(format-cef-extension --scope rfc3164)",
+    "$(format-cef-extension --key .SDATA.*)|$(format-cef-extension --scope nv-pairs)|[$(format-cef-extension a1=1)][$(format-cef-extension 1a=1)][$(format-cef-extension A_B=1)][$(format-cef-extension a=1 z.z=2)][$(format-cef-extension z=1 a.a=2)]",
+    "$(format-cef-extension --scope sdata --rekey .SDATA.l@1.* --shift 11 --exclude .SDATA.origin.ip --exclude .SDATA.exampleSDID@32473.* --exclude .SDATA.x@1.*)|$(format-cef-extension m=$MSG h=$HOST)|$(format-welf m=$MSG h=$HOST)",
+    "$(format-welf --scope sdata --rekey .SDATA.l@1.* --shift 11 --exclude .SDATA.*)|$(format-welf x=$(format-welf a=1 b=2))|$(format-cef-extension x=$(format-cef-extension a=1 b=2))",
 ]
 
 BASICFUNCS = [
@@ -178,7 +185,7 @@ LISTS = _sd("5424-lists", LIST_VALUES)
 # be split into records with this one
 CASES_FOR = {
     "basicfuncs": CASES + [LISTS],
-    "json": CASES + [C("5424-newline", b"<14>1 2025-03-10T11:58:09Z h app 1 m - line one\nline\ttwo\n", "5424")],
+    "json": CASES + [LISTS, C("5424-newline", b"<14>1 2025-03-10T11:58:09Z h app 1 m - line one\nline\ttwo\n", "5424")],
 }
 
 TEMPLATES = {

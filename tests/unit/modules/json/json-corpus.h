@@ -8,6 +8,7 @@ static const TfuncCase cases[] = {
   { "5424-odd", "<14>1 2025-03-10T11:58:01.123456+01:00 h1 app 12 m1 [x@1 q=\"a\\\"b\" bs=\"c\\\\d\" br=\"e\\]f\" u=\"\303\251\377\"] tab\011here \"quoted\" back\\slash \001\010\014\015\037\177 \303\251 \342\202\254 \377\376 \300\257 \355\240\200 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10", 185, true },
   { "bsd", "<38>2025-03-10T11:58:01Z web01 sshd[2345]: Accepted publickey for deploy from 10.0.0.5 port 22", 94, false },
   { "bsd-empty", "<13>2025-03-10T11:58:02Z host2 p:", 33, false },
+  { "5424-lists", "<14>1 2025-03-10T11:58:03Z lh app 7 m [l@1 v0=\"a, b,\\\"c d\\\"\" v1=\"\\\"abc\" v2=\"def\\\"\" v3=\"x,y,z,w,v\" v4=\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\" v5=\"tab\011x sp\\\"q'\\\\back,\001\013\177\303\251\377\010\014\015\" v6=\"a\\\"b\\\\c\" v7=\"it's\" v8=\"\\\"a\\\" , b\" v9=\"\\\"a\\\"x,\\\"b\" v10=\"\\\"ab\\\\\" v11=\" \\\"a\\\",b\" v12=\"\355\240\200 \360\237\230\200 \300\257 \033\" v13=\"\" v14=\"a\012b\015\012c\012\" v15=\"x\012\012y\"] a list line", 341, true },
   { "5424-newline", "<14>1 2025-03-10T11:58:09Z h app 1 m - line one\012line\011two\012", 57, true },
 };
 
@@ -68,15 +69,22 @@ static const char *const templates[] = {
   "$(format-json --omit-empty-values a=list() b=string() c=int())",
   "$(format-json a=x.y(1) b=(1) c=a)",
   "$(format-json a=list($MSG) b.c=int(1) b.d=literal(null))",
+  "$(format-welf --scope sdata)|$(format-welf a=1 b=$PROGRAM c=x)|$(format-welf --key PROGRAM --key HOST z=1)|$(format-welf)",
+  "$(format-welf --scope nv-pairs --scope sdata --exclude .SDATA.l@1.v14 --exclude .SDATA.l@1.v15)|$(format-welf z=1 a=2 B=3 _c=4 .d=5 x=\"a b\")",
+  "$(format-cef-extension --scope sdata)|$(format-cef-extension a=1 b=$PROGRAM)|$(format-cef-extension)|$(format-cef-extension --key PROGRAM)|$(format-cef-extension --scope rfc3164)",
+  "$(format-cef-extension --key .SDATA.*)|$(format-cef-extension --scope nv-pairs)|[$(format-cef-extension a1=1)][$(format-cef-extension 1a=1)][$(format-cef-extension A_B=1)][$(format-cef-extension a=1 z.z=2)][$(format-cef-extension z=1 a.a=2)]",
+  "$(format-cef-extension --scope sdata --rekey .SDATA.l@1.* --shift 11 --exclude .SDATA.origin.ip --exclude .SDATA.exampleSDID@32473.* --exclude .SDATA.x@1.*)|$(format-cef-extension m=$MSG h=$HOST)|$(format-welf m=$MSG h=$HOST)",
+  "$(format-welf --scope sdata --rekey .SDATA.l@1.* --shift 11 --exclude .SDATA.*)|$(format-welf x=$(format-welf a=1 b=2))|$(format-cef-extension x=$(format-cef-extension a=1 b=2))",
 };
 
 /* expected[template][case] */
-static const TfuncBytes expected[56][5] = {
+static const TfuncBytes expected[62][6] = {
   {
     { "{\"_SDATA\":{\"origin\":{\"ip\":\"10.1.2.3\"},\"exampleSDID@32473\":{\"iut\":\"3\",\"eventSource\":\"Application\",\"eventID\":\"1011\"}},\"PROGRAM\":\"evntslog\",\"PRIORITY\":\"notice\",\"PID\":\"4711\",\"MSGID\":\"ID47\",\"MESSAGE\":\"An application event log entry\",\"HOST\":\"mymachine.example.com\",\"FACILITY\":\"local4\",\"DATE\":\"Mar 10 11:58:00\"}", 304 },
     { "{\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}},\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 329 },
     { "{\"PROGRAM\":\"sshd\",\"PRIORITY\":\"info\",\"PID\":\"2345\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"HOST\":\"web01\",\"FACILITY\":\"auth\",\"DATE\":\"Mar 10 11:58:01\"}", 171 },
     { "{\"PROGRAM\":\"p\",\"PRIORITY\":\"notice\",\"HOST\":\"host2\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:02\"}", 93 },
+    { "{\"_SDATA\":{\"l@1\":{\"v9\":\"\\\"a\\\"x,\\\"b\",\"v8\":\"\\\"a\\\" , b\",\"v7\":\"it's\",\"v6\":\"a\\\"b\\\\c\",\"v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"v3\":\"x,y,z,w,v\",\"v2\":\"def\\\"\",\"v15\":\"x\\n\\ny\",\"v14\":\"a\\nb\\r\\nc\\n\",\"v13\":\"\",\"v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"v11\":\" \\\"a\\\",b\",\"v10\":\"\\\"ab\\\\\",\"v1\":\"\\\"abc\",\"v0\":\"a, b,\\\"c d\\\"\"}},\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"7\",\"MSGID\":\"m\",\"MESSAGE\":\"a list line\",\"HOST\":\"lh\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:03\"}", 522 },
     { "{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"1\",\"MSGID\":\"m\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST\":\"h\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:09\"}", 143 },
   },
   {
@@ -84,6 +92,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}},\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 329 },
     { "{\"PROGRAM\":\"sshd\",\"PRIORITY\":\"info\",\"PID\":\"2345\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"HOST\":\"web01\",\"FACILITY\":\"auth\",\"DATE\":\"Mar 10 11:58:01\"}", 171 },
     { "{\"PROGRAM\":\"p\",\"PRIORITY\":\"notice\",\"HOST\":\"host2\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:02\"}", 93 },
+    { "{\"_SDATA\":{\"l@1\":{\"v9\":\"\\\"a\\\"x,\\\"b\",\"v8\":\"\\\"a\\\" , b\",\"v7\":\"it's\",\"v6\":\"a\\\"b\\\\c\",\"v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"v3\":\"x,y,z,w,v\",\"v2\":\"def\\\"\",\"v15\":\"x\\n\\ny\",\"v14\":\"a\\nb\\r\\nc\\n\",\"v13\":\"\",\"v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"v11\":\" \\\"a\\\",b\",\"v10\":\"\\\"ab\\\\\",\"v1\":\"\\\"abc\",\"v0\":\"a, b,\\\"c d\\\"\"}},\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"7\",\"MSGID\":\"m\",\"MESSAGE\":\"a list line\",\"HOST\":\"lh\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:03\"}", 522 },
     { "{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"1\",\"MSGID\":\"m\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST\":\"h\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:09\"}", 143 },
   },
   {
@@ -91,6 +100,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}}}", 68 },
     { "{}", 2 },
     { "{}", 2 },
+    { "{\"_SDATA\":{\"l@1\":{\"v9\":\"\\\"a\\\"x,\\\"b\",\"v8\":\"\\\"a\\\" , b\",\"v7\":\"it's\",\"v6\":\"a\\\"b\\\\c\",\"v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"v3\":\"x,y,z,w,v\",\"v2\":\"def\\\"\",\"v15\":\"x\\n\\ny\",\"v14\":\"a\\nb\\r\\nc\\n\",\"v13\":\"\",\"v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"v11\":\" \\\"a\\\",b\",\"v10\":\"\\\"ab\\\\\",\"v1\":\"\\\"abc\",\"v0\":\"a, b,\\\"c d\\\"\"}}}", 387 },
     { "{}", 2 },
   },
   {
@@ -98,6 +108,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"h1\"}", 242 },
     { "{\"SOURCE\":\"s3164\",\"PROGRAM\":\"sshd\",\"PID\":\"2345\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"LEGACY_MSGHDR\":\"sshd[2345]: \",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"web01\"}", 182 },
     { "{\"SOURCE\":\"s3164\",\"PROGRAM\":\"p\",\"MESSAGE\":\"\",\"LEGACY_MSGHDR\":\"p:\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"host2\"}", 105 },
+    { "{\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"7\",\"MSGID\":\"m\",\"MESSAGE\":\"a list line\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"lh\"}", 116 },
     { "{\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"1\",\"MSGID\":\"m\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"h\"}", 123 },
   },
   {
@@ -105,6 +116,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}}}", 68 },
     { "{}", 2 },
     { "{}", 2 },
+    { "{\"_SDATA\":{\"l@1\":{\"v9\":\"\\\"a\\\"x,\\\"b\",\"v8\":\"\\\"a\\\" , b\",\"v7\":\"it's\",\"v6\":\"a\\\"b\\\\c\",\"v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"v3\":\"x,y,z,w,v\",\"v2\":\"def\\\"\",\"v15\":\"x\\n\\ny\",\"v14\":\"a\\nb\\r\\nc\\n\",\"v13\":\"\",\"v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"v11\":\" \\\"a\\\",b\",\"v10\":\"\\\"ab\\\\\",\"v1\":\"\\\"abc\",\"v0\":\"a, b,\\\"c d\\\"\"}}}", 387 },
     { "{}", 2 },
   },
   {
@@ -112,6 +124,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}},\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"h1\"}", 309 },
     { "{\"SOURCE\":\"s3164\",\"PROGRAM\":\"sshd\",\"PID\":\"2345\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"LEGACY_MSGHDR\":\"sshd[2345]: \",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"web01\"}", 182 },
     { "{\"SOURCE\":\"s3164\",\"PROGRAM\":\"p\",\"MESSAGE\":\"\",\"LEGACY_MSGHDR\":\"p:\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"host2\"}", 105 },
+    { "{\"_SDATA\":{\"l@1\":{\"v9\":\"\\\"a\\\"x,\\\"b\",\"v8\":\"\\\"a\\\" , b\",\"v7\":\"it's\",\"v6\":\"a\\\"b\\\\c\",\"v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"v3\":\"x,y,z,w,v\",\"v2\":\"def\\\"\",\"v15\":\"x\\n\\ny\",\"v14\":\"a\\nb\\r\\nc\\n\",\"v13\":\"\",\"v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"v11\":\" \\\"a\\\",b\",\"v10\":\"\\\"ab\\\\\",\"v1\":\"\\\"abc\",\"v0\":\"a, b,\\\"c d\\\"\"}},\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"7\",\"MSGID\":\"m\",\"MESSAGE\":\"a list line\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"lh\"}", 502 },
     { "{\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"1\",\"MSGID\":\"m\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"h\"}", 123 },
   },
   {
@@ -119,6 +132,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"TAGS\":\".source.s5424\",\"SOURCEIP\":\"127.0.0.1\",\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 295 },
     { "{\"TAGS\":\".source.s3164\",\"SOURCEIP\":\"127.0.0.1\",\"PROGRAM\":\"sshd\",\"PRIORITY\":\"info\",\"PID\":\"2345\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"HOST\":\"web01\",\"FACILITY\":\"auth\",\"DATE\":\"Mar 10 11:58:01\"}", 217 },
     { "{\"TAGS\":\".source.s3164\",\"SOURCEIP\":\"127.0.0.1\",\"PROGRAM\":\"p\",\"PRIORITY\":\"notice\",\"HOST\":\"host2\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:02\"}", 139 },
+    { "{\"TAGS\":\".source.s5424\",\"SOURCEIP\":\"127.0.0.1\",\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"7\",\"MESSAGE\":\"a list line\",\"HOST\":\"lh\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:03\"}", 170 },
     { "{\"TAGS\":\".source.s5424\",\"SOURCEIP\":\"127.0.0.1\",\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"1\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST\":\"h\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:09\"}", 177 },
   },
   {
@@ -126,6 +140,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}},\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 316 },
     { "{\"PROGRAM\":\"sshd\",\"PRIORITY\":\"info\",\"PID\":\"2345\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"HOST\":\"web01\",\"FACILITY\":\"auth\",\"DATE\":\"Mar 10 11:58:01\"}", 171 },
     { "{\"PROGRAM\":\"p\",\"PRIORITY\":\"notice\",\"HOST\":\"host2\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:02\"}", 93 },
+    { "{\"_SDATA\":{\"l@1\":{\"v9\":\"\\\"a\\\"x,\\\"b\",\"v8\":\"\\\"a\\\" , b\",\"v7\":\"it's\",\"v6\":\"a\\\"b\\\\c\",\"v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"v3\":\"x,y,z,w,v\",\"v2\":\"def\\\"\",\"v15\":\"x\\n\\ny\",\"v14\":\"a\\nb\\r\\nc\\n\",\"v13\":\"\",\"v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"v11\":\" \\\"a\\\",b\",\"v10\":\"\\\"ab\\\\\",\"v1\":\"\\\"abc\",\"v0\":\"a, b,\\\"c d\\\"\"}},\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"7\",\"MESSAGE\":\"a list line\",\"HOST\":\"lh\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:03\"}", 510 },
     { "{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"1\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST\":\"h\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:09\"}", 131 },
   },
   {
@@ -133,6 +148,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 249 },
     { "{\"PROGRAM\":\"sshd\",\"PRIORITY\":\"info\",\"PID\":\"2345\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"HOST\":\"web01\",\"FACILITY\":\"auth\",\"DATE\":\"Mar 10 11:58:01\"}", 171 },
     { "{\"PROGRAM\":\"p\",\"PRIORITY\":\"notice\",\"HOST\":\"host2\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:02\"}", 93 },
+    { "{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"7\",\"MESSAGE\":\"a list line\",\"HOST\":\"lh\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:03\"}", 124 },
     { "{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"1\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST\":\"h\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:09\"}", 131 },
   },
   {
@@ -140,6 +156,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}},\"YEAR_DAY\":\"069\",\"YEAR\":\"2025\",\"WEEK_DAY_NAME\":\"Monday\",\"WEEK_DAY_ABBREV\":\"Mon\",\"WEEK_DAY\":\"2\",\"WEEKDAY\":\"Mon\",\"WEEK\":\"10\",\"USEC\":\"123456\",\"UNIXTIME\":\"1741604281\",\"TZOFFSET\":\"+01:00\",\"TZ\":\"+01:00\",\"TAGS\":\".source.s5424\",\"TAG\":\"0e\",\"S_YEAR_DAY\":\"069\",\"S_YEAR\":\"2025\",\"S_WEEK_DAY_NAME\":\"Monday\",\"S_WEEK_DAY_ABBREV\":\"Mon\",\"S_WEEK_DAY\":\"2\",\"S_WEEKDAY\":\"Mon\",\"S_WEEK\":\"10\",\"S_USEC\":\"123456\",\"S_UNIXTIME\":\"1741604281\",\"S_TZOFFSET\":\"+01:00\",\"S_TZ\":\"+01:00\",\"S_STAMP\":\"Mar 10 11:58:01\",\"S_SEC\":\"01\",\"S_MSEC\":\"123\",\"S_MONTH_WEEK\":\"2\",\"S_MONTH_NAME\":\"March\",\"S_MONTH_ABBREV\":\"Mar\",\"S_MONTH\":\"03\",\"S_MIN\":\"58\",\"S_ISOWEEK\":\"11\",\"S_ISODATE\":\"2025-03-10T11:58:01+01:00\",\"S_HOUR12\":\"11\",\"S_HOUR\":\"11\",\"S_FULLDATE\":\"2025 Mar 10 11:58:01\",\"S_DAY\":\"10\",\"S_DATE\":\"Mar 10 11:58:01\",\"S_AMPM\":\"AM\",\"STAMP\":\"Mar 10 11:58:01\",\"SOURCEIP\":\"127.0.0.1\",\"SOURCE\":\"s5424\",\"SEVERITY_NUM\":\"6\",\"SEVERITY\":\"info\",\"SEC\":\"01\",\"SDATA\":\"[x@1 q=\\\"a\\\\\\\"b\\\" bs=\\\"c\\\\\\\\d\\\" br=\\\"e\\\\]f\\\" u=\\\"\303\251\\\\xff\\\"]\",\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PRI\":\"14\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MSGHDR\":\"app[12]: \",\"MSG\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"MSEC\":\"123\",\"MONTH_WEEK\":\"2\",\"MONTH_NAME\":\"March\",\"MONTH_ABBREV\":\"Mar\",\"MONTH\":\"03\",\"MIN\":\"58\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"LEVEL_NUM\":\"6\",\"LEVEL\":\"info\",\"ISOWEEK\":\"11\",\"ISODATE\":\"2025-03-10T11:58:01+01:00\",\"HOUR12\":\"11\",\"HOUR\":\"11\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"h1\",\"FULLDATE\":\"2025 Mar 10 11:58:01\",\"FACILITY_NUM\":\"1\",\"FACILITY\":\"user\",\"DAY\":\"10\",\"DATE\":\"Mar 10 11:58:01\",\"BSDTAG\":\"6B\",\"AMPM\":\"AM\"}", 1785 },
     { "{\"YEAR_DAY\":\"069\",\"YEAR\":\"2025\",\"WEEK_DAY_NAME\":\"Monday\",\"WEEK_DAY_ABBREV\":\"Mon\",\"WEEK_DAY\":\"2\",\"WEEKDAY\":\"Mon\",\"WEEK\":\"10\",\"USEC\":\"000000\",\"UNIXTIME\":\"1741607881\",\"TZOFFSET\":\"+00:00\",\"TZ\":\"+00:00\",\"TAGS\":\".source.s3164\",\"TAG\":\"26\",\"S_YEAR_DAY\":\"069\",\"S_YEAR\":\"2025\",\"S_WEEK_DAY_NAME\":\"Monday\",\"S_WEEK_DAY_ABBREV\":\"Mon\",\"S_WEEK_DAY\":\"2\",\"S_WEEKDAY\":\"Mon\",\"S_WEEK\":\"10\",\"S_USEC\":\"000000\",\"S_UNIXTIME\":\"1741607881\",\"S_TZOFFSET\":\"+00:00\",\"S_TZ\":\"+00:00\",\"S_STAMP\":\"Mar 10 11:58:01\",\"S_SEC\":\"01\",\"S_MSEC\":\"000\",\"S_MONTH_WEEK\":\"2\",\"S_MONTH_NAME\":\"March\",\"S_MONTH_ABBREV\":\"Mar\",\"S_MONTH\":\"03\",\"S_MIN\":\"58\",\"S_ISOWEEK\":\"11\",\"S_ISODATE\":\"2025-03-10T11:58:01+00:00\",\"S_HOUR12\":\"11\",\"S_HOUR\":\"11\",\"S_FULLDATE\":\"2025 Mar 10 11:58:01\",\"S_DAY\":\"10\",\"S_DATE\":\"Mar 10 11:58:01\",\"S_AMPM\":\"AM\",\"STAMP\":\"Mar 10 11:58:01\",\"SOURCEIP\":\"127.0.0.1\",\"SOURCE\":\"s3164\",\"SEVERITY_NUM\":\"6\",\"SEVERITY\":\"info\",\"SEC\":\"01\",\"PROGRAM\":\"sshd\",\"PRIORITY\":\"info\",\"PRI\":\"38\",\"PID\":\"2345\",\"MSGHDR\":\"sshd[2345]: \",\"MSG\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"MSEC\":\"000\",\"MONTH_WEEK\":\"2\",\"MONTH_NAME\":\"March\",\"MONTH_ABBREV\":\"Mar\",\"MONTH\":\"03\",\"MIN\":\"58\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"LEVEL_NUM\":\"6\",\"LEVEL\":\"info\",\"LEGACY_MSGHDR\":\"sshd[2345]: \",\"ISOWEEK\":\"11\",\"ISODATE\":\"2025-03-10T11:58:01+00:00\",\"HOUR12\":\"11\",\"HOUR\":\"11\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"web01\",\"FULLDATE\":\"2025 Mar 10 11:58:01\",\"FACILITY_NUM\":\"4\",\"FACILITY\":\"auth\",\"DAY\":\"10\",\"DATE\":\"Mar 10 11:58:01\",\"BSDTAG\":\"6E\",\"AMPM\":\"AM\"}", 1507 },
     { "{\"YEAR_DAY\":\"069\",\"YEAR\":\"2025\",\"WEEK_DAY_NAME\":\"Monday\",\"WEEK_DAY_ABBREV\":\"Mon\",\"WEEK_DAY\":\"2\",\"WEEKDAY\":\"Mon\",\"WEEK\":\"10\",\"USEC\":\"000000\",\"UNIXTIME\":\"1741607882\",\"TZOFFSET\":\"+00:00\",\"TZ\":\"+00:00\",\"TAGS\":\".source.s3164\",\"TAG\":\"0d\",\"S_YEAR_DAY\":\"069\",\"S_YEAR\":\"2025\",\"S_WEEK_DAY_NAME\":\"Monday\",\"S_WEEK_DAY_ABBREV\":\"Mon\",\"S_WEEK_DAY\":\"2\",\"S_WEEKDAY\":\"Mon\",\"S_WEEK\":\"10\",\"S_USEC\":\"000000\",\"S_UNIXTIME\":\"1741607882\",\"S_TZOFFSET\":\"+00:00\",\"S_TZ\":\"+00:00\",\"S_STAMP\":\"Mar 10 11:58:02\",\"S_SEC\":\"02\",\"S_MSEC\":\"000\",\"S_MONTH_WEEK\":\"2\",\"S_MONTH_NAME\":\"March\",\"S_MONTH_ABBREV\":\"Mar\",\"S_MONTH\":\"03\",\"S_MIN\":\"58\",\"S_ISOWEEK\":\"11\",\"S_ISODATE\":\"2025-03-10T11:58:02+00:00\",\"S_HOUR12\":\"11\",\"S_HOUR\":\"11\",\"S_FULLDATE\":\"2025 Mar 10 11:58:02\",\"S_DAY\":\"10\",\"S_DATE\":\"Mar 10 11:58:02\",\"S_AMPM\":\"AM\",\"STAMP\":\"Mar 10 11:58:02\",\"SOURCEIP\":\"127.0.0.1\",\"SOURCE\":\"s3164\",\"SEVERITY_NUM\":\"5\",\"SEVERITY\":\"notice\",\"SEC\":\"02\",\"PROGRAM\":\"p\",\"PRIORITY\":\"notice\",\"PRI\":\"13\",\"MSGHDR\":\"p:\",\"MSEC\":\"000\",\"MONTH_WEEK\":\"2\",\"MONTH_NAME\":\"March\",\"MONTH_ABBREV\":\"Mar\",\"MONTH\":\"03\",\"MIN\":\"58\",\"MESSAGE\":\"\",\"LEVEL_NUM\":\"5\",\"LEVEL\":\"notice\",\"LEGACY_MSGHDR\":\"p:\",\"ISOWEEK\":\"11\",\"ISODATE\":\"2025-03-10T11:58:02+00:00\",\"HOUR12\":\"11\",\"HOUR\":\"11\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"host2\",\"FULLDATE\":\"2025 Mar 10 11:58:02\",\"FACILITY_NUM\":\"1\",\"FACILITY\":\"user\",\"DAY\":\"10\",\"DATE\":\"Mar 10 11:58:02\",\"BSDTAG\":\"5B\",\"AMPM\":\"AM\"}", 1366 },
+    { "{\"_SDATA\":{\"l@1\":{\"v9\":\"\\\"a\\\"x,\\\"b\",\"v8\":\"\\\"a\\\" , b\",\"v7\":\"it's\",\"v6\":\"a\\\"b\\\\c\",\"v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"v3\":\"x,y,z,w,v\",\"v2\":\"def\\\"\",\"v15\":\"x\\n\\ny\",\"v14\":\"a\\nb\\r\\nc\\n\",\"v13\":\"\",\"v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"v11\":\" \\\"a\\\",b\",\"v10\":\"\\\"ab\\\\\",\"v1\":\"\\\"abc\",\"v0\":\"a, b,\\\"c d\\\"\"}},\"YEAR_DAY\":\"069\",\"YEAR\":\"2025\",\"WEEK_DAY_NAME\":\"Monday\",\"WEEK_DAY_ABBREV\":\"Mon\",\"WEEK_DAY\":\"2\",\"WEEKDAY\":\"Mon\",\"WEEK\":\"10\",\"USEC\":\"000000\",\"UNIXTIME\":\"1741607883\",\"TZOFFSET\":\"+00:00\",\"TZ\":\"+00:00\",\"TAGS\":\".source.s5424\",\"TAG\":\"0e\",\"S_YEAR_DAY\":\"069\",\"S_YEAR\":\"2025\",\"S_WEEK_DAY_NAME\":\"Monday\",\"S_WEEK_DAY_ABBREV\":\"Mon\",\"S_WEEK_DAY\":\"2\",\"S_WEEKDAY\":\"Mon\",\"S_WEEK\":\"10\",\"S_USEC\":\"000000\",\"S_UNIXTIME\":\"1741607883\",\"S_TZOFFSET\":\"+00:00\",\"S_TZ\":\"+00:00\",\"S_STAMP\":\"Mar 10 11:58:03\",\"S_SEC\":\"03\",\"S_MSEC\":\"000\",\"S_MONTH_WEEK\":\"2\",\"S_MONTH_NAME\":\"March\",\"S_MONTH_ABBREV\":\"Mar\",\"S_MONTH\":\"03\",\"S_MIN\":\"58\",\"S_ISOWEEK\":\"11\",\"S_ISODATE\":\"2025-03-10T11:58:03+00:00\",\"S_HOUR12\":\"11\",\"S_HOUR\":\"11\",\"S_FULLDATE\":\"2025 Mar 10 11:58:03\",\"S_DAY\":\"10\",\"S_DATE\":\"Mar 10 11:58:03\",\"S_AMPM\":\"AM\",\"STAMP\":\"Mar 10 11:58:03\",\"SOURCEIP\":\"127.0.0.1\",\"SOURCE\":\"s5424\",\"SEVERITY_NUM\":\"6\",\"SEVERITY\":\"info\",\"SEC\":\"03\",\"SDATA\":\"[l@1 v0=\\\"a, b,\\\\\\\"c d\\\\\\\"\\\" v1=\\\"\\\\\\\"abc\\\" v2=\\\"def\\\\\\\"\\\" v3=\\\"x,y,z,w,v\\\" v4=\\\"\\\\\\\"a\\\\\\\\tb\\\\\\\",'it\\\\\\\\'s',\\\\\\\"abc\\\\\\\"def,g,,\\\\\\\"\\\\\\\",'',\\\\\\\"\\\\\\\\x41\\\\\\\\q\\\\\\\\\\\\\\\\\\\\\\\"\\\" v5=\\\"tab\\tx sp\\\\\\\"q'\\\\\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\\\" v6=\\\"a\\\\\\\"b\\\\\\\\c\\\" v7=\\\"it's\\\" v8=\\\"\\\\\\\"a\\\\\\\" , b\\\" v9=\\\"\\\\\\\"a\\\\\\\"x,\\\\\\\"b\\\" v10=\\\"\\\\\\\"ab\\\\\\\\\\\" v11=\\\" \\\\\\\"a\\\\\\\",b\\\" v12=\\\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\\\" v13=\\\"\\\" v14=\\\"a\\nb\\r\\nc\\n\\\" v15=\\\"x\\n\\ny\\\"]\",\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PRI\":\"14\",\"PID\":\"7\",\"MSGID\":\"m\",\"MSGHDR\":\"app[7]: \",\"MSG\":\"a list line\",\"MSEC\":\"000\",\"MONTH_WEEK\":\"2\",\"MONTH_NAME\":\"March\",\"MONTH_ABBREV\":\"Mar\",\"MONTH\":\"03\",\"MIN\":\"58\",\"MESSAGE\":\"a list line\",\"LEVEL_NUM\":\"6\",\"LEVEL\":\"info\",\"ISOWEEK\":\"11\",\"ISODATE\":\"2025-03-10T11:58:03+00:00\",\"HOUR12\":\"11\",\"HOUR\":\"11\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"lh\",\"FULLDATE\":\"2025 Mar 10 11:58:03\",\"FACILITY_NUM\":\"1\",\"FACILITY\":\"user\",\"DAY\":\"10\",\"DATE\":\"Mar 10 11:58:03\",\"BSDTAG\":\"6B\",\"AMPM\":\"AM\"}", 2228 },
     { "{\"YEAR_DAY\":\"069\",\"YEAR\":\"2025\",\"WEEK_DAY_NAME\":\"Monday\",\"WEEK_DAY_ABBREV\":\"Mon\",\"WEEK_DAY\":\"2\",\"WEEKDAY\":\"Mon\",\"WEEK\":\"10\",\"USEC\":\"000000\",\"UNIXTIME\":\"1741607889\",\"TZOFFSET\":\"+00:00\",\"TZ\":\"+00:00\",\"TAGS\":\".source.s5424\",\"TAG\":\"0e\",\"S_YEAR_DAY\":\"069\",\"S_YEAR\":\"2025\",\"S_WEEK_DAY_NAME\":\"Monday\",\"S_WEEK_DAY_ABBREV\":\"Mon\",\"S_WEEK_DAY\":\"2\",\"S_WEEKDAY\":\"Mon\",\"S_WEEK\":\"10\",\"S_USEC\":\"000000\",\"S_UNIXTIME\":\"1741607889\",\"S_TZOFFSET\":\"+00:00\",\"S_TZ\":\"+00:00\",\"S_STAMP\":\"Mar 10 11:58:09\",\"S_SEC\":\"09\",\"S_MSEC\":\"000\",\"S_MONTH_WEEK\":\"2\",\"S_MONTH_NAME\":\"March\",\"S_MONTH_ABBREV\":\"Mar\",\"S_MONTH\":\"03\",\"S_MIN\":\"58\",\"S_ISOWEEK\":\"11\",\"S_ISODATE\":\"2025-03-10T11:58:09+00:00\",\"S_HOUR12\":\"11\",\"S_HOUR\":\"11\",\"S_FULLDATE\":\"2025 Mar 10 11:58:09\",\"S_DAY\":\"10\",\"S_DATE\":\"Mar 10 11:58:09\",\"S_AMPM\":\"AM\",\"STAMP\":\"Mar 10 11:58:09\",\"SOURCEIP\":\"127.0.0.1\",\"SOURCE\":\"s5424\",\"SEVERITY_NUM\":\"6\",\"SEVERITY\":\"info\",\"SEC\":\"09\",\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PRI\":\"14\",\"PID\":\"1\",\"MSGID\":\"m\",\"MSGHDR\":\"app[1]: \",\"MSG\":\"line one\\nline\\ttwo\",\"MSEC\":\"000\",\"MONTH_WEEK\":\"2\",\"MONTH_NAME\":\"March\",\"MONTH_ABBREV\":\"Mar\",\"MONTH\":\"03\",\"MIN\":\"58\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"LEVEL_NUM\":\"6\",\"LEVEL\":\"info\",\"ISOWEEK\":\"11\",\"ISODATE\":\"2025-03-10T11:58:09+00:00\",\"HOUR12\":\"11\",\"HOUR\":\"11\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"h\",\"FULLDATE\":\"2025 Mar 10 11:58:09\",\"FACILITY_NUM\":\"1\",\"FACILITY\":\"user\",\"DAY\":\"10\",\"DATE\":\"Mar 10 11:58:09\",\"BSDTAG\":\"6B\",\"AMPM\":\"AM\"}", 1412 },
   },
   {
@@ -147,6 +164,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"YEAR_DAY\":\"069\",\"YEAR\":\"2025\",\"WEEK_DAY_NAME\":\"Monday\",\"WEEK_DAY_ABBREV\":\"Mon\",\"WEEK_DAY\":\"2\",\"WEEKDAY\":\"Mon\",\"WEEK\":\"10\",\"USEC\":\"123456\",\"UNIXTIME\":\"1741604281\",\"TZOFFSET\":\"+01:00\",\"TZ\":\"+01:00\",\"TAGS\":\".source.s5424\",\"TAG\":\"0e\",\"S_YEAR_DAY\":\"069\",\"S_YEAR\":\"2025\",\"S_WEEK_DAY_NAME\":\"Monday\",\"S_WEEK_DAY_ABBREV\":\"Mon\",\"S_WEEK_DAY\":\"2\",\"S_WEEKDAY\":\"Mon\",\"S_WEEK\":\"10\",\"S_USEC\":\"123456\",\"S_UNIXTIME\":\"1741604281\",\"S_TZOFFSET\":\"+01:00\",\"S_TZ\":\"+01:00\",\"S_STAMP\":\"Mar 10 11:58:01\",\"S_SEC\":\"01\",\"S_MSEC\":\"123\",\"S_MONTH_WEEK\":\"2\",\"S_MONTH_NAME\":\"March\",\"S_MONTH_ABBREV\":\"Mar\",\"S_MONTH\":\"03\",\"S_MIN\":\"58\",\"S_ISOWEEK\":\"11\",\"S_ISODATE\":\"2025-03-10T11:58:01+01:00\",\"S_HOUR12\":\"11\",\"S_HOUR\":\"11\",\"S_FULLDATE\":\"2025 Mar 10 11:58:01\",\"S_DAY\":\"10\",\"S_DATE\":\"Mar 10 11:58:01\",\"S_AMPM\":\"AM\",\"STAMP\":\"Mar 10 11:58:01\",\"SOURCEIP\":\"127.0.0.1\",\"SEVERITY_NUM\":\"6\",\"SEVERITY\":\"info\",\"SEC\":\"01\",\"SDATA\":\"[x@1 q=\\\"a\\\\\\\"b\\\" bs=\\\"c\\\\\\\\d\\\" br=\\\"e\\\\]f\\\" u=\\\"\303\251\\\\xff\\\"]\",\"PRIORITY\":\"info\",\"PRI\":\"14\",\"MSGHDR\":\"app[12]: \",\"MSG\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"MSEC\":\"123\",\"MONTH_WEEK\":\"2\",\"MONTH_NAME\":\"March\",\"MONTH_ABBREV\":\"Mar\",\"MONTH\":\"03\",\"MIN\":\"58\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"LEVEL_NUM\":\"6\",\"LEVEL\":\"info\",\"ISOWEEK\":\"11\",\"ISODATE\":\"2025-03-10T11:58:01+01:00\",\"HOUR12\":\"11\",\"HOUR\":\"11\",\"HOST\":\"h1\",\"FULLDATE\":\"2025 Mar 10 11:58:01\",\"FACILITY_NUM\":\"1\",\"FACILITY\":\"user\",\"DAY\":\"10\",\"DATE\":\"Mar 10 11:58:01\",\"BSDTAG\":\"6B\",\"AMPM\":\"AM\"}", 1637 },
     { "{\"YEAR_DAY\":\"069\",\"YEAR\":\"2025\",\"WEEK_DAY_NAME\":\"Monday\",\"WEEK_DAY_ABBREV\":\"Mon\",\"WEEK_DAY\":\"2\",\"WEEKDAY\":\"Mon\",\"WEEK\":\"10\",\"USEC\":\"000000\",\"UNIXTIME\":\"1741607881\",\"TZOFFSET\":\"+00:00\",\"TZ\":\"+00:00\",\"TAGS\":\".source.s3164\",\"TAG\":\"26\",\"S_YEAR_DAY\":\"069\",\"S_YEAR\":\"2025\",\"S_WEEK_DAY_NAME\":\"Monday\",\"S_WEEK_DAY_ABBREV\":\"Mon\",\"S_WEEK_DAY\":\"2\",\"S_WEEKDAY\":\"Mon\",\"S_WEEK\":\"10\",\"S_USEC\":\"000000\",\"S_UNIXTIME\":\"1741607881\",\"S_TZOFFSET\":\"+00:00\",\"S_TZ\":\"+00:00\",\"S_STAMP\":\"Mar 10 11:58:01\",\"S_SEC\":\"01\",\"S_MSEC\":\"000\",\"S_MONTH_WEEK\":\"2\",\"S_MONTH_NAME\":\"March\",\"S_MONTH_ABBREV\":\"Mar\",\"S_MONTH\":\"03\",\"S_MIN\":\"58\",\"S_ISOWEEK\":\"11\",\"S_ISODATE\":\"2025-03-10T11:58:01+00:00\",\"S_HOUR12\":\"11\",\"S_HOUR\":\"11\",\"S_FULLDATE\":\"2025 Mar 10 11:58:01\",\"S_DAY\":\"10\",\"S_DATE\":\"Mar 10 11:58:01\",\"S_AMPM\":\"AM\",\"STAMP\":\"Mar 10 11:58:01\",\"SOURCEIP\":\"127.0.0.1\",\"SEVERITY_NUM\":\"6\",\"SEVERITY\":\"info\",\"SEC\":\"01\",\"PRIORITY\":\"info\",\"PRI\":\"38\",\"MSGHDR\":\"sshd[2345]: \",\"MSG\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"MSEC\":\"000\",\"MONTH_WEEK\":\"2\",\"MONTH_NAME\":\"March\",\"MONTH_ABBREV\":\"Mar\",\"MONTH\":\"03\",\"MIN\":\"58\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"LEVEL_NUM\":\"6\",\"LEVEL\":\"info\",\"ISOWEEK\":\"11\",\"ISODATE\":\"2025-03-10T11:58:01+00:00\",\"HOUR12\":\"11\",\"HOUR\":\"11\",\"HOST\":\"web01\",\"FULLDATE\":\"2025 Mar 10 11:58:01\",\"FACILITY_NUM\":\"4\",\"FACILITY\":\"auth\",\"DAY\":\"10\",\"DATE\":\"Mar 10 11:58:01\",\"BSDTAG\":\"6E\",\"AMPM\":\"AM\"}", 1405 },
     { "{\"YEAR_DAY\":\"069\",\"YEAR\":\"2025\",\"WEEK_DAY_NAME\":\"Monday\",\"WEEK_DAY_ABBREV\":\"Mon\",\"WEEK_DAY\":\"2\",\"WEEKDAY\":\"Mon\",\"WEEK\":\"10\",\"USEC\":\"000000\",\"UNIXTIME\":\"1741607882\",\"TZOFFSET\":\"+00:00\",\"TZ\":\"+00:00\",\"TAGS\":\".source.s3164\",\"TAG\":\"0d\",\"S_YEAR_DAY\":\"069\",\"S_YEAR\":\"2025\",\"S_WEEK_DAY_NAME\":\"Monday\",\"S_WEEK_DAY_ABBREV\":\"Mon\",\"S_WEEK_DAY\":\"2\",\"S_WEEKDAY\":\"Mon\",\"S_WEEK\":\"10\",\"S_USEC\":\"000000\",\"S_UNIXTIME\":\"1741607882\",\"S_TZOFFSET\":\"+00:00\",\"S_TZ\":\"+00:00\",\"S_STAMP\":\"Mar 10 11:58:02\",\"S_SEC\":\"02\",\"S_MSEC\":\"000\",\"S_MONTH_WEEK\":\"2\",\"S_MONTH_NAME\":\"March\",\"S_MONTH_ABBREV\":\"Mar\",\"S_MONTH\":\"03\",\"S_MIN\":\"58\",\"S_ISOWEEK\":\"11\",\"S_ISODATE\":\"2025-03-10T11:58:02+00:00\",\"S_HOUR12\":\"11\",\"S_HOUR\":\"11\",\"S_FULLDATE\":\"2025 Mar 10 11:58:02\",\"S_DAY\":\"10\",\"S_DATE\":\"Mar 10 11:58:02\",\"S_AMPM\":\"AM\",\"STAMP\":\"Mar 10 11:58:02\",\"SOURCEIP\":\"127.0.0.1\",\"SEVERITY_NUM\":\"5\",\"SEVERITY\":\"notice\",\"SEC\":\"02\",\"PRIORITY\":\"notice\",\"PRI\":\"13\",\"MSGHDR\":\"p:\",\"MSEC\":\"000\",\"MONTH_WEEK\":\"2\",\"MONTH_NAME\":\"March\",\"MONTH_ABBREV\":\"Mar\",\"MONTH\":\"03\",\"MIN\":\"58\",\"LEVEL_NUM\":\"5\",\"LEVEL\":\"notice\",\"ISOWEEK\":\"11\",\"ISODATE\":\"2025-03-10T11:58:02+00:00\",\"HOUR12\":\"11\",\"HOUR\":\"11\",\"HOST\":\"host2\",\"FULLDATE\":\"2025 Mar 10 11:58:02\",\"FACILITY_NUM\":\"1\",\"FACILITY\":\"user\",\"DAY\":\"10\",\"DATE\":\"Mar 10 11:58:02\",\"BSDTAG\":\"5B\",\"AMPM\":\"AM\"}", 1277 },
+    { "{\"YEAR_DAY\":\"069\",\"YEAR\":\"2025\",\"WEEK_DAY_NAME\":\"Monday\",\"WEEK_DAY_ABBREV\":\"Mon\",\"WEEK_DAY\":\"2\",\"WEEKDAY\":\"Mon\",\"WEEK\":\"10\",\"USEC\":\"000000\",\"UNIXTIME\":\"1741607883\",\"TZOFFSET\":\"+00:00\",\"TZ\":\"+00:00\",\"TAGS\":\".source.s5424\",\"TAG\":\"0e\",\"S_YEAR_DAY\":\"069\",\"S_YEAR\":\"2025\",\"S_WEEK_DAY_NAME\":\"Monday\",\"S_WEEK_DAY_ABBREV\":\"Mon\",\"S_WEEK_DAY\":\"2\",\"S_WEEKDAY\":\"Mon\",\"S_WEEK\":\"10\",\"S_USEC\":\"000000\",\"S_UNIXTIME\":\"1741607883\",\"S_TZOFFSET\":\"+00:00\",\"S_TZ\":\"+00:00\",\"S_STAMP\":\"Mar 10 11:58:03\",\"S_SEC\":\"03\",\"S_MSEC\":\"000\",\"S_MONTH_WEEK\":\"2\",\"S_MONTH_NAME\":\"March\",\"S_MONTH_ABBREV\":\"Mar\",\"S_MONTH\":\"03\",\"S_MIN\":\"58\",\"S_ISOWEEK\":\"11\",\"S_ISODATE\":\"2025-03-10T11:58:03+00:00\",\"S_HOUR12\":\"11\",\"S_HOUR\":\"11\",\"S_FULLDATE\":\"2025 Mar 10 11:58:03\",\"S_DAY\":\"10\",\"S_DATE\":\"Mar 10 11:58:03\",\"S_AMPM\":\"AM\",\"STAMP\":\"Mar 10 11:58:03\",\"SOURCEIP\":\"127.0.0.1\",\"SEVERITY_NUM\":\"6\",\"SEVERITY\":\"info\",\"SEC\":\"03\",\"SDATA\":\"[l@1 v0=\\\"a, b,\\\\\\\"c d\\\\\\\"\\\" v1=\\\"\\\\\\\"abc\\\" v2=\\\"def\\\\\\\"\\\" v3=\\\"x,y,z,w,v\\\" v4=\\\"\\\\\\\"a\\\\\\\\tb\\\\\\\",'it\\\\\\\\'s',\\\\\\\"abc\\\\\\\"def,g,,\\\\\\\"\\\\\\\",'',\\\\\\\"\\\\\\\\x41\\\\\\\\q\\\\\\\\\\\\\\\\\\\\\\\"\\\" v5=\\\"tab\\tx sp\\\\\\\"q'\\\\\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\\\" v6=\\\"a\\\\\\\"b\\\\\\\\c\\\" v7=\\\"it's\\\" v8=\\\"\\\\\\\"a\\\\\\\" , b\\\" v9=\\\"\\\\\\\"a\\\\\\\"x,\\\\\\\"b\\\" v10=\\\"\\\\\\\"ab\\\\\\\\\\\" v11=\\\" \\\\\\\"a\\\\\\\",b\\\" v12=\\\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\\\" v13=\\\"\\\" v14=\\\"a\\nb\\r\\nc\\n\\\" v15=\\\"x\\n\\ny\\\"]\",\"PRIORITY\":\"info\",\"PRI\":\"14\",\"MSGHDR\":\"app[7]: \",\"MSG\":\"a list line\",\"MSEC\":\"000\",\"MONTH_WEEK\":\"2\",\"MONTH_NAME\":\"March\",\"MONTH_ABBREV\":\"Mar\",\"MONTH\":\"03\",\"MIN\":\"58\",\"MESSAGE\":\"a list line\",\"LEVEL_NUM\":\"6\",\"LEVEL\":\"info\",\"ISOWEEK\":\"11\",\"ISODATE\":\"2025-03-10T11:58:03+00:00\",\"HOUR12\":\"11\",\"HOUR\":\"11\",\"HOST\":\"lh\",\"FULLDATE\":\"2025 Mar 10 11:58:03\",\"FACILITY_NUM\":\"1\",\"FACILITY\":\"user\",\"DAY\":\"10\",\"DATE\":\"Mar 10 11:58:03\",\"BSDTAG\":\"6B\",\"AMPM\":\"AM\"}", 1763 },
     { "{\"YEAR_DAY\":\"069\",\"YEAR\":\"2025\",\"WEEK_DAY_NAME\":\"Monday\",\"WEEK_DAY_ABBREV\":\"Mon\",\"WEEK_DAY\":\"2\",\"WEEKDAY\":\"Mon\",\"WEEK\":\"10\",\"USEC\":\"000000\",\"UNIXTIME\":\"1741607889\",\"TZOFFSET\":\"+00:00\",\"TZ\":\"+00:00\",\"TAGS\":\".source.s5424\",\"TAG\":\"0e\",\"S_YEAR_DAY\":\"069\",\"S_YEAR\":\"2025\",\"S_WEEK_DAY_NAME\":\"Monday\",\"S_WEEK_DAY_ABBREV\":\"Mon\",\"S_WEEK_DAY\":\"2\",\"S_WEEKDAY\":\"Mon\",\"S_WEEK\":\"10\",\"S_USEC\":\"000000\",\"S_UNIXTIME\":\"1741607889\",\"S_TZOFFSET\":\"+00:00\",\"S_TZ\":\"+00:00\",\"S_STAMP\":\"Mar 10 11:58:09\",\"S_SEC\":\"09\",\"S_MSEC\":\"000\",\"S_MONTH_WEEK\":\"2\",\"S_MONTH_NAME\":\"March\",\"S_MONTH_ABBREV\":\"Mar\",\"S_MONTH\":\"03\",\"S_MIN\":\"58\",\"S_ISOWEEK\":\"11\",\"S_ISODATE\":\"2025-03-10T11:58:09+00:00\",\"S_HOUR12\":\"11\",\"S_HOUR\":\"11\",\"S_FULLDATE\":\"2025 Mar 10 11:58:09\",\"S_DAY\":\"10\",\"S_DATE\":\"Mar 10 11:58:09\",\"S_AMPM\":\"AM\",\"STAMP\":\"Mar 10 11:58:09\",\"SOURCEIP\":\"127.0.0.1\",\"SEVERITY_NUM\":\"6\",\"SEVERITY\":\"info\",\"SEC\":\"09\",\"PRIORITY\":\"info\",\"PRI\":\"14\",\"MSGHDR\":\"app[1]: \",\"MSG\":\"line one\\nline\\ttwo\",\"MSEC\":\"000\",\"MONTH_WEEK\":\"2\",\"MONTH_NAME\":\"March\",\"MONTH_ABBREV\":\"Mar\",\"MONTH\":\"03\",\"MIN\":\"58\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"LEVEL_NUM\":\"6\",\"LEVEL\":\"info\",\"ISOWEEK\":\"11\",\"ISODATE\":\"2025-03-10T11:58:09+00:00\",\"HOUR12\":\"11\",\"HOUR\":\"11\",\"HOST\":\"h\",\"FULLDATE\":\"2025 Mar 10 11:58:09\",\"FACILITY_NUM\":\"1\",\"FACILITY\":\"user\",\"DAY\":\"10\",\"DATE\":\"Mar 10 11:58:09\",\"BSDTAG\":\"6B\",\"AMPM\":\"AM\"}", 1333 },
   },
   {
@@ -154,6 +172,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"PID\":\"12\",\"HOST\":\"h1\"}", 24 },
     { "{\"PID\":\"2345\",\"HOST\":\"web01\"}", 29 },
     { "{\"HOST\":\"host2\"}", 16 },
+    { "{\"PID\":\"7\",\"HOST\":\"lh\"}", 23 },
     { "{\"PID\":\"1\",\"HOST\":\"h\"}", 22 },
   },
   {
@@ -161,6 +180,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\"}", 206 },
     { "{\"SOURCE\":\"s3164\",\"PROGRAM\":\"sshd\",\"PID\":\"2345\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"LEGACY_MSGHDR\":\"sshd[2345]: \"}", 143 },
     { "{\"SOURCE\":\"s3164\",\"PROGRAM\":\"p\",\"MESSAGE\":\"\",\"LEGACY_MSGHDR\":\"p:\"}", 66 },
+    { "{\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"7\",\"MSGID\":\"m\",\"MESSAGE\":\"a list line\"}", 80 },
     { "{\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"1\",\"MSGID\":\"m\",\"MESSAGE\":\"line one\\nline\\ttwo\"}", 88 },
   },
   {
@@ -168,6 +188,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"PROGRAM\":\"app\",\"PID\":\"12\"}", 28 },
     { "{\"PROGRAM\":\"sshd\",\"PID\":\"2345\"}", 31 },
     { "{\"PROGRAM\":\"p\"}", 15 },
+    { "{\"PROGRAM\":\"app\",\"PID\":\"7\"}", 27 },
     { "{\"PROGRAM\":\"app\",\"PID\":\"1\"}", 27 },
   },
   {
@@ -176,6 +197,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"b\":\"x\",\"a\":{\"c\":\"2\",\"b\":\"1\",\"a\":\"3\"},\"_f\":\"6\",\"_d\":{\"e\":\"5\"}}", 63 },
     { "{\"b\":\"x\",\"a\":{\"c\":\"2\",\"b\":\"1\",\"a\":\"3\"},\"_f\":\"6\",\"_d\":{\"e\":\"5\"}}", 63 },
     { "{\"b\":\"x\",\"a\":{\"c\":\"2\",\"b\":\"1\",\"a\":\"3\"},\"_f\":\"6\",\"_d\":{\"e\":\"5\"}}", 63 },
+    { "{\"b\":\"x\",\"a\":{\"c\":\"2\",\"b\":\"1\",\"a\":\"3\"},\"_f\":\"6\",\"_d\":{\"e\":\"5\"}}", 63 },
   },
   {
     { "{\"a0\":\"5\",\"a\":{\"b\":\"6\",\"a-b\":\"4\",\"a\":\"7\"},\"_a\":\"1\",\"^\":\"3\",\"Z\":\"2\"}", 67 },
@@ -183,6 +205,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"a0\":\"5\",\"a\":{\"b\":\"6\",\"a-b\":\"4\",\"a\":\"7\"},\"_a\":\"1\",\"^\":\"3\",\"Z\":\"2\"}", 67 },
     { "{\"a0\":\"5\",\"a\":{\"b\":\"6\",\"a-b\":\"4\",\"a\":\"7\"},\"_a\":\"1\",\"^\":\"3\",\"Z\":\"2\"}", 67 },
     { "{\"a0\":\"5\",\"a\":{\"b\":\"6\",\"a-b\":\"4\",\"a\":\"7\"},\"_a\":\"1\",\"^\":\"3\",\"Z\":\"2\"}", 67 },
+    { "{\"a0\":\"5\",\"a\":{\"b\":\"6\",\"a-b\":\"4\",\"a\":\"7\"},\"_a\":\"1\",\"^\":\"3\",\"Z\":\"2\"}", 67 },
   },
   {
     { "{\"a\":{\"b\":{\"c\":\"1\",\"b-x\":\"2\"},\"c\":\"3\"}}", 39 },
@@ -190,6 +213,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"a\":{\"b\":{\"c\":\"1\",\"b-x\":\"2\"},\"c\":\"3\"}}", 39 },
     { "{\"a\":{\"b\":{\"c\":\"1\",\"b-x\":\"2\"},\"c\":\"3\"}}", 39 },
     { "{\"a\":{\"b\":{\"c\":\"1\",\"b-x\":\"2\"},\"c\":\"3\"}}", 39 },
+    { "{\"a\":{\"b\":{\"c\":\"1\",\"b-x\":\"2\"},\"c\":\"3\"}}", 39 },
   },
   {
     { "{\"x\":{\"y\":\"4\"},\"c\":\"2\",\"a\":{\".b\":\"1\"},\"_\":\"3\"}", 46 },
@@ -197,8 +221,10 @@ static const TfuncBytes expected[56][5] = {
     { "{\"x\":{\"y\":\"4\"},\"c\":\"2\",\"a\":{\".b\":\"1\"},\"_\":\"3\"}", 46 },
     { "{\"x\":{\"y\":\"4\"},\"c\":\"2\",\"a\":{\".b\":\"1\"},\"_\":\"3\"}", 46 },
     { "{\"x\":{\"y\":\"4\"},\"c\":\"2\",\"a\":{\".b\":\"1\"},\"_\":\"3\"}", 46 },
+    { "{\"x\":{\"y\":\"4\"},\"c\":\"2\",\"a\":{\".b\":\"1\"},\"_\":\"3\"}", 46 },
   },
   {
+    { "{\"b\":{\"x\":\"4\"},\"a\":{\"d\":{\"f\":\"3\",\"e\":\"2\"},\"bb\":\"5\",\"b\":{\"c\":\"1\"}}}", 66 },
     { "{\"b\":{\"x\":\"4\"},\"a\":{\"d\":{\"f\":\"3\",\"e\":\"2\"},\"bb\":\"5\",\"b\":{\"c\":\"1\"}}}", 66 },
     { "{\"b\":{\"x\":\"4\"},\"a\":{\"d\":{\"f\":\"3\",\"e\":\"2\"},\"bb\":\"5\",\"b\":{\"c\":\"1\"}}}", 66 },
     { "{\"b\":{\"x\":\"4\"},\"a\":{\"d\":{\"f\":\"3\",\"e\":\"2\"},\"bb\":\"5\",\"b\":{\"c\":\"1\"}}}", 66 },
@@ -210,6 +236,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"foo\":{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\"},\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 257 },
     { "{\"foo\":{\"PROGRAM\":\"sshd\",\"PRIORITY\":\"info\",\"PID\":\"2345\"},\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"HOST\":\"web01\",\"FACILITY\":\"auth\",\"DATE\":\"Mar 10 11:58:01\"}", 179 },
     { "{\"foo\":{\"PROGRAM\":\"p\",\"PRIORITY\":\"notice\"},\"HOST\":\"host2\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:02\"}", 101 },
+    { "{\"foo\":{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"7\"},\"MESSAGE\":\"a list line\",\"HOST\":\"lh\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:03\"}", 132 },
     { "{\"foo\":{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"1\"},\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST\":\"h\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:09\"}", 139 },
   },
   {
@@ -217,6 +244,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"},\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\",\"MSGID\":\"m1\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 170 },
     { "{\"PROGRAM\":\"sshd\",\"PRIORITY\":\"info\",\"PID\":\"2345\",\"HOST\":\"web01\",\"FACILITY\":\"auth\",\"DATE\":\"Mar 10 11:58:01\"}", 107 },
     { "{\"PROGRAM\":\"p\",\"PRIORITY\":\"notice\",\"HOST\":\"host2\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:02\"}", 93 },
+    { "{\"l@1\":{\"v9\":\"\\\"a\\\"x,\\\"b\",\"v8\":\"\\\"a\\\" , b\",\"v7\":\"it's\",\"v6\":\"a\\\"b\\\\c\",\"v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"v3\":\"x,y,z,w,v\",\"v2\":\"def\\\"\",\"v15\":\"x\\n\\ny\",\"v14\":\"a\\nb\\r\\nc\\n\",\"v13\":\"\",\"v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"v11\":\" \\\"a\\\",b\",\"v10\":\"\\\"ab\\\\\",\"v1\":\"\\\"abc\",\"v0\":\"a, b,\\\"c d\\\"\"},\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"7\",\"MSGID\":\"m\",\"HOST\":\"lh\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:03\"}", 487 },
     { "{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"1\",\"MSGID\":\"m\",\"HOST\":\"h\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:09\"}", 111 },
   },
   {
@@ -224,6 +252,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}}}", 67 },
     { "{}", 2 },
     { "{}", 2 },
+    { "{\"SDATA\":{\"l@1\":{\"v9\":\"\\\"a\\\"x,\\\"b\",\"v8\":\"\\\"a\\\" , b\",\"v7\":\"it's\",\"v6\":\"a\\\"b\\\\c\",\"v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"v3\":\"x,y,z,w,v\",\"v2\":\"def\\\"\",\"v15\":\"x\\n\\ny\",\"v14\":\"a\\nb\\r\\nc\\n\",\"v13\":\"\",\"v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"v11\":\" \\\"a\\\",b\",\"v10\":\"\\\"ab\\\\\",\"v1\":\"\\\"abc\",\"v0\":\"a, b,\\\"c d\\\"\"}}}", 386 },
     { "{}", 2 },
   },
   {
@@ -231,6 +260,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}}", 57 },
     { "{}", 2 },
     { "{}", 2 },
+    { "{\"l@1\":{\"v9\":\"\\\"a\\\"x,\\\"b\",\"v8\":\"\\\"a\\\" , b\",\"v7\":\"it's\",\"v6\":\"a\\\"b\\\\c\",\"v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"v3\":\"x,y,z,w,v\",\"v2\":\"def\\\"\",\"v15\":\"x\\n\\ny\",\"v14\":\"a\\nb\\r\\nc\\n\",\"v13\":\"\",\"v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"v11\":\" \\\"a\\\",b\",\"v10\":\"\\\"ab\\\\\",\"v1\":\"\\\"abc\",\"v0\":\"a, b,\\\"c d\\\"\"}}", 376 },
     { "{}", 2 },
   },
   {
@@ -238,6 +268,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}}}", 68 },
     { "{}", 2 },
     { "{}", 2 },
+    { "{\"_SDATA\":{\"l@1\":{\"v9\":\"\\\"a\\\"x,\\\"b\",\"v8\":\"\\\"a\\\" , b\",\"v7\":\"it's\",\"v6\":\"a\\\"b\\\\c\",\"v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"v3\":\"x,y,z,w,v\",\"v2\":\"def\\\"\",\"v15\":\"x\\n\\ny\",\"v14\":\"a\\nb\\r\\nc\\n\",\"v13\":\"\",\"v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"v11\":\" \\\"a\\\",b\",\"v10\":\"\\\"ab\\\\\",\"v1\":\"\\\"abc\",\"v0\":\"a, b,\\\"c d\\\"\"}}}", 387 },
     { "{}", 2 },
   },
   {
@@ -245,6 +276,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"sd\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}}}", 64 },
     { "{}", 2 },
     { "{}", 2 },
+    { "{\"sd\":{\"l@1\":{\"v9\":\"\\\"a\\\"x,\\\"b\",\"v8\":\"\\\"a\\\" , b\",\"v7\":\"it's\",\"v6\":\"a\\\"b\\\\c\",\"v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"v3\":\"x,y,z,w,v\",\"v2\":\"def\\\"\",\"v15\":\"x\\n\\ny\",\"v14\":\"a\\nb\\r\\nc\\n\",\"v13\":\"\",\"v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"v11\":\" \\\"a\\\",b\",\"v10\":\"\\\"ab\\\\\",\"v1\":\"\\\"abc\",\"v0\":\"a, b,\\\"c d\\\"\"}}}", 383 },
     { "{}", 2 },
   },
   {
@@ -252,6 +284,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"h1\"}", 242 },
     { "{\"SOURCE\":\"s3164\",\"PROGRAM\":\"sshd\",\"PID\":\"2345\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"LEGACY_MSGHDR\":\"sshd[2345]: \",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"web01\"}", 182 },
     { "{\"SOURCE\":\"s3164\",\"PROGRAM\":\"p\",\"LEGACY_MSGHDR\":\"p:\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"host2\"}", 92 },
+    { "{\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"7\",\"MSGID\":\"m\",\"MESSAGE\":\"a list line\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"lh\"}", 116 },
     { "{\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"1\",\"MSGID\":\"m\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"h\"}", 123 },
   },
   {
@@ -259,6 +292,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"z\":\"12\",\"y\":\"h1\",\"x\":\"1\"}", 27 },
     { "{\"z\":\"2345\",\"y\":\"web01\",\"x\":\"1\"}", 32 },
     { "{\"z\":\"\",\"y\":\"host2\",\"x\":\"1\"}", 28 },
+    { "{\"z\":\"7\",\"y\":\"lh\",\"x\":\"1\"}", 26 },
     { "{\"z\":\"1\",\"y\":\"h\",\"x\":\"1\"}", 25 },
   },
   {
@@ -266,6 +300,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"XYST\":\"h1\"}", 13 },
     { "{\"XYST\":\"web01\"}", 16 },
     { "{\"XYST\":\"host2\"}", 16 },
+    { "{\"XYST\":\"lh\"}", 13 },
     { "{\"XYST\":\"h\"}", 12 },
   },
   {
@@ -274,12 +309,14 @@ static const TfuncBytes expected[56][5] = {
     { "{\"TAGS\":\".source.s3164\",\"S_YEAR_DAY\":\"069\",\"S_YEAR\":\"2025\",\"FACILITY\":\"auth\"}", 77 },
     { "{\"TAGS\":\".source.s3164\",\"S_YEAR_DAY\":\"069\",\"S_YEAR\":\"2025\",\"FACILITY\":\"user\"}", 77 },
     { "{\"TAGS\":\".source.s5424\",\"S_YEAR_DAY\":\"069\",\"S_YEAR\":\"2025\",\"FACILITY\":\"user\"}", 77 },
+    { "{\"TAGS\":\".source.s5424\",\"S_YEAR_DAY\":\"069\",\"S_YEAR\":\"2025\",\"FACILITY\":\"user\"}", 77 },
   },
   {
     { "{\"x\":{\"HOST\":\"mymachine.example.com\"}}", 38 },
     { "{\"x\":{\"HOST\":\"h1\"}}", 19 },
     { "{\"x\":{\"HOST\":\"web01\"}}", 22 },
     { "{\"x\":{\"HOST\":\"host2\"}}", 22 },
+    { "{\"x\":{\"HOST\":\"lh\"}}", 19 },
     { "{\"x\":{\"HOST\":\"h\"}}", 18 },
   },
   {
@@ -287,6 +324,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"PID\":\"12\"}", 12 },
     { "{\"PID\":\"2345\"}", 14 },
     { "{}", 2 },
+    { "{\"PID\":\"7\"}", 11 },
     { "{\"PID\":\"1\"}", 11 },
   },
   {
@@ -294,6 +332,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 204 },
     { "{\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"HOST\":\"web01\",\"FACILITY\":\"auth\",\"DATE\":\"Mar 10 11:58:01\"}", 123 },
     { "{\"HOST\":\"host2\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:02\"}", 59 },
+    { "{\"MESSAGE\":\"a list line\",\"HOST\":\"lh\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:03\"}", 80 },
     { "{\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST\":\"h\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:09\"}", 87 },
   },
   {
@@ -301,6 +340,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"ST\":\"h1\"}", 11 },
     { "{\"ST\":\"web01\"}", 14 },
     { "{\"ST\":\"host2\"}", 14 },
+    { "{\"ST\":\"lh\"}", 11 },
     { "{\"ST\":\"h\"}", 10 },
   },
   {
@@ -308,6 +348,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"yxPROGRAM\":\"app\",\"yxPRIORITY\":\"info\",\"yxPRI\":\"14\",\"yxPID\":\"12\"}", 65 },
     { "{\"yxPROGRAM\":\"sshd\",\"yxPRIORITY\":\"info\",\"yxPRI\":\"38\",\"yxPID\":\"2345\"}", 68 },
     { "{\"yxPROGRAM\":\"p\",\"yxPRIORITY\":\"notice\",\"yxPRI\":\"13\"}", 52 },
+    { "{\"yxPROGRAM\":\"app\",\"yxPRIORITY\":\"info\",\"yxPRI\":\"14\",\"yxPID\":\"7\"}", 64 },
     { "{\"yxPROGRAM\":\"app\",\"yxPRIORITY\":\"info\",\"yxPRI\":\"14\",\"yxPID\":\"1\"}", 64 },
   },
   {
@@ -315,9 +356,11 @@ static const TfuncBytes expected[56][5] = {
     { "{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"custom\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 253 },
     { "{\"PROGRAM\":\"sshd\",\"PRIORITY\":\"info\",\"PID\":\"custom\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"HOST\":\"web01\",\"FACILITY\":\"auth\",\"DATE\":\"Mar 10 11:58:01\"}", 173 },
     { "{\"PROGRAM\":\"p\",\"PRIORITY\":\"notice\",\"PID\":\"custom\",\"HOST\":\"host2\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:02\"}", 108 },
+    { "{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"custom\",\"MESSAGE\":\"a list line\",\"HOST\":\"lh\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:03\"}", 129 },
     { "{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"custom\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST\":\"h\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:09\"}", 136 },
   },
   {
+    { "{\"x y\":\"1\",\"a b\":\"c d\"}", 23 },
     { "{\"x y\":\"1\",\"a b\":\"c d\"}", 23 },
     { "{\"x y\":\"1\",\"a b\":\"c d\"}", 23 },
     { "{\"x y\":\"1\",\"a b\":\"c d\"}", 23 },
@@ -329,9 +372,11 @@ static const TfuncBytes expected[56][5] = {
     { "{\"PID\":\"12\"}", 12 },
     { "{\"PID\":\"2345\"}", 14 },
     { "{\"PID\":\"\"}", 10 },
+    { "{\"PID\":\"7\"}", 11 },
     { "{\"PID\":\"1\"}", 11 },
   },
   {
+    { "{\"b\":\"y\",\"a\":\"2\",\"HOST\":\"h2\"}", 29 },
     { "{\"b\":\"y\",\"a\":\"2\",\"HOST\":\"h2\"}", 29 },
     { "{\"b\":\"y\",\"a\":\"2\",\"HOST\":\"h2\"}", 29 },
     { "{\"b\":\"y\",\"a\":\"2\",\"HOST\":\"h2\"}", 29 },
@@ -343,6 +388,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"x\":\"12\",\"HOST\":\"h1\"}", 22 },
     { "{\"x\":\"2345\",\"HOST\":\"web01\"}", 27 },
     { "{\"x\":\"\",\"HOST\":\"host2\"}", 23 },
+    { "{\"x\":\"7\",\"HOST\":\"lh\"}", 21 },
     { "{\"x\":\"1\",\"HOST\":\"h\"}", 20 },
   },
   {
@@ -350,6 +396,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"x\":\"12\"}", 10 },
     { "{\"x\":\"2345\"}", 12 },
     { "{}", 2 },
+    { "{\"x\":\"7\"}", 9 },
     { "{\"x\":\"1\"}", 9 },
   },
   {
@@ -357,6 +404,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"x\":\"12\",\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"h1\"}", 251 },
     { "{\"x\":\"2345\",\"SOURCE\":\"s3164\",\"PROGRAM\":\"sshd\",\"PID\":\"2345\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"LEGACY_MSGHDR\":\"sshd[2345]: \",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"web01\"}", 193 },
     { "{\"SOURCE\":\"s3164\",\"PROGRAM\":\"p\",\"LEGACY_MSGHDR\":\"p:\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"host2\"}", 92 },
+    { "{\"x\":\"7\",\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"7\",\"MSGID\":\"m\",\"MESSAGE\":\"a list line\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"lh\"}", 124 },
     { "{\"x\":\"1\",\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"1\",\"MSGID\":\"m\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"h\"}", 131 },
   },
   {
@@ -364,6 +412,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 249 },
     { "{\"PROGRAM\":\"sshd\",\"PRIORITY\":\"info\",\"PID\":\"2345\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"HOST\":\"web01\",\"FACILITY\":\"auth\",\"DATE\":\"Mar 10 11:58:01\"}", 171 },
     { "{\"PROGRAM\":\"p\",\"PRIORITY\":\"notice\",\"HOST\":\"host2\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:02\"}", 93 },
+    { "{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"7\",\"MESSAGE\":\"a list line\",\"HOST\":\"lh\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:03\"}", 124 },
     { "{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"1\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST\":\"h\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:09\"}", 131 },
   },
   {
@@ -372,8 +421,10 @@ static const TfuncBytes expected[56][5] = {
     { "{}", 2 },
     { "{}", 2 },
     { "{}", 2 },
+    { "{}", 2 },
   },
   {
+    { "{}", 2 },
     { "{}", 2 },
     { "{}", 2 },
     { "{}", 2 },
@@ -385,6 +436,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"s\":\"[x@1 q=\\\"a\\\\\\\"b\\\" bs=\\\"c\\\\\\\\d\\\" br=\\\"e\\\\]f\\\" u=\\\"\303\251\\\\xff\\\"]\",\"m\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\"}", 209 },
     { "{\"s\":\"\",\"m\":\"Accepted publickey for deploy from 10.0.0.5 port 22\"}", 66 },
     { "{\"s\":\"\",\"m\":\"\"}", 15 },
+    { "{\"s\":\"[l@1 v0=\\\"a, b,\\\\\\\"c d\\\\\\\"\\\" v1=\\\"\\\\\\\"abc\\\" v2=\\\"def\\\\\\\"\\\" v3=\\\"x,y,z,w,v\\\" v4=\\\"\\\\\\\"a\\\\\\\\tb\\\\\\\",'it\\\\\\\\'s',\\\\\\\"abc\\\\\\\"def,g,,\\\\\\\"\\\\\\\",'',\\\\\\\"\\\\\\\\x41\\\\\\\\q\\\\\\\\\\\\\\\\\\\\\\\"\\\" v5=\\\"tab\\tx sp\\\\\\\"q'\\\\\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\\\" v6=\\\"a\\\\\\\"b\\\\\\\\c\\\" v7=\\\"it's\\\" v8=\\\"\\\\\\\"a\\\\\\\" , b\\\" v9=\\\"\\\\\\\"a\\\\\\\"x,\\\\\\\"b\\\" v10=\\\"\\\\\\\"ab\\\\\\\\\\\" v11=\\\" \\\\\\\"a\\\\\\\",b\\\" v12=\\\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\\\" v13=\\\"\\\" v14=\\\"a\\nb\\r\\nc\\n\\\" v15=\\\"x\\n\\ny\\\"]\",\"m\":\"a list line\"}", 460 },
     { "{\"s\":\"\",\"m\":\"line one\\nline\\ttwo\"}", 34 },
   },
   {
@@ -392,6 +444,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"nested\":\"{\\\"HOST\\\":\\\"h1\\\"}\",\"flat\":\"{\\\"a.b\\\":\\\"12\\\"}\"}", 56 },
     { "{\"nested\":\"{\\\"HOST\\\":\\\"web01\\\"}\",\"flat\":\"{\\\"a.b\\\":\\\"2345\\\"}\"}", 61 },
     { "{\"nested\":\"{\\\"HOST\\\":\\\"host2\\\"}\",\"flat\":\"{\\\"a.b\\\":\\\"\\\"}\"}", 57 },
+    { "{\"nested\":\"{\\\"HOST\\\":\\\"lh\\\"}\",\"flat\":\"{\\\"a.b\\\":\\\"7\\\"}\"}", 55 },
     { "{\"nested\":\"{\\\"HOST\\\":\\\"h\\\"}\",\"flat\":\"{\\\"a.b\\\":\\\"1\\\"}\"}", 54 },
   },
   {
@@ -399,9 +452,11 @@ static const TfuncBytes expected[56][5] = {
     { "{\"_SDATA.x@1.u\":\"\303\251\\\\xff\",\"_SDATA.x@1.q\":\"a\\\"b\",\"_SDATA.x@1.bs\":\"c\\\\d\",\"_SDATA.x@1.br\":\"e]f\",\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 354 },
     { "{\"PROGRAM\":\"sshd\",\"PRIORITY\":\"info\",\"PID\":\"2345\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"HOST\":\"web01\",\"FACILITY\":\"auth\",\"DATE\":\"Mar 10 11:58:01\"}", 171 },
     { "{\"PROGRAM\":\"p\",\"PRIORITY\":\"notice\",\"HOST\":\"host2\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:02\"}", 93 },
+    { "{\"_SDATA.l@1.v9\":\"\\\"a\\\"x,\\\"b\",\"_SDATA.l@1.v8\":\"\\\"a\\\" , b\",\"_SDATA.l@1.v7\":\"it's\",\"_SDATA.l@1.v6\":\"a\\\"b\\\\c\",\"_SDATA.l@1.v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"_SDATA.l@1.v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"_SDATA.l@1.v3\":\"x,y,z,w,v\",\"_SDATA.l@1.v2\":\"def\\\"\",\"_SDATA.l@1.v15\":\"x\\n\\ny\",\"_SDATA.l@1.v14\":\"a\\nb\\r\\nc\\n\",\"_SDATA.l@1.v13\":\"\",\"_SDATA.l@1.v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"_SDATA.l@1.v11\":\" \\\"a\\\",b\",\"_SDATA.l@1.v10\":\"\\\"ab\\\\\",\"_SDATA.l@1.v1\":\"\\\"abc\",\"_SDATA.l@1.v0\":\"a, b,\\\"c d\\\"\",\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"7\",\"MSGID\":\"m\",\"MESSAGE\":\"a list line\",\"HOST\":\"lh\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:03\"}", 679 },
     { "{\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"1\",\"MSGID\":\"m\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST\":\"h\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:09\"}", 143 },
   },
   {
+    { "{\"x.y.\":\"4\",\"c.\":\"2\",\"a.c\":\"2\",\"a.b\":\"1\",\"a..b\":\"1\",\"a\":\"3\",\"_d.e\":\"5\",\"_\":\"3\"}", 79 },
     { "{\"x.y.\":\"4\",\"c.\":\"2\",\"a.c\":\"2\",\"a.b\":\"1\",\"a..b\":\"1\",\"a\":\"3\",\"_d.e\":\"5\",\"_\":\"3\"}", 79 },
     { "{\"x.y.\":\"4\",\"c.\":\"2\",\"a.c\":\"2\",\"a.b\":\"1\",\"a..b\":\"1\",\"a\":\"3\",\"_d.e\":\"5\",\"_\":\"3\"}", 79 },
     { "{\"x.y.\":\"4\",\"c.\":\"2\",\"a.c\":\"2\",\"a.b\":\"1\",\"a..b\":\"1\",\"a\":\"3\",\"_d.e\":\"5\",\"_\":\"3\"}", 79 },
@@ -413,6 +468,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"x@1.u\":\"\303\251\\\\xff\",\"x@1.q\":\"a\\\"b\",\"x@1.bs\":\"c\\\\d\",\"x@1.br\":\"e]f\",\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"h1\"}", 306 },
     { "{\"SOURCE\":\"s3164\",\"PROGRAM\":\"sshd\",\"PID\":\"2345\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"LEGACY_MSGHDR\":\"sshd[2345]: \",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"web01\"}", 182 },
     { "{\"SOURCE\":\"s3164\",\"PROGRAM\":\"p\",\"MESSAGE\":\"\",\"LEGACY_MSGHDR\":\"p:\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"host2\"}", 105 },
+    { "{\"l@1.v9\":\"\\\"a\\\"x,\\\"b\",\"l@1.v8\":\"\\\"a\\\" , b\",\"l@1.v7\":\"it's\",\"l@1.v6\":\"a\\\"b\\\\c\",\"l@1.v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"l@1.v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"l@1.v3\":\"x,y,z,w,v\",\"l@1.v2\":\"def\\\"\",\"l@1.v15\":\"x\\n\\ny\",\"l@1.v14\":\"a\\nb\\r\\nc\\n\",\"l@1.v13\":\"\",\"l@1.v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"l@1.v11\":\" \\\"a\\\",b\",\"l@1.v10\":\"\\\"ab\\\\\",\"l@1.v1\":\"\\\"abc\",\"l@1.v0\":\"a, b,\\\"c d\\\"\",\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"7\",\"MSGID\":\"m\",\"MESSAGE\":\"a list line\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"lh\"}", 547 },
     { "{\"SOURCE\":\"s5424\",\"PROGRAM\":\"app\",\"PID\":\"1\",\"MSGID\":\"m\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"h\"}", 123 },
   },
   {
@@ -420,6 +476,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"k\":[\"app\",\"12\",\"z\"],\"j\":\"h1\",\"i\":\"1741604281\",\"h\":[1],\"g\":x,\"f\":true,\"e\":1e3,\"d\":1.5,\"c\":-7,\"b\":5,\"a\":12}", 107 },
     { "{\"k\":[\"sshd\",\"2345\",\"z\"],\"j\":\"web01\",\"i\":\"1741607881\",\"h\":[1],\"g\":x,\"f\":true,\"e\":1e3,\"d\":1.5,\"c\":-7,\"b\":5,\"a\":2345}", 115 },
     { "", 0 },
+    { "{\"k\":[\"app\",\"7\",\"z\"],\"j\":\"lh\",\"i\":\"1741607883\",\"h\":[1],\"g\":x,\"f\":true,\"e\":1e3,\"d\":1.5,\"c\":-7,\"b\":5,\"a\":7}", 105 },
     { "{\"k\":[\"app\",\"1\",\"z\"],\"j\":\"h\",\"i\":\"1741607889\",\"h\":[1],\"g\":x,\"f\":true,\"e\":1e3,\"d\":1.5,\"c\":-7,\"b\":5,\"a\":1}", 104 },
   },
   {
@@ -428,8 +485,10 @@ static const TfuncBytes expected[56][5] = {
     { "{\"h\":\"\",\"g\":\"\",\"f\":[\" a \",\" b \"],\"e\":[],\"d\":true,\"c\":false,\"b\":false,\"a\":true}", 78 },
     { "{\"h\":\"\",\"g\":\"\",\"f\":[\" a \",\" b \"],\"e\":[],\"d\":true,\"c\":false,\"b\":false,\"a\":true}", 78 },
     { "{\"h\":\"\",\"g\":\"\",\"f\":[\" a \",\" b \"],\"e\":[],\"d\":true,\"c\":false,\"b\":false,\"a\":true}", 78 },
+    { "{\"h\":\"\",\"g\":\"\",\"f\":[\" a \",\" b \"],\"e\":[],\"d\":true,\"c\":false,\"b\":false,\"a\":true}", 78 },
   },
   {
+    { "XY|||{\"c\":inf,\"b\":0x10,\"a\": 5}|{\"a\":\"int(1)x\"}", 46 },
     { "XY|||{\"c\":inf,\"b\":0x10,\"a\": 5}|{\"a\":\"int(1)x\"}", 46 },
     { "XY|||{\"c\":inf,\"b\":0x10,\"a\": 5}|{\"a\":\"int(1)x\"}", 46 },
     { "XY|||{\"c\":inf,\"b\":0x10,\"a\": 5}|{\"a\":\"int(1)x\"}", 46 },
@@ -441,6 +500,7 @@ static const TfuncBytes expected[56][5] = {
     { "{\"d\":,\"b.c\":[\"app\",\"x\"],\"a\":12}", 31 },
     { "{\"d\":,\"b.c\":[\"sshd\",\"x\"],\"a\":2345}", 34 },
     { "", 0 },
+    { "{\"d\":,\"b.c\":[\"app\",\"x\"],\"a\":7}", 30 },
     { "{\"d\":,\"b.c\":[\"app\",\"x\"],\"a\":1}", 30 },
   },
   {
@@ -449,8 +509,10 @@ static const TfuncBytes expected[56][5] = {
     { "{}", 2 },
     { "{}", 2 },
     { "{}", 2 },
+    { "{}", 2 },
   },
   {
+    { "{\"c\":\"a\",\"b\":\"(1)\",\"a\":\"x.y(1)\"}", 32 },
     { "{\"c\":\"a\",\"b\":\"(1)\",\"a\":\"x.y(1)\"}", 32 },
     { "{\"c\":\"a\",\"b\":\"(1)\",\"a\":\"x.y(1)\"}", 32 },
     { "{\"c\":\"a\",\"b\":\"(1)\",\"a\":\"x.y(1)\"}", 32 },
@@ -462,6 +524,55 @@ static const TfuncBytes expected[56][5] = {
     { "{\"b\":{\"d\":null,\"c\":1},\"a\":[\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\"]}", 166 },
     { "{\"b\":{\"d\":null,\"c\":1},\"a\":[\"Accepted publickey for deploy from 10.0.0.5 port 22\"]}", 82 },
     { "{\"b\":{\"d\":null,\"c\":1},\"a\":[]}", 29 },
+    { "{\"b\":{\"d\":null,\"c\":1},\"a\":[\"a list line\"]}", 42 },
     { "{\"b\":{\"d\":null,\"c\":1},\"a\":[\"line one\\nline\\ttwo\"]}", 50 },
+  },
+  {
+    { ".SDATA.exampleSDID@32473.eventID=1011 .SDATA.exampleSDID@32473.eventSource=Application .SDATA.exampleSDID@32473.iut=3 .SDATA.origin.ip=10.1.2.3|a=1 b=evntslog c=x|HOST=mymachine.example.com PROGRAM=evntslog z=1|", 211 },
+    { ".SDATA.x@1.br=e]f .SDATA.x@1.bs=c\\\\d .SDATA.x@1.q=a\"b .SDATA.x@1.u=\303\251\\xff|a=1 b=app c=x|HOST=h1 PROGRAM=app z=1|", 112 },
+    { "|a=1 b=sshd c=x|HOST=web01 PROGRAM=sshd z=1|", 44 },
+    { "|a=1 b=p c=x|HOST=host2 PROGRAM=p z=1|", 38 },
+    { ".SDATA.l@1.v0=\"a, b,\\\"c d\\\"\" .SDATA.l@1.v1=\"abc .SDATA.l@1.v10=\"ab\\\\ .SDATA.l@1.v11=\" \\\"a\\\",b\" .SDATA.l@1.v12=\"\\xed\\xa0\\x80 \360\237\230\200 \\xc0\\xaf \\x1b\" .SDATA.l@1.v13= .SDATA.l@1.v14=a\\nb\\r\\nc\\n .SDATA.l@1.v15=x\\n\\ny .SDATA.l@1.v2=def\" .SDATA.l@1.v3=x,y,z,w,v .SDATA.l@1.v4=\"a\\\\tb\",'it\\\\'s',\"abc\"def,g,,\"\",'',\"\\\\x41\\\\q\\\\\\\\\" .SDATA.l@1.v5=\"tab\\tx sp\\\"q'\\\\back,\\x01\\x0b\177\303\251\\xff\\b\\f\\r\" .SDATA.l@1.v6=a\"b\\\\c .SDATA.l@1.v7=it's .SDATA.l@1.v8=\"\\\"a\\\" , b\" .SDATA.l@1.v9=\"a\"x,\"b|a=1 b=app c=x|HOST=lh PROGRAM=app z=1|", 500 },
+    { "|a=1 b=app c=x|HOST=h PROGRAM=app z=1|", 38 },
+  },
+  {
+    { ".SDATA.exampleSDID@32473.eventID=1011 .SDATA.exampleSDID@32473.eventSource=Application .SDATA.exampleSDID@32473.iut=3 .SDATA.origin.ip=10.1.2.3 HOST=mymachine.example.com HOST_FROM=127.0.0.1 MESSAGE=\"An application event log entry\" MSGID=ID47 PID=4711 PROGRAM=evntslog SOURCE=s5424|.d=5 B=3 _c=4 a=2 x=\"a b\" z=1", 311 },
+    { ".SDATA.x@1.br=e]f .SDATA.x@1.bs=c\\\\d .SDATA.x@1.q=a\"b .SDATA.x@1.u=\303\251\\xff HOST=h1 HOST_FROM=127.0.0.1 MESSAGE=\"tab\\there \\\"quoted\\\" back\\\\slash \\x01\\b\\f\\r\\x1f\177 \303\251 \342\202\254 \\xff\\xfe \\xc0\\xaf \\xed\\xa0\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\" MSGID=m1 PID=12 PROGRAM=app SOURCE=s5424|.d=5 B=3 _c=4 a=2 x=\"a b\" z=1", 307 },
+    { "HOST=web01 HOST_FROM=127.0.0.1 LEGACY_MSGHDR=\"sshd[2345]: \" MESSAGE=\"Accepted publickey for deploy from 10.0.0.5 port 22\" PID=2345 PROGRAM=sshd SOURCE=s3164|.d=5 B=3 _c=4 a=2 x=\"a b\" z=1", 186 },
+    { "HOST=host2 HOST_FROM=127.0.0.1 LEGACY_MSGHDR=p: MESSAGE= PROGRAM=p SOURCE=s3164|.d=5 B=3 _c=4 a=2 x=\"a b\" z=1", 109 },
+    { ".SDATA.l@1.v0=\"a, b,\\\"c d\\\"\" .SDATA.l@1.v1=\"abc .SDATA.l@1.v10=\"ab\\\\ .SDATA.l@1.v11=\" \\\"a\\\",b\" .SDATA.l@1.v12=\"\\xed\\xa0\\x80 \360\237\230\200 \\xc0\\xaf \\x1b\" .SDATA.l@1.v13= .SDATA.l@1.v2=def\" .SDATA.l@1.v3=x,y,z,w,v .SDATA.l@1.v4=\"a\\\\tb\",'it\\\\'s',\"abc\"def,g,,\"\",'',\"\\\\x41\\\\q\\\\\\\\\" .SDATA.l@1.v5=\"tab\\tx sp\\\"q'\\\\back,\\x01\\x0b\177\303\251\\xff\\b\\f\\r\" .SDATA.l@1.v6=a\"b\\\\c .SDATA.l@1.v7=it's .SDATA.l@1.v8=\"\\\"a\\\" , b\" .SDATA.l@1.v9=\"a\"x,\"b HOST=lh HOST_FROM=127.0.0.1 MESSAGE=\"a list line\" MSGID=m PID=7 PROGRAM=app SOURCE=s5424|.d=5 B=3 _c=4 a=2 x=\"a b\" z=1", 531 },
+    { "HOST=h HOST_FROM=127.0.0.1 MESSAGE=\"line one\\nline\\ttwo\" MSGID=m PID=1 PROGRAM=app SOURCE=s5424|.d=5 B=3 _c=4 a=2 x=\"a b\" z=1", 125 },
+  },
+  {
+    { "|a=1 b=evntslog||PROGRAM=evntslog|DATE=Mar 10 11:58:00 FACILITY=local4 HOST=mymachine.example.com MESSAGE=An application event log entry PID=4711 PRIORITY=notice PROGRAM=evntslog", 178 },
+    { "|a=1 b=app||PROGRAM=app|DATE=Mar 10 11:58:01 FACILITY=user HOST=h1 MESSAGE=tab\\u0009here \"quoted\" back\\\\slash \\u0001\\u0008\\u000c\\r\\u001f\177 \303\251 \342\202\254 \\xff\\xfe \\xc0\\xaf \\xed\\xa0\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10 PID=12 PRIORITY=info PROGRAM=app", 246 },
+    { "|a=1 b=sshd||PROGRAM=sshd|DATE=Mar 10 11:58:01 FACILITY=auth HOST=web01 MESSAGE=Accepted publickey for deploy from 10.0.0.5 port 22 PID=2345 PRIORITY=info PROGRAM=sshd", 167 },
+    { "|a=1 b=p||PROGRAM=p|DATE=Mar 10 11:58:02 FACILITY=user HOST=host2 PRIORITY=notice PROGRAM=p", 91 },
+    { "|a=1 b=app||PROGRAM=app|DATE=Mar 10 11:58:03 FACILITY=user HOST=lh MESSAGE=a list line PID=7 PRIORITY=info PROGRAM=app", 118 },
+    { "|a=1 b=app||PROGRAM=app|DATE=Mar 10 11:58:09 FACILITY=user HOST=h MESSAGE=line one\\nline\\u0009two PID=1 PRIORITY=info PROGRAM=app", 129 },
+  },
+  {
+    { "||[a1=1][1a=1][][][]", 20 },
+    { "||[a1=1][1a=1][][][]", 20 },
+    { "||[a1=1][1a=1][][][]", 20 },
+    { "||[a1=1][1a=1][][][]", 20 },
+    { "||[a1=1][1a=1][][][]", 20 },
+    { "||[a1=1][1a=1][][][]", 20 },
+  },
+  {
+    { "|h=mymachine.example.com m=An application event log entry|h=mymachine.example.com m=\"An application event log entry\"", 116 },
+    { "|h=h1 m=tab\\u0009here \"quoted\" back\\\\slash \\u0001\\u0008\\u000c\\r\\u001f\177 \303\251 \342\202\254 \\xff\\xfe \\xc0\\xaf \\xed\\xa0\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10|h=h1 m=\"tab\\there \\\"quoted\\\" back\\\\slash \\x01\\b\\f\\r\\x1f\177 \303\251 \342\202\254 \\xff\\xfe \\xc0\\xaf \\xed\\xa0\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\"", 280 },
+    { "|h=web01 m=Accepted publickey for deploy from 10.0.0.5 port 22|h=web01 m=\"Accepted publickey for deploy from 10.0.0.5 port 22\"", 126 },
+    { "|h=host2 m=|h=host2 m=", 22 },
+    { "v0=a, b,\"c d\" v1=\"abc v10=\"ab\\\\ v11= \"a\",b v12=\\xed\\xa0\\x80 \360\237\230\200 \\xc0\\xaf \\u001b v13= v14=a\\nb\\r\\nc\\n v15=x\\n\\ny v2=def\" v3=x,y,z,w,v v4=\"a\\\\tb\",'it\\\\'s',\"abc\"def,g,,\"\",'',\"\\\\x41\\\\q\\\\\\\\\" v5=tab\\u0009x sp\"q'\\\\back,\\u0001\\u000b\177\303\251\\xff\\u0008\\u000c\\r v6=a\"b\\\\c v7=it's v8=\"a\" , b v9=\"a\"x,\"b|h=lh m=a list line|h=lh m=\"a list line\"", 326 },
+    { "|h=h m=line one\\nline\\u0009two|h=h m=\"line one\\nline\\ttwo\"", 58 },
+  },
+  {
+    { "|x=\"a=1 b=2\"|x=a\\=1 b\\=2", 24 },
+    { "|x=\"a=1 b=2\"|x=a\\=1 b\\=2", 24 },
+    { "|x=\"a=1 b=2\"|x=a\\=1 b\\=2", 24 },
+    { "|x=\"a=1 b=2\"|x=a\\=1 b\\=2", 24 },
+    { "|x=\"a=1 b=2\"|x=a\\=1 b\\=2", 24 },
+    { "|x=\"a=1 b=2\"|x=a\\=1 b\\=2", 24 },
   },
 };

@@ -148,6 +148,8 @@ Test(json, functions_survive_odd_arguments)
   LogMsg *msg = tfunc_fuzz_msg();
   tfunc_fuzz_function("format-json", msg);
   tfunc_fuzz_function("format-flat-json", msg);
+  tfunc_fuzz_function("format-welf", msg);
+  tfunc_fuzz_function("format-cef-extension", msg);
   log_msg_unref(msg);
 }
 
