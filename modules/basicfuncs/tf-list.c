@@ -673,19 +673,24 @@ typedef struct Implode
 {
   GString *out;
   const GString *delim;
+  size_t start;
 } Implode;
 
+/* As in syslog-ng, the delimiter goes before an element only when
+ * something has been written: leading empty elements leave no trace. */
 static bool
 _implode_one(const char *s, size_t len, int64_t i, void *data)
 {
+  (void) i;
   Implode *im = data;
-  if (i)
+  if (im->out->len > im->start)
     g_string_append_len(im->out, im->delim->str, (gssize) im->delim->len);
   g_string_append_len(im->out, s, (gssize) len);
   return true;
 }
 
-/* $(implode DELIMITER LIST...): the elements, decoded, DELIMITER between. */
+/* $(implode DELIMITER LIST...): the elements, decoded, DELIMITER between
+ * (but not after leading empty ones). */
 static void
 _implode_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
               GString *out)
@@ -694,7 +699,7 @@ _implode_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg
   if (argc < 1)
     return;
   int level = tf_level_push();
-  Implode im = { out, tf_format_arg(args, 0, msg, opts, level) };
+  Implode im = { out, tf_format_arg(args, 0, msg, opts, level), out->len };
   _each_elem(1, argc, args, msg, opts, _implode_one, &im);
   tf_level_pop();
 }

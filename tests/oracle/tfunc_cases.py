@@ -138,6 +138,7 @@ BASICFUNCS = [
     "$(explode , a,b,c)|$(explode \" \" \"a b  c\")|$(explode ab xabyabz)|$(explode , a,b \"c,d\")|$(explode , \",a,,\")|$(explode ,)|$(explode)|$(explode , \"a b,c\")|$(explode \" \" $MSG)",
     "[$(explode , \"\")][$(explode , \"\" a)][$(explode , a \"\")][$(explode $PROGRAM xappyappz)][$(explode , $(list-concat a \"b c\"))][$(explode \",\" \" a , b \")][$(explode ,, a,,b,,,c)][$(explode x ${.SDATA.l@1.v5} ${.SDATA.l@1.v6})]",
     "$(implode , ${.SDATA.l@1.v3})|$(implode \" - \" ${.SDATA.l@1.v3} ${.SDATA.l@1.v0})|$(implode \"\" ${.SDATA.l@1.v3})|$(implode ,)|$(implode)|$(implode : ${.SDATA.l@1.v0})|$(implode : ${.SDATA.l@1.v1} ${.SDATA.l@1.v2})|$(implode $PROGRAM ${.SDATA.l@1.v3})|$(implode / ${.SDATA.l@1.v4})|$(implode + ${.SDATA.l@1.v8} ${.SDATA.l@1.v9} ${.SDATA.l@1.v11})",
+    "$(implode + $(explode . ../../escape))|$(implode + ${.SDATA.l@1.v4})|$(implode - \"\",x,\"\")|$(implode - ${.SDATA.l@1.v13} \"\" a)|$(implode : $(explode , \",,a,,b\"))",
     # url-decode, numbers
     "[$(url-decode a%20b)][$(url-decode %41%4a%4A)][$(url-decode %)][$(url-decode %4)][$(url-decode %zz)][$(url-decode a+b)][$(url-decode %00x)][$(url-decode 100%)][$(url-decode %%41)][$(url-decode %4g1)][$(url-decode %0d)]",
     "$(url-decode %C3%A9 %e9)|$(url-decode a b)|$(url-decode)|$(url-decode %41 %42)|$(url-decode %4 1)|$(url-decode $(url-encode $MSG))|$(url-decode ${.SDATA.l@1.v5})|$(url-decode \"%20\" %2C)",

@@ -57,6 +57,7 @@ static const char *const templates[] = {
   "$(explode , a,b,c)|$(explode \" \" \"a b  c\")|$(explode ab xabyabz)|$(explode , a,b \"c,d\")|$(explode , \",a,,\")|$(explode ,)|$(explode)|$(explode , \"a b,c\")|$(explode \" \" $MSG)",
   "[$(explode , \"\")][$(explode , \"\" a)][$(explode , a \"\")][$(explode $PROGRAM xappyappz)][$(explode , $(list-concat a \"b c\"))][$(explode \",\" \" a , b \")][$(explode ,, a,,b,,,c)][$(explode x ${.SDATA.l@1.v5} ${.SDATA.l@1.v6})]",
   "$(implode , ${.SDATA.l@1.v3})|$(implode \" - \" ${.SDATA.l@1.v3} ${.SDATA.l@1.v0})|$(implode \"\" ${.SDATA.l@1.v3})|$(implode ,)|$(implode)|$(implode : ${.SDATA.l@1.v0})|$(implode : ${.SDATA.l@1.v1} ${.SDATA.l@1.v2})|$(implode $PROGRAM ${.SDATA.l@1.v3})|$(implode / ${.SDATA.l@1.v4})|$(implode + ${.SDATA.l@1.v8} ${.SDATA.l@1.v9} ${.SDATA.l@1.v11})",
+  "$(implode + $(explode . ../../escape))|$(implode + ${.SDATA.l@1.v4})|$(implode - \"\",x,\"\")|$(implode - ${.SDATA.l@1.v13} \"\" a)|$(implode : $(explode , \",,a,,b\"))",
   "[$(url-decode a%20b)][$(url-decode %41%4a%4A)][$(url-decode %)][$(url-decode %4)][$(url-decode %zz)][$(url-decode a+b)][$(url-decode %00x)][$(url-decode 100%)][$(url-decode %%41)][$(url-decode %4g1)][$(url-decode %0d)]",
   "$(url-decode %C3%A9 %e9)|$(url-decode a b)|$(url-decode)|$(url-decode %41 %42)|$(url-decode %4 1)|$(url-decode $(url-encode $MSG))|$(url-decode ${.SDATA.l@1.v5})|$(url-decode \"%20\" %2C)",
   "$(sum 5)|$(sum $PID)|$(average 5)|$(min 2.5)|$(max -3)|$(sum x)|$(sum \"\")|$(sum 1.5)|$(average 7)|$(sum \" 3\")|$(sum \"3 \")|$(sum +3)|$(sum 0x10)|$(sum 99999999999999999999)|$(min -9223372036854775808)|$(average -7)|$(max 1e3)|$(min $PID)|$(max $PID)|$(average $PID)",
@@ -70,7 +71,7 @@ static const char *const templates[] = {
 };
 
 /* expected[template][case] */
-static const TfuncBytes expected[55][5] = {
+static const TfuncBytes expected[56][5] = {
   {
     { "yes|a|other", 11 },
     { "no|b|other", 10 },
@@ -385,6 +386,13 @@ static const TfuncBytes expected[55][5] = {
     { "|||||||||", 9 },
     { "|||||||||", 9 },
     { "x,y,z,w,v|x - y - z - w - v - a -  b - c d|xyzwv|||a: b:c d|\"abc:def\"|xappyappzappwappv|a\011b/it's/\"abc\"def,/g///\\x41\\q\\|\"a\" ,+ b+\"a\"x,+\"b+ \"a\"+b", 143 },
+  },
+  {
+    { "/++/escape||x|a|a::b", 20 },
+    { "/++/escape||x|a|a::b", 20 },
+    { "/++/escape||x|a|a::b", 20 },
+    { "/++/escape||x|a|a::b", 20 },
+    { "/++/escape|a\011b+it's+\"abc\"def,+g+++\\x41\\q\\|x|a|a::b", 50 },
   },
   {
     { "[a b][AJJ][][][][a+b][][][][][\015]", 32 },
