@@ -127,6 +127,22 @@ bool log_template_function_register(const LogTemplateFunction *func);
 /* The registered function called name, or NULL.  Built-in: "echo". */
 const LogTemplateFunction *log_template_function_lookup(const char *name);
 
+/* Named templates (syslog-ng's template NAME {} blocks), for $(template
+ * NAME): while a configuration is built, the builder sets, on its thread,
+ * a lookup that gives a named template's text (NULL when there is no such
+ * template) and a walk over all their names.  Outside a build there are
+ * none: the lookup answers NULL. */
+typedef struct LogTemplateNamedSource
+{
+  const char *(*text)(const void *data, const char *name);
+  void (*each_name)(const void *data, void (*func)(const char *name, void *user), void *user);
+  const void *data;
+} LogTemplateNamedSource;
+
+/* Set (NULL: clear) this thread's source; returns the previous one. */
+const LogTemplateNamedSource *log_template_set_named_source(const LogTemplateNamedSource *src);
+const LogTemplateNamedSource *log_template_get_named_source(void);
+
 /* A per-thread scratch string, emptied, for a function's intermediate
  * results; level picks one of several so nested calls can each use their
  * own: 0..7 for template functions, LOG_TEMPLATE_SCRATCH_PARSERS.. (8 more)

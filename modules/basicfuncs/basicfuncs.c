@@ -16,6 +16,7 @@ basicfuncs_register_template_functions(void)
     tf_list_functions,
     tf_numeric_functions,
     tf_string_functions,
+    tf_template_functions,
   };
   for (size_t t = 0; t < G_N_ELEMENTS(tables); t++)
     for (size_t i = 0; tables[t][i]; i++)

@@ -17,6 +17,7 @@ extern const LogTemplateFunction *const tf_hash_functions[];
 extern const LogTemplateFunction *const tf_list_functions[];
 extern const LogTemplateFunction *const tf_numeric_functions[];
 extern const LogTemplateFunction *const tf_string_functions[];
+extern const LogTemplateFunction *const tf_template_functions[];
 
 /* Register every basic function (configuration time). */
 void basicfuncs_register_template_functions(void);

@@ -514,11 +514,41 @@ _check_processors(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *
   return true;
 }
 
+/* The template("...") text of template NAME {}, for $(template NAME). */
+static const char *
+_named_template_text(const void *data, const char *name)
+{
+  const CfgNode *block = cfg_tree_lookup(data, CFG_OBJ_TEMPLATE, name);
+  const char *text = NULL;
+  for (size_t i = 0; block && i < block->n_children; i++)
+    {
+      const CfgNode *c = block->children[i];
+      if (cfg_name_equal(c->name, "template") && c->n_args == 1 && c->args[0].type != CFG_VAL_OP)
+        text = c->args[0].str;
+    }
+  return text;
+}
+
+static void
+_named_template_each(const void *data, void (*func)(const char *name, void *user), void *user)
+{
+  const CfgTree *tree = data;
+  for (size_t i = 0; i < tree->root->n_children; i++)
+    {
+      const CfgNode *n = tree->root->children[i];
+      if (n->kind == CFG_NODE_DEFINE && n->obj == CFG_OBJ_TEMPLATE && n->name)
+        func(n->name, user);
+    }
+}
+
 bool
 log_pipeline_build(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *factories, CfgError *err)
 {
   pl->tree = tree; /* for LogDriverContext; the tree is the caller's */
+  LogTemplateNamedSource named = { _named_template_text, _named_template_each, tree };
+  const LogTemplateNamedSource *old = log_template_set_named_source(&named);
   bool ok = _check_processors(pl, tree, factories, err) && _build_all(pl, tree, factories, err);
+  log_template_set_named_source(old);
   pl->tree = NULL;
   return ok;
 }

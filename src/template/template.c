@@ -145,6 +145,24 @@ log_template_function_lookup(const char *name)
   return f;
 }
 
+/* ---- named templates ---------------------------------------------------- */
+
+static _Thread_local const LogTemplateNamedSource *named_source;
+
+const LogTemplateNamedSource *
+log_template_set_named_source(const LogTemplateNamedSource *src)
+{
+  const LogTemplateNamedSource *old = named_source;
+  named_source = src;
+  return old;
+}
+
+const LogTemplateNamedSource *
+log_template_get_named_source(void)
+{
+  return named_source;
+}
+
 /* ---- per-thread scratch ------------------------------------------------- */
 
 #define SCRATCH_LEVELS (LOG_TEMPLATE_SCRATCH_PARSERS + 8)

@@ -80,6 +80,52 @@ Test(basicfuncs, lists_with_newlines)
   log_msg_unref(msg);
 }
 
+/* $(template): named templates from a source the pipeline builder sets
+ * (tests/functional/data/file-tfuncs.conf runs them through the daemon
+ * against syslog-ng). */
+static const char *
+_named_text(const void *data, const char *name)
+{
+  (void) data;
+  static const char *const named[][2] = {
+    { "t1", "[$PROGRAM]" }, { "t2", "<$(template t1)>" }, { "sshd", "S" }, { "self", "x$(template self)" },
+    { "loop", "$(template $PROGRAM)" }, { "bad", "$(nosuchfn)" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(named); i++)
+    if (strcmp(named[i][0], name) == 0)
+      return named[i][1];
+  return NULL;
+}
+
+static void
+_named_each(const void *data, void (*func)(const char *name, void *user), void *user)
+{
+  (void) data;
+  static const char *const names[] = { "t1", "t2", "sshd", "loop" };
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+    func(names[i], user);
+}
+
+Test(basicfuncs, named_templates)
+{
+  static const LogTemplateNamedSource src = { _named_text, _named_each, NULL };
+  tfunc_assert_compile_error("$(template t1)", "$(template) Unknown template function or template \"t1\"");
+  const LogTemplateNamedSource *old = log_template_set_named_source(&src);
+  LogMsg *msg = test_parse("<38>2025-03-10T11:58:01Z web01 sshd[2345]: hello world");
+  assert_format("$(template t1)|$(template t2)|$(template t1 extra)|$(template $PROGRAM)|$(template $PROGRAM t1)|"
+                "$(template $HOST t1)|[$(template $HOST)]|$(template \"$PROGRAM\")|$(template $(substr t1x 0 2))",
+                msg, NULL, "[sshd]|<[sshd]>|[sshd]|S|S|t1|[]|S|[sshd]");
+  /* "loop" names itself through $PROGRAM: left out while it compiles */
+  assert_format("$(template loop)", msg, NULL, "S");
+  tfunc_assert_compile_error("$(template)",
+                             "$(template) requires one argument, that specifies the template name to be invoked");
+  tfunc_assert_compile_error("$(template nosuch)", "$(template) Unknown template function or template \"nosuch\"");
+  tfunc_assert_compile_error("$(template self)", "$(template) template self references itself");
+  tfunc_assert_compile_error("$(template bad)", "$(template) template bad: ");
+  log_msg_unref(msg);
+  log_template_set_named_source(old);
+}
+
 /* format-date and tag are syslog-ng 4 functions that 3.38 lacks: their
  * expected values come from the documentation and Python's strftime. */
 Test(basicfuncs, format_date_and_tag)
@@ -148,7 +194,7 @@ Test(basicfuncs, functions_survive_odd_arguments)
     "replace-delimiter", "padding", "hash", "md5", "sha1", "sha256", "sha512", "base64-encode", "url-encode",
     "env", "basename", "dirname", "ipv4-to-int", "+", "-", "*", "/", "%", "uuid", "tag", "format-date",
     "list-concat", "list-append", "list-head", "list-tail", "list-nth", "list-count", "list-slice", "list-search",
-    "explode", "implode", "url-decode", "indent-multi-line", "round", "ceil", "floor", "sum", "average", "min", "max",
+    "explode", "implode", "url-decode", "indent-multi-line", "template", "round", "ceil", "floor", "sum", "average", "min", "max",
   };
   LogMsg *msg = tfunc_fuzz_msg();
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
