@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * $(if (CONDITION) THEN ELSE), $(or A B ...) and $(tag NAME ...).
+ * $(if (CONDITION) THEN ELSE), $(or A B ...), $(tag NAME ...) and
+ * $(grep (CONDITION) VALUE...).
  *
  * The condition is a syslog-ng filter expression, parsed by the
  * configuration parser and compiled once by the filter compiler, which
@@ -19,18 +20,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Compile a filter expression for $(name ...): NULL with *cond set, or
+ * the error message. */
 static char *
-_if_prepare(int argc, char **argv, void **state)
+_compile_condition(const char *name, const char *expr, FilterExpr **cond)
 {
-  if (argc != 4)
-    return tf_error(argv[0], "requires three arguments");
-  char *text = g_strdup_printf("filter f { %s; };", argv[1]);
+  char *text = g_strdup_printf("filter f { %s; };", expr);
   CfgParseOptions po = { .no_includes = true, .no_env = true };
   CfgError err = { 0 };
   CfgTree *tree = cfg_parse_string("$(if)", text, strlen(text), &po, &err);
   g_free(text);
   char *error = NULL;
-  FilterExpr *cond = NULL;
+  *cond = NULL;
   if (!tree)
     error = g_strdup(err.message ? err.message : "syntax error");
   else
@@ -38,19 +39,28 @@ _if_prepare(int argc, char **argv, void **state)
       CfgNode *def = tree->root->n_children == 1 ? tree->root->children[0] : NULL;
       if (!def || def->kind != CFG_NODE_DEFINE || def->n_children == 0)
         error = g_strdup("no expression");
-      else if (!(cond = filter_expr_compile_block(def, &err))) /* ';'-separated parts must all match */
+      else if (!(*cond = filter_expr_compile_block(def, &err))) /* ';'-separated parts must all match */
         error = g_strdup(err.message ? err.message : "invalid filter expression");
       cfg_tree_free(tree);
     }
   cfg_error_clear(&err);
-  if (!cond)
-    {
-      char *msg = tf_error(argv[0], "Error parsing conditional filter expression: %s", error);
-      g_free(error);
-      return msg;
-    }
-  *state = cond;
-  return NULL;
+  if (*cond)
+    return NULL;
+  char *msg = tf_error(name, "Error parsing conditional filter expression: %s", error);
+  g_free(error);
+  return msg;
+}
+
+static char *
+_if_prepare(int argc, char **argv, void **state)
+{
+  if (argc != 4)
+    return tf_error(argv[0], "requires three arguments");
+  FilterExpr *cond;
+  char *err = _compile_condition(argv[0], argv[1], &cond);
+  if (!err)
+    *state = cond;
+  return err;
 }
 
 static void
@@ -106,8 +116,103 @@ _tag_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, co
     g_string_append_c(out, set ? '1' : '0');
 }
 
+/* $(grep [--max-count N] (CONDITION) VALUE...): syslog-ng collects the
+ * VALUEs of the messages of a correlation context that match CONDITION
+ * (at most N of them); Sluice has no contexts, so the one message is the
+ * context: its VALUEs joined with ',' (as they are, not as a list) when it
+ * matches, else nothing.  N changes nothing with one message; it is read
+ * and checked only for its form. */
+typedef struct GrepState
+{
+  FilterExpr *cond;
+  int n_values;
+  int *values; /* indexes into args of the VALUEs */
+} GrepState;
+
+static void
+_grep_free(void *p)
+{
+  GrepState *st = p;
+  if (!st)
+    return;
+  filter_expr_free(st->cond);
+  g_free(st->values);
+  g_free(st);
+}
+
+/* Options anywhere, as glib's option parser takes them; "--" ends them. */
+static char *
+_grep_prepare(int argc, char **argv, void **state)
+{
+  int *pos = g_new0(int, argc);
+  int n = 0;
+  bool options_done = false;
+  for (int i = 1; i < argc; i++)
+    {
+      const char *o = argv[i];
+      if (options_done || o[0] != '-' || !o[1])
+        {
+          pos[n++] = i;
+          continue;
+        }
+      if (strcmp(o, "--") == 0)
+        options_done = true;
+      else if (strcmp(o, "--max-count") == 0 || strcmp(o, "-m") == 0)
+        {
+          if (i + 1 >= argc)
+            {
+              g_free(pos);
+              return g_strdup_printf("Missing argument for %s", o);
+            }
+          i++;
+        }
+      else if (strncmp(o, "--max-count=", 12) != 0)
+        {
+          g_free(pos);
+          return g_strdup_printf("Unknown option %s", o);
+        }
+    }
+  if (n < 2)
+    {
+      g_free(pos);
+      return tf_error(argv[0], "requires at least two arguments");
+    }
+  GrepState *st = g_new0(GrepState, 1);
+  char *err = _compile_condition(argv[0], argv[pos[0]], &st->cond);
+  if (err)
+    {
+      g_free(pos);
+      g_free(st);
+      return err;
+    }
+  st->n_values = n - 1;
+  st->values = g_new0(int, n - 1);
+  for (int k = 1; k < n; k++)
+    st->values[k - 1] = pos[k] - 1; /* args[] skips argv[0] */
+  g_free(pos);
+  *state = st;
+  return NULL;
+}
+
+static void
+_grep_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+           GString *out)
+{
+  (void) argc;
+  const GrepState *st = state;
+  if (!filter_expr_eval_with_options(st->cond, msg, opts))
+    return;
+  for (int i = 0; i < st->n_values; i++)
+    {
+      if (i)
+        g_string_append_c(out, ',');
+      log_template_format(args[st->values[i]], msg, opts, out);
+    }
+}
+
 static const LogTemplateFunction if_f = { "if", _if_prepare, _if_call, _if_free };
 static const LogTemplateFunction or_f = { "or", NULL, _or_call, NULL };
 static const LogTemplateFunction tag_f = { "tag", _tag_prepare, _tag_call, NULL };
+static const LogTemplateFunction grep_f = { "grep", _grep_prepare, _grep_call, _grep_free };
 
-const LogTemplateFunction *const tf_cond_functions[] = { &if_f, &or_f, &tag_f, NULL };
+const LogTemplateFunction *const tf_cond_functions[] = { &if_f, &or_f, &tag_f, &grep_f, NULL };

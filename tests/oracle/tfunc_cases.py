@@ -151,6 +151,9 @@ BASICFUNCS = [
     # newlines printed through url-encode: records end at one
     "$(url-encode $(indent-multi-line ${.SDATA.l@1.v14}))|$(url-encode $(indent-multi-line ${.SDATA.l@1.v14} ${.SDATA.l@1.v15}))|$(indent-multi-line)|$(indent-multi-line $MSG)|$(url-encode $(indent-multi-line a ${.SDATA.l@1.v15} b))",
     "$(url-encode $(list-concat ${.SDATA.l@1.v14} ${.SDATA.l@1.v15}))|$(url-encode $(explode b ${.SDATA.l@1.v14}))|$(url-encode $(list-append x ${.SDATA.l@1.v14}))|$(list-count ${.SDATA.l@1.v14})",
+    # grep over the one message there is
+    "[$(grep (program(app)) ${.SDATA.l@1.v0} x)][$(grep (program(app)) \"\" \"\")][$(grep (program(app)) \"a b\" \"c,d\")][$(grep --max-count 1 (program(app)) a b)][$(grep --max-count 0 (program(app)) a b)][$(grep -m 1 (program(app)) a)][$(grep (program(app)) $(list-concat a b))]",
+    "[$(grep (\"$PROGRAM\" eq \"app\") $HOST)][$(grep (\"$PROGRAM\" eq \"x\") $HOST)][$(grep (program(app)) $PID $HOST)][$(grep (program(zzz)) b)][$(grep (program(app)) --max-count 2 b)][$(grep (program(app)) -m 2 b)][$(grep -- (program(app)) b)][$(grep --max-count=2 (level(info)) $MSG)]",
 ]
 
 

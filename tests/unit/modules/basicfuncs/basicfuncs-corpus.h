@@ -68,10 +68,12 @@ static const char *const templates[] = {
   "$(ceil 9007199254740993)|$(floor 9223372036854775807)|$(ceil \"\")|$(ceil -0.5)|$(floor 0.5)|$(floor $PID)|$(ceil $(/ $PID 7))|$(floor -9223372036854775808)|$(ceil 9223372036854774784)",
   "$(url-encode $(indent-multi-line ${.SDATA.l@1.v14}))|$(url-encode $(indent-multi-line ${.SDATA.l@1.v14} ${.SDATA.l@1.v15}))|$(indent-multi-line)|$(indent-multi-line $MSG)|$(url-encode $(indent-multi-line a ${.SDATA.l@1.v15} b))",
   "$(url-encode $(list-concat ${.SDATA.l@1.v14} ${.SDATA.l@1.v15}))|$(url-encode $(explode b ${.SDATA.l@1.v14}))|$(url-encode $(list-append x ${.SDATA.l@1.v14}))|$(list-count ${.SDATA.l@1.v14})",
+  "[$(grep (program(app)) ${.SDATA.l@1.v0} x)][$(grep (program(app)) \"\" \"\")][$(grep (program(app)) \"a b\" \"c,d\")][$(grep --max-count 1 (program(app)) a b)][$(grep --max-count 0 (program(app)) a b)][$(grep -m 1 (program(app)) a)][$(grep (program(app)) $(list-concat a b))]",
+  "[$(grep (\"$PROGRAM\" eq \"app\") $HOST)][$(grep (\"$PROGRAM\" eq \"x\") $HOST)][$(grep (program(app)) $PID $HOST)][$(grep (program(zzz)) b)][$(grep (program(app)) --max-count 2 b)][$(grep (program(app)) -m 2 b)][$(grep -- (program(app)) b)][$(grep --max-count=2 (level(info)) $MSG)]",
 };
 
 /* expected[template][case] */
-static const TfuncBytes expected[56][5] = {
+static const TfuncBytes expected[58][5] = {
   {
     { "yes|a|other", 11 },
     { "no|b|other", 10 },
@@ -463,5 +465,19 @@ static const TfuncBytes expected[56][5] = {
     { "||x%2C%22%22|0", 14 },
     { "||x%2C%22%22|0", 14 },
     { "%22a%5Cnb%5Cr%5Cnc%5Cn%22%2C%22x%5Cn%5Cny%22|%22a%5Cn%22%2C%22%5Cr%5Cnc%5Cn%22|x%2C%22a%5Cnb%5Cr%5Cnc%5Cn%22|1", 110 },
+  },
+  {
+    { "[][][][][][][]", 14 },
+    { "[,x][,][a b,c,d][a,b][a,b][a][a,b]", 34 },
+    { "[][][][][][][]", 14 },
+    { "[][][][][][][]", 14 },
+    { "[a, b,\"c d\",x][,][a b,c,d][a,b][a,b][a][a,b]", 44 },
+  },
+  {
+    { "[][][][][][][][]", 16 },
+    { "[h1][][12,h1][][b][b][b][tab\011here \"quoted\" back\\slash \001\010\014\015\037\177 \303\251 \342\202\254 \377\376 \300\257 \355\240\200 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10]", 116 },
+    { "[][][][][][][][Accepted publickey for deploy from 10.0.0.5 port 22]", 67 },
+    { "[][][][][][][][]", 16 },
+    { "[lh][][7,lh][][b][b][b][a list line]", 36 },
   },
 };

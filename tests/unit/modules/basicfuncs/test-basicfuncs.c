@@ -37,6 +37,9 @@ Test(basicfuncs, compile_errors_name_the_function)
   tfunc_assert_compile_error("$(sha1 --nosuch a)", "Unknown option --nosuch");
   tfunc_assert_compile_error("$(sha1 -l)", "\"sha1\"");
   tfunc_assert_compile_error("$(sanitize --nosuch a)", "$(sanitize) unknown option --nosuch");
+  tfunc_assert_compile_error("$(grep)", "$(grep) requires at least two arguments");
+  tfunc_assert_compile_error("$(grep (program(a)))", "$(grep) requires at least two arguments");
+  tfunc_assert_compile_error("$(grep x y)", "$(grep) Error parsing conditional filter expression");
   tfunc_assert_compile_error("$(sum)", "$(sum) requires only one argument");
   tfunc_assert_compile_error("$(average 1 2)", "$(average) requires only one argument");
   tfunc_assert_compile_error("$(min)", "$(min) requires only one argument");
@@ -194,7 +197,7 @@ Test(basicfuncs, functions_survive_odd_arguments)
     "replace-delimiter", "padding", "hash", "md5", "sha1", "sha256", "sha512", "base64-encode", "url-encode",
     "env", "basename", "dirname", "ipv4-to-int", "+", "-", "*", "/", "%", "uuid", "tag", "format-date",
     "list-concat", "list-append", "list-head", "list-tail", "list-nth", "list-count", "list-slice", "list-search",
-    "explode", "implode", "url-decode", "indent-multi-line", "template", "round", "ceil", "floor", "sum", "average", "min", "max",
+    "explode", "implode", "url-decode", "indent-multi-line", "template", "grep", "round", "ceil", "floor", "sum", "average", "min", "max",
   };
   LogMsg *msg = tfunc_fuzz_msg();
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
