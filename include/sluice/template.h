@@ -143,6 +143,20 @@ typedef struct LogTemplateNamedSource
 const LogTemplateNamedSource *log_template_set_named_source(const LogTemplateNamedSource *src);
 const LogTemplateNamedSource *log_template_get_named_source(void);
 
+/* $_ in a template is the element $(map) and $(filter) are at: while
+ * they format their template they set it on their thread (set, value,
+ * len; restore the previous one after).  When none is set, $_ is the
+ * message's value named "_". */
+typedef struct LogTemplateLocal
+{
+  bool set;
+  const char *value;
+  size_t len;
+} LogTemplateLocal;
+
+/* Set this thread's $_; returns the previous one. */
+LogTemplateLocal log_template_local_set(LogTemplateLocal v);
+
 /* A per-thread scratch string, emptied, for a function's intermediate
  * results; level picks one of several so nested calls can each use their
  * own: 0..7 for template functions, LOG_TEMPLATE_SCRATCH_PARSERS.. (8 more)

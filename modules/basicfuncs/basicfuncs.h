@@ -42,6 +42,11 @@ typedef void (*TfArgFunc)(const char *s, size_t len, GString *out);
 void tf_append_each(int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
                     const char *sep, TfArgFunc func, GString *out);
 
+/* Compile the filter expression of $(name (EXPR) ...) (if, grep,
+ * filter): NULL with *cond set, or the error message for prepare. */
+typedef struct FilterExpr FilterExpr;
+char *tf_compile_condition(const char *name, const char *expr, FilterExpr **cond);
+
 /* Parse a decimal int64 (leading whitespace allowed, nothing after);
  * false when s is not one. */
 bool tf_parse_int64(const char *s, int64_t *out);

@@ -20,10 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Compile a filter expression for $(name ...): NULL with *cond set, or
- * the error message. */
-static char *
-_compile_condition(const char *name, const char *expr, FilterExpr **cond)
+char *
+tf_compile_condition(const char *name, const char *expr, FilterExpr **cond)
 {
   char *text = g_strdup_printf("filter f { %s; };", expr);
   CfgParseOptions po = { .no_includes = true, .no_env = true };
@@ -57,7 +55,7 @@ _if_prepare(int argc, char **argv, void **state)
   if (argc != 4)
     return tf_error(argv[0], "requires three arguments");
   FilterExpr *cond;
-  char *err = _compile_condition(argv[0], argv[1], &cond);
+  char *err = tf_compile_condition(argv[0], argv[1], &cond);
   if (!err)
     *state = cond;
   return err;
@@ -178,7 +176,7 @@ _grep_prepare(int argc, char **argv, void **state)
       return tf_error(argv[0], "requires at least two arguments");
     }
   GrepState *st = g_new0(GrepState, 1);
-  char *err = _compile_condition(argv[0], argv[pos[0]], &st->cond);
+  char *err = tf_compile_condition(argv[0], argv[pos[0]], &st->cond);
   if (err)
     {
       g_free(pos);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * syslog-ng's lists: list-concat, list-append, list-head, list-tail,
- * list-nth, list-count, list-slice, list-search, explode and implode.
+ * list-nth, list-count, list-slice, list-search, explode, implode, map
+ * and filter.
  *
  * A list is text of comma-separated elements, as syslog-ng 3.38 reads and
  * writes it (checked with tests/oracle/tfunc-oracle.py):
@@ -25,6 +26,7 @@
  */
 #include "basicfuncs.h"
 
+#include "sluice/filter.h"
 #include "sluice/regex.h"
 
 #include <string.h>
@@ -704,6 +706,96 @@ _implode_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg
   tf_level_pop();
 }
 
+/* ---- map, filter ---------------------------------------------------------- */
+
+static char *
+_map_prepare(int argc, char **argv, void **state)
+{
+  (void) argv, (void) state;
+  if (argc != 3)
+    return g_strdup("Wrong number of arguments. Example: $(map template list).");
+  return NULL;
+}
+
+typedef struct Map
+{
+  LogTemplate *const *args;
+  const LogMsg *msg;
+  const LogTemplateOptions *opts;
+  GString *out;
+  size_t start;
+  FilterExpr *cond; /* filter */
+} Map;
+
+static bool
+_map_one(const char *s, size_t len, int64_t i, void *data)
+{
+  (void) i;
+  Map *m = data;
+  LogTemplateLocal old = log_template_local_set((LogTemplateLocal) { true, s, len });
+  int level = tf_level_push();
+  GString *r = tf_format_arg(m->args, 0, m->msg, m->opts, level);
+  log_template_local_set(old);
+  _add(m->out, m->start, r->str, r->len);
+  tf_level_pop();
+  return true;
+}
+
+/* $(map TEMPLATE LIST): TEMPLATE for each element ($_), as a list. */
+static void
+_map_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+          GString *out)
+{
+  (void) state;
+  Map m = { args, msg, opts, out, out->len, NULL };
+  _each_elem(1, argc, args, msg, opts, _map_one, &m);
+}
+
+static char *
+_filter_prepare(int argc, char **argv, void **state)
+{
+  if (argc != 3)
+    return g_strdup("Wrong number of arguments. Example: $(filter expr list).");
+  FilterExpr *cond;
+  char *err = tf_compile_condition(argv[0], argv[1], &cond);
+  if (!err)
+    *state = cond;
+  return err;
+}
+
+static bool
+_filter_one(const char *s, size_t len, int64_t i, void *data)
+{
+  (void) i;
+  Map *m = data;
+  LogTemplateLocal old = log_template_local_set((LogTemplateLocal) { true, s, len });
+  bool keep = filter_expr_eval_with_options(m->cond, m->msg, m->opts);
+  log_template_local_set(old);
+  if (keep)
+    {
+      if (m->out->len > m->start && m->out->str[m->out->len - 1] != ',')
+        g_string_append_c(m->out, ',');
+      g_string_append_len(m->out, s, (gssize) len);
+    }
+  return true;
+}
+
+/* $(filter (EXPR) LIST): the elements ($_) for which EXPR holds, as they
+ * are (decoded, not quoted again: syslog-ng's way). */
+static void
+_filter_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+             GString *out)
+{
+  Map m = { args, msg, opts, out, out->len, state };
+  _each_elem(1, argc, args, msg, opts, _filter_one, &m);
+}
+
+static void
+_filter_free(void *state)
+{
+  filter_expr_free(state);
+}
+
 static const LogTemplateFunction list_concat_f = { "list-concat", NULL, _list_concat_call, NULL };
 static const LogTemplateFunction list_append_f = { "list-append", NULL, _list_append_call, NULL };
 static const LogTemplateFunction list_head_f = { "list-head", NULL, _list_head_call, NULL };
@@ -714,8 +806,10 @@ static const LogTemplateFunction list_slice_f = { "list-slice", NULL, _list_slic
 static const LogTemplateFunction list_search_f = { "list-search", _search_prepare, _list_search_call, _search_free };
 static const LogTemplateFunction explode_f = { "explode", NULL, _explode_call, NULL };
 static const LogTemplateFunction implode_f = { "implode", NULL, _implode_call, NULL };
+static const LogTemplateFunction map_f = { "map", _map_prepare, _map_call, NULL };
+static const LogTemplateFunction filter_f = { "filter", _filter_prepare, _filter_call, _filter_free };
 
 const LogTemplateFunction *const tf_list_functions[] = {
   &list_concat_f, &list_append_f, &list_head_f, &list_tail_f, &list_nth_f, &list_count_f,
-  &list_slice_f,  &list_search_f, &explode_f,   &implode_f,   NULL,
+  &list_slice_f,  &list_search_f, &explode_f,   &implode_f,   &map_f,        &filter_f,     NULL,
 };

@@ -21,6 +21,7 @@ typedef enum
   E_VALUE,
   E_MACRO,
   E_FUNC,
+  E_LOCAL, /* $_: the element $(map) and $(filter) are at */
 } ElemKind;
 
 typedef struct TemplateElem
@@ -161,6 +162,18 @@ const LogTemplateNamedSource *
 log_template_get_named_source(void)
 {
   return named_source;
+}
+
+/* ---- $_ ------------------------------------------------------------------ */
+
+static _Thread_local LogTemplateLocal local_value;
+
+LogTemplateLocal
+log_template_local_set(LogTemplateLocal v)
+{
+  LogTemplateLocal old = local_value;
+  local_value = v;
+  return old;
 }
 
 /* ---- per-thread scratch ------------------------------------------------- */
@@ -333,7 +346,7 @@ _add_name(Compiler *c, const char *name, size_t len)
     }
   else
     {
-      e.kind = E_VALUE;
+      e.kind = len == 1 && name[0] == '_' ? E_LOCAL : E_VALUE;
       e.handle = log_msg_get_value_handle(name, (ssize_t) len);
     }
   g_array_append_val(c->t->elems, e);
@@ -669,9 +682,14 @@ log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOp
           str_append(out, t->literals->str + e->lit.offset, e->lit.len);
           break;
         case E_VALUE:
+        case E_LOCAL:
           {
             size_t len, from = out->len;
-            const char *v = log_msg_get_value(msg, e->handle, &len);
+            const char *v;
+            if (e->kind == E_LOCAL && local_value.set)
+              v = local_value.value, len = local_value.len;
+            else
+              v = log_msg_get_value(msg, e->handle, &len);
             str_append(out, v, len);
             if (opts->escape)
               _escape_from(out, from);

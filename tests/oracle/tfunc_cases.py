@@ -154,6 +154,11 @@ BASICFUNCS = [
     # grep over the one message there is
     "[$(grep (program(app)) ${.SDATA.l@1.v0} x)][$(grep (program(app)) \"\" \"\")][$(grep (program(app)) \"a b\" \"c,d\")][$(grep --max-count 1 (program(app)) a b)][$(grep --max-count 0 (program(app)) a b)][$(grep -m 1 (program(app)) a)][$(grep (program(app)) $(list-concat a b))]",
     "[$(grep (\"$PROGRAM\" eq \"app\") $HOST)][$(grep (\"$PROGRAM\" eq \"x\") $HOST)][$(grep (program(app)) $PID $HOST)][$(grep (program(zzz)) b)][$(grep (program(app)) --max-count 2 b)][$(grep (program(app)) -m 2 b)][$(grep -- (program(app)) b)][$(grep --max-count=2 (level(info)) $MSG)]",
+    # map and filter: $_ is the element
+    "[$(map $(+ $_ 1) ${.SDATA.l@1.v0})][$(map x \"\")][$(map \"$_ $_\" a,b)][$(map \"\" a,b)][$(map $(map $_ $_) a,b)][$(map $(+ $_ 1) 1,2,3)][$(map $(uppercase $_) ${.SDATA.l@1.v0})][$(map <$_> ${.SDATA.l@1.v8})][$(map $_ ${.SDATA.l@1.v9})]",
+    "[$(map $_ ${.SDATA.l@1.v4})][$(map $_ ${.SDATA.l@1.v5})][$(map $_ ${.SDATA.l@1.v11})][$(map $(length $_) ${.SDATA.l@1.v12})][$(map $PROGRAM-$_ x,y)][$(map $_ $MSG)]",
+    "[$(filter ($_ ne x) ${.SDATA.l@1.v0} )][$(filter (program(app)) a,b)][$(filter (\"$_\" == \"\") ${.SDATA.l@1.v4})][$(filter ($_ eq a) \"b,a\")][$(filter (\"$_\" != \"\") ${.SDATA.l@1.v4})][$(filter ($_ ne x) ${.SDATA.l@1.v3})][$(filter (\"$(+ $_ 1)\" < 3) 0,1,2,3)]",
+    "[$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v5})][$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v9})][$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v11})][$(filter (\"$(length $_)\" > 1) ${.SDATA.l@1.v0})][$(filter (\"$_\" ne \"x\") ${.SDATA.l@1.v8})]",
 ]
 
 

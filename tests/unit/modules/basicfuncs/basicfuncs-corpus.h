@@ -70,10 +70,14 @@ static const char *const templates[] = {
   "$(url-encode $(list-concat ${.SDATA.l@1.v14} ${.SDATA.l@1.v15}))|$(url-encode $(explode b ${.SDATA.l@1.v14}))|$(url-encode $(list-append x ${.SDATA.l@1.v14}))|$(list-count ${.SDATA.l@1.v14})",
   "[$(grep (program(app)) ${.SDATA.l@1.v0} x)][$(grep (program(app)) \"\" \"\")][$(grep (program(app)) \"a b\" \"c,d\")][$(grep --max-count 1 (program(app)) a b)][$(grep --max-count 0 (program(app)) a b)][$(grep -m 1 (program(app)) a)][$(grep (program(app)) $(list-concat a b))]",
   "[$(grep (\"$PROGRAM\" eq \"app\") $HOST)][$(grep (\"$PROGRAM\" eq \"x\") $HOST)][$(grep (program(app)) $PID $HOST)][$(grep (program(zzz)) b)][$(grep (program(app)) --max-count 2 b)][$(grep (program(app)) -m 2 b)][$(grep -- (program(app)) b)][$(grep --max-count=2 (level(info)) $MSG)]",
+  "[$(map $(+ $_ 1) ${.SDATA.l@1.v0})][$(map x \"\")][$(map \"$_ $_\" a,b)][$(map \"\" a,b)][$(map $(map $_ $_) a,b)][$(map $(+ $_ 1) 1,2,3)][$(map $(uppercase $_) ${.SDATA.l@1.v0})][$(map <$_> ${.SDATA.l@1.v8})][$(map $_ ${.SDATA.l@1.v9})]",
+  "[$(map $_ ${.SDATA.l@1.v4})][$(map $_ ${.SDATA.l@1.v5})][$(map $_ ${.SDATA.l@1.v11})][$(map $(length $_) ${.SDATA.l@1.v12})][$(map $PROGRAM-$_ x,y)][$(map $_ $MSG)]",
+  "[$(filter ($_ ne x) ${.SDATA.l@1.v0} )][$(filter (program(app)) a,b)][$(filter (\"$_\" == \"\") ${.SDATA.l@1.v4})][$(filter ($_ eq a) \"b,a\")][$(filter (\"$_\" != \"\") ${.SDATA.l@1.v4})][$(filter ($_ ne x) ${.SDATA.l@1.v3})][$(filter (\"$(+ $_ 1)\" < 3) 0,1,2,3)]",
+  "[$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v5})][$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v9})][$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v11})][$(filter (\"$(length $_)\" > 1) ${.SDATA.l@1.v0})][$(filter (\"$_\" ne \"x\") ${.SDATA.l@1.v8})]",
 };
 
 /* expected[template][case] */
-static const TfuncBytes expected[58][5] = {
+static const TfuncBytes expected[62][5] = {
   {
     { "yes|a|other", 11 },
     { "no|b|other", 10 },
@@ -479,5 +483,33 @@ static const TfuncBytes expected[58][5] = {
     { "[][][][][][][][Accepted publickey for deploy from 10.0.0.5 port 22]", 67 },
     { "[][][][][][][][]", 16 },
     { "[lh][][7,lh][][b][b][b][a list line]", 36 },
+  },
+  {
+    { "[][][\"a a\",\"b b\"][\"\",\"\"][a,b][2,3,4][][][]", 42 },
+    { "[][][\"a a\",\"b b\"][\"\",\"\"][a,b][2,3,4][][][]", 42 },
+    { "[][][\"a a\",\"b b\"][\"\",\"\"][a,b][2,3,4][][][]", 42 },
+    { "[][][\"a a\",\"b b\"][\"\",\"\"][a,b][2,3,4][][][]", 42 },
+    { "[NaN,NaN,NaN][][\"a a\",\"b b\"][\"\",\"\"][a,b][2,3,4][A,\" B\",\"C D\"]['<\"a\" ,>',\"< b>\"]['\"a\"x,','\"b']", 93 },
+  },
+  {
+    { "[][][][][evntslog-x,evntslog-y][\"An application event log entry\"]", 65 },
+    { "[][][][][app-x,app-y]['tab\\there \"quoted\" back\\\\slash \\x01\\b\\f\\r\\x1f\177 \303\251 \342\202\254 \\xff\\xfe \\xc0\\xaf \\xed\\xa0\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10']", 147 },
+    { "[][][][][sshd-x,sshd-y][\"Accepted publickey for deploy from 10.0.0.5 port 22\"]", 78 },
+    { "[][][][][p-x,p-y][]", 19 },
+    { "[\"a\\tb\",\"it's\",'\"abc\"def,',g,\"\",\"\",\"\\\\x41\\\\q\\\\\"][\"tab\\tx sp\\\"q'\\\\back\",\"\\x01\\x0b\177\303\251\\xff\\b\\f\\r\"][' \"a\"',b][13][app-x,app-y][\"a list line\"]", 137 },
+  },
+  {
+    { "[][][][a][][][0,1]", 18 },
+    { "[][a,b][][a][][][0,1]", 21 },
+    { "[][][][a][][][0,1]", 18 },
+    { "[][][][a][][][0,1]", 18 },
+    { "[a, b,c d][a,b][a\011b,it's,\"abc\"def,g,\\x41\\q\\][a][][y,z,w,v][0,1]", 63 },
+  },
+  {
+    { "[][][][][]", 10 },
+    { "[][][][][]", 10 },
+    { "[][][][][]", 10 },
+    { "[][][][][]", 10 },
+    { "[tab\011x sp\"q'\\back,\001\013\177\303\251\377\010\014\015][\"a\"x,\"b][ \"a\",b][ b,c d][\"a\" , b]", 62 },
   },
 };

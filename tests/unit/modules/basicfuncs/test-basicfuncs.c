@@ -40,6 +40,11 @@ Test(basicfuncs, compile_errors_name_the_function)
   tfunc_assert_compile_error("$(grep)", "$(grep) requires at least two arguments");
   tfunc_assert_compile_error("$(grep (program(a)))", "$(grep) requires at least two arguments");
   tfunc_assert_compile_error("$(grep x y)", "$(grep) Error parsing conditional filter expression");
+  tfunc_assert_compile_error("$(map)", "Wrong number of arguments. Example: $(map template list).");
+  tfunc_assert_compile_error("$(map x)", "Wrong number of arguments. Example: $(map template list).");
+  tfunc_assert_compile_error("$(map $_ a b)", "Wrong number of arguments. Example: $(map template list).");
+  tfunc_assert_compile_error("$(filter)", "Wrong number of arguments. Example: $(filter expr list).");
+  tfunc_assert_compile_error("$(filter (x) a)", "$(filter) Error parsing conditional filter expression");
   tfunc_assert_compile_error("$(sum)", "$(sum) requires only one argument");
   tfunc_assert_compile_error("$(average 1 2)", "$(average) requires only one argument");
   tfunc_assert_compile_error("$(min)", "$(min) requires only one argument");
@@ -69,6 +74,17 @@ Test(basicfuncs, list_search_compile_errors)
   tfunc_assert_compile_error("$(list-search -m glob w x)", "Unknown option -m");
   tfunc_assert_compile_error("$(list-search w x --mode)", "Missing argument for --mode");
   tfunc_assert_compile_error("$(list-search --mode pcre \"(\" x)", "$(list-search) Failed to prepare pattern: (");
+}
+
+/* $_ outside map and filter is the message's value "_"; inside, nested
+ * calls each see their own element and get the outer one back. */
+Test(basicfuncs, map_binds_underscore)
+{
+  LogMsg *msg = test_parse("<14>1 2025-03-10T11:58:01Z h app 1 m - x");
+  log_msg_set_value_by_name(msg, "_", "U", -1);
+  assert_format("$_|$(map [$_] a,b)|$_|$(map $(map $_$_ $_,x)$_ a,b)|$(filter ($_ eq U) a,U)|${_}", msg, NULL,
+                "U|[a],[b]|U|\"aa,xxa\",\"bb,xxb\"|U|U");
+  log_msg_unref(msg);
 }
 
 /* What the oracle's records cannot hold: newlines, written as \n inside
@@ -197,7 +213,7 @@ Test(basicfuncs, functions_survive_odd_arguments)
     "replace-delimiter", "padding", "hash", "md5", "sha1", "sha256", "sha512", "base64-encode", "url-encode",
     "env", "basename", "dirname", "ipv4-to-int", "+", "-", "*", "/", "%", "uuid", "tag", "format-date",
     "list-concat", "list-append", "list-head", "list-tail", "list-nth", "list-count", "list-slice", "list-search",
-    "explode", "implode", "url-decode", "indent-multi-line", "template", "grep", "round", "ceil", "floor", "sum", "average", "min", "max",
+    "explode", "implode", "url-decode", "indent-multi-line", "template", "grep", "map", "filter", "round", "ceil", "floor", "sum", "average", "min", "max",
   };
   LogMsg *msg = tfunc_fuzz_msg();
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
