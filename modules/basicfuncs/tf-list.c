@@ -2,7 +2,7 @@
 /*
  * syslog-ng's lists: list-concat, list-append, list-head, list-tail,
  * list-nth, list-count, list-slice, list-search, explode, implode, map
- * and filter.
+ * and filter; and iterate, which shares map's $_.
  *
  * A list is text of comma-separated elements, as syslog-ng 3.38 reads and
  * writes it (checked with tests/oracle/tfunc-oracle.py):
@@ -796,6 +796,60 @@ _filter_free(void *state)
   filter_expr_free(state);
 }
 
+/* ---- iterate --------------------------------------------------------------- */
+
+/* $(iterate TEMPLATE INITIAL): a sequence across messages.  Each call
+ * prints the current value (INITIAL, as written: not a template, at
+ * first) and makes the next one by formatting TEMPLATE for this message
+ * with $_ set to the current value.  One sequence per use in the
+ * configuration, shared by the threads that format it. */
+typedef struct IterateState
+{
+  GMutex lock;
+  GString *current;
+} IterateState;
+
+static char *
+_iterate_prepare(int argc, char **argv, void **state)
+{
+  if (argc != 3)
+    return g_strdup("Wrong number of arguments. Example: $(iterate template initial-value).");
+  IterateState *st = g_new0(IterateState, 1);
+  g_mutex_init(&st->lock);
+  st->current = g_string_new(argv[2]);
+  *state = st;
+  return NULL;
+}
+
+static void
+_iterate_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+              GString *out)
+{
+  (void) argc;
+  IterateState *st = state;
+  int level = tf_level_push();
+  g_mutex_lock(&st->lock);
+  g_string_append_len(out, st->current->str, (gssize) st->current->len);
+  LogTemplateLocal old = log_template_local_set((LogTemplateLocal) { true, st->current->str, st->current->len });
+  GString *next = tf_format_arg(args, 0, msg, opts, level);
+  log_template_local_set(old);
+  g_string_truncate(st->current, 0);
+  g_string_append_len(st->current, next->str, (gssize) next->len);
+  g_mutex_unlock(&st->lock);
+  tf_level_pop();
+}
+
+static void
+_iterate_free(void *state)
+{
+  IterateState *st = state;
+  if (!st)
+    return;
+  g_mutex_clear(&st->lock);
+  g_string_free(st->current, TRUE);
+  g_free(st);
+}
+
 static const LogTemplateFunction list_concat_f = { "list-concat", NULL, _list_concat_call, NULL };
 static const LogTemplateFunction list_append_f = { "list-append", NULL, _list_append_call, NULL };
 static const LogTemplateFunction list_head_f = { "list-head", NULL, _list_head_call, NULL };
@@ -808,8 +862,9 @@ static const LogTemplateFunction explode_f = { "explode", NULL, _explode_call, N
 static const LogTemplateFunction implode_f = { "implode", NULL, _implode_call, NULL };
 static const LogTemplateFunction map_f = { "map", _map_prepare, _map_call, NULL };
 static const LogTemplateFunction filter_f = { "filter", _filter_prepare, _filter_call, _filter_free };
+static const LogTemplateFunction iterate_f = { "iterate", _iterate_prepare, _iterate_call, _iterate_free };
 
 const LogTemplateFunction *const tf_list_functions[] = {
   &list_concat_f, &list_append_f, &list_head_f, &list_tail_f, &list_nth_f, &list_count_f,
-  &list_slice_f,  &list_search_f, &explode_f,   &implode_f,   &map_f,        &filter_f,     NULL,
+  &list_slice_f,  &list_search_f, &explode_f,   &implode_f,   &map_f,        &filter_f,     &iterate_f,    NULL,
 };

@@ -87,6 +87,43 @@ Test(basicfuncs, map_binds_underscore)
   log_msg_unref(msg);
 }
 
+/* syslog-ng 3.38 wrote these for four messages "hello 0".."hello 3"
+ * through one destination each. */
+Test(basicfuncs, iterate_across_messages)
+{
+  static const char *const seq[] = {
+    "$(iterate $(+ 1 $_) 0)", "$(iterate $(* 2 $_) 1)|$(iterate $(+ 1 $_) 0)", "$(iterate \"$_ x\" a)",
+    "$(iterate $(+ $_ $_) $PID)", "$(iterate $MSG a)",
+  };
+  static const char *const want[][4] = {
+    { "0", "1", "2", "3" },
+    { "1|0", "2|1", "4|2", "8|3" },
+    { "a", "a x", "a x x", "a x x x" },
+    { "$PID", "NaN", "nan", "nan" },
+    { "a", "hello 0", "hello 1", "hello 2" },
+  };
+  for (size_t t = 0; t < G_N_ELEMENTS(seq); t++)
+    {
+      char *error = NULL;
+      LogTemplate *tpl = log_template_compile(seq[t], &error);
+      cr_assert_not_null(tpl, "%s: %s", seq[t], error);
+      for (int k = 0; k < 4; k++)
+        {
+          char line[64];
+          g_snprintf(line, sizeof(line), "<38>2025-03-10T11:58:01Z web01 sshd[2345]: hello %d", k);
+          LogMsg *msg = test_parse(line);
+          GString *out = g_string_new(NULL);
+          log_template_format(tpl, msg, NULL, out);
+          cr_assert_str_eq(out->str, want[t][k], "%s, message %d", seq[t], k);
+          g_string_free(out, TRUE);
+          log_msg_unref(msg);
+        }
+      log_template_unref(tpl);
+    }
+  tfunc_assert_compile_error("$(iterate a)", "Wrong number of arguments. Example: $(iterate template initial-value).");
+  tfunc_assert_compile_error("$(iterate a b c)", "Wrong number of arguments");
+}
+
 /* What the oracle's records cannot hold: newlines, written as \n inside
  * quotes and read back from them. */
 Test(basicfuncs, lists_with_newlines)
@@ -213,7 +250,7 @@ Test(basicfuncs, functions_survive_odd_arguments)
     "replace-delimiter", "padding", "hash", "md5", "sha1", "sha256", "sha512", "base64-encode", "url-encode",
     "env", "basename", "dirname", "ipv4-to-int", "+", "-", "*", "/", "%", "uuid", "tag", "format-date",
     "list-concat", "list-append", "list-head", "list-tail", "list-nth", "list-count", "list-slice", "list-search",
-    "explode", "implode", "url-decode", "indent-multi-line", "template", "grep", "map", "filter", "round", "ceil", "floor", "sum", "average", "min", "max",
+    "explode", "implode", "url-decode", "indent-multi-line", "template", "grep", "map", "filter", "iterate", "round", "ceil", "floor", "sum", "average", "min", "max",
   };
   LogMsg *msg = tfunc_fuzz_msg();
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
