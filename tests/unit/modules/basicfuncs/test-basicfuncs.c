@@ -124,6 +124,18 @@ Test(basicfuncs, iterate_across_messages)
   tfunc_assert_compile_error("$(iterate a b c)", "Wrong number of arguments");
 }
 
+/* glib's GPatternSpec asserts on a pattern or element that ends inside a
+ * UTF-8 sequence (found by fuzz-tfuncs); list-search's globs do not use it */
+Test(basicfuncs, list_search_glob_takes_any_bytes)
+{
+  LogMsg *msg = test_parse("<14>1 2025-03-10T11:58:01Z h app 1 m - x");
+  log_msg_set_value_by_name(msg, "e", "a,\xd4,\xc3\xa9\xd4,b\xff", -1);
+  assert_format("$(list-search --mode glob \"\x85*e*\xd4\xd4\xd4\" a,b)|$(list-search --mode glob \"*\xd4\" ${e})|"
+                "$(list-search --mode glob \"??\" ${e})|$(list-search --mode glob \"b?\" ${e})",
+                msg, NULL, "|1|2|3");
+  log_msg_unref(msg);
+}
+
 /* What the oracle's records cannot hold: newlines, written as \n inside
  * quotes and read back from them. */
 Test(basicfuncs, lists_with_newlines)
