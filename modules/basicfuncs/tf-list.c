@@ -398,18 +398,18 @@ _list_nth_call(void *state, int argc, LogTemplate *const *args, const LogMsg *ms
 }
 
 /* "FROM:TO", "FROM", ":TO", ":" or "": either side may be empty (the
- * whole list that way) or negative (from the end). */
+ * whole list that way) or negative (from the end).  spec is a scratch
+ * string: the colon is overwritten to parse each side in place. */
 static bool
-_parse_slice(const char *spec, int64_t *from, bool *has_from, int64_t *to, bool *has_to)
+_parse_slice(char *spec, int64_t *from, bool *has_from, int64_t *to, bool *has_to)
 {
-  const char *colon = strchr(spec, ':');
-  char *first = colon ? g_strndup(spec, (gsize) (colon - spec)) : NULL;
-  const char *a = first ? first : spec;
+  char *colon = strchr(spec, ':');
+  if (colon)
+    *colon = '\0';
   bool ok = true;
-  *has_from = *a != '\0';
+  *has_from = *spec != '\0';
   if (*has_from)
-    ok = _parse_index(a, from);
-  g_free(first);
+    ok = _parse_index(spec, from);
   *has_to = colon && colon[1];
   if (ok && *has_to)
     ok = _parse_index(colon + 1, to);
