@@ -160,10 +160,14 @@ LogTemplateLocal log_template_local_set(LogTemplateLocal v);
 /* A per-thread scratch string, emptied, for a function's intermediate
  * results; level picks one of several so nested calls can each use their
  * own: 0..7 for template functions, LOG_TEMPLATE_SCRATCH_PARSERS.. (8 more)
- * for parsers, which format templates while they hold theirs.  Owned by
- * the thread; valid until the next call with the same level on this
- * thread. */
+ * for parsers, which format templates while they hold theirs, and
+ * LOG_TEMPLATE_SCRATCH_DEEP.. (LOG_TEMPLATE_SCRATCH_DEEP_LEVELS more) for
+ * template functions past their first 8 levels (lists take two or three
+ * per call, and calls nest up to 64 deep).  Owned by the thread; valid
+ * until the next call with the same level on this thread. */
 #define LOG_TEMPLATE_SCRATCH_PARSERS 8
+#define LOG_TEMPLATE_SCRATCH_DEEP 16
+#define LOG_TEMPLATE_SCRATCH_DEEP_LEVELS 256
 GString *log_template_scratch_get(int level);
 
 /* ---- built-in output formats ------------------------------------------- */

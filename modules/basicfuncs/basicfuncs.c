@@ -50,7 +50,9 @@ static _Thread_local int each_depth;
 int
 tf_level_push(void)
 {
-  return each_depth++;
+  int d = each_depth++;
+  /* the first 8 below the parsers' levels, the rest above them */
+  return d < LOG_TEMPLATE_SCRATCH_PARSERS ? d : LOG_TEMPLATE_SCRATCH_DEEP + (d - LOG_TEMPLATE_SCRATCH_PARSERS);
 }
 
 void

@@ -178,7 +178,7 @@ log_template_local_set(LogTemplateLocal v)
 
 /* ---- per-thread scratch ------------------------------------------------- */
 
-#define SCRATCH_LEVELS (LOG_TEMPLATE_SCRATCH_PARSERS + 8)
+#define SCRATCH_LEVELS (LOG_TEMPLATE_SCRATCH_DEEP + LOG_TEMPLATE_SCRATCH_DEEP_LEVELS)
 
 static pthread_key_t scratch_key;
 static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;

@@ -136,6 +136,30 @@ Test(basicfuncs, list_search_glob_takes_any_bytes)
   log_msg_unref(msg);
 }
 
+/* Each list call takes two scratch levels and map three: deep nesting
+ * must not make two of them share a buffer (one would be reallocated
+ * under the other's feet). */
+Test(basicfuncs, deep_nesting_keeps_scratch_apart)
+{
+  LogMsg *msg = test_parse("<14>1 2025-03-10T11:58:01Z h app 1 m - x");
+  GString *big = g_string_new("abcdefgh");
+  for (int i = 1; i < 20000; i++)
+    g_string_append(big, ",abcdefgh");
+  log_msg_set_value_by_name(msg, "big", big->str, (ssize_t) big->len);
+  GString *t = g_string_new("$(length ");
+  for (int i = 0; i < 20; i++)
+    g_string_append(t, i % 2 ? "$(list-concat x " : "$(map $_ ");
+  g_string_append(t, "$(explode , ${big})");
+  for (int i = 0; i < 21; i++)
+    g_string_append_c(t, ')');
+  GString *out = tfunc_format(t->str, msg);
+  cr_assert_eq(atoi(out->str), (int) big->len + 20, "%s", out->str);
+  g_string_free(out, TRUE);
+  g_string_free(t, TRUE);
+  g_string_free(big, TRUE);
+  log_msg_unref(msg);
+}
+
 /* What the oracle's records cannot hold: newlines, written as \n inside
  * quotes and read back from them. */
 Test(basicfuncs, lists_with_newlines)
