@@ -92,7 +92,9 @@ typedef struct RateSlot
   char text[120];       /* the message, cut to fit */
 } RateSlot;
 
-static RateSlot rate_slots[RATE_SLOTS];
+/* the last one is shared by every place that finds its probes full, so
+ * that places pushing each other out cannot escape the limit */
+static RateSlot rate_slots[RATE_SLOTS + 1];
 static unsigned rate_limit = SLUICE_LOG_RATE_LIMIT;
 static unsigned rate_pending; /* slots with suppressed > 0 */
 
@@ -132,7 +134,7 @@ _sweep(int64_t now, bool all)
 {
   if (rate_pending == 0)
     return;
-  for (int i = 0; i < RATE_SLOTS; i++)
+  for (int i = 0; i <= RATE_SLOTS; i++)
     if (rate_slots[i].suppressed && (all || rate_slots[i].second != now))
       _report(&rate_slots[i]);
 }
@@ -164,8 +166,15 @@ _slot_for(const char *file, int line, const char *text, int64_t now)
     }
   if (!spare)
     {
-      spare = &rate_slots[first % RATE_SLOTS];
-      _report(spare);
+      /* every probe holds a place that logged this second: share the
+       * overflow slot, limited as one place */
+      RateSlot *shared = &rate_slots[RATE_SLOTS];
+      if (!shared->file)
+        {
+          shared->file = "(several places)";
+          g_strlcpy(shared->text, "messages from places past the rate limit's table", sizeof(shared->text));
+        }
+      return shared;
     }
   spare->file = file;
   spare->line = line;

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <glib.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -166,4 +167,29 @@ Test(internal_log, no_limit_lets_everything_through)
   for (int i = 0; i < 1000; i++)
     sluice_log(SLUICE_LOG_DEBUG, "each", NULL);
   cr_assert_eq(_count("7 each"), 1000);
+}
+
+/* More places than the table holds, each flooding: they share one slot
+ * past the table's probes instead of pushing each other out, so the total
+ * stays bounded (with eviction every event of such places got through). */
+Test(internal_log, places_past_the_table_share_a_limit)
+{
+  sluice_log_set_rate_limit(2);
+  char texts[500][32];
+  for (int k = 0; k < 500; k++)
+    snprintf(texts[k], sizeof(texts[k]), "place number %d", k);
+  for (int round = 0; round < 20; round++)
+    for (int k = 0; k < 500; k++)
+      sluice_log_at("flood.c", k, SLUICE_LOG_WARNING, texts[k], NULL);
+  guint shown = lines->len;
+  /* at most 2 a second for each of the 64 slots and the shared one, over
+   * at most three seconds, and the reports of pushed-out slots */
+  cr_assert_leq(shown, 3u * 65 * 2 + 64 * 3, "%u of 10000 events shown", shown);
+  sluice_log_flush_suppressed(true);
+  guint events = 0;
+  for (guint i = 0; i < lines->len; i++)
+    if (strstr(g_ptr_array_index(lines, i), "place number") && !strstr(g_ptr_array_index(lines, i), "suppressed"))
+      events++;
+  cr_assert_eq(_suppressed() + events, 10000, "%u shown, %llu suppressed", events,
+               (unsigned long long) _suppressed());
 }
