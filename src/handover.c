@@ -75,6 +75,7 @@ handover_stream_free(HandoverStream *st)
 void
 handover_end(void)
 {
+  GPtrArray *stopping = g_ptr_array_new(); /* programs nobody took, stopped after the lock */
   g_mutex_lock(&lock);
   active = false;
   GHashTableIter it;
@@ -126,14 +127,21 @@ handover_end(void)
               sluice_log(SLUICE_LOG_NOTICE, "Stopping a program the new configuration does not keep", "pid", pid,
                          "key", key, NULL);
               close(c->fd);
-              child_terminate(c->pid, 1000);
-              g_free(c);
+              g_ptr_array_add(stopping, c);
             }
           g_queue_free(q);
         }
       g_hash_table_remove_all(children);
     }
   g_mutex_unlock(&lock);
+  /* waiting for a program to end must not hold the table's lock */
+  for (guint i = 0; i < stopping->len; i++)
+    {
+      HandoverChild *c = stopping->pdata[i];
+      child_terminate(c->pid, 1000);
+      g_free(c);
+    }
+  g_ptr_array_free(stopping, TRUE);
 }
 
 /* Both tables hold a queue per key: several sockets of one so-reuseport()
