@@ -24,6 +24,7 @@
  * \n \f \r, other bytes below 0x20 and bytes that are not valid UTF-8 become
  * \xNN; valid UTF-8 and DEL stay.  Elements are joined with ','.
  */
+#include "sluice/strrepr.h"
 #include "basicfuncs.h"
 
 #include "json/value-pairs-internal.h" /* vp_glob_match: GPatternSpec's globs, safe on invalid UTF-8 */
@@ -136,91 +137,12 @@ _scan_next(ListScanner *sc, const char **s, size_t *len)
 
 /* ---- writing ------------------------------------------------------------ */
 
-static bool
-_needs_quotes(const char *s, size_t len, bool *has_dq, bool *has_sq)
-{
-  bool need = len == 0;
-  *has_dq = *has_sq = false;
-  for (size_t i = 0; i < len; i++)
-    switch (s[i])
-      {
-      case '"': *has_dq = need = true; break;
-      case '\'': *has_sq = need = true; break;
-      case '\b': case '\t': case '\n': case '\f': case '\r': case ' ': case ',': case '\\': need = true; break;
-      default: break;
-      }
-  return need;
-}
-
-static void
-_append_hex(GString *out, unsigned char c)
-{
-  static const char hex[] = "0123456789abcdef";
-  char e[4] = { '\\', 'x', hex[c >> 4], hex[c & 15] };
-  g_string_append_len(out, e, 4);
-}
-
-static void
-_encode(GString *out, const char *s, size_t len)
-{
-  bool has_dq, has_sq;
-  if (!_needs_quotes(s, len, &has_dq, &has_sq))
-    {
-      g_string_append_len(out, s, (gssize) len);
-      return;
-    }
-  char quote = has_dq && !has_sq ? '\'' : '"';
-  g_string_append_c(out, quote);
-  const char *end = s + len;
-  while (s < end)
-    {
-      unsigned char c = (unsigned char) *s;
-      if (c >= 0x80)
-        {
-          gunichar u = g_utf8_get_char_validated(s, end - s);
-          if (u == (gunichar) -1 || u == (gunichar) -2)
-            {
-              _append_hex(out, c);
-              s++;
-            }
-          else
-            {
-              const char *next = g_utf8_next_char(s);
-              g_string_append_len(out, s, next - s);
-              s = next;
-            }
-          continue;
-        }
-      s++;
-      if (c == (unsigned char) quote || c == '\\')
-        {
-          g_string_append_c(out, '\\');
-          g_string_append_c(out, (char) c);
-        }
-      else if (c >= 0x20)
-        g_string_append_c(out, (char) c);
-      else
-        switch (c)
-          {
-          case '\b': g_string_append(out, "\\b"); break;
-          case '\t': g_string_append(out, "\\t"); break;
-          case '\n': g_string_append(out, "\\n"); break;
-          case '\f': g_string_append(out, "\\f"); break;
-          case '\r': g_string_append(out, "\\r"); break;
-          default: _append_hex(out, c);
-          }
-    }
-  g_string_append_c(out, quote);
-}
-
-/* Add an element to the list that starts at out->str[start]: a comma
- * first unless the list is empty or already ends with one. */
 static void
 _add(GString *out, size_t start, const char *s, size_t len)
 {
   if (out->len > start && out->str[out->len - 1] != ',')
     g_string_append_c(out, ',');
-  _encode(out, s, len);
+  str_append_repr(out, s, len, ",");
 }
 
 /* ---- walking the elements of arguments --------------------------------- */

@@ -15,6 +15,7 @@
  * and CR become \n and \r, other bytes below 0x20 \u00NN, and bytes that
  * are not valid UTF-8 \xNN.
  */
+#include "sluice/strrepr.h"
 #include "json/json-module.h"
 #include "json/value-pairs.h"
 
@@ -49,37 +50,10 @@ _append_utf8_or_hex(GString *out, const char **s, const char *end)
 static void
 _welf_value(GString *out, const char *s, size_t len)
 {
-  const char *end = s + len;
   bool quoted = memchr(s, ' ', len) != NULL;
   if (quoted)
     g_string_append_c(out, '"');
-  while (s < end)
-    {
-      unsigned char c = (unsigned char) *s;
-      if (c >= 0x80)
-        {
-          _append_utf8_or_hex(out, &s, end);
-          continue;
-        }
-      s++;
-      if (c == '\\' || (quoted && c == '"'))
-        {
-          g_string_append_c(out, '\\');
-          g_string_append_c(out, (char) c);
-        }
-      else if (c >= 0x20)
-        g_string_append_c(out, (char) c);
-      else
-        switch (c)
-          {
-          case '\b': g_string_append(out, "\\b"); break;
-          case '\t': g_string_append(out, "\\t"); break;
-          case '\n': g_string_append(out, "\\n"); break;
-          case '\f': g_string_append(out, "\\f"); break;
-          case '\r': g_string_append(out, "\\r"); break;
-          default: _append_hex(out, "\\x", c);
-          }
-    }
+  str_append_escaped(out, s, len, quoted ? "\"" : NULL);
   if (quoted)
     g_string_append_c(out, '"');
 }

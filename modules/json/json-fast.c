@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* json-parser()'s fast path (what it takes is in json-fast.h). */
+#include "sluice/strrepr.h"
 #include "json/json-fast.h"
 
 #include "kvformat/parser-util.h"
@@ -375,7 +376,7 @@ _array(FastParser *fp, const char *p)
         return NULL;
       if (!first)
         g_string_append_c(values, ',');
-      parser_append_str_repr(values, el.slice ? el.slice : tmp->str + el.off, el.len, NULL);
+      str_append_repr(values, el.slice ? el.slice : tmp->str + el.off, el.len, NULL);
       p = _skip_ws(p, end);
       if (p < end && *p == ',')
         {

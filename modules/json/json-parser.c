@@ -29,6 +29,7 @@
  * json-c objects and gives up on whatever json-c might read differently.
  * syslog-ng 4.x types (LM_VT_*) are not set: 3.38 has none.
  */
+#include "sluice/strrepr.h"
 #include "json/json-parser.h"
 
 #include "json/json-fast.h"
@@ -158,7 +159,7 @@ _array_text(struct json_object *arr, GString *out, GString *tmp)
         }
       if (i)
         g_string_append_c(out, ',');
-      parser_append_str_repr(out, tmp->str, tmp->len, NULL);
+      str_append_repr(out, tmp->str, tmp->len, NULL);
     }
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The key=value scanner of kv-parser() (rules in kv-scanner.h). */
+#include "sluice/strrepr.h"
 #include "kvformat/kv-scanner.h"
 
 #include "kvformat/parser-util.h"
@@ -68,7 +69,7 @@ _add_stray(KvScanner *s, const char *word, const char *end)
     return;
   if (s->stray->len)
     g_string_append_c(s->stray, ',');
-  parser_append_str_repr(s->stray, word, end - word, ",");
+  str_append_repr(s->stray, word, end - word, ",");
 }
 
 /* ---- keys --------------------------------------------------------------- */

@@ -94,12 +94,5 @@ GString *parser_scratch_get(int slot);
  * values sliced from it may be referenced, not copied). */
 const char *parser_input_text(const ParserInput *in, const LogMsg *msg, size_t *len, bool *from_msg);
 
-/* Append str[0..len) to out as syslog-ng 3.38's str-repr writes a word in
- * a list (kv-parser's stray words, json-parser's arrays): as it is when it
- * holds no space, control escape, backslash or byte of forbidden (may be
- * NULL); else in ' quotes when it holds a " and no ', else in " quotes,
- * with \b \f \n \r \t \\, \xNN for other control bytes and bytes that are
- * not UTF-8, and \" when it holds both quotes.  "" for an empty word. */
-void parser_append_str_repr(GString *out, const char *str, size_t len, const char *forbidden);
 
 #endif

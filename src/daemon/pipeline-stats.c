@@ -5,6 +5,8 @@
 #include "pipeline-internal.h"
 #include "stats-dyn.h"
 
+#include "sluice/strrepr.h"
+
 #include <inttypes.h>
 #include <string.h>
 
@@ -94,52 +96,8 @@ log_pipeline_foreach_stat(LogPipeline *pl, StatsRowFunc fn, void *ud)
 void
 stats_escape_field(GString *out, const char *field, const char *quoted)
 {
-  const char *p = field;
-  const char *end = field + strlen(field);
-  while (p < end)
-    {
-      gunichar c = g_utf8_get_char_validated(p, end - p);
-      if (c == (gunichar) -1 || c == (gunichar) -2)
-        {
-          /* not UTF-8: the byte as \xHH, so distinct names stay distinct */
-          g_string_append_printf(out, "\\x%02x", (unsigned) (unsigned char) *p);
-          p++;
-          continue;
-        }
-      switch (c)
-        {
-        case '\\':
-          g_string_append(out, "\\\\");
-          break;
-        case '\n':
-          g_string_append(out, "\\n");
-          break;
-        case '\r':
-          g_string_append(out, "\\r");
-          break;
-        case '\t':
-          g_string_append(out, "\\t");
-          break;
-        case '\b':
-          g_string_append(out, "\\b");
-          break;
-        case '\f':
-          g_string_append(out, "\\f");
-          break;
-        default:
-          if (c < 0x20)
-            g_string_append_printf(out, "\\x%02x", (unsigned) c);
-          else if (c < 0x80 && quoted && strchr(quoted, (int) c))
-            {
-              g_string_append_c(out, '\\');
-              g_string_append_c(out, (char) c);
-            }
-          else
-            g_string_append_len(out, p, g_utf8_next_char(p) - p);
-          break;
-        }
-      p = g_utf8_next_char(p);
-    }
+  /* a byte that is not UTF-8 as \xHH, so distinct names stay distinct */
+  str_append_escaped(out, field, strlen(field), quoted);
 }
 
 void

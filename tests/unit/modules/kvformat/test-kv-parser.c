@@ -4,6 +4,7 @@
  * (expected values are what it produced), the options, configuration
  * errors, and malformed input.
  */
+#include "sluice/strrepr.h"
 #include "../parser-test.h"
 
 #include "kvformat/kv-parser.h"
@@ -128,12 +129,12 @@ Test(kvparser, stray_words_unprefixed_and_quoted_as_syslog_ng_does)
 Test(kvparser, stray_word_quoting)
 {
   GString *s = g_string_new(NULL);
-  parser_append_str_repr(s, "", 0, ",");
-  parser_append_str_repr(s, "plain", 5, ",");
-  parser_append_str_repr(s, "a,b", 3, ",");
-  parser_append_str_repr(s, "w\\x\tq", 5, ",");
-  parser_append_str_repr(s, "ab'c \"d", 7, ",");
-  parser_append_str_repr(s, "x \xff\x01", 4, ",");
+  str_append_repr(s, "", 0, ",");
+  str_append_repr(s, "plain", 5, ",");
+  str_append_repr(s, "a,b", 3, ",");
+  str_append_repr(s, "w\\x\tq", 5, ",");
+  str_append_repr(s, "ab'c \"d", 7, ",");
+  str_append_repr(s, "x \xff\x01", 4, ",");
   cr_assert_str_eq(s->str, "\"\"plain\"a,b\"\"w\\\\x\\tq\"\"ab'c \\\"d\"\"x \\xff\\x01\"");
   g_string_free(s, TRUE);
 }
