@@ -59,9 +59,6 @@ static const CfgOption failover_options[] = {
   { .name = "template", .type = CFG_OPT_TEMPLATE, .offset = OFF(template_text) },                                   \
   { .name = "template-escape", .type = CFG_OPT_BOOL, .offset = OFF(template_escape) },                              \
   { .name = "flush-lines", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .min = 0, .max = INT32_MAX },           \
-  /* syslog-ng's old names of flush-lines(), still accepted by 3.38 */                                       \
-  { .name = "sync", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .min = 0, .max = INT32_MAX },           \
-  { .name = "sync-freq", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .min = 0, .max = INT32_MAX },           \
   { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .min = 1, .max = INT32_MAX },      \
   { .name = "time-reopen", .type = CFG_OPT_INT, .offset = OFF(time_reopen), .min = 1, .max = INT32_MAX },           \
   { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = OFF(ts_format), .names = ts_formats },                     \

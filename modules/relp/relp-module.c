@@ -30,9 +30,6 @@ static const CfgOption relp_dest_options[] = {
     .max = INT32_MAX },
   { .name = "timeout", .type = CFG_OPT_INT, .offset = OFF(conn_timeout), .def_int = 90, .min = 1, .max = 86400 },
   { .name = "flush-lines", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .min = 0, .max = INT32_MAX },
-  /* syslog-ng's old names of flush-lines(), still accepted by 3.38 */
-  { .name = "sync", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .min = 0, .max = INT32_MAX },
-  { .name = "sync-freq", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .min = 0, .max = INT32_MAX },
   { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .min = 1, .max = INT32_MAX },
   { .name = "tls", .type = CFG_OPT_BLOCK, .offset = OFF(tls), .sub = net_tls_options },
   LOG_DEST_DISK_BUFFER_OPTION,

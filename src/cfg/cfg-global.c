@@ -60,9 +60,6 @@ const CfgOption cfg_global_options_table[] = {
   { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .def_int = 10000, .min = 1, .max = INT32_MAX },
   { .name = "log-msg-size", .type = CFG_OPT_SIZE, .offset = OFF(log_msg_size), .def_int = 65536, .min = 1, .max = INT32_MAX },
   { .name = "flush-lines", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .def_int = 100, .min = 0, .max = INT32_MAX },
-  /* syslog-ng's old names of flush-lines(), still accepted by 3.38 */
-  { .name = "sync", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .def_int = 100, .min = 0, .max = INT32_MAX },
-  { .name = "sync-freq", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .def_int = 100, .min = 0, .max = INT32_MAX },
   { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = OFF(keep_hostname), .def_int = 0 },
   { .name = "chain-hostnames", .type = CFG_OPT_BOOL, .offset = OFF(chain_hostnames), .def_int = 0 },
   { .name = "long-hostnames", .type = CFG_OPT_BOOL, .offset = OFF(chain_hostnames), .def_int = 0 },

@@ -140,9 +140,17 @@ cfg_parse_number(const char *text, bool allow_suffix, int64_t *out)
 const CfgOption *
 cfg_options_find(const CfgOption *table, const char *name)
 {
+  /* syslog-ng 3.38's old names, taken wherever the new one is */
+  static const char *const old_names[][2] = {
+    { "sync", "flush-lines" },
+    { "sync-freq", "flush-lines" },
+  };
   for (const CfgOption *o = table; o->name; o++)
     if (cfg_name_equal(o->name, name))
       return o;
+  for (size_t i = 0; i < G_N_ELEMENTS(old_names); i++)
+    if (cfg_name_equal(name, old_names[i][0]))
+      return cfg_options_find(table, old_names[i][1]);
   return NULL;
 }
 
