@@ -82,9 +82,22 @@ arrived
 sleep 1.1
 "$loggen" -S -Q -r 4000 -n 6000 127.0.0.1 "$port" 2>/dev/null &
 lg=$!
-# stopped first, so that its pipe fills up: the kill leaves lines in it
+# stopped first, so that its pipe fills up: the kill leaves lines in it.
+# Only while cat waits in read(2): stopped between a read and its write,
+# cat would take what it read with it (a loss no daemon can help; it made
+# this test fail under load)
 sleep 0.4
-/bin/kill -STOP -- "-$c1"
+reader=$(pgrep -g "$c1" -x cat | head -1)
+[ -n "$reader" ] || fail "no cat in the program's process group"
+i=0
+while :; do
+  /bin/kill -STOP -- "-$c1"
+  sleep 0.02
+  [ "$(cut -d' ' -f1 "/proc/$reader/syscall" 2>/dev/null)" = 0 ] && break
+  /bin/kill -CONT -- "-$c1"
+  i=$((i + 1)); [ $i -lt 500 ] || fail "cat was never caught waiting in read(2)"
+  sleep 0.005
+done
 sleep 0.3
 /bin/kill -KILL -- "-$c1"
 sleep 0.5
