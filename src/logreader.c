@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* LogReader: see include/sluice/logreader.h. */
 #include "sluice/logreader.h"
+#include "sluice/logsource.h"
 #include "sluice/timeutil.h"
 
 #include <errno.h>
@@ -19,7 +20,6 @@
 struct LogReader
 {
   struct iv_fd fd;
-  struct iv_event resume; /* posted by the window's wakeup */
   struct iv_timer backoff; /* a destination queue was congested */
   struct iv_task task;     /* a regular file is read from a task, not polled */
   LogFramer framer;
@@ -28,7 +28,8 @@ struct LogReader
   void *user_data;
   LogAddr peer;
   size_t transport_len, source_len; /* of opts.transport and opts.source */
-  LogWindow *window; /* NULL without flow control */
+  LogSourceWindow flow;  /* with flow control, from the start */
+  LogWindow *window;     /* flow.window; NULL without flow control */
   bool dgram;
   bool regular; /* a regular file (stdin redirected from one): epoll cannot watch it */
   bool polling; /* the fd's input handler (or the task) is set */
@@ -82,14 +83,6 @@ _set_polling(LogReader *r, bool on)
     iv_task_register(&r->task);
   else if (!on && iv_task_registered(&r->task))
     iv_task_unregister(&r->task);
-}
-
-/* On a destination writer's thread: hand the restart to the worker. */
-static void
-_window_wakeup(void *user_data)
-{
-  LogReader *r = user_data;
-  iv_event_post(&r->resume);
 }
 
 static void
@@ -181,14 +174,9 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
       free(r);
       return NULL;
     }
-  if (opts->iw_size > 0)
-    r->window = log_window_new(opts->iw_size, _window_wakeup, r);
   IV_FD_INIT(&r->fd);
   r->fd.fd = fd;
   r->fd.cookie = r;
-  IV_EVENT_INIT(&r->resume);
-  r->resume.cookie = r;
-  r->resume.handler = _resume;
   struct stat st;
   r->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   IV_TASK_INIT(&r->task);
@@ -231,7 +219,11 @@ log_reader_start(LogReader *r)
 {
   if (!r->regular)
     iv_fd_register(&r->fd);
-  iv_event_register(&r->resume);
+  if (r->opts.iw_size > 0)
+    {
+      log_source_window_init(&r->flow, r->opts.iw_size, _resume, r);
+      r->window = r->flow.window;
+    }
   r->started = true;
   /* an adopted framer may hold whole messages its reader had no turn
    * for: they go first, in order */
@@ -475,10 +467,6 @@ _readable(void *cookie)
 static void
 _release(LogReader *r)
 {
-  /* First no more wakeups (messages still queued keep the window until
-   * they are acked), then the event they would post can go. */
-  if (r->window)
-    log_window_orphan(r->window);
   if (r->started)
     {
       if (iv_timer_registered(&r->backoff))
@@ -487,7 +475,8 @@ _release(LogReader *r)
         iv_task_unregister(&r->task);
       if (!r->regular)
         iv_fd_unregister(&r->fd);
-      iv_event_unregister(&r->resume);
+      log_source_window_deinit(&r->flow);
+      r->window = NULL;
     }
   log_transport_free(r->transport);
   r->transport = NULL;

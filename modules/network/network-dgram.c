@@ -26,7 +26,7 @@ static void
 _dgram_batch_done(void *user_data)
 {
   NetSource *s = user_data;
-  log_pipeline_flush(s->env.pipeline);
+  log_pipeline_flush(s->base.env.pipeline);
   net_warn_truncated(s, s->dgram_reader, NULL, &s->dgram_warned);
 }
 
@@ -35,7 +35,7 @@ _dgram_closed(LogReader *r, int error, const char *reason, void *user_data)
 {
   /* a datagram socket only ends on a hard error: say so, stop reading it */
   NetSource *s = user_data;
-  log_pipeline_flush(s->env.pipeline);
+  log_pipeline_flush(s->base.env.pipeline);
   sluice_log(SLUICE_LOG_ERROR, "Error reading datagram socket, closing it", "local", s->local_name, "error",
              reason, NULL);
   log_reader_free(r);
@@ -58,7 +58,7 @@ _dgram_stop_job(void *arg)
   NetSource *s = arg;
   if (worker_current() != s->dgram_worker || !s->dgram_reader)
     return;
-  log_pipeline_flush(s->env.pipeline);
+  log_pipeline_flush(s->base.env.pipeline);
   /* datagrams not read yet wait in the socket for the next configuration */
   LogFramer framer;
   int fd = log_reader_detach(s->dgram_reader, &framer);
@@ -74,17 +74,17 @@ net_dgram_start(NetSource *s, char **error)
   int fd = net_open_socket(s, error);
   if (fd < 0)
     return false;
-  LogReaderOptions ro = s->ro;
-  ro.iw_size = s->env.flow_control ? (int) s->o.log_iw_size : 0;
+  LogReaderOptions ro = s->base.ro;
+  ro.iw_size = s->base.env.flow_control ? (int) s->o.src.log_iw_size : 0;
   /* created here, started on its worker: nothing polls it before then */
   s->dgram_reader = log_reader_new(fd, true, &ro, &dgram_callbacks, s, NULL);
   if (!s->dgram_reader)
     {
       close(fd);
-      *error = g_strdup_printf("%s(): out of memory for the receive buffer", s->super.driver);
+      *error = g_strdup_printf("%s(): out of memory for the receive buffer", s->base.super.driver);
       return false;
     }
-  s->dgram_worker = worker_pool_pick(s->env.pool);
+  s->dgram_worker = worker_pool_pick(s->base.env.pool);
   worker_stream_added(s->dgram_worker);
   worker_post(s->dgram_worker, _dgram_start_job, s);
   return true;
@@ -93,5 +93,5 @@ net_dgram_start(NetSource *s, char **error)
 void
 net_dgram_stop(NetSource *s)
 {
-  worker_pool_run_everywhere(s->env.pool, _dgram_stop_job, s);
+  worker_pool_run_everywhere(s->base.env.pool, _dgram_stop_job, s);
 }

@@ -17,10 +17,9 @@
 #include <unistd.h>
 
 void
-net_source_deliver(NetSource *s, LogMsg *msg, NetPeerName *peer)
+net_source_deliver(NetSource *s, LogMsg *msg, LogSourcePeer *peer)
 {
-  net_host_apply(&s->host, msg, peer);
-  log_pipeline_deliver(s->env.pipeline, s->env.source_id, msg);
+  log_source_post(&s->base, msg, peer);
 }
 
 void
@@ -30,14 +29,14 @@ net_warn_truncated(NetSource *s, LogReader *r, const char *peer, bool *warned)
     return;
   *warned = true;
   char size[32];
-  snprintf(size, sizeof(size), "%zu", s->ro.log_msg_size);
+  snprintf(size, sizeof(size), "%zu", s->base.ro.log_msg_size);
   const char *text = "Incoming message longer than log-msg-size(), truncated; later ones from this sender are "
                      "truncated silently";
   if (peer)
     sluice_log(SLUICE_LOG_WARNING, text, "client", peer, "local", s->local_name, "log_msg_size", size, "location",
-               s->location, NULL);
+               s->base.location, NULL);
   else
-    sluice_log(SLUICE_LOG_WARNING, text, "local", s->local_name, "log_msg_size", size, "location", s->location,
+    sluice_log(SLUICE_LOG_WARNING, text, "local", s->local_name, "log_msg_size", size, "location", s->base.location,
                NULL);
 }
 
@@ -45,28 +44,21 @@ static bool
 _net_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
 {
   NetSource *s = (NetSource *) d;
-  s->env = *env;
-  s->ro.source = env->name;
-  s->host.group_name = env->name;
-  /* every message of a source carries ".source.<name>", as in syslog-ng */
-  char *tag = g_strdup_printf(".source.%s", env->name);
-  s->host.source_tag = log_tags_get_by_name(tag);
-  g_free(tag);
+  log_source_begin(&s->base, env);
   atomic_store(&s->n_conns, 0);
-  net_bad_hostname_prepare(&s->host, worker_pool_size(env->pool));
   bool ok = s->stream ? net_stream_start(s, error) : net_dgram_start(s, error);
   s->started = ok;
   if (ok && s->stream)
     {
-      g_snprintf(s->super.conn_instance, sizeof(s->super.conn_instance), "afsocket_sd.(stream,%s)", s->local_name);
-      s->super.connections = &s->n_conns;
-      s->super.max_connections = s->max_connections;
+      g_snprintf(s->base.super.conn_instance, sizeof(s->base.super.conn_instance), "afsocket_sd.(stream,%s)", s->local_name);
+      s->base.super.connections = &s->n_conns;
+      s->base.super.max_connections = s->max_connections;
     }
   if (!ok && s->o.optional)
     {
       /* optional(yes): a socket that cannot be had is skipped, loudly */
       sluice_log(SLUICE_LOG_WARNING, "Error opening an optional source, going on without it", "error", *error,
-                 "location", s->location, NULL);
+                 "location", s->base.location, NULL);
       g_free(*error);
       *error = NULL;
       return true;
@@ -94,9 +86,7 @@ _net_free(LogSourceDriver *d)
   net_source_options_free(s);
   net_tls_context_unref(s->tls);
   g_free(s->unix_path);
-  g_free(s->location);
-  free(s->host.tags);
-  net_host_options_free(&s->host);
+  log_source_deinit(&s->base);
   g_ptr_array_free(s->conns, TRUE);
   g_mutex_clear(&s->lock);
   free(s);
@@ -110,8 +100,7 @@ _net_new(NetKind kind, const CfgOption *table, const CfgNode *call, const LogDri
   NetSource *s = calloc(1, sizeof(*s));
   if (!s)
     abort();
-  s->super.ops = &net_ops;
-  s->super.driver = call->name;
+  log_source_init(&s->base, &net_ops, call);
   s->kind = kind;
   s->listen_fd = -1;
   s->conns = g_ptr_array_new();
@@ -127,13 +116,10 @@ _net_new(NetKind kind, const CfgOption *table, const CfgNode *call, const LogDri
   g_free(what);
   if (!ok)
     {
-      _net_free(&s->super);
+      _net_free(&s->base.super);
       return NULL;
     }
-  /* the driver name must outlive the tree: use a static spelling */
-  static const char *const names[] = { "network", "syslog", "tcp", "udp", "tcp6", "udp6", "unix-stream", "unix-dgram" };
-  s->super.driver = names[kind];
-  return &s->super;
+  return &s->base.super;
 }
 
 #define NET_FACTORY(fn, kind, table)                                                                                \

@@ -28,41 +28,6 @@
 
 static const char *const transport_names[] = { "tcp", "udp", "tls", "framed", NULL };
 
-/* flags(): names (for the option table) and, at the same index, the MF_*
- * bit each sets */
-static const char *const flag_names[] = {
-  "no-parse",
-  "check-hostname",
-  "syslog-protocol",
-  "assume-utf8",
-  "validate-utf8",
-  "no-multi-line",
-  "expect-hostname",
-  "no-hostname",
-  "store-raw-message",
-  "dont-store-legacy-msghdr",
-  "no-header",
-  "no-rfc3164-fallback",
-  "store-legacy-msghdr",
-  NULL,
-};
-static const uint32_t flag_bits[] = {
-  MF_NO_PARSE,
-  MF_CHECK_HOSTNAME,
-  MF_SYSLOG_PROTOCOL,
-  MF_ASSUME_UTF8,
-  MF_VALIDATE_UTF8,
-  MF_NO_MULTI_LINE,
-  MF_EXPECT_HOSTNAME,
-  MF_NO_HOSTNAME,
-  MF_STORE_RAW_MESSAGE,
-  MF_DONT_STORE_LEGACY_MSGHDR,
-  MF_NO_HEADER,
-  MF_NO_RFC3164_FALLBACK,
-  0, /* store-legacy-msghdr: what the parser does unless told otherwise */
-};
-G_STATIC_ASSERT(G_N_ELEMENTS(flag_names) == G_N_ELEMENTS(flag_bits) + 1);
-
 static const char *
 _check_trim(const CfgOption *opt, const void *field)
 {
@@ -91,31 +56,7 @@ static const CfgOption ebpf_options[] = {
 
 /* The options every network source takes: reading, parsing and host logic. */
 #define NET_READER_OPTIONS                                                                                          \
-  { .name = "flags", .type = CFG_OPT_FLAGS, .offset = OFF(flags), .names = flag_names },                           \
-  { .name = "log-iw-size", .type = CFG_OPT_INT, .offset = OFF(log_iw_size), .def_int = 100, .min = 1,              \
-    .max = INT32_MAX },                                                                                             \
-  { .name = "log-fetch-limit", .type = CFG_OPT_INT, .offset = OFF(log_fetch_limit), .def_int = 10, .min = 1,       \
-    .max = INT32_MAX },                                                                                             \
-  { .name = "log-msg-size", .type = CFG_OPT_SIZE, .offset = OFF(log_msg_size), .def_int = -1, .min = 1,            \
-    .max = INT32_MAX },                                                                                             \
-  { .name = "host-override", .type = CFG_OPT_STRING, .offset = OFF(host_override) },                               \
-  { .name = "program-override", .type = CFG_OPT_STRING, .offset = OFF(program_override) },                         \
-  { .name = "log-prefix", .type = CFG_OPT_STRING, .offset = OFF(program_override) },                               \
-  { .name = "default-facility", .type = CFG_OPT_ENUM, .offset = OFF(default_facility), .def_int = -1,              \
-    .names = cfg_facility_names },                                                                                      \
-  { .name = "default-priority", .type = CFG_OPT_ENUM, .offset = OFF(default_priority), .def_int = -1,              \
-    .names = cfg_level_names },                                                                                         \
-  { .name = "default-level", .type = CFG_OPT_ENUM, .offset = OFF(default_priority), .def_int = -1,                 \
-    .names = cfg_level_names },                                                                                         \
-  { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = OFF(keep_hostname) },                                 \
-  { .name = "chain-hostnames", .type = CFG_OPT_BOOL, .offset = OFF(chain_hostnames) },                             \
-  { .name = "use-dns", .type = CFG_OPT_BOOL, .offset = OFF(use_dns) },                                             \
-  { .name = "use-fqdn", .type = CFG_OPT_BOOL, .offset = OFF(use_fqdn) },                                           \
-  { .name = "normalize-hostnames", .type = CFG_OPT_BOOL, .offset = OFF(normalize_hostnames) },                     \
-  { .name = "dns-cache", .type = CFG_OPT_BOOL, .offset = OFF(dns_cache) },                                         \
-  { .name = "keep-timestamp", .type = CFG_OPT_BOOL, .offset = OFF(keep_timestamp) },                               \
-  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(time_zone), .check = cfg_check_time_zone },                 \
-  { .name = "tags", .type = CFG_OPT_STRING_LIST, .offset = OFF(tags) },                                            \
+  LOG_SOURCE_OPTION_ROWS(NetSourceOptions, src, 100),                                                              \
   { .name = "so-rcvbuf", .type = CFG_OPT_SIZE, .offset = OFF(so_rcvbuf), .def_int = 0, .min = 0,                   \
     .max = INT32_MAX },                                                                                             \
   { .name = "so-sndbuf", .type = CFG_OPT_SIZE, .offset = OFF(so_sndbuf), .def_int = 0, .min = 0,                   \
@@ -183,23 +124,6 @@ const CfgOption net_unix_dgram_options[] = {
   { 0 },
 };
 
-/* True when the driver call names option name itself. */
-static bool
-_given(const CfgNode *call, const char *name)
-{
-  for (size_t i = 0; i < call->n_children; i++)
-    if (cfg_name_equal(call->children[i]->name, name))
-      return true;
-  return false;
-}
-
-/* A per-source boolean that defaults to the global option. */
-static bool
-_inherit(const CfgNode *call, const char *name, bool own, bool global)
-{
-  return _given(call, name) ? own : global;
-}
-
 static const CfgOption *
 _table_of(NetKind kind)
 {
@@ -227,85 +151,6 @@ _transport(NetSource *s)
     case NET_TCP:
     case NET_TCP6: return NET_TRANSPORT_TCP;
     default: return s->o.transport == NET_TRANSPORT_UNSET ? NET_TRANSPORT_TCP : s->o.transport;
-    }
-}
-
-/* True when flags() named flag. */
-static bool
-_has_flag(const NetSourceOptions *o, const char *flag)
-{
-  for (size_t i = 0; flag_names[i]; i++)
-    if (strcmp(flag_names[i], flag) == 0)
-      return (o->flags & (1u << i)) != 0;
-  return false;
-}
-
-static void
-_resolve_parse(NetSource *s, const CfgNode *call, const LogDriverContext *ctx)
-{
-  LogReaderOptions *ro = &s->ro;
-  MsgFormatOptions *p = &ro->parse;
-  for (size_t i = 0; flag_names[i]; i++)
-    if (s->o.flags & (1u << i))
-      p->flags |= flag_bits[i];
-  if (s->kind == NET_SYSLOG)
-    p->flags |= MF_SYSLOG_PROTOCOL;
-  if (s->is_unix)
-    {
-      /* local senders (syslog(3)) write no hostname: syslog-ng does not
-       * look for one unless flags(expect-hostname) asks */
-      p->flags |= MF_LOCAL;
-      if (!_has_flag(&s->o, "expect-hostname"))
-        p->flags &= ~(uint32_t) MF_EXPECT_HOSTNAME;
-    }
-  /* the global check-hostname() does not reach the parser in syslog-ng
-   * 3.38 (checked: "bad#host" stays HOST); flags(check-hostname) does */
-  /* as syslog-ng: the unset half of default_pri is user / notice */
-  if (s->o.default_facility >= 0 || s->o.default_priority >= 0)
-    {
-      int fac = s->o.default_facility >= 0 ? s->o.default_facility : 1;
-      int lev = s->o.default_priority >= 0 ? cfg_level_codes[s->o.default_priority] : 5;
-      p->default_pri = (uint16_t) (fac * 8 + lev);
-    }
-  /* the global time-zone() is only the sending zone in syslog-ng 3.38
-   * (checked): reception uses time-zone() here or recv-time-zone() */
-  const char *zone = s->o.time_zone ? s->o.time_zone : ctx->global->recv_time_zone;
-  if (zone)
-    p->recv_tz = tz_get(zone, NULL);
-  ro->log_msg_size = (size_t) (s->o.log_msg_size > 0 ? s->o.log_msg_size : ctx->global->log_msg_size);
-  ro->fetch_limit = (int) s->o.log_fetch_limit;
-  ro->transport = s->transport_name;
-}
-
-static void
-_resolve_host(NetSource *s, const CfgNode *call, const LogDriverContext *ctx)
-{
-  const CfgGlobalOptions *g = ctx->global;
-  NetHostOptions *h = &s->host;
-  h->keep_hostname = _inherit(call, "keep-hostname", s->o.keep_hostname, g->keep_hostname);
-  h->chain_hostnames = _inherit(call, "chain-hostnames", s->o.chain_hostnames, g->chain_hostnames);
-  h->use_dns = _inherit(call, "use-dns", s->o.use_dns, g->use_dns);
-  h->use_fqdn = _inherit(call, "use-fqdn", s->o.use_fqdn, g->use_fqdn);
-  h->normalize_hostnames = _inherit(call, "normalize-hostnames", s->o.normalize_hostnames, g->normalize_hostnames);
-  /* syslog-ng forces the DNS cache off (and with it dns-cache-hosts())
-   * when the global use-dns() is no, whatever the source says about use-dns */
-  h->dns_cache = _inherit(call, "dns-cache", s->o.dns_cache, g->dns_cache && g->use_dns);
-  h->keep_timestamp = _inherit(call, "keep-timestamp", s->o.keep_timestamp, g->keep_timestamp);
-  s->create_dirs = _inherit(call, "create-dirs", s->o.create_dirs, g->create_dirs);
-  s->dir_perm = g->dir_perm >= 0 ? (int) g->dir_perm : 0700;
-  h->local = s->is_unix;
-  h->dns_cache_size = g->dns_cache_size;
-  h->dns_cache_expire = g->dns_cache_expire;
-  h->dns_cache_expire_failed = g->dns_cache_expire_failed;
-  h->host_override = s->o.host_override;
-  h->parse = &s->ro.parse;
-  h->program_override = s->o.program_override;
-  if (s->o.tags)
-    {
-      h->n_tags = g_strv_length(s->o.tags);
-      h->tags = calloc(h->n_tags + 1, sizeof(LogTagId));
-      for (size_t i = 0; i < h->n_tags; i++)
-        h->tags[i] = log_tags_get_by_name(s->o.tags[i]);
     }
 }
 
@@ -391,57 +236,38 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
     }
   if (!_resolve_ebpf(s, call, err))
     return false;
-  s->location = g_strdup_printf("%s:%d:%d", call->loc.file, call->loc.line, call->loc.col);
   if (!net_tls_resolve(s, call, transport, err))
     return false;
   s->transport_name = _transport_name(s, transport);
   /* stats-level 1 names the driver as syslog-ng does: network() and
    * syslog() by transport and address, the others by address or path */
   if (s->is_unix)
-    g_strlcpy(s->super.stats_instance, s->unix_path, sizeof(s->super.stats_instance));
+    g_strlcpy(s->base.super.stats_instance, s->unix_path, sizeof(s->base.super.stats_instance));
   else if (s->kind == NET_NETWORK || s->kind == NET_SYSLOG)
-    g_snprintf(s->super.stats_instance, sizeof(s->super.stats_instance), "%s,%s", transport_names[transport],
+    g_snprintf(s->base.super.stats_instance, sizeof(s->base.super.stats_instance), "%s,%s", transport_names[transport],
                s->o.ip);
   else
-    g_strlcpy(s->super.stats_instance, s->o.ip, sizeof(s->super.stats_instance));
+    g_strlcpy(s->base.super.stats_instance, s->o.ip, sizeof(s->base.super.stats_instance));
   if (s->o.max_connections > 0)
     s->max_connections = (int) s->o.max_connections;
   else
     s->max_connections = s->kind == NET_UNIX_STREAM ? 256 : 10;
 
-  log_reader_options_defaults(&s->ro);
+  LogReaderOptions *ro = &s->base.ro;
   if (s->stream)
-    s->ro.framing = (s->kind == NET_SYSLOG || transport == NET_TRANSPORT_FRAMED) ? LOG_FRAMING_OCTET_COUNTED
-                                                                                 : LOG_FRAMING_LF;
+    ro->framing = (s->kind == NET_SYSLOG || transport == NET_TRANSPORT_FRAMED) ? LOG_FRAMING_OCTET_COUNTED
+                                                                               : LOG_FRAMING_LF;
   else
-    s->ro.framing = LOG_FRAMING_DGRAM;
-  _resolve_parse(s, call, ctx);
-  _resolve_host(s, call, ctx);
-  if (s->host.use_dns && s->host.dns_cache && !s->host.local && ctx->global->dns_cache_hosts
-      && ctx->global->dns_cache_hosts[0])
-    {
-      char *error = NULL;
-      if (!net_hosts_file_load(&s->host, ctx->global->dns_cache_hosts, &error))
-        {
-          cfg_error_set(err, &call->loc, "%s(): cannot read the global dns-cache-hosts() file '%s': %s", call->name,
-                        ctx->global->dns_cache_hosts, error);
-          g_free(error);
-          return false;
-        }
-    }
-  if (ctx->global->bad_hostname && ctx->global->bad_hostname[0])
-    {
-      char *error = NULL;
-      if (!net_bad_hostname_compile(&s->host, ctx->global->bad_hostname, &error))
-        {
-          cfg_error_set(err, &call->loc, "%s(): the global bad-hostname() is not a valid regular expression: %s",
-                        call->name, error);
-          g_free(error);
-          return false;
-        }
-      /* the reparse of a line whose hostname is bad needs the line */
-      s->host.keep_raw = (s->ro.parse.flags & MF_STORE_RAW_MESSAGE) != 0;
-      s->ro.parse.flags |= MF_STORE_RAW_MESSAGE;
-    }
+    ro->framing = LOG_FRAMING_DGRAM;
+  if (s->kind == NET_SYSLOG)
+    ro->parse.flags |= MF_SYSLOG_PROTOCOL;
+  /* local senders (syslog(3)) write no hostname: syslog-ng does not look
+   * for one on a unix socket unless flags(expect-hostname) asks */
+  if (s->is_unix && !log_source_has_flag(&s->o.src, "expect-hostname"))
+    ro->parse.flags &= ~(uint32_t) MF_EXPECT_HOSTNAME;
+  s->create_dirs = log_source_option_given(call, "create-dirs") ? s->o.create_dirs : ctx->global->create_dirs;
+  s->dir_perm = ctx->global->dir_perm >= 0 ? (int) ctx->global->dir_perm : 0700;
+  if (!log_source_resolve(&s->base, &s->o.src, call, ctx, s->is_unix, s->transport_name, err))
+    return false;
   return true;
 }

@@ -86,7 +86,7 @@ _inet_addr(NetSource *s, struct sockaddr_storage *ss, socklen_t *len, char **err
   int rc = getaddrinfo(s->o.ip, s->o.port, &hints, &res);
   if (rc != 0 || !res)
     {
-      *error = g_strdup_printf("%s(): cannot resolve ip('%s') port('%s') as %s: %s", s->super.driver, s->o.ip,
+      *error = g_strdup_printf("%s(): cannot resolve ip('%s') port('%s') as %s: %s", s->base.super.driver, s->o.ip,
                                s->o.port, s->family == AF_INET6 ? "IPv6" : "IPv4", gai_strerror(rc));
       if (res)
         freeaddrinfo(res);
@@ -138,7 +138,7 @@ _unix_perms(NetSource *s, char **error)
         uid = (uid_t) v;
       else
         {
-          *error = g_strdup_printf("%s(): unknown user in owner('%s')", s->super.driver, s->o.owner);
+          *error = g_strdup_printf("%s(): unknown user in owner('%s')", s->base.super.driver, s->o.owner);
           return false;
         }
     }
@@ -153,7 +153,7 @@ _unix_perms(NetSource *s, char **error)
         gid = (gid_t) v;
       else
         {
-          *error = g_strdup_printf("%s(): unknown group in group('%s')", s->super.driver, s->o.group);
+          *error = g_strdup_printf("%s(): unknown group in group('%s')", s->base.super.driver, s->o.group);
           return false;
         }
     }

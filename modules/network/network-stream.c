@@ -39,7 +39,7 @@ struct NetConn
   LogReader *reader;
   int fd;
   LogAddr peer;
-  NetPeerName peer_name;
+  LogSourcePeer peer_name;
   guint index;              /* in src->conns, under src->lock */
   bool warned;              /* a truncated message was logged */
   char client[160];
@@ -103,7 +103,7 @@ static void
 _conn_batch_done(void *user_data)
 {
   NetConn *c = user_data;
-  log_pipeline_flush(c->src->env.pipeline);
+  log_pipeline_flush(c->src->base.env.pipeline);
   net_warn_truncated(c->src, c->reader, c->client, &c->warned);
 }
 
@@ -119,7 +119,7 @@ _conn_closed(LogReader *r, int error, const char *reason, void *user_data)
 {
   NetConn *c = user_data;
   _conn_stop_timer(c);
-  log_pipeline_flush(c->src->env.pipeline);
+  log_pipeline_flush(c->src->base.env.pipeline);
   net_warn_truncated(c->src, r, c->client, &c->warned);
   _conn_release_slot(c);
   if (error < 0)
@@ -180,9 +180,9 @@ _conn_start_timer(NetConn *c)
 static int
 _conn_window(NetSource *s)
 {
-  if (!s->env.flow_control)
+  if (!s->base.env.flow_control)
     return 0;
-  int per = (int) (s->o.log_iw_size / s->max_connections);
+  int per = (int) (s->o.src.log_iw_size / s->max_connections);
   return per < 100 ? 100 : per;
 }
 
@@ -191,7 +191,7 @@ _conn_start_job(void *arg)
 {
   NetConn *c = arg;
   NetSource *s = c->src;
-  LogReaderOptions ro = s->ro;
+  LogReaderOptions ro = s->base.ro;
   ro.iw_size = _conn_window(s);
   c->reader = log_reader_new(c->fd, false, &ro, &conn_callbacks, c, &c->peer);
   if (!c->reader)
@@ -276,7 +276,7 @@ _reject(NetSource *s, int fd, const char *client)
   char max[16];
   snprintf(max, sizeof(max), "%d", s->max_connections);
   sluice_log(SLUICE_LOG_ERROR, "Number of allowed concurrent connections reached, rejecting connection", "client",
-             client, "local", s->local_name, "group_name", s->env.name, "location", s->location, "max", max, NULL);
+             client, "local", s->local_name, "group_name", s->base.env.name, "location", s->base.location, "max", max, NULL);
   close(fd);
 }
 
@@ -298,7 +298,7 @@ _conn_add(NetSource *s, int fd, const LogAddr *peer, const char *client, Handove
   c->handshake.cookie = c;
   c->handshake.handler = _conn_handshake_expired;
   g_strlcpy(c->client, client, sizeof(c->client));
-  c->worker = worker_pool_pick(s->env.pool);
+  c->worker = worker_pool_pick(s->base.env.pool);
   worker_stream_added(c->worker);
   g_mutex_lock(&s->lock);
   c->index = s->conns->len;
@@ -385,7 +385,7 @@ _conns_stop_job(void *arg)
     }
   g_mutex_unlock(&s->lock);
   if (mine->len)
-    log_pipeline_flush(s->env.pipeline);
+    log_pipeline_flush(s->base.env.pipeline);
   /* keep-alive(no): a reload closes the connections (the listener is
    * carried all the same) */
   bool handover = handover_active() && s->o.keep_alive;
@@ -420,11 +420,11 @@ _conns_stop_job(void *arg)
 bool
 net_stream_start(NetSource *s, char **error)
 {
-  if (s->env.flow_control && s->o.log_iw_size / s->max_connections < 100)
+  if (s->base.env.flow_control && s->o.src.log_iw_size / s->max_connections < 100)
     {
       /* syslog-ng's warning, word for word: operators grep for it */
       char iw[32], fifo[32];
-      snprintf(iw, sizeof(iw), "%lld", (long long) s->o.log_iw_size);
+      snprintf(iw, sizeof(iw), "%lld", (long long) s->o.src.log_iw_size);
       snprintf(fifo, sizeof(fifo), "%lld", (long long) s->max_connections * 100);
       sluice_log(SLUICE_LOG_WARNING,
                  "WARNING: window sizing for tcp sources were changed in syslog-ng 3.3, the configuration value was "
@@ -442,7 +442,7 @@ net_stream_start(NetSource *s, char **error)
     abort();
   acceptor_init(l, s->listen_fd, s->local_name, _accept_one, s);
   s->listener = l;
-  s->listen_worker = worker_pool_pick(s->env.pool);
+  s->listen_worker = worker_pool_pick(s->base.env.pool);
   worker_post(s->listen_worker, _listen_start_job, s);
   _adopt_conns(s);
   return true;
@@ -487,14 +487,14 @@ _conns_drain(NetSource *s)
 {
   if (atomic_load(&s->n_conns) == 0)
     return;
-  worker_pool_run_everywhere(s->env.pool, _conns_half_close_job, s);
+  worker_pool_run_everywhere(s->base.env.pool, _conns_half_close_job, s);
   int64_t start = g_get_monotonic_time() / 1000, quiet_since = start;
-  uint64_t seen = log_pipeline_slot_received(s->env.pipeline, s->env.source_id, NULL);
+  uint64_t seen = log_pipeline_slot_received(s->base.env.pipeline, s->base.env.source_id, NULL);
   while (atomic_load(&s->n_conns) > 0)
     {
       g_usleep(2000);
       int64_t now = g_get_monotonic_time() / 1000;
-      uint64_t n = log_pipeline_slot_received(s->env.pipeline, s->env.source_id, NULL);
+      uint64_t n = log_pipeline_slot_received(s->base.env.pipeline, s->base.env.source_id, NULL);
       if (n != seen)
         {
           seen = n;
@@ -510,8 +510,8 @@ net_stream_stop(NetSource *s)
 {
   /* round one: no more accepts; round two: every connection, after any
    * start job an accept posted before round one ended */
-  worker_pool_run_everywhere(s->env.pool, _listen_stop_job, s);
+  worker_pool_run_everywhere(s->base.env.pool, _listen_stop_job, s);
   if (!handover_active() || !s->o.keep_alive)
     _conns_drain(s);
-  worker_pool_run_everywhere(s->env.pool, _conns_stop_job, s);
+  worker_pool_run_everywhere(s->base.env.pool, _conns_stop_job, s);
 }

@@ -263,7 +263,7 @@ net_tls_resolve(NetSource *s, const CfgNode *call, int transport, CfgError *err)
   if (!want)
     return true;
   char *error = NULL;
-  s->tls = net_tls_context_new(&s->o.tls, true, s->location, &error);
+  s->tls = net_tls_context_new(&s->o.tls, true, s->base.location, &error);
   if (!s->tls)
     {
       cfg_error_set(err, tls ? &tls->loc : &call->loc, "%s(): %s", call->name, error);

@@ -20,7 +20,7 @@
  * accept posted there before the first round ended (jobs run in order).
  * When the second round returns no worker touches the source any more.
  *
- * Host logic (network-host.c) follows syslog-ng's: HOST_FROM is the peer's
+ * Host logic (the core's, src/logsource-host.c) follows syslog-ng's: HOST_FROM is the peer's
  * name (use-dns, use-fqdn, normalize-hostnames, a DNS cache), HOST is the
  * parsed hostname with keep-hostname(yes) and otherwise the peer's name
  * (chain-hostnames prepends the parsed one), then host-override(),
@@ -31,6 +31,7 @@
 
 #include "sluice/driver.h"
 #include "sluice/logreader.h"
+#include "sluice/logsource.h"
 
 #include <glib.h>
 #include <stdatomic.h>
@@ -64,6 +65,7 @@ enum
  * global default are resolved in net_source_resolve(), after the table. */
 typedef struct NetSourceOptions
 {
+  LogSourceOptions src;     /* what every source takes (sluice/logsource.h) */
   char *ip;
   char *port;
   int transport;
@@ -91,23 +93,6 @@ typedef struct NetSourceOptions
   char *group;
   int64_t perm;
 
-  uint32_t flags;           /* bit i: net_flag_names[i] */
-  int64_t log_iw_size;
-  int64_t log_fetch_limit;
-  int64_t log_msg_size;     /* -1: the global log-msg-size */
-  char *host_override;
-  char *program_override;
-  int default_facility;     /* -1: unset */
-  int default_priority;     /* -1: unset */
-  bool keep_hostname;
-  bool chain_hostnames;
-  bool use_dns;
-  bool use_fqdn;
-  bool normalize_hostnames;
-  bool dns_cache;
-  bool keep_timestamp;
-  char *time_zone;
-  char **tags;
   char *persist_name;       /* the source's socket across reloads (handover.h) */
   NetTlsOptions tls;        /* tls() (network-tls.h) */
 } NetSourceOptions;
@@ -116,51 +101,13 @@ extern const CfgOption net_inet_options[];
 extern const CfgOption net_unix_stream_options[];
 extern const CfgOption net_unix_dgram_options[];
 
-/* What the host logic needs per message. */
-typedef struct NetHostOptions
-{
-  bool keep_hostname;
-  bool chain_hostnames;
-  bool use_dns;
-  bool use_fqdn;
-  bool normalize_hostnames;
-  bool dns_cache;
-  bool keep_timestamp;
-  bool local;               /* a unix socket: the peer is this host */
-  int64_t dns_cache_size;
-  int64_t dns_cache_expire;
-  int64_t dns_cache_expire_failed;
-  const char *group_name;   /* the source statement's name */
-  void *bad_hostname;       /* pcre2_code of the global bad-hostname(), or NULL */
-  GHashTable *hosts;        /* dns-cache-hosts(): address text -> name, or NULL */
-  void **match_data;        /* pcre2_match_data per worker (by worker_index) */
-  int n_match_data;
-  bool keep_raw;            /* flags(store-raw-message) was asked for */
-  const MsgFormatOptions *parse; /* the source's parse options (for a reparse) */
-  const char *host_override;
-  const char *program_override;
-  LogTagId *tags;
-  size_t n_tags;
-  LogTagId source_tag;      /* ".source.<group_name>" */
-} NetHostOptions;
-
-/* The last peer one reader resolved, so a connection (or a run of
- * datagrams from one sender) resolves once, not per message: no DNS cache
- * lock per message.  Owned by the reader's worker. */
-typedef struct NetPeerName
-{
-  LogAddr addr;
-  int64_t expires;          /* CLOCK_MONOTONIC seconds; 0: never valid */
-  char name[256];
-} NetPeerName;
-
 /* A configured source driver. */
 typedef struct NetSource NetSource;
 typedef struct NetConn NetConn;
 
 struct NetSource
 {
-  LogSourceDriver super;
+  LogSource base;           /* the driver, env, reading options, host logic */
   NetKind kind;
   NetSourceOptions o;
 
@@ -171,15 +118,11 @@ struct NetSource
   char *unix_path;
   const char *transport_name;
   int max_connections;
-  LogReaderOptions ro;      /* per-connection window set at start */
-  NetHostOptions host;
-  char *location;           /* "file:line:col" for log lines */
   NetTlsContext *tls;       /* TLS connections; NULL: plain */
   bool create_dirs;         /* unix: create the socket's directory */
   int dir_perm;             /* ... with these permissions */
 
   /* running */
-  LogSourceEnv env;
   char local_name[160];     /* "AF_INET(127.0.0.1:514)" */
   char handover_key[176];   /* "stream:" or "dgram:" + the configured address */
   int listen_fd;
@@ -187,7 +130,7 @@ struct NetSource
   void *listener;           /* Acceptor (sluice/acceptor.h), owned by listen_worker */
   LogReader *dgram_reader;
   bool dgram_warned;        /* a truncation was logged */
-  NetPeerName dgram_peer;   /* dgram_worker's */
+  LogSourcePeer dgram_peer;   /* dgram_worker's */
   Worker *dgram_worker;
   GMutex lock;              /* conns */
   GPtrArray *conns;         /* NetConn*, any worker */
@@ -206,24 +149,6 @@ void net_source_options_free(NetSource *s);
  * asks for one; false with *err when tls() cannot apply or its files or
  * options are refused.  Needs s->is_unix and s->location. */
 bool net_tls_resolve(NetSource *s, const CfgNode *call, int transport, CfgError *err);
-
-/* network-host.c */
-/* Apply the host logic and overrides to a freshly parsed message; peer
- * remembers the sender's name between messages of one reader. */
-void net_host_apply(const NetHostOptions *h, LogMsg *msg, NetPeerName *peer);
-/* This host's name: short, or fully qualified with fqdn. */
-const char *net_local_hostname(bool fqdn);
-/* The name of addr as HOST_FROM shows it. */
-void net_resolve_addr(const NetHostOptions *h, const LogAddr *addr, char *out, size_t out_len);
-/* Compile the global bad-hostname() pattern into h; false with *error
- * (g_free) when it is not a valid regular expression. */
-bool net_bad_hostname_compile(NetHostOptions *h, const char *pattern, char **error);
-void net_host_options_free(NetHostOptions *h);
-/* Match data for each of n workers (at start, when there is a pattern). */
-void net_bad_hostname_prepare(NetHostOptions *h, int n);
-/* Load the global dns-cache-hosts() file (/etc/hosts format) into h;
- * false with *error (g_free) when it cannot be read. */
-bool net_hosts_file_load(NetHostOptions *h, const char *path, char **error);
 
 /* network-socket.c */
 /* "AF_INET(1.2.3.4:514)", "AF_INET6([::1]:514)", "AF_UNIX(/path)" */
@@ -250,6 +175,6 @@ void net_dgram_stop(NetSource *s);
 void net_warn_truncated(NetSource *s, LogReader *r, const char *peer, bool *warned);
 
 /* The reader callbacks' shared deliver step: host logic, then the pipeline. */
-void net_source_deliver(NetSource *s, LogMsg *msg, NetPeerName *peer);
+void net_source_deliver(NetSource *s, LogMsg *msg, LogSourcePeer *peer);
 
 #endif

@@ -95,6 +95,7 @@ struct RelpConn
   bool flush_waits_in;      /* TLS: the write waits for the fd to have bytes */
   bool flush_waits_out;     /* the write waits for room in the socket */
   LogWindow *window;
+  LogSourcePeer peer_name; /* HOST_FROM of its messages, resolved once */
   char *buf;                /* unparsed bytes buf[0..len) */
   size_t len, cap;
   GString *out;             /* frames not yet written, from out_off */
@@ -148,7 +149,7 @@ static void
 _conn_close(RelpConn *c, const char *reason)
 {
   RelpSource *s = c->src;
-  log_pipeline_flush(s->env.pipeline);
+  log_pipeline_flush(s->base.env.pipeline);
   g_mutex_lock(&s->lock);
   _conns_remove(s, c);
   g_mutex_unlock(&s->lock);
@@ -298,18 +299,15 @@ static void
 _deliver(RelpConn *c, const RelpFrame *f, const LogStamp *recvd)
 {
   RelpSource *s = c->src;
-  LogMsg *msg = msg_format_parse(&s->parse, f->data, f->data_len, recvd);
+  LogMsg *msg = msg_format_parse(&s->base.ro.parse, f->data, f->data_len, recvd);
   msg->saddr = c->peer;
-  log_msg_set_value(msg, LM_V_HOST_FROM, c->peer_ip, -1);
-  if (!s->o.keep_hostname || !log_msg_is_value_set(msg, LM_V_HOST))
-    log_msg_set_value(msg, LM_V_HOST, c->peer_ip, -1);
   log_msg_set_value(msg, LM_V_SOURCE, s->name, -1);
   log_msg_set_value_ref(msg, LM_V_TRANSPORT, "relp", 4);
   msg->flags |= LF_ACK_WRITTEN;
   msg->ack_cookie = f->txnr;
   log_msg_ack_begin(msg, c->window);
   c->in_flight++;
-  log_pipeline_deliver(s->env.pipeline, s->env.source_id, msg);
+  log_source_post(&s->base, msg, &c->peer_name);
 }
 
 static void
@@ -402,7 +400,7 @@ _conn_parse(RelpConn *c)
       _frame(c, &f, &recvd);
       off += used;
     }
-  log_pipeline_flush(c->src->env.pipeline);
+  log_pipeline_flush(c->src->base.env.pipeline);
   memmove(c->buf, c->buf + off, c->len - off);
   c->len -= off;
   _maybe_answer_close(c);
@@ -591,7 +589,7 @@ relp_conn_add(RelpSource *s, int fd, const LogAddr *peer, const char *client, co
   IV_TASK_INIT(&c->more);
   c->more.cookie = c;
   c->more.handler = _conn_more;
-  c->worker = worker_pool_pick(s->env.pool);
+  c->worker = worker_pool_pick(s->base.env.pool);
   worker_stream_added(c->worker);
   g_mutex_lock(&s->lock);
   c->index = s->conns->len;
@@ -624,7 +622,7 @@ relp_conns_stop_job(void *arg)
     }
   g_mutex_unlock(&s->lock);
   if (mine->len)
-    log_pipeline_flush(s->env.pipeline);
+    log_pipeline_flush(s->base.env.pipeline);
   for (guint i = 0; i < mine->len; i++)
     {
       RelpConn *c = g_ptr_array_index(mine, i);

@@ -49,13 +49,9 @@ static const CfgOption relp_source_options[] = {
   { .name = "port", .type = CFG_OPT_STRING, .offset = OFF(port), .def_str = "514", .check = cfg_check_port },
   { .name = "max-connections", .type = CFG_OPT_INT, .offset = OFF(max_connections), .def_int = 10, .min = 1,
     .max = 1000000 },
-  { .name = "log-iw-size", .type = CFG_OPT_SIZE, .offset = OFF(log_iw_size), .def_int = 1000, .min = 1,
-    .max = INT32_MAX },
-  { .name = "log-msg-size", .type = CFG_OPT_SIZE, .offset = OFF(log_msg_size), .def_int = -1, .min = 1,
-    .max = 256 * 1024 * 1024 },
+  LOG_SOURCE_OPTION_ROWS(RelpSourceOptions, src, 1000),
   { .name = "listen-backlog", .type = CFG_OPT_INT, .offset = OFF(listen_backlog), .def_int = 255, .min = 1,
     .max = INT32_MAX },
-  { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = OFF(keep_hostname) },
   { .name = "keep-alive", .type = CFG_OPT_BOOL, .offset = OFF(keep_alive), .def_int = 1 },
   { .name = "tls", .type = CFG_OPT_BLOCK, .offset = OFF(tls), .sub = net_tls_options },
   { 0 },
@@ -188,7 +184,7 @@ _start_listener(RelpSource *s, char **error)
   if (!s->listener)
     abort();
   acceptor_init(&s->listener->acceptor, s->listen_fd, s->local_name, _accept_one, s);
-  s->listen_worker = worker_pool_pick(s->env.pool);
+  s->listen_worker = worker_pool_pick(s->base.env.pool);
   worker_post(s->listen_worker, _listen_start_job, s);
   return true;
 }
@@ -199,20 +195,17 @@ static bool
 _relp_start(LogSourceDriver *sd, const LogSourceEnv *env, char **error)
 {
   RelpSource *s = (RelpSource *) sd;
-  s->env = *env;
+  log_source_begin(&s->base, env);
   g_free(s->name);
   s->name = g_strdup(env->name ? env->name : "relp");
-  int64_t per = s->o.log_iw_size / s->o.max_connections;
+  int64_t per = s->o.src.log_iw_size / s->o.max_connections;
   s->window = per < 100 ? 100 : (int) per;
-  int64_t msg_size = s->o.log_msg_size > 0 ? s->o.log_msg_size
-                                           : (env->global && env->global->log_msg_size > 0 ? env->global->log_msg_size
-                                                                                             : 65536);
+  int64_t msg_size = (int64_t) s->base.ro.log_msg_size;
   /* the open offers fit in 128 KiB whatever log-msg-size() says */
   s->max_data = (size_t) (msg_size > 128 * 1024 ? msg_size : 128 * 1024);
-  msg_format_options_defaults(&s->parse);
-  g_snprintf(s->super.stats_instance, sizeof(s->super.stats_instance), "relp,%s",
+  g_snprintf(s->base.super.stats_instance, sizeof(s->base.super.stats_instance), "relp,%s",
              s->o.ip && *s->o.ip ? s->o.ip : "0.0.0.0");
-  s->super.max_connections = (int) s->o.max_connections;
+  s->base.super.max_connections = (int) s->o.max_connections;
   return _start_listener(s, error);
 }
 
@@ -220,8 +213,8 @@ static void
 _relp_stop(LogSourceDriver *sd)
 {
   RelpSource *s = (RelpSource *) sd;
-  worker_pool_run_everywhere(s->env.pool, _listen_stop_job, s);
-  worker_pool_run_everywhere(s->env.pool, relp_conns_stop_job, s);
+  worker_pool_run_everywhere(s->base.env.pool, _listen_stop_job, s);
+  worker_pool_run_everywhere(s->base.env.pool, relp_conns_stop_job, s);
 }
 
 static void
@@ -229,6 +222,7 @@ _relp_free(LogSourceDriver *sd)
 {
   RelpSource *s = (RelpSource *) sd;
   cfg_options_free(relp_source_options, &s->o);
+  log_source_deinit(&s->base);
   net_tls_context_unref(s->tls);
   g_ptr_array_free(s->conns, TRUE);
   g_mutex_clear(&s->lock);
@@ -245,23 +239,20 @@ _relp_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err
   RelpSource *s = calloc(1, sizeof(*s));
   if (!s)
     abort();
-  s->super.ops = &relp_source_ops;
-  s->super.driver = "relp";
-  s->super.loc = call->loc;
+  log_source_init(&s->base, &relp_source_ops, call);
   s->listen_fd = -1;
   g_mutex_init(&s->lock);
   s->conns = g_ptr_array_new();
   cfg_options_defaults(relp_source_options, &s->o);
-  if (ctx->global)
-    s->o.keep_hostname = ctx->global->keep_hostname;
   if (!cfg_options_apply(relp_source_options, call, &s->o, "relp()", err)
+      || !log_source_resolve(&s->base, &s->o.src, call, ctx, false, "relp", err)
       || !net_tls_context_for_call(&s->o.tls, call, true, &s->tls, err))
     {
-      _relp_free(&s->super);
+      _relp_free(&s->base.super);
       return NULL;
     }
-  s->super.connections = &s->n_conns;
-  return &s->super;
+  s->base.super.connections = &s->n_conns;
+  return &s->base.super;
 }
 
 const LogDriverFactory relp_source_factory = {

@@ -33,6 +33,7 @@
 
 #include "network/network-tls.h"
 #include "sluice/driver.h"
+#include "sluice/logsource.h"
 #include "sluice/msg-format.h"
 #include "sluice/template.h"
 
@@ -45,13 +46,11 @@
 
 typedef struct RelpSourceOptions
 {
+  LogSourceOptions src;     /* what every source takes (sluice/logsource.h) */
   char *ip;
   char *port;
   int64_t max_connections;
-  int64_t log_iw_size;
-  int64_t log_msg_size; /* -1: the global log-msg-size() */
   int64_t listen_backlog;
-  bool keep_hostname;
   bool keep_alive;
   NetTlsOptions tls;        /* tls(), as network()'s */
 } RelpSourceOptions;
@@ -60,10 +59,8 @@ typedef struct RelpListener RelpListener;
 
 typedef struct RelpSource
 {
-  LogSourceDriver super;
+  LogSource base;           /* the driver, env, parse options, host logic */
   RelpSourceOptions o;
-  LogSourceEnv env;
-  MsgFormatOptions parse;
   NetTlsContext *tls;       /* tls() given: every connection is TLS */
   char *name;
   char *handover_key;

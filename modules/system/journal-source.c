@@ -102,26 +102,20 @@ static const CfgOption journal_options[] = {
 
 typedef struct JournalSource
 {
-  LogSourceDriver super;
+  LogSource base;          /* the driver, env and host logic (local) */
   JournalOptions o;
   JournalMapOptions map;
   TimeZoneInfo *tz;
-  bool keep_hostname;
-  bool use_fqdn;
-  LogTagId *tags;
-  size_t n_tags;
   char *cursor_path;
 
   /* running: the worker's once handed over */
-  LogSourceEnv env;
-  const char *hostname;
-  LogTagId source_tag;
+  LogSourcePeer peer;      /* HOST_FROM: this host */
   sd_journal *j;
   Worker *worker;
-  LogWindow *window;
+  LogSourceWindow flow;    /* with flow control */
+  LogWindow *window;       /* flow.window, NULL without */
   struct iv_fd fd;
   struct iv_task task;
-  struct iv_event resume;
   struct iv_timer backoff;
   struct iv_timer save;
   struct iv_timer poll;
@@ -292,25 +286,12 @@ _deliver_entry(JournalSource *s, const LogStamp *now)
   else
     msg->stamps[LM_TS_STAMP] = *now;
 
-  /* syslog-ng's host logic for a local source: _HOSTNAME only stays with
-   * keep-hostname(yes), and an empty one never */
-  log_msg_set_value(msg, LM_V_HOST_FROM, s->hostname, -1);
-  size_t hlen = 0;
-  if (log_msg_is_value_set(msg, LM_V_HOST))
-    log_msg_get_value(msg, LM_V_HOST, &hlen);
-  if (!s->keep_hostname || hlen == 0)
-    log_msg_set_value(msg, LM_V_HOST, s->hostname, -1);
-  if (s->o.host_override)
-    log_msg_set_value(msg, LM_V_HOST, s->o.host_override, -1);
-  if (s->o.program_override)
-    log_msg_set_value(msg, LM_V_PROGRAM, s->o.program_override, -1);
-  log_msg_set_value(msg, LM_V_SOURCE, s->env.name, -1);
-  log_msg_set_tag(msg, s->source_tag);
-  for (size_t i = 0; i < s->n_tags; i++)
-    log_msg_set_tag(msg, s->tags[i]);
+  /* syslog-ng's host logic for a local source (sluice/logsource.h):
+   * _HOSTNAME only stays with keep-hostname(yes), and an empty one never */
+  log_msg_set_value(msg, LM_V_SOURCE, s->base.env.name, -1);
   if (s->window)
     log_msg_ack_begin(msg, s->window);
-  log_pipeline_deliver(s->env.pipeline, s->env.source_id, msg);
+  log_source_post(&s->base, msg, &s->peer);
 }
 
 static bool
@@ -360,7 +341,7 @@ _read_entries(JournalSource *s)
           s->cursor_dirty = true;
           _timer_in(&s->save, JOURNAL_SAVE_NS);
         }
-      log_pipeline_flush(s->env.pipeline);
+      log_pipeline_flush(s->base.env.pipeline);
     }
   if (log_queue_congestion_take())
     {
@@ -427,14 +408,6 @@ _resume(void *cookie)
     iv_task_register(&s->task);
 }
 
-/* On a writer's thread: hand the news to the worker. */
-static void
-_window_wakeup(void *user_data)
-{
-  JournalSource *s = user_data;
-  iv_event_post(&s->resume);
-}
-
 static void
 _start_job(void *arg)
 {
@@ -447,10 +420,11 @@ _start_job(void *arg)
   IV_TASK_INIT(&s->task);
   s->task.cookie = s;
   s->task.handler = _task_run;
-  IV_EVENT_INIT(&s->resume);
-  s->resume.cookie = s;
-  s->resume.handler = _resume;
-  iv_event_register(&s->resume);
+  if (s->base.env.flow_control)
+    {
+      log_source_window_init(&s->flow, (int) s->o.log_iw_size, _resume, s);
+      s->window = s->flow.window;
+    }
   IV_TIMER_INIT(&s->backoff);
   s->backoff.cookie = s;
   s->backoff.handler = _backoff_done;
@@ -473,18 +447,16 @@ _stop_job(void *arg)
   JournalSource *s = arg;
   if (worker_current() != s->worker || !s->registered)
     return;
-  if (s->window)
-    log_window_orphan(s->window);
+  log_source_window_deinit(&s->flow);
   s->window = NULL;
   iv_fd_unregister(&s->fd);
   if (iv_task_registered(&s->task))
     iv_task_unregister(&s->task);
-  iv_event_unregister(&s->resume);
   struct iv_timer *timers[] = { &s->backoff, &s->save, &s->poll };
   for (size_t i = 0; i < G_N_ELEMENTS(timers); i++)
     if (iv_timer_registered(timers[i]))
       iv_timer_unregister(timers[i]);
-  log_pipeline_flush(s->env.pipeline);
+  log_pipeline_flush(s->base.env.pipeline);
   s->registered = false;
 }
 
@@ -569,11 +541,7 @@ static bool
 _journal_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
 {
   JournalSource *s = (JournalSource *) d;
-  s->env = *env;
-  s->hostname = net_local_hostname(s->use_fqdn);
-  char *tag = g_strdup_printf(".source.%s", env->name);
-  s->source_tag = log_tags_get_by_name(tag);
-  g_free(tag);
+  log_source_begin(&s->base, env);
   s->read_error_said = false;
   if (!_cursor_file_claim(s->cursor_path))
     {
@@ -613,8 +581,6 @@ _journal_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
       _cursor_file_release(s->cursor_path);
       return false;
     }
-  if (env->flow_control)
-    s->window = log_window_new((int) s->o.log_iw_size, _window_wakeup, s);
   s->worker = worker_pool_pick(env->pool);
   worker_stream_added(s->worker);
   worker_post(s->worker, _start_job, s);
@@ -628,7 +594,7 @@ _journal_stop(LogSourceDriver *d)
   JournalSource *s = (JournalSource *) d;
   if (!s->started)
     return;
-  worker_pool_run_everywhere(s->env.pool, _stop_job, s);
+  worker_pool_run_everywhere(s->base.env.pool, _stop_job, s);
   worker_stream_removed(s->worker);
   /* the reload's new source (or the next run) goes on from here */
   if (s->cursor)
@@ -649,21 +615,12 @@ _journal_free(LogSourceDriver *d)
 {
   JournalSource *s = (JournalSource *) d;
   cfg_options_free(journal_options, &s->o);
-  g_free(s->tags);
+  log_source_deinit(&s->base);
   g_free(s->cursor_path);
   free(s);
 }
 
 static const LogSourceOps journal_ops = { _journal_start, _journal_stop, _journal_free };
-
-static bool
-_given(const CfgNode *call, const char *name)
-{
-  for (size_t i = 0; i < call->n_children; i++)
-    if (cfg_name_equal(call->children[i]->name, name))
-      return true;
-  return false;
-}
 
 /* The default cursor file: one per journal read, in Sluice's state
  * directory ("systemd-journal.all.cursor" for every namespace). */
@@ -686,39 +643,49 @@ _journal_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   JournalSource *s = calloc(1, sizeof(*s));
   if (!s)
     abort();
-  s->super.ops = &journal_ops;
-  s->super.driver = "systemd-journal";
-  s->super.loc = call->loc;
+  log_source_init(&s->base, &journal_ops, call);
   cfg_options_defaults(journal_options, &s->o);
   if (!cfg_options_apply(journal_options, call, &s->o, "systemd-journal()", err))
     {
-      _journal_free(&s->super);
+      _journal_free(&s->base.super);
       return NULL;
     }
-  if (s->o.directory && _given(call, "namespace"))
+  if (s->o.directory && log_source_option_given(call, "namespace"))
     {
       cfg_error_set(err, &call->loc, "systemd-journal(): directory() and namespace() cannot be used together");
-      _journal_free(&s->super);
+      _journal_free(&s->base.super);
       return NULL;
     }
-  const CfgGlobalOptions *g = ctx->global;
-  s->keep_hostname = _given(call, "keep-hostname") ? s->o.keep_hostname : g && g->keep_hostname;
-  s->use_fqdn = _given(call, "use-fqdn") ? s->o.use_fqdn : g && g->use_fqdn;
+  /* its own table (syslog-ng's names for this source), the core's host
+   * logic: the options it shares with every source go through resolve */
+  LogSourceOptions so = {
+    .log_iw_size = s->o.log_iw_size,
+    .log_fetch_limit = s->o.log_fetch_limit,
+    .log_msg_size = -1,
+    .host_override = s->o.host_override,
+    .program_override = s->o.program_override,
+    .default_facility = -1,
+    .default_priority = -1,
+    .keep_hostname = s->o.keep_hostname,
+    .use_fqdn = s->o.use_fqdn,
+    .keep_timestamp = true,
+    .tags = s->o.tags,
+  };
+  if (!log_source_resolve(&s->base, &so, call, ctx, true, "local+journal", err))
+    {
+      _journal_free(&s->base.super);
+      return NULL;
+    }
   s->tz = s->o.time_zone ? tz_get(s->o.time_zone, NULL) : NULL;
   uint16_t pri = (uint16_t) (s->o.default_facility * 8 + cfg_level_codes[s->o.default_level]);
   if (!journal_map_options_init(&s->map, s->o.prefix, (size_t) s->o.max_field_size, pri, s->tz))
     {
       cfg_error_set(err, &call->loc, "systemd-journal(): no room for more value names");
-      _journal_free(&s->super);
+      _journal_free(&s->base.super);
       return NULL;
     }
-  for (char **t = s->o.tags; t && *t; t++)
-    {
-      s->tags = g_renew(LogTagId, s->tags, s->n_tags + 1);
-      s->tags[s->n_tags++] = log_tags_get_by_name(*t);
-    }
   s->cursor_path = s->o.cursor_file ? g_strdup(s->o.cursor_file) : _default_cursor_path(&s->o);
-  return &s->super;
+  return &s->base.super;
 }
 
 LogSourceDriver *

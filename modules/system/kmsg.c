@@ -372,7 +372,7 @@ bool
 kmsg_source_start(KmsgSource *k, const LogSourceEnv *env, char **error)
 {
   k->env = *env;
-  k->hostname = net_local_hostname(env->global && env->global->use_fqdn);
+  k->hostname = log_source_local_hostname(env->global && env->global->use_fqdn);
   char *tag = g_strdup_printf(".source.%s", env->name);
   k->source_tag = log_tags_get_by_name(tag);
   g_free(tag);

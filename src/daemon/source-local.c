@@ -15,6 +15,7 @@
 #include "mainloop.h"
 #include "sluice/internal-log.h"
 #include "sluice/logreader.h"
+#include "sluice/logsource.h"
 #include "sluice/msg-format.h"
 #include "sluice/pipeline.h"
 
@@ -25,69 +26,35 @@
 #include <time.h>
 #include <unistd.h>
 
-static char local_hostname[256];
-
-static const char *
-_hostname(void)
-{
-  if (!local_hostname[0])
-    {
-      if (gethostname(local_hostname, sizeof(local_hostname) - 1) != 0)
-        strcpy(local_hostname, "localhost");
-      local_hostname[strcspn(local_hostname, ".")] = '\0';
-    }
-  return local_hostname;
-}
-
-static LogTagId
-_source_tag(const char *name)
-{
-  char *tag = g_strdup_printf(".source.%s", name);
-  LogTagId id = log_tags_get_by_name(tag);
-  g_free(tag);
-  return id;
-}
-
 /* ---- stdin() ------------------------------------------------------------ */
 
 typedef struct StdinSource
 {
-  LogSourceDriver super;
-  LogSourceEnv env;
+  LogSource base;      /* a local source: HOST_FROM is this host */
   LogReader *reader;
   Worker *worker;
-  bool keep_hostname;
-  LogTagId source_tag; /* ".source.<name>", as every syslog-ng source sets */
-  size_t hostname_len;
+  LogSourcePeer peer;
 } StdinSource;
 
 static void
 _stdin_deliver(LogMsg *msg, void *user_data)
 {
   StdinSource *s = user_data;
-  size_t len;
-  log_msg_get_value(msg, LM_V_HOST, &len);
-  /* a local source: HOST_FROM is this host; HOST too unless kept (the
-   * name is static: referenced, not copied per message) */
-  log_msg_set_value_ref(msg, LM_V_HOST_FROM, _hostname(), s->hostname_len);
-  if (!s->keep_hostname || len == 0)
-    log_msg_set_value_ref(msg, LM_V_HOST, _hostname(), s->hostname_len);
-  log_msg_set_tag(msg, s->source_tag);
-  log_pipeline_deliver(s->env.pipeline, s->env.source_id, msg);
+  log_source_post(&s->base, msg, &s->peer);
 }
 
 static void
 _stdin_batch_done(void *user_data)
 {
   StdinSource *s = user_data;
-  log_pipeline_flush(s->env.pipeline);
+  log_source_flush(&s->base);
 }
 
 static void
 _stdin_closed(LogReader *r, int error, const char *reason, void *user_data)
 {
   StdinSource *s = user_data;
-  log_pipeline_flush(s->env.pipeline);
+  log_source_flush(&s->base);
   if (error)
     sluice_log(SLUICE_LOG_ERROR, "Error reading stdin, exiting", "error", reason, NULL);
   else
@@ -111,10 +78,7 @@ static bool
 _stdin_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
 {
   StdinSource *s = (StdinSource *) d;
-  s->env = *env;
-  s->keep_hostname = env->global->keep_hostname;
-  s->source_tag = _source_tag(env->name);
-  s->hostname_len = strlen(_hostname());
+  log_source_begin(&s->base, env);
   int fd = dup(STDIN_FILENO);
   if (fd < 0)
     {
@@ -122,13 +86,8 @@ _stdin_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
       return false;
     }
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  LogReaderOptions ro;
-  log_reader_options_defaults(&ro);
-  ro.log_msg_size = (size_t) env->global->log_msg_size;
-  ro.parse.flags |= MF_LOCAL;
+  LogReaderOptions ro = s->base.ro;
   ro.iw_size = env->flow_control ? 100 : 0;
-  ro.transport = "local+stdin";
-  ro.source = env->name;
   s->reader = log_reader_new(fd, false, &ro, &stdin_callbacks, s, NULL);
   if (!s->reader)
     {
@@ -160,12 +119,13 @@ _stdin_stop(LogSourceDriver *d)
 {
   StdinSource *s = (StdinSource *) d;
   /* the reader lives on its worker: free it there, and wait */
-  worker_pool_run_everywhere(s->env.pool, _stdin_stop_job, s);
+  worker_pool_run_everywhere(s->base.env.pool, _stdin_stop_job, s);
 }
 
 static void
 _local_free(LogSourceDriver *d)
 {
+  log_source_deinit((LogSource *) d);
   free(d);
 }
 
@@ -175,18 +135,25 @@ static LogSourceDriver *
 _stdin_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
   StdinSource *s = calloc(1, sizeof(*s));
-  s->super.ops = &stdin_ops;
-  s->super.driver = "stdin";
-  return &s->super;
+  if (!s)
+    abort();
+  log_source_init(&s->base, &stdin_ops, call);
+  /* no options of its own: every one that every source has at its default */
+  LogSourceOptions so = { .log_iw_size = 100, .log_fetch_limit = 10, .log_msg_size = -1, .default_facility = -1,
+                          .default_priority = -1, .keep_timestamp = true };
+  if (!log_source_resolve(&s->base, &so, call, ctx, true, "local+stdin", err))
+    {
+      _local_free(&s->base.super);
+      return NULL;
+    }
+  return &s->base.super;
 }
 
 /* ---- internal() --------------------------------------------------------- */
 
 typedef struct InternalSource
 {
-  LogSourceDriver super;
-  LogSourceEnv env;
-  LogTagId source_tag;
+  LogSource base;      /* makes its messages itself, whole: no host logic */
 } InternalSource;
 
 /* The one running internal() source; events before it starts only go to
@@ -210,14 +177,15 @@ _internal_msg_new(InternalSource *s, int level, const char *text)
   msg->flags |= LF_INTERNAL | LF_LOCAL;
   char pid[16];
   snprintf(pid, sizeof(pid), "%ld", (long) getpid());
-  log_msg_set_value(msg, LM_V_HOST, _hostname(), -1);
-  log_msg_set_value(msg, LM_V_HOST_FROM, _hostname(), -1);
+  const char *host = log_source_local_hostname(false);
+  log_msg_set_value(msg, LM_V_HOST, host, -1);
+  log_msg_set_value(msg, LM_V_HOST_FROM, host, -1);
   log_msg_set_value(msg, LM_V_PROGRAM, "sluice", -1);
   log_msg_set_value(msg, LM_V_PID, pid, -1);
   log_msg_set_value(msg, LM_V_MESSAGE, text, -1);
   log_msg_set_value(msg, LM_V_TRANSPORT, "local+internal", -1);
-  log_msg_set_value(msg, LM_V_SOURCE, s->env.name, -1);
-  log_msg_set_tag(msg, s->source_tag);
+  log_msg_set_value(msg, LM_V_SOURCE, s->base.env.name, -1);
+  log_msg_set_tag(msg, s->base.host.source_tag);
   return msg;
 }
 
@@ -228,9 +196,9 @@ _internal_post(int level, const char *text)
   InternalSource *s = internal_source;
   if (s)
     {
-      log_pipeline_deliver(s->env.pipeline, s->env.source_id, _internal_msg_new(s, level, text));
+      log_pipeline_deliver(s->base.env.pipeline, s->base.env.source_id, _internal_msg_new(s, level, text));
       /* events are rare: do not let one wait in a worker's batch */
-      log_pipeline_flush(s->env.pipeline);
+      log_source_flush(&s->base);
     }
   g_mutex_unlock(&internal_lock);
 }
@@ -251,8 +219,7 @@ static bool
 _internal_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
 {
   InternalSource *s = (InternalSource *) d;
-  s->env = *env;
-  s->source_tag = _source_tag(env->name);
+  log_source_begin(&s->base, env);
   g_mutex_lock(&internal_lock);
   if (internal_source)
     {
@@ -281,9 +248,10 @@ static LogSourceDriver *
 _internal_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
   InternalSource *s = calloc(1, sizeof(*s));
-  s->super.ops = &internal_ops;
-  s->super.driver = "internal";
-  return &s->super;
+  if (!s)
+    abort();
+  log_source_init(&s->base, &internal_ops, call);
+  return &s->base.super;
 }
 
 /* ---- registration ------------------------------------------------------- */

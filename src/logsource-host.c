@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Host logic of the network sources, in the order syslog-ng 3.38 applies it
+ * Host logic of every source (sluice/logsource.h), in the order syslog-ng 3.38 applies it
  * when a source queues a message (each step checked against it):
  *
  *   bad-hostname  a parsed RFC 3164 hostname matching the global
@@ -27,9 +27,10 @@
  * top of that each reader (a connection, a datagram socket) remembers its
  * last sender's name, so a steady stream takes no lock per message.
  */
-#include "network.h"
+#include "sluice/logsource.h"
 
 #include "sluice/cfg-tree.h"
+#include "sluice/worker.h"
 #include "sluice/msg-format.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -70,7 +71,7 @@ _init_names(gpointer unused)
 }
 
 const char *
-net_local_hostname(bool fqdn)
+log_source_local_hostname(bool fqdn)
 {
   g_once(&names_once, _init_names, NULL);
   return fqdn ? full_name : short_name;
@@ -125,7 +126,7 @@ _dns_cache_get(const char *key, char **name)
 }
 
 static void
-_dns_cache_put(const NetHostOptions *h, const char *key, const char *name)
+_dns_cache_put(const LogSourceHost *h, const char *key, const char *name)
 {
   g_mutex_lock(&dns_lock);
   if (!dns_cache)
@@ -141,13 +142,13 @@ _dns_cache_put(const NetHostOptions *h, const char *key, const char *name)
 }
 
 /* dns-cache-hosts() is read whole: a hosts file of a million names fits */
-#define NET_HOSTS_FILE_MAX_BYTES (64u * 1024 * 1024)
+#define LOG_SOURCE_HOSTS_FILE_MAX_BYTES (64u * 1024 * 1024)
 
 bool
-net_hosts_file_load(NetHostOptions *h, const char *path, char **error)
+log_source_hosts_file_load(LogSourceHost *h, const char *path, char **error)
 {
   size_t len;
-  char *data = cfg_file_read(path, NET_HOSTS_FILE_MAX_BYTES, &len, error);
+  char *data = cfg_file_read(path, LOG_SOURCE_HOSTS_FILE_MAX_BYTES, &len, error);
   if (!data)
     return false;
   (void) len; /* NUL-terminated: read as lines */
@@ -182,7 +183,7 @@ net_hosts_file_load(NetHostOptions *h, const char *path, char **error)
 
 /* The reverse-DNS name of addr, or NULL (g_free). */
 static char *
-_reverse_lookup(const NetHostOptions *h, const LogAddr *addr, const char *text)
+_reverse_lookup(const LogSourceHost *h, const LogAddr *addr, const char *text)
 {
   char *name = NULL;
   const char *fixed = h->hosts ? g_hash_table_lookup(h->hosts, text) : NULL;
@@ -215,11 +216,11 @@ _reverse_lookup(const NetHostOptions *h, const LogAddr *addr, const char *text)
 }
 
 void
-net_resolve_addr(const NetHostOptions *h, const LogAddr *addr, char *out, size_t out_len)
+log_source_resolve_addr(const LogSourceHost *h, const LogAddr *addr, char *out, size_t out_len)
 {
   if (h->local || (addr->family != AF_INET && addr->family != AF_INET6))
     {
-      g_strlcpy(out, net_local_hostname(h->use_fqdn), out_len);
+      g_strlcpy(out, log_source_local_hostname(h->use_fqdn), out_len);
       return;
     }
   char text[INET6_ADDRSTRLEN];
@@ -244,7 +245,7 @@ net_resolve_addr(const NetHostOptions *h, const LogAddr *addr, char *out, size_t
 /* ---- bad-hostname() ------------------------------------------------------- */
 
 bool
-net_bad_hostname_compile(NetHostOptions *h, const char *pattern, char **error)
+log_source_bad_hostname_compile(LogSourceHost *h, const char *pattern, char **error)
 {
   int code;
   PCRE2_SIZE offset;
@@ -262,7 +263,7 @@ net_bad_hostname_compile(NetHostOptions *h, const char *pattern, char **error)
 }
 
 void
-net_bad_hostname_prepare(NetHostOptions *h, int n)
+log_source_bad_hostname_prepare(LogSourceHost *h, int n)
 {
   /* per worker, not per thread: thread-locals would outlive the source */
   if (!h->bad_hostname || h->n_match_data >= n)
@@ -274,7 +275,7 @@ net_bad_hostname_prepare(NetHostOptions *h, int n)
 }
 
 void
-net_host_options_free(NetHostOptions *h)
+log_source_host_free(LogSourceHost *h)
 {
   for (int i = 0; i < h->n_match_data; i++)
     pcre2_match_data_free(h->match_data[i]);
@@ -290,7 +291,7 @@ net_host_options_free(NetHostOptions *h)
 }
 
 static bool
-_bad_match(const NetHostOptions *h, const char *host, size_t len)
+_bad_match(const LogSourceHost *h, const char *host, size_t len)
 {
   Worker *w = worker_current();
   int i = w ? worker_index(w) : -1;
@@ -316,7 +317,7 @@ _copy_value(LogMsg *msg, const LogMsg *from, NVHandle handle)
 /* The RFC 3164 header fields of msg from its line parsed again without a
  * hostname.  Only lines whose hostname matched come here: rare. */
 static void
-_reparse_without_hostname(const NetHostOptions *h, LogMsg *msg)
+_reparse_without_hostname(const LogSourceHost *h, LogMsg *msg)
 {
   size_t raw_len;
   const char *raw = log_msg_get_value(msg, LM_V_RAWMSG, &raw_len);
@@ -333,7 +334,7 @@ _reparse_without_hostname(const NetHostOptions *h, LogMsg *msg)
 }
 
 static void
-_apply_bad_hostname(const NetHostOptions *h, LogMsg *msg)
+_apply_bad_hostname(const LogSourceHost *h, LogMsg *msg)
 {
   size_t len;
   const char *host = log_msg_get_value(msg, LM_V_HOST, &len);
@@ -350,7 +351,7 @@ _apply_bad_hostname(const NetHostOptions *h, LogMsg *msg)
 
 /* A word of an address wherever it lies; volatile keeps the compiler from
  * merging the loads (_same_addr). */
-typedef volatile uint32_t G_GNUC_MAY_ALIAS __attribute__((aligned(1))) NetAddrWord;
+typedef volatile uint32_t G_GNUC_MAY_ALIAS __attribute__((aligned(1))) LogAddrWord;
 
 /* Whether addr, a message's address, is last (the port aside).  The reader
  * stored the message's address a moment ago as a whole (here one 16-byte
@@ -363,8 +364,8 @@ typedef volatile uint32_t G_GNUC_MAY_ALIAS __attribute__((aligned(1))) NetAddrWo
 static bool
 _same_addr(const LogAddr *addr, const LogAddr *last)
 {
-  const NetAddrWord *a = (const NetAddrWord *) (const void *) addr->addr;
-  const NetAddrWord *b = (const NetAddrWord *) (const void *) last->addr;
+  const LogAddrWord *a = (const LogAddrWord *) (const void *) addr->addr;
+  const LogAddrWord *b = (const LogAddrWord *) (const void *) last->addr;
   return addr->family == last->family && a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
 }
 
@@ -372,14 +373,14 @@ _same_addr(const LogAddr *addr, const LogAddr *last)
  * an address text never changes; a DNS answer lives as long as the DNS
  * cache would keep it, and with dns-cache(no) not at all. */
 static const char *
-_peer_name(const NetHostOptions *h, const LogAddr *addr, NetPeerName *peer)
+_peer_name(const LogSourceHost *h, const LogAddr *addr, LogSourcePeer *peer)
 {
   bool same = _same_addr(addr, &peer->addr);
   bool dns = h->use_dns && !h->local && (addr->family == AF_INET || addr->family == AF_INET6);
   int64_t now = dns ? _monotonic_sec() : 0;
   if (same && peer->expires > now)
     return peer->name;
-  net_resolve_addr(h, addr, peer->name, sizeof(peer->name));
+  log_source_resolve_addr(h, addr, peer->name, sizeof(peer->name));
   peer->addr = *addr;
   peer->addr.port = 0;
   if (!dns)
@@ -390,7 +391,7 @@ _peer_name(const NetHostOptions *h, const LogAddr *addr, NetPeerName *peer)
 }
 
 void
-net_host_apply(const NetHostOptions *h, LogMsg *msg, NetPeerName *peer)
+log_source_host_apply(const LogSourceHost *h, LogMsg *msg, LogSourcePeer *peer)
 {
   if (h->bad_hostname)
     _apply_bad_hostname(h, msg);
