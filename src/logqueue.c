@@ -33,6 +33,8 @@ _window_unref(LogWindow *w, int n)
 {
   if (atomic_fetch_sub_explicit(&w->refs, n, memory_order_acq_rel) == n)
     {
+      if (w->acked_free)
+        w->acked_free(w->acked_data);
       pthread_mutex_destroy(&w->lock);
       free(w);
     }
@@ -42,6 +44,16 @@ void
 log_window_set_acked(LogWindow *w, LogWindowAckedFunc acked)
 {
   w->acked = acked;
+  w->acked_data = w->user_data;
+  w->has_acked = acked != NULL;
+}
+
+void
+log_window_set_acked_owned(LogWindow *w, LogWindowAckedFunc acked, void *data, void (*data_free)(void *data))
+{
+  w->acked = acked;
+  w->acked_data = data;
+  w->acked_free = data_free;
   w->has_acked = acked != NULL;
 }
 
@@ -50,7 +62,8 @@ log_window_orphan(LogWindow *w)
 {
   pthread_mutex_lock(&w->lock);
   w->wakeup = NULL;
-  w->acked = NULL;
+  if (!w->acked_free)
+    w->acked = NULL; /* its data was the owner's */
   pthread_mutex_unlock(&w->lock);
   _window_unref(w, 1);
 }
@@ -130,7 +143,7 @@ log_msg_ack(LogMsg *msg)
         {
           pthread_mutex_lock(&w->lock);
           if (w->acked)
-            w->acked(root, w->user_data);
+            w->acked(root, w->acked_data);
           pthread_mutex_unlock(&w->lock);
         }
       log_window_release(w, 1);
@@ -452,7 +465,7 @@ log_queue_items_done(LogQueueItem *items, size_t n)
             }
           /* the run's slots keep w alive; the lock keeps its owner */
           if (w->has_acked && w->acked)
-            w->acked(root, w->user_data);
+            w->acked(root, w->acked_data);
           run_n++;
         }
       log_msg_unref(items[i].msg);

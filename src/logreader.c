@@ -38,6 +38,10 @@ struct LogReader
   LogTransport *transport; /* NULL: read(2) on the fd */
   int transport_error;     /* a negative errno the transport gave after some bytes */
   bool want_write;         /* the transport waits for the fd to be writable */
+  uint64_t offset;         /* file position of the end of what was read */
+  LogWindowAckedFunc acked; /* log_reader_set_acked */
+  void *acked_data;
+  void (*acked_free)(void *data);
 };
 
 void
@@ -223,6 +227,11 @@ log_reader_start(LogReader *r)
     {
       log_source_window_init(&r->flow, r->opts.iw_size, _resume, r);
       r->window = r->flow.window;
+      if (r->acked)
+        {
+          log_window_set_acked_owned(r->window, r->acked, r->acked_data, r->acked_free);
+          r->acked_free = NULL; /* the window's now */
+        }
     }
   r->started = true;
   /* an adopted framer may hold whole messages its reader had no turn
@@ -236,6 +245,48 @@ log_reader_start(LogReader *r)
         r->cb.batch_done(r->user_data);
     }
   _set_polling(r, true);
+}
+
+void
+log_reader_resume(LogReader *r)
+{
+  if (!r->started || iv_timer_registered(&r->backoff))
+    return; /* the backoff's end resumes */
+  if (!r->window || log_window_has_room(r->window))
+    _set_polling(r, true);
+}
+
+void
+log_reader_set_offset(LogReader *r, uint64_t offset)
+{
+  r->offset = offset;
+}
+
+uint64_t
+log_reader_file_offset(const LogReader *r)
+{
+  return r->offset;
+}
+
+int
+log_reader_fd(const LogReader *r)
+{
+  return r->fd.fd;
+}
+
+uint64_t
+log_reader_offset(const LogReader *r)
+{
+  /* what was read, less what the framer holds beyond this message */
+  return r->offset - (uint64_t) (r->framer.end - r->framer.pos);
+}
+
+void
+log_reader_set_acked(LogReader *r, LogWindowAckedFunc acked, void *data, void (*data_free)(void *data))
+{
+  r->acked = acked;
+  r->acked_data = data;
+  r->acked_free = data_free;
 }
 
 const LogFramerStats *
@@ -403,6 +454,13 @@ _read_once(LogReader *r)
       return -1;
     }
   _now(&recvd);
+  if (n == 0 && !r->dgram && r->cb.eof && r->regular)
+    {
+      /* a file that may grow: wait, keeping a part line for its rest */
+      _set_polling(r, false);
+      r->cb.eof(r->user_data);
+      return 0;
+    }
   if (n == 0 && !r->dgram)
     {
       log_framer_eof(&r->framer);
@@ -411,6 +469,7 @@ _read_once(LogReader *r)
       return -1;
     }
   log_framer_commit(&r->framer, (size_t) n);
+  r->offset += (uint64_t) n;
   if (_drain(r, &recvd) == LOG_FRAMER_ERROR)
     {
       _close(r, -1, log_framer_error_reason(&r->framer));
@@ -467,6 +526,11 @@ _readable(void *cookie)
 static void
 _release(LogReader *r)
 {
+  if (r->acked_free)
+    {
+      r->acked_free(r->acked_data); /* never started: no window took it */
+      r->acked_free = NULL;
+    }
   if (r->started)
     {
       if (iv_timer_registered(&r->backoff))
@@ -501,4 +565,15 @@ log_reader_free(LogReader *r)
   close(r->fd.fd);
   log_framer_deinit(&r->framer);
   free(r);
+}
+
+void
+log_reader_flush_partial(LogReader *r)
+{
+  LogStamp recvd;
+  _now(&recvd);
+  log_framer_eof(&r->framer);
+  _drain(r, &recvd);
+  if (r->cb.batch_done)
+    r->cb.batch_done(r->user_data);
 }

@@ -42,6 +42,7 @@ typedef struct LogSourceEnv
   bool flow_control;       /* a flags(flow-control) path reads this source */
   const char *name;        /* the source statement's name, e.g. "s_net" */
   const CfgGlobalOptions *global;
+  struct PersistStore *persist; /* -R's persist file (sluice/persist.h); NULL: none */
 } LogSourceEnv;
 
 typedef struct LogSourceDriver LogSourceDriver;

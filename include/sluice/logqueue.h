@@ -45,7 +45,9 @@ typedef struct LogWindow
   LogWindowWakeupFunc wakeup;
   void *user_data;
   bool has_acked;  /* set before the first slot is taken, never cleared */
-  LogWindowAckedFunc acked; /* NULL once orphaned */
+  LogWindowAckedFunc acked; /* NULL once orphaned, unless its data is its own */
+  void *acked_data;         /* what acked gets: user_data, or data of its own */
+  void (*acked_free)(void *data); /* with data of its own: frees it with the window */
 } LogWindow;
 
 /* A window of size slots (size >= 1) for its owner (the source); wakeup
@@ -61,7 +63,14 @@ LogWindow *log_window_new(int size, LogWindowWakeupFunc wakeup, void *user_data)
  * answer per message; it costs windows without it nothing. */
 void log_window_set_acked(LogWindow *w, LogWindowAckedFunc acked);
 
-/* The owner is going away: no more wakeups or acked calls; the window itself lives on
+/* As log_window_set_acked, but acked gets data, which is not the owner's:
+ * acked calls go on after log_window_orphan() (the owner's successor
+ * learns what was written after the owner went: a file source's
+ * position), and data_free(data) runs when the window goes. */
+void log_window_set_acked_owned(LogWindow *w, LogWindowAckedFunc acked, void *data, void (*data_free)(void *data));
+
+/* The owner is going away: no more wakeups, nor acked calls unless their
+ * data is their own (log_window_set_acked_owned); the window itself lives on
  * until the last message holding a slot of it is acked. */
 void log_window_orphan(LogWindow *w);
 

@@ -56,6 +56,11 @@ typedef struct LogReaderCallbacks
    * -1 for a framing error, described by reason).  The reader has stopped;
    * the callee frees it (log_reader_free) from here or later. */
   void (*closed)(LogReader *reader, int error, const char *reason, void *user_data);
+  /* Optional, for a file that grows (file()): the reader read to the end
+   * of what the file holds and stopped; log_reader_resume() reads on
+   * (the part of a last line without its end waits for the rest).  NULL:
+   * the end of a file is the end of the stream (closed). */
+  void (*eof)(void *user_data);
 } LogReaderCallbacks;
 
 /* Defaults as syslog-ng has them for a network source. */
@@ -91,6 +96,33 @@ void log_reader_set_transport(LogReader *r, LogTransport *t);
 /* The transport of r (NULL without one), which the caller takes: before
  * log_reader_detach() when the connection moves on (a reload). */
 LogTransport *log_reader_take_transport(LogReader *r);
+
+/* After an eof callback: read on (on r's worker). */
+void log_reader_resume(LogReader *r);
+
+/* Before log_reader_start(): the fd's position in its file, where
+ * log_reader_offset() counts from. */
+void log_reader_set_offset(LogReader *r, uint64_t offset);
+
+/* The file position of the end of what was read so far. */
+uint64_t log_reader_file_offset(const LogReader *r);
+
+/* The fd r reads (still r's to close). */
+int log_reader_fd(const LogReader *r);
+
+/* Inside the deliver callback: the position in the file just past the
+ * message being delivered (its line end included). */
+uint64_t log_reader_offset(const LogReader *r);
+
+/* The file ended for good (it was rotated away and read to its end): a
+ * last line without its end goes out as it is (on r's worker). */
+void log_reader_flush_partial(LogReader *r);
+
+/* Before log_reader_start(), with log-iw-size given: acked(msg, data)
+ * runs for each message once every flow-controlled destination wrote it,
+ * even after the reader is gone (sluice/logqueue.h,
+ * log_window_set_acked_owned); data_free(data) when the last is acked. */
+void log_reader_set_acked(LogReader *r, LogWindowAckedFunc acked, void *data, void (*data_free)(void *data));
 
 /* Counters of this reader's framer. */
 const LogFramerStats *log_reader_get_stats(const LogReader *r);

@@ -2,9 +2,11 @@
 /* The file module's registration table: file(), pipe(), stdout() and
  * program(). */
 #include "file-dest.h"
+#include "file-source.h"
 #include "modules.h"
 
 const LogDriverFactory *const file_driver_factories[] = {
+  &file_source_factory,
   &file_dest_factory,
   &pipe_dest_factory,
   &stdout_dest_factory,
