@@ -2,7 +2,7 @@
 /*
  * sluice: the daemon's entry point.  The command line is syslog-ng's
  * (-F --process-mode -C -f -p -c -u -g -s --preprocess-into --worker-threads
- * -e -v -d); the daemon itself is src/daemon/mainloop.c.
+ * -e -v -d -R); the daemon itself is src/daemon/mainloop.c.
  *
  * `sluice --stdio` is a filter without a configuration: it frames and
  * parses syslog lines from standard input and writes each as syslog-ng's
@@ -152,7 +152,8 @@ static const GOptionEntry entries[] = {
   { "preprocess-into", 0, 0, G_OPTION_ARG_FILENAME, &opt_preprocess_into,
     "Write the preprocessed configuration to FILE and exit", "FILE" },
   { "pidfile", 'p', 0, G_OPTION_ARG_FILENAME, &opt_pidfile, "Write the process id to FILE", "FILE" },
-  { "persist-file", 'R', 0, G_OPTION_ARG_FILENAME, &opt_persist, "Persist file (not used by Sluice yet)", "FILE" },
+  { "persist-file", 'R', 0, G_OPTION_ARG_FILENAME, &opt_persist,
+    "Where sources remember positions across restarts (default " SLUICE_STATEDIR "/sluice.persist)", "FILE" },
   { "control", 'c', 0, G_OPTION_ARG_FILENAME, &opt_control, "Control socket (default " SLUICE_RUNDIR "/sluice.ctl)", "FILE" },
   { "user", 'u', 0, G_OPTION_ARG_STRING, &opt_user, "Run as USER once the sockets are bound", "USER" },
   { "group", 'g', 0, G_OPTION_ARG_STRING, &opt_group, "Run as GROUP once the sockets are bound", "GROUP" },
@@ -295,6 +296,12 @@ main(int argc, char **argv)
   /* the run directory exists once installed (systemd's RuntimeDirectory=) */
   if (g_file_test(SLUICE_RUNDIR, G_FILE_TEST_IS_DIR))
     mo.default_control_path = SLUICE_RUNDIR "/sluice.ctl";
+  /* the state directory, where disk buffers and journal cursors are too,
+   * and not the run directory: positions must outlive a reboot (syslog-ng's
+   * is $localstatedir/syslog-ng.persist) */
+  mo.persist_path = opt_persist;
+  if (g_file_test(SLUICE_STATEDIR, G_FILE_TEST_IS_DIR))
+    mo.default_persist_path = SLUICE_STATEDIR "/sluice.persist";
 
   PrivsTarget privs;
   char *perr = NULL;

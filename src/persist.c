@@ -446,6 +446,12 @@ persist_store_path(PersistStore *s)
 }
 
 const char *
+persist_store_dir(PersistStore *s)
+{
+  return s->dir;
+}
+
+const char *
 persist_store_load_error(PersistStore *s)
 {
   return s->load_error;

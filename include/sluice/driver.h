@@ -26,6 +26,7 @@
 #include "sluice/logqueue.h"
 #include "sluice/logqueue-disk.h"
 #include "sluice/logwriter.h"
+#include "sluice/persist.h"
 #include "sluice/worker.h"
 
 #include <stdatomic.h>
@@ -42,7 +43,11 @@ typedef struct LogSourceEnv
   bool flow_control;       /* a flags(flow-control) path reads this source */
   const char *name;        /* the source statement's name, e.g. "s_net" */
   const CfgGlobalOptions *global;
-  struct PersistStore *persist; /* -R's persist file (sluice/persist.h); NULL: none */
+  /* The daemon's persist file (-R), for what a source must remember across
+   * restarts (a file's acknowledged position); NULL: none, so remember
+   * nothing.  The same store for the life of the process, reloads included;
+   * the main loop commits it. */
+  PersistStore *persist;
 } LogSourceEnv;
 
 typedef struct LogSourceDriver LogSourceDriver;

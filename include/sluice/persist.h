@@ -78,8 +78,9 @@ bool persist_store_dirty(PersistStore *s);
  * the old file stays whole.  Commits may run on any thread, one at a time. */
 bool persist_store_commit(PersistStore *s, char **error);
 
-/* The file's path. */
+/* The file's path, and its directory. */
 const char *persist_store_path(PersistStore *s);
+const char *persist_store_dir(PersistStore *s);
 
 /* Why the file was not loaded whole at open ("checksum mismatch in record
  * 3", ...), NULL when it was (or there was none).  For tests and tools. */

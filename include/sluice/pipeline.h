@@ -48,6 +48,10 @@ LogPipeline *log_pipeline_new(const CfgTree *tree, const CfgGlobalOptions *globa
  * and *error (g_free) says why. */
 bool log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error);
 
+/* The persist store the sources get in LogSourceEnv.persist (NULL: none;
+ * set before log_pipeline_start). */
+void log_pipeline_set_persist(LogPipeline *pl, PersistStore *store);
+
 /* Stop the sources, push what workers hold, and let each destination
  * write out its queue within drain_ms.  Returns the number of messages
  * that could not be written in time. */

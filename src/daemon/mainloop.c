@@ -23,6 +23,11 @@
  * daemon changes user once its sources are bound and the pid file written
  * (privs.h).
  *
+ * The persist file (sluice/persist.h) is opened before anything starts and
+ * is the same store for the life of the process; this thread commits it
+ * once a second when something changed, after a reload has stopped the
+ * old sources and at stop once the sources are gone.
+ *
  * A reload parses and builds the new configuration completely before the
  * running one is touched; only then is the old pipeline stopped and the new
  * one started, with the old one's listening sockets, live connections and
@@ -41,6 +46,7 @@
 #include "sluice/child.h"
 #include "sluice/handover.h"
 #include "sluice/internal-log.h"
+#include "sluice/persist.h"
 #include "sluice/pipeline.h"
 
 #include <errno.h>
@@ -80,6 +86,9 @@ typedef struct MainLoop
   struct iv_signal sig_term, sig_int, sig_hup, sig_usr1;
   struct iv_event stop_request;
   struct iv_timer log_flush; /* reports suppressed internal messages */
+  PersistStore *persist;     /* NULL without a persist file */
+  struct iv_timer persist_commit;
+  bool persist_failing;      /* the last commit failed (said once, until one works) */
   Control *control; /* NULL without a control socket */
   Exporter *exporter;
   long fd_limit; /* the soft RLIMIT_NOFILE in force */
@@ -180,10 +189,87 @@ _iv_fatal(const char *msg)
   sluice_log(SLUICE_LOG_ERROR, "Fatal error in the event loop, aborting", "error", msg, NULL);
 }
 
+/* Write the persist file if something changed.  A failure is said once
+ * and retried every second: the store keeps what it holds meanwhile. */
+static void
+_persist_commit(MainLoop *ml)
+{
+  char *error = NULL;
+  if (!ml->persist)
+    return;
+  if (!persist_store_commit(ml->persist, &error))
+    {
+      if (!ml->persist_failing)
+        sluice_log(SLUICE_LOG_ERROR, "Error writing the persist file, retrying every second", "error", error,
+                   NULL);
+      ml->persist_failing = true;
+      g_free(error);
+    }
+  else if (ml->persist_failing)
+    {
+      sluice_log(SLUICE_LOG_NOTICE, "The persist file is written again", "filename",
+                 persist_store_path(ml->persist), NULL);
+      ml->persist_failing = false;
+    }
+}
+
+static void
+_on_persist_commit(void *cookie)
+{
+  MainLoop *ml = cookie;
+  _persist_commit(ml);
+  /* a second from now, not from when it was due: a slow disk must not
+   * make the timer run again at once to catch up */
+  iv_validate_now();
+  ml->persist_commit.expires = iv_now;
+  ml->persist_commit.expires.tv_sec += 1;
+  iv_timer_register(&ml->persist_commit);
+}
+
+/* -R must work: false (the error printed) when its directory cannot be
+ * written.  The default path is best effort, as the control socket's. */
+static bool
+_persist_open(MainLoop *ml)
+{
+  const char *path = ml->opts->persist_path ? ml->opts->persist_path : ml->opts->default_persist_path;
+  char *error = NULL;
+  if (!path)
+    return true;
+  ml->persist = persist_store_open(path, &error);
+  if (ml->persist)
+    return true;
+  if (ml->opts->persist_path)
+    fprintf(stderr, "sluice: %s\n", error);
+  else
+    sluice_log(SLUICE_LOG_WARNING, "The persist file is not available; sources will not remember positions",
+               "error", error, NULL);
+  g_free(error);
+  return !ml->opts->persist_path;
+}
+
+/* After -u/-g: the commits run as that user now, so its directory must be
+ * writable by them too. */
+static bool
+_persist_check_user(MainLoop *ml, char **error)
+{
+  if (!ml->persist || access(persist_store_dir(ml->persist), W_OK | X_OK) == 0)
+    return true;
+  if (!ml->opts->persist_path)
+    {
+      sluice_log(SLUICE_LOG_WARNING, "The persist file's directory cannot be written as the -u/-g user",
+                 "dir", persist_store_dir(ml->persist), "error", g_strerror(errno), NULL);
+      return true;
+    }
+  *error = g_strdup_printf("the persist file's directory %s cannot be written as the -u/-g user: %s",
+                           persist_store_dir(ml->persist), g_strerror(errno));
+  return false;
+}
+
 static bool
 _config_start(MainLoop *ml, Config *c)
 {
   char *error = NULL;
+  log_pipeline_set_persist(c->pipeline, ml->persist);
   if (!log_pipeline_start(c->pipeline, ml->pool, &error))
     {
       sluice_log(SLUICE_LOG_ERROR, "Error starting the configuration", "error", error, NULL);
@@ -222,6 +308,10 @@ _shutdown(MainLoop *ml)
   exporter_stop(ml->exporter);
   ml->exporter = NULL;
   _stop_running(ml);
+  /* the sources are stopped: the positions they leave are the last */
+  _persist_commit(ml);
+  if (ml->persist && iv_timer_registered(&ml->persist_commit))
+    iv_timer_unregister(&ml->persist_commit);
   iv_signal_unregister(&ml->sig_term);
   iv_signal_unregister(&ml->sig_int);
   iv_signal_unregister(&ml->sig_hup);
@@ -296,6 +386,7 @@ _reload(MainLoop *ml, char **error)
   periodic_stop(prev->periodic);
   prev->periodic = NULL;
   log_pipeline_stop_handover(prev->pipeline, next->pipeline, ml->opts->drain_ms);
+  _persist_commit(ml); /* what the old sources left, whatever comes next */
   log_pipeline_free(prev->pipeline);
   prev->pipeline = NULL;
   ml->running = NULL;
@@ -478,6 +569,12 @@ main_loop_run(const MainLoopOptions *opts)
   Config *c = _config_load(opts);
   if (!c)
     return 1;
+  /* before any source starts: they read what they remember at start */
+  if (!_persist_open(&ml))
+    {
+      _config_free(c);
+      return 1;
+    }
 
   /* No thread runs yet, so forking here is safe; errors above and until
    * the start is done still reach the terminal. */
@@ -485,6 +582,7 @@ main_loop_run(const MainLoopOptions *opts)
     {
       fprintf(stderr, "sluice: cannot go to the background; error='%s'\n", strerror(errno));
       _config_free(c);
+      persist_store_free(ml.persist);
       return 1;
     }
   main_thread = pthread_self();
@@ -510,6 +608,7 @@ main_loop_run(const MainLoopOptions *opts)
     {
       fprintf(stderr, "sluice: %s\n", perr);
       _config_free(c);
+      persist_store_free(ml.persist);
       iv_deinit();
       return 1;
     }
@@ -518,6 +617,7 @@ main_loop_run(const MainLoopOptions *opts)
     {
       _config_free(c);
       worker_pool_stop(ml.pool);
+      persist_store_free(ml.persist);
       iv_deinit();
       return 1;
     }
@@ -532,6 +632,7 @@ main_loop_run(const MainLoopOptions *opts)
       exporter_stop(ml.exporter);
       _config_free(c);
       worker_pool_stop(ml.pool);
+      persist_store_free(ml.persist);
       iv_deinit();
       return 1;
     }
@@ -544,7 +645,7 @@ main_loop_run(const MainLoopOptions *opts)
       || (pt && (pt->set_uid || pt->set_gid)
           && !control_set_owner(ml.control, pt->set_uid ? pt->uid : (uid_t) -1, pt->set_gid ? pt->gid : (gid_t) -1,
                                 &perr2))
-      || (pt && !privs_drop(pt, &perr2)))
+      || (pt && !privs_drop(pt, &perr2)) || (pt && !_persist_check_user(&ml, &perr2)))
     {
       if (perr2)
         fprintf(stderr, "sluice: %s\n", perr2);
@@ -552,7 +653,9 @@ main_loop_run(const MainLoopOptions *opts)
       control_stop(ml.control);
       exporter_stop(ml.exporter);
       _stop_running(&ml);
+      _persist_commit(&ml);
       worker_pool_stop(ml.pool);
+      persist_store_free(ml.persist);
       iv_deinit();
       return 1;
     }
@@ -572,6 +675,14 @@ main_loop_run(const MainLoopOptions *opts)
   ml.log_flush.cookie = &ml;
   ml.log_flush.handler = _on_log_flush;
   iv_timer_register(&ml.log_flush);
+  if (ml.persist)
+    {
+      IV_TIMER_INIT(&ml.persist_commit);
+      ml.persist_commit.expires = ml.log_flush.expires;
+      ml.persist_commit.cookie = &ml;
+      ml.persist_commit.handler = _on_persist_commit;
+      iv_timer_register(&ml.persist_commit);
+    }
   pthread_mutex_lock(&stop_lock);
   the_loop = &ml;
   if (stop_pending)
@@ -590,6 +701,7 @@ main_loop_run(const MainLoopOptions *opts)
   the_loop = NULL;
   pthread_mutex_unlock(&stop_lock);
   worker_pool_stop(ml.pool);
+  persist_store_free(ml.persist); /* committed by _shutdown */
   iv_deinit();
   sluice_log_flush_suppressed(true);
   if (opts->pidfile)

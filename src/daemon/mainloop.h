@@ -23,6 +23,8 @@ typedef struct MainLoopOptions
   const char *control_path;         /* -c: the control socket, must work; NULL: none */
   const char *default_control_path; /* used without -c, best effort; NULL: none */
   const char *stats_exporter;       /* --stats-exporter HOST:PORT; NULL: none */
+  const char *persist_path;         /* -R: the persist file, must work; NULL: none */
+  const char *default_persist_path; /* used without -R, best effort; NULL: none */
   long fd_limit;                    /* --fd-limit: the least descriptor limit wanted; 0: the hard limit */
   const PrivsTarget *privs;         /* -u/-g: whom to run as once started; NULL: stay */
   const LogDriverFactory *const *factories;

@@ -127,6 +127,7 @@ struct LogPipeline
   int stats_level;
   struct StatsDyn *dyn;      /* stats-level 2 and 3, while running */
   GHashTable *dyn_carried;   /* the replaced configuration's, until start */
+  PersistStore *persist;     /* the daemon's, for LogSourceEnv; NULL: none */
 };
 
 /* Messages source statement source_id delivered, over all threads (the

@@ -526,6 +526,12 @@ _undo_start(LogPipeline *pl)
     }
 }
 
+void
+log_pipeline_set_persist(LogPipeline *pl, PersistStore *store)
+{
+  pl->persist = store;
+}
+
 bool
 log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
 {
@@ -588,6 +594,7 @@ log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
         .flow_control = s->flow_control,
         .name = s->label ? s->label : s->name,
         .global = pl->global,
+        .persist = pl->persist,
       };
       for (size_t k = 0; k < s->n_drivers; k++)
         {

@@ -5,7 +5,10 @@
 #    exit all the same (the stop request comes before the main loop runs);
 #  - --syntax-only finds what only building the configuration finds (a bad
 #    template function call), and accepts the shipped default configuration;
-#  - threaded(no) runs one I/O worker, and --worker-threads overrides it.
+#  - threaded(no) runs one I/O worker, and --worker-threads overrides it;
+#  - -R: nothing is written while nothing is remembered, a damaged file is
+#    moved aside and the daemon starts, a directory that cannot be written
+#    stops the start with an error naming it.
 # Usage: daemon-cli.sh SLUICE SRCDIR
 . "$(dirname "$0")/lib.sh"
 sluice=$1 srcdir=$2
@@ -76,5 +79,23 @@ b=$(tasks yes --worker-threads 1)
 c=$(tasks no --worker-threads 3)
 [ "$a" -eq "$b" ] || fail "threaded(no) runs $a threads, one worker runs $b"
 [ "$c" -eq $((a + 2)) ] || fail "--worker-threads 3 under threaded(no) runs $c threads, not $((a + 2))"
+
+# -R (no source remembers anything yet: the file is never written)
+mkdir "$work/state"
+start_sluice "$sluice" "$work/thr.conf" -R "$work/state/p.persist"
+kill -HUP "$pid"
+wait_log "reload finished"
+stop_sluice
+[ -z "$(ls "$work/state")" ] || fail "-R wrote with nothing to remember: $(ls "$work/state")"
+echo "not a persist file" >"$work/state/p.persist"
+start_sluice "$sluice" "$work/thr.conf" -R "$work/state/p.persist"
+stop_sluice
+grep -q "Persist file damaged.*not a Sluice persist file" "$work/sluice.log" || { cat "$work/sluice.log"; fail "-R damaged file"; }
+[ ! -e "$work/state/p.persist" ] && ls "$work/state" | grep -q '^p.persist.corrupt-' || fail "-R damaged file not moved aside: $(ls "$work/state")"
+if "$sluice" -F -f "$work/thr.conf" -R "$work/none/p.persist" 2>"$work/err"; then
+  fail "-R in a missing directory started"
+fi
+grep -q "persist file $work/none/p.persist: its directory $work/none cannot be written" "$work/err" \
+  || { cat "$work/err"; fail "-R in a missing directory: the error"; }
 
 echo "daemon-cli: ok"
