@@ -1,9 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SLUICE_FILE_SOURCE_H
 #define SLUICE_FILE_SOURCE_H
-/* file() as a source (file-source.c). */
-#include "sluice/driver.h"
+/* The file() and wildcard-file() sources (file-source.c,
+ * wildcard-source.c) around FileFollowers (file-follow.h). */
+#include "sluice/logsource.h"
+
+#include <stddef.h>
+
+/* The options both take. */
+typedef struct FileSourceOptions
+{
+  LogSourceOptions src;
+  int64_t follow_freq_ms;  /* follow-freq(): seconds in the table, ms once resolved */
+} FileSourceOptions;
+
+/* follow-freq(): at least a second (a check for the table). */
+const char *file_source_check_follow_freq(const CfgOption *opt, const void *field);
+
+/* The rows of FileSourceOptions held by STYPE as SMEMBER. */
+#define FILE_SOURCE_OPTION_ROWS(stype, smember)                                                                    \
+  LOG_SOURCE_OPTION_ROWS(stype, smember.src, 100),                                                                \
+  { .name = "follow-freq", .type = CFG_OPT_INT, .offset = offsetof(stype, smember.follow_freq_ms), .def_int = 1,  \
+    .min = 0, .max = 86400, .check = file_source_check_follow_freq }
 
 extern const LogDriverFactory file_source_factory;
+extern const LogDriverFactory wildcard_file_source_factory;
 
 #endif

@@ -3,7 +3,7 @@
 # by rename-and-create while its writer still appends to the old one,
 # truncated in place (copytruncate), a file that appears only after the
 # start, a reload while lines stream in, and a restart that goes on from
-# the persist file (-R).  loggen's checker counts every line: none
+# the persist file (-R), also when the file was rotated meanwhile.  loggen's checker counts every line: none
 # missing, none twice.
 # Usage: file-source.sh SLUICE LOGGEN
 . "$(dirname "$0")/lib.sh"
@@ -76,6 +76,16 @@ stop_sluice
 gen "$work/in.log" 400
 start
 arrived "restart"
+
+# rotated while stopped: the old file, found by its inode, is read to its
+# end before the new one (syslog-ng 3.38 loses these)
+stop_sluice
+gen "$work/in.log" 300
+mv "$work/in.log" "$work/in.log.3"
+gen "$work/in.log" 200
+start
+arrived "rotated while stopped"
+wait_log "rotated while Sluice was stopped"
 stop_sluice
 
 "$loggen" --check "$work/out.log" >"$work/report" || { cat "$work/report"; fail "loss"; }

@@ -1,0 +1,618 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * FileFollower (file-follow.h): following one file, for file() and
+ * wildcard-file(), as syslog-ng 3.38 does.
+ *
+ * Following.  A LogReader reads to the end of what the file holds and
+ * stops (its eof callback); every follow-freq() seconds a timer on the
+ * follower's worker looks again:
+ *
+ *  - the file grew: read on;
+ *  - it shrank below what was read (copytruncate): read it again from its
+ *    start;
+ *  - the path now names another file, or none (rename-and-create,
+ *    deletion): the old file, already read to its end, is looked at once
+ *    more (a writer may have added to it meanwhile), its last line without
+ *    an end goes out as it is, and the new file is read from its start
+ *    (wildcard-file(): a deleted file ends there);
+ *  - no file yet: it is waited for (and opened at the next look);
+ *  - nothing new: the reader goes (its 128 KiB buffer with it) and the
+ *    follower keeps the open descriptor, its position and a line without
+ *    its end, if any, until the file grows: an idle file costs about 1 KiB.
+ *
+ * Positions.  Every message holds a slot of its reader's window
+ * (log-iw-size(), flow control or not) and carries a sequence number
+ * (ack_cookie).  When every destination that must write it has written it
+ * (at once after routing on paths without flow control), the window's
+ * acked callback marks it in the FilePositions ring: the position moves on
+ * over the longest run of written messages from the oldest, and only so
+ * far.  The positions outlive the reader and the source (a reload, a stop:
+ * acknowledgements that come later still count) and go into the persist
+ * file (sluice/persist.h) under "file:PATH" as the file's device, inode and
+ * offset.  At start the follower goes on from there when the path still
+ * names that file; when it names another one and a file in the same
+ * directory has the device and inode kept (rotated while Sluice was
+ * stopped), that one is read to its end first.  Across a reload it goes on
+ * from where the old source stopped reading.
+ *
+ * Differences from syslog-ng 3.38: a file that shrinks is read again from
+ * its start; a file rotated while the daemon was stopped is read to its end
+ * (syslog-ng loses what was added to it after the stop).
+ */
+#include "file-follow.h"
+
+#include "sluice/internal-log.h"
+#include "sluice/timeutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <iv.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- positions ------------------------------------------------------------ */
+
+/* What was read of one file and what of it the destinations wrote; shared
+ * by the follower's worker (delivery) and the writers (acks), and kept by
+ * the windows after the readers are gone. */
+typedef struct FilePositions
+{
+  gint refs;
+  GMutex lock;
+  char *key;               /* in the persist file */
+  PersistStore *store;     /* NULL: not kept */
+  uint64_t dev, ino;
+  uint64_t *ends;          /* by sequence number % cap: end offset of the message */
+  uint8_t *done;           /* ... and whether it was written */
+  size_t cap;              /* power of two */
+  uint64_t head, tail;     /* oldest sequence not yet written; next to give */
+  uint64_t written;        /* the position: everything before it was written */
+} FilePositions;
+
+/* What the persist file and the reload handover hold per path. */
+typedef struct FilePersisted
+{
+  uint32_t version;
+  uint32_t pad;
+  uint64_t dev, ino, offset;
+} FilePersisted;
+
+#define FILE_PERSIST_VERSION 1
+
+static FilePositions *
+_positions_new(const char *key, PersistStore *store, const struct stat *st, uint64_t start)
+{
+  FilePositions *p = g_new0(FilePositions, 1);
+  p->refs = 1;
+  g_mutex_init(&p->lock);
+  p->key = g_strdup(key);
+  p->store = store;
+  p->dev = (uint64_t) st->st_dev;
+  p->ino = (uint64_t) st->st_ino;
+  p->cap = 16;
+  p->ends = g_new(uint64_t, p->cap);
+  p->done = g_new0(uint8_t, p->cap);
+  p->written = start;
+  return p;
+}
+
+static void
+_positions_unref(void *data)
+{
+  FilePositions *p = data;
+  if (!p || !g_atomic_int_dec_and_test(&p->refs))
+    return;
+  g_mutex_clear(&p->lock);
+  g_free(p->key);
+  g_free(p->ends);
+  g_free(p->done);
+  g_free(p);
+}
+
+/* Lock held (or the positions not shared yet). */
+static void
+_positions_save(FilePositions *p)
+{
+  if (!p->store)
+    return;
+  FilePersisted v = { .version = FILE_PERSIST_VERSION, .dev = p->dev, .ino = p->ino, .offset = p->written };
+  persist_store_set(p->store, p->key, &v, sizeof(v));
+}
+
+/* A message ending at end was read: its sequence number (lock held). */
+static uint64_t
+_positions_add(FilePositions *p, uint64_t end)
+{
+  if (p->tail - p->head == p->cap)
+    {
+      /* more in flight than the ring holds: twice as many, in order */
+      size_t cap = p->cap * 2;
+      uint64_t *ends = g_new(uint64_t, cap);
+      uint8_t *done = g_new0(uint8_t, cap);
+      for (uint64_t s = p->head; s != p->tail; s++)
+        {
+          ends[s & (cap - 1)] = p->ends[s & (p->cap - 1)];
+          done[s & (cap - 1)] = p->done[s & (p->cap - 1)];
+        }
+      g_free(p->ends);
+      g_free(p->done);
+      p->ends = ends;
+      p->done = done;
+      p->cap = cap;
+    }
+  uint64_t seq = p->tail++;
+  p->ends[seq & (p->cap - 1)] = end;
+  p->done[seq & (p->cap - 1)] = 0;
+  return seq;
+}
+
+/* On a writer's thread (or the worker's, for a message no destination
+ * holds): msg was written everywhere it had to be. */
+static void
+_positions_acked(LogMsg *msg, void *data)
+{
+  FilePositions *p = data;
+  g_mutex_lock(&p->lock);
+  uint64_t seq = msg->ack_cookie;
+  if (seq >= p->head && seq < p->tail)
+    {
+      p->done[seq & (p->cap - 1)] = 1;
+      bool moved = false;
+      while (p->head < p->tail && p->done[p->head & (p->cap - 1)])
+        {
+          p->written = p->ends[p->head & (p->cap - 1)];
+          p->head++;
+          moved = true;
+        }
+      if (moved)
+        _positions_save(p);
+    }
+  g_mutex_unlock(&p->lock);
+}
+
+/* Where reading stopped: the end of the last message handed on. */
+static uint64_t
+_positions_read_end(FilePositions *p)
+{
+  g_mutex_lock(&p->lock);
+  uint64_t off = p->tail > p->head ? p->ends[(p->tail - 1) & (p->cap - 1)] : p->written;
+  g_mutex_unlock(&p->lock);
+  return off;
+}
+
+/* Where reading stopped, per path, for the next configuration's follower
+ * of the same path (a reload), kept for the life of the process. */
+static GMutex handover_lock;
+static GHashTable *handover; /* path -> FilePersisted */
+
+static void
+_handover_put(const char *path, const FilePersisted *v)
+{
+  g_mutex_lock(&handover_lock);
+  if (!handover)
+    handover = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  g_hash_table_replace(handover, g_strdup(path), g_memdup2(v, sizeof(*v)));
+  g_mutex_unlock(&handover_lock);
+}
+
+static bool
+_handover_take(const char *path, FilePersisted *v)
+{
+  g_mutex_lock(&handover_lock);
+  FilePersisted *found = handover ? g_hash_table_lookup(handover, path) : NULL;
+  if (found)
+    {
+      *v = *found;
+      g_hash_table_remove(handover, path);
+    }
+  g_mutex_unlock(&handover_lock);
+  return found != NULL;
+}
+
+/* ---- the follower ---------------------------------------------------------- */
+
+struct FileFollower
+{
+  LogSource *src;
+  FileFollowOptions o;
+  char *path;
+  char *key;               /* "file:" + path, in the persist file */
+  PersistStore *store;
+  Worker *worker;
+
+  /* on the worker */
+  int fd;                  /* -1: no file open */
+  struct stat st;          /* the open file's, at open */
+  FilePositions *pos;      /* the open file's */
+  uint64_t read_to;        /* file offset of the end of what was read, while idle */
+  LogReader *reader;       /* NULL while idle (or no file) */
+  LogFramer partial;       /* idle: a line without its end */
+  bool has_partial;
+  bool at_end;             /* the reader waits at the end of the file */
+  LogSourcePeer peer;
+  struct iv_timer follow;
+  bool missing_said;       /* "Error opening file" was logged */
+  bool warned;             /* a truncated message was logged */
+  bool started;
+  atomic_bool finished;
+};
+
+static void _follow_arm(FileFollower *f);
+
+FileFollower *
+file_follower_new(LogSource *s, const char *path, const FileFollowOptions *o, PersistStore *store)
+{
+  FileFollower *f = g_new0(FileFollower, 1);
+  f->src = s;
+  f->o = *o;
+  f->path = g_strdup(path);
+  f->key = g_strdup_printf("file:%s", path);
+  f->store = store;
+  f->fd = -1;
+  atomic_init(&f->finished, false);
+  return f;
+}
+
+static void
+_deliver(LogMsg *msg, void *user_data)
+{
+  FileFollower *f = user_data;
+  FilePositions *p = f->pos;
+  g_mutex_lock(&p->lock);
+  msg->ack_cookie = _positions_add(p, log_reader_offset(f->reader));
+  g_mutex_unlock(&p->lock);
+  log_source_post(f->src, msg, &f->peer);
+}
+
+static void
+_batch_done(void *user_data)
+{
+  FileFollower *f = user_data;
+  log_source_flush(f->src);
+  if (!f->warned && f->reader && log_reader_get_stats(f->reader)->truncated > 0)
+    {
+      f->warned = true;
+      char size[32];
+      snprintf(size, sizeof(size), "%zu", f->src->ro.log_msg_size);
+      sluice_log(SLUICE_LOG_WARNING,
+                 "Incoming message longer than log-msg-size(), truncated; later ones from this file are truncated "
+                 "silently", "filename", f->path, "log_msg_size", size, NULL);
+    }
+}
+
+/* The reader goes; the descriptor, the position and a part line stay. */
+static void
+_idle(FileFollower *f)
+{
+  if (!f->reader)
+    return;
+  f->read_to = log_reader_file_offset(f->reader);
+  f->fd = log_reader_detach(f->reader, &f->partial);
+  f->reader = NULL;
+  f->has_partial = f->partial.end > f->partial.pos;
+  if (!f->has_partial)
+    log_framer_deinit(&f->partial);
+}
+
+/* The file is let go: reader, descriptor, part line. */
+static void
+_close_file(FileFollower *f)
+{
+  _idle(f);
+  if (f->has_partial)
+    log_framer_deinit(&f->partial);
+  f->has_partial = false;
+  if (f->fd >= 0)
+    {
+      close(f->fd);
+      worker_stream_removed(f->worker);
+    }
+  f->fd = -1;
+  _positions_unref(f->pos);
+  f->pos = NULL;
+  f->at_end = false;
+}
+
+static void
+_closed(LogReader *r, int error, const char *reason, void *user_data)
+{
+  FileFollower *f = user_data;
+  log_source_flush(f->src);
+  if (error)
+    sluice_log(SLUICE_LOG_ERROR, "Error reading file, reopening it after follow-freq()", "filename", f->path,
+               "error", reason, NULL);
+  _close_file(f);
+  _follow_arm(f);
+}
+
+static void
+_eof(void *user_data)
+{
+  FileFollower *f = user_data;
+  f->at_end = true;
+  _follow_arm(f);
+}
+
+static const LogReaderCallbacks follow_callbacks = { _deliver, _batch_done, _closed, _eof };
+
+/* A reader for the open file, on from read_to (false: no memory). */
+static bool
+_read(FileFollower *f)
+{
+  LogReaderOptions ro = f->src->ro;
+  ro.iw_size = f->o.iw_size;
+  LogReader *r = log_reader_new(f->fd, false, &ro, &follow_callbacks, f, NULL);
+  if (!r)
+    return false;
+  if (f->has_partial)
+    log_reader_adopt_framer(r, &f->partial);
+  f->has_partial = false;
+  log_reader_set_offset(r, f->read_to);
+  g_atomic_int_inc(&f->pos->refs); /* the window's */
+  log_reader_set_acked(r, _positions_acked, f->pos, _positions_unref);
+  f->reader = r;
+  f->at_end = false;
+  log_reader_start(r);
+  return true;
+}
+
+/* Open name (the path, or where its old file went) and read it from
+ * offset (from its start when the file is shorter).  false: no file. */
+static bool
+_open_at(FileFollower *f, const char *name, uint64_t offset, bool is_rotation)
+{
+  int fd = open(name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    {
+      if (!f->missing_said && !f->o.end_when_gone)
+        {
+          f->missing_said = true;
+          sluice_log(errno == ENOENT ? SLUICE_LOG_INFO : SLUICE_LOG_ERROR,
+                     "Error opening file for reading, waiting for it", "filename", name, "error", strerror(errno),
+                     NULL);
+        }
+      return false;
+    }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    {
+      if (!f->missing_said)
+        sluice_log(SLUICE_LOG_ERROR, "Error opening file for reading: not a regular file", "filename", name, NULL);
+      f->missing_said = true;
+      close(fd);
+      return false;
+    }
+  f->missing_said = false;
+  if ((uint64_t) st.st_size < offset || lseek(fd, (off_t) offset, SEEK_SET) < 0)
+    offset = 0;
+  f->fd = fd;
+  f->st = st;
+  f->read_to = offset;
+  f->pos = _positions_new(f->key, f->store, &st, offset);
+  _positions_save(f->pos);
+  worker_stream_added(f->worker);
+  if (is_rotation)
+    sluice_log(SLUICE_LOG_NOTICE, "Follow-mode file source moved to a new file", "filename", f->path, NULL);
+  if (!_read(f))
+    _follow_arm(f); /* read at the next look */
+  return true;
+}
+
+static void
+_finish(FileFollower *f)
+{
+  if (iv_timer_registered(&f->follow))
+    iv_timer_unregister(&f->follow);
+  _close_file(f);
+  f->started = false;
+  atomic_store_explicit(&f->finished, true, memory_order_release);
+}
+
+/* The follow-freq() look (on the worker). */
+static void
+_follow_due(void *cookie)
+{
+  FileFollower *f = cookie;
+  if (f->fd < 0)
+    {
+      if (!_open_at(f, f->path, 0, false))
+        {
+          if (f->o.end_when_gone)
+            _finish(f);
+          else
+            _follow_arm(f);
+        }
+      return;
+    }
+  if (f->reader && !f->at_end)
+    return; /* reading, or paused by flow control: it goes on by itself */
+  uint64_t read_to = f->reader ? log_reader_file_offset(f->reader) : f->read_to;
+  struct stat now;
+  if (fstat(f->fd, &now) == 0) /* the reader's, while there is one */
+    {
+      if ((uint64_t) now.st_size > read_to)
+        {
+          if (f->reader)
+            {
+              f->at_end = false;
+              log_reader_resume(f->reader);
+            }
+          else if (!_read(f))
+            _follow_arm(f);
+          return;
+        }
+      if ((uint64_t) now.st_size < read_to)
+        {
+          sluice_log(SLUICE_LOG_NOTICE, "File was truncated, reading it again from its start", "filename", f->path,
+                     NULL);
+          _close_file(f);
+          if (!_open_at(f, f->path, 0, false))
+            _follow_arm(f);
+          return;
+        }
+    }
+  struct stat named;
+  bool same = stat(f->path, &named) == 0 && named.st_dev == f->st.st_dev && named.st_ino == f->st.st_ino;
+  if (same)
+    {
+      _idle(f); /* nothing new: no buffer while there is nothing to read */
+      _follow_arm(f);
+      return;
+    }
+  /* rotated or deleted, and read to its end (it did not grow since the
+   * fstat above): a last line without its end goes out as it is */
+  if (!f->reader && f->has_partial)
+    _read(f);
+  if (f->reader)
+    log_reader_flush_partial(f->reader);
+  _close_file(f);
+  if (_open_at(f, f->path, 0, true))
+    return;
+  if (f->o.end_when_gone)
+    _finish(f);
+  else
+    _follow_arm(f);
+}
+
+static void
+_follow_arm(FileFollower *f)
+{
+  if (iv_timer_registered(&f->follow))
+    return;
+  iv_validate_now();
+  f->follow.expires = iv_now;
+  timespec_add_ns(&f->follow.expires, f->o.follow_freq_ms * 1000000);
+  iv_timer_register(&f->follow);
+}
+
+/* The file of v's device and inode in the directory of path, renamed
+ * there while the daemon was stopped; NULL (g_free) when there is none. */
+static char *
+_find_rotated(const char *path, const FilePersisted *v)
+{
+  char *dir = g_path_get_dirname(path);
+  DIR *d = opendir(dir);
+  char *found = NULL;
+  struct dirent *e;
+  while (d && !found && (e = readdir(d)) != NULL)
+    {
+      if (e->d_ino != v->ino)
+        continue;
+      char *name = g_build_filename(dir, e->d_name, NULL);
+      struct stat st;
+      if (stat(name, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t) st.st_dev == v->dev
+          && (uint64_t) st.st_ino == v->ino)
+        found = name;
+      else
+        g_free(name);
+    }
+  if (d)
+    closedir(d);
+  g_free(dir);
+  return found;
+}
+
+static void
+_start_job(void *arg)
+{
+  FileFollower *f = arg;
+  IV_TIMER_INIT(&f->follow);
+  f->follow.cookie = f;
+  f->follow.handler = _follow_due;
+  f->started = true;
+  /* where to begin: where the last configuration stopped reading, else
+   * where the destinations last had everything, else the start */
+  FilePersisted v;
+  size_t len = sizeof(v);
+  bool have = _handover_take(f->path, &v)
+              || (f->store && persist_store_get(f->store, f->key, &v, &len) && len == sizeof(v)
+                  && v.version == FILE_PERSIST_VERSION);
+  struct stat st;
+  if (have && stat(f->path, &st) == 0 && (uint64_t) st.st_dev == v.dev && (uint64_t) st.st_ino == v.ino)
+    {
+      if (!_open_at(f, f->path, v.offset, false))
+        _follow_arm(f);
+      return;
+    }
+  if (have)
+    {
+      /* the path names another file now: the one it named may be here
+       * under another name, with lines not read yet */
+      char *old = _find_rotated(f->path, &v);
+      if (old && stat(old, &st) == 0 && (uint64_t) st.st_size > v.offset)
+        {
+          sluice_log(SLUICE_LOG_NOTICE, "File was rotated while Sluice was stopped, reading the old one to its end "
+                     "first", "filename", f->path, "rotated", old, NULL);
+          bool ok = _open_at(f, old, v.offset, false);
+          g_free(old);
+          if (ok)
+            return;
+        }
+      else
+        g_free(old);
+    }
+  if (!_open_at(f, f->path, 0, false))
+    {
+      if (f->o.end_when_gone)
+        _finish(f);
+      else
+        _follow_arm(f);
+    }
+}
+
+void
+file_follower_start(FileFollower *f, Worker *w)
+{
+  f->worker = w;
+  worker_post(w, _start_job, f);
+}
+
+void
+file_follower_stop_job(void *arg)
+{
+  FileFollower *f = arg;
+  if (worker_current() != f->worker || !f->started)
+    return;
+  if (iv_timer_registered(&f->follow))
+    iv_timer_unregister(&f->follow);
+  if (f->pos)
+    {
+      FilePersisted v = { .version = FILE_PERSIST_VERSION, .dev = (uint64_t) f->st.st_dev,
+                          .ino = (uint64_t) f->st.st_ino, .offset = _positions_read_end(f->pos) };
+      /* the file's own path: a follower still reading a rotated file
+       * hands over where it stopped in that one */
+      _handover_put(f->path, &v);
+    }
+  _close_file(f);
+  log_source_flush(f->src);
+  f->started = false;
+}
+
+bool
+file_follower_finished(const FileFollower *f)
+{
+  return atomic_load_explicit(&f->finished, memory_order_acquire);
+}
+
+void
+file_follower_file_id(const FileFollower *f, uint64_t *dev, uint64_t *ino)
+{
+  *dev = f->fd >= 0 ? (uint64_t) f->st.st_dev : 0;
+  *ino = f->fd >= 0 ? (uint64_t) f->st.st_ino : 0;
+}
+
+void
+file_follower_free(FileFollower *f)
+{
+  if (!f)
+    return;
+  g_free(f->path);
+  g_free(f->key);
+  g_free(f);
+}
