@@ -7,6 +7,7 @@
 
 const LogDriverFactory *const file_driver_factories[] = {
   &file_source_factory,
+  &wildcard_file_source_factory,
   &file_dest_factory,
   &pipe_dest_factory,
   &stdout_dest_factory,
