@@ -30,6 +30,13 @@
  *    octet-counted, anything else LF.
  *  - DGRAM: one datagram is one message; trailing '\n' and NUL bytes are
  *    dropped (not '\r'), and a zero-length datagram gives nothing.
+ *  - LINES (for multi-line readers, sluice/multiline.h; no syslog-ng
+ *    transport): LF's lines as they are, for a joiner that needs what LF
+ *    drops: '\r' bytes are kept, empty lines are handed out (length 0),
+ *    and the flags say how each line ended: LOG_FRAMER_NUL_END for a NUL
+ *    instead of '\n', LOG_FRAMER_NO_END for the partial line at end of
+ *    stream or from log_framer_take_partial().  A line longer than
+ *    log_msg_size is cut there ('\r' bytes count) and the rest skipped.
  *
  * Over-long messages are truncated to log_msg_size, flagged
  * LOG_FRAMER_TRUNCATED and counted; the rest of that message is discarded
@@ -71,6 +78,7 @@ typedef enum LogFramingMode
   LOG_FRAMING_OCTET_COUNTED,
   LOG_FRAMING_AUTO,
   LOG_FRAMING_DGRAM,
+  LOG_FRAMING_LINES,
 } LogFramingMode;
 
 typedef enum LogFramerStatus
@@ -85,6 +93,8 @@ typedef enum LogFramerStatus
 enum
 {
   LOG_FRAMER_TRUNCATED = 1u << 0, /* the message was longer than log_msg_size */
+  LOG_FRAMER_NUL_END = 1u << 1,   /* LINES: the line ended at a NUL, not '\n' */
+  LOG_FRAMER_NO_END = 1u << 2,    /* LINES: the line has no end (end of stream, take_partial) */
 };
 
 /* Per-framer counters; the owner sums them into its statistics. */
@@ -149,13 +159,22 @@ void log_framer_eof(LogFramer *f);
 
 /* The next message.  On LOG_FRAMER_MESSAGE, *msg points at *len bytes
  * (1 ≤ *len ≤ log_msg_size, except that a DGRAM of only '\n'/NUL gives an
- * empty message, as in syslog-ng) inside the framer's buffer, valid until
+ * empty message, as in syslog-ng, and LINES gives empty lines) inside the framer's buffer, valid until
  * the next log_framer_read_space, log_framer_feed or log_framer_deinit; the
  * terminator is not included, and *flags holds LOG_FRAMER_* flags.
  * LOG_FRAMER_ERROR is sticky: the stream is broken and the caller should
  * log log_framer_error_reason() and close it.  Messages framed before the
  * error are still handed out first. */
 LogFramerStatus log_framer_next(LogFramer *f, const char **msg, size_t *len, uint32_t *flags);
+
+/* LINES mode: hand out the partial line buffered after the last complete
+ * one as a line (LOG_FRAMER_NO_END) and forget it, as if it had ended;
+ * what comes next starts a new line.  Returns false when there is none
+ * (also when it is the rest of a line already cut at log_msg_size, which
+ * is dropped).  A multi-line reader's timeout uses this: syslog-ng 3.38
+ * sends what it holds, partial line included, when multi-line-timeout()
+ * passes.  The view is valid as for log_framer_next. */
+bool log_framer_take_partial(LogFramer *f, const char **msg, size_t *len, uint32_t *flags);
 
 /* Why the stream failed (a static string), or NULL. */
 const char *log_framer_error_reason(const LogFramer *f);

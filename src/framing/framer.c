@@ -282,6 +282,77 @@ _lf_next(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
     }
 }
 
+/* ---- LINES --------------------------------------------------------------- */
+
+/* LF's line search without its '\r' and empty-line rules: every line as
+ * it is, cut at log_msg_size (LF_SKIP drops the rest, as for LF). */
+static LogFramerStatus
+_lines_next(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
+{
+  if (f->scan < f->pos)
+    f->scan = f->pos;
+  if (f->state == LF_SKIP)
+    {
+      size_t e = _find_line_end(f->buf, f->pos, f->end);
+      if (e == f->end)
+        {
+          f->pos = f->scan = f->end;
+          return _starved(f);
+        }
+      f->pos = f->scan = e + 1;
+      f->state = LF_LINE;
+    }
+
+  size_t line = f->pos;
+  size_t window = line + f->log_msg_size + 1;
+  size_t to = f->end < window ? f->end : window;
+  size_t e = _find_line_end(f->buf, f->scan, to);
+  if (e < to)
+    {
+      f->pos = f->scan = e + 1;
+      LogFramerStatus st = _emit(f, line, e - line, false, msg, len, flags);
+      if (f->buf[e] == '\0')
+        *flags |= LOG_FRAMER_NUL_END;
+      return st;
+    }
+  if (f->end >= window)
+    {
+      f->pos = f->scan = line + f->log_msg_size;
+      f->state = LF_SKIP;
+      return _emit(f, line, f->log_msg_size, true, msg, len, flags);
+    }
+  f->scan = f->end;
+  if (!f->eof || f->end == line)
+    return _starved(f);
+  f->pos = f->scan = f->end;
+  LogFramerStatus st = _emit(f, line, f->end - line, false, msg, len, flags);
+  *flags |= LOG_FRAMER_NO_END;
+  return st;
+}
+
+bool
+log_framer_take_partial(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
+{
+  *msg = NULL;
+  *len = 0;
+  *flags = 0;
+  if (f->mode != LOG_FRAMING_LINES || f->error || f->pos == f->end)
+    return false;
+  /* complete lines first: the caller drained them, but be sure */
+  if (memchr(f->buf + f->pos, '\n', f->end - f->pos) || memchr(f->buf + f->pos, '\0', f->end - f->pos))
+    return false;
+  size_t line = f->pos;
+  f->pos = f->scan = f->end;
+  if (f->state == LF_SKIP)
+    {
+      f->state = LF_LINE; /* the rest of a cut line ends here */
+      return false;
+    }
+  _emit(f, line, f->end - line, false, msg, len, flags);
+  *flags |= LOG_FRAMER_NO_END;
+  return true;
+}
+
 /* ---- OCTET_COUNTED ------------------------------------------------------ */
 
 static bool
@@ -465,6 +536,8 @@ log_framer_next(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
     {
     case LOG_FRAMING_DGRAM:
       return _dgram_next(f, msg, len, flags);
+    case LOG_FRAMING_LINES:
+      return _lines_next(f, msg, len, flags);
     case LOG_FRAMING_OCTET_COUNTED:
       {
         LogFramerStatus st = _oc_next(f, msg, len, flags);
