@@ -42,6 +42,9 @@ struct LogReader
   LogWindowAckedFunc acked; /* log_reader_set_acked */
   void *acked_data;
   void (*acked_free)(void *data);
+  LogMultiLine *ml;        /* NULL without multi-line */
+  struct iv_timer ml_timer; /* multi-line-timeout(): registered while something is held */
+  struct timespec ml_deadline; /* the last read + the timeout */
 };
 
 void
@@ -152,6 +155,8 @@ _backoff_start(LogReader *r)
   _backoff(r);
 }
 
+static void _ml_timeout(void *cookie);
+
 LogReader *
 log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReaderCallbacks *cb, void *user_data,
                const LogAddr *peer)
@@ -173,10 +178,23 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
   r->dgram = dgram;
   if (peer)
     r->peer = *peer;
-  if (!log_framer_init(&r->framer, dgram ? LOG_FRAMING_DGRAM : opts->framing, opts->log_msg_size))
+  LogFramingMode mode = dgram ? LOG_FRAMING_DGRAM : opts->framing;
+  /* multi-line joins LF lines (what syslog-ng has it for); other
+   * framings carry whole messages already */
+  bool multi_line = opts->multi_line && !dgram && mode == LOG_FRAMING_LF;
+  r->opts.multi_line = NULL;
+  if (!log_framer_init(&r->framer, multi_line ? LOG_FRAMING_LINES : mode, opts->log_msg_size))
     {
       free(r);
       return NULL;
+    }
+  if (multi_line)
+    {
+      r->opts.multi_line = log_multi_line_options_ref(opts->multi_line);
+      r->ml = malloc(sizeof(*r->ml));
+      if (!r->ml)
+        abort();
+      log_multi_line_init(r->ml, r->opts.multi_line, r->framer.log_msg_size);
     }
   IV_FD_INIT(&r->fd);
   r->fd.fd = fd;
@@ -189,6 +207,9 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
   IV_TIMER_INIT(&r->backoff);
   r->backoff.cookie = r;
   r->backoff.handler = _backoff_done;
+  IV_TIMER_INIT(&r->ml_timer);
+  r->ml_timer.cookie = r;
+  r->ml_timer.handler = _ml_timeout;
   return r;
 }
 
@@ -327,29 +348,118 @@ _addr_from_sockaddr(LogAddr *out, const struct sockaddr_storage *ss)
     out->family = AF_UNIX;
 }
 
-/* Parse and hand on every message the framer has; returns the framer's
- * status after the last one. */
+/* Parse one message and hand it on. */
+static inline void
+_deliver(LogReader *r, const char *data, size_t len, const LogStamp *recvd)
+{
+  LogMsg *msg = msg_format_parse(&r->opts.parse, data, len, recvd);
+  msg->saddr = r->peer;
+  /* both outlive the message (static, interned): no copy per message */
+  if (r->transport_len)
+    log_msg_set_value_ref(msg, LM_V_TRANSPORT, r->opts.transport, r->transport_len);
+  if (r->source_len)
+    log_msg_set_value_ref(msg, LM_V_SOURCE, r->opts.source, r->source_len);
+  if (r->window)
+    log_msg_ack_begin(msg, r->window);
+  r->cb.deliver(msg, r->user_data);
+}
+
+/* A joined message (sluice/multiline.h), stamped with its first line's time. */
+static void
+_ml_emit(const char *data, size_t len, uint32_t flags, const LogStamp *recvd, void *user_data)
+{
+  (void) flags;
+  _deliver(user_data, data, len, recvd);
+}
+
+/* _drain for a multi-line reader: lines to the joiner; at the end of the
+ * stream what it holds goes out too. */
 static LogFramerStatus
-_drain(LogReader *r, const LogStamp *recvd)
+_drain_lines(LogReader *r, const LogStamp *recvd)
 {
   const char *data;
   size_t len;
   uint32_t flags;
   LogFramerStatus st;
   while ((st = log_framer_next(&r->framer, &data, &len, &flags)) == LOG_FRAMER_MESSAGE)
-    {
-      LogMsg *msg = msg_format_parse(&r->opts.parse, data, len, recvd);
-      msg->saddr = r->peer;
-      /* both outlive the message (static, interned): no copy per message */
-      if (r->transport_len)
-        log_msg_set_value_ref(msg, LM_V_TRANSPORT, r->opts.transport, r->transport_len);
-      if (r->source_len)
-        log_msg_set_value_ref(msg, LM_V_SOURCE, r->opts.source, r->source_len);
-      if (r->window)
-        log_msg_ack_begin(msg, r->window);
-      r->cb.deliver(msg, r->user_data);
-    }
+    log_multi_line_feed(r->ml, data, len, flags, recvd, _ml_emit, r);
+  if (st != LOG_FRAMER_NEED_MORE)
+    log_multi_line_flush(r->ml, _ml_emit, r);
   return st;
+}
+
+/* Parse and hand on every message the framer has; returns the framer's
+ * status after the last one. */
+static LogFramerStatus
+_drain(LogReader *r, const LogStamp *recvd)
+{
+  if (r->ml)
+    return _drain_lines(r, recvd);
+  const char *data;
+  size_t len;
+  uint32_t flags;
+  LogFramerStatus st;
+  while ((st = log_framer_next(&r->framer, &data, &len, &flags)) == LOG_FRAMER_MESSAGE)
+    _deliver(r, data, len, recvd);
+  return st;
+}
+
+/* Whether a multi-line reader holds anything a timeout would send: an
+ * open message or a partial line. */
+static bool
+_ml_holding(LogReader *r)
+{
+  return log_multi_line_is_open(r->ml) || r->framer.end > r->framer.pos;
+}
+
+/* After a read that brought data: the timeout counts from now.  The timer
+ * is not moved per read; when it fires early it goes back to sleep. */
+static void
+_ml_touch(LogReader *r)
+{
+  int64_t timeout = r->opts.multi_line->timeout;
+  if (timeout <= 0)
+    return;
+  iv_validate_now();
+  r->ml_deadline = iv_now;
+  r->ml_deadline.tv_sec += timeout;
+  if (!_ml_holding(r))
+    {
+      if (iv_timer_registered(&r->ml_timer))
+        iv_timer_unregister(&r->ml_timer);
+      return;
+    }
+  if (!iv_timer_registered(&r->ml_timer))
+    {
+      r->ml_timer.expires = r->ml_deadline;
+      iv_timer_register(&r->ml_timer);
+    }
+}
+
+/* multi-line-timeout(): nothing read for that long; send what is held,
+ * partial line included, as syslog-ng does. */
+static void
+_ml_timeout(void *cookie)
+{
+  LogReader *r = cookie;
+  iv_validate_now();
+  if (_before(&iv_now, &r->ml_deadline))
+    {
+      r->ml_timer.expires = r->ml_deadline;
+      iv_timer_register(&r->ml_timer);
+      return;
+    }
+  const char *data;
+  size_t len;
+  uint32_t flags;
+  LogStamp recvd;
+  _now(&recvd);
+  if (log_framer_take_partial(&r->framer, &data, &len, &flags))
+    log_multi_line_feed(r->ml, data, len, flags, &recvd, _ml_emit, r);
+  else
+    log_multi_line_flush(r->ml, _ml_emit, r);
+  if (r->cb.batch_done)
+    r->cb.batch_done(r->user_data);
 }
 
 static void
@@ -450,7 +560,15 @@ _read_once(LogReader *r)
         return 0;
       if (r->dgram)
         return 0; /* e.g. ICMP errors reported on a UDP socket */
-      _close(r, errno, strerror(errno));
+      int error = errno;
+      if (r->ml)
+        {
+          /* the stream is over: what was read is not lost with it */
+          _now(&recvd);
+          log_framer_eof(&r->framer);
+          _drain(r, &recvd);
+        }
+      _close(r, error, strerror(error));
       return -1;
     }
   _now(&recvd);
@@ -475,6 +593,8 @@ _read_once(LogReader *r)
       _close(r, -1, log_framer_error_reason(&r->framer));
       return -1;
     }
+  if (r->ml)
+    _ml_touch(r);
   return 1;
 }
 
@@ -535,6 +655,8 @@ _release(LogReader *r)
     {
       if (iv_timer_registered(&r->backoff))
         iv_timer_unregister(&r->backoff);
+      if (iv_timer_registered(&r->ml_timer))
+        iv_timer_unregister(&r->ml_timer);
       if (iv_task_registered(&r->task))
         iv_task_unregister(&r->task);
       if (!r->regular)
@@ -544,11 +666,25 @@ _release(LogReader *r)
     }
   log_transport_free(r->transport);
   r->transport = NULL;
+  if (r->ml)
+    {
+      log_multi_line_deinit(r->ml);
+      free(r->ml);
+      r->ml = NULL;
+    }
+  log_multi_line_options_unref(r->opts.multi_line);
+  r->opts.multi_line = NULL;
 }
 
 int
 log_reader_detach(LogReader *r, LogFramer *framer)
 {
+  if (r->ml && log_multi_line_is_open(r->ml))
+    {
+      log_multi_line_flush(r->ml, _ml_emit, r);
+      if (r->cb.batch_done)
+        r->cb.batch_done(r->user_data);
+    }
   _release(r);
   int fd = r->fd.fd;
   *framer = r->framer;

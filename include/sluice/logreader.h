@@ -22,12 +22,24 @@
  * Congestion (sluice/logqueue.h): when a read's messages leave a
  * destination queue half full, the reader stops polling for a millisecond
  * so the writer catches up, instead of reading on into drops.
+ *
+ * Multi-line (sluice/multiline.h): with opts.multi_line on a stream whose
+ * framing is LF, the reader frames in LOG_FRAMING_LINES and joins lines
+ * into messages; a joined message's reception time is its first line's.
+ * The open message goes out when a line ends it, at the end of the
+ * stream (or a read error), and when multi-line-timeout() seconds pass
+ * with nothing read (an iv_timer on the reader's worker, registered only
+ * while a message or a partial line is held); it is lost when the reader
+ * is freed first, as in syslog-ng.  Without multi_line the reader does no
+ * per-line work for it (one test per read).  The framer stats then count
+ * lines, not messages.
  */
 
 #include "sluice/framing.h"
 #include "sluice/logmsg.h"
 #include "sluice/logqueue.h"
 #include "sluice/msg-format.h"
+#include "sluice/multiline.h"
 #include "sluice/transport.h"
 
 #include <stdbool.h>
@@ -44,6 +56,7 @@ typedef struct LogReaderOptions
   int fetch_limit;        /* log-fetch-limit: reads per wakeup before yielding */
   const char *transport;  /* TRANSPORT value, e.g. "rfc3164+tcp"; static */
   const char *source;     /* SOURCE value (the source's name); copied (interned) */
+  LogMultiLineOptions *multi_line; /* NULL: one message per line; each reader takes a reference */
 } LogReaderOptions;
 
 typedef struct LogReaderCallbacks
@@ -81,7 +94,9 @@ void log_reader_free(LogReader *r);
 
 /* Stop r and free it without closing its fd: returns the fd, and moves
  * the framer (the part of a message read so far, the framing state) into
- * *framer for another reader to adopt (sluice/handover.h).  On r's worker. */
+ * *framer for another reader to adopt (sluice/handover.h).  On r's worker.
+ * An open multi-line message is sent first (deliver, batch_done): the
+ * joiner does not move. */
 int log_reader_detach(LogReader *r, LogFramer *framer);
 
 /* Before log_reader_start(): read on from where another reader's framer

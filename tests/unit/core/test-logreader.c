@@ -252,3 +252,135 @@ Test(logreader, datagrams_record_their_sender)
   cr_assert_not(s->closed);
   sink_free(s);
 }
+
+/* ---- multi-line (sluice/multiline.h) -------------------------------------- */
+
+static LogMultiLineOptions *
+indented_options(int64_t timeout)
+{
+  char *error = NULL;
+  LogMultiLineOptions *o = log_multi_line_options_new(LOG_MULTI_LINE_INDENTED, NULL, NULL, timeout, &error);
+  cr_assert_not_null(o);
+  return o;
+}
+
+static int64_t
+usec_of(const LogStamp *t)
+{
+  return t->sec * 1000000 + t->usec;
+}
+
+Test(logreader, multi_line_joins_parses_and_stamps_with_the_first_line)
+{
+  int sv[2];
+  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  const char *err;
+  WorkerPool *pool = worker_pool_start(1, &err);
+  Sink *s = sink_new();
+  LogReaderOptions opts;
+  log_reader_options_defaults(&opts);
+  opts.multi_line = indented_options(0);
+  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
+  /* the reader holds its own reference */
+  log_multi_line_options_unref(opts.multi_line);
+  worker_post(worker_pool_get(pool, 0), start_reader, s);
+
+  /* stdin run of syslog-ng 3.38.1, multi-line-mode(indented), template
+   * "[$HOST|$PROGRAM|$PID|$MSG]": [host|prog|1|one\n  two][host|prog||three\n\tfour] */
+  const char *first = "<13>Nov 22 10:00:00 host prog[1]: one\n";
+  cr_assert_eq(write(sv[1], first, strlen(first)), (ssize_t) strlen(first));
+  usleep(300000);
+  const char *rest = "  two\n<14>Nov 22 10:00:01 host prog: three\n\tfour\n";
+  cr_assert_eq(write(sv[1], rest, strlen(rest)), (ssize_t) strlen(rest));
+  WAIT_FOR(s, s->n == 1);
+  assert_msg(s->msgs[0], "one\n  two");
+  size_t len;
+  const char *v = log_msg_get_value(s->msgs[0], LM_V_PROGRAM, &len);
+  cr_assert(len == 4 && memcmp(v, "prog", 4) == 0);
+  v = log_msg_get_value(s->msgs[0], LM_V_PID, &len);
+  cr_assert(len == 1 && v[0] == '1');
+  close(sv[1]);
+  WAIT_FOR(s, s->closed);
+  cr_assert_eq(s->n, 2, "the end of the stream sends the open message");
+  assert_msg(s->msgs[1], "three\n\tfour");
+  /* the joined message was read in two reads 300 ms apart: it has the first's time */
+  int64_t gap = usec_of(&s->msgs[1]->stamps[LM_TS_RECVD]) - usec_of(&s->msgs[0]->stamps[LM_TS_RECVD]);
+  cr_assert_geq(gap, 200000, "RECVD of the first line kept (gap %lld us)", (long long) gap);
+  worker_pool_stop(pool);
+  sink_free(s);
+}
+
+Test(logreader, multi_line_timeout_sends_what_is_held)
+{
+  int sv[2];
+  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  const char *err;
+  WorkerPool *pool = worker_pool_start(1, &err);
+  Sink *s = sink_new();
+  LogReaderOptions opts;
+  log_reader_options_defaults(&opts);
+  opts.parse.flags |= MF_NO_PARSE;
+  opts.multi_line = indented_options(1);
+  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
+  log_multi_line_options_unref(opts.multi_line);
+  worker_post(worker_pool_get(pool, 0), start_reader, s);
+
+  /* file run of syslog-ng 3.38.1, follow-freq(0.5) multi-line-mode(indented)
+   * multi-line-timeout(1), input "\n\nfirst\nsecond\nthird": [first]
+   * [second\nthird], the partial line in the timed-out message */
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  cr_assert_eq(write(sv[1], "\n\nfirst\nsecond\nthi", 18), 18);
+  WAIT_FOR(s, s->n == 1);
+  assert_msg(s->msgs[0], "first");
+  /* more data puts the timeout off */
+  usleep(600000);
+  cr_assert_eq(write(sv[1], "rd", 2), 2);
+  WAIT_FOR(s, s->n == 2);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  assert_msg(s->msgs[1], "second\nthird");
+  double waited = (double) (t1.tv_sec - t0.tv_sec) + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9;
+  cr_assert_geq(waited, 1.5, "sent after %.2f s: the second read must restart the timeout", waited);
+  /* the timer sleeps again: nothing is held */
+  usleep(1300000);
+  pthread_mutex_lock(&s->lock);
+  int n = s->n;
+  pthread_mutex_unlock(&s->lock);
+  cr_assert_eq(n, 2);
+  cr_assert_eq(write(sv[1], "next\n cont\n", 11), 11);
+  WAIT_FOR(s, s->n == 3);
+  assert_msg(s->msgs[2], "next\n cont");
+  close(sv[1]);
+  WAIT_FOR(s, s->closed);
+  cr_assert_eq(s->n, 3);
+  worker_pool_stop(pool);
+  sink_free(s);
+}
+
+Test(logreader, multi_line_ignores_framings_other_than_lf)
+{
+  int sv[2];
+  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  const char *err;
+  WorkerPool *pool = worker_pool_start(1, &err);
+  Sink *s = sink_new();
+  LogReaderOptions opts;
+  log_reader_options_defaults(&opts);
+  opts.parse.flags |= MF_NO_PARSE;
+  opts.framing = LOG_FRAMING_OCTET_COUNTED;
+  opts.multi_line = indented_options(0);
+  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
+  log_multi_line_options_unref(opts.multi_line);
+  worker_post(worker_pool_get(pool, 0), start_reader, s);
+  cr_assert_eq(write(sv[1], "1 a2  b", 7), 7);
+  close(sv[1]);
+  WAIT_FOR(s, s->closed);
+  cr_assert_eq(s->n, 2);
+  assert_msg(s->msgs[0], "a");
+  assert_msg(s->msgs[1], " b");
+  worker_pool_stop(pool);
+  sink_free(s);
+}
