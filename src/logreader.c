@@ -45,6 +45,8 @@ struct LogReader
   LogMultiLine *ml;        /* NULL without multi-line */
   struct iv_timer ml_timer; /* multi-line-timeout(): registered while something is held */
   struct timespec ml_deadline; /* the last read + the timeout */
+  uint64_t ml_line_start;   /* file offsets of the line fed to the joiner */
+  uint64_t ml_line_end;
 };
 
 void
@@ -268,6 +270,12 @@ log_reader_start(LogReader *r)
   _set_polling(r, true);
 }
 
+bool
+log_reader_holding(const LogReader *r)
+{
+  return r->ml && log_multi_line_is_open(r->ml);
+}
+
 void
 log_reader_resume(LogReader *r)
 {
@@ -281,6 +289,8 @@ void
 log_reader_set_offset(LogReader *r, uint64_t offset)
 {
   r->offset = offset;
+  /* where the next line begins: after what an adopted framer holds */
+  r->ml_line_end = offset - (uint64_t) (r->framer.end - r->framer.pos);
 }
 
 uint64_t
@@ -298,6 +308,10 @@ log_reader_fd(const LogReader *r)
 uint64_t
 log_reader_offset(const LogReader *r)
 {
+  /* a joined message ends with the line fed, or before it when that line
+   * begins the next message */
+  if (r->ml)
+    return r->ml->sent_before_line ? r->ml_line_start : r->ml_line_end;
   /* what was read, less what the framer holds beyond this message */
   return r->offset - (uint64_t) (r->framer.end - r->framer.pos);
 }
@@ -364,6 +378,15 @@ _deliver(LogReader *r, const char *data, size_t len, const LogStamp *recvd)
   r->cb.deliver(msg, r->user_data);
 }
 
+/* The line the framer just handed out ends where what it still holds
+ * begins (log_reader_offset of a joined message). */
+static void
+_ml_line_read(LogReader *r)
+{
+  r->ml_line_start = r->ml_line_end;
+  r->ml_line_end = r->offset - (uint64_t) (r->framer.end - r->framer.pos);
+}
+
 /* A joined message (sluice/multiline.h), stamped with its first line's time. */
 static void
 _ml_emit(const char *data, size_t len, uint32_t flags, const LogStamp *recvd, void *user_data)
@@ -382,7 +405,10 @@ _drain_lines(LogReader *r, const LogStamp *recvd)
   uint32_t flags;
   LogFramerStatus st;
   while ((st = log_framer_next(&r->framer, &data, &len, &flags)) == LOG_FRAMER_MESSAGE)
-    log_multi_line_feed(r->ml, data, len, flags, recvd, _ml_emit, r);
+    {
+      _ml_line_read(r);
+      log_multi_line_feed(r->ml, data, len, flags, recvd, _ml_emit, r);
+    }
   if (st != LOG_FRAMER_NEED_MORE)
     log_multi_line_flush(r->ml, _ml_emit, r);
   return st;
@@ -455,7 +481,10 @@ _ml_timeout(void *cookie)
   LogStamp recvd;
   _now(&recvd);
   if (log_framer_take_partial(&r->framer, &data, &len, &flags))
-    log_multi_line_feed(r->ml, data, len, flags, &recvd, _ml_emit, r);
+    {
+      _ml_line_read(r);
+      log_multi_line_feed(r->ml, data, len, flags, &recvd, _ml_emit, r);
+    }
   else
     log_multi_line_flush(r->ml, _ml_emit, r);
   if (r->cb.batch_done)

@@ -112,11 +112,15 @@ void log_reader_set_transport(LogReader *r, LogTransport *t);
  * log_reader_detach() when the connection moves on (a reload). */
 LogTransport *log_reader_take_transport(LogReader *r);
 
+/* True while a multi-line reader holds part of a message (freeing or
+ * detaching it would send that part as a message of its own). */
+bool log_reader_holding(const LogReader *r);
+
 /* After an eof callback: read on (on r's worker). */
 void log_reader_resume(LogReader *r);
 
-/* Before log_reader_start(): the fd's position in its file, where
- * log_reader_offset() counts from. */
+/* Before log_reader_start() and after log_reader_adopt_framer(): the
+ * fd's position in its file, where log_reader_offset() counts from. */
 void log_reader_set_offset(LogReader *r, uint64_t offset);
 
 /* The file position of the end of what was read so far. */

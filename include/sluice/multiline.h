@@ -164,6 +164,9 @@ typedef struct LogMultiLine
   bool discard;   /* it was cut at log_msg_size and sent: drop its continuation lines */
   uint32_t flags; /* LOG_FRAMER_TRUNCATED when one of its lines was cut */
   LogStamp recvd; /* when its first line was read */
+  bool sent_before_line; /* the last message sent ended before the line being fed
+                          * (a line that starts the next one); else it ended
+                          * with that line, or with the last one fed */
 } LogMultiLine;
 
 /* A complete message: msg[0..len) (1 ≤ len ≤ log_msg_size), valid during

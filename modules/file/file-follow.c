@@ -304,6 +304,16 @@ _idle(FileFollower *f)
 static void
 _close_file(FileFollower *f)
 {
+  if (f->reader && log_reader_holding(f->reader))
+    {
+      /* part of a multi-line message was not handed on: it is after the
+       * position kept, and the next reader of the file reads it again
+       * (a detach would send it as a message of its own) */
+      log_reader_free(f->reader);
+      f->reader = NULL;
+      f->fd = -1;
+      worker_stream_removed(f->worker);
+    }
   _idle(f);
   if (f->has_partial)
     log_framer_deinit(&f->partial);
@@ -461,7 +471,10 @@ _follow_due(void *cookie)
   bool same = stat(f->path, &named) == 0 && named.st_dev == f->st.st_dev && named.st_ino == f->st.st_ino;
   if (same)
     {
-      _idle(f); /* nothing new: no buffer while there is nothing to read */
+      /* nothing new: no buffer while there is nothing to read (unless it
+       * holds part of a multi-line message, which waits for its rest) */
+      if (!f->reader || !log_reader_holding(f->reader))
+        _idle(f);
       _follow_arm(f);
       return;
     }

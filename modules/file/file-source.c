@@ -62,12 +62,32 @@ static const CfgOption file_source_options[] = {
   { 0 },
 };
 
+bool
+file_source_options_resolve(LogSource *s, FileSourceOptions *o, const CfgNode *call, const LogDriverContext *ctx,
+                            CfgError *err)
+{
+  if (!log_source_resolve(s, &o->src, call, ctx, true, "local+file", err)
+      || !log_multi_line_resolve(&o->multi_line, &call->loc, &s->ro.multi_line, err))
+    return false;
+  o->follow_freq_ms *= 1000;
+  return true;
+}
+
+void
+file_source_options_deinit(LogSource *s)
+{
+  if (s->ro.multi_line)
+    log_multi_line_options_unref(s->ro.multi_line);
+  s->ro.multi_line = NULL;
+  log_source_deinit(s);
+}
+
 static void
 _file_free(LogSourceDriver *d)
 {
   FileSource *s = (FileSource *) d;
   cfg_options_free(file_source_options, &s->o);
-  log_source_deinit(&s->base);
+  file_source_options_deinit(&s->base);
   g_free(s->path);
   free(s);
 }
@@ -83,12 +103,11 @@ _file_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err
   log_source_init(&s->base, &file_source_ops, call);
   cfg_options_defaults(file_source_options, &s->o);
   if (!cfg_options_apply(file_source_options, call, &s->o, "file()", err)
-      || !log_source_resolve(&s->base, &s->o.follow.src, call, ctx, true, "local+file", err))
+      || !file_source_options_resolve(&s->base, &s->o.follow, call, ctx, err))
     {
       _file_free(&s->base.super);
       return NULL;
     }
-  s->o.follow.follow_freq_ms *= 1000;
   s->path = g_strdup(call->args[0].str);
   if (!s->path[0])
     {

@@ -4,6 +4,7 @@
 /* The file() and wildcard-file() sources (file-source.c,
  * wildcard-source.c) around FileFollowers (file-follow.h). */
 #include "sluice/logsource.h"
+#include "sluice/multiline.h"
 
 #include <stddef.h>
 
@@ -12,7 +13,14 @@ typedef struct FileSourceOptions
 {
   LogSourceOptions src;
   int64_t follow_freq_ms;  /* follow-freq(): seconds in the table, ms once resolved */
+  LogMultiLineCfg multi_line; /* multi-line-mode() and friends */
 } FileSourceOptions;
+
+/* After the table: check and compile what it says into s->ro (its
+ * multi-line options, which file_source_options_deinit drops). */
+bool file_source_options_resolve(LogSource *s, FileSourceOptions *o, const CfgNode *call,
+                                 const LogDriverContext *ctx, CfgError *err);
+void file_source_options_deinit(LogSource *s);
 
 /* follow-freq(): at least a second (a check for the table). */
 const char *file_source_check_follow_freq(const CfgOption *opt, const void *field);
@@ -21,7 +29,9 @@ const char *file_source_check_follow_freq(const CfgOption *opt, const void *fiel
 #define FILE_SOURCE_OPTION_ROWS(stype, smember)                                                                    \
   LOG_SOURCE_OPTION_ROWS(stype, smember.src, 100),                                                                \
   { .name = "follow-freq", .type = CFG_OPT_INT, .offset = offsetof(stype, smember.follow_freq_ms), .def_int = 1,  \
-    .min = 0, .max = 86400, .check = file_source_check_follow_freq }
+    .min = 0, .max = 86400, .check = file_source_check_follow_freq },                                            \
+  LOG_MULTI_LINE_CFG_OPTIONS(stype, smember.multi_line),                                                          \
+  LOG_MULTI_LINE_CFG_TIMEOUT_OPTION(stype, smember.multi_line)
 
 extern const LogDriverFactory file_source_factory;
 extern const LogDriverFactory wildcard_file_source_factory;

@@ -272,7 +272,7 @@ _wildcard_free(LogSourceDriver *d)
 {
   WildcardSource *s = (WildcardSource *) d;
   cfg_options_free(wildcard_options, &s->o);
-  log_source_deinit(&s->base);
+  file_source_options_deinit(&s->base);
   if (s->pattern)
     g_pattern_spec_free(s->pattern);
   if (s->exclude)
@@ -296,7 +296,7 @@ _wildcard_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   s->followers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) file_follower_free);
   cfg_options_defaults(wildcard_options, &s->o);
   if (!cfg_options_apply(wildcard_options, call, &s->o, "wildcard-file()", err)
-      || !log_source_resolve(&s->base, &s->o.follow.src, call, ctx, true, "local+file", err))
+      || !file_source_options_resolve(&s->base, &s->o.follow, call, ctx, err))
     {
       _wildcard_free(&s->base.super);
       return NULL;
@@ -315,7 +315,6 @@ _wildcard_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
       _wildcard_free(&s->base.super);
       return NULL;
     }
-  s->o.follow.follow_freq_ms *= 1000;
   s->pattern = g_pattern_spec_new(s->o.filename_pattern);
   if (s->o.exclude_pattern && s->o.exclude_pattern[0])
     s->exclude = g_pattern_spec_new(s->o.exclude_pattern);

@@ -339,7 +339,11 @@ log_multi_line_feed(LogMultiLine *ml, const char *line, size_t len, uint32_t fla
       break;
     case LOG_MULTI_LINE_EMIT_BEFORE:
       if (ml->open && !ml->discard)
-        _send(ml, ml->len, ml->flags, emit, user_data);
+        {
+          ml->sent_before_line = true;
+          _send(ml, ml->len, ml->flags, emit, user_data);
+          ml->sent_before_line = false;
+        }
       _begin(ml, line, len, flags, recvd);
       break;
     case LOG_MULTI_LINE_EMIT_WITH:
