@@ -11,8 +11,9 @@
  *  - it shrank below what was read (copytruncate): read it again from its
  *    start;
  *  - the path now names another file, or none (rename-and-create,
- *    deletion): the old file, already read to its end, is looked at once
- *    more (a writer may have added to it meanwhile), its last line without
+ *    deletion): the old file is read to its end, and let go only when a
+ *    look a follow-freq() later still finds nothing new in it (its writer
+ *    may add to it until it reopens its file); then its last line without
  *    an end goes out as it is, and the new file is read from its start
  *    (wildcard-file(): a deleted file ends there);
  *  - no file yet: it is waited for (and opened at the next look);
@@ -49,6 +50,7 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <iv.h>
+#include <iv_inotify.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,8 +237,12 @@ struct FileFollower
   LogFramer partial;       /* idle: a line without its end */
   bool has_partial;
   bool at_end;             /* the reader waits at the end of the file */
+  int64_t replaced_at_ms;  /* when a look first saw the path name another file or none
+                            * with nothing new in this one; 0: not seen */
   LogSourcePeer peer;
   struct iv_timer follow;
+  struct iv_inotify_watch watch; /* on the open file, with inotify */
+  char *watched;           /* the name the watch was made with; NULL: none */
   bool missing_said;       /* "Error opening file" was logged */
   bool warned;             /* a truncated message was logged */
   bool started;
@@ -244,6 +250,94 @@ struct FileFollower
 };
 
 static void _follow_arm(FileFollower *f);
+static void _follow_due(void *cookie);
+
+/* ---- inotify: one instance per worker ------------------------------------ */
+
+static _Thread_local struct iv_inotify *worker_inotify;
+static _Thread_local int worker_inotify_users;
+static _Thread_local bool worker_inotify_failed;
+
+struct iv_inotify *
+file_inotify_get(void)
+{
+  if (!worker_inotify && !worker_inotify_failed)
+    {
+      worker_inotify = g_new0(struct iv_inotify, 1);
+      IV_INOTIFY_INIT(worker_inotify);
+      if (iv_inotify_register(worker_inotify) != 0)
+        {
+          sluice_log(SLUICE_LOG_WARNING, "inotify cannot be had, looking at files every follow-freq() only", "error",
+                     strerror(errno), NULL);
+          g_free(worker_inotify);
+          worker_inotify = NULL;
+          worker_inotify_failed = true;
+        }
+    }
+  if (worker_inotify)
+    worker_inotify_users++;
+  return worker_inotify;
+}
+
+void
+file_inotify_put(void)
+{
+  if (worker_inotify && --worker_inotify_users == 0)
+    {
+      iv_inotify_unregister(worker_inotify);
+      g_free(worker_inotify);
+      worker_inotify = NULL;
+    }
+}
+
+static void
+_watch_event(void *cookie, struct inotify_event *ev)
+{
+  FileFollower *f = cookie;
+  (void) ev;
+  /* a write, a rename or a delete: look now instead of at the next tick
+   * (which stays armed, as the one look for what inotify cannot see: a
+   * new file taking the name) */
+  _follow_due(f);
+}
+
+static void
+_unwatch(FileFollower *f)
+{
+  if (!f->watched)
+    return;
+  iv_inotify_watch_unregister(&f->watch);
+  file_inotify_put();
+  g_free(f->watched);
+  f->watched = NULL;
+}
+
+/* Watch name, the file just opened (nothing happens without inotify). */
+static void
+_watch(FileFollower *f, const char *name)
+{
+  _unwatch(f);
+  if (!f->o.inotify)
+    return;
+  struct iv_inotify *in = file_inotify_get();
+  if (!in)
+    return;
+  f->watched = g_strdup(name);
+  IV_INOTIFY_WATCH_INIT(&f->watch);
+  f->watch.inotify = in;
+  f->watch.pathname = f->watched;
+  f->watch.mask = IN_MODIFY | IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF;
+  f->watch.cookie = f;
+  f->watch.handler = _watch_event;
+  if (iv_inotify_watch_register(&f->watch) != 0)
+    {
+      /* out of watches (fs.inotify.max_user_watches): this file is
+       * looked at every follow-freq() */
+      g_free(f->watched);
+      f->watched = NULL;
+      file_inotify_put();
+    }
+}
 
 FileFollower *
 file_follower_new(LogSource *s, const char *path, const FileFollowOptions *o, PersistStore *store)
@@ -304,6 +398,7 @@ _idle(FileFollower *f)
 static void
 _close_file(FileFollower *f)
 {
+  _unwatch(f);
   if (f->reader && log_reader_holding(f->reader))
     {
       /* part of a multi-line message was not handed on: it is after the
@@ -327,6 +422,7 @@ _close_file(FileFollower *f)
   _positions_unref(f->pos);
   f->pos = NULL;
   f->at_end = false;
+  f->replaced_at_ms = 0;
 }
 
 static void
@@ -407,6 +503,7 @@ _open_at(FileFollower *f, const char *name, uint64_t offset, bool is_rotation)
   f->pos = _positions_new(f->key, f->store, &st, offset);
   _positions_save(f->pos);
   worker_stream_added(f->worker);
+  _watch(f, name);
   if (is_rotation)
     sluice_log(SLUICE_LOG_NOTICE, "Follow-mode file source moved to a new file", "filename", f->path, NULL);
   if (!_read(f))
@@ -448,6 +545,7 @@ _follow_due(void *cookie)
     {
       if ((uint64_t) now.st_size > read_to)
         {
+          f->replaced_at_ms = 0;
           if (f->reader)
             {
               f->at_end = false;
@@ -478,8 +576,22 @@ _follow_due(void *cookie)
       _follow_arm(f);
       return;
     }
-  /* rotated or deleted, and read to its end (it did not grow since the
-   * fstat above): a last line without its end goes out as it is */
+  /* rotated or deleted, and read to its end: a writer may still add to
+   * it until it reopens its file, so it is let go only when a look a
+   * follow-freq() later still finds nothing new */
+  iv_validate_now();
+  int64_t now_ms = (int64_t) iv_now.tv_sec * 1000 + iv_now.tv_nsec / 1000000;
+  if (f->replaced_at_ms == 0 || now_ms - f->replaced_at_ms < f->o.follow_freq_ms)
+    {
+      if (f->replaced_at_ms == 0)
+        f->replaced_at_ms = now_ms;
+      if (!f->reader || !log_reader_holding(f->reader))
+        _idle(f);
+      _follow_arm(f);
+      return;
+    }
+  f->replaced_at_ms = 0;
+  /* a last line without its end goes out as it is */
   if (!f->reader && f->has_partial)
     _read(f);
   if (f->reader)

@@ -22,7 +22,14 @@ typedef struct FileFollowOptions
   int iw_size;             /* log-iw-size() */
   int64_t follow_freq_ms;  /* follow-freq() */
   bool end_when_gone;      /* wildcard-file(): a file deleted or renamed away ends */
+  bool inotify;            /* also look when inotify says the file changed */
 } FileFollowOptions;
+
+/* The worker's inotify instance (registered on first use, unregistered
+ * with its last watch): on the calling worker.  NULL when inotify cannot
+ * be had (the callers then look every follow-freq() only). */
+struct iv_inotify *file_inotify_get(void);
+void file_inotify_put(void);
 
 /* A follower of path for source s (whose options and env it reads). */
 FileFollower *file_follower_new(LogSource *s, const char *path, const FileFollowOptions *o, PersistStore *store);

@@ -32,7 +32,8 @@ _file_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
   FileSource *s = (FileSource *) d;
   log_source_begin(&s->base, env);
   FileFollowOptions fo = { .iw_size = (int) s->o.follow.src.log_iw_size,
-                           .follow_freq_ms = s->o.follow.follow_freq_ms };
+                           .follow_freq_ms = s->o.follow.follow_freq_ms,
+                           .inotify = true };
   s->follower = file_follower_new(&s->base, s->path, &fo, env->persist);
   file_follower_start(s->follower, worker_pool_pick(env->pool));
   return true;

@@ -18,9 +18,11 @@
  * (log-fetch-limit() reads each), so a fast file does not starve the
  * others.
  *
- * Not built: monitor-method(inotify) (refused by name; auto and poll look
- * every follow-freq() seconds); a rotated file whose new name also
- * matches is followed again from its start (as in syslog-ng 3.38).
+ * monitor-method(auto) and (inotify) also watch each followed file with
+ * inotify (one instance per worker), so a write is read at once rather
+ * than at the next follow-freq() look; poll only looks.  New files are
+ * found by the scan every follow-freq().  A rotated file whose new name
+ * also matches is followed again from its start (as in syslog-ng 3.38).
  */
 #include "file-follow.h"
 #include "file-source.h"
@@ -100,7 +102,8 @@ _add(WildcardSource *s, const char *path)
     }
   FileFollowOptions fo = { .iw_size = (int) s->o.follow.src.log_iw_size,
                            .follow_freq_ms = s->o.follow.follow_freq_ms,
-                           .end_when_gone = true };
+                           .end_when_gone = true,
+                           .inotify = s->o.monitor_method != MONITOR_POLL };
   FileFollower *f = file_follower_new(&s->base, path, &fo, s->base.env.persist);
   g_mutex_lock(&s->lock);
   g_hash_table_insert(s->followers, g_strdup(path), f);
@@ -246,15 +249,6 @@ _wildcard_stop(LogSourceDriver *d)
 
 #define OFF(field) offsetof(WildcardOptions, field)
 
-static const char *
-_check_monitor(const CfgOption *opt, const void *field)
-{
-  return *(const int *) field == MONITOR_INOTIFY
-           ? "monitor-method(inotify) is not supported yet: Sluice looks at the directory every follow-freq() "
-             "seconds (use auto or poll)"
-           : NULL;
-}
-
 static const CfgOption wildcard_options[] = {
   FILE_SOURCE_OPTION_ROWS(WildcardOptions, follow),
   { .name = "base-dir", .type = CFG_OPT_STRING, .offset = OFF(base_dir) },
@@ -262,8 +256,7 @@ static const CfgOption wildcard_options[] = {
   { .name = "exclude-pattern", .type = CFG_OPT_STRING, .offset = OFF(exclude_pattern) },
   { .name = "recursive", .type = CFG_OPT_BOOL, .offset = OFF(recursive) },
   { .name = "max-files", .type = CFG_OPT_INT, .offset = OFF(max_files), .def_int = 100, .min = 1, .max = 10000000 },
-  { .name = "monitor-method", .type = CFG_OPT_ENUM, .offset = OFF(monitor_method), .names = monitor_methods,
-    .check = _check_monitor },
+  { .name = "monitor-method", .type = CFG_OPT_ENUM, .offset = OFF(monitor_method), .names = monitor_methods },
   { 0 },
 };
 

@@ -39,9 +39,12 @@ arrived "read from the start"
 gen "$work/in.log" 1000
 arrived "followed"
 
-# rename-and-create; the writer adds to the old file before it reopens
+# rename-and-create; the writer adds to the old file for a while (less
+# than follow-freq()) before it reopens: inotify sees the rename at once,
+# and the old file must not be let go then
 gen "$work/in.log" 500
 mv "$work/in.log" "$work/in.log.1"
+sleep 0.5
 gen "$work/in.log.1" 500
 gen "$work/in.log" 500
 arrived "rotated"
