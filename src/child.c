@@ -70,11 +70,11 @@ _close_others(long max_fd)
 }
 
 static void
-_child_setup(int rfd, int devnull, long max_fd)
+_child_setup(int in, int out, int devnull, long max_fd)
 {
   setpgid(0, 0);
-  dup2(rfd, STDIN_FILENO);
-  dup2(devnull, STDOUT_FILENO);
+  dup2(in, STDIN_FILENO);
+  dup2(out, STDOUT_FILENO);
   dup2(devnull, STDERR_FILENO);
   _close_others(max_fd);
   struct sigaction sa;
@@ -95,8 +95,10 @@ _child_setup(int rfd, int devnull, long max_fd)
     }
 }
 
-pid_t
-child_spawn(const char *command, bool inherit_env, int *fd, int *err)
+/* The child's stdin (to_child) or stdout (!to_child) is a pipe, the
+ * other two /dev/null; *fd is the daemon's end. */
+static pid_t
+_spawn(const char *command, bool inherit_env, bool to_child, int *fd, int *err)
 {
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0)
@@ -112,6 +114,9 @@ child_spawn(const char *command, bool inherit_env, int *fd, int *err)
       close(p[1]);
       return -1;
     }
+  /* the child's end and ours */
+  int theirs = to_child ? p[0] : p[1];
+  int ours = to_child ? p[1] : p[0];
   char *argv[] = { "/bin/sh", "-c", (char *) command, NULL };
   char *no_env[] = { NULL };
   char **envp = inherit_env ? environ : no_env;
@@ -121,25 +126,37 @@ child_spawn(const char *command, bool inherit_env, int *fd, int *err)
   pid_t pid = fork();
   if (pid == 0)
     {
-      _child_setup(p[0], devnull, max_fd);
+      _child_setup(to_child ? theirs : devnull, to_child ? devnull : theirs, devnull, max_fd);
       execve("/bin/sh", argv, envp);
       _exit(127);
     }
   int e = errno;
-  close(p[0]);
+  close(theirs);
   close(devnull);
   if (pid < 0)
     {
-      close(p[1]);
+      close(ours);
       *err = e;
       return -1;
     }
   /* the parent too, so a kill between fork and the child's own call
    * reaches the right group */
   setpgid(pid, pid);
-  fcntl(p[1], F_SETFL, fcntl(p[1], F_GETFL) | O_NONBLOCK);
-  *fd = p[1];
+  fcntl(ours, F_SETFL, fcntl(ours, F_GETFL) | O_NONBLOCK);
+  *fd = ours;
   return pid;
+}
+
+pid_t
+child_spawn(const char *command, bool inherit_env, int *fd, int *err)
+{
+  return _spawn(command, inherit_env, true, fd, err);
+}
+
+pid_t
+child_spawn_reader(const char *command, bool inherit_env, int *fd, int *err)
+{
+  return _spawn(command, inherit_env, false, fd, err);
 }
 
 bool

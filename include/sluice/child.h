@@ -3,10 +3,12 @@
 #define SLUICE_CHILD_H
 
 /*
- * Programs the daemon runs: the program() destination's command.  As
- * syslog-ng 3.38 does, the command runs as `/bin/sh -c COMMAND` in a
- * process group of its own, its stdin the read end of a pipe the daemon
- * writes to, and stdout and stderr on /dev/null.  Unlike syslog-ng it starts with SIGPIPE at its default
+ * Programs the daemon runs: the program() destination's and source's
+ * commands.  As syslog-ng 3.38 does, the command runs as
+ * `/bin/sh -c COMMAND` in a process group of its own with one end of a
+ * pipe: a destination's program reads it on its stdin (stdout and stderr
+ * on /dev/null), a source's writes to it on its stdout (stdin and stderr
+ * on /dev/null).  Unlike syslog-ng it starts with SIGPIPE at its default
  * action and no blocked signals (the daemon ignores SIGPIPE and its
  * writer threads block it; neither is the program's business).
  *
@@ -27,6 +29,10 @@ void child_set_credentials(bool set_uid, uid_t uid, bool set_gid, gid_t gid, con
  * sets *fd (the pipe's write end: non-blocking, close-on-exec), or returns
  * -1 with *err (an errno).  inherit_env false: an empty environment. */
 pid_t child_spawn(const char *command, bool inherit_env, int *fd, int *err);
+
+/* The same with a pipe on its stdout: *fd is the read end (non-blocking,
+ * close-on-exec). */
+pid_t child_spawn_reader(const char *command, bool inherit_env, int *fd, int *err);
 
 /* True when pid has exited (reaped here, *status set as waitpid's). */
 bool child_exited(pid_t pid, int *status);

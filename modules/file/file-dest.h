@@ -19,6 +19,8 @@
 #ifndef SLUICE_FILE_DEST_H
 #define SLUICE_FILE_DEST_H
 
+#include "file-perm.h"
+
 #include "sluice/driver.h"
 #include "sluice/template.h"
 
@@ -70,15 +72,6 @@ enum
 {
   FILE_FLAG_NO_MULTI_LINE = 1 << 0, /* CR and LF inside a line become spaces */
 };
-
-/* One owner/permission set: for files or for directories. */
-typedef struct FilePerm
-{
-  uid_t uid;
-  gid_t gid;
-  bool set_uid, set_gid;
-  int mode;              /* -1: leave as created */
-} FilePerm;
 
 typedef struct OpenFile
 {

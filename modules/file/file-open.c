@@ -38,8 +38,8 @@ _log_errno(SluiceLogLevel level, const char *text, const char *path, int err)
 
 /* Owner, group and mode on an open fd (files and FIFOs) or a path (dirs).
  * A failure is logged and is not fatal: the data still gets written. */
-static void
-_apply_perm(const FilePerm *p, int fd, const char *path)
+void
+file_perm_apply(const FilePerm *p, int fd, const char *path)
 {
   struct stat st;
   if ((fd >= 0 ? fstat(fd, &st) : stat(path, &st)) != 0)
@@ -63,8 +63,8 @@ _apply_perm(const FilePerm *p, int fd, const char *path)
 
 /* mkdir -p of path's parent directories; only the ones made here get the
  * dir-* options, as in syslog-ng. */
-static int
-_create_parents(FileDest *d, const char *path)
+int
+file_create_parents(const FilePerm *dirp, const char *path)
 {
   char *dir = g_strdup(path);
   int rc = 0;
@@ -74,9 +74,9 @@ _create_parents(FileDest *d, const char *path)
       struct stat st;
       if (dir[0] && stat(dir, &st) != 0)
         {
-          int mode = d->dir_perm.mode >= 0 ? d->dir_perm.mode : 0700;
+          int mode = dirp->mode >= 0 ? dirp->mode : 0700;
           if (mkdir(dir, (mode_t) mode) == 0)
-            _apply_perm(&d->dir_perm, -1, dir);
+            file_perm_apply(dirp, -1, dir);
           else if (errno != EEXIST)
             {
               rc = -errno;
@@ -156,7 +156,7 @@ _update_symlink(FileDest *d, const char *path)
                  errno);
       return;
     }
-  if (d->o.create_dirs && _create_parents(d, link) < 0)
+  if (d->o.create_dirs && file_create_parents(&d->dir_perm, link) < 0)
     return;
   char *tmp = g_strdup_printf("%s.sluice-%ld", link, (long) getpid());
   unlink(tmp);
@@ -172,7 +172,7 @@ int
 file_dest_open(FileDest *d, const char *path)
 {
   int fd;
-  if (d->o.create_dirs && (fd = _create_parents(d, path)) < 0)
+  if (d->o.create_dirs && (fd = file_create_parents(&d->dir_perm, path)) < 0)
     return fd;
   if (d->kind == FILE_KIND_PIPE)
     fd = _open_pipe(d, path);
@@ -189,7 +189,7 @@ file_dest_open(FileDest *d, const char *path)
       _log_errno(SLUICE_LOG_ERROR, "Error opening file for writing", path, e);
       return -e;
     }
-  _apply_perm(&d->file_perm, fd, path);
+  file_perm_apply(&d->file_perm, fd, path);
   if (d->kind == FILE_KIND_FILE && d->o.overwrite_if_older > 0)
     _overwrite_if_older(d, fd, path);
   if (d->o.symlink_as)

@@ -215,9 +215,9 @@ _resolve_id(const char *name, bool group, unsigned *id, bool *set)
   return true;
 }
 
-static bool
-_resolve_perm(FilePerm *p, const char *owner, const char *group, int64_t mode, const CfgNode *call,
-              const char *owner_opt, const char *group_opt, CfgError *err)
+bool
+file_perm_resolve(FilePerm *p, const char *owner, const char *group, int64_t mode, const CfgNode *call,
+                  const char *owner_opt, const char *group_opt, CfgError *err)
 {
   unsigned id = 0;
   if (!_resolve_id(owner, false, &id, &p->set_uid))
@@ -434,9 +434,9 @@ _new_dest(FileKind kind, const CfgNode *call, const LogDriverContext *ctx, CfgEr
     ok = _setup_command(d, call, err);
   else if (ok && kind != FILE_KIND_STDOUT)
     ok = _setup_path(d, call, err) &&
-         _resolve_perm(&d->file_perm, d->o.owner, d->o.group, d->o.perm, call, "owner", "group", err) &&
-         _resolve_perm(&d->dir_perm, d->o.dir_owner, d->o.dir_group, d->o.dir_perm, call, "dir-owner",
-                       "dir-group", err);
+         file_perm_resolve(&d->file_perm, d->o.owner, d->o.group, d->o.perm, call, "owner", "group", err) &&
+         file_perm_resolve(&d->dir_perm, d->o.dir_owner, d->o.dir_group, d->o.dir_perm, call, "dir-owner",
+                           "dir-group", err);
   if (!ok)
     {
       _file_dest_free(&d->super);
