@@ -3,11 +3,13 @@
  * program(). */
 #include "file-dest.h"
 #include "file-source.h"
+#include "stream-sources.h"
 #include "modules.h"
 
 const LogDriverFactory *const file_driver_factories[] = {
   &file_source_factory,
   &wildcard_file_source_factory,
+  &pipe_source_factory,
   &file_dest_factory,
   &pipe_dest_factory,
   &stdout_dest_factory,

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SLUICE_STREAM_SOURCES_H
+#define SLUICE_STREAM_SOURCES_H
+/* The sources that read one stream that does not end with its writer:
+ * pipe() (pipe-source.c). */
+#include "sluice/driver.h"
+
+extern const LogDriverFactory pipe_source_factory;
+
+#endif
