@@ -10,6 +10,7 @@ const LogDriverFactory *const file_driver_factories[] = {
   &file_source_factory,
   &wildcard_file_source_factory,
   &pipe_source_factory,
+  &program_source_factory,
   &file_dest_factory,
   &pipe_dest_factory,
   &stdout_dest_factory,
