@@ -119,10 +119,12 @@ Test(file_options, the_driver_check_uses_the_same_tables)
   const char *text = "@version: 3.38\ndestination d { file(\"/x\" tim-reap(5)); };\n";
   CfgTree *tree = cfg_parse_string("t.conf", text, strlen(text), NULL, &err);
   cr_assert_not_null(tree);
-  const CfgDriverDef *defs[4];
-  for (size_t i = 0; i < 3; i++)
-    defs[i] = &file_driver_factories[i]->def;
-  defs[3] = NULL;
+  /* the whole table, sources too: the check picks by kind and name */
+  const CfgDriverDef *defs[16];
+  size_t n = 0;
+  for (; file_driver_factories[n] && n < G_N_ELEMENTS(defs) - 1; n++)
+    defs[n] = &file_driver_factories[n]->def;
+  defs[n] = NULL;
   cr_assert_not(cfg_check_drivers(tree, defs, &err));
   cr_assert_not_null(strstr(err.message, "did you mean 'time-reap'"), "%s", err.message);
   cfg_error_clear(&err);
