@@ -62,10 +62,11 @@ _env_or(const char *name, const char *fallback)
 
 /* The factory another module registers under name. */
 static const LogDriverFactory *
-_factory(const LogDriverFactory *const *list, const char *name)
+_factory(const LogDriverFactory *const *list, CfgObjectKind kind, const char *name)
 {
+  /* file() is both a source and a destination: the kind tells them apart */
   for (size_t i = 0; list[i]; i++)
-    if (strcmp(list[i]->def.name, name) == 0)
+    if (list[i]->def.kind == kind && strcmp(list[i]->def.name, name) == 0)
       return list[i];
   return NULL;
 }
@@ -136,7 +137,7 @@ static const LogSourceOps system_ops = { _system_start, _system_stop, _system_fr
 static LogSourceDriver *
 _system_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
-  const LogDriverFactory *dgram = _factory(network_driver_factories, "unix-dgram");
+  const LogDriverFactory *dgram = _factory(network_driver_factories, CFG_OBJ_SOURCE, "unix-dgram");
   g_assert(dgram && dgram->new_source);
   SystemSource *s = calloc(1, sizeof(*s));
   if (!s)
@@ -208,7 +209,7 @@ _is_char_device(const char *path)
 static LogDestDriver *
 _virtconsole_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
-  const LogDriverFactory *file = _factory(file_driver_factories, "file");
+  const LogDriverFactory *file = _factory(file_driver_factories, CFG_OBJ_DESTINATION, "file");
   g_assert(file && file->new_dest);
   const char *path = getenv("SLUICE_DEV_VIRTCONSOLE");
   if (!path || !path[0])
