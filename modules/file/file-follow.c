@@ -225,6 +225,8 @@ struct FileFollower
   FileFollowOptions o;
   char *path;
   char *key;               /* "file:" + path, in the persist file */
+  size_t path_len;
+  NVHandle file_name;      /* FILE_NAME */
   PersistStore *store;
   Worker *worker;
 
@@ -346,6 +348,8 @@ file_follower_new(LogSource *s, const char *path, const FileFollowOptions *o, Pe
   f->src = s;
   f->o = *o;
   f->path = g_strdup(path);
+  f->path_len = strlen(path);
+  f->file_name = log_msg_get_value_handle("FILE_NAME", -1);
   f->key = g_strdup_printf("file:%s", path);
   f->store = store;
   f->fd = -1;
@@ -361,6 +365,9 @@ _deliver(LogMsg *msg, void *user_data)
   g_mutex_lock(&p->lock);
   msg->ack_cookie = _positions_add(p, log_reader_offset(f->reader));
   g_mutex_unlock(&p->lock);
+  /* as syslog-ng: the name the source follows (a rotated file being
+   * read to its end keeps it) */
+  log_msg_set_value(msg, f->file_name, f->path, (ssize_t) f->path_len);
   log_source_post(f->src, msg, &f->peer);
 }
 
