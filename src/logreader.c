@@ -202,7 +202,7 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
   r->fd.fd = fd;
   r->fd.cookie = r;
   struct stat st;
-  r->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  r->regular = !opts->pollable && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   IV_TASK_INIT(&r->task);
   r->task.cookie = r;
   r->task.handler = _readable;

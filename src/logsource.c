@@ -31,6 +31,7 @@ const char *const log_source_flag_names[] = {
   "no-header",
   "no-rfc3164-fallback",
   "store-legacy-msghdr",
+  "kernel",
   NULL,
 };
 static const uint32_t flag_bits[] = {
@@ -47,6 +48,7 @@ static const uint32_t flag_bits[] = {
   MF_NO_HEADER,
   MF_NO_RFC3164_FALLBACK,
   0, /* store-legacy-msghdr: what the parser does unless told otherwise */
+  0, /* kernel: kern.notice for lines without PRI (below) */
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(log_source_flag_names) == G_N_ELEMENTS(flag_bits) + 1);
 
@@ -87,9 +89,10 @@ _resolve_parse(LogSource *s, const LogSourceOptions *o, const CfgGlobalOptions *
   /* the global check-hostname() does not reach the parser in syslog-ng
    * 3.38 (checked: "bad#host" stays HOST); flags(check-hostname) does */
   /* as syslog-ng: the unset half of default_pri is user / notice */
-  if (o->default_facility >= 0 || o->default_priority >= 0)
+  if (o->default_facility >= 0 || o->default_priority >= 0 || log_source_has_flag(o, "kernel"))
     {
-      int fac = o->default_facility >= 0 ? o->default_facility : 1;
+      /* flags(kernel) makes the default facility kern, as syslog-ng's */
+      int fac = o->default_facility >= 0 ? o->default_facility : log_source_has_flag(o, "kernel") ? 0 : 1;
       int lev = o->default_priority >= 0 ? cfg_level_codes[o->default_priority] : 5;
       p->default_pri = (uint16_t) (fac * 8 + lev);
     }

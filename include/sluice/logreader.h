@@ -57,6 +57,8 @@ typedef struct LogReaderOptions
   const char *transport;  /* TRANSPORT value, e.g. "rfc3164+tcp"; static */
   const char *source;     /* SOURCE value (the source's name); copied (interned) */
   LogMultiLineOptions *multi_line; /* NULL: one message per line; each reader takes a reference */
+  bool pollable;          /* poll the fd although fstat calls it a regular file
+                           * (/proc/kmsg: its reads wait for the kernel) */
 } LogReaderOptions;
 
 typedef struct LogReaderCallbacks

@@ -239,6 +239,8 @@ struct FileFollower
   LogFramer partial;       /* idle: a line without its end */
   bool has_partial;
   bool at_end;             /* the reader waits at the end of the file */
+  bool stream;             /* not a file that grows: a FIFO, a device, /proc/kmsg;
+                            * polled, no position kept, reopened at its end */
   int64_t replaced_at_ms;  /* when a look first saw the path name another file or none
                             * with nothing new in this one; 0: not seen */
   LogSourcePeer peer;
@@ -460,6 +462,7 @@ _read(FileFollower *f)
 {
   LogReaderOptions ro = f->src->ro;
   ro.iw_size = f->o.iw_size;
+  ro.pollable = f->stream;
   LogReader *r = log_reader_new(f->fd, false, &ro, &follow_callbacks, f, NULL);
   if (!r)
     return false;
@@ -493,24 +496,30 @@ _open_at(FileFollower *f, const char *name, uint64_t offset, bool is_rotation)
       return false;
     }
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+  if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode))
     {
       if (!f->missing_said)
-        sluice_log(SLUICE_LOG_ERROR, "Error opening file for reading: not a regular file", "filename", name, NULL);
+        sluice_log(SLUICE_LOG_ERROR, "Error opening file for reading: a directory", "filename", name, NULL);
       f->missing_said = true;
       close(fd);
       return false;
     }
   f->missing_said = false;
-  if ((uint64_t) st.st_size < offset || lseek(fd, (off_t) offset, SEEK_SET) < 0)
+  /* as syslog-ng: what is not a regular file, and /proc/kmsg, is read as
+   * it comes (follow-freq(0) there), from where it is now */
+  f->stream = !S_ISREG(st.st_mode) || strcmp(name, "/proc/kmsg") == 0;
+  if (f->stream)
+    offset = 0;
+  if (offset > 0 && ((uint64_t) st.st_size < offset || lseek(fd, (off_t) offset, SEEK_SET) < 0))
     offset = 0;
   f->fd = fd;
   f->st = st;
   f->read_to = offset;
-  f->pos = _positions_new(f->key, f->store, &st, offset);
+  f->pos = _positions_new(f->key, f->stream ? NULL : f->store, &st, offset);
   _positions_save(f->pos);
   worker_stream_added(f->worker);
-  _watch(f, name);
+  if (!f->stream)
+    _watch(f, name);
   if (is_rotation)
     sluice_log(SLUICE_LOG_NOTICE, "Follow-mode file source moved to a new file", "filename", f->path, NULL);
   if (!_read(f))
@@ -544,7 +553,7 @@ _follow_due(void *cookie)
         }
       return;
     }
-  if (f->reader && !f->at_end)
+  if (f->reader && (!f->at_end || f->stream))
     return; /* reading, or paused by flow control: it goes on by itself */
   uint64_t read_to = f->reader ? log_reader_file_offset(f->reader) : f->read_to;
   struct stat now;

@@ -11,6 +11,7 @@
 
 #include <glib.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 typedef struct FileOptions
@@ -30,6 +31,14 @@ static bool
 _file_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
 {
   FileSource *s = (FileSource *) d;
+  struct stat st;
+  if (stat(s->path, &st) == 0 && S_ISFIFO(st.st_mode))
+    {
+      /* syslog-ng 3.38 refuses to start with these words */
+      *error = g_strdup_printf("You are using the file() driver, underlying file is a FIFO, it should be used by "
+                               "pipe(); filename='%s'", s->path);
+      return false;
+    }
   log_source_begin(&s->base, env);
   FileFollowOptions fo = { .iw_size = (int) s->o.follow.src.log_iw_size,
                            .follow_freq_ms = s->o.follow.follow_freq_ms,
