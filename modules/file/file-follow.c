@@ -532,6 +532,17 @@ _finish(FileFollower *f)
 {
   if (iv_timer_registered(&f->follow))
     iv_timer_unregister(&f->follow);
+  /* the file is gone for good: its position goes from the persist file
+   * too (dated names would pile up there), and late acknowledgements do
+   * not bring it back */
+  if (f->pos)
+    {
+      g_mutex_lock(&f->pos->lock);
+      f->pos->store = NULL;
+      g_mutex_unlock(&f->pos->lock);
+    }
+  if (f->store)
+    persist_store_remove(f->store, f->key);
   _close_file(f);
   f->started = false;
   atomic_store_explicit(&f->finished, true, memory_order_release);

@@ -68,6 +68,9 @@ gen "$logs/d4/f4.log" 10
 arrived "new, grown and rotated files"
 wait_log "moved to a new file"
 rm "$logs/d4/f4.log"
+gen "$logs/d9/gone.log" 10
+arrived "a file to delete"
+rm "$logs/d9/gone.log"
 sleep 1.5
 gen "$logs/d4/f4.log" 40
 arrived "a deleted file's name used again"
@@ -86,6 +89,9 @@ arrived "reload"
 
 # a restart: on from the kept positions
 stop_sluice
+# a file deleted for good leaves nothing in the persist file
+grep -q "d4/f4.log" "$work/sluice.persist" || fail "the persist file has no position of d4/f4.log"
+grep -q "gone.log" "$work/sluice.persist" && fail "a deleted file's position stayed in the persist file"
 gen "$logs/d7/f7.log" 100
 gen "$logs/d8/new.log" 100
 start
