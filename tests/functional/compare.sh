@@ -49,8 +49,13 @@ if [ "$status" != 0 ]; then
   echo "sluice failed ($status):"; cat "$work/sluice/stderr"; exit 1
 fi
 
-# syslog-ng cannot poll a regular file on stdin: give it a pipe
-cat "$input" | TZ=UTC LD_LIBRARY_PATH="$sng/usr/lib/syslog-ng" timeout 60 "$sng/usr/sbin/syslog-ng" -F --no-caps \
+# syslog-ng cannot poll a regular file on stdin: give it a pipe.  It
+# stops at the end of its input and sends its program()s SIGTERM at once:
+# under load a child that has not run yet writes nothing, so with
+# program() destinations the input ends a second after its last line
+linger=0
+grep -q 'program(' "$conf" && linger=1
+{ cat "$input"; sleep $linger; } | TZ=UTC LD_LIBRARY_PATH="$sng/usr/lib/syslog-ng" timeout 60 "$sng/usr/sbin/syslog-ng" -F --no-caps \
   --module-path="$sng/usr/lib/syslog-ng/3.38" -f "$work/syslog-ng/conf" -R "$work/syslog-ng/persist" \
   -p "$work/syslog-ng/pid" -c "$work/syslog-ng/ctl" 2>"$work/syslog-ng/stderr" || {
   echo "syslog-ng failed:"; cat "$work/syslog-ng/stderr"; exit 1; }
