@@ -245,6 +245,8 @@ struct FileFollower
                             * with nothing new in this one; 0: not seen */
   LogSourcePeer peer;
   struct iv_timer follow;
+  struct iv_task kick;     /* read now: its turn came, or go idle at once */
+  bool waiting;            /* in the worker's queue for a reader */
   struct iv_inotify_watch watch; /* on the open file, with inotify */
   char *watched;           /* the name the watch was made with; NULL: none */
   bool missing_said;       /* "Error opening file" was logged */
@@ -343,6 +345,41 @@ _watch(FileFollower *f, const char *name)
     }
 }
 
+/* ---- readers: a budget per worker ------------------------------------------ */
+
+/* A reader holds a buffer of log-msg-size() + 64 KiB while it exists: a
+ * worker keeps at most this many at once, and followers beyond them wait
+ * for their turn in its queue (10,000 files with lines waiting would
+ * otherwise take 1.3 GB at start).  A reader at the end of its file goes
+ * at once while others wait, else at the next look. */
+#define FILE_READERS_PER_WORKER 256
+
+static _Thread_local int worker_readers;
+static _Thread_local GQueue worker_waiting = G_QUEUE_INIT;
+
+static void
+_reader_gone(void)
+{
+  worker_readers--;
+  FileFollower *next = g_queue_pop_head(&worker_waiting);
+  if (next)
+    {
+      next->waiting = false;
+      if (!iv_task_registered(&next->kick))
+        iv_task_register(&next->kick); /* not from inside another's call */
+    }
+}
+
+static void
+_unqueue(FileFollower *f)
+{
+  if (f->waiting)
+    g_queue_remove(&worker_waiting, f);
+  f->waiting = false;
+  if (iv_task_registered(&f->kick))
+    iv_task_unregister(&f->kick);
+}
+
 FileFollower *
 file_follower_new(LogSource *s, const char *path, const FileFollowOptions *o, PersistStore *store)
 {
@@ -398,6 +435,7 @@ _idle(FileFollower *f)
   f->read_to = log_reader_file_offset(f->reader);
   f->fd = log_reader_detach(f->reader, &f->partial);
   f->reader = NULL;
+  _reader_gone();
   f->has_partial = f->partial.end > f->partial.pos;
   if (!f->has_partial)
     log_framer_deinit(&f->partial);
@@ -415,10 +453,12 @@ _close_file(FileFollower *f)
        * (a detach would send it as a message of its own) */
       log_reader_free(f->reader);
       f->reader = NULL;
+      _reader_gone();
       f->fd = -1;
       worker_stream_removed(f->worker);
     }
   _idle(f);
+  _unqueue(f);
   if (f->has_partial)
     log_framer_deinit(&f->partial);
   f->has_partial = false;
@@ -452,13 +492,18 @@ _eof(void *user_data)
   FileFollower *f = user_data;
   f->at_end = true;
   _follow_arm(f);
+  /* others wait for a reader: this one goes now (after the reader's
+   * own call returns) */
+  if (!g_queue_is_empty(&worker_waiting) && !iv_task_registered(&f->kick))
+    iv_task_register(&f->kick);
 }
 
 static const LogReaderCallbacks follow_callbacks = { _deliver, _batch_done, _closed, _eof };
 
-/* A reader for the open file, on from read_to (false: no memory). */
+/* A reader for the open file, on from read_to, now, whatever the budget
+ * (false: no memory). */
 static bool
-_read(FileFollower *f)
+_read_now(FileFollower *f)
 {
   LogReaderOptions ro = f->src->ro;
   ro.iw_size = f->o.iw_size;
@@ -473,9 +518,39 @@ _read(FileFollower *f)
   g_atomic_int_inc(&f->pos->refs); /* the window's */
   log_reader_set_acked(r, _positions_acked, f->pos, _positions_unref);
   f->reader = r;
+  worker_readers++;
   f->at_end = false;
   log_reader_start(r);
   return true;
+}
+
+/* A reader for the open file when the worker's budget allows, else a
+ * place in its queue (true then too). */
+static bool
+_read(FileFollower *f)
+{
+  if (worker_readers >= FILE_READERS_PER_WORKER)
+    {
+      if (!f->waiting)
+        {
+          f->waiting = true;
+          g_queue_push_tail(&worker_waiting, f);
+        }
+      return true;
+    }
+  return _read_now(f);
+}
+
+/* The kick task: the follower's turn for a reader came, or it is at the
+ * end of its file while others wait. */
+static void
+_kick_run(void *cookie)
+{
+  FileFollower *f = cookie;
+  if (f->reader && f->at_end && !log_reader_holding(f->reader))
+    _idle(f);
+  else if (!f->reader && f->fd >= 0 && !f->waiting && !_read(f))
+    _follow_arm(f);
 }
 
 /* Open name (the path, or where its old file went) and read it from
@@ -566,6 +641,8 @@ _follow_due(void *cookie)
     }
   if (f->reader && (!f->at_end || f->stream))
     return; /* reading, or paused by flow control: it goes on by itself */
+  if (f->waiting)
+    return; /* its turn for a reader comes */
   uint64_t read_to = f->reader ? log_reader_file_offset(f->reader) : f->read_to;
   struct stat now;
   if (fstat(f->fd, &now) == 0) /* the reader's, while there is one */
@@ -620,7 +697,7 @@ _follow_due(void *cookie)
   f->replaced_at_ms = 0;
   /* a last line without its end goes out as it is */
   if (!f->reader && f->has_partial)
-    _read(f);
+    _read_now(f);
   if (f->reader)
     log_reader_flush_partial(f->reader);
   _close_file(f);
@@ -677,6 +754,9 @@ _start_job(void *arg)
   IV_TIMER_INIT(&f->follow);
   f->follow.cookie = f;
   f->follow.handler = _follow_due;
+  IV_TASK_INIT(&f->kick);
+  f->kick.cookie = f;
+  f->kick.handler = _kick_run;
   f->started = true;
   /* where to begin: where the last configuration stopped reading, else
    * where the destinations last had everything, else the start */
