@@ -61,6 +61,12 @@ def parse_scenario(path):
         "steady": "no",
         "sink": "none",
         "not-for": "",
+        # transport = file: the daemon reads files that the harness writes
+        # before it starts (bench/filegen.c), "files" of them, dealt over
+        # "dirs" directories under @IN@ (0: @IN@ itself)
+        "files": 1,
+        "dirs": 0,
+        "timeout": 0,
     }
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -71,14 +77,18 @@ def parse_scenario(path):
         key, value = m.group(1), m.group(2)
         if key not in meta:
             raise ValueError("%s: unknown bench key %r" % (path, key))
-        if key in ("connections", "size", "messages", "order", "rate"):
+        if key in ("connections", "size", "messages", "order", "rate", "files", "dirs", "timeout"):
             meta[key] = int(value)
         elif key in ("expect", "goal", "keep"):
             meta[key] = float(value)
         else:
             meta[key] = value
-    if meta["transport"] not in ("tcp", "udp", "tls"):
-        raise ValueError("%s: transport must be tcp, udp or tls" % path)
+    if meta["transport"] not in ("tcp", "udp", "tls", "file"):
+        raise ValueError("%s: transport must be tcp, udp, tls or file" % path)
+    if meta["transport"] == "file" and (meta["sink"] != "none" or meta["input"] != "loggen"):
+        raise ValueError("%s: transport = file reads generated loggen-style lines, no sink" % path)
+    if not 1 <= meta["files"] <= 10000:
+        raise ValueError("%s: files must be 1..10000" % path)
     if meta["sink"] not in ("none", "tcp", "daemon"):
         raise ValueError("%s: sink must be none, tcp or daemon" % path)
     if meta["input"] not in ("loggen", "mixed", "kv", "json"):
@@ -377,7 +387,10 @@ class Env:
     def run_cmd(self, daemon, conf, work):
         pid = os.path.join(work, "daemon.pid")
         if daemon == "sluice":
-            return [self.sluice, "-F", "-f", conf, "-p", pid], None
+            # positions and the control socket in the run's directory, as
+            # for syslog-ng: a file source must start from the top
+            return [self.sluice, "-F", "-f", conf, "-p", pid, "-R", os.path.join(work, "persist"),
+                    "-c", os.path.join(work, "ctl")], None
         if daemon == "syslog-ng":
             return ([self.binary(daemon), "-F", "--no-caps", "--module-path=" + self._sng_modpath(), "-f", conf,
                      "-R", os.path.join(work, "persist"), "-p", pid, "-c", os.path.join(work, "ctl")], self.sng_env)
@@ -479,11 +492,38 @@ class Bench:
     def input_for(self, kind):
         if kind == "loggen":
             return None
-        if kind not in self.inputs:
+        key = ("loggen-kind", kind)
+        if key not in self.inputs:
             path = os.path.join(self.tmp, "input-%s.txt" % kind)
             write_input(path, kind)
-            self.inputs[kind] = path
-        return self.inputs[kind]
+            self.inputs[key] = path
+        return self.inputs[key]
+
+    def file_input(self, meta):
+        """The files a transport = file scenario reads, written once per
+        scenario and run of the harness (bench/filegen.c, compiled here)
+        and shared by every daemon's runs; None for the others."""
+        if meta["transport"] != "file":
+            return None
+        key = (meta["name"], meta["messages"], meta["size"], meta["dirs"], meta["files"])
+        if key in self.inputs:
+            return self.inputs[key]
+        gen = os.path.join(self.tmp, "filegen")
+        if not os.path.exists(gen):
+            subprocess.run(["cc", "-O2", "-o", gen, os.path.join(HERE, "filegen.c")], check=True)
+        # the previous scenario's files go: a few GB each
+        for k in [k for k in self.inputs if k[0] != "loggen-kind"]:
+            shutil.rmtree(self.inputs.pop(k), ignore_errors=True)
+        path = os.path.join(self.tmp, "input-%s" % meta["name"])
+        os.makedirs(path)
+        t = time.monotonic()
+        subprocess.run([gen, path, str(meta["messages"]), str(meta["size"]), str(meta["dirs"]), str(meta["files"]),
+                        str(int(time.time()) % 1000000000)], check=True)
+        print("%-20s input: %s lines of %d bytes in %d file%s, written in %.1f s" % (
+            meta["name"], "{:,}".format(meta["messages"]), meta["size"], meta["files"],
+            "" if meta["files"] == 1 else "s", time.monotonic() - t), flush=True)
+        self.inputs[key] = path
+        return path
 
     def next_port(self):
         for _ in range(2000):
@@ -509,7 +549,8 @@ class Bench:
         conf = os.path.join(work, "%s%s.conf" % (daemon, "-sink" if sink else ""))
         with open(conf, "w", encoding="utf-8") as f:
             f.write(render(src, {"PORT": port, "OUT": out, "WORK": rs_work,
-                                 "CERT": self.cert, "KEY": self.key, "SINKPORT": sink_port}))
+                                 "CERT": self.cert, "KEY": self.key, "SINKPORT": sink_port,
+                                 "IN": self.file_input(meta) or os.path.join(self.tmp, "no-input")}))
         return conf, out
 
     def _shown(self, meta, daemon, conf, text):
@@ -566,6 +607,8 @@ class Bench:
         return proc
 
     def run_once(self, meta, daemon):
+        if meta["transport"] == "file":
+            return self._run_file(meta, daemon)
         work = tempfile.mkdtemp(prefix="%s-%s-" % (meta["name"], daemon), dir=self.tmp)
         port = self.next_port()
         sink_port = self.next_port() if meta["sink"] != "none" else 0
@@ -682,6 +725,108 @@ class Bench:
                 shutil.rmtree(work, ignore_errors=True)
 
 
+    def _run_file(self, meta, daemon):
+        """A transport = file run: the files are written before the daemon
+        starts (file_input), the daemon reads them from their start, and the
+        run ends when the output holds every line, or nothing new came for
+        --file-stall seconds after the first line.
+
+        msg/s is timed from the daemon's start to the last line in the
+        output.  Timing from the first line written would leave out what a
+        file source does before it writes: syslog-ng's wildcard-file()
+        opens all 10,000 files of file-tree before its first line (1.2 s,
+        then the lines come at 600k msg/s), Sluice writes its first line
+        after 10-20 ms; and starting a daemon (configuration, modules)
+        takes 20-40 ms, under 1 % of a file-one run.  The time to the first
+        line ("startup_s") and the rate from it ("msgs_per_s_from_first")
+        are kept beside it.  CPU is the daemon's whole life up to the last
+        line, start-up included.  Then the daemon is stopped and
+        loggen --check counts missing and doubled lines per file."""
+        work = tempfile.mkdtemp(prefix="%s-%s-" % (meta["name"], daemon), dir=self.tmp)
+        conf, out = self._conf(meta, daemon, work, 0)
+        sent = expected = meta["messages"]
+        cmd, denv = self.env.run_cmd(daemon, conf, work)
+        log = open(os.path.join(work, "daemon.log"), "wb")
+        result = {"sent": sent, "expected": expected}
+        counter = LineCounter(out)
+        ts = time.monotonic()
+        proc = subprocess.Popen(cmd, env=denv, stdout=log, stderr=subprocess.STDOUT, cwd=work)
+        try:
+            timeout = meta["timeout"] or self.args.timeout
+            hard = ts + timeout
+            t_first = None
+            last_size, last_change, quiet, count = 0, ts, 0, 0
+            while True:
+                time.sleep(0.01)
+                size = counter.size()
+                now = time.monotonic()
+                if size != last_size:
+                    if t_first is None:
+                        t_first = now
+                    last_size, last_change, quiet = size, now, 0
+                else:
+                    quiet += 1
+                # lines are counted only while the output holds still:
+                # reading GBs as they come would take CPU from the daemon
+                if quiet == 2:
+                    count = counter.poll()
+                    if count >= expected:
+                        break
+                if proc.poll() is not None:
+                    if t_first is None:
+                        raise RunError(self._shown(meta, daemon, conf, error_line(log.name) or
+                                                  "exited (%d) before writing" % proc.returncode), refused=True)
+                    raise RunError("exited (%d) during the run: %s" % (proc.returncode, tail(log.name)))
+                if t_first is not None and now - last_change > self.args.file_stall:
+                    count = counter.poll()
+                    break
+                if now > hard:
+                    count = counter.poll()
+                    if t_first is None:
+                        raise RunError("no line in the output after %.0f s: %s" % (timeout, tail(log.name)))
+                    break
+            cpu = proc_cpu_seconds(proc.pid)
+            rss = proc_peak_rss_kib(proc.pid)
+            elapsed = last_change - t_first  # from the first line
+            result.update({
+                "delivered": count,
+                "seconds": round(last_change - ts, 4),
+                "startup_s": round(t_first - ts, 3),
+                "msgs_per_s": count / (last_change - ts),
+                "msgs_per_s_from_first": count / elapsed if elapsed > 0 else 0.0,
+                "cpu_us_per_msg": cpu * 1e6 / sent,
+                "peak_rss_kib": rss,
+                "lost": max(0, expected - count),
+            })
+            stop_process(proc)
+            after = counter.poll()
+            if result["lost"]:
+                # lines held in a buffer show up at stop; lost ones never do
+                result["delivered_after_stop"] = after
+            result.update(self._loggen_check(out, meta))
+            return result
+        finally:
+            stop_process(proc)
+            log.close()
+            if not self.args.keep:
+                shutil.rmtree(work, ignore_errors=True)
+
+    def _loggen_check(self, out, meta):
+        """missing / duplicated / reordered lines by loggen --check (Sluice's
+        loggen; syslog-ng's has no checker)."""
+        checker = os.path.join(os.path.dirname(self.env.sluice), "tools/loggen/loggen")
+        if not os.access(checker, os.X_OK):
+            return {}
+        p = subprocess.run([checker, "--check", out, "--expect", str(meta["messages"] // meta["files"]),
+                            "--expect-threads", str(meta["files"]), "-Q"], capture_output=True, text=True)
+        m = re.search(r"check: threads=(\d+) received=(\d+) missing=(\d+) duplicated=(\d+) reordered=(\d+)",
+                      p.stdout + p.stderr)
+        if not m:
+            return {"check": (p.stdout + p.stderr).strip()[-300:]}
+        return {"check_missing": int(m.group(3)), "check_duplicated": int(m.group(4)),
+                "check_reordered": int(m.group(5))}
+
+
 class RunError(Exception):
     def __init__(self, text, refused=False):
         super().__init__(text)
@@ -744,6 +889,8 @@ def main(argv=None):
     ap.add_argument("--port-base", type=int, default=24500, help="ports above it, on 127.0.0.1")
     ap.add_argument("--timeout", type=float, default=120.0, help="longest run, seconds")
     ap.add_argument("--stall", type=float, default=3.0, help="TCP: give up after this long without a new line")
+    ap.add_argument("--file-stall", type=float, default=5.0,
+                    help="transport = file: give up after this long without a new line (follow-freq is 1 s)")
     ap.add_argument("--udp-settle", type=float, default=1.0, help="UDP: the run ends this long after the last line")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument("--from-json", metavar="FILE", help="write the reports of a saved run again (no run)")
@@ -796,7 +943,8 @@ def main(argv=None):
     report["versions"]["sluice"] += " (%s)" % report["sluice_commit"]
     try:
         for s in scenarios:
-            entry = {k: s[k] for k in ("name", "title", "transport", "connections", "size", "messages", "input", "goal")}
+            entry = {k: s[k] for k in ("name", "title", "transport", "connections", "size", "messages", "input", "goal",
+                                       "files")}
             entry["daemons"] = {}
             base = by_name[s["keep-of"]] if s["keep-of"] and "sluice" in daemons else None
             run_scenario(bench, s, daemons, repeat, entry, base, keep_pairs)
@@ -863,10 +1011,10 @@ def run_scenario(bench, s, daemons, repeat, entry, base=None, keep_pairs=0):
                 r = {"error": str(e)}
                 print("%-20s %-9s run %d: error: %s" % (s["name"], d, i + 1, e), flush=True)
             else:
-                print("%-20s %-9s run %d: %10.0f msg/s %6.2f us/msg %7.1f MiB%s" % (
+                print("%-20s %-9s run %d: %10.0f msg/s %6.2f us/msg %7.1f MiB%s%s" % (
                     s["name"], d, i + 1, r["msgs_per_s"], r["cpu_us_per_msg"], r["peak_rss_kib"] / 1024.0,
                     "  lost %d (%d lines after stop)" % (r["lost"], r["delivered_after_stop"])
-                    if r["lost"] else ""), flush=True)
+                    if r["lost"] else "", _file_note(r)), flush=True)
             runs[d].append(r)
             if before is not None and "error" not in r:
                 pairs.append({"base": before["msgs_per_s"], "this": r["msgs_per_s"],
@@ -897,6 +1045,19 @@ def run_scenario(bench, s, daemons, repeat, entry, base=None, keep_pairs=0):
         entry["daemons"][d] = info
     # the table lists the daemons in their usual order
     entry["daemons"] = {d: entry["daemons"][d] for d in DAEMONS if d in entry["daemons"]}
+
+
+def _file_note(r):
+    """A file run's start-up time and loggen --check's counts."""
+    if "startup_s" not in r:
+        return ""
+    note = "  first line after %.2f s (%.0f msg/s from it)" % (r["startup_s"], r["msgs_per_s_from_first"])
+    if "check_missing" in r:
+        note += "; check: missing %d, duplicated %d, reordered %d" % (
+            r["check_missing"], r["check_duplicated"], r["check_reordered"])
+    elif "check" in r:
+        note += "; check: %s" % r["check"]
+    return note
 
 
 def _baseline_run(bench, base, i):

@@ -35,6 +35,11 @@ def summarize(runs):
         "expected": ok[0]["expected"],
         "sent": ok[0]["sent"],
         "runs": len(ok),
+        # file sources (transport = file): seconds from the daemon's start
+        # to its first line, and loggen --check's counts
+        "startup_s": median_or_none([r.get("startup_s") for r in ok]),
+        "duplicated": median_or_none([r.get("check_duplicated") for r in ok]),
+        "missing": median_or_none([r.get("check_missing") for r in ok]),
     }
 
 
@@ -122,6 +127,12 @@ def markdown(report):
                                                    100.0 * med["lost"] / med["expected"])
                 if med.get("held"):
                     note += "; %s of them written only at stop" % fmt_num(med["held"])
+            if info["status"] == "ok" and med.get("startup_s") is not None:
+                note += "%sfirst line after %.2f s" % ("; " if note else "", med["startup_s"])
+                if med.get("duplicated"):
+                    note += "; %s duplicated" % fmt_num(med["duplicated"])
+                if e.get("files", 1) > 1:
+                    note += "; %.1f KiB RSS per file" % (med["peak_rss_kib"] / e["files"])
             out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 e["name"] if d == DAEMONS[0] else "", d,
                 fmt_num(med and med["msgs_per_s"]), fmt_num(med and med["cpu_us_per_msg"], 2),
@@ -130,6 +141,12 @@ def markdown(report):
     out.append("Scenarios:")
     out.append("")
     for e in report["scenarios"]:
+        if e.get("transport") == "file":
+            out.append("- `%s`: %s; %s lines in %s file%s, written before the daemon starts; msg/s from the "
+                       "daemon's start to the last line in the output." % (
+                           e["name"], e["title"], fmt_num(e["messages"]), fmt_num(e.get("files", 1)),
+                           "" if e.get("files", 1) == 1 else "s"))
+            continue
         out.append("- `%s`: %s; %s messages over %d connection%s." % (
             e["name"], e["title"], fmt_num(e["messages"]), e["connections"], "" if e["connections"] == 1 else "s"))
     out += ["", "† one side lost messages: the ratio compares the messages delivered.",
