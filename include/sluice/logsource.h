@@ -20,7 +20,12 @@
  *    to its queue with one lock);
  *  - a flow-control window whose wake-up comes back to the source's own
  *    worker (LogSourceWindow), for sources that read without a LogReader
- *    (a LogReader has its own).
+ *    (a LogReader has its own);
+ *  - for a listener, its set of live connections (LogSourceConns,
+ *    src/logsource-conns.c): the listening socket polled on one worker,
+ *    max-connections() and syslog-ng's refusal, each connection on the
+ *    least busy worker for its whole life, and the rounds of jobs that
+ *    stop them.
  *
  * Threads: log_source_resolve() at construction, log_source_begin() in
  * the driver's start (main thread), log_source_post() and
@@ -28,11 +33,14 @@
  * LogSourceWindow lives on one worker.
  */
 
+#include "sluice/acceptor.h"
 #include "sluice/driver.h"
 #include "sluice/logreader.h"
 #include "sluice/pipeline.h"
 
+#include <glib.h>
 #include <iv_event.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -231,5 +239,109 @@ void log_source_window_init(LogSourceWindow *w, int size, void (*resume)(void *c
 /* On the owning worker: no more wake-ups; the window lives on until the
  * last message holding a slot is acked. */
 void log_source_window_deinit(LogSourceWindow *w);
+
+/* ---- a listener's connections (src/logsource-conns.c) -------------------- */
+
+/* What the set knows of one connection: the driver's own connection
+ * struct embeds it as its first member. */
+typedef struct LogSourceConn
+{
+  Worker *worker;           /* the worker that owns it, for its whole life */
+  guint index;              /* in LogSourceConns.conns, under its lock */
+  bool counted;             /* holds a max-connections() slot */
+} LogSourceConn;
+
+typedef void (*LogSourceConnFunc)(LogSourceConn *c, void *arg);
+
+/* The listening socket and the live connections of one source.
+ *
+ * Threads: init, listen and the stop functions on the main thread; the
+ * listener's accepts on its worker; log_source_conns_add() on any thread
+ * (the accepting worker, or the main thread for a connection carried
+ * across a reload); log_source_conns_remove() on the connection's own
+ * worker.  The set takes a connection out in O(1) (the last one fills
+ * its place), so thousands closing cost no list walks.
+ *
+ * Counting: n counts max-connections() slots.  A slot is taken before
+ * the connection exists (log_source_conns_admit) and given back by
+ * log_source_conns_release() or at the latest by the removal: a driver
+ * gives it back before it logs the close, so whoever reads that line can
+ * connect again.
+ *
+ * Stopping is rounds of jobs on every worker, each returning when every
+ * worker has run it: log_source_conns_stop_listener() (no accept can post
+ * new work after it), optionally log_source_conns_drain(), then
+ * log_source_conns_close_all(), which runs after any job an accept posted
+ * before the first round ended (jobs run in order).  When it returns no
+ * worker touches the set any more. */
+typedef struct LogSourceConns
+{
+  LogSource *src;           /* env, name and location for log lines */
+  const char *local;        /* the listener's address, for log lines */
+  int max;                  /* max-connections() */
+  atomic_int n;             /* slots taken: the "connections" stats row */
+  GMutex lock;              /* conns */
+  GPtrArray *conns;         /* LogSourceConn*, any worker */
+  Acceptor *acceptor;       /* owned by listen_worker; NULL: not listening */
+  Worker *listen_worker;
+  int listen_fd;
+} LogSourceConns;
+
+/* At construction: an empty set for src. */
+void log_source_conns_init(LogSourceConns *cs, LogSource *src);
+void log_source_conns_deinit(LogSourceConns *cs);
+
+/* At start (main thread, after log_source_begin): poll the listening
+ * socket fd on the least busy worker, accepted(cookie, ...) taking each
+ * connection there; local names it in log lines (cs keeps the pointer).
+ * Sets the driver's connections and max_connections for the stats and
+ * the descriptor check. */
+void log_source_conns_listen(LogSourceConns *cs, int fd, const char *local, int max, AcceptorFunc accepted,
+                             void *cookie);
+
+/* From the accept callback: take a max-connections() slot for fd; at the
+ * limit log syslog-ng's "Number of allowed concurrent connections
+ * reached" line, close fd and return false. */
+bool log_source_conns_admit(LogSourceConns *cs, int fd, const char *client);
+
+/* Take a slot whatever max-connections() says (a connection carried
+ * across a reload: closing it would lose what its sender has in flight). */
+void log_source_conns_admit_any(LogSourceConns *cs);
+
+/* Give back a slot no connection took (the connection could not be made). */
+void log_source_conns_refund(LogSourceConns *cs);
+
+/* Put c, which takes the slot admitted for it, on the least busy worker
+ * (c->worker) and into the set.  The caller then posts c's start there. */
+void log_source_conns_add(LogSourceConns *cs, LogSourceConn *c);
+
+/* On c's worker: give c's slot back now (no-op the second time). */
+void log_source_conns_release(LogSourceConns *cs, LogSourceConn *c);
+
+/* On c's worker: c leaves the set (its slot and its worker's stream count
+ * with it); the caller frees it. */
+void log_source_conns_remove(LogSourceConns *cs, LogSourceConn *c);
+
+/* Stop round one: the listener stops on its worker and release(fd, arg)
+ * gets its socket (close it or hand it over). */
+void log_source_conns_stop_listener(LogSourceConns *cs, void (*release)(int fd, void *arg), void *arg);
+
+/* On every worker at once: fn(c, arg) for each connection it owns, under
+ * the set's lock (fn neither adds nor removes). */
+void log_source_conns_foreach(LogSourceConns *cs, LogSourceConnFunc fn, void *arg);
+
+/* A stop that closes connections whose clients may have bytes on the way:
+ * half_close(c, arg) each (shutdown(SHUT_WR): the client reads the end
+ * and closes its side), then wait until none holds a slot, until the
+ * source delivered nothing for LOG_SOURCE_STOP_QUIET_MS, or for
+ * LOG_SOURCE_STOP_DRAIN_MS at most. */
+#define LOG_SOURCE_STOP_QUIET_MS 100
+#define LOG_SOURCE_STOP_DRAIN_MS 2000
+void log_source_conns_drain(LogSourceConns *cs, LogSourceConnFunc half_close, void *arg);
+
+/* The last round: each worker takes its connections out of the set,
+ * pushes its partial batches, and calls close_fn(c, arg) for each (slot and
+ * stream count given back already), which disposes of c. */
+void log_source_conns_close_all(LogSourceConns *cs, LogSourceConnFunc close_fn, void *arg);
 
 #endif

@@ -45,14 +45,12 @@ _net_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
 {
   NetSource *s = (NetSource *) d;
   log_source_begin(&s->base, env);
-  atomic_store(&s->n_conns, 0);
+  atomic_store(&s->conns.n, 0);
   bool ok = s->stream ? net_stream_start(s, error) : net_dgram_start(s, error);
   s->started = ok;
   if (ok && s->stream)
     {
       g_snprintf(s->base.super.conn_instance, sizeof(s->base.super.conn_instance), "afsocket_sd.(stream,%s)", s->local_name);
-      s->base.super.connections = &s->n_conns;
-      s->base.super.max_connections = s->max_connections;
     }
   if (!ok && s->o.optional)
     {
@@ -87,8 +85,7 @@ _net_free(LogSourceDriver *d)
   net_tls_context_unref(s->tls);
   g_free(s->unix_path);
   log_source_deinit(&s->base);
-  g_ptr_array_free(s->conns, TRUE);
-  g_mutex_clear(&s->lock);
+  log_source_conns_deinit(&s->conns);
   free(s);
 }
 
@@ -102,9 +99,7 @@ _net_new(NetKind kind, const CfgOption *table, const CfgNode *call, const LogDri
     abort();
   log_source_init(&s->base, &net_ops, call);
   s->kind = kind;
-  s->listen_fd = -1;
-  s->conns = g_ptr_array_new();
-  g_mutex_init(&s->lock);
+  log_source_conns_init(&s->conns, &s->base);
   char *what = g_strdup_printf("%s()", call->name);
   /* fields the unix tables lack keep values that mean "not given" */
   s->o.transport = NET_TRANSPORT_UNSET;

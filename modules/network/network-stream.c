@@ -34,13 +34,12 @@
 
 struct NetConn
 {
+  LogSourceConn base;       /* its worker and its place in src->conns */
   NetSource *src;
-  Worker *worker;
   LogReader *reader;
   int fd;
   LogAddr peer;
   LogSourcePeer peer_name;
-  guint index;              /* in src->conns, under src->lock */
   bool warned;              /* a truncated message was logged */
   char client[160];
   HandoverStream *adopted;  /* from the previous configuration, until started */
@@ -63,24 +62,10 @@ _log_conn(SluiceLogLevel level, const char *text, NetConn *c)
 
 /* ---- connections (on their worker) --------------------------------------- */
 
-/* Takes c out of s->conns (lock held) in O(1): the last entry fills its
- * place, so thousands of connections closing cost no list walks. */
-static void
-_conns_remove(NetSource *s, NetConn *c)
-{
-  g_ptr_array_remove_index_fast(s->conns, c->index);
-  if (c->index < s->conns->len)
-    ((NetConn *) g_ptr_array_index(s->conns, c->index))->index = c->index;
-}
-
 static void
 _conn_forget(NetConn *c)
 {
-  NetSource *s = c->src;
-  g_mutex_lock(&s->lock);
-  _conns_remove(s, c);
-  g_mutex_unlock(&s->lock);
-  worker_stream_removed(c->worker);
+  log_source_conns_remove(&c->src->conns, &c->base);
   free(c);
 }
 
@@ -89,7 +74,7 @@ _conn_forget(NetConn *c)
 static void
 _conn_release_slot(NetConn *c)
 {
-  atomic_fetch_sub(&c->src->n_conns, 1);
+  log_source_conns_release(&c->src->conns, &c->base);
 }
 
 static void
@@ -270,23 +255,12 @@ _keepalive(NetSource *s, int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &v, sizeof(v));
 }
 
-static void
-_reject(NetSource *s, int fd, const char *client)
-{
-  char max[16];
-  snprintf(max, sizeof(max), "%d", s->max_connections);
-  sluice_log(SLUICE_LOG_ERROR, "Number of allowed concurrent connections reached, rejecting connection", "client",
-             client, "local", s->local_name, "group_name", s->base.env.name, "location", s->base.location, "max", max, NULL);
-  close(fd);
-}
-
-/* A connection to read: fresh from accept(), or adopted from the previous
- * configuration (st, which c takes).  Runs where the listener runs, or on
- * the main thread for adopted ones. */
+/* A connection to read, its slot taken: fresh from accept(), or adopted
+ * from the previous configuration (st, which c takes).  Runs where the
+ * listener runs, or on the main thread for adopted ones. */
 static void
 _conn_add(NetSource *s, int fd, const LogAddr *peer, const char *client, HandoverStream *st)
 {
-  atomic_fetch_add(&s->n_conns, 1);
   NetConn *c = calloc(1, sizeof(*c));
   if (!c)
     abort();
@@ -298,14 +272,9 @@ _conn_add(NetSource *s, int fd, const LogAddr *peer, const char *client, Handove
   c->handshake.cookie = c;
   c->handshake.handler = _conn_handshake_expired;
   g_strlcpy(c->client, client, sizeof(c->client));
-  c->worker = worker_pool_pick(s->base.env.pool);
-  worker_stream_added(c->worker);
-  g_mutex_lock(&s->lock);
-  c->index = s->conns->len;
-  g_ptr_array_add(s->conns, c);
-  g_mutex_unlock(&s->lock);
+  log_source_conns_add(&s->conns, &c->base);
   _log_conn(SLUICE_LOG_NOTICE, st ? "Syslog connection kept across reload" : "Syslog connection accepted", c);
-  worker_post(c->worker, _conn_start_job, c);
+  worker_post(c->base.worker, _conn_start_job, c);
 }
 
 /* The listener's accepts (sluice/acceptor.h: out of descriptors, it
@@ -316,11 +285,8 @@ _accept_one(void *cookie, int fd, const struct sockaddr_storage *ss, socklen_t l
   NetSource *s = cookie;
   char client[160];
   net_format_sockaddr((const struct sockaddr *) ss, len, client, sizeof(client));
-  if (atomic_load(&s->n_conns) >= s->max_connections)
-    {
-      _reject(s, fd, client);
-      return;
-    }
+  if (!log_source_conns_admit(&s->conns, fd, client))
+    return;
   _keepalive(s, fd);
   LogAddr peer;
   _addr_to_logaddr(ss, &peer);
@@ -339,82 +305,44 @@ _adopt_conns(NetSource *s)
   while ((st = handover_take_stream(s->handover_key)))
     {
       _keepalive(s, st->fd);
+      log_source_conns_admit_any(&s->conns);
       _conn_add(s, st->fd, &st->peer, st->client, st);
     }
 }
 
+/* Stop round one, on the listener's worker: its socket goes to the next
+ * configuration (a reload) or is closed. */
 static void
-_listen_start_job(void *arg)
+_listen_release(int fd, void *arg)
 {
-  NetSource *s = arg;
-  acceptor_start(s->listener);
+  net_release_socket(arg, fd);
 }
 
+/* The last stop round, on c's worker (c is out of the set, its slot back). */
 static void
-_listen_stop_job(void *arg)
+_conn_stop(LogSourceConn *base, void *arg)
 {
-  NetSource *s = arg;
-  Acceptor *l = s->listener;
-  if (worker_current() != s->listen_worker || !l)
-    return;
-  acceptor_stop(l);
-  free(l);
-  s->listener = NULL;
-  net_release_socket(s, s->listen_fd);
-  s->listen_fd = -1;
-}
-
-static void
-_conns_stop_job(void *arg)
-{
-  NetSource *s = arg;
-  Worker *me = worker_current();
-  /* take this worker's connections out in one pass, then close them */
-  GPtrArray *mine = g_ptr_array_new();
-  g_mutex_lock(&s->lock);
-  for (guint i = 0; i < s->conns->len;)
+  NetConn *c = (NetConn *) base;
+  bool handover = *(const bool *) arg;
+  _conn_stop_timer(c);
+  if (c->reader && handover)
     {
-      NetConn *c = g_ptr_array_index(s->conns, i);
-      if (c->worker == me)
-        {
-          g_ptr_array_add(mine, c);
-          _conns_remove(s, c);
-        }
-      else
-        i++;
+      /* a reload: the next configuration's source on this address
+       * reads on from the byte this one stopped at */
+      HandoverStream *st = calloc(1, sizeof(*st));
+      if (!st)
+        abort();
+      st->transport = log_reader_take_transport(c->reader);
+      st->fd = log_reader_detach(c->reader, &st->framer);
+      st->peer = c->peer;
+      g_strlcpy(st->client, c->client, sizeof(st->client));
+      handover_put_stream(c->src->handover_key, st);
     }
-  g_mutex_unlock(&s->lock);
-  if (mine->len)
-    log_pipeline_flush(s->base.env.pipeline);
-  /* keep-alive(no): a reload closes the connections (the listener is
-   * carried all the same) */
-  bool handover = handover_active() && s->o.keep_alive;
-  for (guint i = 0; i < mine->len; i++)
-    {
-      NetConn *c = g_ptr_array_index(mine, i);
-      _conn_stop_timer(c);
-      if (c->reader && handover)
-        {
-          /* a reload: the next configuration's source on this address
-           * reads on from the byte this one stopped at */
-          HandoverStream *st = calloc(1, sizeof(*st));
-          if (!st)
-            abort();
-          st->transport = log_reader_take_transport(c->reader);
-          st->fd = log_reader_detach(c->reader, &st->framer);
-          st->peer = c->peer;
-          g_strlcpy(st->client, c->client, sizeof(st->client));
-          handover_put_stream(s->handover_key, st);
-        }
-      else if (c->reader)
-        log_reader_free(c->reader); /* closes the fd */
-      else
-        close(c->fd);
-      _conn_release_slot(c);
-      worker_stream_removed(c->worker);
-      free(c);
-    }
-  g_ptr_array_free(mine, TRUE);
+  else if (c->reader)
+    log_reader_free(c->reader); /* closes the fd */
+  else
+    close(c->fd);
+  free(c);
 }
 
 bool
@@ -433,17 +361,11 @@ net_stream_start(NetSource *s, char **error)
                  "orig_log_iw_size", iw, "new_log_iw_size", "100", "min_iw_size_per_reader", "100",
                  "min_log_fifo_size", fifo, NULL);
     }
-  s->listen_fd = net_open_socket(s, error);
-  if (s->listen_fd < 0)
+  int fd = net_open_socket(s, error);
+  if (fd < 0)
     return false;
   sluice_log(SLUICE_LOG_NOTICE, "Accepting connections", "addr", s->local_name, NULL);
-  Acceptor *l = calloc(1, sizeof(*l));
-  if (!l)
-    abort();
-  acceptor_init(l, s->listen_fd, s->local_name, _accept_one, s);
-  s->listener = l;
-  s->listen_worker = worker_pool_pick(s->base.env.pool);
-  worker_post(s->listen_worker, _listen_start_job, s);
+  log_source_conns_listen(&s->conns, fd, s->local_name, s->max_connections, _accept_one, s);
   _adopt_conns(s);
   return true;
 }
@@ -458,60 +380,26 @@ net_stream_start(NetSource *s, char **error)
  * destination does before each batch) closes its side and sends what it
  * still has to the next server; this side reads on to that end.  The wait
  * ends when every connection has ended, when the source delivered no
- * message for STOP_QUIET_MS (nothing is on the way; the pipeline's own
- * per-worker count, read from here), or after STOP_DRAIN_MS (a client
- * that writes on and never reads). */
-enum
-{
-  STOP_QUIET_MS = 100,
-  STOP_DRAIN_MS = 2000,
-};
-
+ * message for LOG_SOURCE_STOP_QUIET_MS (nothing is on the way), or after
+ * LOG_SOURCE_STOP_DRAIN_MS (a client that writes on and never reads):
+ * log_source_conns_drain(). */
 static void
-_conns_half_close_job(void *arg)
+_conn_half_close(LogSourceConn *base, void *arg)
 {
-  NetSource *s = arg;
-  Worker *me = worker_current();
-  g_mutex_lock(&s->lock);
-  for (guint i = 0; i < s->conns->len; i++)
-    {
-      NetConn *c = g_ptr_array_index(s->conns, i);
-      if (c->worker == me && c->reader)
-        shutdown(c->fd, SHUT_WR);
-    }
-  g_mutex_unlock(&s->lock);
-}
-
-static void
-_conns_drain(NetSource *s)
-{
-  if (atomic_load(&s->n_conns) == 0)
-    return;
-  worker_pool_run_everywhere(s->base.env.pool, _conns_half_close_job, s);
-  int64_t start = g_get_monotonic_time() / 1000, quiet_since = start;
-  uint64_t seen = log_pipeline_slot_received(s->base.env.pipeline, s->base.env.source_id, NULL);
-  while (atomic_load(&s->n_conns) > 0)
-    {
-      g_usleep(2000);
-      int64_t now = g_get_monotonic_time() / 1000;
-      uint64_t n = log_pipeline_slot_received(s->base.env.pipeline, s->base.env.source_id, NULL);
-      if (n != seen)
-        {
-          seen = n;
-          quiet_since = now;
-        }
-      if (now - quiet_since >= STOP_QUIET_MS || now - start >= STOP_DRAIN_MS)
-        break;
-    }
+  NetConn *c = (NetConn *) base;
+  if (c->reader)
+    shutdown(c->fd, SHUT_WR);
 }
 
 void
 net_stream_stop(NetSource *s)
 {
-  /* round one: no more accepts; round two: every connection, after any
-   * start job an accept posted before round one ended */
-  worker_pool_run_everywhere(s->base.env.pool, _listen_stop_job, s);
-  if (!handover_active() || !s->o.keep_alive)
-    _conns_drain(s);
-  worker_pool_run_everywhere(s->base.env.pool, _conns_stop_job, s);
+  /* round one: no more accepts; the last round: every connection, after
+   * any start job an accept posted before round one ended.  keep-alive(no):
+   * a reload closes the connections (the listener is carried all the same) */
+  log_source_conns_stop_listener(&s->conns, _listen_release, s);
+  bool handover = handover_active() && s->o.keep_alive;
+  if (!handover)
+    log_source_conns_drain(&s->conns, _conn_half_close, NULL);
+  log_source_conns_close_all(&s->conns, _conn_stop, &handover);
 }

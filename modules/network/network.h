@@ -14,11 +14,11 @@
  * datagram source is one LogReader on one worker.  No connection ever gets
  * a thread of its own.
  *
- * Stopping (main thread) is two rounds of jobs on every worker: the first
- * closes the listener, so no accept can post new work; the second frees
- * every connection on the worker that runs it, after any start job an
- * accept posted there before the first round ended (jobs run in order).
- * When the second round returns no worker touches the source any more.
+ * Stopping (main thread) is the core's rounds of jobs on every worker
+ * (LogSourceConns, sluice/logsource.h): the first closes the listener, so
+ * no accept can post new work; a stop that does not hand connections over
+ * half-closes them and waits for their ends; the last frees every
+ * connection on the worker that runs it.
  *
  * Host logic (the core's, src/logsource-host.c) follows syslog-ng's: HOST_FROM is the peer's
  * name (use-dns, use-fqdn, normalize-hostnames, a DNS cache), HOST is the
@@ -125,16 +125,11 @@ struct NetSource
   /* running */
   char local_name[160];     /* "AF_INET(127.0.0.1:514)" */
   char handover_key[176];   /* "stream:" or "dgram:" + the configured address */
-  int listen_fd;
-  Worker *listen_worker;
-  void *listener;           /* Acceptor (sluice/acceptor.h), owned by listen_worker */
   LogReader *dgram_reader;
   bool dgram_warned;        /* a truncation was logged */
   LogSourcePeer dgram_peer;   /* dgram_worker's */
   Worker *dgram_worker;
-  GMutex lock;              /* conns */
-  GPtrArray *conns;         /* NetConn*, any worker */
-  atomic_int n_conns;
+  LogSourceConns conns;     /* the listener and its NetConns (stream sources) */
   bool started;
 };
 

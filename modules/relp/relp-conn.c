@@ -79,10 +79,9 @@ typedef struct RelpTxnrs
 
 struct RelpConn
 {
+  LogSourceConn base;       /* its worker and its place in src->conns */
   RelpSource *src;
-  Worker *worker;
   int fd;
-  guint index;              /* in src->conns, under src->lock */
   LogAddr peer;
   char client[160];
   char peer_ip[64];
@@ -126,8 +125,6 @@ _conn_free(RelpConn *c)
     iv_fd_unregister(&c->io);
   log_transport_free(c->tls); /* a close_notify when the socket takes it */
   close(c->fd);
-  atomic_fetch_sub(&c->src->n_conns, 1);
-  worker_stream_removed(c->worker);
   g_free(c->acked.v);
   g_free(c->sending.v);
   pthread_mutex_destroy(&c->lock);
@@ -136,23 +133,15 @@ _conn_free(RelpConn *c)
   free(c);
 }
 
-static void
-_conns_remove(RelpSource *s, RelpConn *c)
-{
-  g_ptr_array_remove_index_fast(s->conns, c->index);
-  if (c->index < s->conns->len)
-    ((RelpConn *) g_ptr_array_index(s->conns, c->index))->index = c->index;
-}
-
 /* Close c now (on its worker), logging why when reason is set. */
 static void
 _conn_close(RelpConn *c, const char *reason)
 {
   RelpSource *s = c->src;
   log_pipeline_flush(s->base.env.pipeline);
-  g_mutex_lock(&s->lock);
-  _conns_remove(s, c);
-  g_mutex_unlock(&s->lock);
+  /* the slot goes back before the close is logged: whoever reads that
+   * line can connect again */
+  log_source_conns_remove(&s->conns, &c->base);
   if (reason)
     sluice_log(SLUICE_LOG_ERROR, "Closing RELP connection", "client", c->client, "local", s->local_name, "reason",
                reason, NULL);
@@ -589,56 +578,29 @@ relp_conn_add(RelpSource *s, int fd, const LogAddr *peer, const char *client, co
   IV_TASK_INIT(&c->more);
   c->more.cookie = c;
   c->more.handler = _conn_more;
-  c->worker = worker_pool_pick(s->base.env.pool);
-  worker_stream_added(c->worker);
-  g_mutex_lock(&s->lock);
-  c->index = s->conns->len;
-  g_ptr_array_add(s->conns, c);
-  g_mutex_unlock(&s->lock);
+  log_source_conns_add(&s->conns, &c->base);
   sluice_log(SLUICE_LOG_NOTICE, "RELP connection accepted", "client", c->client, "local", s->local_name,
              "tls", tls ? "yes" : "no", NULL);
-  worker_post(c->worker, _conn_start_job, c);
+  worker_post(c->base.worker, _conn_start_job, c);
   return true;
 }
 
-/* On every worker: close the connections it owns (the source stops). */
 void
-relp_conns_stop_job(void *arg)
+relp_conn_stop(LogSourceConn *base, void *arg)
 {
-  RelpSource *s = arg;
-  Worker *me = worker_current();
-  GPtrArray *mine = g_ptr_array_new();
-  g_mutex_lock(&s->lock);
-  for (guint i = 0; i < s->conns->len;)
+  RelpConn *c = (RelpConn *) base;
+  /* tell the client to go elsewhere or come back: it resends what we did
+   * not answer (best effort: a full socket buffer drops it) */
+  if (!c->dying)
     {
-      RelpConn *c = g_ptr_array_index(s->conns, i);
-      if (c->worker == me)
+      relp_frame_append(c->out, 0, "serverclose", NULL, 0);
+      bool want_read = false;
+      if (_conn_send(c, c->out->str + c->out_off, c->out->len - c->out_off, &want_read) < 0)
         {
-          g_ptr_array_add(mine, c);
-          _conns_remove(s, c);
+          /* the peer is gone already, or its socket is full */
         }
-      else
-        i++;
     }
-  g_mutex_unlock(&s->lock);
-  if (mine->len)
-    log_pipeline_flush(s->base.env.pipeline);
-  for (guint i = 0; i < mine->len; i++)
-    {
-      RelpConn *c = g_ptr_array_index(mine, i);
-      /* tell the client to go elsewhere or come back: it resends what we
-       * did not answer (best effort: a full socket buffer drops it) */
-      if (!c->dying)
-        {
-          relp_frame_append(c->out, 0, "serverclose", NULL, 0);
-          bool want_read = false;
-          if (_conn_send(c, c->out->str + c->out_off, c->out->len - c->out_off, &want_read) < 0)
-            {
-              /* the peer is gone already, or its socket is full */
-            }
-        }
-      sluice_log(SLUICE_LOG_NOTICE, "RELP connection closed", "client", c->client, "local", s->local_name, NULL);
-      _conn_free(c);
-    }
-  g_ptr_array_free(mine, TRUE);
+  sluice_log(SLUICE_LOG_NOTICE, "RELP connection closed", "client", c->client, "local", c->src->local_name,
+             NULL);
+  _conn_free(c);
 }

@@ -8,12 +8,14 @@
 
 typedef struct RelpConn RelpConn;
 
-/* A connection accepted on fd (non-blocking; it closes it), read on the
- * least busy worker, TLS when s has tls().  Any thread.  False when no
- * TLS session could be made (logged): fd is still the caller's. */
+/* A connection accepted on fd (non-blocking; it closes it), with the
+ * max-connections() slot taken for it, read on the least busy worker, TLS
+ * when s has tls().  Any thread.  False when no TLS session could be made
+ * (logged): fd and the slot are still the caller's. */
 bool relp_conn_add(RelpSource *s, int fd, const LogAddr *peer, const char *client, const char *peer_ip);
 
-/* Worker job (run on every worker): close the connections it owns. */
-void relp_conns_stop_job(void *arg);
+/* The last stop round (log_source_conns_close_all), on c's worker: send
+ * serverclose and free c. */
+void relp_conn_stop(LogSourceConn *c, void *arg);
 
 #endif

@@ -39,11 +39,6 @@
 
 #define OFF(field) offsetof(RelpSourceOptions, field)
 
-struct RelpListener
-{
-  Acceptor acceptor;
-};
-
 static const CfgOption relp_source_options[] = {
   { .name = "ip", .type = CFG_OPT_STRING, .offset = OFF(ip) },
   { .name = "port", .type = CFG_OPT_STRING, .offset = OFF(port), .def_str = "514", .check = cfg_check_port },
@@ -93,16 +88,8 @@ _accept_one(void *cookie, int fd, const struct sockaddr_storage *ss, socklen_t l
   _peer_of(ss, &peer, ip, sizeof(ip));
   snprintf(client, sizeof(client), "%s(%s%s%s:%u)", ss->ss_family == AF_INET6 ? "AF_INET6" : "AF_INET",
            ss->ss_family == AF_INET6 ? "[" : "", ip, ss->ss_family == AF_INET6 ? "]" : "", peer.port);
-  if (atomic_fetch_add(&s->n_conns, 1) >= s->o.max_connections)
-    {
-      atomic_fetch_sub(&s->n_conns, 1);
-      char max[16];
-      snprintf(max, sizeof(max), "%lld", (long long) s->o.max_connections);
-      sluice_log(SLUICE_LOG_ERROR, "Number of allowed concurrent connections reached, rejecting connection",
-                 "client", client, "local", s->local_name, "group_name", s->name, "max", max, NULL);
-      close(fd);
-      return;
-    }
+  if (!log_source_conns_admit(&s->conns, fd, client))
+    return;
   int on = 1;
   if (s->o.keep_alive)
     setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
@@ -111,32 +98,21 @@ _accept_one(void *cookie, int fd, const struct sockaddr_storage *ss, socklen_t l
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
   if (!relp_conn_add(s, fd, &peer, client, ip))
     {
-      atomic_fetch_sub(&s->n_conns, 1);
+      log_source_conns_refund(&s->conns);
       close(fd);
     }
 }
 
+/* Stop round one, on the listener's worker: the socket goes to the next
+ * configuration's relp() on this address (a reload), or is closed. */
 static void
-_listen_start_job(void *arg)
+_listen_release(int fd, void *arg)
 {
   RelpSource *s = arg;
-  acceptor_start(&s->listener->acceptor);
-}
-
-static void
-_listen_stop_job(void *arg)
-{
-  RelpSource *s = arg;
-  if (worker_current() != s->listen_worker || !s->listener)
-    return;
-  acceptor_stop(&s->listener->acceptor);
-  free(s->listener);
-  s->listener = NULL;
   if (handover_active() && s->o.keep_alive)
-    handover_put_socket(s->handover_key, s->listen_fd, NULL, NULL);
+    handover_put_socket(s->handover_key, fd, NULL, NULL);
   else
-    close(s->listen_fd);
-  s->listen_fd = -1;
+    close(fd);
 }
 
 /* Bind a new listening socket; -1 with *error. */
@@ -174,18 +150,13 @@ _start_listener(RelpSource *s, char **error)
   snprintf(s->local_name, sizeof(s->local_name), "%s:%s", s->o.ip && *s->o.ip ? s->o.ip : "0.0.0.0", s->o.port);
   g_free(s->handover_key);
   s->handover_key = g_strdup_printf("relp:%s", s->local_name);
-  s->listen_fd = handover_take_socket(s->handover_key, NULL);
-  if (s->listen_fd < 0)
-    s->listen_fd = _bind(s, error);
-  if (s->listen_fd < 0)
+  int fd = handover_take_socket(s->handover_key, NULL);
+  if (fd < 0)
+    fd = _bind(s, error);
+  if (fd < 0)
     return false;
   sluice_log(SLUICE_LOG_NOTICE, "Accepting RELP connections", "addr", s->local_name, NULL);
-  s->listener = calloc(1, sizeof(*s->listener));
-  if (!s->listener)
-    abort();
-  acceptor_init(&s->listener->acceptor, s->listen_fd, s->local_name, _accept_one, s);
-  s->listen_worker = worker_pool_pick(s->base.env.pool);
-  worker_post(s->listen_worker, _listen_start_job, s);
+  log_source_conns_listen(&s->conns, fd, s->local_name, (int) s->o.max_connections, _accept_one, s);
   return true;
 }
 
@@ -205,7 +176,6 @@ _relp_start(LogSourceDriver *sd, const LogSourceEnv *env, char **error)
   s->max_data = (size_t) (msg_size > 128 * 1024 ? msg_size : 128 * 1024);
   g_snprintf(s->base.super.stats_instance, sizeof(s->base.super.stats_instance), "relp,%s",
              s->o.ip && *s->o.ip ? s->o.ip : "0.0.0.0");
-  s->base.super.max_connections = (int) s->o.max_connections;
   return _start_listener(s, error);
 }
 
@@ -213,8 +183,10 @@ static void
 _relp_stop(LogSourceDriver *sd)
 {
   RelpSource *s = (RelpSource *) sd;
-  worker_pool_run_everywhere(s->base.env.pool, _listen_stop_job, s);
-  worker_pool_run_everywhere(s->base.env.pool, relp_conns_stop_job, s);
+  /* live connections are never handed over: serverclose, and their
+   * clients resend what was not answered */
+  log_source_conns_stop_listener(&s->conns, _listen_release, s);
+  log_source_conns_close_all(&s->conns, relp_conn_stop, NULL);
 }
 
 static void
@@ -224,8 +196,7 @@ _relp_free(LogSourceDriver *sd)
   cfg_options_free(relp_source_options, &s->o);
   log_source_deinit(&s->base);
   net_tls_context_unref(s->tls);
-  g_ptr_array_free(s->conns, TRUE);
-  g_mutex_clear(&s->lock);
+  log_source_conns_deinit(&s->conns);
   g_free(s->name);
   g_free(s->handover_key);
   free(s);
@@ -240,9 +211,7 @@ _relp_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err
   if (!s)
     abort();
   log_source_init(&s->base, &relp_source_ops, call);
-  s->listen_fd = -1;
-  g_mutex_init(&s->lock);
-  s->conns = g_ptr_array_new();
+  log_source_conns_init(&s->conns, &s->base);
   cfg_options_defaults(relp_source_options, &s->o);
   if (!cfg_options_apply(relp_source_options, call, &s->o, "relp()", err)
       || !log_source_resolve(&s->base, &s->o.src, call, ctx, false, "relp", err)
@@ -251,7 +220,6 @@ _relp_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err
       _relp_free(&s->base.super);
       return NULL;
     }
-  s->base.super.connections = &s->n_conns;
   return &s->base.super;
 }
 

@@ -55,8 +55,6 @@ typedef struct RelpSourceOptions
   NetTlsOptions tls;        /* tls(), as network()'s */
 } RelpSourceOptions;
 
-typedef struct RelpListener RelpListener;
-
 typedef struct RelpSource
 {
   LogSource base;           /* the driver, env, parse options, host logic */
@@ -65,14 +63,9 @@ typedef struct RelpSource
   char *name;
   char *handover_key;
   char local_name[96];
-  int listen_fd;
-  Worker *listen_worker;
-  RelpListener *listener;
   int window;               /* slots per connection */
   size_t max_data;          /* the longest frame data taken */
-  atomic_int n_conns;
-  GMutex lock;
-  GPtrArray *conns;         /* RelpConn, under lock */
+  LogSourceConns conns;     /* the listener and its RelpConns (sluice/logsource.h) */
 } RelpSource;
 
 extern const LogDriverFactory relp_source_factory;
