@@ -52,6 +52,25 @@ static const uint32_t flag_bits[] = {
 };
 G_STATIC_ASSERT(G_N_ELEMENTS(log_source_flag_names) == G_N_ELEMENTS(flag_bits) + 1);
 
+/* The rows' defaults, from the rows themselves */
+typedef struct OnlySourceOptions
+{
+  LogSourceOptions src;
+} OnlySourceOptions;
+
+static const CfgOption only_source_options[] = {
+  LOG_SOURCE_OPTION_ROWS(OnlySourceOptions, src, 100),
+  { 0 },
+};
+
+void
+log_source_options_defaults(LogSourceOptions *o)
+{
+  OnlySourceOptions only;
+  cfg_options_defaults(only_source_options, &only);
+  *o = only.src;
+}
+
 bool
 log_source_option_given(const CfgNode *call, const char *name)
 {

@@ -68,6 +68,10 @@ typedef struct LogSourceOptions
   char **tags;
 } LogSourceOptions;
 
+/* The defaults of LOG_SOURCE_OPTION_ROWS (log-iw-size() 100), for a
+ * source that takes none of these options itself. */
+void log_source_options_defaults(LogSourceOptions *o);
+
 /* flags() every source takes, in the order of their bits. */
 extern const char *const log_source_flag_names[];
 

@@ -10,7 +10,8 @@
  * tests may hand over several records in one read); a record is held until
  * its continuation lines have come, which is the end of the read at the
  * latest, and then delivered with PRI from the record, PROGRAM "kernel"
- * and the local host's name.  Its time is when it was read, as with
+ * and, through the core's host logic for a local source (LogSource,
+ * sluice/logsource.h), the local host's name.  Its time is when it was read, as with
  * syslog-ng 3.38, whose system() reads /dev/kmsg with keep-timestamp(no):
  * the record's USEC counts from boot on a clock that stops during suspend,
  * so boot time + USEC drifts from the wall clock.
@@ -24,9 +25,8 @@
  */
 #include "system.h"
 
-#include "network/network.h"
 #include "sluice/internal-log.h"
-#include "sluice/pipeline.h"
+#include "sluice/logsource.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -210,6 +210,8 @@ _drop(LogMsg *msg)
   log_msg_unref(msg);
 }
 
+/* The record is whole: the core's host logic for a local source (HOST
+ * and HOST_FROM this host, the ".source." tag), then the pipeline. */
 static void
 _flush_pending(KmsgSource *k)
 {
@@ -217,7 +219,7 @@ _flush_pending(KmsgSource *k)
     return;
   LogMsg *msg = k->pending;
   k->pending = NULL;
-  log_pipeline_deliver(k->env.pipeline, k->env.source_id, msg);
+  log_source_post(&k->base, msg, &k->peer);
 }
 
 static void
@@ -248,9 +250,6 @@ _kmsg_deliver(LogMsg *msg, void *user_data)
       _seen_put(k->path, rec.seq);
     }
   kmsg_msg_apply(msg, ok ? &rec : NULL);
-  log_msg_set_value(msg, LM_V_HOST, k->hostname, -1);
-  log_msg_set_value(msg, LM_V_HOST_FROM, k->hostname, -1);
-  log_msg_set_tag(msg, k->source_tag);
   k->pending = msg;
 }
 
@@ -259,7 +258,7 @@ _kmsg_batch_done(void *user_data)
 {
   KmsgSource *k = user_data;
   _flush_pending(k);
-  log_pipeline_flush(k->env.pipeline);
+  log_source_flush(&k->base);
 }
 
 static bool _kmsg_open(KmsgSource *k, char **error);
@@ -272,7 +271,7 @@ _kmsg_closed(LogReader *r, int error, const char *reason, void *user_data)
 {
   KmsgSource *k = user_data;
   _flush_pending(k);
-  log_pipeline_flush(k->env.pipeline);
+  log_source_flush(&k->base);
   log_reader_free(r);
   k->reader = NULL;
   if (error == EPIPE)
@@ -330,14 +329,8 @@ _kmsg_open(KmsgSource *k, char **error)
    * and skip those already logged, so nothing from the gap is lost. */
   if (!k->skip && S_ISCHR(st.st_mode))
     lseek(fd, 0, SEEK_END);
-  LogReaderOptions ro;
-  log_reader_options_defaults(&ro);
-  ro.framing = LOG_FRAMING_LF;
-  ro.log_msg_size = k->env.global && k->env.global->log_msg_size > 0 ? (size_t) k->env.global->log_msg_size : 0;
-  ro.parse.flags = MF_NO_PARSE | MF_LOCAL;
-  ro.iw_size = k->env.flow_control ? 100 : 0;
-  ro.transport = "local+file";
-  ro.source = k->env.name;
+  LogReaderOptions ro = k->base.ro;
+  ro.iw_size = k->base.env.flow_control ? 100 : 0;
   k->reader = log_reader_new(fd, false, &ro, &kmsg_callbacks, k, NULL);
   if (!k->reader)
     {
@@ -362,20 +355,17 @@ _kmsg_stop_job(void *arg)
   if (worker_current() != k->worker || !k->reader)
     return;
   _flush_pending(k);
-  log_pipeline_flush(k->env.pipeline);
+  log_source_flush(&k->base);
   log_reader_free(k->reader);
   k->reader = NULL;
   worker_stream_removed(k->worker);
 }
 
-bool
-kmsg_source_start(KmsgSource *k, const LogSourceEnv *env, char **error)
+static bool
+_kmsg_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
 {
-  k->env = *env;
-  k->hostname = log_source_local_hostname(env->global && env->global->use_fqdn);
-  char *tag = g_strdup_printf(".source.%s", env->name);
-  k->source_tag = log_tags_get_by_name(tag);
-  g_free(tag);
+  KmsgSource *k = (KmsgSource *) d;
+  log_source_begin(&k->base, env);
   if (!_kmsg_open(k, error))
     return false;
   k->worker = worker_pool_pick(env->pool);
@@ -385,11 +375,48 @@ kmsg_source_start(KmsgSource *k, const LogSourceEnv *env, char **error)
   return true;
 }
 
-void
-kmsg_source_stop(KmsgSource *k)
+static void
+_kmsg_stop(LogSourceDriver *d)
 {
+  KmsgSource *k = (KmsgSource *) d;
   if (!k->started)
     return;
-  worker_pool_run_everywhere(k->env.pool, _kmsg_stop_job, k);
+  worker_pool_run_everywhere(k->base.env.pool, _kmsg_stop_job, k);
   k->started = false;
+}
+
+static void
+_kmsg_free(LogSourceDriver *d)
+{
+  KmsgSource *k = (KmsgSource *) d;
+  log_source_deinit(&k->base);
+  g_free(k->path);
+  free(k);
+}
+
+static const LogSourceOps kmsg_ops = { _kmsg_start, _kmsg_stop, _kmsg_free };
+
+LogSourceDriver *
+kmsg_source_new(const CfgNode *call, const LogDriverContext *ctx, const char *path, CfgError *err)
+{
+  KmsgSource *k = calloc(1, sizeof(*k));
+  if (!k)
+    abort();
+  log_source_init(&k->base, &kmsg_ops, call);
+  k->path = g_strdup(path);
+  /* syslog-ng's expansion, file("/dev/kmsg" program-override("kernel")
+   * flags(kernel) format("linux-kmsg") keep-timestamp(no)): no options of
+   * its own, a local source; the records are cut here (kmsg_msg_apply),
+   * not by the syslog parser */
+  LogSourceOptions o;
+  log_source_options_defaults(&o);
+  if (!log_source_resolve(&k->base, &o, call, ctx, true, "local+file", err))
+    {
+      _kmsg_free(&k->base.super);
+      return NULL;
+    }
+  k->base.ro.framing = LOG_FRAMING_LF;
+  k->base.ro.parse.flags |= MF_NO_PARSE;
+  k->base.host.keep_timestamp = false;
+  return &k->base.super;
 }

@@ -48,8 +48,7 @@ typedef struct SystemSource
 {
   LogSourceDriver super;
   LogSourceDriver *devlog; /* unix-dgram(), the network module's */
-  KmsgSource kmsg;
-  bool with_kmsg;
+  LogSourceDriver *kmsg;   /* kmsg.c's reader; NULL: not read */
   bool devlog_started;
 } SystemSource;
 
@@ -103,7 +102,7 @@ _system_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
   if (!s->devlog->ops->start(s->devlog, env, error))
     return false;
   s->devlog_started = true;
-  if (s->with_kmsg && !kmsg_source_start(&s->kmsg, env, error))
+  if (s->kmsg && !s->kmsg->ops->start(s->kmsg, env, error))
     {
       s->devlog->ops->stop(s->devlog);
       s->devlog_started = false;
@@ -119,7 +118,8 @@ _system_stop(LogSourceDriver *d)
   if (s->devlog_started)
     s->devlog->ops->stop(s->devlog);
   s->devlog_started = false;
-  kmsg_source_stop(&s->kmsg);
+  if (s->kmsg)
+    s->kmsg->ops->stop(s->kmsg);
 }
 
 static void
@@ -128,7 +128,8 @@ _system_free(LogSourceDriver *d)
   SystemSource *s = (SystemSource *) d;
   if (s->devlog)
     s->devlog->ops->free(s->devlog);
-  g_free(s->kmsg.path);
+  if (s->kmsg)
+    s->kmsg->ops->free(s->kmsg);
   free(s);
 }
 
@@ -185,15 +186,23 @@ _system_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
       _system_free(&s->super);
       return NULL;
     }
-  s->kmsg.path = g_strdup(_env_or("SLUICE_DEV_KMSG", "/dev/kmsg"));
+  const char *kmsg = _env_or("SLUICE_DEV_KMSG", "/dev/kmsg");
   if (o.exclude_kmsg)
     return &s->super;
   /* as syslog-ng: the kernel's log only when it can be read (not in most
    * containers), said once when it cannot */
-  s->with_kmsg = access(s->kmsg.path, R_OK) == 0;
-  if (!s->with_kmsg)
-    sluice_log(SLUICE_LOG_WARNING, "system(): the kernel log cannot be read, kernel messages are not collected",
-               "filename", s->kmsg.path, NULL);
+  if (access(kmsg, R_OK) != 0)
+    {
+      sluice_log(SLUICE_LOG_WARNING, "system(): the kernel log cannot be read, kernel messages are not collected",
+                 "filename", kmsg, NULL);
+      return &s->super;
+    }
+  s->kmsg = kmsg_source_new(call, ctx, kmsg, err);
+  if (!s->kmsg)
+    {
+      _system_free(&s->super);
+      return NULL;
+    }
   return &s->super;
 }
 

@@ -20,6 +20,7 @@
 #include "sluice/driver.h"
 #include "sluice/logmsg.h"
 #include "sluice/logreader.h"
+#include "sluice/logsource.h"
 
 #include <glib.h>
 
@@ -49,24 +50,26 @@ void kmsg_msg_apply(LogMsg *msg, const KmsgRecord *rec);
 /* Add a continuation line (" KEY=VALUE") to msg as ".linux.KEY". */
 void kmsg_msg_add_dict(LogMsg *msg, const char *line, size_t len);
 
-/* The kmsg reader of one system() source. */
+/* The kmsg reader of one system() source: a local source on the core's
+ * source layer (HOST and HOST_FROM are this host). */
 typedef struct KmsgSource
 {
+  LogSource base;        /* the driver, env, reading options, host logic */
   char *path;
-  LogSourceEnv env;
-  const char *hostname;  /* HOST of every message */
-  LogTagId source_tag;
   Worker *worker;
   LogReader *reader;     /* worker's */
+  LogSourcePeer peer;    /* worker's */
   LogMsg *pending;       /* a record waiting for its continuation lines */
   bool skip;             /* records up to skip_until were delivered before */
   uint64_t skip_until;
   bool started;
 } KmsgSource;
 
-/* Open path and read it on a worker.  false with *error (g_free). */
-bool kmsg_source_start(KmsgSource *k, const LogSourceEnv *env, char **error);
-void kmsg_source_stop(KmsgSource *k);
+/* The reader of path for the system() call (its location and name); its
+ * start opens path and reads it on a worker, false with *error (g_free).
+ * NULL with *err when the global options cannot be applied. */
+LogSourceDriver *kmsg_source_new(const CfgNode *call, const LogDriverContext *ctx, const char *path,
+                                 CfgError *err);
 
 /* modules/system registration table (also in modules.h) */
 extern const LogDriverFactory *const system_driver_factories[];

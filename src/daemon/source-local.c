@@ -139,8 +139,8 @@ _stdin_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
     abort();
   log_source_init(&s->base, &stdin_ops, call);
   /* no options of its own: every one that every source has at its default */
-  LogSourceOptions so = { .log_iw_size = 100, .log_fetch_limit = 10, .log_msg_size = -1, .default_facility = -1,
-                          .default_priority = -1, .keep_timestamp = true };
+  LogSourceOptions so;
+  log_source_options_defaults(&so);
   if (!log_source_resolve(&s->base, &so, call, ctx, true, "local+stdin", err))
     {
       _local_free(&s->base.super);
