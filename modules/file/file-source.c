@@ -67,6 +67,17 @@ file_source_check_follow_freq(const CfgOption *opt, const void *field)
                                          "and follow-freq(0) would never look again";
 }
 
+const char *
+file_source_check_format(const CfgOption *opt, const void *field)
+{
+  const char *v = *(char *const *) field;
+  if (!v || strcmp(v, "syslog") == 0)
+    return NULL;
+  if (strcmp(v, "linux-kmsg") == 0)
+    return "format('linux-kmsg') is not supported in file() by Sluice yet: system() reads /dev/kmsg";
+  return "only format('syslog') is supported by Sluice";
+}
+
 static const CfgOption file_source_options[] = {
   FILE_SOURCE_OPTION_ROWS(FileOptions, follow),
   { 0 },

@@ -14,7 +14,11 @@ typedef struct FileSourceOptions
   LogSourceOptions src;
   int64_t follow_freq_ms;  /* follow-freq(): seconds in the table, ms once resolved */
   LogMultiLineCfg multi_line; /* multi-line-mode() and friends */
+  char *format;            /* format(): only "syslog" (syslog-ng's default) is read */
 } FileSourceOptions;
+
+/* format(): "syslog" only (a check for the table). */
+const char *file_source_check_format(const CfgOption *opt, const void *field);
 
 /* After the table: check and compile what it says into s->ro (its
  * multi-line options, which file_source_options_deinit drops). */
@@ -31,7 +35,13 @@ const char *file_source_check_follow_freq(const CfgOption *opt, const void *fiel
   { .name = "follow-freq", .type = CFG_OPT_INT, .offset = offsetof(stype, smember.follow_freq_ms), .def_int = 1,  \
     .min = 0, .max = 86400, .check = file_source_check_follow_freq },                                            \
   LOG_MULTI_LINE_CFG_OPTIONS(stype, smember.multi_line),                                                          \
-  LOG_MULTI_LINE_CFG_TIMEOUT_OPTION(stype, smember.multi_line)
+  LOG_MULTI_LINE_CFG_TIMEOUT_OPTION(stype, smember.multi_line),                                                   \
+  { .name = "format", .type = CFG_OPT_STRING, .offset = offsetof(stype, smember.format),                          \
+    .check = file_source_check_format },                                                                          \
+  { .name = "encoding", .type = CFG_OPT_REMOVED,                                                                   \
+    .def_str = "encoding() is not supported by Sluice yet: the file is read as UTF-8 or bytes" },                  \
+  { .name = "pad-size", .type = CFG_OPT_REMOVED,                                                                   \
+    .def_str = "pad-size() is not supported by Sluice yet: records of a fixed size are not read" }
 
 extern const LogDriverFactory file_source_factory;
 extern const LogDriverFactory wildcard_file_source_factory;

@@ -91,6 +91,22 @@ arrived "rotated while stopped"
 wait_log "rotated while Sluice was stopped"
 stop_sluice
 
+# what the file sources do not read is refused before start, by name
+refused() {
+  printf '@version: 3.38\nsource s { %s };\ndestination d { file("%s/x"); };\nlog { source(s); destination(d); };\n' \
+    "$1" "$work" >"$work/bad.conf"
+  "$sluice" --syntax-only -f "$work/bad.conf" >"$work/bad.err" 2>&1 && fail "accepted: $1"
+  grep -q "$2" "$work/bad.err" || fail "$1: $(cat "$work/bad.err")"
+}
+refused "file(\"$work/x\" format(\"linux-kmsg\"));" "system() reads /dev/kmsg"
+refused "file(\"$work/x\" format(\"json\"));" "only format('syslog')"
+refused "file(\"$work/x\" encoding(\"UTF-16\"));" "encoding() is not supported"
+refused "wildcard-file(base-dir(\"$work\") filename-pattern(\"*\") pad-size(64));" "pad-size() is not supported"
+refused "wildcard-file(filename-pattern(\"*.log\"));" "base-dir() is required"
+refused "wildcard-file(base-dir(\"$work\") filename-pattern(\"a/*.log\"));" "cannot hold a '/'"
+refused "file(\"$work/x\" follow-freq(0));" "must be at least 1"
+refused "file(\"$work/x\" multi-line-mode(regexp));" "please also specify regexps"
+
 "$loggen" --check "$work/out.log" >"$work/report" || { cat "$work/report"; fail "loss"; }
 grep -q "received=$seq missing=0 duplicated=0 reordered=0: OK\$" "$work/report" \
   || { cat "$work/report"; fail "report"; }
