@@ -16,6 +16,13 @@
  *    may add to it until it reopens its file); then its last line without
  *    an end goes out as it is, and the new file is read from its start
  *    (wildcard-file(): a deleted file ends there);
+ *  - the file that takes the path is opened when a look first sees it and
+ *    waits in a queue (FileNext) while the old one is read to its end, so
+ *    that a file rotated away again before the old one was let go (logrotate
+ *    run more often than every two follow-freq()) is still read, from its
+ *    start, in turn.  Its own wait is counted from when its successor was
+ *    first seen.  Only a file that holds the path for less than a
+ *    follow-freq() between two looks can be missed;
  *  - no file yet: it is waited for (and opened at the next look);
  *  - nothing new: the reader goes (its 128 KiB buffer with it) and the
  *    follower keeps the open descriptor, its position and a line without
@@ -219,6 +226,19 @@ _handover_take(const char *path, FilePersisted *v)
 
 /* ---- the follower ---------------------------------------------------------- */
 
+/* A file that took the path after the open one, opened when a look first
+ * saw it there, read after the ones before it are let go. */
+typedef struct FileNext
+{
+  int fd;
+  struct stat st;
+  int64_t seen_ms;         /* when a look first saw it under the path */
+} FileNext;
+
+/* More queued than this: the path is rotated much faster than follow-freq()
+ * (a file is skipped, and that is said). */
+#define FILE_NEXT_MAX 64
+
 struct FileFollower
 {
   LogSource *src;
@@ -243,6 +263,8 @@ struct FileFollower
                             * polled, no position kept, reopened at its end */
   int64_t replaced_at_ms;  /* when a look first saw the path name another file or none
                             * with nothing new in this one; 0: not seen */
+  GQueue next;             /* FileNext: the files that took the path since, oldest first */
+  bool next_full_said;
   LogSourcePeer peer;
   struct iv_timer follow;
   struct iv_task kick;     /* read now: its turn came, or go idle at once */
@@ -392,6 +414,7 @@ file_follower_new(LogSource *s, const char *path, const FileFollowOptions *o, Pe
   f->key = g_strdup_printf("file:%s", path);
   f->store = store;
   f->fd = -1;
+  g_queue_init(&f->next);
   atomic_init(&f->finished, false);
   return f;
 }
@@ -553,6 +576,101 @@ _kick_run(void *cookie)
     _follow_arm(f);
 }
 
+/* Read fd (of st, opened as name; NULL: not named any more, not watched)
+ * from offset (from its start when the file is shorter). */
+static void
+_use(FileFollower *f, int fd, const struct stat *st, uint64_t offset, const char *name, bool is_rotation)
+{
+  /* as syslog-ng: what is not a regular file, and /proc/kmsg, is read as
+   * it comes (follow-freq(0) there), from where it is now */
+  f->stream = !S_ISREG(st->st_mode) || (name && strcmp(name, "/proc/kmsg") == 0);
+  if (f->stream)
+    offset = 0;
+  if (offset > 0 && ((uint64_t) st->st_size < offset || lseek(fd, (off_t) offset, SEEK_SET) < 0))
+    offset = 0;
+  f->fd = fd;
+  f->st = *st;
+  f->read_to = offset;
+  f->pos = _positions_new(f->key, f->stream ? NULL : f->store, st, offset);
+  _positions_save(f->pos);
+  worker_stream_added(f->worker);
+  if (name && !f->stream)
+    _watch(f, name);
+  if (is_rotation)
+    sluice_log(SLUICE_LOG_NOTICE, "Follow-mode file source moved to a new file", "filename", f->path, NULL);
+  if (!_read(f))
+    _follow_arm(f); /* read at the next look */
+}
+
+/* The path names named (a stat of it), not the open file: when it is not
+ * the last file queued either, open it and queue it. */
+static void
+_queue_next(FileFollower *f, const struct stat *named, int64_t now_ms)
+{
+  if (!S_ISREG(named->st_mode))
+    return;
+  FileNext *last = g_queue_peek_tail(&f->next);
+  if (last && last->st.st_dev == named->st_dev && last->st.st_ino == named->st_ino)
+    return;
+  if (g_queue_get_length(&f->next) >= FILE_NEXT_MAX)
+    {
+      if (!f->next_full_said)
+        sluice_log(SLUICE_LOG_WARNING, "File rotated faster than it is read, a rotated file is skipped",
+                   "filename", f->path, NULL);
+      f->next_full_said = true;
+      return;
+    }
+  int fd = open(f->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return;
+  FileNext *n = g_new0(FileNext, 1);
+  /* the file opened, which may already be another than the one stat saw */
+  if (fstat(fd, &n->st) != 0 || !S_ISREG(n->st.st_mode)
+      || (n->st.st_dev == f->st.st_dev && n->st.st_ino == f->st.st_ino)
+      || (last && last->st.st_dev == n->st.st_dev && last->st.st_ino == n->st.st_ino))
+    {
+      close(fd);
+      g_free(n);
+      return;
+    }
+  n->fd = fd;
+  n->seen_ms = now_ms;
+  g_queue_push_tail(&f->next, n);
+}
+
+static void
+_drop_next(FileFollower *f)
+{
+  FileNext *n;
+  while ((n = g_queue_pop_head(&f->next)) != NULL)
+    {
+      close(n->fd);
+      g_free(n);
+    }
+  f->next_full_said = false;
+}
+
+/* The oldest file queued becomes the open one, read from its start;
+ * false: none queued. */
+static bool
+_use_next(FileFollower *f)
+{
+  FileNext *n = g_queue_pop_head(&f->next);
+  if (!n)
+    return false;
+  struct stat named;
+  bool still = stat(f->path, &named) == 0 && named.st_dev == n->st.st_dev && named.st_ino == n->st.st_ino;
+  _use(f, n->fd, &n->st, 0, still ? f->path : NULL, true);
+  /* replaced already: its wait runs from when its successor was seen */
+  FileNext *after = g_queue_peek_head(&f->next);
+  if (after)
+    f->replaced_at_ms = after->seen_ms;
+  g_free(n);
+  if (g_queue_is_empty(&f->next))
+    f->next_full_said = false;
+  return true;
+}
+
 /* Open name (the path, or where its old file went) and read it from
  * offset (from its start when the file is shorter).  false: no file. */
 static bool
@@ -580,25 +698,7 @@ _open_at(FileFollower *f, const char *name, uint64_t offset, bool is_rotation)
       return false;
     }
   f->missing_said = false;
-  /* as syslog-ng: what is not a regular file, and /proc/kmsg, is read as
-   * it comes (follow-freq(0) there), from where it is now */
-  f->stream = !S_ISREG(st.st_mode) || strcmp(name, "/proc/kmsg") == 0;
-  if (f->stream)
-    offset = 0;
-  if (offset > 0 && ((uint64_t) st.st_size < offset || lseek(fd, (off_t) offset, SEEK_SET) < 0))
-    offset = 0;
-  f->fd = fd;
-  f->st = st;
-  f->read_to = offset;
-  f->pos = _positions_new(f->key, f->stream ? NULL : f->store, &st, offset);
-  _positions_save(f->pos);
-  worker_stream_added(f->worker);
-  if (!f->stream)
-    _watch(f, name);
-  if (is_rotation)
-    sluice_log(SLUICE_LOG_NOTICE, "Follow-mode file source moved to a new file", "filename", f->path, NULL);
-  if (!_read(f))
-    _follow_arm(f); /* read at the next look */
+  _use(f, fd, &st, offset, name, is_rotation);
   return true;
 }
 
@@ -619,6 +719,7 @@ _finish(FileFollower *f)
   if (f->store)
     persist_store_remove(f->store, f->key);
   _close_file(f);
+  _drop_next(f);
   f->started = false;
   atomic_store_explicit(&f->finished, true, memory_order_release);
 }
@@ -630,7 +731,7 @@ _follow_due(void *cookie)
   FileFollower *f = cookie;
   if (f->fd < 0)
     {
-      if (!_open_at(f, f->path, 0, false))
+      if (!_use_next(f) && !_open_at(f, f->path, 0, false))
         {
           if (f->o.end_when_gone)
             _finish(f);
@@ -664,13 +765,14 @@ _follow_due(void *cookie)
           sluice_log(SLUICE_LOG_NOTICE, "File was truncated, reading it again from its start", "filename", f->path,
                      NULL);
           _close_file(f);
-          if (!_open_at(f, f->path, 0, false))
+          if (!_use_next(f) && !_open_at(f, f->path, 0, false))
             _follow_arm(f);
           return;
         }
     }
   struct stat named;
-  bool same = stat(f->path, &named) == 0 && named.st_dev == f->st.st_dev && named.st_ino == f->st.st_ino;
+  bool have_named = stat(f->path, &named) == 0;
+  bool same = have_named && named.st_dev == f->st.st_dev && named.st_ino == f->st.st_ino;
   if (same)
     {
       /* nothing new: no buffer while there is nothing to read (unless it
@@ -682,9 +784,12 @@ _follow_due(void *cookie)
     }
   /* rotated or deleted, and read to its end: a writer may still add to
    * it until it reopens its file, so it is let go only when a look a
-   * follow-freq() later still finds nothing new */
+   * follow-freq() later still finds nothing new.  The file that took the
+   * path meanwhile is opened now: it may be rotated away too before then */
   iv_validate_now();
   int64_t now_ms = (int64_t) iv_now.tv_sec * 1000 + iv_now.tv_nsec / 1000000;
+  if (have_named)
+    _queue_next(f, &named, now_ms);
   if (f->replaced_at_ms == 0 || now_ms - f->replaced_at_ms < f->o.follow_freq_ms)
     {
       if (f->replaced_at_ms == 0)
@@ -701,7 +806,7 @@ _follow_due(void *cookie)
   if (f->reader)
     log_reader_flush_partial(f->reader);
   _close_file(f);
-  if (_open_at(f, f->path, 0, true))
+  if (_use_next(f) || _open_at(f, f->path, 0, true))
     return;
   if (f->o.end_when_gone)
     _finish(f);
@@ -822,6 +927,7 @@ file_follower_stop_job(void *arg)
       _handover_put(f->path, &v);
     }
   _close_file(f);
+  _drop_next(f);
   log_source_flush(f->src);
   f->started = false;
 }
