@@ -13,9 +13,10 @@ run="gcc meson ninja-build pkg-config
 # the tests: Criterion, clang and its sanitizer and libFuzzer runtimes, the
 # commands the functional tests run (openssl makes the TLS certificates,
 # python3 runs the helpers and peers, systemd-journal-remote feeds the
-# journal tests), time zones for the timestamp tests
+# journal tests, logrotate rotates under file-logrotate), time zones for
+# the timestamp tests
 tests="clang libclang-rt-14-dev libcriterion-dev
-  openssl python3 systemd-journal-remote tzdata util-linux procps"
+  openssl python3 systemd-journal-remote logrotate tzdata util-linux procps"
 
 case "${1:-}" in
   --run) set -- $run ;;
