@@ -269,8 +269,10 @@ struct FileFollower
   struct iv_timer follow;
   struct iv_task kick;     /* read now: its turn came, or go idle at once */
   bool waiting;            /* in the worker's queue for a reader */
-  struct iv_inotify_watch watch; /* on the open file, with inotify */
-  char *watched;           /* the name the watch was made with; NULL: none */
+  char *watched;           /* the name the file's watch was made with; NULL: none */
+  char *dir;               /* the path's directory and base name: with inotify, a file */
+  char *base;              /* taking the path is seen at once (a rotation) */
+  bool dir_watched;
   bool missing_said;       /* "Error opening file" was logged */
   bool warned;             /* a truncated message was logged */
   bool started;
@@ -318,15 +320,115 @@ file_inotify_put(void)
     }
 }
 
-static void
-_watch_event(void *cookie, struct inotify_event *ev)
+/* Watches are shared per worker by path: inotify gives one watch
+ * descriptor per inode and instance, so two followers of one file, or of
+ * files in one directory, must not each register their own. */
+typedef struct FileWatch
 {
-  FileFollower *f = cookie;
-  (void) ev;
-  /* a write, a rename or a delete: look now instead of at the next tick
-   * (which stays armed, as the one look for what inotify cannot see: a
-   * new file taking the name) */
-  _follow_due(f);
+  struct iv_inotify_watch w;
+  char *path;
+  bool dir;                /* a directory: creations and renames into it */
+  GPtrArray *subs;         /* FileFollower */
+  int refs;                /* the registry's, plus one while dispatching */
+} FileWatch;
+
+static _Thread_local GHashTable *worker_watches; /* "f:" / "d:" + path -> FileWatch */
+
+static void _dir_event(FileFollower *f);
+
+static void
+_file_watch_unref(FileWatch *w)
+{
+  if (--w->refs > 0)
+    return;
+  g_ptr_array_free(w->subs, TRUE);
+  g_free(w->path);
+  g_free(w);
+}
+
+static void
+_file_watch_event(void *cookie, struct inotify_event *ev)
+{
+  FileWatch *w = cookie;
+  /* a handler may take its follower (or the last one, the watch itself)
+   * off: walk a copy, and keep w until the walk ends */
+  w->refs++;
+  GPtrArray *subs = g_ptr_array_copy(w->subs, NULL, NULL);
+  for (guint i = 0; i < subs->len; i++)
+    {
+      FileFollower *f = g_ptr_array_index(subs, i);
+      if (!g_ptr_array_find(w->subs, f, NULL))
+        continue;
+      if (!w->dir)
+        _follow_due(f); /* a write, a rename or a delete: look now */
+      else if (ev->len > 0 && strcmp(ev->name, f->base) == 0)
+        _dir_event(f);  /* a file took the path: queue it now */
+    }
+  g_ptr_array_free(subs, TRUE);
+  _file_watch_unref(w);
+}
+
+/* Subscribe f to path's watch (false: no inotify, or out of watches). */
+static bool
+_watch_add(FileFollower *f, const char *path, bool dir)
+{
+  if (!worker_watches)
+    worker_watches = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  char *key = g_strdup_printf("%c:%s", dir ? 'd' : 'f', path);
+  FileWatch *w = g_hash_table_lookup(worker_watches, key);
+  if (!w)
+    {
+      struct iv_inotify *in = file_inotify_get();
+      if (!in)
+        {
+          g_free(key);
+          return false;
+        }
+      w = g_new0(FileWatch, 1);
+      w->path = g_strdup(path);
+      w->dir = dir;
+      w->subs = g_ptr_array_new();
+      w->refs = 1;
+      IV_INOTIFY_WATCH_INIT(&w->w);
+      w->w.inotify = in;
+      w->w.pathname = w->path;
+      w->w.mask = dir ? IN_CREATE | IN_MOVED_TO : IN_MODIFY | IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF;
+      w->w.cookie = w;
+      w->w.handler = _file_watch_event;
+      if (iv_inotify_watch_register(&w->w) != 0)
+        {
+          /* out of watches (fs.inotify.max_user_watches): looked at
+           * every follow-freq() only */
+          file_inotify_put();
+          _file_watch_unref(w);
+          g_free(key);
+          return false;
+        }
+      g_hash_table_insert(worker_watches, key, w);
+    }
+  else
+    g_free(key);
+  g_ptr_array_add(w->subs, f);
+  return true;
+}
+
+static void
+_watch_del(FileFollower *f, const char *path, bool dir)
+{
+  char *key = g_strdup_printf("%c:%s", dir ? 'd' : 'f', path);
+  FileWatch *w = worker_watches ? g_hash_table_lookup(worker_watches, key) : NULL;
+  if (w)
+    {
+      g_ptr_array_remove_fast(w->subs, f);
+      if (w->subs->len == 0)
+        {
+          g_hash_table_remove(worker_watches, key);
+          iv_inotify_watch_unregister(&w->w);
+          file_inotify_put();
+          _file_watch_unref(w);
+        }
+    }
+  g_free(key);
 }
 
 static void
@@ -334,8 +436,7 @@ _unwatch(FileFollower *f)
 {
   if (!f->watched)
     return;
-  iv_inotify_watch_unregister(&f->watch);
-  file_inotify_put();
+  _watch_del(f, f->watched, false);
   g_free(f->watched);
   f->watched = NULL;
 }
@@ -345,26 +446,8 @@ static void
 _watch(FileFollower *f, const char *name)
 {
   _unwatch(f);
-  if (!f->o.inotify)
-    return;
-  struct iv_inotify *in = file_inotify_get();
-  if (!in)
-    return;
-  f->watched = g_strdup(name);
-  IV_INOTIFY_WATCH_INIT(&f->watch);
-  f->watch.inotify = in;
-  f->watch.pathname = f->watched;
-  f->watch.mask = IN_MODIFY | IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF;
-  f->watch.cookie = f;
-  f->watch.handler = _watch_event;
-  if (iv_inotify_watch_register(&f->watch) != 0)
-    {
-      /* out of watches (fs.inotify.max_user_watches): this file is
-       * looked at every follow-freq() */
-      g_free(f->watched);
-      f->watched = NULL;
-      file_inotify_put();
-    }
+  if (f->o.inotify && _watch_add(f, name, false))
+    f->watched = g_strdup(name);
 }
 
 /* ---- readers: a budget per worker ------------------------------------------ */
@@ -410,6 +493,8 @@ file_follower_new(LogSource *s, const char *path, const FileFollowOptions *o, Pe
   f->o = *o;
   f->path = g_strdup(path);
   f->path_len = strlen(path);
+  f->dir = g_path_get_dirname(path);
+  f->base = g_path_get_basename(path);
   f->file_name = log_msg_get_value_handle("FILE_NAME", -1);
   f->key = g_strdup_printf("file:%s", path);
   f->store = store;
@@ -702,9 +787,41 @@ _open_at(FileFollower *f, const char *name, uint64_t offset, bool is_rotation)
   return true;
 }
 
+/* inotify: a file was created in, or renamed into, the path's directory
+ * under its name.  Waiting for a file: open it now.  Else it took the path
+ * from the open one (a rotation): open it and queue it now, before it may
+ * be rotated away in turn. */
+static void
+_dir_event(FileFollower *f)
+{
+  if (!f->started)
+    return;
+  if (f->fd < 0)
+    {
+      _follow_due(f);
+      return;
+    }
+  struct stat named;
+  if (f->stream || stat(f->path, &named) != 0
+      || (named.st_dev == f->st.st_dev && named.st_ino == f->st.st_ino))
+    return;
+  iv_validate_now();
+  _queue_next(f, &named, (int64_t) iv_now.tv_sec * 1000 + iv_now.tv_nsec / 1000000);
+  _follow_arm(f);
+}
+
+static void
+_unwatch_dir(FileFollower *f)
+{
+  if (f->dir_watched)
+    _watch_del(f, f->dir, true);
+  f->dir_watched = false;
+}
+
 static void
 _finish(FileFollower *f)
 {
+  _unwatch_dir(f);
   if (iv_timer_registered(&f->follow))
     iv_timer_unregister(&f->follow);
   /* the file is gone for good: its position goes from the persist file
@@ -862,6 +979,8 @@ _start_job(void *arg)
   IV_TASK_INIT(&f->kick);
   f->kick.cookie = f;
   f->kick.handler = _kick_run;
+  if (f->o.inotify)
+    f->dir_watched = _watch_add(f, f->dir, true);
   f->started = true;
   /* where to begin: where the last configuration stopped reading, else
    * where the destinations last had everything, else the start */
@@ -918,6 +1037,7 @@ file_follower_stop_job(void *arg)
     return;
   if (iv_timer_registered(&f->follow))
     iv_timer_unregister(&f->follow);
+  _unwatch_dir(f);
   if (f->pos)
     {
       FilePersisted v = { .version = FILE_PERSIST_VERSION, .dev = (uint64_t) f->st.st_dev,
@@ -952,5 +1072,7 @@ file_follower_free(FileFollower *f)
     return;
   g_free(f->path);
   g_free(f->key);
+  g_free(f->dir);
+  g_free(f->base);
   g_free(f);
 }
