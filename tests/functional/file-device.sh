@@ -16,7 +16,8 @@ n=4
 for who in sluice syslog-ng; do
   d=$work/$who
   mkdir -p "$d"
-  python3 "$srcdir/tests/functional/pty-writer.py" "$work/input" "$d/go" "$d/done" >"$d/tty" &
+  python3 "$srcdir/tests/functional/pty-writer.py" "$work/input" "$d/go" "$d/done" >"$d/tty" 2>"$d/pty.err" &
+  writer=$!
   i=0
   until [ -s "$d/tty" ]; do i=$((i + 1)); [ $i -lt 100 ] || fail "no pty"; sleep 0.05; done
   cat >"$d/conf" <<EOF2
@@ -39,6 +40,9 @@ EOF2
   kill -TERM $p
   wait $p || { cat "$d/stderr"; fail "$who did not stop cleanly"; }
   touch "$d/done"
+  # before the work directory goes with its done file (else the writer
+  # waits its 60 s holding the test's output open)
+  wait $writer || fail "pty-writer: $(cat "$d/pty.err")"
 done
 cmp -s "$work/syslog-ng/out" "$work/sluice/out" || { diff -u "$work/syslog-ng/out" "$work/sluice/out"; fail "differs"; }
 [ "$(wc -l <"$work/sluice/out")" -eq $n ] || fail "$(wc -l <"$work/sluice/out") lines, want $n"
