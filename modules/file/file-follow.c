@@ -5,7 +5,9 @@
  *
  * Following.  A LogReader reads to the end of what the file holds and
  * stops (its eof callback); every follow-freq() seconds a timer on the
- * follower's worker looks again:
+ * follower's worker looks again, and with inotify (one instance per
+ * worker, watches shared by path) at once when the file changes or a file
+ * takes its name in its directory:
  *
  *  - the file grew: read on;
  *  - it shrank below what was read (copytruncate): read it again from its
@@ -21,12 +23,14 @@
  *    that a file rotated away again before the old one was let go (logrotate
  *    run more often than every two follow-freq()) is still read, from its
  *    start, in turn.  Its own wait is counted from when its successor was
- *    first seen.  Only a file that holds the path for less than a
- *    follow-freq() between two looks can be missed;
+ *    first seen.  Without inotify a file that holds the path for less
+ *    than a follow-freq() between two looks can be missed;
  *  - no file yet: it is waited for (and opened at the next look);
  *  - nothing new: the reader goes (its 128 KiB buffer with it) and the
  *    follower keeps the open descriptor, its position and a line without
- *    its end, if any, until the file grows: an idle file costs about 1 KiB.
+ *    its end, if any, until the file grows: an idle file costs a few KB.
+ *    A worker keeps at most FILE_READERS_PER_WORKER readers; more
+ *    followers with lines to read wait their turn.
  *
  * Positions.  Every message holds a slot of its reader's window
  * (log-iw-size(), flow control or not) and carries a sequence number
