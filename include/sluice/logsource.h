@@ -19,8 +19,7 @@
  *  - the end of a batch (log_source_flush: each destination's batch goes
  *    to its queue with one lock);
  *  - a flow-control window whose wake-up comes back to the source's own
- *    worker (LogSourceWindow), for sources that read without a LogReader
- *    (a LogReader has its own);
+ *    worker (LogSourceWindow: every LogReader's, and the journal's);
  *  - for a listener, its set of live connections (LogSourceConns,
  *    src/logsource-conns.c): the listening socket polled on one worker,
  *    max-connections() and syslog-ng's refusal, each connection on the
