@@ -75,7 +75,7 @@ _listen_stop_job(void *arg)
 {
   ListenStop *st = arg;
   LogSourceConns *cs = st->cs;
-  if (worker_current() != cs->listen_worker || !cs->acceptor)
+  if (!cs->acceptor)
     return;
   acceptor_stop(cs->acceptor);
   free(cs->acceptor);
@@ -88,7 +88,8 @@ void
 log_source_conns_stop_listener(LogSourceConns *cs, void (*release)(int fd, void *arg), void *arg)
 {
   ListenStop st = { cs, release, arg };
-  worker_pool_run_everywhere(cs->src->env.pool, _listen_stop_job, &st);
+  if (cs->listen_worker)
+    worker_run(cs->listen_worker, _listen_stop_job, &st);
 }
 
 /* ---- slots --------------------------------------------------------------- */

@@ -6,6 +6,7 @@
  */
 #include "sluice/logsource.h"
 
+#include "sluice/internal-log.h"
 #include "sluice/timeutil.h"
 #include "sluice/worker.h"
 
@@ -212,6 +213,37 @@ log_source_begin(LogSource *s, const LogSourceEnv *env)
   s->host.source_tag = log_tags_get_by_name(tag);
   g_free(tag);
   log_source_bad_hostname_prepare(&s->host, worker_pool_size(env->pool));
+}
+
+void
+log_source_warn_truncated(const LogSource *s, const LogReader *r, bool *warned, const char *key1, const char *val1,
+                          const char *key2, const char *val2)
+{
+  if (*warned || !r || log_reader_get_stats(r)->truncated == 0)
+    return;
+  *warned = true;
+  char size[32];
+  snprintf(size, sizeof(size), "%zu", s->ro.log_msg_size);
+  /* the pairs given, then the size and the place; the first NULL ends them */
+  const char *kv[8] = { NULL };
+  size_t n = 0;
+  if (key1)
+    {
+      kv[n++] = key1;
+      kv[n++] = val1;
+    }
+  if (key2)
+    {
+      kv[n++] = key2;
+      kv[n++] = val2;
+    }
+  kv[n++] = "log_msg_size";
+  kv[n++] = size;
+  kv[n++] = "location";
+  kv[n++] = s->location;
+  sluice_log(SLUICE_LOG_WARNING,
+             "Incoming message longer than log-msg-size(), truncated; later ones from this sender are truncated "
+             "silently", kv[0], kv[1], kv[2], kv[3], kv[4], kv[5], kv[6], kv[7], NULL);
 }
 
 void

@@ -225,20 +225,33 @@ _everywhere_job(void *arg)
   pthread_mutex_unlock(&e->lock);
 }
 
-void
-worker_pool_run_everywhere(WorkerPool *pool, WorkerJobFunc func, void *user_data)
+/* Run func on n workers (all of pool's, or only one) and wait for them. */
+static void
+_run_and_wait(Worker *workers, int n, WorkerJobFunc func, void *user_data)
 {
-  Everywhere e = { .func = func, .user_data = user_data, .left = pool->size };
+  Everywhere e = { .func = func, .user_data = user_data, .left = n };
   pthread_mutex_init(&e.lock, NULL);
   pthread_cond_init(&e.done_cond, NULL);
-  for (int i = 0; i < pool->size; i++)
-    worker_post(&pool->workers[i], _everywhere_job, &e);
+  for (int i = 0; i < n; i++)
+    worker_post(&workers[i], _everywhere_job, &e);
   pthread_mutex_lock(&e.lock);
   while (e.left > 0)
     pthread_cond_wait(&e.done_cond, &e.lock);
   pthread_mutex_unlock(&e.lock);
   pthread_cond_destroy(&e.done_cond);
   pthread_mutex_destroy(&e.lock);
+}
+
+void
+worker_pool_run_everywhere(WorkerPool *pool, WorkerJobFunc func, void *user_data)
+{
+  _run_and_wait(pool->workers, pool->size, func, user_data);
+}
+
+void
+worker_run(Worker *w, WorkerJobFunc func, void *user_data)
+{
+  _run_and_wait(w, 1, func, user_data);
 }
 
 void

@@ -215,6 +215,12 @@ log_source_flush(LogSource *s)
   log_pipeline_flush(s->env.pipeline);
 }
 
+/* Logs, once per reader (*warned remembers it), that r cut a message at
+ * log-msg-size(): a sender of long lines must not flood the internal log.
+ * key1/val1 and key2/val2 name the sender (a NULL key: no pair). */
+void log_source_warn_truncated(const LogSource *s, const LogReader *r, bool *warned, const char *key1,
+                               const char *val1, const char *key2, const char *val2);
+
 /* Frees what resolve and begin made (not s itself). */
 void log_source_deinit(LogSource *s);
 
@@ -271,11 +277,12 @@ typedef void (*LogSourceConnFunc)(LogSourceConn *c, void *arg);
  * gives it back before it logs the close, so whoever reads that line can
  * connect again.
  *
- * Stopping is rounds of jobs on every worker, each returning when every
- * worker has run it: log_source_conns_stop_listener() (no accept can post
- * new work after it), optionally log_source_conns_drain(), then
- * log_source_conns_close_all(), which runs after any job an accept posted
- * before the first round ended (jobs run in order).  When it returns no
+ * Stopping is rounds of jobs, each returning when the workers it ran on
+ * have run it: log_source_conns_stop_listener() on the listener's worker
+ * (no accept can post new work after it), optionally
+ * log_source_conns_drain(), then log_source_conns_close_all() on every
+ * worker, which runs after any job an accept posted before the first
+ * round ended (jobs are posted after it, and run in order).  When it returns no
  * worker touches the set any more. */
 typedef struct LogSourceConns
 {

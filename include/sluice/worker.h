@@ -49,6 +49,11 @@ void worker_post(Worker *w, WorkerJobFunc func, void *user_data);
 /* The worker whose thread is calling, or NULL on other threads. */
 Worker *worker_current(void);
 
+/* Run func(user_data) on w's thread, after the jobs posted before it, and
+ * wait until it has run (not on w's own thread).  A job that must run
+ * where one object lives (its stop) needs no "is this mine" test then. */
+void worker_run(Worker *w, WorkerJobFunc func, void *user_data);
+
 /* Run func(user_data) on every worker and wait until all have run it. */
 void worker_pool_run_everywhere(WorkerPool *pool, WorkerJobFunc func, void *user_data);
 

@@ -527,15 +527,7 @@ _batch_done(void *user_data)
 {
   FileFollower *f = user_data;
   log_source_flush(f->src);
-  if (!f->warned && f->reader && log_reader_get_stats(f->reader)->truncated > 0)
-    {
-      f->warned = true;
-      char size[32];
-      snprintf(size, sizeof(size), "%zu", f->src->ro.log_msg_size);
-      sluice_log(SLUICE_LOG_WARNING,
-                 "Incoming message longer than log-msg-size(), truncated; later ones from this file are truncated "
-                 "silently", "filename", f->path, "log_msg_size", size, NULL);
-    }
+  log_source_warn_truncated(f->src, f->reader, &f->warned, "filename", f->path, NULL, NULL);
 }
 
 /* The reader goes; the descriptor, the position and a part line stay. */

@@ -152,15 +152,7 @@ _batch_done(void *user_data)
 {
   PipeSource *s = user_data;
   log_source_flush(&s->base);
-  if (!s->warned && s->reader && log_reader_get_stats(s->reader)->truncated > 0)
-    {
-      s->warned = true;
-      char size[32];
-      snprintf(size, sizeof(size), "%zu", s->base.ro.log_msg_size);
-      sluice_log(SLUICE_LOG_WARNING,
-                 "Incoming message longer than log-msg-size(), truncated; later ones from this pipe are truncated "
-                 "silently", "filename", s->path, "log_msg_size", size, NULL);
-    }
+  log_source_warn_truncated(&s->base, s->reader, &s->warned, "filename", s->path, NULL, NULL);
 }
 
 static void _reopen_arm(PipeSource *s);
@@ -235,8 +227,6 @@ static void
 _stop_job(void *arg)
 {
   PipeSource *s = arg;
-  if (worker_current() != s->worker)
-    return;
   if (iv_timer_registered(&s->reopen))
     iv_timer_unregister(&s->reopen);
   if (!s->reader)
@@ -311,7 +301,7 @@ _pipe_stop(LogSourceDriver *d)
   PipeSource *s = (PipeSource *) d;
   if (!s->started)
     return;
-  worker_pool_run_everywhere(s->base.env.pool, _stop_job, s);
+  worker_run(s->worker, _stop_job, s);
   s->started = false;
 }
 

@@ -104,15 +104,7 @@ _batch_done(void *user_data)
 {
   ProgramSource *s = user_data;
   log_source_flush(&s->base);
-  if (!s->warned && s->reader && log_reader_get_stats(s->reader)->truncated > 0)
-    {
-      s->warned = true;
-      char size[32];
-      snprintf(size, sizeof(size), "%zu", s->base.ro.log_msg_size);
-      sluice_log(SLUICE_LOG_WARNING,
-                 "Incoming message longer than log-msg-size(), truncated; later ones from this program are "
-                 "truncated silently", "cmdline", s->command, "log_msg_size", size, NULL);
-    }
+  log_source_warn_truncated(&s->base, s->reader, &s->warned, "cmdline", s->command, NULL, NULL);
 }
 
 static void _closed(LogReader *r, int error, const char *reason, void *user_data);
@@ -278,8 +270,6 @@ static void
 _stop_job(void *arg)
 {
   ProgramSource *s = arg;
-  if (worker_current() != s->worker)
-    return;
   if (iv_timer_registered(&s->tick))
     iv_timer_unregister(&s->tick);
   if (s->reader)
@@ -321,7 +311,7 @@ _program_stop(LogSourceDriver *d)
     return;
   /* the worker lets go of the stdout first (the program may be blocked
    * writing to it), then the group gets SIGTERM, then SIGKILL */
-  worker_pool_run_everywhere(s->base.env.pool, _stop_job, s);
+  worker_run(s->worker, _stop_job, s);
   s->started = false;
   pid_t pid = s->pid;
   s->pid = 0;

@@ -204,7 +204,7 @@ static void
 _scan_stop_job(void *arg)
 {
   WildcardSource *s = arg;
-  if (worker_current() != s->scan_worker || !s->scanning)
+  if (!s->scanning)
     return;
   if (iv_timer_registered(&s->scan))
     iv_timer_unregister(&s->scan);
@@ -241,7 +241,7 @@ _wildcard_stop(LogSourceDriver *d)
   WildcardSource *s = (WildcardSource *) d;
   if (!s->scan_worker)
     return;
-  worker_pool_run_everywhere(s->base.env.pool, _scan_stop_job, s);
+  worker_run(s->scan_worker, _scan_stop_job, s);
   worker_pool_run_everywhere(s->base.env.pool, _followers_stop_job, s);
   g_hash_table_remove_all(s->followers);
   s->scan_worker = NULL;

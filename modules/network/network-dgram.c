@@ -27,7 +27,7 @@ _dgram_batch_done(void *user_data)
 {
   NetSource *s = user_data;
   log_pipeline_flush(s->base.env.pipeline);
-  net_warn_truncated(s, s->dgram_reader, NULL, &s->dgram_warned);
+  log_source_warn_truncated(&s->base, s->dgram_reader, &s->dgram_warned, "local", s->local_name, NULL, NULL);
 }
 
 static void
@@ -56,7 +56,7 @@ static void
 _dgram_stop_job(void *arg)
 {
   NetSource *s = arg;
-  if (worker_current() != s->dgram_worker || !s->dgram_reader)
+  if (!s->dgram_reader)
     return;
   log_pipeline_flush(s->base.env.pipeline);
   /* datagrams not read yet wait in the socket for the next configuration */
@@ -93,5 +93,5 @@ net_dgram_start(NetSource *s, char **error)
 void
 net_dgram_stop(NetSource *s)
 {
-  worker_pool_run_everywhere(s->base.env.pool, _dgram_stop_job, s);
+  worker_run(s->dgram_worker, _dgram_stop_job, s);
 }

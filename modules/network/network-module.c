@@ -22,24 +22,6 @@ net_source_deliver(NetSource *s, LogMsg *msg, LogSourcePeer *peer)
   log_source_post(&s->base, msg, peer);
 }
 
-void
-net_warn_truncated(NetSource *s, LogReader *r, const char *peer, bool *warned)
-{
-  if (*warned || !r || log_reader_get_stats(r)->truncated == 0)
-    return;
-  *warned = true;
-  char size[32];
-  snprintf(size, sizeof(size), "%zu", s->base.ro.log_msg_size);
-  const char *text = "Incoming message longer than log-msg-size(), truncated; later ones from this sender are "
-                     "truncated silently";
-  if (peer)
-    sluice_log(SLUICE_LOG_WARNING, text, "client", peer, "local", s->local_name, "log_msg_size", size, "location",
-               s->base.location, NULL);
-  else
-    sluice_log(SLUICE_LOG_WARNING, text, "local", s->local_name, "log_msg_size", size, "location", s->base.location,
-               NULL);
-}
-
 static bool
 _net_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
 {

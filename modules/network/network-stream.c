@@ -89,7 +89,7 @@ _conn_batch_done(void *user_data)
 {
   NetConn *c = user_data;
   log_pipeline_flush(c->src->base.env.pipeline);
-  net_warn_truncated(c->src, c->reader, c->client, &c->warned);
+  log_source_warn_truncated(&c->src->base, c->reader, &c->warned, "client", c->client, "local", c->src->local_name);
 }
 
 static void
@@ -105,7 +105,7 @@ _conn_closed(LogReader *r, int error, const char *reason, void *user_data)
   NetConn *c = user_data;
   _conn_stop_timer(c);
   log_pipeline_flush(c->src->base.env.pipeline);
-  net_warn_truncated(c->src, r, c->client, &c->warned);
+  log_source_warn_truncated(&c->src->base, r, &c->warned, "client", c->client, "local", c->src->local_name);
   _conn_release_slot(c);
   if (error < 0)
     {

@@ -14,8 +14,8 @@
  * datagram source is one LogReader on one worker.  No connection ever gets
  * a thread of its own.
  *
- * Stopping (main thread) is the core's rounds of jobs on every worker
- * (LogSourceConns, sluice/logsource.h): the first closes the listener, so
+ * Stopping (main thread) is the core's rounds of jobs (LogSourceConns,
+ * sluice/logsource.h): the first closes the listener on its worker, so
  * no accept can post new work; a stop that does not hand connections over
  * half-closes them and waits for their ends; the last frees every
  * connection on the worker that runs it.
@@ -164,10 +164,6 @@ void net_stream_stop(NetSource *s);
 bool net_dgram_start(NetSource *s, char **error);
 void net_dgram_stop(NetSource *s);
 
-/* Logs the first truncated message of a reader (once: a sender of long
- * lines must not flood the internal log); *warned remembers it.  peer may
- * be NULL (a datagram socket has many). */
-void net_warn_truncated(NetSource *s, LogReader *r, const char *peer, bool *warned);
 
 /* The reader callbacks' shared deliver step: host logic, then the pipeline. */
 void net_source_deliver(NetSource *s, LogMsg *msg, LogSourcePeer *peer);

@@ -445,7 +445,7 @@ static void
 _stop_job(void *arg)
 {
   JournalSource *s = arg;
-  if (worker_current() != s->worker || !s->registered)
+  if (!s->registered)
     return;
   log_source_window_deinit(&s->flow);
   s->window = NULL;
@@ -594,7 +594,7 @@ _journal_stop(LogSourceDriver *d)
   JournalSource *s = (JournalSource *) d;
   if (!s->started)
     return;
-  worker_pool_run_everywhere(s->base.env.pool, _stop_job, s);
+  worker_run(s->worker, _stop_job, s);
   worker_stream_removed(s->worker);
   /* the reload's new source (or the next run) goes on from here */
   if (s->cursor)

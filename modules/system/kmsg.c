@@ -352,7 +352,7 @@ static void
 _kmsg_stop_job(void *arg)
 {
   KmsgSource *k = arg;
-  if (worker_current() != k->worker || !k->reader)
+  if (!k->reader)
     return;
   _flush_pending(k);
   log_source_flush(&k->base);
@@ -381,7 +381,7 @@ _kmsg_stop(LogSourceDriver *d)
   KmsgSource *k = (KmsgSource *) d;
   if (!k->started)
     return;
-  worker_pool_run_everywhere(k->base.env.pool, _kmsg_stop_job, k);
+  worker_run(k->worker, _kmsg_stop_job, k);
   k->started = false;
 }
 

@@ -105,8 +105,7 @@ static void
 _stdin_stop_job(void *arg)
 {
   StdinSource *s = arg;
-  /* run on every worker: only the reader's own may touch it */
-  if (worker_current() == s->worker && s->reader)
+  if (s->reader)
     {
       log_reader_free(s->reader);
       s->reader = NULL;
@@ -119,7 +118,8 @@ _stdin_stop(LogSourceDriver *d)
 {
   StdinSource *s = (StdinSource *) d;
   /* the reader lives on its worker: free it there, and wait */
-  worker_pool_run_everywhere(s->base.env.pool, _stdin_stop_job, s);
+  if (s->worker)
+    worker_run(s->worker, _stdin_stop_job, s);
 }
 
 static void
