@@ -261,24 +261,31 @@ _inherit(FileDest *d, const CfgNode *call, const CfgGlobalOptions *g)
     o->send_time_zone = g_strdup(g->send_time_zone ? g->send_time_zone : g->time_zone);
   if (d->kind == FILE_KIND_STDOUT || d->kind == FILE_KIND_PROGRAM)
     return; /* no paths: and their tables would not free these strings */
+  file_perm_inherit(&o->owner, &o->group, &o->perm, &o->dir_owner, &o->dir_group, &o->dir_perm, g);
+  if (o->time_reap < 0)
+    o->time_reap = g->time_reap;
+}
+
+void
+file_perm_inherit(char **owner, char **group, int64_t *perm, char **dir_owner, char **dir_group, int64_t *dir_perm,
+                  const CfgGlobalOptions *g)
+{
   /* Only root can give files away.  syslog-ng run by another user does
    * not try to apply the global owner and group (root by default), and
    * neither does Sluice; the driver's own owner()/group() are still tried. */
   bool can_chown = geteuid() == 0;
-  if (!o->owner && g->owner && can_chown)
-    o->owner = g_strdup(g->owner);
-  if (!o->group && g->group && can_chown)
-    o->group = g_strdup(g->group);
-  if (o->perm == -2)
-    o->perm = g->perm;
-  if (!o->dir_owner && g->dir_owner && can_chown)
-    o->dir_owner = g_strdup(g->dir_owner);
-  if (!o->dir_group && g->dir_group && can_chown)
-    o->dir_group = g_strdup(g->dir_group);
-  if (o->dir_perm == -2)
-    o->dir_perm = g->dir_perm;
-  if (o->time_reap < 0)
-    o->time_reap = g->time_reap;
+  if (!*owner && g->owner && can_chown)
+    *owner = g_strdup(g->owner);
+  if (!*group && g->group && can_chown)
+    *group = g_strdup(g->group);
+  if (*perm == -2)
+    *perm = g->perm;
+  if (!*dir_owner && g->dir_owner && can_chown)
+    *dir_owner = g_strdup(g->dir_owner);
+  if (!*dir_group && g->dir_group && can_chown)
+    *dir_group = g_strdup(g->dir_group);
+  if (*dir_perm == -2)
+    *dir_perm = g->dir_perm;
 }
 
 /* *tz = the zone called name (NULL: none); opt and alias name the options

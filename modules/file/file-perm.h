@@ -8,6 +8,7 @@
 #ifndef SLUICE_FILE_PERM_H
 #define SLUICE_FILE_PERM_H
 
+#include "sluice/cfg-options.h"
 #include "sluice/cfg-tree.h"
 
 #include <stdbool.h>
@@ -28,6 +29,13 @@ typedef struct FilePerm
  * names when the user or group does not exist. */
 bool file_perm_resolve(FilePerm *p, const char *owner, const char *group, int64_t mode, const CfgNode *call,
                        const char *owner_opt, const char *group_opt, CfgError *err);
+
+/* What the driver call left unset of its owner/permission options comes
+ * from options {}: perm and dir_perm at -2, and, for root only (syslog-ng
+ * run by another user does not try to give files away), owner, group,
+ * dir_owner and dir_group at NULL. */
+void file_perm_inherit(char **owner, char **group, int64_t *perm, char **dir_owner, char **dir_group,
+                       int64_t *dir_perm, const CfgGlobalOptions *g);
 
 /* Owner, group and mode on an open fd (files and FIFOs) or, with fd -1,
  * a path (dirs); failures are logged, not fatal. */

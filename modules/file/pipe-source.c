@@ -72,6 +72,7 @@ typedef struct PipeSource
   LogSource base;
   PipeSourceOptions o;
   char *path;
+  size_t path_len;        /* FILE_NAME of each message, without a strlen each */
   char *key;             /* in the handover registry */
   FilePerm file_perm, dir_perm;
   NVHandle file_name;
@@ -143,7 +144,7 @@ static void
 _deliver(LogMsg *msg, void *user_data)
 {
   PipeSource *s = user_data;
-  log_msg_set_value(msg, s->file_name, s->path, -1);
+  log_msg_set_value(msg, s->file_name, s->path, (ssize_t) s->path_len);
   log_source_post(&s->base, msg, &s->peer);
 }
 
@@ -346,19 +347,7 @@ _inherit(PipeSourceOptions *o, const CfgNode *call, const CfgGlobalOptions *g)
 {
   if (!log_source_option_given(call, "create-dirs"))
     o->create_dirs = g->create_dirs;
-  bool can_chown = geteuid() == 0;
-  if (!o->owner && g->owner && can_chown)
-    o->owner = g_strdup(g->owner);
-  if (!o->group && g->group && can_chown)
-    o->group = g_strdup(g->group);
-  if (o->perm == -2)
-    o->perm = g->perm;
-  if (!o->dir_owner && g->dir_owner && can_chown)
-    o->dir_owner = g_strdup(g->dir_owner);
-  if (!o->dir_group && g->dir_group && can_chown)
-    o->dir_group = g_strdup(g->dir_group);
-  if (o->dir_perm == -2)
-    o->dir_perm = g->dir_perm;
+  file_perm_inherit(&o->owner, &o->group, &o->perm, &o->dir_owner, &o->dir_group, &o->dir_perm, g);
 }
 
 static LogSourceDriver *
@@ -379,6 +368,7 @@ _pipe_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err
     s->base.ro.parse.flags &= ~(uint32_t) MF_EXPECT_HOSTNAME;
   const CfgValue *arg = &call->args[0];
   s->path = g_strdup(arg->str);
+  s->path_len = strlen(s->path);
   if (!s->path[0])
     {
       cfg_error_set(err, &arg->loc, "pipe(): the file name is empty");
