@@ -16,19 +16,7 @@ destination d { file("$work/out.log" template("\$MSG\n")); };
 log { source(s); destination(d); };
 EOF2
 
-# gen FILE N: append N lines in loggen's format, numbered on from the last
-seq=0
-gen() {
-  awk -v from=$seq -v n="$2" 'BEGIN {
-    for (i = from; i < from + n; i++)
-      printf "<13>Nov 22 10:00:00 host app[1]: seq: %010d, thread: 0000, runid: 1764000000, stamp: x PADD\n", i
-  }' >>"$1"
-  seq=$((seq + $2))
-}
-arrived() {
-  wait_lines "$work/out.log" $seq
-  [ "$(wc -l <"$work/out.log")" -eq $seq ] || fail "$1: out.log has $(wc -l <"$work/out.log") lines, want $seq"
-}
+# gen and arrived: lib.sh
 start() {
   start_sluice "$sluice" "$work/sluice.conf" -R "$work/sluice.persist"
 }

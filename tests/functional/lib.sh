@@ -119,3 +119,22 @@ sng_start() {
     sleep 0.1
   done
 }
+
+# gen FILE N: append N lines in loggen's format (runid $gen_runid, thread
+# 0) to FILE, numbered on from the last one ($seq counts them all)
+seq=0
+gen_runid=1764000000
+gen() {
+  awk -v from=$seq -v n="$2" -v r=$gen_runid 'BEGIN {
+    for (i = from; i < from + n; i++)
+      printf "<13>Nov 22 10:00:00 host app[1]: seq: %010d, thread: 0000, runid: %d, stamp: x PADD\n", i, r
+  }' >>"$1"
+  seq=$((seq + $2))
+}
+
+# arrived WHAT: until $work/out.log holds $seq lines (wait_lines), then
+# fail, naming WHAT, unless it holds exactly that many
+arrived() {
+  wait_lines "$work/out.log" $seq
+  [ "$(wc -l <"$work/out.log")" -eq $seq ] || fail "$1: out.log has $(wc -l <"$work/out.log") lines, want $seq"
+}

@@ -33,10 +33,6 @@ write() {
   if [ $t = 0 ]; then seq0=$((seq0 + $2)); else seq1=$((seq1 + $2)); fi
   seq=$((seq + $2))
 }
-arrived() {
-  wait_lines "$work/out.log" $seq
-  [ "$(wc -l <"$work/out.log")" -eq $seq ] || fail "$1: out.log has $(wc -l <"$work/out.log") lines, want $seq"
-}
 
 start_sluice "$sluice" "$work/sluice.conf"
 [ -p "$work/dir/new.fifo" ] || fail "the FIFO was not made"
