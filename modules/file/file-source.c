@@ -8,6 +8,7 @@
 #include "file-source.h"
 
 #include "file-follow.h"
+#include "kmsg.h"
 
 #include <glib.h>
 #include <stdlib.h>
@@ -25,12 +26,15 @@ typedef struct FileSource
   FileOptions o;
   char *path;
   FileFollower *follower; /* while started */
+  LogSourceDriver *kmsg;  /* format("linux-kmsg"): the kernel log's reader does the work */
 } FileSource;
 
 static bool
 _file_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
 {
   FileSource *s = (FileSource *) d;
+  if (s->kmsg)
+    return s->kmsg->ops->start(s->kmsg, env, error);
   struct stat st;
   if (stat(s->path, &st) == 0 && S_ISFIFO(st.st_mode))
     {
@@ -52,6 +56,8 @@ static void
 _file_stop(LogSourceDriver *d)
 {
   FileSource *s = (FileSource *) d;
+  if (s->kmsg)
+    s->kmsg->ops->stop(s->kmsg);
   if (!s->follower)
     return;
   worker_pool_run_everywhere(s->base.env.pool, file_follower_stop_job, s->follower);
@@ -71,11 +77,9 @@ const char *
 file_source_check_format(const CfgOption *opt, const void *field)
 {
   const char *v = *(char *const *) field;
-  if (!v || strcmp(v, "syslog") == 0)
+  if (!v || strcmp(v, "syslog") == 0 || strcmp(v, "linux-kmsg") == 0)
     return NULL;
-  if (strcmp(v, "linux-kmsg") == 0)
-    return "format('linux-kmsg') is not supported in file() by Sluice yet: system() reads /dev/kmsg";
-  return "only format('syslog') is supported by Sluice";
+  return "file() reads format('syslog') and format('linux-kmsg') (the kernel's /dev/kmsg) in Sluice";
 }
 
 static const CfgOption file_source_options[] = {
@@ -107,6 +111,8 @@ static void
 _file_free(LogSourceDriver *d)
 {
   FileSource *s = (FileSource *) d;
+  if (s->kmsg)
+    s->kmsg->ops->free(s->kmsg); /* before the options its strings point into */
   cfg_options_free(file_source_options, &s->o);
   file_source_options_deinit(&s->base);
   g_free(s->path);
@@ -115,27 +121,54 @@ _file_free(LogSourceDriver *d)
 
 static const LogSourceOps file_source_ops = { _file_start, _file_stop, _file_free };
 
+bool
+file_source_is_kmsg(const FileSourceOptions *o)
+{
+  return o->format && strcmp(o->format, "linux-kmsg") == 0;
+}
+
+/* file(PATH format("linux-kmsg")): the kernel's log, read by kmsg-source.c
+ * with file()'s source options (which stay s's). */
+static bool
+_kmsg_new(FileSource *s, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  static const char *const line_options[] = { "multi-line-mode", "multi-line-prefix", "multi-line-garbage",
+                                              "multi-line-suffix", "multi-line-timeout" };
+  for (size_t i = 0; i < G_N_ELEMENTS(line_options); i++)
+    if (log_source_option_given(call, line_options[i]))
+      {
+        cfg_error_set(err, &call->loc,
+                      "file(): %s() does not go with format('linux-kmsg'): the kernel's records are whole",
+                      line_options[i]);
+        return false;
+      }
+  s->kmsg = kmsg_source_new(call, ctx, call->args[0].str, &s->o.follow.src, err);
+  return s->kmsg != NULL;
+}
+
 static LogSourceDriver *
 _file_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
+  if (!call->args[0].str[0])
+    {
+      cfg_error_set(err, &call->args[0].loc, "file(): the file name is empty");
+      return NULL;
+    }
   FileSource *s = calloc(1, sizeof(*s));
   if (!s)
     abort();
   log_source_init(&s->base, &file_source_ops, call);
   cfg_options_defaults(file_source_options, &s->o);
-  if (!cfg_options_apply(file_source_options, call, &s->o, "file()", err)
-      || !file_source_options_resolve(&s->base, &s->o.follow, call, ctx, err))
+  bool ok = cfg_options_apply(file_source_options, call, &s->o, "file()", err);
+  if (ok)
+    ok = file_source_is_kmsg(&s->o.follow) ? _kmsg_new(s, call, ctx, err)
+                                           : file_source_options_resolve(&s->base, &s->o.follow, call, ctx, err);
+  if (!ok)
     {
       _file_free(&s->base.super);
       return NULL;
     }
   s->path = g_strdup(call->args[0].str);
-  if (!s->path[0])
-    {
-      cfg_error_set(err, &call->args[0].loc, "file(): the file name is empty");
-      _file_free(&s->base.super);
-      return NULL;
-    }
   g_strlcpy(s->base.super.stats_instance, s->path, sizeof(s->base.super.stats_instance));
   return &s->base.super;
 }

@@ -14,11 +14,14 @@ typedef struct FileSourceOptions
   LogSourceOptions src;
   int64_t follow_freq_ms;  /* follow-freq(): seconds in the table, ms once resolved */
   LogMultiLineCfg multi_line; /* multi-line-mode() and friends */
-  char *format;            /* format(): only "syslog" (syslog-ng's default) is read */
+  char *format;            /* format(): "syslog" (syslog-ng's default), or "linux-kmsg" in file() */
 } FileSourceOptions;
 
-/* format(): "syslog" only (a check for the table). */
+/* format(): "syslog" or "linux-kmsg" (a check for the table). */
 const char *file_source_check_format(const CfgOption *opt, const void *field);
+
+/* format("linux-kmsg"): file() reads the kernel's log (kmsg.h). */
+bool file_source_is_kmsg(const FileSourceOptions *o);
 
 /* After the table: check and compile what it says into s->ro (its
  * multi-line options, which file_source_options_deinit drops). */

@@ -14,7 +14,8 @@
  * systemd Sluice builds the same two readers: the first is the
  * network module's unix-dgram() driver, made through its factory from a
  * driver call built here (so it has every default and global option that
- * unix-dgram("/dev/log" so-rcvbuf(8192)) has), the second is kmsg.c.
+ * unix-dgram("/dev/log" so-rcvbuf(8192)) has), the second the file
+ * module's file(... format("linux-kmsg")), made the same way.
  *
  * getvirtconsole() is syslog-ng's SCL script turned into a driver: file()
  * of /dev/tty10 when that is a character device, else /dev/ttyva, else
@@ -48,7 +49,7 @@ typedef struct SystemSource
 {
   LogSourceDriver super;
   LogSourceDriver *devlog; /* unix-dgram(), the network module's */
-  LogSourceDriver *kmsg;   /* kmsg.c's reader; NULL: not read */
+  LogSourceDriver *kmsg;   /* file(format("linux-kmsg")), the file module's; NULL: not read */
   bool devlog_started;
 } SystemSource;
 
@@ -84,6 +85,40 @@ _synth_call(CfgNode *node, CfgValue *arg, const char *name, const char *path, co
   node->args = arg;
   node->n_args = 1;
   node->loc = call->loc;
+}
+
+/* syslog-ng's kernel log reader, as its system() expands:
+ * file("PATH" program-override("kernel") flags(kernel) format("linux-kmsg")
+ * keep-timestamp(no)), made by the file module's factory. */
+static LogSourceDriver *
+_kmsg_new(const char *path, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  static const struct
+  {
+    const char *name, *value;
+    CfgValueType type;
+  } opts[] = {
+    { "program-override", "kernel", CFG_VAL_STRING },
+    { "flags", "kernel", CFG_VAL_IDENT },
+    { "format", "linux-kmsg", CFG_VAL_STRING },
+    { "keep-timestamp", "no", CFG_VAL_IDENT },
+  };
+  enum { N = G_N_ELEMENTS(opts) };
+  const LogDriverFactory *file = _factory(file_driver_factories, CFG_OBJ_SOURCE, "file");
+  g_assert(file && file->new_source);
+  CfgNode node, children[N];
+  CfgValue arg, values[N];
+  CfgNode *child_ptrs[N];
+  _synth_call(&node, &arg, "file", path, call);
+  for (size_t i = 0; i < N; i++)
+    {
+      _synth_call(&children[i], &values[i], opts[i].name, opts[i].value, call);
+      values[i].type = opts[i].type;
+      child_ptrs[i] = &children[i];
+    }
+  node.children = child_ptrs;
+  node.n_children = N;
+  return file->new_source(&node, ctx, err);
 }
 
 /* As sd_booted(): systemd is the init system when this directory exists
@@ -197,7 +232,7 @@ _system_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
                  "filename", kmsg, NULL);
       return &s->super;
     }
-  s->kmsg = kmsg_source_new(call, ctx, kmsg, err);
+  s->kmsg = _kmsg_new(kmsg, call, ctx, err);
   if (!s->kmsg)
     {
       _system_free(&s->super);

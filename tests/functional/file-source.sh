@@ -86,8 +86,9 @@ refused() {
   "$sluice" --syntax-only -f "$work/bad.conf" >"$work/bad.err" 2>&1 && fail "accepted: $1"
   grep -q "$2" "$work/bad.err" || fail "$1: $(cat "$work/bad.err")"
 }
-refused "file(\"$work/x\" format(\"linux-kmsg\"));" "system() reads /dev/kmsg"
-refused "file(\"$work/x\" format(\"json\"));" "only format('syslog')"
+refused "file(\"$work/x\" format(\"json\"));" "file() reads format('syslog') and format('linux-kmsg')"
+refused "file(\"$work/x\" format(\"linux-kmsg\") multi-line-mode(indented));" "does not go with format('linux-kmsg')"
+refused "wildcard-file(base-dir(\"$work\") filename-pattern(\"*\") format(\"linux-kmsg\"));" "is for the kernel's log"
 refused "file(\"$work/x\" encoding(\"UTF-16\"));" "encoding() is not supported"
 refused "wildcard-file(base-dir(\"$work\") filename-pattern(\"*\") pad-size(64));" "pad-size() is not supported"
 refused "wildcard-file(filename-pattern(\"*.log\"));" "base-dir() is required"

@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The kernel's log, /dev/kmsg, as system() reads it on Linux (syslog-ng
- * 3.38: file("/dev/kmsg" program-override("kernel") flags(kernel)
- * format("linux-kmsg"))).
+ * file(... format("linux-kmsg")): the kernel's log, /dev/kmsg, as
+ * syslog-ng 3.38 reads it; system() is built on it (kmsg.h).
  *
  * Each read() of /dev/kmsg returns one record:
  *   "PRI,SEQ,USEC,FLAGS[,...];TEXT\n" then " KEY=VALUE\n" lines
  * The reader frames it by lines (a FIFO standing in for the device in
  * tests may hand over several records in one read); a record is held until
  * its continuation lines have come, which is the end of the read at the
- * latest, and then delivered with PRI from the record, PROGRAM "kernel"
- * and, through the core's host logic for a local source (LogSource,
- * sluice/logsource.h), the local host's name.  Its time is when it was read, as with
- * syslog-ng 3.38, whose system() reads /dev/kmsg with keep-timestamp(no):
- * the record's USEC counts from boot on a clock that stops during suspend,
- * so boot time + USEC drifts from the wall clock.
+ * latest, and then delivered through the core's host logic for a local
+ * source (LogSource, sluice/logsource.h): HOST is the local host's name,
+ * and the file()'s options (program-override(), keep-timestamp(), tags(),
+ * ...) apply as to any source.  A record's time is the boot time plus its
+ * USEC, as syslog-ng's linux-kmsg format has it, where the boot time is
+ * taken from CLOCK_MONOTONIC (the clock the kernel stamps records with:
+ * both stop during suspend) when the record is read; syslog-ng's system()
+ * says keep-timestamp(no) and stamps records when they are read.
  *
  * The first open starts after the records the kernel already has, as
  * syslog-ng does.  Restarting the reader (a reload, or the kernel telling
@@ -23,10 +24,11 @@
  * delivered so far is kept for the whole process, so those records are not
  * logged a second time and none from the gap is lost.
  */
-#include "system.h"
+#include "kmsg.h"
 
 #include "sluice/internal-log.h"
 #include "sluice/logsource.h"
+#include "sluice/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -80,11 +82,23 @@ kmsg_parse_header(const char *line, size_t len, KmsgRecord *rec)
   return true;
 }
 
+/* When the kernel stamped usec (microseconds since boot on CLOCK_MONOTONIC). */
+static void
+_record_time(uint64_t usec, LogStamp *out)
+{
+  struct timespec real, mono;
+  clock_gettime(CLOCK_REALTIME, &real);
+  clock_gettime(CLOCK_MONOTONIC, &mono);
+  int64_t boot_usec = ((int64_t) real.tv_sec - mono.tv_sec) * 1000000 + (real.tv_nsec - mono.tv_nsec) / 1000;
+  int64_t t = boot_usec + (int64_t) (usec > INT64_MAX / 2 ? INT64_MAX / 2 : usec);
+  out->sec = t / 1000000;
+  out->usec = (uint32_t) (t % 1000000);
+  out->gmtoff = tz_offset_at(tz_local(), out->sec);
+}
+
 void
 kmsg_msg_apply(LogMsg *msg, const KmsgRecord *rec)
 {
-  static const char kernel[] = "kernel";
-  log_msg_set_value_ref(msg, LM_V_PROGRAM, kernel, sizeof(kernel) - 1);
   msg->flags |= LF_LOCAL;
   if (!rec)
     {
@@ -96,9 +110,12 @@ kmsg_msg_apply(LogMsg *msg, const KmsgRecord *rec)
   const char *line = log_msg_get_value(msg, LM_V_MESSAGE, &len);
   msg->pri = (uint16_t) rec->pri;
   log_msg_set_value_ref(msg, LM_V_MESSAGE, line + rec->text_off, len - rec->text_off);
-  char usec[24];
-  snprintf(usec, sizeof(usec), "%" PRIu64, rec->usec);
-  log_msg_set_value_by_name(msg, ".linux.timestamp", usec, -1);
+  char num[24];
+  snprintf(num, sizeof(num), "%" PRIu64, rec->seq);
+  log_msg_set_value(msg, LM_V_MSGID, num, -1);
+  snprintf(num, sizeof(num), "%" PRIu64, rec->usec);
+  log_msg_set_value_by_name(msg, ".linux.timestamp", num, -1);
+  _record_time(rec->usec, &msg->stamps[LM_TS_STAMP]);
 }
 
 /* DEVICE=b8:0 (block), c4:1 (char), n2 (network interface index) or
@@ -168,6 +185,20 @@ kmsg_msg_add_dict(LogMsg *msg, const char *line, size_t len)
 }
 
 /* ---- the reader ----------------------------------------------------------- */
+
+typedef struct KmsgSource
+{
+  LogSource base;        /* the driver, env, reading options, host logic */
+  char *path;
+  Worker *worker;
+  LogReader *reader;     /* worker's */
+  LogSourcePeer peer;    /* worker's */
+  LogMsg *pending;       /* a record waiting for its continuation lines */
+  bool skip;             /* records up to skip_until were delivered before */
+  uint64_t skip_until;
+  int iw_size;           /* log-iw-size(), with flow control */
+  bool started;
+} KmsgSource;
 
 /* The highest sequence number delivered from each path, for the process's
  * life (see the top of the file). */
@@ -302,7 +333,7 @@ _kmsg_open(KmsgSource *k, char **error)
   if (stat(k->path, &st) != 0)
     {
       int e = errno;
-      *error = g_strdup_printf("system(): cannot read the kernel log %s: %s", k->path, strerror(e));
+      *error = g_strdup_printf("file(): cannot read the kernel log %s: %s", k->path, strerror(e));
       return false;
     }
   int flags = O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
@@ -312,14 +343,14 @@ _kmsg_open(KmsgSource *k, char **error)
     flags |= O_RDWR; /* a test's FIFO: no end of file when its writer leaves */
   else
     {
-      *error = g_strdup_printf("system(): the kernel log %s is not a character device or a FIFO", k->path);
+      *error = g_strdup_printf("file(): format('linux-kmsg') reads the kernel log, and %s is not a character device (or a FIFO)", k->path);
       return false;
     }
   int fd = open(k->path, flags);
   if (fd < 0)
     {
       int e = errno;
-      *error = g_strdup_printf("system(): cannot open the kernel log %s: %s", k->path, strerror(e));
+      *error = g_strdup_printf("file(): cannot open the kernel log %s: %s", k->path, strerror(e));
       return false;
     }
   k->skip_until = _seen_get(k->path, &k->skip);
@@ -330,12 +361,12 @@ _kmsg_open(KmsgSource *k, char **error)
   if (!k->skip && S_ISCHR(st.st_mode))
     lseek(fd, 0, SEEK_END);
   LogReaderOptions ro = k->base.ro;
-  ro.iw_size = k->base.env.flow_control ? 100 : 0;
+  ro.iw_size = k->base.env.flow_control ? k->iw_size : 0;
   k->reader = log_reader_new(fd, false, &ro, &kmsg_callbacks, k, NULL);
   if (!k->reader)
     {
       close(fd);
-      *error = g_strdup("system(): out of memory for the kernel log's buffer");
+      *error = g_strdup("file(): out of memory for the kernel log's buffer");
       return false;
     }
   return true;
@@ -397,26 +428,24 @@ _kmsg_free(LogSourceDriver *d)
 static const LogSourceOps kmsg_ops = { _kmsg_start, _kmsg_stop, _kmsg_free };
 
 LogSourceDriver *
-kmsg_source_new(const CfgNode *call, const LogDriverContext *ctx, const char *path, CfgError *err)
+kmsg_source_new(const CfgNode *call, const LogDriverContext *ctx, const char *path, const LogSourceOptions *o,
+                CfgError *err)
 {
   KmsgSource *k = calloc(1, sizeof(*k));
   if (!k)
     abort();
   log_source_init(&k->base, &kmsg_ops, call);
   k->path = g_strdup(path);
-  /* syslog-ng's expansion, file("/dev/kmsg" program-override("kernel")
-   * flags(kernel) format("linux-kmsg") keep-timestamp(no)): no options of
-   * its own, a local source; the records are cut here (kmsg_msg_apply),
-   * not by the syslog parser */
-  LogSourceOptions o;
-  log_source_options_defaults(&o);
-  if (!log_source_resolve(&k->base, &o, call, ctx, true, "local+file", err))
+  k->iw_size = (int) o->log_iw_size;
+  /* a local source; the records are cut here (kmsg_msg_apply), not by
+   * the syslog parser */
+  if (!log_source_resolve(&k->base, o, call, ctx, true, "local+file", err))
     {
       _kmsg_free(&k->base.super);
       return NULL;
     }
   k->base.ro.framing = LOG_FRAMING_LF;
   k->base.ro.parse.flags |= MF_NO_PARSE;
-  k->base.host.keep_timestamp = false;
+  g_strlcpy(k->base.super.stats_instance, path, sizeof(k->base.super.stats_instance));
   return &k->base.super;
 }
