@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* LogReader: see include/sluice/logreader.h. */
 #include "sluice/logreader.h"
+#include "sluice/charset.h"
 #include "sluice/logsource.h"
 #include "sluice/timeutil.h"
 
@@ -47,6 +48,7 @@ struct LogReader
   struct timespec ml_deadline; /* the last read + the timeout */
   uint64_t ml_line_start;   /* file offsets of the line fed to the joiner */
   uint64_t ml_line_end;
+  LogCharsetConv *conv;     /* opts.encoding's converter; NULL: none */
 };
 
 void
@@ -185,8 +187,15 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
    * framings carry whole messages already */
   bool multi_line = opts->multi_line && !dgram && mode == LOG_FRAMING_LF;
   r->opts.multi_line = NULL;
+  if (opts->encoding && !(r->conv = log_charset_conv_new(opts->encoding)))
+    {
+      free(r);
+      return NULL;
+    }
+  r->opts.encoding = NULL; /* the converter is all the reader needs */
   if (!log_framer_init(&r->framer, multi_line ? LOG_FRAMING_LINES : mode, opts->log_msg_size))
     {
+      log_charset_conv_free(r->conv);
       free(r);
       return NULL;
     }
@@ -362,10 +371,13 @@ _addr_from_sockaddr(LogAddr *out, const struct sockaddr_storage *ss)
     out->family = AF_UNIX;
 }
 
-/* Parse one message and hand it on. */
+/* Parse one message (converted to UTF-8 first with encoding()) and hand
+ * it on. */
 static inline void
 _deliver(LogReader *r, const char *data, size_t len, const LogStamp *recvd)
 {
+  if (G_UNLIKELY(r->conv))
+    data = log_charset_convert(r->conv, data, len, &len);
   LogMsg *msg = msg_format_parse(&r->opts.parse, data, len, recvd);
   msg->saddr = r->peer;
   /* both outlive the message (static, interned): no copy per message */
@@ -703,6 +715,8 @@ _release(LogReader *r)
     }
   log_multi_line_options_unref(r->opts.multi_line);
   r->opts.multi_line = NULL;
+  log_charset_conv_free(r->conv);
+  r->conv = NULL;
 }
 
 int

@@ -6,6 +6,7 @@
  */
 #include "sluice/logsource.h"
 
+#include "sluice/charset.h"
 #include "sluice/internal-log.h"
 #include "sluice/timeutil.h"
 #include "sluice/worker.h"
@@ -166,11 +167,39 @@ log_source_init(LogSource *s, const LogSourceOps *ops, const CfgNode *call)
   log_reader_options_defaults(&s->ro);
 }
 
+/* encoding(): checked now (an unknown or unframable character set is a
+ * configuration error, at the option); s->ro.encoding only when there is
+ * something to convert, so a UTF-8 source's reader does nothing for it. */
+static bool
+_resolve_encoding(LogSource *s, const LogSourceOptions *o, const CfgNode *call, CfgError *err)
+{
+  s->ro.encoding = NULL;
+  if (!o->encoding)
+    return true;
+  bool convert = false;
+  char *error = NULL;
+  if (!log_charset_check(o->encoding, &convert, &error))
+    {
+      const CfgLocation *loc = &call->loc;
+      for (size_t i = 0; i < call->n_children; i++)
+        if (cfg_name_equal(call->children[i]->name, "encoding"))
+          loc = &call->children[i]->loc;
+      cfg_error_set(err, loc, "%s(): %s", call->name, error);
+      g_free(error);
+      return false;
+    }
+  if (convert)
+    s->ro.encoding = g_intern_string(o->encoding); /* the readers copy the options */
+  return true;
+}
+
 bool
 log_source_resolve(LogSource *s, const LogSourceOptions *o, const CfgNode *call, const LogDriverContext *ctx,
                    bool local, const char *transport, CfgError *err)
 {
   const CfgGlobalOptions *g = ctx->global;
+  if (!_resolve_encoding(s, o, call, err))
+    return false;
   _resolve_parse(s, o, g, local);
   _resolve_host(s, o, call, g, local);
   s->ro.transport = transport;

@@ -33,6 +33,12 @@
  * is freed first, as in syslog-ng.  Without multi_line the reader does no
  * per-line work for it (one test per read).  The framer stats then count
  * lines, not messages.
+ *
+ * Encoding (sluice/charset.h): with opts.encoding each message, after
+ * framing (and joining), is converted to UTF-8 by the reader's own
+ * converter into a buffer the reader keeps, then parsed.  Framing, the
+ * framer's counters and the file offsets stay in raw bytes.  Without it
+ * the reader does no per-message work for it (one test).
  */
 
 #include "sluice/framing.h"
@@ -59,6 +65,10 @@ typedef struct LogReaderOptions
   LogMultiLineOptions *multi_line; /* NULL: one message per line; each reader takes a reference */
   bool pollable;          /* poll the fd although fstat calls it a regular file
                            * (/proc/kmsg: its reads wait for the kernel) */
+  const char *encoding;   /* encoding(): convert each message from this character
+                           * set to UTF-8 (accepted by log_charset_check, which
+                           * says whether there is anything to convert); NULL:
+                           * none; must outlive the call to log_reader_new */
 } LogReaderOptions;
 
 typedef struct LogReaderCallbacks
@@ -84,7 +94,7 @@ void log_reader_options_defaults(LogReaderOptions *opts);
 /* A reader of fd (non-blocking; the reader closes it when freed) whose
  * messages come from peer (may be NULL).  opts and cb are copied; cb and
  * user_data stay the caller's.  Returns NULL (fd left open) when the
- * framer's buffer cannot be had. */
+ * framer's buffer or the converter of opts.encoding cannot be had. */
 LogReader *log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReaderCallbacks *cb,
                           void *user_data, const LogAddr *peer);
 

@@ -10,8 +10,8 @@
  *  - the options every source takes (LogSourceOptions, its table rows
  *    LOG_SOURCE_OPTION_ROWS) and their resolution against the global
  *    options {} (log_source_resolve): reading (log-msg-size,
- *    log-fetch-limit, log-iw-size), parsing (flags(), default-facility,
- *    time-zone, ...) and the host logic;
+ *    log-fetch-limit, log-iw-size, encoding), parsing (flags(),
+ *    default-facility, time-zone, ...) and the host logic;
  *  - the host logic of syslog-ng 3.38 (HOST, HOST_FROM, use-dns and its
  *    cache, chain-hostnames, bad-hostname, keep-timestamp, the overrides
  *    and tags), applied by log_source_post() to each message before the
@@ -65,6 +65,7 @@ typedef struct LogSourceOptions
   bool keep_timestamp;
   char *time_zone;
   char **tags;
+  char *encoding;          /* encoding(): the input's character set (sluice/charset.h); NULL: UTF-8 */
 } LogSourceOptions;
 
 /* The defaults of LOG_SOURCE_OPTION_ROWS (log-iw-size() 100), for a
@@ -109,7 +110,8 @@ bool log_source_has_flag(const LogSourceOptions *o, const char *flag);
   { .name = "keep-timestamp", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, keep_timestamp) },      \
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = LOG_SOURCE_OFF(stype, smember, time_zone),                \
     .check = cfg_check_time_zone },                                                                                 \
-  { .name = "tags", .type = CFG_OPT_STRING_LIST, .offset = LOG_SOURCE_OFF(stype, smember, tags) }
+  { .name = "tags", .type = CFG_OPT_STRING_LIST, .offset = LOG_SOURCE_OFF(stype, smember, tags) },                \
+  { .name = "encoding", .type = CFG_OPT_STRING, .offset = LOG_SOURCE_OFF(stype, smember, encoding) }
 
 /* ---- host logic (src/logsource-host.c) ---------------------------------- */
 
@@ -190,9 +192,11 @@ void log_source_init(LogSource *s, const LogSourceOps *ops, const CfgNode *call)
 
 /* Resolve o (applied from the call) against ctx's globals into s->ro and
  * s->host.  local: the sender is this host (a unix socket, a file, stdin).
- * transport: the TRANSPORT value of its messages (static).  false with
- * *err when the global dns-cache-hosts() cannot be read or bad-hostname()
- * does not compile. */
+ * transport: the TRANSPORT value of its messages (static).  encoding()
+ * becomes s->ro.encoding when there is something to convert (not for
+ * UTF-8).  false with *err when encoding() names a character set Sluice
+ * cannot read (sluice/charset.h), the global dns-cache-hosts() cannot be
+ * read or bad-hostname() does not compile. */
 bool log_source_resolve(LogSource *s, const LogSourceOptions *o, const CfgNode *call, const LogDriverContext *ctx,
                         bool local, const char *transport, CfgError *err);
 
