@@ -41,8 +41,6 @@ const char *file_source_check_follow_freq(const CfgOption *opt, const void *fiel
   LOG_MULTI_LINE_CFG_TIMEOUT_OPTION(stype, smember.multi_line),                                                   \
   { .name = "format", .type = CFG_OPT_STRING, .offset = offsetof(stype, smember.format),                          \
     .check = file_source_check_format },                                                                          \
-  { .name = "encoding", .type = CFG_OPT_REMOVED,                                                                   \
-    .def_str = "encoding() is not supported by Sluice yet: the file is read as UTF-8 or bytes" },                  \
   { .name = "pad-size", .type = CFG_OPT_REMOVED,                                                                   \
     .def_str = "pad-size() is not supported by Sluice yet: records of a fixed size are not read" }
 

@@ -45,10 +45,16 @@
  * completed tls(handshake-timeout()) seconds after it started is closed
  * (a timer on its worker), as network()'s TLS connections are: silent
  * clients must not hold every max-connections() slot.
+ *
+ * encoding() (sluice/charset.h): each "syslog" frame's data is converted
+ * to UTF-8 with the connection's own converter before it is parsed (RELP
+ * frames by length, so that works for any character set the check lets
+ * through).
  */
 #include "relp-conn.h"
 
 #include "relp-frame.h"
+#include "sluice/charset.h"
 #include "sluice/internal-log.h"
 #include "sluice/pipeline.h"
 
@@ -108,6 +114,7 @@ struct RelpConn
   bool opened;
   bool paused;              /* the window is full: frames wait in buf */
   bool dying;               /* closing once out is written */
+  LogCharsetConv *conv;     /* encoding(): the connection's own converter; NULL: none */
 };
 
 /* ---- ending ----------------------------------------------------------------- */
@@ -130,6 +137,7 @@ _conn_free(RelpConn *c)
   pthread_mutex_destroy(&c->lock);
   g_string_free(c->out, TRUE);
   g_free(c->buf);
+  log_charset_conv_free(c->conv);
   free(c);
 }
 
@@ -288,7 +296,11 @@ static void
 _deliver(RelpConn *c, const RelpFrame *f, const LogStamp *recvd)
 {
   RelpSource *s = c->src;
-  LogMsg *msg = msg_format_parse(&s->base.ro.parse, f->data, f->data_len, recvd);
+  const char *data = f->data;
+  size_t len = f->data_len;
+  if (c->conv)
+    data = log_charset_convert(c->conv, data, len, &len);
+  LogMsg *msg = msg_format_parse(&s->base.ro.parse, data, len, recvd);
   msg->saddr = c->peer;
   log_msg_set_value(msg, LM_V_SOURCE, s->name, -1);
   log_msg_set_value_ref(msg, LM_V_TRANSPORT, "relp", 4);
@@ -552,9 +564,18 @@ relp_conn_add(RelpSource *s, int fd, const LogAddr *peer, const char *client, co
   LogTransport *tls = NULL;
   if (s->tls && !(tls = net_tls_transport_new(s->tls, fd)))
     return false;
+  LogCharsetConv *conv = NULL;
+  if (s->base.ro.encoding && !(conv = log_charset_conv_new(s->base.ro.encoding)))
+    {
+      sluice_log(SLUICE_LOG_ERROR, "Cannot open the converter of encoding(), closing RELP connection", "client",
+                 client, "encoding", s->base.ro.encoding, NULL);
+      log_transport_free(tls);
+      return false;
+    }
   RelpConn *c = calloc(1, sizeof(*c));
   if (!c)
     abort();
+  c->conv = conv;
   c->src = s;
   c->fd = fd;
   c->tls = tls;

@@ -10,7 +10,8 @@ typedef struct RelpConn RelpConn;
 
 /* A connection accepted on fd (non-blocking; it closes it), with the
  * max-connections() slot taken for it, read on the least busy worker, TLS
- * when s has tls().  Any thread.  False when no TLS session could be made
+ * when s has tls(), converting each message with encoding() when s has it.
+ * Any thread.  False when no TLS session or converter could be made
  * (logged): fd and the slot are still the caller's. */
 bool relp_conn_add(RelpSource *s, int fd, const LogAddr *peer, const char *client, const char *peer_ip);
 
