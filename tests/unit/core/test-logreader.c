@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "sluice/charset.h"
 #include "sluice/logreader.h"
 #include "sluice/worker.h"
 
 #include <criterion/criterion.h>
+#include <glib.h>
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -381,6 +383,199 @@ Test(logreader, multi_line_ignores_framings_other_than_lf)
   cr_assert_eq(s->n, 2);
   assert_msg(s->msgs[0], "a");
   assert_msg(s->msgs[1], " b");
+  worker_pool_stop(pool);
+  sink_free(s);
+}
+
+/* ---- encoding() ------------------------------------------------------------- */
+
+/* input written to a stream reader with encoding (NULL: none), then the
+ * end of the stream; the messages it handed on, in s (no-parse: MESSAGE
+ * is the whole line). */
+static Sink *
+read_encoded(const char *encoding, const char *input, size_t len, size_t log_msg_size, int expected)
+{
+  int sv[2];
+  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  const char *err;
+  WorkerPool *pool = worker_pool_start(1, &err);
+  Sink *s = sink_new();
+  LogReaderOptions opts;
+  log_reader_options_defaults(&opts);
+  opts.parse.flags |= MF_NO_PARSE;
+  opts.encoding = encoding;
+  if (log_msg_size)
+    opts.log_msg_size = log_msg_size;
+  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
+  cr_assert_not_null(s->reader);
+  worker_post(worker_pool_get(pool, 0), start_reader, s);
+  size_t off = 0;
+  while (off < len)
+    {
+      ssize_t k = write(sv[1], input + off, len - off);
+      cr_assert_gt(k, 0);
+      off += (size_t) k;
+    }
+  close(sv[1]);
+  WAIT_FOR(s, s->closed);
+  cr_assert_eq(s->error, 0);
+  cr_assert_eq(s->n, expected);
+  worker_pool_stop(pool);
+  return s;
+}
+
+Test(logreader, encoding_latin1_arrives_as_utf8)
+{
+  const char in[] = "caf\xe9 \xc0 la cr\xe8me\n\xa9 2026 \xff\n";
+  Sink *s = read_encoded("ISO-8859-1", in, sizeof(in) - 1, 0, 2);
+  assert_msg(s->msgs[0], "caf\xc3\xa9 \xc3\x80 la cr\xc3\xa8me");
+  assert_msg(s->msgs[1], "\xc2\xa9 2026 \xc3\xbf");
+  sink_free(s);
+}
+
+Test(logreader, encoding_latin1_is_converted_before_parsing)
+{
+  int sv[2];
+  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  const char *err;
+  WorkerPool *pool = worker_pool_start(1, &err);
+  Sink *s = sink_new();
+  LogReaderOptions opts;
+  log_reader_options_defaults(&opts);
+  opts.encoding = "latin1";
+  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
+  worker_post(worker_pool_get(pool, 0), start_reader, s);
+  const char *input = "<13>Nov 22 10:00:00 h\xf6st pr\xf6g[7]: gr\xfc\xdf dich\n";
+  cr_assert_eq(write(sv[1], input, strlen(input)), (ssize_t) strlen(input));
+  close(sv[1]);
+  WAIT_FOR(s, s->closed);
+  cr_assert_eq(s->n, 1);
+  assert_msg(s->msgs[0], "gr\xc3\xbc\xc3\x9f dich");
+  size_t len;
+  const char *v = log_msg_get_value(s->msgs[0], LM_V_HOST, &len);
+  cr_assert(len == 5 && memcmp(v, "h\xc3\xb6st", 5) == 0, "HOST %.*s", (int) len, v);
+  v = log_msg_get_value(s->msgs[0], LM_V_PROGRAM, &len);
+  cr_assert(len == 5 && memcmp(v, "pr\xc3\xb6g", 5) == 0, "PROGRAM %.*s", (int) len, v);
+  worker_pool_stop(pool);
+  sink_free(s);
+}
+
+Test(logreader, encoding_cp1252_has_its_own_upper_half)
+{
+  /* 0x80 is the euro sign, 0x93/0x94 curly quotes, 0x9c oe (not latin1's C1 controls) */
+  const char in[] = "\x80 5 \x93q\x94 \x9c\n";
+  Sink *s = read_encoded("CP1252", in, sizeof(in) - 1, 0, 1);
+  assert_msg(s->msgs[0], "\xe2\x82\xac 5 \xe2\x80\x9cq\xe2\x80\x9d \xc5\x93");
+  sink_free(s);
+}
+
+Test(logreader, encoding_invalid_bytes_become_replacement_characters)
+{
+  /* EUC-JP: A4 A2 is HIRAGANA A; FF is no character; A4 alone at the end
+   * of a line is a character cut short; each bad byte is one U+FFFD */
+  const char in[] = "a\xa4\xa2" "b\xff" "c\n" "d\xa4\n" "\xff\xff\n";
+  Sink *s = read_encoded("EUC-JP", in, sizeof(in) - 1, 0, 3);
+  assert_msg(s->msgs[0], "a\xe3\x81\x82" "b\xef\xbf\xbd" "c");
+  assert_msg(s->msgs[1], "d\xef\xbf\xbd");
+  assert_msg(s->msgs[2], "\xef\xbf\xbd\xef\xbf\xbd");
+  sink_free(s);
+  /* SHIFT_JIS: 82 A0 is HIRAGANA A; 82 followed by a space is no character */
+  const char sj[] = "\x82\xa0 \x82 x\n";
+  s = read_encoded("SHIFT_JIS", sj, sizeof(sj) - 1, 0, 1);
+  assert_msg(s->msgs[0], "\xe3\x81\x82 \xef\xbf\xbd x");
+  sink_free(s);
+}
+
+Test(logreader, encoding_utf8_or_none_leaves_the_bytes_alone)
+{
+  /* no encoding(): the bytes as they came, invalid UTF-8 too */
+  const char in[] = "caf\xc3\xa9 \xe9\n";
+  Sink *s = read_encoded(NULL, in, sizeof(in) - 1, 0, 1);
+  assert_msg(s->msgs[0], "caf\xc3\xa9 \xe9");
+  sink_free(s);
+  /* UTF-8 in any spelling is nothing to convert: the source gives the
+   * reader no encoding then */
+  const char *const utf8[] = { "UTF-8", "utf8", "utf-8", "UTF8", NULL };
+  for (size_t i = 0; utf8[i]; i++)
+    {
+      bool convert = true;
+      char *error = NULL;
+      cr_assert(log_charset_check(utf8[i], &convert, &error), "%s: %s", utf8[i], error);
+      cr_assert_not(convert, "%s converts", utf8[i]);
+    }
+}
+
+Test(logreader, encoding_check_refuses_what_byte_framing_cannot_read)
+{
+  const char *const ok[] = { "ISO-8859-1", "latin1", "CP1252", "EUC-JP", "SHIFT_JIS", "GB18030", "KOI8-R", NULL };
+  for (size_t i = 0; ok[i]; i++)
+    {
+      bool convert = false;
+      char *error = NULL;
+      cr_assert(log_charset_check(ok[i], &convert, &error), "%s: %s", ok[i], error);
+      cr_assert(convert, "%s does not convert", ok[i]);
+    }
+  const char *const refused[] = { "UTF-16", "UTF-16LE", "UTF-32", "UCS-2", "UCS-4", "EBCDIC-US", "CP037", NULL };
+  for (size_t i = 0; refused[i]; i++)
+    {
+      bool convert = true;
+      char *error = NULL;
+      cr_assert_not(log_charset_check(refused[i], &convert, &error), "%s accepted", refused[i]);
+      cr_assert_not_null(error);
+      char *name = g_strdup_printf("encoding(\"%s\") is not supported", refused[i]);
+      cr_assert_not_null(strstr(error, name), "%s", error);
+      cr_assert_not_null(strstr(error, "frames messages by their bytes"), "%s", error);
+      g_free(name);
+      g_free(error);
+    }
+  bool convert = true;
+  char *error = NULL;
+  cr_assert_not(log_charset_check("no-such-charset", &convert, &error));
+  cr_assert_not_null(strstr(error, "encoding(\"no-such-charset\"): unknown character set"), "%s", error);
+  g_free(error);
+}
+
+Test(logreader, encoding_long_message_converts_fully)
+{
+  /* a line of log-msg-size bytes, every one of them two bytes of UTF-8 */
+  size_t size = 8192;
+  char *in = g_malloc(size + 1);
+  memset(in, '\xe9', size);
+  in[size] = '\n';
+  Sink *s = read_encoded("ISO-8859-1", in, size + 1, size, 1);
+  size_t len;
+  const char *v = log_msg_get_value(s->msgs[0], LM_V_MESSAGE, &len);
+  cr_assert_eq(len, 2 * size);
+  for (size_t i = 0; i < size; i++)
+    cr_assert(v[2 * i] == '\xc3' && v[2 * i + 1] == '\xa9', "byte %zu", i);
+  g_free(in);
+  sink_free(s);
+}
+
+Test(logreader, encoding_applies_to_joined_multi_line_messages)
+{
+  int sv[2];
+  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  const char *err;
+  WorkerPool *pool = worker_pool_start(1, &err);
+  Sink *s = sink_new();
+  LogReaderOptions opts;
+  log_reader_options_defaults(&opts);
+  opts.encoding = "ISO-8859-15";
+  opts.multi_line = indented_options(0);
+  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
+  log_multi_line_options_unref(opts.multi_line);
+  worker_post(worker_pool_get(pool, 0), start_reader, s);
+  const char *input = "<13>Nov 22 10:00:00 host prog: \xa4 one\n  \xe9two\n<13>Nov 22 10:00:01 host prog: x\n";
+  cr_assert_eq(write(sv[1], input, strlen(input)), (ssize_t) strlen(input));
+  close(sv[1]);
+  WAIT_FOR(s, s->closed);
+  cr_assert_eq(s->n, 2);
+  assert_msg(s->msgs[0], "\xe2\x82\xac one\n  \xc3\xa9two");
+  assert_msg(s->msgs[1], "x");
   worker_pool_stop(pool);
   sink_free(s);
 }
