@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The relp() source in a real pipeline (the network tests' fixture, with
  * its gated recording destination rec()): an answer waits for the write,
- * garbage gets serverclose, and a TLS client that never handshakes is
- * closed after tls(handshake-timeout()). */
+ * garbage gets serverclose, a TLS client that never handshakes is closed
+ * after tls(handshake-timeout()), and encoding() converts each frame. */
 #include "../network/net-test.h"
 #include "../network/tls-test.h"
 
@@ -170,4 +170,31 @@ Test(relp_source, a_tls_client_that_never_handshakes_is_closed)
   g_free(src);
   g_free(run_finish(&r));
   tls_certs_free(&certs);
+}
+
+/* encoding(): each syslog frame's data is converted before it is parsed */
+Test(relp_source, encoding_converts_each_frame)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { relp(ip(127.0.0.1) port(%d) encoding(\"ISO-8859-1\")); };", port);
+  _relp_start(&r, src);
+  int fd = tcp_connect(port);
+  _open_session(fd);
+  const char *data = "<13>Nov 23 10:00:00 h caf\xe9: cr\xe8me";
+  char *frame = g_strdup_printf("2 syslog %zu %s\n", strlen(data), data);
+  send_str(fd, frame);
+  g_free(frame);
+  wait_count(1);
+  char *got = _read_frames(fd, 1);
+  cr_assert_not_null(strstr(got, "2 rsp 6 200 OK\n"), "%s", got);
+  g_free(got);
+  send_str(fd, "3 close 0\n");
+  got = _read_frames(fd, 1);
+  g_free(got);
+  close(fd);
+  g_free(src);
+  char *log = run_finish(&r);
+  cr_assert_not_null(strstr(log, "|caf\xc3\xa9|13|cr\xc3\xa8me\n"), "%s", log);
+  g_free(log);
 }
