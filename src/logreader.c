@@ -31,6 +31,7 @@ struct LogReader
   size_t transport_len, source_len; /* of opts.transport and opts.source */
   LogSourceWindow flow;  /* with flow control, from the start */
   LogWindow *window;     /* flow.window; NULL without flow control */
+  LogCharsetConv *conv;  /* opts.encoding's converter; NULL: none (beside what _deliver reads) */
   bool dgram;
   bool regular; /* a regular file (stdin redirected from one): epoll cannot watch it */
   bool polling; /* the fd's input handler (or the task) is set */
@@ -48,7 +49,6 @@ struct LogReader
   struct timespec ml_deadline; /* the last read + the timeout */
   uint64_t ml_line_start;   /* file offsets of the line fed to the joiner */
   uint64_t ml_line_end;
-  LogCharsetConv *conv;     /* opts.encoding's converter; NULL: none */
 };
 
 void
