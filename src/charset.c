@@ -48,8 +48,10 @@ _is_utf8(GIConv cd)
 {
   char out[64];
   size_t n;
-  if (!_convert_strict(cd, utf8_probe, sizeof(utf8_probe) - 1, out, sizeof(out), &n) || n != sizeof(utf8_probe) - 1
-      || memcmp(out, utf8_probe, n) != 0)
+  size_t len = sizeof(utf8_probe) - 1;
+  if (!_convert_strict(cd, utf8_probe, len, out, sizeof(out), &n) || n != len)
+    return false;
+  if (memcmp(out, utf8_probe, n) != 0)
     return false;
   return !_convert_strict(cd, "\xff", 1, out, sizeof(out), &n);
 }
@@ -61,7 +63,8 @@ log_charset_check(const char *name, bool *convert, char **error)
   GIConv cd = g_iconv_open("UTF-8", name);
   if (cd == (GIConv) -1)
     {
-      *error = g_strdup_printf("encoding(\"%s\"): unknown character set (iconv cannot convert it to UTF-8)", name);
+      *error = g_strdup_printf("encoding(\"%s\"): unknown character set (iconv cannot convert it to UTF-8)",
+                               name);
       return false;
     }
   char out[4 * sizeof(ascii_probe)];
@@ -72,10 +75,11 @@ log_charset_check(const char *name, bool *convert, char **error)
   g_iconv_close(cd);
   if (!ascii)
     {
-      *error = g_strdup_printf("encoding(\"%s\") is not supported: Sluice frames messages by their bytes (a newline "
-                               "is the byte 0x0A) before it converts them, so it reads only character sets in which "
-                               "ASCII characters are their own single bytes (ISO-8859-*, CP125x, KOI8-*, EUC-*, "
-                               "SHIFT_JIS, GB18030, ...), not UTF-16, UTF-32, UCS-2, EBCDIC and the like",
+      *error = g_strdup_printf("encoding(\"%s\") is not supported: Sluice frames messages by their bytes "
+                               "(a newline is the byte 0x0A) before it converts them, so it reads only "
+                               "character sets in which ASCII characters are their own single bytes "
+                               "(ISO-8859-*, CP125x, KOI8-*, EUC-*, SHIFT_JIS, GB18030, ...), not UTF-16, "
+                               "UTF-32, UCS-2, EBCDIC and the like",
                                name);
       return false;
     }

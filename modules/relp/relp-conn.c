@@ -567,8 +567,8 @@ relp_conn_add(RelpSource *s, int fd, const LogAddr *peer, const char *client, co
   LogCharsetConv *conv = NULL;
   if (s->base.ro.encoding && !(conv = log_charset_conv_new(s->base.ro.encoding)))
     {
-      sluice_log(SLUICE_LOG_ERROR, "Cannot open the converter of encoding(), closing RELP connection", "client",
-                 client, "encoding", s->base.ro.encoding, NULL);
+      sluice_log(SLUICE_LOG_ERROR, "Cannot open the converter of encoding(), closing RELP connection",
+                 "client", client, "encoding", s->base.ro.encoding, NULL);
       log_transport_free(tls);
       return false;
     }

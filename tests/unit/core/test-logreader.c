@@ -509,7 +509,8 @@ Test(logreader, encoding_utf8_or_none_leaves_the_bytes_alone)
 
 Test(logreader, encoding_check_refuses_what_byte_framing_cannot_read)
 {
-  const char *const ok[] = { "ISO-8859-1", "latin1", "CP1252", "EUC-JP", "SHIFT_JIS", "GB18030", "KOI8-R", NULL };
+  const char *const ok[] = { "ISO-8859-1", "latin1", "CP1252", "EUC-JP", "SHIFT_JIS", "GB18030", "KOI8-R",
+                             NULL };
   for (size_t i = 0; ok[i]; i++)
     {
       bool convert = false;
@@ -517,7 +518,8 @@ Test(logreader, encoding_check_refuses_what_byte_framing_cannot_read)
       cr_assert(log_charset_check(ok[i], &convert, &error), "%s: %s", ok[i], error);
       cr_assert(convert, "%s does not convert", ok[i]);
     }
-  const char *const refused[] = { "UTF-16", "UTF-16LE", "UTF-32", "UCS-2", "UCS-4", "EBCDIC-US", "CP037", NULL };
+  const char *const refused[] = { "UTF-16", "UTF-16LE", "UTF-32", "UCS-2", "UCS-4", "EBCDIC-US", "CP037",
+                                  NULL };
   for (size_t i = 0; refused[i]; i++)
     {
       bool convert = true;
@@ -569,7 +571,8 @@ Test(logreader, encoding_applies_to_joined_multi_line_messages)
   s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
   log_multi_line_options_unref(opts.multi_line);
   worker_post(worker_pool_get(pool, 0), start_reader, s);
-  const char *input = "<13>Nov 22 10:00:00 host prog: \xa4 one\n  \xe9two\n<13>Nov 22 10:00:01 host prog: x\n";
+  const char *input = "<13>Nov 22 10:00:00 host prog: \xa4 one\n  \xe9two\n"
+                      "<13>Nov 22 10:00:01 host prog: x\n";
   cr_assert_eq(write(sv[1], input, strlen(input)), (ssize_t) strlen(input));
   close(sv[1]);
   WAIT_FOR(s, s->closed);

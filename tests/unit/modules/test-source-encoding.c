@@ -132,7 +132,8 @@ Test(source_encoding, utf8_or_nothing_converts_nothing)
 
 Test(source_encoding, encodings_byte_framing_cannot_read_are_refused_by_name)
 {
-  assert_refused("encoding(\"UTF-16\")", "encoding(\"UTF-16\") is not supported: Sluice frames messages by their bytes");
+  assert_refused("encoding(\"UTF-16\")",
+                 "encoding(\"UTF-16\") is not supported: Sluice frames messages by their bytes");
   assert_refused("encoding(\"UTF-32LE\")", "encoding(\"UTF-32LE\") is not supported");
   assert_refused("encoding(\"UCS-2\")", "encoding(\"UCS-2\") is not supported");
   assert_refused("encoding(\"EBCDIC-US\")", "encoding(\"EBCDIC-US\") is not supported");
