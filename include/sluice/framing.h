@@ -37,6 +37,14 @@
  *    instead of '\n', LOG_FRAMER_NO_END for the partial line at end of
  *    stream or from log_framer_take_partial().  A line longer than
  *    log_msg_size is cut there ('\r' bytes count) and the rest skipped.
+ *  - RECORD (pad-size() of file(), wildcard-file() and pipe(); syslog-ng's
+ *    "padded record server"): the stream is records of exactly record_size
+ *    bytes (1 ≤ record_size ≤ log_msg_size, so nothing is ever truncated);
+ *    a record's message is its bytes up to the first '\n' or NUL, the
+ *    whole record when it holds neither ('\r' is kept).  A record whose
+ *    message is empty gives nothing, but its bytes are consumed all the
+ *    same: each record moves the position by record_size, padding
+ *    included.
  *
  * Over-long messages are truncated to log_msg_size, flagged
  * LOG_FRAMER_TRUNCATED and counted; the rest of that message is discarded
@@ -55,6 +63,10 @@
  *  - AUTO: when a stream that starts with a digit does not start with a
  *    valid frame header ("2024-01-01 ..."), it is read as LF instead of
  *    being closed.
+ *  - RECORD: syslog-ng fails a read that ends inside a record (EIO); we
+ *    wait for the rest of it (a file may still be growing, as for a
+ *    partial line), and at end of stream the partial record is a message,
+ *    cut at '\n' or NUL as a whole one is.
  *
  * Every function is for the owning thread only.
  */
@@ -79,6 +91,7 @@ typedef enum LogFramingMode
   LOG_FRAMING_AUTO,
   LOG_FRAMING_DGRAM,
   LOG_FRAMING_LINES,
+  LOG_FRAMING_RECORD, /* log_framer_init_record() only */
 } LogFramingMode;
 
 typedef enum LogFramerStatus
@@ -110,6 +123,7 @@ typedef struct LogFramer
   LogFramingMode mode;   /* as configured */
   LogFramingMode active; /* AUTO until decided, then LF or OCTET_COUNTED */
   size_t log_msg_size;
+  size_t record_size;    /* RECORD: the bytes of one record; else 0 */
   char *buf;
   size_t cap;
   size_t pos;  /* first byte not yet consumed */
@@ -130,6 +144,12 @@ typedef struct LogFramer
  * nothing to free) only when that fails or log_msg_size is absurd (above
  * LOG_FRAMER_MAX_FRAME).  Release with log_framer_deinit. */
 bool log_framer_init(LogFramer *f, LogFramingMode mode, size_t log_msg_size);
+
+/* log_framer_init in RECORD mode, for records of record_size bytes.
+ * Returns false (nothing to free) also when record_size is 0 or larger
+ * than log_msg_size (after its default): a record must fit a message, as
+ * syslog-ng requires of pad-size() and log-msg-size(). */
+bool log_framer_init_record(LogFramer *f, size_t record_size, size_t log_msg_size);
 
 /* Free the buffer.  *f may be initialised again afterwards. */
 void log_framer_deinit(LogFramer *f);
@@ -152,14 +172,15 @@ void log_framer_commit(LogFramer *f, size_t n);
  * is fewer than len.  Invalidates views, like log_framer_read_space. */
 size_t log_framer_feed(LogFramer *f, const void *data, size_t len);
 
-/* The stream ended: a partial line becomes a message, a partial frame a
- * framing error.  log_framer_next then drains what is left and returns
+/* The stream ended: a partial line or record becomes a message, a partial
+ * frame a framing error.  log_framer_next then drains what is left and returns
  * LOG_FRAMER_EOF (or LOG_FRAMER_ERROR). */
 void log_framer_eof(LogFramer *f);
 
 /* The next message.  On LOG_FRAMER_MESSAGE, *msg points at *len bytes
  * (1 ≤ *len ≤ log_msg_size, except that a DGRAM of only '\n'/NUL gives an
- * empty message, as in syslog-ng, and LINES gives empty lines) inside the framer's buffer, valid until
+ * empty message, as in syslog-ng, and LINES gives empty lines; in RECORD
+ * mode *len ≤ record_size) inside the framer's buffer, valid until
  * the next log_framer_read_space, log_framer_feed or log_framer_deinit; the
  * terminator is not included, and *flags holds LOG_FRAMER_* flags.
  * LOG_FRAMER_ERROR is sticky: the stream is broken and the caller should

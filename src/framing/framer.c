@@ -41,7 +41,8 @@ log_framer_init(LogFramer *f, LogFramingMode mode, size_t log_msg_size)
   memset(f, 0, sizeof(*f));
   if (log_msg_size == 0)
     log_msg_size = LOG_FRAMER_DEFAULT_MSG_SIZE;
-  if (log_msg_size > LOG_FRAMER_MAX_FRAME)
+  /* RECORD needs its record size: log_framer_init_record */
+  if (log_msg_size > LOG_FRAMER_MAX_FRAME || mode == LOG_FRAMING_RECORD)
     return false;
   /* a read's worth on top of the longest pending message; in DGRAM mode
    * this holds any UDP datagram whole */
@@ -52,6 +53,21 @@ log_framer_init(LogFramer *f, LogFramingMode mode, size_t log_msg_size)
   f->mode = mode;
   f->active = mode;
   f->log_msg_size = log_msg_size;
+  return true;
+}
+
+bool
+log_framer_init_record(LogFramer *f, size_t record_size, size_t log_msg_size)
+{
+  size_t limit = log_msg_size ? log_msg_size : LOG_FRAMER_DEFAULT_MSG_SIZE;
+  if (record_size == 0 || record_size > limit || !log_framer_init(f, LOG_FRAMING_LF, log_msg_size))
+    {
+      memset(f, 0, sizeof(*f));
+      return false;
+    }
+  /* a partial record is shorter than log_msg_size: the buffer bound holds */
+  f->mode = f->active = LOG_FRAMING_RECORD;
+  f->record_size = record_size;
   return true;
 }
 
@@ -489,6 +505,30 @@ _oc_next(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
     }
 }
 
+/* ---- RECORD ------------------------------------------------------------- */
+
+/* Whole records of record_size bytes; a shorter one only at end of stream.
+ * The message is the record up to its first '\n' or NUL. */
+static LogFramerStatus
+_record_next(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
+{
+  for (;;)
+    {
+      size_t have = f->end - f->pos;
+      if (have == 0 || (have < f->record_size && !f->eof))
+        {
+          f->scan = f->pos;
+          return _starved(f);
+        }
+      size_t start = f->pos;
+      size_t n = have < f->record_size ? have : f->record_size;
+      size_t stop = _find_line_end(f->buf, start, start + n);
+      f->pos = f->scan = start + n; /* the padding is consumed with the record */
+      if (stop > start)
+        return _emit(f, start, stop - start, false, msg, len, flags);
+    }
+}
+
 /* ---- DGRAM -------------------------------------------------------------- */
 
 static LogFramerStatus
@@ -542,6 +582,8 @@ log_framer_next(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
       return _dgram_next(f, msg, len, flags);
     case LOG_FRAMING_LINES:
       return _lines_next(f, msg, len, flags);
+    case LOG_FRAMING_RECORD:
+      return _record_next(f, msg, len, flags);
     case LOG_FRAMING_OCTET_COUNTED:
       {
         LogFramerStatus st = _oc_next(f, msg, len, flags);

@@ -319,3 +319,112 @@ Test(framer_api, init_checks_the_size)
   log_framer_deinit(&f);
   cr_assert_null(f.buf);
 }
+
+Test(framer_api, init_record_checks_the_record_size)
+{
+  LogFramer f;
+  cr_assert_not(log_framer_init(&f, LOG_FRAMING_RECORD, 0), "RECORD needs log_framer_init_record");
+  cr_assert_null(f.buf);
+  cr_assert_not(log_framer_init_record(&f, 0, 0));
+  cr_assert_not(log_framer_init_record(&f, 17, 16));
+  cr_assert_not(log_framer_init_record(&f, LOG_FRAMER_DEFAULT_MSG_SIZE + 1, 0));
+  cr_assert_null(f.buf);
+  cr_assert(log_framer_init_record(&f, 16, 16));
+  cr_assert_eq(f.mode, LOG_FRAMING_RECORD);
+  cr_assert_eq(f.record_size, 16);
+  log_framer_deinit(&f);
+  cr_assert(log_framer_init_record(&f, LOG_FRAMER_DEFAULT_MSG_SIZE, 0));
+  cr_assert_eq(f.cap, LOG_FRAMER_DEFAULT_MSG_SIZE + LOG_FRAMER_READ_SIZE);
+  log_framer_deinit(&f);
+}
+
+/* Records of exactly log_msg_size (the default), read the way a reader
+ * does in reads that end anywhere inside them: every record is one whole
+ * message, the read space never shrinks below a read's worth, and what a
+ * reader computes as the file position (read so far less what the framer
+ * holds) is past each record, padding included. */
+Test(framer_api, records_of_log_msg_size_and_their_positions)
+{
+  enum { R = LOG_FRAMER_DEFAULT_MSG_SIZE, N = 7 };
+  char *data = malloc((size_t) R * N);
+  for (size_t i = 0; i < N; i++)
+    {
+      char *rec = data + i * R;
+      memset(rec, 'a' + (char) i, R);
+      if (i % 3 == 1)
+        rec[R - 100] = '\n'; /* padded: the message stops here */
+      if (i == 5)
+        rec[0] = '\0';       /* empty: no message, but consumed */
+    }
+  static const size_t chunks[] = { 1000, LOG_FRAMER_READ_SIZE, 3, 70000 };
+  for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++)
+    {
+      Stream s = { data, (size_t) R * N, 0 };
+      LogFramer f;
+      cr_assert(log_framer_init_record(&f, R, 0));
+      size_t seen = 0;
+      uint64_t offset = 0;
+      for (;;)
+        {
+          char *ptr;
+          size_t avail;
+          log_framer_read_space(&f, &ptr, &avail);
+          cr_assert_geq(avail, LOG_FRAMER_READ_SIZE);
+          size_t n = stream_read(&s, ptr, avail, chunks[c]);
+          if (n == 0)
+            break;
+          log_framer_commit(&f, n);
+          offset += n;
+          const char *msg;
+          size_t len;
+          uint32_t flags;
+          while (log_framer_next(&f, &msg, &len, &flags) == LOG_FRAMER_MESSAGE)
+            {
+              if (seen == 5)
+                seen++; /* the empty record */
+              cr_assert_eq(flags, 0u);
+              cr_assert_eq(len, seen % 3 == 1 ? (size_t) R - 100 : (size_t) R, "record %zu", seen);
+              cr_assert(memcmp(msg, data + seen * R, len) == 0);
+              cr_assert_eq(offset - (f.end - f.pos), (uint64_t) (seen + 1) * R, "position after record %zu",
+                           seen);
+              seen++;
+            }
+        }
+      cr_assert_eq(seen, N);
+      cr_assert_eq(f.stats.messages, N - 1);
+      cr_assert_eq(f.stats.truncated, 0u);
+      /* the empty record was consumed too */
+      cr_assert_eq(f.pos, f.end);
+      log_framer_eof(&f);
+      const char *msg;
+      size_t len;
+      uint32_t flags;
+      cr_assert_eq(log_framer_next(&f, &msg, &len, &flags), LOG_FRAMER_EOF);
+      log_framer_deinit(&f);
+    }
+  free(data);
+}
+
+/* A record written in two halves: nothing until the second half comes
+ * (a file that is still growing), then one message. */
+Test(framer_api, record_in_two_halves_waits)
+{
+  LogFramer f;
+  cr_assert(log_framer_init_record(&f, 8, 0));
+  const char *msg;
+  size_t len;
+  uint32_t flags;
+  cr_assert_eq(log_framer_feed(&f, "<13>a", 5), 5);
+  cr_assert_eq(log_framer_next(&f, &msg, &len, &flags), LOG_FRAMER_NEED_MORE);
+  cr_assert_eq(log_framer_next(&f, &msg, &len, &flags), LOG_FRAMER_NEED_MORE);
+  cr_assert_eq(log_framer_feed(&f, "bc\0<1", 5), 5);
+  cr_assert_eq(log_framer_next(&f, &msg, &len, &flags), LOG_FRAMER_MESSAGE);
+  cr_assert(len == 7 && memcmp(msg, "<13>abc", 7) == 0);
+  cr_assert_eq(log_framer_next(&f, &msg, &len, &flags), LOG_FRAMER_NEED_MORE);
+  cr_assert_eq(f.end - f.pos, 2u, "the start of the next record is held");
+  log_framer_eof(&f);
+  cr_assert_eq(log_framer_next(&f, &msg, &len, &flags), LOG_FRAMER_MESSAGE);
+  cr_assert(len == 2 && memcmp(msg, "<1", 2) == 0);
+  cr_assert_eq(log_framer_next(&f, &msg, &len, &flags), LOG_FRAMER_EOF);
+  log_framer_deinit(&f);
+}

@@ -42,6 +42,7 @@ typedef struct FramingCase
   size_t in_len;
   Ending end;
   Expected out[MAX_OUT];
+  size_t record_size; /* RECORD (pad-size()) */
 } FramingCase;
 
 #define IN(s) .in = (s), .in_len = sizeof(s) - 1
@@ -52,6 +53,7 @@ typedef struct FramingCase
 #define OC LOG_FRAMING_OCTET_COUNTED
 #define AUTO LOG_FRAMING_AUTO
 #define DG LOG_FRAMING_DGRAM
+#define REC LOG_FRAMING_RECORD
 
 #define D16 "0123456789abcdef"
 
@@ -163,6 +165,27 @@ static const FramingCase cases[] = {
   { "dgram16_one_under", DG, 16, IN("0123456789abcde"), END_EOF, { M("0123456789abcde") } },
   { "dgram16_one_over", DG, 16, IN(D16 "g"), END_EOF, { T(D16) } },
   { "dgram16_over", DG, 16, IN(D16 "XYZ"), END_EOF, { T(D16) } },
+
+  /* ---- RECORD: syslog-ng file(pad-size(N)), its "padded record server" (by
+   * its source: the oracle speaks to network() only) ----
+   * (syslog-ng: a short record is an I/O error, EIO; here it waits for the
+   * rest and goes out as it is at end of stream) */
+  { "rec", REC, 0, IN("abc\0def\0"), END_EOF, { M("abc"), M("def") }, .record_size = 4 },
+  { "rec_full_records", REC, 0, IN("abcdefgh"), END_EOF, { M("abcd"), M("efgh") }, .record_size = 4 },
+  { "rec_nl_cuts", REC, 0, IN("ab\ncdeef\nxyz"), END_EOF, { M("ab"), M("ef") }, .record_size = 6 },
+  { "rec_nul_cuts", REC, 0, IN("a\0b\ncd" "efghij"), END_EOF, { M("a"), M("efghij") }, .record_size = 6 },
+  { "rec_nl_before_nul", REC, 0, IN("a\nb\0cd"), END_EOF, { M("a") }, .record_size = 6 },
+  { "rec_cr_kept", REC, 0, IN("ab\r\n"), END_EOF, { M("ab\r") }, .record_size = 4 },
+  { "rec_empty_message_dropped", REC, 0, IN("\0abc" "\nabc" "wxyz"), END_EOF, { M("wxyz") }, .record_size = 4 },
+  { "rec_only_padding", REC, 0, IN("\0\0\0\0\0\0\0\0"), END_EOF, { { 0 } }, .record_size = 4 },
+  { "rec_partial_at_eof", REC, 0, IN("abcdef"), END_EOF, { M("abcd"), M("ef") }, .record_size = 4 },
+  { "rec_partial_cut_at_eof", REC, 0, IN("abcde\0g"), END_EOF, { M("abcd"), M("e") }, .record_size = 4 },
+  { "rec_partial_empty_at_eof", REC, 0, IN("abcd\n"), END_EOF, { M("abcd") }, .record_size = 4 },
+  { "rec_one_byte", REC, 0, IN("a\nb"), END_EOF, { M("a"), M("b") }, .record_size = 1 },
+  { "rec_empty_stream", REC, 0, IN(""), END_EOF, { { 0 } }, .record_size = 4 },
+  { "rec16_exact", REC, 16, IN(D16 D16), END_EOF, { M(D16), M(D16) }, .record_size = 16 },
+  { "rec16_smaller", REC, 16, IN("<13>hi\0\0<14>yo\0\0"), END_EOF, { M("<13>hi"), M("<14>yo") },
+    .record_size = 8 },
 };
 
 /* ---- the runner ---- */
@@ -229,7 +252,10 @@ run_cuts(const FramingCase *c, const size_t *cuts, size_t ncuts, Got *g)
 {
   LogFramer f;
   size_t msg_size = c->msg_size ? c->msg_size : LOG_FRAMER_DEFAULT_MSG_SIZE;
-  cr_assert(log_framer_init(&f, c->mode, c->msg_size));
+  if (c->mode == REC)
+    cr_assert(log_framer_init_record(&f, c->record_size, c->msg_size));
+  else
+    cr_assert(log_framer_init(&f, c->mode, c->msg_size));
   memset(g, 0, sizeof(*g));
   bool over = false;
   size_t from = 0;
