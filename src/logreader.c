@@ -182,7 +182,8 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
   r->dgram = dgram;
   if (peer)
     r->peer = *peer;
-  LogFramingMode mode = dgram ? LOG_FRAMING_DGRAM : opts->framing;
+  bool records = opts->record_size > 0 && !dgram;
+  LogFramingMode mode = dgram ? LOG_FRAMING_DGRAM : records ? LOG_FRAMING_RECORD : opts->framing;
   /* multi-line joins LF lines (what syslog-ng has it for); other
    * framings carry whole messages already */
   bool multi_line = opts->multi_line && !dgram && mode == LOG_FRAMING_LF;
@@ -193,7 +194,9 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
       return NULL;
     }
   r->opts.encoding = NULL; /* the converter is all the reader needs */
-  if (!log_framer_init(&r->framer, multi_line ? LOG_FRAMING_LINES : mode, opts->log_msg_size))
+  bool framed = records ? log_framer_init_record(&r->framer, opts->record_size, opts->log_msg_size)
+                        : log_framer_init(&r->framer, multi_line ? LOG_FRAMING_LINES : mode, opts->log_msg_size);
+  if (!framed)
     {
       log_charset_conv_free(r->conv);
       free(r);

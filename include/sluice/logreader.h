@@ -39,6 +39,11 @@
  * converter into a buffer the reader keeps, then parsed.  Framing, the
  * framer's counters and the file offsets stay in raw bytes.  Without it
  * the reader does no per-message work for it (one test).
+ *
+ * Records (opts.record_size, pad-size()): the stream is framed in
+ * LOG_FRAMING_RECORD; log_reader_offset() is then past the whole record,
+ * its padding included, and a partial record waits for its rest like a
+ * partial line (log_reader_flush_partial sends it as it is).
  */
 
 #include "sluice/framing.h"
@@ -57,6 +62,10 @@ typedef struct LogReaderOptions
 {
   LogFramingMode framing;
   size_t log_msg_size;    /* 0 = LOG_FRAMER_DEFAULT_MSG_SIZE */
+  size_t record_size;     /* pad-size(): > 0 frames a stream in records of
+                           * this many bytes (LOG_FRAMING_RECORD, no
+                           * multi-line), whatever framing says; at most
+                           * log_msg_size (the source's config check) */
   MsgFormatOptions parse; /* header parsing */
   int iw_size;            /* log-iw-size; 0 = no flow control */
   int fetch_limit;        /* log-fetch-limit: reads per wakeup before yielding */
@@ -94,7 +103,8 @@ void log_reader_options_defaults(LogReaderOptions *opts);
 /* A reader of fd (non-blocking; the reader closes it when freed) whose
  * messages come from peer (may be NULL).  opts and cb are copied; cb and
  * user_data stay the caller's.  Returns NULL (fd left open) when the
- * framer's buffer or the converter of opts.encoding cannot be had. */
+ * framer's buffer or the converter of opts.encoding cannot be had (or
+ * opts->record_size exceeds log_msg_size). */
 LogReader *log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReaderCallbacks *cb,
                           void *user_data, const LogAddr *peer);
 

@@ -11,6 +11,7 @@
 #include "kmsg.h"
 
 #include <glib.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -92,9 +93,49 @@ file_source_options_resolve(LogSource *s, FileSourceOptions *o, const CfgNode *c
                             CfgError *err)
 {
   if (!log_source_resolve(s, &o->src, call, ctx, true, "local+file", err)
-      || !log_multi_line_resolve(&o->multi_line, &call->loc, &s->ro.multi_line, err))
+      || !log_multi_line_resolve(&o->multi_line, &call->loc, &s->ro.multi_line, err)
+      || !file_source_resolve_pad_size(s, o->pad_size, call, call->name, err))
     return false;
   o->follow_freq_ms *= 1000;
+  return true;
+}
+
+/* Where the call names option name (the call itself when it does not). */
+static const CfgLocation *
+_option_loc(const CfgNode *call, const char *name)
+{
+  for (size_t i = 0; i < call->n_children; i++)
+    if (cfg_name_equal(call->children[i]->name, name))
+      return &call->children[i]->loc;
+  return &call->loc;
+}
+
+bool
+file_source_resolve_pad_size(LogSource *s, int64_t pad_size, const CfgNode *call, const char *what, CfgError *err)
+{
+  s->ro.record_size = 0;
+  if (pad_size <= 0)
+    return true;
+  if ((uint64_t) pad_size > s->ro.log_msg_size)
+    {
+      /* syslog-ng 3.38 refuses it when the source starts: "Buffer is too
+       * small to hold the number of bytes required for a record, please
+       * make sure log-msg-size() is greater than equal to record-size" */
+      cfg_error_set(err, _option_loc(call, "pad-size"),
+                    "%s(): pad-size(%" PRId64 ") is larger than log-msg-size(%zu): a record must fit in a message; "
+                    "make log-msg-size() at least pad-size()",
+                    what, pad_size, s->ro.log_msg_size);
+      return false;
+    }
+  if (s->ro.multi_line)
+    {
+      cfg_error_set(err, _option_loc(call, "pad-size"),
+                    "%s(): pad-size() cannot be used with multi-line-mode(): pad-size() reads records of a fixed "
+                    "size, multi-line-mode() joins lines",
+                    what);
+      return false;
+    }
+  s->ro.record_size = (size_t) pad_size;
   return true;
 }
 

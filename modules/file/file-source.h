@@ -15,6 +15,7 @@ typedef struct FileSourceOptions
   int64_t follow_freq_ms;  /* follow-freq(): seconds in the table, ms once resolved */
   LogMultiLineCfg multi_line; /* multi-line-mode() and friends */
   char *format;            /* format(): "syslog" (syslog-ng's default), or "linux-kmsg" in file() */
+  int64_t pad_size;        /* pad-size(): records of this many bytes; 0 = lines */
 } FileSourceOptions;
 
 /* format(): "syslog" or "linux-kmsg" (a check for the table). */
@@ -29,6 +30,19 @@ bool file_source_options_resolve(LogSource *s, FileSourceOptions *o, const CfgNo
                                  const LogDriverContext *ctx, CfgError *err);
 void file_source_options_deinit(LogSource *s);
 
+/* pad-size() (file(), wildcard-file(), pipe()): after log_source_resolve
+ * (s->ro.log_msg_size and s->ro.multi_line known), refuse a pad-size()
+ * larger than log-msg-size(), as syslog-ng does, or one with multi-line
+ * (which joins lines, not records), and set s->ro.record_size.  what
+ * names the driver as written ("file", "pipe"). */
+bool file_source_resolve_pad_size(LogSource *s, int64_t pad_size, const CfgNode *call, const char *what,
+                                  CfgError *err);
+
+/* The pad-size() row of STYPE's int64_t FIELD. */
+#define FILE_SOURCE_PAD_SIZE_ROW(stype, field)                                                                    \
+  { .name = "pad-size", .type = CFG_OPT_SIZE, .offset = offsetof(stype, field), .def_int = 0, .min = 0,            \
+    .max = INT32_MAX }
+
 /* follow-freq(): at least a second (a check for the table). */
 const char *file_source_check_follow_freq(const CfgOption *opt, const void *field);
 
@@ -41,8 +55,7 @@ const char *file_source_check_follow_freq(const CfgOption *opt, const void *fiel
   LOG_MULTI_LINE_CFG_TIMEOUT_OPTION(stype, smember.multi_line),                                                   \
   { .name = "format", .type = CFG_OPT_STRING, .offset = offsetof(stype, smember.format),                          \
     .check = file_source_check_format },                                                                          \
-  { .name = "pad-size", .type = CFG_OPT_REMOVED,                                                                   \
-    .def_str = "pad-size() is not supported by Sluice yet: records of a fixed size are not read" }
+  FILE_SOURCE_PAD_SIZE_ROW(stype, smember.pad_size)
 
 extern const LogDriverFactory file_source_factory;
 extern const LogDriverFactory wildcard_file_source_factory;

@@ -36,6 +36,7 @@
  * opened again a second later.
  */
 #include "file-dest.h"
+#include "file-source.h"
 #include "stream-sources.h"
 
 #include "sluice/handover.h"
@@ -65,6 +66,7 @@ typedef struct PipeSourceOptions
   char *dir_owner, *dir_group;
   int64_t dir_perm;
   char *persist_name;    /* the reload handover's key */
+  int64_t pad_size;      /* pad-size(): records of this many bytes; 0 = lines */
 } PipeSourceOptions;
 
 typedef struct PipeSource
@@ -309,9 +311,9 @@ _pipe_stop(LogSourceDriver *d)
 #define OFF(field) offsetof(PipeSourceOptions, field)
 
 /* syslog-ng 3.38's pipe() source options that Sluice has: those of every
- * source, optional(), create-dirs(), the owner/permission set and
- * persist-name(); pad-size() and multi-line-*() are not built and so
- * refused by name. */
+ * source, optional(), create-dirs(), the owner/permission set,
+ * persist-name() and pad-size(); multi-line-*() are not built and so
+ * refused as unknown. */
 static const CfgOption pipe_source_options[] = {
   LOG_SOURCE_OPTION_ROWS(PipeSourceOptions, src, 100),
   { .name = "optional", .type = CFG_OPT_BOOL, .offset = OFF(optional) },
@@ -323,6 +325,7 @@ static const CfgOption pipe_source_options[] = {
   { .name = "dir-group", .type = CFG_OPT_STRING, .offset = OFF(dir_group), .empty_ok = true },
   { .name = "dir-perm", .type = CFG_OPT_INT, .offset = OFF(dir_perm), .def_int = -2, .min = -1, .max = 07777 },
   { .name = "persist-name", .type = CFG_OPT_STRING, .offset = OFF(persist_name) },
+  FILE_SOURCE_PAD_SIZE_ROW(PipeSourceOptions, pad_size),
   { 0 },
 };
 
@@ -359,7 +362,8 @@ _pipe_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err
   log_source_init(&s->base, &pipe_source_ops, call);
   cfg_options_defaults(pipe_source_options, &s->o);
   if (!cfg_options_apply(pipe_source_options, call, &s->o, "pipe()", err)
-      || !log_source_resolve(&s->base, &s->o.src, call, ctx, true, "local+pipe", err))
+      || !log_source_resolve(&s->base, &s->o.src, call, ctx, true, "local+pipe", err)
+      || !file_source_resolve_pad_size(&s->base, s->o.pad_size, call, "pipe", err))
     {
       _pipe_free(&s->base.super);
       return NULL;

@@ -2,6 +2,8 @@
 /* Configurations file(), pipe() and stdout() refuse, with the reason. */
 #include "file-test.h"
 
+#include "sluice/logsource.h"
+
 #include <unistd.h>
 
 static void
@@ -144,4 +146,104 @@ Test(file_options, sync_is_flush_lines)
       rig_free(&r);
       g_free(text);
     }
+}
+
+/* ---- sources: pad-size() ---- */
+
+/* Build source "s" of text (its first driver); NULL with *err when refused. */
+static LogSource *
+source_try(const char *text, CfgTree **tree, CfgGlobalOptions *global, CfgError *err)
+{
+  sluice_log_set_stderr(false, SLUICE_LOG_ERROR);
+  char *conf = g_strdup_printf("@version: 3.38\n%s\n", text);
+  *tree = cfg_parse_string("test.conf", conf, strlen(conf), NULL, err);
+  g_free(conf);
+  cr_assert_not_null(*tree, "%s", err->message);
+  cr_assert(cfg_global_options_load(global, *tree, err), "%s", err->message);
+  const CfgNode *stmt = cfg_tree_lookup(*tree, CFG_OBJ_SOURCE, "s");
+  cr_assert_not_null(stmt, "the test config needs a source s");
+  const CfgNode *call = stmt->children[0];
+  const LogDriverFactory *f = NULL;
+  for (size_t i = 0; file_driver_factories[i]; i++)
+    if (file_driver_factories[i]->def.kind == CFG_OBJ_SOURCE
+        && cfg_name_equal(file_driver_factories[i]->def.name, call->name))
+      f = file_driver_factories[i];
+  cr_assert_not_null(f, "no source driver %s", call->name);
+  LogDriverContext ctx = { global, *tree, "s" };
+  return (LogSource *) f->new_source(call, &ctx, err);
+}
+
+static void
+source_done(LogSource *s, CfgTree *tree, CfgGlobalOptions *global, CfgError *err)
+{
+  if (s)
+    s->super.ops->free(&s->super);
+  cfg_options_free(cfg_global_options_table, global);
+  cfg_tree_free(tree);
+  cfg_error_clear(err);
+}
+
+static void
+assert_source_refused(const char *text, const char *needle)
+{
+  CfgTree *tree;
+  CfgGlobalOptions global;
+  CfgError err = { 0 };
+  LogSource *s = source_try(text, &tree, &global, &err);
+  cr_assert_null(s, "accepted: %s", text);
+  cr_assert_not_null(err.message);
+  cr_assert_not_null(strstr(err.message, needle), "error '%s' lacks '%s'", err.message, needle);
+  cr_assert_eq(err.line, 2, "error not on the pad-size() line: %s", err.message);
+  source_done(s, tree, &global, &err);
+}
+
+/* The record size a source's readers get. */
+static size_t
+source_record_size(const char *text)
+{
+  CfgTree *tree;
+  CfgGlobalOptions global;
+  CfgError err = { 0 };
+  LogSource *s = source_try(text, &tree, &global, &err);
+  cr_assert_not_null(s, "refused: %s: %s", text, err.message);
+  size_t n = s->ro.record_size;
+  source_done(s, tree, &global, &err);
+  return n;
+}
+
+Test(file_options, pad_size_reads_records)
+{
+  cr_assert_eq(source_record_size("source s { file(\"/tmp/x\"); };"), 0u);
+  cr_assert_eq(source_record_size("source s { file(\"/tmp/x\" pad-size(0)); };"), 0u);
+  cr_assert_eq(source_record_size("source s { file(\"/tmp/x\" pad-size(128)); };"), 128u);
+  cr_assert_eq(source_record_size("source s { file(\"/tmp/x\" pad_size(1kib)); };"), 1024u);
+  cr_assert_eq(source_record_size("source s { wildcard-file(base-dir(\"/tmp\") filename-pattern(\"*.rec\") "
+                                  "pad-size(64)); };"),
+               64u);
+  cr_assert_eq(source_record_size("source s { pipe(\"/tmp/p\" pad-size(64)); };"), 64u);
+  /* exactly log-msg-size(), the source's or the global one */
+  cr_assert_eq(source_record_size("source s { file(\"/tmp/x\" log-msg-size(64) pad-size(64)); };"), 64u);
+  cr_assert_eq(source_record_size("options { log-msg-size(4096); };\n"
+                                  "source s { file(\"/tmp/x\" pad-size(4096)); };"),
+               4096u);
+}
+
+Test(file_options, pad_size_larger_than_log_msg_size_is_refused)
+{
+  assert_source_refused("source s { file(\"/tmp/x\" log-msg-size(64) pad-size(65)); };",
+                        "file(): pad-size(65) is larger than log-msg-size(64)");
+  assert_source_refused("source s { file(\"/tmp/x\" pad-size(65537)); };",
+                        "pad-size(65537) is larger than log-msg-size(65536)");
+  assert_source_refused("source s { wildcard-file(base-dir(\"/tmp\") filename-pattern(\"*\") log-msg-size(10) "
+                        "pad-size(11)); };",
+                        "pad-size(11) is larger than log-msg-size(10)");
+  assert_source_refused("source s { pipe(\"/tmp/p\" log-msg-size(10) pad-size(11)); };",
+                        "pipe(): pad-size(11) is larger than log-msg-size(10)");
+  assert_source_refused("source s { file(\"/tmp/x\" pad-size(-1)); };", "out of range");
+}
+
+Test(file_options, pad_size_with_multi_line_is_refused)
+{
+  assert_source_refused("source s { file(\"/tmp/x\" pad-size(64) multi-line-mode(indented)); };",
+                        "pad-size() cannot be used with multi-line-mode()");
 }
