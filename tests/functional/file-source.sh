@@ -91,7 +91,9 @@ refused "file(\"$work/x\" format(\"linux-kmsg\") multi-line-mode(indented));" "d
 refused "wildcard-file(base-dir(\"$work\") filename-pattern(\"*\") format(\"linux-kmsg\"));" "is for the kernel's log"
 refused "file(\"$work/x\" encoding(\"UTF-16\"));" "encoding(\"UTF-16\") is not supported: Sluice frames messages by their bytes"
 refused "file(\"$work/x\" encoding(\"no-such-charset\"));" "encoding(\"no-such-charset\"): unknown character set"
-refused "wildcard-file(base-dir(\"$work\") filename-pattern(\"*\") pad-size(64));" "pad-size() is not supported"
+refused "wildcard-file(base-dir(\"$work\") filename-pattern(\"*\") log-msg-size(32) pad-size(64));" \
+  "pad-size(64) is larger than log-msg-size(32)"
+refused "file(\"$work/x\" pad-size(64) multi-line-mode(indented));" "pad-size() cannot be used with multi-line-mode()"
 refused "wildcard-file(filename-pattern(\"*.log\"));" "base-dir() is required"
 refused "wildcard-file(base-dir(\"$work\") filename-pattern(\"a/*.log\"));" "cannot hold a '/'"
 refused "file(\"$work/x\" follow-freq(0));" "must be at least 1"
