@@ -2,11 +2,13 @@
 /*
  * libFuzzer target: LogFramer with arbitrary chunking.
  *
- * Input: byte 0 chooses the mode, byte 1 log_msg_size (0: the default,
- * else 1..64), bytes 2-3 seed the chunk sizes; the rest is the stream.
- * For stream modes the data is fed in pseudo-random chunks and again in
- * one piece, and both must give the same messages, flags, ending and
- * counters.  In DGRAM mode each chunk is a datagram and must give at most
+ * Input: byte 0 chooses the mode (bits 0-1; bit 2 set: RECORD, with a
+ * record size of 1 + (byte 0 >> 3) modulo log_msg_size), byte 1
+ * log_msg_size (0: the default, else 1..64), bytes 2-3 seed the chunk
+ * sizes; the rest is the stream.  For stream modes the data is fed in
+ * pseudo-random chunks and again in one piece, and both must give the
+ * same messages, flags, ending and counters; RECORD's must also be what
+ * cutting the stream into records by hand gives.  In DGRAM mode each chunk is a datagram and must give at most
  * one message, a prefix of it.  Every message must fit log_msg_size and lie
  * inside the framer's buffer; a violated invariant calls abort().
  */
@@ -55,6 +57,9 @@ _check_message(const LogFramer *f, const char *msg, size_t len, uint32_t flags)
     return;
   if (len == 0)
     abort();
+  if (f->mode == LOG_FRAMING_RECORD
+      && (len > f->record_size || flags != 0 || memchr(msg, '\n', len) || memchr(msg, '\0', len)))
+    abort();
   if (f->active == LOG_FRAMING_LF)
     {
       if (memchr(msg, '\n', len) || memchr(msg, '\0', len))
@@ -89,6 +94,9 @@ _drain(LogFramer *f, Record *r)
           /* the buffer bound: never more than one message pending */
           if (f->eof || f->end - f->pos > f->log_msg_size + LOG_FRAMER_MAX_LEN_DIGITS)
             abort();
+          /* records: only a partial one is held back */
+          if (f->mode == LOG_FRAMING_RECORD && f->end - f->pos >= f->record_size)
+            abort();
           return false;
         }
       if (st == LOG_FRAMER_ERROR && (!log_framer_error_reason(f) || f->stats.framing_errors != 1))
@@ -99,11 +107,12 @@ _drain(LogFramer *f, Record *r)
 }
 
 static void
-_run_stream(LogFramingMode mode, size_t msg_size, const uint8_t *p, size_t n, uint32_t seed, Record *r,
-            LogFramerStats *stats)
+_run_stream(LogFramingMode mode, size_t msg_size, size_t record_size, const uint8_t *p, size_t n, uint32_t seed,
+            Record *r, LogFramerStats *stats)
 {
   LogFramer f;
-  if (!log_framer_init(&f, mode, msg_size))
+  if (!(mode == LOG_FRAMING_RECORD ? log_framer_init_record(&f, record_size, msg_size)
+                                   : log_framer_init(&f, mode, msg_size)))
     abort();
   size_t off = 0;
   bool over = false;
@@ -131,6 +140,28 @@ _run_stream(LogFramingMode mode, size_t msg_size, const uint8_t *p, size_t n, ui
     }
   *stats = f.stats;
   log_framer_deinit(&f);
+}
+
+/* RECORD by hand: each record_size bytes (the last may be short) up to
+ * their first '\n' or NUL, empty ones left out; as _drain records them. */
+static void
+_records_by_hand(size_t record_size, const uint8_t *p, size_t n, Record *r)
+{
+  for (size_t at = 0; at < n; at += record_size)
+    {
+      size_t rec = n - at < record_size ? n - at : record_size;
+      size_t len = 0;
+      while (len < rec && p[at + len] != '\n' && p[at + len] != '\0')
+        len++;
+      if (len == 0)
+        continue;
+      uint8_t fl = 0;
+      uint64_t l = len;
+      _append(r, &fl, 1);
+      _append(r, &l, sizeof(l));
+      _append(r, p + at, len);
+    }
+  r->end = LOG_FRAMER_EOF;
 }
 
 static void
@@ -168,8 +199,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
   static const LogFramingMode modes[] = { LOG_FRAMING_LF, LOG_FRAMING_OCTET_COUNTED, LOG_FRAMING_AUTO,
                                           LOG_FRAMING_DGRAM };
-  LogFramingMode mode = modes[data[0] & 3];
+  LogFramingMode mode = (data[0] & 4) ? LOG_FRAMING_RECORD : modes[data[0] & 3];
   size_t msg_size = data[1] == 0 ? 0 : 1 + data[1] % 64;
+  size_t record_size = 1 + (size_t) (data[0] >> 3) % (msg_size ? msg_size : LOG_FRAMER_DEFAULT_MSG_SIZE);
   uint32_t seed = ((uint32_t) data[2] << 8 | data[3]) + 1;
   const uint8_t *p = data + 4;
   size_t n = size - 4;
@@ -185,12 +217,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   Record chunked = { malloc(cap), 0, cap, LOG_FRAMER_NEED_MORE };
   Record whole = { malloc(cap), 0, cap, LOG_FRAMER_NEED_MORE };
   LogFramerStats s1, s2;
-  _run_stream(mode, msg_size, p, n, seed, &chunked, &s1);
-  _run_stream(mode, msg_size, p, n, 0, &whole, &s2);
+  _run_stream(mode, msg_size, record_size, p, n, seed, &chunked, &s1);
+  _run_stream(mode, msg_size, record_size, p, n, 0, &whole, &s2);
   if (chunked.end != whole.end || chunked.len != whole.len || memcmp(chunked.bytes, whole.bytes, whole.len) != 0)
     abort();
   if (memcmp(&s1, &s2, sizeof(s1)) != 0)
     abort();
+  if (mode == LOG_FRAMING_RECORD)
+    {
+      Record hand = { malloc(cap), 0, cap, LOG_FRAMER_NEED_MORE };
+      _records_by_hand(record_size, p, n, &hand);
+      if (hand.end != whole.end || hand.len != whole.len || memcmp(hand.bytes, whole.bytes, whole.len) != 0)
+        abort();
+      free(hand.bytes);
+    }
   free(chunked.bytes);
   free(whole.bytes);
   return 0;
