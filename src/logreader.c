@@ -245,6 +245,24 @@ log_reader_take_transport(LogReader *r)
 void
 log_reader_adopt_framer(LogReader *r, LogFramer *framer)
 {
+  if (framer->record_size != r->framer.record_size)
+    {
+      /* pad-size() changed across a reload: the bytes read but not yet
+       * framed start a line or a record, and are framed anew as this
+       * reader frames (what does not fit its buffer is lost) */
+      const char *p = framer->buf + framer->pos;
+      size_t n = framer->end - framer->pos;
+      while (n > 0)
+        {
+          size_t k = log_framer_feed(&r->framer, p, n);
+          if (k == 0)
+            break;
+          p += k;
+          n -= k;
+        }
+      log_framer_deinit(framer);
+      return;
+    }
   log_framer_deinit(&r->framer);
   r->framer = *framer;
   memset(framer, 0, sizeof(*framer));

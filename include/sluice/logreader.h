@@ -122,7 +122,10 @@ void log_reader_free(LogReader *r);
 int log_reader_detach(LogReader *r, LogFramer *framer);
 
 /* Before log_reader_start(): read on from where another reader's framer
- * stopped (its mode and buffer win over opts).  r takes *framer. */
+ * stopped (its mode and buffer win over opts, except that when one frames
+ * records and the other does not, or records of another size, as after a
+ * reload that changed pad-size(), the bytes it holds are framed anew by
+ * r's own framer).  r takes *framer. */
 void log_reader_adopt_framer(LogReader *r, LogFramer *framer);
 
 /* Before log_reader_start(), on a stream reader: read through t (TLS)

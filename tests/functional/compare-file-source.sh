@@ -1,7 +1,7 @@
 #!/bin/sh
 # Sluice and Debian's syslog-ng 3.38 follow the same files with file()
-# sources (plain, every multi-line mode, and an ISO-8859-1 file read with
-# encoding()), are stopped, the files grow
+# sources (plain, every multi-line mode, an ISO-8859-1 file read with
+# encoding(), and pad-size()), are stopped, the files grow
 # (the rest of a message each held back, new lines), and both run again:
 # what they wrote must be identical, byte for byte.
 # Usage: compare-file-source.sh SLUICE CONF DATADIR

@@ -107,6 +107,17 @@ records "$work/in.rec" 64 7000 10
 echo "rotated away" >>"$work/want"
 settled "a partial record at the end of a rotated file"
 
+# a reload that changes pad-size(): the pipe() carried over frames the
+# part of a record it holds in the new size
+printf 'reframed\0\0' >"$work/in.fifo"
+sleep 0.5
+sed -i 's/pad-size(48)/pad-size(16)/' "$work/sluice.conf"
+kill -HUP "$pid"
+wait_log "Configuration reload finished"
+printf '\0\0\0\0\0\0' >"$work/in.fifo"
+echo "reframed" >>"$work/want"
+settled "a reload that changed pad-size()"
+
 # a partial record in the pipe at the stop goes out as it is
 printf 'left over\0\0\0' >"$work/in.fifo"
 sleep 0.5
