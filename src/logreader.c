@@ -194,8 +194,9 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
       return NULL;
     }
   r->opts.encoding = NULL; /* the converter is all the reader needs */
+  LogFramingMode framer_mode = multi_line ? LOG_FRAMING_LINES : mode;
   bool framed = records ? log_framer_init_record(&r->framer, opts->record_size, opts->log_msg_size)
-                        : log_framer_init(&r->framer, multi_line ? LOG_FRAMING_LINES : mode, opts->log_msg_size);
+                        : log_framer_init(&r->framer, framer_mode, opts->log_msg_size);
   if (!framed)
     {
       log_charset_conv_free(r->conv);

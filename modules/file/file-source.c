@@ -111,7 +111,8 @@ _option_loc(const CfgNode *call, const char *name)
 }
 
 bool
-file_source_resolve_pad_size(LogSource *s, int64_t pad_size, const CfgNode *call, const char *what, CfgError *err)
+file_source_resolve_pad_size(LogSource *s, int64_t pad_size, const CfgNode *call, const char *what,
+                             CfgError *err)
 {
   s->ro.record_size = 0;
   if (pad_size <= 0)
@@ -122,16 +123,16 @@ file_source_resolve_pad_size(LogSource *s, int64_t pad_size, const CfgNode *call
        * small to hold the number of bytes required for a record, please
        * make sure log-msg-size() is greater than equal to record-size" */
       cfg_error_set(err, _option_loc(call, "pad-size"),
-                    "%s(): pad-size(%" PRId64 ") is larger than log-msg-size(%zu): a record must fit in a message; "
-                    "make log-msg-size() at least pad-size()",
+                    "%s(): pad-size(%" PRId64 ") is larger than log-msg-size(%zu): a record must fit in a "
+                    "message; make log-msg-size() at least pad-size()",
                     what, pad_size, s->ro.log_msg_size);
       return false;
     }
   if (s->ro.multi_line)
     {
       cfg_error_set(err, _option_loc(call, "pad-size"),
-                    "%s(): pad-size() cannot be used with multi-line-mode(): pad-size() reads records of a fixed "
-                    "size, multi-line-mode() joins lines",
+                    "%s(): pad-size() cannot be used with multi-line-mode(): pad-size() reads records of a "
+                    "fixed size, multi-line-mode() joins lines",
                     what);
       return false;
     }

@@ -8,9 +8,10 @@
  * sizes; the rest is the stream.  For stream modes the data is fed in
  * pseudo-random chunks and again in one piece, and both must give the
  * same messages, flags, ending and counters; RECORD's must also be what
- * cutting the stream into records by hand gives.  In DGRAM mode each chunk is a datagram and must give at most
- * one message, a prefix of it.  Every message must fit log_msg_size and lie
- * inside the framer's buffer; a violated invariant calls abort().
+ * cutting the stream into records by hand gives.  In DGRAM mode each
+ * chunk is a datagram and must give at most one message, a prefix of it.
+ * Every message must fit log_msg_size and lie inside the framer's buffer;
+ * a violated invariant calls abort().
  */
 #include "sluice/framing.h"
 
@@ -107,8 +108,8 @@ _drain(LogFramer *f, Record *r)
 }
 
 static void
-_run_stream(LogFramingMode mode, size_t msg_size, size_t record_size, const uint8_t *p, size_t n, uint32_t seed,
-            Record *r, LogFramerStats *stats)
+_run_stream(LogFramingMode mode, size_t msg_size, size_t record_size, const uint8_t *p, size_t n,
+            uint32_t seed, Record *r, LogFramerStats *stats)
 {
   LogFramer f;
   if (!(mode == LOG_FRAMING_RECORD ? log_framer_init_record(&f, record_size, msg_size)

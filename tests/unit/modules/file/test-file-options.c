@@ -234,8 +234,8 @@ Test(file_options, pad_size_larger_than_log_msg_size_is_refused)
                         "file(): pad-size(65) is larger than log-msg-size(64)");
   assert_source_refused("source s { file(\"/tmp/x\" pad-size(65537)); };",
                         "pad-size(65537) is larger than log-msg-size(65536)");
-  assert_source_refused("source s { wildcard-file(base-dir(\"/tmp\") filename-pattern(\"*\") log-msg-size(10) "
-                        "pad-size(11)); };",
+  assert_source_refused("source s { wildcard-file(base-dir(\"/tmp\") filename-pattern(\"*\") "
+                        "log-msg-size(10) pad-size(11)); };",
                         "pad-size(11) is larger than log-msg-size(10)");
   assert_source_refused("source s { pipe(\"/tmp/p\" log-msg-size(10) pad-size(11)); };",
                         "pipe(): pad-size(11) is larger than log-msg-size(10)");
