@@ -174,14 +174,14 @@ file_source_is_kmsg(const FileSourceOptions *o)
 static bool
 _kmsg_new(FileSource *s, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
-  static const char *const line_options[] = { "multi-line-mode", "multi-line-prefix", "multi-line-garbage",
-                                              "multi-line-suffix", "multi-line-timeout" };
-  for (size_t i = 0; i < G_N_ELEMENTS(line_options); i++)
-    if (log_source_option_given(call, line_options[i]))
+  static const char *const framing_options[] = { "multi-line-mode", "multi-line-prefix", "multi-line-garbage",
+                                                 "multi-line-suffix", "multi-line-timeout", "pad-size" };
+  for (size_t i = 0; i < G_N_ELEMENTS(framing_options); i++)
+    if (log_source_option_given(call, framing_options[i]))
       {
         cfg_error_set(err, &call->loc,
                       "file(): %s() does not go with format('linux-kmsg'): the kernel's records are whole",
-                      line_options[i]);
+                      framing_options[i]);
         return false;
       }
   s->kmsg = kmsg_source_new(call, ctx, call->args[0].str, &s->o.follow.src, err);

@@ -88,6 +88,7 @@ refused() {
 }
 refused "file(\"$work/x\" format(\"json\"));" "file() reads format('syslog') and format('linux-kmsg')"
 refused "file(\"$work/x\" format(\"linux-kmsg\") multi-line-mode(indented));" "does not go with format('linux-kmsg')"
+refused "file(\"$work/x\" format(\"linux-kmsg\") pad-size(64));" "pad-size() does not go with format('linux-kmsg')"
 refused "wildcard-file(base-dir(\"$work\") filename-pattern(\"*\") format(\"linux-kmsg\"));" "is for the kernel's log"
 refused "file(\"$work/x\" encoding(\"UTF-16\"));" "encoding(\"UTF-16\") is not supported: Sluice frames messages by their bytes"
 refused "file(\"$work/x\" encoding(\"no-such-charset\"));" "encoding(\"no-such-charset\"): unknown character set"
