@@ -27,6 +27,7 @@
  * top of that each reader (a connection, a datagram socket) remembers its
  * last sender's name, so a steady stream takes no lock per message.
  */
+#include "sluice/hostname.h"
 #include "sluice/logsource.h"
 
 #include "sluice/cfg-tree.h"
@@ -44,38 +45,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/* ---- this host ----------------------------------------------------------- */
-
-static char short_name[256];
-static char full_name[256];
-static GOnce names_once = G_ONCE_INIT;
-
-static gpointer
-_init_names(gpointer unused)
-{
-  if (gethostname(full_name, sizeof(full_name) - 1) != 0)
-    strcpy(full_name, "localhost");
-  if (!strchr(full_name, '.'))
-    {
-      /* the kernel's name is short: ask the resolver for the canonical one */
-      struct addrinfo hints = { .ai_flags = AI_CANONNAME }, *res = NULL;
-      if (getaddrinfo(full_name, NULL, &hints, &res) == 0 && res && res->ai_canonname)
-        g_strlcpy(full_name, res->ai_canonname, sizeof(full_name));
-      if (res)
-        freeaddrinfo(res);
-    }
-  g_strlcpy(short_name, full_name, sizeof(short_name));
-  short_name[strcspn(short_name, ".")] = '\0';
-  return NULL;
-}
-
-const char *
-log_source_local_hostname(bool fqdn)
-{
-  g_once(&names_once, _init_names, NULL);
-  return fqdn ? full_name : short_name;
-}
 
 /* ---- DNS cache ----------------------------------------------------------- */
 
@@ -220,7 +189,7 @@ log_source_resolve_addr(const LogSourceHost *h, const LogAddr *addr, char *out, 
 {
   if (h->local || (addr->family != AF_INET && addr->family != AF_INET6))
     {
-      g_strlcpy(out, log_source_local_hostname(h->use_fqdn), out_len);
+      g_strlcpy(out, sluice_hostname(h->use_fqdn), out_len);
       return;
     }
   char text[INET6_ADDRSTRLEN];

@@ -13,6 +13,7 @@
 #include "sluice-config.h"
 #include "sluice/cfg-drivers.h"
 #include "sluice/framing.h"
+#include "sluice/hostname.h"
 #include "sluice/internal-log.h"
 #include "sluice/msg-format.h"
 #include "sluice/template.h"
@@ -209,10 +210,7 @@ _stdio_main(void)
     }
   o.log_msg_size = (size_t) opt_msg_size;
   /* the short name, as with syslog-ng's use-fqdn(no) */
-  if (gethostname(o.hostname, sizeof(o.hostname) - 1) != 0)
-    strcpy(o.hostname, "localhost");
-  o.hostname[sizeof(o.hostname) - 1] = '\0';
-  o.hostname[strcspn(o.hostname, ".")] = '\0';
+  g_strlcpy(o.hostname, sluice_hostname(false), sizeof(o.hostname));
   return _run_stdio(&o);
 }
 

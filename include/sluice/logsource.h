@@ -157,9 +157,6 @@ typedef struct LogSourcePeer
  * remembers the sender's name between messages of one reader. */
 void log_source_host_apply(const LogSourceHost *h, LogMsg *msg, LogSourcePeer *peer);
 
-/* This host's name: short, or fully qualified with fqdn. */
-const char *log_source_local_hostname(bool fqdn);
-
 /* The name of addr as HOST_FROM shows it. */
 void log_source_resolve_addr(const LogSourceHost *h, const LogAddr *addr, char *out, size_t out_len);
 

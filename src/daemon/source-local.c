@@ -15,6 +15,7 @@
 #include "mainloop.h"
 #include "sluice/internal-log.h"
 #include "sluice/logreader.h"
+#include "sluice/hostname.h"
 #include "sluice/logsource.h"
 #include "sluice/msg-format.h"
 #include "sluice/pipeline.h"
@@ -177,7 +178,7 @@ _internal_msg_new(InternalSource *s, int level, const char *text)
   msg->flags |= LF_INTERNAL | LF_LOCAL;
   char pid[16];
   snprintf(pid, sizeof(pid), "%ld", (long) getpid());
-  const char *host = log_source_local_hostname(false);
+  const char *host = sluice_hostname(false);
   log_msg_set_value(msg, LM_V_HOST, host, -1);
   log_msg_set_value(msg, LM_V_HOST_FROM, host, -1);
   log_msg_set_value(msg, LM_V_PROGRAM, "sluice", -1);

@@ -3,12 +3,12 @@
  * formats them (checked by tests/oracle/template-oracle.py). */
 #include "template-internal.h"
 
+#include "sluice/hostname.h"
+
 #include <arpa/inet.h>
-#include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 typedef struct MacroName
 {
@@ -169,20 +169,6 @@ _append_sourceip(const LogMsg *msg, GString *out)
     g_string_append(out, "127.0.0.1"); /* local and internal messages, as in syslog-ng 3.38 */
 }
 
-static char loghost[256];
-static pthread_once_t loghost_once = PTHREAD_ONCE_INIT;
-
-static void
-_init_loghost(void)
-{
-  if (gethostname(loghost, sizeof(loghost) - 1) != 0)
-    loghost[0] = '\0';
-  /* LOGHOST is the short name unless use-fqdn(yes), which is not ours yet */
-  char *dot = strchr(loghost, '.');
-  if (dot)
-    *dot = '\0';
-}
-
 static void
 _expand_other(LogMacro m, const LogMsg *msg, GString *out)
 {
@@ -235,8 +221,8 @@ _expand_other(LogMacro m, const LogMsg *msg, GString *out)
         fmt_append_uint(out, msg->rcptid, 0);
       break;
     case M_LOGHOST:
-      pthread_once(&loghost_once, _init_loghost);
-      g_string_append(out, loghost);
+      /* the short name unless use-fqdn(yes), which is not ours yet */
+      g_string_append(out, sluice_hostname(false));
       break;
     case M_HOST:
       {
