@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Sluice's own events: see include/sluice/internal-log.h. */
 #include "sluice/internal-log.h"
+#include "sluice/timeutil.h"
 
 #include <glib.h>
 #include <inttypes.h>
@@ -106,14 +107,6 @@ sluice_log_set_rate_limit(unsigned per_second)
   pthread_mutex_unlock(&log_lock);
 }
 
-static int64_t
-_now_second(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return (int64_t) ts.tv_sec;
-}
-
 /* "N similar messages suppressed" for slot; log_lock held. */
 static void
 _report(RateSlot *slot)
@@ -143,7 +136,7 @@ void
 sluice_log_flush_suppressed(bool all)
 {
   pthread_mutex_lock(&log_lock);
-  _sweep(_now_second(), all);
+  _sweep(mono_coarse_sec(), all);
   pthread_mutex_unlock(&log_lock);
 }
 
@@ -189,7 +182,7 @@ _slot_for(const char *file, int line, const char *text, int64_t now)
 static bool
 _rate_admit(const char *file, int line, SluiceLogLevel level, const char *text)
 {
-  int64_t now = _now_second();
+  int64_t now = mono_coarse_sec();
   _sweep(now, false);
   if (rate_limit == 0)
     return true;

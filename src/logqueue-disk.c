@@ -455,13 +455,6 @@ log_queue_disk_push(LogQueueDisk *d, LogQueueItem *items, size_t n)
   return dropped;
 }
 
-static void
-_deadline(struct timespec *ts, int timeout_ms)
-{
-  clock_gettime(CLOCK_MONOTONIC, ts);
-  timespec_add_ns(ts, (int64_t) timeout_ms * 1000000);
-}
-
 /* Damage met reading back: the lost records that the load did not report
  * already (those after checked_seq) are logged, counted as dropped and
  * leave the pending count. */
@@ -536,7 +529,7 @@ log_queue_disk_pop(LogQueueDisk *d, LogQueueItem *out, size_t max, int timeout_m
 {
   struct timespec until;
   if (timeout_ms >= 0)
-    _deadline(&until, timeout_ms);
+    mono_deadline(&until, timeout_ms);
   pthread_mutex_lock(&d->lock);
   while (d->nc + d->nd + d->no == 0 && !d->closed && !d->interrupted)
     {

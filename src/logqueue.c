@@ -319,13 +319,6 @@ log_queue_push_batch(LogQueue *q, LogQueueItem *items, size_t n)
   return dropped;
 }
 
-static void
-_deadline(struct timespec *ts, int timeout_ms)
-{
-  clock_gettime(CLOCK_MONOTONIC, ts);
-  timespec_add_ns(ts, (int64_t) timeout_ms * 1000000);
-}
-
 ssize_t
 log_queue_pop_batch(LogQueue *q, LogQueueItem *out, size_t max, int timeout_ms)
 {
@@ -333,7 +326,7 @@ log_queue_pop_batch(LogQueue *q, LogQueueItem *out, size_t max, int timeout_ms)
     return log_queue_disk_pop(q->disk, out, max, timeout_ms);
   struct timespec until;
   if (timeout_ms >= 0)
-    _deadline(&until, timeout_ms);
+    mono_deadline(&until, timeout_ms);
 
   pthread_mutex_lock(&q->lock);
   while (q->len == 0 && !q->closed && !q->interrupted)

@@ -29,10 +29,11 @@
  */
 #include "sluice/hostname.h"
 #include "sluice/logsource.h"
+#include "sluice/timeutil.h"
 
 #include "sluice/cfg-tree.h"
-#include "sluice/worker.h"
 #include "sluice/msg-format.h"
+#include "sluice/worker.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -65,18 +66,6 @@ _dns_entry_free(gpointer p)
   g_free(e);
 }
 
-/* Whole seconds for the name caches' expiry, asked once per message by
- * _peer_name(): the coarse clock (the last tick's time, a few ms old) is a
- * load from the vDSO page, where CLOCK_MONOTONIC reads the TSC and costs
- * ~20 ns, 3-4% of a plain TCP message's CPU. */
-static int64_t
-_monotonic_sec(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-  return ts.tv_sec;
-}
-
 /* Looks key up; true when the cache has a live answer (*name may be NULL
  * for a cached failure).  *name is a copy the caller frees. */
 static bool
@@ -85,7 +74,7 @@ _dns_cache_get(const char *key, char **name)
   bool hit = false;
   g_mutex_lock(&dns_lock);
   DnsEntry *e = dns_cache ? g_hash_table_lookup(dns_cache, key) : NULL;
-  if (e && e->expires > _monotonic_sec())
+  if (e && e->expires > mono_coarse_sec())
     {
       *name = g_strdup(e->name);
       hit = true;
@@ -105,7 +94,7 @@ _dns_cache_put(const LogSourceHost *h, const char *key, const char *name)
     g_hash_table_remove_all(dns_cache);
   DnsEntry *e = g_new0(DnsEntry, 1);
   e->name = g_strdup(name);
-  e->expires = _monotonic_sec() + (name ? h->dns_cache_expire : h->dns_cache_expire_failed);
+  e->expires = mono_coarse_sec() + (name ? h->dns_cache_expire : h->dns_cache_expire_failed);
   g_hash_table_replace(dns_cache, g_strdup(key), e);
   g_mutex_unlock(&dns_lock);
 }
@@ -346,7 +335,7 @@ _peer_name(const LogSourceHost *h, const LogAddr *addr, LogSourcePeer *peer)
 {
   bool same = _same_addr(addr, &peer->addr);
   bool dns = h->use_dns && !h->local && (addr->family == AF_INET || addr->family == AF_INET6);
-  int64_t now = dns ? _monotonic_sec() : 0;
+  int64_t now = dns ? mono_coarse_sec() : 0;
   if (same && peer->expires > now)
     return peer->name;
   log_source_resolve_addr(h, addr, peer->name, sizeof(peer->name));

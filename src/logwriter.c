@@ -33,20 +33,12 @@ struct LogWriter
   bool done;
 };
 
-static int64_t
-_mono_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Sleep up to ms, waking early when the writer is told to give up. */
 static void
 _pause(LogWriter *w, int64_t ms)
 {
-  int64_t until = _mono_ms() + ms;
-  while (!atomic_load(&w->abandon) && !atomic_load(&w->detach) && _mono_ms() < until)
+  int64_t until = mono_ms() + ms;
+  while (!atomic_load(&w->abandon) && !atomic_load(&w->detach) && mono_ms() < until)
     {
       struct timespec ts = { 0, 50 * 1000000L };
       nanosleep(&ts, NULL);
@@ -99,7 +91,7 @@ static void *
 _writer_main(void *arg)
 {
   LogWriter *w = arg;
-  int64_t last_housekeep = _mono_ms();
+  int64_t last_housekeep = mono_ms();
   if (w->ops.bind_queue)
     w->ops.bind_queue(w->dest, w->q);
   for (;;)
@@ -133,7 +125,7 @@ _writer_main(void *arg)
               break;
             }
         }
-      int64_t now = _mono_ms();
+      int64_t now = mono_ms();
       if (w->ops.housekeep && (n == 0 || now - last_housekeep >= 1000))
         {
           w->ops.housekeep(w->dest, now / 1000);
@@ -245,8 +237,7 @@ log_writer_stop(LogWriter *w, int timeout_ms)
     }
   log_queue_close(w->q);
   struct timespec until;
-  clock_gettime(CLOCK_MONOTONIC, &until);
-  timespec_add_ns(&until, (int64_t) timeout_ms * 1000000);
+  mono_deadline(&until, timeout_ms);
   pthread_mutex_lock(&w->lock);
   while (!w->done)
     if (pthread_cond_timedwait(&w->cond, &w->lock, &until) != 0)

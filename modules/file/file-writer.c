@@ -32,6 +32,7 @@
 #include "file-dest.h"
 
 #include "sluice/internal-log.h"
+#include "sluice/timeutil.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -46,14 +47,6 @@
 
 #define AHEAD_DONE SIZE_MAX /* ahead[] value: the whole line is out */
 #define EAGAIN_WAIT_MS 1000 /* a pipe that takes nothing this long counts as failed */
-
-static int64_t
-_mono_sec(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t) ts.tv_sec;
-}
 
 static void
 _close_fd(FileDest *d, OpenFile *f)
@@ -315,7 +308,7 @@ _single_line(char *s, size_t len)
 static size_t
 _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
 {
-  int64_t now = _mono_sec();
+  int64_t now = mono_sec();
   for (size_t i = 0; i < n; i++)
     {
       FileLine line = { 0 };
@@ -493,7 +486,7 @@ _reopen(void *dest)
   if (reopen_now)
     {
       int err = 0;
-      _lookup(d, log_template_get_text(d->path), _mono_sec(), &err);
+      _lookup(d, log_template_get_text(d->path), mono_sec(), &err);
     }
 }
 

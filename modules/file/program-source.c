@@ -84,14 +84,6 @@ typedef struct ProgramSource
   bool warned;                 /* a truncated message was logged */
 } ProgramSource;
 
-static int64_t
-_mono_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void
 _deliver(LogMsg *msg, void *user_data)
 {
@@ -138,7 +130,7 @@ _spawn(ProgramSource *s, int *err)
       return false;
     }
   s->pid = pid;
-  s->run_started_ms = _mono_ms();
+  s->run_started_ms = mono_ms();
   char p[24];
   snprintf(p, sizeof(p), "%ld", (long) pid);
   sluice_log(SLUICE_LOG_INFO, "Starting source program", "cmdline", s->command, "pid", p, NULL);
@@ -158,7 +150,7 @@ _log_exit(ProgramSource *s, pid_t pid, int status)
 static void
 _tick_arm(ProgramSource *s)
 {
-  int64_t now = _mono_ms();
+  int64_t now = mono_ms();
   /* no new run before the last one is reaped: until then, look for it */
   int64_t at = s->pid > 0 ? now + REAP_POLL_MS : s->restart_at_ms;
   if (iv_timer_registered(&s->tick))
@@ -173,7 +165,7 @@ _tick_arm(ProgramSource *s)
 static void
 _plan_restart(ProgramSource *s, const char *why)
 {
-  int64_t now = _mono_ms();
+  int64_t now = mono_ms();
   int64_t cap = s->time_reopen_ms > RESTART_MIN_MS ? s->time_reopen_ms : RESTART_MIN_MS;
   if (now - s->run_started_ms >= cap || s->wait_ms == 0)
     s->wait_ms = RESTART_MIN_MS;
@@ -191,7 +183,7 @@ static void
 _tick(void *cookie)
 {
   ProgramSource *s = cookie;
-  int64_t now = _mono_ms();
+  int64_t now = mono_ms();
   if (s->pid > 0)
     {
       int status = 0;
@@ -250,7 +242,7 @@ _closed(LogReader *r, int error, const char *reason, void *user_data)
       /* what it left in its group, or itself if it only closed its
        * stdout: as syslog-ng, which kills the group before a restart */
       kill(-pid, SIGTERM);
-      s->kill_at_ms = _mono_ms() + STOP_GRACE_MS;
+      s->kill_at_ms = mono_ms() + STOP_GRACE_MS;
     }
   _plan_restart(s, "Source program ended its output, restarting it");
   _tick_arm(s);

@@ -37,6 +37,7 @@
 #include "sluice/child.h"
 #include "sluice/handover.h"
 #include "sluice/internal-log.h"
+#include "sluice/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,14 +51,6 @@
 #include <unistd.h>
 
 #define STOP_GRACE_MS 1000
-
-static int64_t
-_mono_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static char *
 _key(const FileDest *d)
@@ -179,7 +172,7 @@ _spawn(FileDest *d)
       char e[128];
       snprintf(e, sizeof(e), "%s (%d)", strerror(err), err);
       sluice_log(SLUICE_LOG_ERROR, "Error starting destination program", "cmdline", d->command, "error", e, NULL);
-      d->restart_at_ms = _mono_ms() + d->super.time_reopen * 1000;
+      d->restart_at_ms = mono_ms() + d->super.time_reopen * 1000;
       return false;
     }
   char p[24];
@@ -231,7 +224,7 @@ _forget(FileDest *d)
     close(d->child_fd);
   d->child_fd = -1;
   d->child_pid = 0;
-  d->restart_at_ms = _mono_ms() + d->super.time_reopen * 1000;
+  d->restart_at_ms = mono_ms() + d->super.time_reopen * 1000;
 }
 
 static void
@@ -257,7 +250,7 @@ program_dest_open(FileDest *d)
     return d->child_fd;
   if (d->child_given_up)
     return -ECHILD;
-  if (_mono_ms() < d->restart_at_ms)
+  if (mono_ms() < d->restart_at_ms)
     return -ECHILD; /* not a lasting error: the batch waits time-reopen() */
   if (!_spawn(d))
     return -ECHILD;
@@ -308,7 +301,7 @@ program_dest_housekeep(FileDest *d)
       _forget(d);
       return false;
     }
-  if (d->child_pid == 0 && !d->child_given_up && _mono_ms() >= d->restart_at_ms)
+  if (d->child_pid == 0 && !d->child_given_up && mono_ms() >= d->restart_at_ms)
     _spawn(d); /* kept running even while no message comes */
   return d->child_pid > 0;
 }

@@ -43,6 +43,7 @@
 
 #include "sluice/handover.h"
 #include "sluice/internal-log.h"
+#include "sluice/timeutil.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -58,14 +59,6 @@
 #define STALL_MS 1000          /* a peer that takes nothing this long ends the call */
 #define CONNECT_TIMEOUT_MS 5000
 #define MMSG_MAX 256
-
-static int64_t
-_mono_sec(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t) ts.tv_sec;
-}
 
 static void
 _ensure_state(NetDest *d)
@@ -353,7 +346,7 @@ _fail_over(NetDest *d)
   d->server = (d->server + 1) % d->n_servers;
   if (d->failback && d->server != 0)
     {
-      d->next_probe = _mono_sec() + d->probe_interval;
+      d->next_probe = mono_sec() + d->probe_interval;
       d->probes_ok = 0;
     }
   sluice_log(SLUICE_LOG_WARNING, "Failing over to the next destination server", "driver", d->name, "from",
@@ -591,7 +584,7 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
 {
   NetDest *d = dest;
   _ensure_state(d);
-  _probe_primary(d, _mono_sec());
+  _probe_primary(d, mono_sec());
   int err = 0;
   if (d->fd >= 0 && d->stream && _peer_closed(d, &err))
     _broken(d, err);
@@ -662,7 +655,7 @@ net_dest_take_connection(NetDest *d)
       else
         g_strlcpy(d->peer_name, d->servers[i], sizeof(d->peer_name));
       if (d->failback && i != 0)
-        d->next_probe = _mono_sec() + d->probe_interval;
+        d->next_probe = mono_sec() + d->probe_interval;
       sluice_log(SLUICE_LOG_NOTICE, "Destination connection kept across the reload", "server", d->peer_name,
                  "driver", d->name, NULL);
     }

@@ -94,14 +94,6 @@ struct RelpDest
   int len_digits;           /* writer thread: the last frame's DATALEN digits */
 };
 
-static int64_t
-_mono_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static RelpPending *
 _at(RelpDest *d, size_t i)
 {
@@ -370,7 +362,7 @@ _handshake(RelpDest *d)
   bool ok = _send_all(d, f->str, f->len);
   g_string_truncate(f, 0);
   const char *why = "no answer to open";
-  int64_t until = _mono_ms() + d->o.conn_timeout * 1000;
+  int64_t until = mono_ms() + d->o.conn_timeout * 1000;
   while (ok)
     {
       char chunk[4096];
@@ -378,7 +370,7 @@ _handshake(RelpDest *d)
       ssize_t n = _io_recv(d, chunk, sizeof(chunk), &wait);
       if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
         {
-          int64_t left = until - _mono_ms();
+          int64_t left = until - mono_ms();
           ok = left > 0 && log_writer_wait_fd(d->fd, wait, (int) left);
           continue;
         }
@@ -492,7 +484,7 @@ _ensure(RelpDest *d)
   if (d->fd >= 0 && !broken)
     return 0;
   _disconnect(d, false);
-  d->last_attempt = _mono_ms();
+  d->last_attempt = mono_ms();
   int fd = _tcp_connect(d);
   if (fd < 0)
     return fd;
@@ -565,12 +557,12 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
   while (done < n)
     {
       pthread_mutex_lock(&d->lock);
-      int64_t waited_since = _mono_ms();
+      int64_t waited_since = mono_ms();
       while (d->count == d->cap && !d->broken)
         {
           /* a server that answers nothing for timeout() is as good as
            * gone, as librelp treats it */
-          if (_mono_ms() - waited_since >= d->o.conn_timeout * 1000)
+          if (mono_ms() - waited_since >= d->o.conn_timeout * 1000)
             {
               _break_locked(d, "no answer within timeout()");
               break;
@@ -578,7 +570,7 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
           size_t before = d->count;
           _timed_wait(d, 200);
           if (d->count != before)
-            waited_since = _mono_ms();
+            waited_since = mono_ms();
         }
       if (d->broken)
         {
@@ -616,7 +608,7 @@ _housekeep(void *dest, int64_t now)
   bool need = (d->broken || d->fd < 0) && d->count > 0;
   pthread_mutex_unlock(&d->lock);
   /* unanswered messages and nothing new to send: reconnect on our own */
-  if (need && _mono_ms() - d->last_attempt >= d->o.time_reopen * 1000)
+  if (need && mono_ms() - d->last_attempt >= d->o.time_reopen * 1000)
     _ensure(d);
 }
 
@@ -624,9 +616,9 @@ static void
 _finish(void *dest)
 {
   RelpDest *d = dest;
-  int64_t until = _mono_ms() + d->o.time_reopen * 1000;
+  int64_t until = mono_ms() + d->o.time_reopen * 1000;
   pthread_mutex_lock(&d->lock);
-  while (d->fd >= 0 && !d->broken && d->count > 0 && _mono_ms() < until)
+  while (d->fd >= 0 && !d->broken && d->count > 0 && mono_ms() < until)
     _timed_wait(d, 50);
   bool live = d->fd >= 0 && !d->broken;
   d->closing = true;
@@ -640,9 +632,9 @@ _finish(void *dest)
       relp_frame_append(d->out, d->next_txnr, "close", NULL, 0);
       if (_send_all(d, d->out->str, d->out->len))
         {
-          until = _mono_ms() + 2000;
+          until = mono_ms() + 2000;
           pthread_mutex_lock(&d->lock);
-          while (d->reader_running && !d->reader_done && _mono_ms() < until)
+          while (d->reader_running && !d->reader_done && mono_ms() < until)
             _timed_wait(d, 50);
           clean = d->reader_done;
           pthread_mutex_unlock(&d->lock);
@@ -701,7 +693,7 @@ relp_dest_new(const RelpDestOptions *o, char *host, LogTemplate *tmpl, const Log
   pthread_cond_init(&d->room, NULL);
   d->out = g_string_sized_new(65536);
   d->len_digits = 3;
-  d->last_attempt = _mono_ms() - o->time_reopen * 1000;
+  d->last_attempt = mono_ms() - o->time_reopen * 1000;
   d->super.writer_ops = &relp_dest_writer_ops;
   d->super.driver = "relp";
   d->super.log_fifo_size = o->log_fifo_size;

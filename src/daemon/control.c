@@ -9,6 +9,7 @@
 #include "sluice/acceptor.h"
 #include "sluice/cfg-tree.h"
 #include "sluice/internal-log.h"
+#include "sluice/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +51,7 @@ struct Control
   Acceptor listen;
   ControlClient *clients;
   char *config_text, *config_preprocessed;
-  struct timespec started;
+  int64_t started;           /* mono_sec() */
   int dispatching;     /* > 0 while a request is being handled */
   bool stop_requested; /* control_stop() during a request: finish it first */
 };
@@ -178,10 +179,8 @@ _cmd_config(Control *c, char **argv, GString *out)
 static void
 _cmd_healthcheck(Control *c, GString *out)
 {
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
   g_string_append_printf(out, "OK state=%s uptime=%lld\n", c->ops->state(c->cookie),
-                         (long long) (now.tv_sec - c->started.tv_sec));
+                         (long long) (mono_sec() - c->started));
 }
 
 /* Handle one request line; the reply goes to cl->out. */
@@ -403,7 +402,7 @@ control_start(const char *path, const ControlOps *ops, void *cookie, char **erro
   c->path = g_strdup(path);
   c->dev = st.st_dev;
   c->ino = st.st_ino;
-  clock_gettime(CLOCK_MONOTONIC, &c->started);
+  c->started = mono_sec();
   acceptor_init(&c->listen, fd, path, _on_accept, c);
   acceptor_start(&c->listen);
   return c;

@@ -13,6 +13,7 @@
 #include "filter-internal.h"
 #include "sluice/cfg-options.h"
 #include "sluice/cfg-tree.h"
+#include "sluice/timeutil.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -253,20 +254,12 @@ static const CfgOption rate_table[] = {
   { .name = NULL },
 };
 
-static int64_t
-_clock_real(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static int64_t (*rate_clock)(void) = _clock_real;
+static int64_t (*rate_clock)(void) = mono_us;
 
 void
 filter_rate_limit_set_clock(int64_t (*now_us)(void))
 {
-  rate_clock = now_us ? now_us : _clock_real;
+  rate_clock = now_us ? now_us : mono_us;
 }
 
 FilterExpr *
