@@ -3,31 +3,14 @@
 #include "parser-input.h"
 
 #include "sluice/cfg-options.h"
+#include "sluice/scratch.h"
 
 #include <glib.h>
-#include <pthread.h>
 #include <string.h>
 
 /* The buffer a formatted input goes to.  Not the template scratch levels:
  * a template function in the input template may use any of those. */
-static _Thread_local GString *tls_input;
-static pthread_key_t tls_key;
-static pthread_once_t tls_key_once = PTHREAD_ONCE_INIT;
-
-static void
-_tls_free(void *unused)
-{
-  (void) unused;
-  if (tls_input)
-    g_string_free(tls_input, TRUE);
-  tls_input = NULL;
-}
-
-static void
-_tls_key_init(void)
-{
-  pthread_key_create(&tls_key, _tls_free);
-}
+static _Thread_local GString *tls_input; /* sluice/scratch.h */
 
 const CfgNode *
 parser_option_find(const CfgNode *call, const char *name)
@@ -104,16 +87,11 @@ parser_input_get(const ParserInput *in, const LogMsg *msg, size_t *len)
 {
   if (!in->tmpl)
     return log_msg_get_value(msg, in->handle, len);
-  if (!tls_input)
-    {
-      tls_input = g_string_sized_new(1024);
-      pthread_once(&tls_key_once, _tls_key_init);
-      pthread_setspecific(tls_key, (void *) 1);
-    }
-  g_string_truncate(tls_input, 0);
-  log_template_format(in->tmpl, msg, &in->topts, tls_input);
-  *len = tls_input->len;
-  return tls_input->str;
+  GString *input = scratch_gstring(&tls_input, 1024);
+  g_string_truncate(input, 0);
+  log_template_format(in->tmpl, msg, &in->topts, input);
+  *len = input->len;
+  return input->str;
 }
 
 void

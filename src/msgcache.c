@@ -13,6 +13,8 @@
  */
 #include "msgcache.h"
 
+#include "sluice/scratch.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -59,8 +61,6 @@ static Magazine *depot_empty;
 static __thread Magazine *tl_loaded;
 static __thread Magazine *tl_spare;
 static __thread bool tl_registered;
-static pthread_key_t tl_key;
-static pthread_once_t tl_key_once = PTHREAD_ONCE_INIT;
 
 static void *
 _xmalloc(size_t size)
@@ -133,21 +133,15 @@ _depot_get(bool want_full)
 static void
 _thread_exit(void *unused)
 {
+  (void) unused;
   msg_cache_thread_flush();
 }
 
-static void
-_make_key(void)
-{
-  pthread_key_create(&tl_key, _thread_exit);
-}
-
+/* the thread's magazines go back to the depot when it ends (sluice/scratch.h) */
 static void
 _register_thread(void)
 {
-  pthread_once(&tl_key_once, _make_key);
-  /* any non-NULL value makes the destructor run at thread exit */
-  pthread_setspecific(tl_key, (void *) 1);
+  scratch_at_exit(_thread_exit, NULL);
   tl_registered = true;
 }
 

@@ -21,9 +21,9 @@
 #include "json-module.h"
 #include "value-pairs.h"
 
+#include "sluice/scratch.h"
 #include "sluice/strbuf.h"
 
-#include <pthread.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -413,9 +413,8 @@ typedef struct JsonScratch
 } JsonScratch;
 
 static _Thread_local int json_depth;
+/* the outermost call's scratch: this thread's, kept (sluice/scratch.h) */
 static _Thread_local JsonScratch cached_scratch;
-static pthread_key_t scratch_key;
-static pthread_once_t scratch_key_once = PTHREAD_ONCE_INIT;
 
 static void
 _scratch_free(JsonScratch *s)
@@ -428,8 +427,6 @@ _scratch_free(JsonScratch *s)
   g_array_free(s->first, TRUE);
 }
 
-/* Frees this thread's cached scratch when the thread ends (a key
- * destructor runs while the thread's _Thread_local data is still there). */
 static void
 _scratch_thread_exit(void *unused)
 {
@@ -437,12 +434,6 @@ _scratch_thread_exit(void *unused)
   if (cached_scratch.key)
     _scratch_free(&cached_scratch);
   memset(&cached_scratch, 0, sizeof(cached_scratch));
-}
-
-static void
-_scratch_key_init(void)
-{
-  pthread_key_create(&scratch_key, _scratch_thread_exit);
 }
 
 /* Scratch for one format-json call; nesting (a pair whose value is another
@@ -460,10 +451,7 @@ _scratch_acquire(void)
       s->ends = g_array_new(FALSE, FALSE, sizeof(size_t));
       s->first = g_array_new(FALSE, FALSE, sizeof(gboolean));
       if (s == &cached_scratch)
-        {
-          pthread_once(&scratch_key_once, _scratch_key_init);
-          pthread_setspecific(scratch_key, (void *) 1);
-        }
+        scratch_at_exit(_scratch_thread_exit, NULL);
     }
   return s;
 }

@@ -4,10 +4,10 @@
 #include "json/json-fast.h"
 
 #include "kvformat/parser-util.h"
+#include "sluice/scratch.h"
 #include "sluice/strbuf.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +31,7 @@ typedef struct FastParser
 
 /* ---- per-thread buffers --------------------------------------------------- */
 
-static pthread_key_t result_key;
-static pthread_once_t result_once = PTHREAD_ONCE_INIT;
-/* this thread's result: the key frees it when the thread exits */
+/* this thread's result (sluice/scratch.h) */
 static _Thread_local JsonFastResult *tls_result;
 
 static void
@@ -43,13 +41,6 @@ _result_free(void *p)
   g_string_free(r->values, TRUE);
   g_free(r->pairs);
   g_free(r);
-  tls_result = NULL;
-}
-
-static void
-_result_init(void)
-{
-  pthread_key_create(&result_key, _result_free);
 }
 
 JsonFastResult *
@@ -58,12 +49,11 @@ json_fast_result(void)
   JsonFastResult *r = tls_result;
   if (G_UNLIKELY(!r))
     {
-      pthread_once(&result_once, _result_init);
       r = tls_result = g_new0(JsonFastResult, 1);
       r->values = g_string_sized_new(512);
       r->cap_pairs = 32;
       r->pairs = g_new(JsonFastPair, r->cap_pairs);
-      pthread_setspecific(result_key, r);
+      scratch_register((void **) &tls_result, _result_free);
     }
   r->values->len = 0;
   r->values->str[0] = '\0';

@@ -34,11 +34,11 @@
 
 #include "json/json-fast.h"
 #include "kvformat/parser-util.h"
+#include "sluice/scratch.h"
 
 #include <ctype.h>
 #include <inttypes.h>
 #include <json.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,8 +96,8 @@ static const CfgOption json_parser_options[] = {
 
 /* ---- per-thread tokener -------------------------------------------------- */
 
-static pthread_key_t tokener_key;
-static pthread_once_t tokener_once = PTHREAD_ONCE_INIT;
+/* this thread's tokener (sluice/scratch.h) */
+static _Thread_local struct json_tokener *tls_tokener;
 
 static void
 _tokener_free(void *p)
@@ -105,21 +105,14 @@ _tokener_free(void *p)
   json_tokener_free(p);
 }
 
-static void
-_tokener_init(void)
-{
-  pthread_key_create(&tokener_key, _tokener_free);
-}
-
 static struct json_tokener *
 _tokener(void)
 {
-  pthread_once(&tokener_once, _tokener_init);
-  struct json_tokener *tok = pthread_getspecific(tokener_key);
+  struct json_tokener *tok = tls_tokener;
   if (!tok)
     {
-      tok = json_tokener_new();
-      pthread_setspecific(tokener_key, tok);
+      tok = tls_tokener = json_tokener_new();
+      scratch_register((void **) &tls_tokener, _tokener_free);
     }
   else
     json_tokener_reset(tok);

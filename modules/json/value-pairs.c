@@ -12,7 +12,8 @@
  */
 #include "value-pairs-internal.h"
 
-#include <pthread.h>
+#include "sluice/scratch.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,8 +87,8 @@ typedef struct ResultStack
   GString *name; /* rekey scratch */
 } ResultStack;
 
-static pthread_key_t results_key;
-static pthread_once_t results_once = PTHREAD_ONCE_INIT;
+/* this thread's results (sluice/scratch.h) */
+static _Thread_local ResultStack *tls_results;
 
 static void
 _results_free(void *p)
@@ -103,22 +104,15 @@ _results_free(void *p)
   g_free(s);
 }
 
-static void
-_results_init(void)
-{
-  pthread_key_create(&results_key, _results_free);
-}
-
 static ResultStack *
 _results(void)
 {
-  pthread_once(&results_once, _results_init);
-  ResultStack *s = pthread_getspecific(results_key);
-  if (!s)
+  ResultStack *s = tls_results;
+  if (G_UNLIKELY(!s))
     {
-      s = g_new0(ResultStack, 1);
+      s = tls_results = g_new0(ResultStack, 1);
       s->name = g_string_sized_new(64);
-      pthread_setspecific(results_key, s);
+      scratch_register((void **) &tls_results, _results_free);
     }
   return s;
 }

@@ -9,8 +9,8 @@
 #include "rewrite.h"
 
 #include "sluice/internal-log.h"
+#include "sluice/scratch.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,40 +161,13 @@ rewrite_template_literal(const LogTemplate *t, size_t *len)
 
 /* ---- per-thread scratch ------------------------------------------------- */
 
+/* this thread's buffers, made as they are first asked for (sluice/scratch.h) */
 static _Thread_local GString *tls_scratch[REWRITE_SCRATCH_MAX];
-
-/* Worker threads come and go with reloads: their buffers go with them. */
-static pthread_key_t tls_key;
-static pthread_once_t tls_key_once = PTHREAD_ONCE_INIT;
-
-static void
-_tls_free(void *unused)
-{
-  (void) unused;
-  for (int i = 0; i < REWRITE_SCRATCH_MAX; i++)
-    if (tls_scratch[i])
-      {
-        g_string_free(tls_scratch[i], TRUE);
-        tls_scratch[i] = NULL;
-      }
-}
-
-static void
-_tls_key_init(void)
-{
-  pthread_key_create(&tls_key, _tls_free);
-}
 
 GString *
 rewrite_scratch(int i)
 {
-  GString *s = tls_scratch[i];
-  if (G_UNLIKELY(!s))
-    {
-      pthread_once(&tls_key_once, _tls_key_init);
-      pthread_setspecific(tls_key, (void *) 1);
-      s = tls_scratch[i] = g_string_sized_new(256);
-    }
+  GString *s = scratch_gstring(&tls_scratch[i], 256);
   g_string_truncate(s, 0);
   return s;
 }

@@ -38,9 +38,9 @@
 #include "xml.h"
 
 #include "sluice/cfg-options.h"
+#include "sluice/scratch.h"
 
 #include <glib.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,29 +84,18 @@ typedef struct XmlBuffers
   GString *scratch; /* a value as stored */
 } XmlBuffers;
 
+/* this thread's buffers (sluice/scratch.h) */
 static _Thread_local XmlBuffers *tls_buffers;
-static pthread_key_t tls_key;
-static pthread_once_t tls_key_once = PTHREAD_ONCE_INIT;
 
 static void
-_tls_free(void *unused)
+_buffers_free(void *p)
 {
-  (void) unused;
-  XmlBuffers *b = tls_buffers;
-  if (!b)
-    return;
+  XmlBuffers *b = p;
   g_string_free(b->key, TRUE);
   g_array_free(b->key_lens, TRUE);
   g_ptr_array_free(b->texts, TRUE);
   g_string_free(b->scratch, TRUE);
   g_free(b);
-  tls_buffers = NULL;
-}
-
-static void
-_tls_key_init(void)
-{
-  pthread_key_create(&tls_key, _tls_free);
 }
 
 static void
@@ -125,8 +114,7 @@ _buffers(void)
       tls_buffers->key_lens = g_array_new(FALSE, FALSE, sizeof(gsize));
       tls_buffers->texts = g_ptr_array_new_with_free_func(_free_text);
       tls_buffers->scratch = g_string_sized_new(256);
-      pthread_once(&tls_key_once, _tls_key_init);
-      pthread_setspecific(tls_key, (void *) 1);
+      scratch_register((void **) &tls_buffers, _buffers_free);
     }
   return tls_buffers;
 }

@@ -20,11 +20,11 @@
  * literal kept as written.  Exponents (1e3) are not number literals.
  */
 #include "filter-internal.h"
+#include "sluice/scratch.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,9 +250,7 @@ typedef struct CmpBuffers
   int depth;
 } CmpBuffers;
 
-static _Thread_local CmpBuffers *tls_bufs;
-static pthread_key_t bufs_key;
-static pthread_once_t bufs_once = PTHREAD_ONCE_INIT;
+static _Thread_local CmpBuffers *tls_bufs; /* sluice/scratch.h */
 
 static void
 _bufs_free(void *p)
@@ -263,24 +261,18 @@ _bufs_free(void *p)
       if (b->buf[i][k])
         g_string_free(b->buf[i][k], TRUE);
   free(b);
-  tls_bufs = NULL;
-}
-
-static void
-_bufs_key_init(void)
-{
-  pthread_key_create(&bufs_key, _bufs_free);
 }
 
 bool
 filter_cmp_eval(const FilterExpr *f, const LogMsg *msg, const LogTemplateOptions *opts)
 {
   const FilterCmp *c = f->cmp;
-  if (!tls_bufs)
+  if (G_UNLIKELY(!tls_bufs))
     {
-      pthread_once(&bufs_once, _bufs_key_init);
       tls_bufs = calloc(1, sizeof(*tls_bufs));
-      pthread_setspecific(bufs_key, tls_bufs);
+      if (!tls_bufs)
+        abort();
+      scratch_register((void **) &tls_bufs, _bufs_free);
     }
   CmpBuffers *b = tls_bufs;
   int depth = b->depth;

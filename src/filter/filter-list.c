@@ -13,6 +13,7 @@
 #include "filter-internal.h"
 #include "sluice/cfg-options.h"
 #include "sluice/cfg-tree.h"
+#include "sluice/scratch.h"
 #include "sluice/timeutil.h"
 
 #include <errno.h>
@@ -330,23 +331,8 @@ _take_token(Bucket *b, int64_t rate, int64_t now)
   return true;
 }
 
-static _Thread_local GString *tls_key;
+static _Thread_local GString *tls_key; /* sluice/scratch.h */
 static _Thread_local bool tls_key_busy; /* a key template that rate-limits again inside $(if) */
-static pthread_key_t key_key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-
-static void
-_key_free(void *p)
-{
-  g_string_free(p, TRUE);
-  tls_key = NULL;
-}
-
-static void
-_key_init(void)
-{
-  pthread_key_create(&key_key, _key_free);
-}
 
 bool
 filter_rate_limit_eval(const FilterExpr *f, const LogMsg *msg, const LogTemplateOptions *opts)
@@ -361,14 +347,9 @@ filter_rate_limit_eval(const FilterExpr *f, const LogMsg *msg, const LogTemplate
       pthread_mutex_unlock(&s->lock);
       return ok;
     }
-  if (!tls_key)
-    {
-      pthread_once(&key_once, _key_init);
-      tls_key = g_string_sized_new(64);
-      pthread_setspecific(key_key, tls_key);
-    }
-  GString *key = tls_key_busy ? g_string_sized_new(64) : tls_key;
-  bool nested = key != tls_key;
+  GString *mine = scratch_gstring(&tls_key, 64);
+  GString *key = tls_key_busy ? g_string_sized_new(64) : mine;
+  bool nested = key != mine;
   g_string_truncate(key, 0);
   tls_key_busy = true;
   log_template_format(r->key, msg, opts, key);

@@ -12,10 +12,10 @@
 #include "filter-internal.h"
 #include "sluice/cfg-options.h"
 #include "sluice/regex.h"
+#include "sluice/scratch.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -49,36 +49,8 @@ static const CfgOption match_table[] = {
   { .name = NULL },
 };
 
+/* this thread's subject text (sluice/scratch.h) */
 static _Thread_local GString *tls_scratch;
-
-/* The scratch above is freed when its thread ends: writer threads
- * evaluate filters too (through $(if)) and come and go with the
- * configuration.  A key destructor runs in the exiting thread, while its
- * _Thread_local variables are still there. */
-static pthread_key_t tls_key;
-static pthread_once_t tls_key_once = PTHREAD_ONCE_INIT;
-
-static void
-_tls_free(void *unused)
-{
-  (void) unused;
-  if (tls_scratch)
-    g_string_free(tls_scratch, TRUE);
-  tls_scratch = NULL;
-}
-
-static void
-_tls_key_init(void)
-{
-  pthread_key_create(&tls_key, _tls_free);
-}
-
-static void
-_tls_register(void)
-{
-  pthread_once(&tls_key_once, _tls_key_init);
-  pthread_setspecific(tls_key, (void *) 1);
-}
 
 static bool
 _compile_pcre(FilterExpr *f, const CfgNode *call, CfgError *err)
@@ -232,15 +204,11 @@ filter_match_eval(const FilterExpr *f, const LogMsg *msg, const FilterEvalCtx *c
   size_t len;
   if (f->subject)
     {
-      if (!tls_scratch)
-        {
-          tls_scratch = g_string_sized_new(1024);
-          _tls_register();
-        }
-      g_string_truncate(tls_scratch, 0);
-      log_template_format(f->subject, msg, NULL, tls_scratch);
-      v = tls_scratch->str;
-      len = tls_scratch->len;
+      GString *scratch = scratch_gstring(&tls_scratch, 1024);
+      g_string_truncate(scratch, 0);
+      log_template_format(f->subject, msg, NULL, scratch);
+      v = scratch->str;
+      len = scratch->len;
     }
   else
     v = log_msg_get_value(msg, f->handle, &len);
@@ -251,17 +219,13 @@ filter_match_eval(const FilterExpr *f, const LogMsg *msg, const FilterEvalCtx *c
       return _match_string(f, v, len);
     case FILTER_MATCH_GLOB:
       {
-        if (!tls_scratch)
+        GString *scratch = scratch_gstring(&tls_scratch, 1024);
+        if (v != scratch->str)
           {
-            tls_scratch = g_string_sized_new(1024);
-            _tls_register();
+            g_string_truncate(scratch, 0);
+            g_string_append_len(scratch, v, (gssize) len);
           }
-        if (v != tls_scratch->str)
-          {
-            g_string_truncate(tls_scratch, 0);
-            g_string_append_len(tls_scratch, v, (gssize) len);
-          }
-        return g_pattern_spec_match(f->glob, tls_scratch->len, tls_scratch->str, NULL);
+        return g_pattern_spec_match(f->glob, scratch->len, scratch->str, NULL);
       }
     case FILTER_MATCH_PCRE:
     default:

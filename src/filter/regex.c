@@ -4,12 +4,12 @@
  * (sluice/regex.h), for the filters and the modules that match patterns.
  *
  * The match data lives in thread-local storage and is freed when its
- * thread ends (a key destructor runs in the exiting thread while its
- * _Thread_local variables are still there); it grows when a pattern with
+ * thread ends (sluice/scratch.h); it grows when a pattern with
  * more groups comes, so after the first messages a match allocates
  * nothing.
  */
 #include "sluice/regex.h"
+#include "sluice/scratch.h"
 
 #include <glib.h>
 #include <pthread.h>
@@ -17,8 +17,6 @@
 
 _Thread_local pcre2_match_data *regex_tls_match_data;
 _Thread_local uint32_t regex_tls_match_pairs;
-static pthread_key_t tls_key;
-static pthread_once_t tls_key_once = PTHREAD_ONCE_INIT;
 
 static void
 _tls_free(void *unused)
@@ -28,12 +26,6 @@ _tls_free(void *unused)
     pcre2_match_data_free(regex_tls_match_data);
   regex_tls_match_data = NULL;
   regex_tls_match_pairs = 0;
-}
-
-static void
-_tls_key_init(void)
-{
-  pthread_key_create(&tls_key, _tls_free);
 }
 
 pcre2_code *
@@ -84,10 +76,7 @@ regex_match_data_grow(uint32_t pairs)
   if (regex_tls_match_data)
     pcre2_match_data_free(regex_tls_match_data);
   else
-    {
-      pthread_once(&tls_key_once, _tls_key_init);
-      pthread_setspecific(tls_key, (void *) 1);
-    }
+    scratch_at_exit(_tls_free, NULL);
   regex_tls_match_data = pcre2_match_data_create(pairs, NULL);
   regex_tls_match_pairs = pairs;
   return regex_tls_match_data;

@@ -11,6 +11,7 @@
 #include "template-internal.h"
 
 #include "sluice/cfg-syslogng.h"
+#include "sluice/scratch.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -180,10 +181,7 @@ log_template_local_set(LogTemplateLocal v)
 
 #define SCRATCH_LEVELS (LOG_TEMPLATE_SCRATCH_DEEP + LOG_TEMPLATE_SCRATCH_DEEP_LEVELS)
 
-static pthread_key_t scratch_key;
-static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
-/* The key frees a thread's strings when it exits; this thread's pointer
- * to them saves the key's lookup on every call (parsers ask per message). */
+/* this thread's strings, one per level (sluice/scratch.h) */
 static _Thread_local GString **tls_scratch;
 
 static void
@@ -194,13 +192,6 @@ _scratch_free(void *p)
     if (s[i])
       g_string_free(s[i], TRUE);
   g_free(s);
-  tls_scratch = NULL;
-}
-
-static void
-_scratch_init(void)
-{
-  pthread_key_create(&scratch_key, _scratch_free);
 }
 
 GString *
@@ -209,9 +200,8 @@ log_template_scratch_get(int level)
   GString **s = tls_scratch;
   if (G_UNLIKELY(!s))
     {
-      pthread_once(&scratch_once, _scratch_init);
       s = tls_scratch = g_new0(GString *, SCRATCH_LEVELS);
-      pthread_setspecific(scratch_key, s);
+      scratch_register((void **) &tls_scratch, _scratch_free);
     }
   if (level < 0)
     level = 0;
