@@ -27,8 +27,8 @@
 #include "sluice/strrepr.h"
 #include "basicfuncs.h"
 
-#include "json/value-pairs-internal.h" /* vp_glob_match: GPatternSpec's globs, safe on invalid UTF-8 */
 #include "sluice/filter.h"
+#include "sluice/glob.h"
 #include "sluice/regex.h"
 
 #include <string.h>
@@ -524,7 +524,7 @@ _search_one(const char *s, size_t len, int64_t i, void *data)
     case SEARCH_GLOB:
       /* glib's GPatternSpec asserts on some invalid UTF-8 (found by
        * fuzz-tfuncs); this matcher takes '*' and '?' the same way */
-      hit = vp_glob_match(&st->glob, s, len);
+      hit = glob_match(&st->glob, s, len);
       break;
     case SEARCH_PCRE:
       hit = regex_match(st->re, st->jit, s, len, regex_match_data(1)) >= 0;

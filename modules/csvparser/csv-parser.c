@@ -20,7 +20,7 @@
 #include "csvparser/csv-parser.h"
 
 #include "csvparser/csv-scanner.h"
-#include "kvformat/parser-util.h"
+#include "parser-util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
 #include "sluice/strrepr.h"
 #include "json/json-fast.h"
 
-#include "kvformat/parser-util.h"
+#include "parser-util.h"
 #include "sluice/scratch.h"
 #include "sluice/strbuf.h"
 

@@ -18,7 +18,7 @@
  * names may be interned already).
  */
 
-#include "kvformat/parser-util.h"
+#include "parser-util.h"
 
 #include <glib.h>
 #include <stdbool.h>

@@ -33,7 +33,7 @@
 #include "json/json-parser.h"
 
 #include "json/json-fast.h"
-#include "kvformat/parser-util.h"
+#include "parser-util.h"
 #include "sluice/scratch.h"
 
 #include <ctype.h>

@@ -7,6 +7,8 @@
 
 #include "value-pairs.h"
 
+#include "sluice/glob.h"
+
 #include <stdbool.h>
 
 /* candidate groups, as syslog-ng's scopes select them */
@@ -55,12 +57,6 @@ typedef struct Transform
 /* A glob of '*' (any run) and '?' (one character), matched by
  * _glob_match: glib's GPatternSpec asserts on bytes that are not UTF-8,
  * and names and patterns may hold any byte. */
-typedef struct Glob
-{
-  char *text;
-  size_t len;
-} Glob;
-
 typedef struct TransformSet
 {
   Glob glob;
@@ -92,9 +88,6 @@ struct ValuePairs
   bool builtin_sel[LM_V_MAX];  /* built-in values */
   bool any_nv;                 /* name-value pairs may be picked at all */
 };
-
-/* True when glob g matches s[0..n). */
-bool vp_glob_match(const Glob *g, const char *s, size_t n);
 
 /* Whether scopes and patterns pick name, a candidate of groups (VPS_*). */
 bool vp_selected(const ValuePairs *vp, const char *name, uint32_t len, uint32_t groups);

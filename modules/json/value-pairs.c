@@ -27,55 +27,6 @@ enum
   VPE_PAIR_SHIFT = 8, /* a pair's position + 1, above the flags: the last of equal names wins */
 };
 
-/* ---- globs ---------------------------------------------------------------- */
-
-/* The length of the character at s (one byte for a stray byte), at most n. */
-static size_t
-_char_len(const char *s, size_t n)
-{
-  unsigned char c = (unsigned char) *s;
-  size_t want = c < 0xc0 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-  size_t i = 1;
-  while (i < want && i < n && ((unsigned char) s[i] & 0xc0) == 0x80)
-    i++;
-  return i;
-}
-
-/* Iterative wildcard match: on a mismatch, go back to the last '*' and let
- * it take one more character. */
-bool
-vp_glob_match(const Glob *g, const char *s, size_t n)
-{
-  const char *p = g->text, *pend = g->text + g->len, *send = s + n;
-  const char *star = NULL, *star_s = NULL;
-  while (s < send)
-    {
-      if (p < pend && *p == '*')
-        {
-          star = ++p;
-          star_s = s;
-        }
-      else if (p < pend && *p == '?')
-        {
-          p++;
-          s += _char_len(s, (size_t) (send - s));
-        }
-      else if (p < pend && *p == *s)
-        p++, s++;
-      else if (star)
-        {
-          p = star;
-          star_s += _char_len(star_s, (size_t) (send - star_s));
-          s = star_s;
-        }
-      else
-        return false;
-    }
-  while (p < pend && *p == '*')
-    p++;
-  return p == pend;
-}
-
 /* ---- per-thread results -------------------------------------------------- */
 
 #define RESULT_LEVELS 8
@@ -167,7 +118,7 @@ vp_selected(const ValuePairs *vp, const char *name, uint32_t len, uint32_t group
   /* the last matching pattern decides; one that would not change the
    * answer need not be matched */
   for (guint i = 0; i < vp->patterns->len; i++)
-    if (p[i].include != inc && vp_glob_match(&p[i].glob, name, len))
+    if (p[i].include != inc && glob_match(&p[i].glob, name, len))
       inc = p[i].include;
   return inc;
 }
@@ -184,7 +135,7 @@ _rekey(const ValuePairs *vp, const char *name, uint32_t len, GString *out)
   const TransformSet *sets = (const TransformSet *) vp->sets->data;
   for (guint i = 0; i < vp->sets->len; i++)
     {
-      if (sets[i].ops->len == 0 || !vp_glob_match(&sets[i].glob, out->str, out->len))
+      if (sets[i].ops->len == 0 || !glob_match(&sets[i].glob, out->str, out->len))
         continue;
       const Transform *t = (const Transform *) sets[i].ops->data;
       for (guint j = 0; j < sets[i].ops->len; j++, t++)

@@ -12,7 +12,7 @@
 #include "kvformat/kv-parser.h"
 
 #include "kvformat/kv-scanner.h"
-#include "kvformat/parser-util.h"
+#include "parser-util.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
 #include "sluice/strrepr.h"
 #include "kvformat/kv-scanner.h"
 
-#include "kvformat/parser-util.h"
+#include "parser-util.h"
 
 #include <stdint.h>
 #include <string.h>

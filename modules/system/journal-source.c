@@ -29,7 +29,6 @@
 #include "journal.h"
 #include "system.h"
 
-#include "network/network.h"
 #include "sluice-config.h"
 #include "sluice/internal-log.h"
 #include "sluice/pipeline.h"

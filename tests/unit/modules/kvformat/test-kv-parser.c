@@ -8,7 +8,7 @@
 #include "../parser-test.h"
 
 #include "kvformat/kv-parser.h"
-#include "kvformat/parser-util.h"
+#include "parser-util.h"
 
 static const LogDriverFactory *F = &kv_parser_factory;
 

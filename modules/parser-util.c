@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared by the name-value parsers: handle cache, scratch, template(). */
-#include "kvformat/parser-util.h"
+#include "parser-util.h"
 #include "sluice/strbuf.h"
 
 #include <stdint.h>
