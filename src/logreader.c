@@ -3,6 +3,7 @@
 #include "sluice/logreader.h"
 #include "sluice/charset.h"
 #include "sluice/logsource.h"
+#include "sluice/threads.h"
 #include "sluice/timeutil.h"
 
 #include <errno.h>
@@ -37,6 +38,7 @@ struct LogReader
   bool polling; /* the fd's input handler (or the task) is set */
   int throttled_ms; /* how long this congestion pause has lasted */
   bool started;
+  Worker *owner;           /* the worker it was started on (assert_worker_owns) */
   LogTransport *transport; /* NULL: read(2) on the fd */
   int transport_error;     /* a negative errno the transport gave after some bytes */
   bool want_write;         /* the transport waits for the fd to be writable */
@@ -275,6 +277,7 @@ static void _now(LogStamp *stamp);
 void
 log_reader_start(LogReader *r)
 {
+  r->owner = worker_current();
   if (!r->regular)
     iv_fd_register(&r->fd);
   if (r->opts.iw_size > 0)
@@ -310,7 +313,10 @@ log_reader_holding(const LogReader *r)
 void
 log_reader_resume(LogReader *r)
 {
-  if (!r->started || iv_timer_registered(&r->backoff))
+  if (!r->started)
+    return;
+  assert_worker_owns(r->owner);
+  if (iv_timer_registered(&r->backoff))
     return; /* the backoff's end resumes */
   if (!r->window || log_window_has_room(r->window))
     _set_polling(r, true);
@@ -665,6 +671,7 @@ static void
 _readable(void *cookie)
 {
   LogReader *r = cookie;
+  assert_worker_owns(r->owner);
   iv_validate_now();
   if (_before(&iv_now, &backoff_until))
     {
@@ -716,6 +723,7 @@ _release(LogReader *r)
     }
   if (r->started)
     {
+      assert_worker_owns(r->owner);
       if (iv_timer_registered(&r->backoff))
         iv_timer_unregister(&r->backoff);
       if (iv_timer_registered(&r->ml_timer))
@@ -771,6 +779,8 @@ log_reader_free(LogReader *r)
 void
 log_reader_flush_partial(LogReader *r)
 {
+  if (r->started)
+    assert_worker_owns(r->owner);
   LogStamp recvd;
   _now(&recvd);
   log_framer_eof(&r->framer);

@@ -5,6 +5,7 @@
  * share.  The host logic itself is in logsource-host.c.
  */
 #include "sluice/logsource.h"
+#include "sluice/threads.h"
 
 #include "sluice/charset.h"
 #include "sluice/internal-log.h"
@@ -234,6 +235,7 @@ log_source_resolve(LogSource *s, const LogSourceOptions *o, const CfgNode *call,
 void
 log_source_begin(LogSource *s, const LogSourceEnv *env)
 {
+  assert_main_thread();
   s->env = *env;
   s->ro.source = env->name;
   s->host.group_name = env->name;

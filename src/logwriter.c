@@ -87,10 +87,28 @@ _deliver(LogWriter *w, LogQueueItem *items, size_t n)
   return n - done;
 }
 
+/* the dest of the writer whose thread this is (assert_writer_thread);
+ * &any_dest on a thread that runs destinations' ops itself (a test) */
+static _Thread_local const void *current_dest;
+static const char any_dest;
+
+bool
+log_writer_on_thread_of(const void *dest)
+{
+  return dest && (current_dest == dest || current_dest == &any_dest);
+}
+
+void
+log_writer_act_as_writer(void)
+{
+  current_dest = &any_dest;
+}
+
 static void *
 _writer_main(void *arg)
 {
   LogWriter *w = arg;
+  current_dest = w->dest;
   int64_t last_housekeep = mono_ms();
   if (w->ops.bind_queue)
     w->ops.bind_queue(w->dest, w->q);

@@ -2,6 +2,7 @@
 /* The I/O worker pool: see include/sluice/worker.h. */
 #include "sluice/worker.h"
 
+#include <assert.h>
 #include <iv.h>
 #include <iv_event.h>
 #include <pthread.h>
@@ -245,12 +246,15 @@ _run_and_wait(Worker *workers, int n, WorkerJobFunc func, void *user_data)
 void
 worker_pool_run_everywhere(WorkerPool *pool, WorkerJobFunc func, void *user_data)
 {
+  assert(worker_current() == NULL);
   _run_and_wait(pool->workers, pool->size, func, user_data);
 }
 
 void
 worker_run(Worker *w, WorkerJobFunc func, void *user_data)
 {
+  /* waiting on its own thread for a job behind the one running: never */
+  assert(worker_current() != w);
   _run_and_wait(w, 1, func, user_data);
 }
 

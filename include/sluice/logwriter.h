@@ -85,4 +85,12 @@ void log_writer_detach(LogWriter *w);
 /* Messages written so far. */
 uint64_t log_writer_written(const LogWriter *w);
 
+/* True on the writer thread of dest, the `dest` its LogWriterOps get
+ * (assert_writer_thread, sluice/threads.h). */
+bool log_writer_on_thread_of(const void *dest);
+
+/* The calling thread runs destinations' LogWriterOps itself, as a unit
+ * test does: log_writer_on_thread_of() is true there for any dest. */
+void log_writer_act_as_writer(void);
+
 #endif

@@ -54,6 +54,7 @@
 #include "file-follow.h"
 
 #include "sluice/internal-log.h"
+#include "sluice/threads.h"
 #include "sluice/timeutil.h"
 
 #include <dirent.h>
@@ -526,6 +527,7 @@ static void
 _batch_done(void *user_data)
 {
   FileFollower *f = user_data;
+  assert_worker_owns(f->worker);
   log_source_flush(f->src);
   log_source_warn_truncated(f->src, f->reader, &f->warned, "filename", f->path, NULL, NULL);
 }
@@ -594,6 +596,7 @@ static void
 _eof(void *user_data)
 {
   FileFollower *f = user_data;
+  assert_worker_owns(f->worker);
   f->at_end = true;
   _follow_arm(f);
   /* others wait for a reader: this one goes now (after the reader's
@@ -651,6 +654,7 @@ static void
 _kick_run(void *cookie)
 {
   FileFollower *f = cookie;
+  assert_worker_owns(f->worker);
   if (f->reader && f->at_end && !log_reader_holding(f->reader))
     _idle(f);
   else if (!f->reader && f->fd >= 0 && !f->waiting && !_read(f))
@@ -842,6 +846,7 @@ static void
 _follow_due(void *cookie)
 {
   FileFollower *f = cookie;
+  assert_worker_owns(f->worker);
   if (f->fd < 0)
     {
       if (!_use_next(f) && !_open_at(f, f->path, 0, false))
@@ -1026,10 +1031,11 @@ file_follower_start(FileFollower *f, Worker *w)
 }
 
 void
-file_follower_stop_job(void *arg)
+_stop_job(void *arg)
 {
   FileFollower *f = arg;
-  if (worker_current() != f->worker || !f->started)
+  assert_worker_owns(f->worker);
+  if (!f->started)
     return;
   if (iv_timer_registered(&f->follow))
     iv_timer_unregister(&f->follow);
@@ -1046,6 +1052,20 @@ file_follower_stop_job(void *arg)
   _drop_next(f);
   log_source_flush(f->src);
   f->started = false;
+}
+
+void
+file_follower_stop(FileFollower *f)
+{
+  if (f->worker)
+    worker_run(f->worker, _stop_job, f);
+}
+
+void
+file_follower_stop_if_here(FileFollower *f)
+{
+  if (worker_current() == f->worker)
+    _stop_job(f);
 }
 
 bool

@@ -6,7 +6,8 @@
  * on one worker (file-follow.c describes following, rotation and
  * positions).  The source creates it on the main thread or its scanner's
  * worker and starts it; from then on only its worker touches it, until
- * it stops (file_follower_stop_job, run on every worker) or ends by itself
+ * it stops (file_follower_stop, or file_follower_stop_if_here in a job
+ * that every worker runs for many followers at once) or ends by itself
  * (a wildcard file deleted and read to its end: file_follower_finished).
  */
 #include "sluice/logsource.h"
@@ -38,9 +39,13 @@ FileFollower *file_follower_new(LogSource *s, const char *path, const FileFollow
  * the persist file had for path, else from the start. */
 void file_follower_start(FileFollower *f, Worker *w);
 
-/* A job for every worker: the follower on this worker stops reading and
- * hands where it stopped to the next configuration. */
-void file_follower_stop_job(void *f);
+/* On the main thread: f stops reading on its worker (which this waits
+ * for) and hands where it stopped to the next configuration. */
+void file_follower_stop(FileFollower *f);
+
+/* On a worker: the same for f when this worker owns it, else nothing (a
+ * wildcard-file() stops its many followers with one job per worker). */
+void file_follower_stop_if_here(FileFollower *f);
 
 /* True (any thread) once a follower of a deleted file read it to its end
  * and let it go: nothing runs for it any more, it may be freed. */

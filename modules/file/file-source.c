@@ -61,7 +61,7 @@ _file_stop(LogSourceDriver *d)
     s->kmsg->ops->stop(s->kmsg);
   if (!s->follower)
     return;
-  worker_pool_run_everywhere(s->base.env.pool, file_follower_stop_job, s->follower);
+  file_follower_stop(s->follower);
   file_follower_free(s->follower);
   s->follower = NULL;
 }

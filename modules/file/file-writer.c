@@ -33,6 +33,7 @@
 
 #include "sluice/internal-log.h"
 #include "sluice/timeutil.h"
+#include "sluice/threads.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -395,6 +396,7 @@ _keep_ahead(FileDest *d, LogQueueItem *items, size_t n, size_t limit, bool resum
 static long
 _write_batch(void *dest, LogQueueItem *items, size_t n)
 {
+  assert_writer_thread(dest);
   FileDest *d = dest;
   _ensure_state(d);
   if (!d->sigpipe_blocked)
@@ -449,6 +451,7 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
 static void
 _housekeep(void *dest, int64_t now)
 {
+  assert_writer_thread(dest);
   FileDest *d = dest;
   if (d->kind == FILE_KIND_PROGRAM)
     {
@@ -475,6 +478,7 @@ _housekeep(void *dest, int64_t now)
 static void
 _reopen(void *dest)
 {
+  assert_writer_thread(dest);
   FileDest *d = dest;
   if (!d->files || d->kind == FILE_KIND_STDOUT || d->kind == FILE_KIND_PROGRAM)
     return;
@@ -493,6 +497,7 @@ _reopen(void *dest)
 static void
 _finish(void *dest)
 {
+  assert_writer_thread(dest);
   FileDest *d = dest;
   d->last = NULL;
   if (d->kind == FILE_KIND_PROGRAM)

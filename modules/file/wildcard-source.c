@@ -221,7 +221,7 @@ _followers_stop_job(void *arg)
   g_mutex_lock(&s->lock);
   g_hash_table_iter_init(&it, s->followers);
   while (g_hash_table_iter_next(&it, NULL, &value))
-    file_follower_stop_job(value);
+    file_follower_stop_if_here(value);
   g_mutex_unlock(&s->lock);
 }
 

@@ -44,6 +44,7 @@
 #include "sluice/handover.h"
 #include "sluice/internal-log.h"
 #include "sluice/timeutil.h"
+#include "sluice/threads.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -582,6 +583,7 @@ _write_dgram(NetDest *d, size_t n)
 static long
 _write_batch(void *dest, LogQueueItem *items, size_t n)
 {
+  assert_writer_thread(dest);
   NetDest *d = dest;
   _ensure_state(d);
   _probe_primary(d, mono_sec());
@@ -664,6 +666,7 @@ net_dest_take_connection(NetDest *d)
 static void
 _housekeep(void *dest, int64_t now)
 {
+  assert_writer_thread(dest);
   NetDest *d = dest;
   if (d->fd >= 0)
     _probe_primary(d, now);
@@ -672,6 +675,7 @@ _housekeep(void *dest, int64_t now)
 static void
 _finish(void *dest)
 {
+  assert_writer_thread(dest);
   NetDest *d = dest;
   /* a TLS session cannot travel as a bare socket: it ends with a
    * close_notify and the new destination connects again */

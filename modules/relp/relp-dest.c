@@ -41,6 +41,7 @@
 #include "relp-frame.h"
 #include "sluice/internal-log.h"
 #include "sluice/timeutil.h"
+#include "sluice/threads.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -549,6 +550,7 @@ _ensure(RelpDest *d)
 static long
 _write_batch(void *dest, LogQueueItem *items, size_t n)
 {
+  assert_writer_thread(dest);
   RelpDest *d = dest;
   int rc = _ensure(d);
   if (rc < 0)
@@ -603,6 +605,7 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
 static void
 _housekeep(void *dest, int64_t now)
 {
+  assert_writer_thread(dest);
   RelpDest *d = dest;
   pthread_mutex_lock(&d->lock);
   bool need = (d->broken || d->fd < 0) && d->count > 0;
@@ -615,6 +618,7 @@ _housekeep(void *dest, int64_t now)
 static void
 _finish(void *dest)
 {
+  assert_writer_thread(dest);
   RelpDest *d = dest;
   int64_t until = mono_ms() + d->o.time_reopen * 1000;
   pthread_mutex_lock(&d->lock);
@@ -662,6 +666,7 @@ _finish(void *dest)
 static void
 _bind_queue(void *dest, LogQueue *q)
 {
+  assert_writer_thread(dest);
   ((RelpDest *) dest)->q = q;
 }
 

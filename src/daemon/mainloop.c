@@ -48,6 +48,7 @@
 #include "sluice/internal-log.h"
 #include "sluice/persist.h"
 #include "sluice/pipeline.h"
+#include "sluice/threads.h"
 
 #include <errno.h>
 #include <glib.h>
@@ -97,14 +98,7 @@ typedef struct MainLoop
 
 static MainLoop *the_loop;
 static bool stop_pending; /* asked before the loop ran (stdin() at its end while starting) */
-static pthread_t main_thread;
 static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
-
-bool
-main_loop_is_main_thread(void)
-{
-  return pthread_equal(pthread_self(), main_thread);
-}
 
 static void
 _config_free(Config *c)
@@ -558,7 +552,7 @@ int
 main_loop_run(const MainLoopOptions *opts)
 {
   MainLoop ml = { .opts = opts, .state = ML_STARTING };
-  main_thread = pthread_self();
+  sluice_threads_set_main();
 
   if (opts->chroot_dir && !process_chroot(opts->chroot_dir))
     {
@@ -585,7 +579,7 @@ main_loop_run(const MainLoopOptions *opts)
       persist_store_free(ml.persist);
       return 1;
     }
-  main_thread = pthread_self();
+  sluice_threads_set_main();
 
   /* ivykis's epoll-timerfd method makes each loop's timerfd when that loop
    * first waits for a timer, which can be when descriptors have run out

@@ -45,14 +45,5 @@ int main_loop_check_config(const MainLoopOptions *opts);
  * input uses this). */
 void main_loop_request_stop(void);
 
-/* True on the main thread (for assert_main_thread()). */
-bool main_loop_is_main_thread(void);
-
-#ifndef NDEBUG
-#include <assert.h>
-#define assert_main_thread() assert(main_loop_is_main_thread())
-#else
-#define assert_main_thread() ((void) 0)
-#endif
 
 #endif
