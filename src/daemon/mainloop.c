@@ -10,7 +10,8 @@
  * for its lifetime and route messages inline; each destination has its
  * writer thread (sluice/logwriter.h), and a RELP destination also a reader
  * thread per connection for the server's answers.  Nothing here runs per
- * message.
+ * message.  Where ownership matters the code checks it (sluice/threads.h:
+ * assert_main_thread, assert_worker_owns, assert_writer_thread).
  *
  * States:  STARTING --config ok--> RUNNING --SIGHUP/RELOAD--> RELOADING --> RUNNING
  *                                     |                    (bad file: RUNNING, old config kept;
