@@ -12,16 +12,6 @@
  * a template function in the input template may use any of those. */
 static _Thread_local GString *tls_input; /* sluice/scratch.h */
 
-const CfgNode *
-parser_option_find(const CfgNode *call, const char *name)
-{
-  const CfgNode *found = NULL;
-  for (size_t i = 0; i < call->n_children; i++)
-    if (call->children[i]->kind == CFG_NODE_CALL && cfg_name_equal(call->children[i]->name, name))
-      found = call->children[i];
-  return found;
-}
-
 /* The template text of the template {} block, or NULL with *err when the
  * block holds something else. */
 static const char *
@@ -57,7 +47,7 @@ parser_input_init(ParserInput *in, const char *text, const CfgNode *call, const 
   in->handle = LM_V_MESSAGE;
   if (!text)
     return true;
-  const CfgNode *opt = parser_option_find(call, "template");
+  const CfgNode *opt = cfg_option_given(call, "template");
   const CfgLocation *loc = opt ? &opt->loc : &call->loc;
   const CfgNode *block = ctx && ctx->tree ? cfg_tree_lookup(ctx->tree, CFG_OBJ_TEMPLATE, text) : NULL;
   if (block)

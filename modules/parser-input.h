@@ -36,8 +36,5 @@ const char *parser_input_get(const ParserInput *in, const LogMsg *msg, size_t *l
 
 void parser_input_clear(ParserInput *in);
 
-/* The option call named name among call's children (the last one), or
- * NULL: for locating errors at the option that caused them. */
-const CfgNode *parser_option_find(const CfgNode *call, const char *name);
 
 #endif

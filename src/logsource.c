@@ -74,20 +74,11 @@ log_source_options_defaults(LogSourceOptions *o)
   *o = only.src;
 }
 
-bool
-log_source_option_given(const CfgNode *call, const char *name)
-{
-  for (size_t i = 0; i < call->n_children; i++)
-    if (cfg_name_equal(call->children[i]->name, name))
-      return true;
-  return false;
-}
-
 /* A per-source boolean that defaults to the global option. */
 static bool
 _inherit(const CfgNode *call, const char *name, bool own, bool global)
 {
-  return log_source_option_given(call, name) ? own : global;
+  return cfg_option_given(call, name) ? own : global;
 }
 
 bool

@@ -96,6 +96,12 @@ const CfgOption *cfg_options_find(const CfgOption *table, const char *name);
 /* True when a and b are the same name with '-' and '_' alike. */
 bool cfg_name_equal(const char *a, const char *b);
 
+/* The last option call named name (- and _ alike) among call's children,
+ * or NULL when the option was not given (call may be NULL): where a
+ * driver's option was written, and whether it was (a driver option
+ * that defaults from options {} keeps the global value unless given). */
+const CfgNode *cfg_option_given(const CfgNode *call, const char *name);
+
 /* Levenshtein distance with '-' and '_' alike. */
 size_t cfg_name_distance(const char *a, const char *b);
 

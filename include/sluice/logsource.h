@@ -225,10 +225,6 @@ void log_source_warn_truncated(const LogSource *s, const LogReader *r, bool *war
 /* Frees what resolve and begin made (not s itself). */
 void log_source_deinit(LogSource *s);
 
-/* True when the driver call names option name itself (an option whose
- * default is a global one takes the global value otherwise). */
-bool log_source_option_given(const CfgNode *call, const char *name);
-
 /* ---- a window whose wake-up comes back to the worker --------------------- */
 
 /* A flow-control window (sluice/logqueue.h) owned by a source on one

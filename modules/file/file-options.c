@@ -111,17 +111,6 @@ _driver_name(FileKind kind)
                                                                                        : "stdout";
 }
 
-/* The last option call named name in the driver call, or NULL. */
-static const CfgNode *
-_given(const CfgNode *call, const char *name)
-{
-  const CfgNode *found = NULL;
-  for (size_t i = 0; i < call->n_children; i++)
-    if (call->children[i]->kind == CFG_NODE_CALL && cfg_name_equal(call->children[i]->name, name))
-      found = call->children[i];
-  return found;
-}
-
 /* ---- templates ---------------------------------------------------------- */
 
 /* template("x"): the template {} block named x when there is one (taking
@@ -222,14 +211,14 @@ file_perm_resolve(FilePerm *p, const char *owner, const char *group, int64_t mod
   unsigned id = 0;
   if (!_resolve_id(owner, false, &id, &p->set_uid))
     {
-      const CfgNode *o = _given(call, owner_opt);
+      const CfgNode *o = cfg_option_given(call, owner_opt);
       cfg_error_set(err, o ? &o->loc : &call->loc, "%s(): unknown user '%s' in %s()", call->name, owner, owner_opt);
       return false;
     }
   p->uid = (uid_t) id;
   if (!_resolve_id(group, true, &id, &p->set_gid))
     {
-      const CfgNode *o = _given(call, group_opt);
+      const CfgNode *o = cfg_option_given(call, group_opt);
       cfg_error_set(err, o ? &o->loc : &call->loc, "%s(): unknown group '%s' in %s()", call->name, group, group_opt);
       return false;
     }
@@ -251,11 +240,11 @@ static void
 _inherit(FileDest *d, const CfgNode *call, const CfgGlobalOptions *g)
 {
   FileDestOptions *o = &d->o;
-  if (!_given(call, "create-dirs"))
+  if (!cfg_option_given(call, "create-dirs"))
     o->create_dirs = g->create_dirs;
-  if (!_given(call, "ts-format"))
+  if (!cfg_option_given(call, "ts-format"))
     o->ts_format = g->ts_format;
-  if (!_given(call, "frac-digits"))
+  if (!cfg_option_given(call, "frac-digits"))
     o->frac_digits = g->frac_digits;
   if (!o->send_time_zone && (g->send_time_zone || g->time_zone))
     o->send_time_zone = g_strdup(g->send_time_zone ? g->send_time_zone : g->time_zone);
@@ -299,9 +288,9 @@ _zone(TimeZoneInfo **tz, const char *name, const CfgNode *call, const char *opt,
   *tz = tz_get(name, &zerr);
   if (*tz)
     return true;
-  const CfgNode *o = _given(call, opt);
+  const CfgNode *o = cfg_option_given(call, opt);
   if (!o && alias)
-    o = _given(call, alias);
+    o = cfg_option_given(call, alias);
   cfg_error_set(err, o ? &o->loc : &call->loc, "%s(): unknown time zone '%s': %s", call->name, name,
                 zerr ? zerr : "not a zone");
   return false;
@@ -328,7 +317,7 @@ _setup_templates(FileDest *d, const CfgNode *call, const LogDriverContext *ctx, 
   bool ok = true;
   if (d->o.template_text)
     {
-      const CfgNode *o = _given(call, "template");
+      const CfgNode *o = cfg_option_given(call, "template");
       ok = _resolve_template(d, d->o.template_text, ctx, o ? &o->loc : &call->loc, err);
     }
   else if (ctx->global && ctx->global->file_template)
@@ -358,7 +347,7 @@ _setup_path(FileDest *d, const CfgNode *call, CfgError *err)
   d->path_is_literal = log_template_is_literal(d->path);
   if (d->o.symlink_as && !d->o.symlink_as[0])
     {
-      const CfgNode *o = _given(call, "symlink-as");
+      const CfgNode *o = cfg_option_given(call, "symlink-as");
       cfg_error_set(err, o ? &o->loc : &call->loc, "%s(): symlink-as() needs a path", call->name);
       return false;
     }

@@ -177,7 +177,7 @@ _kmsg_new(FileSource *s, const CfgNode *call, const LogDriverContext *ctx, CfgEr
   static const char *const framing_options[] = { "multi-line-mode", "multi-line-prefix", "multi-line-garbage",
                                                  "multi-line-suffix", "multi-line-timeout", "pad-size" };
   for (size_t i = 0; i < G_N_ELEMENTS(framing_options); i++)
-    if (log_source_option_given(call, framing_options[i]))
+    if (cfg_option_given(call, framing_options[i]))
       {
         cfg_error_set(err, &call->loc,
                       "file(): %s() does not go with format('linux-kmsg'): the kernel's records are whole",

@@ -348,7 +348,7 @@ static const LogSourceOps pipe_source_ops = { _pipe_start, _pipe_stop, _pipe_fre
 static void
 _inherit(PipeSourceOptions *o, const CfgNode *call, const CfgGlobalOptions *g)
 {
-  if (!log_source_option_given(call, "create-dirs"))
+  if (!cfg_option_given(call, "create-dirs"))
     o->create_dirs = g->create_dirs;
   file_perm_inherit(&o->owner, &o->group, &o->perm, &o->dir_owner, &o->dir_group, &o->dir_perm, g);
 }

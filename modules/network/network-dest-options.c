@@ -104,17 +104,6 @@ static const CfgOption net_dest_unix_options[] = {
 static const char *const driver_names[] = { "network", "syslog", "tcp", "udp", "tcp6", "udp6", "unix-stream",
                                             "unix-dgram" };
 
-/* The last option call named name among call's children, or NULL. */
-static const CfgNode *
-_given(const CfgNode *call, const char *name)
-{
-  const CfgNode *found = NULL;
-  for (size_t i = 0; call && i < call->n_children; i++)
-    if (call->children[i]->kind == CFG_NODE_CALL && cfg_name_equal(call->children[i]->name, name))
-      found = call->children[i];
-  return found;
-}
-
 /* template("x"): the template {} block named x when there is one (with its
  * template-escape()), else x itself, as syslog-ng reads it. */
 static bool
@@ -159,9 +148,9 @@ static bool
 _setup_templates(NetDest *d, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
   const CfgGlobalOptions *g = ctx->global;
-  if (g && !_given(call, "ts-format"))
+  if (g && !cfg_option_given(call, "ts-format"))
     d->o.ts_format = g->ts_format;
-  if (g && !_given(call, "frac-digits"))
+  if (g && !cfg_option_given(call, "frac-digits"))
     d->o.frac_digits = g->frac_digits;
   if (g && !d->o.send_time_zone && (g->send_time_zone || g->time_zone))
     d->o.send_time_zone = g_strdup(g->send_time_zone ? g->send_time_zone : g->time_zone);
@@ -180,9 +169,9 @@ _setup_templates(NetDest *d, const CfgNode *call, const LogDriverContext *ctx, C
       d->topts.send_tz = tz_get(d->o.send_time_zone, &zerr);
       if (!d->topts.send_tz)
         {
-          const CfgNode *o = _given(call, "send-time-zone");
+          const CfgNode *o = cfg_option_given(call, "send-time-zone");
           if (!o)
-            o = _given(call, "time-zone");
+            o = cfg_option_given(call, "time-zone");
           cfg_error_set(err, o ? &o->loc : &call->loc, "%s(): unknown time zone '%s': %s", d->super.driver,
                         d->o.send_time_zone, zerr ? zerr : "not a zone");
           return false;
@@ -191,7 +180,7 @@ _setup_templates(NetDest *d, const CfgNode *call, const LogDriverContext *ctx, C
   bool ok = true;
   if (d->o.template_text)
     {
-      const CfgNode *o = _given(call, "template");
+      const CfgNode *o = cfg_option_given(call, "template");
       ok = _compile_template(d, d->o.template_text, ctx, o ? &o->loc : &call->loc, err);
     }
   else if (g && g->proto_template && d->format == NET_FMT_RFC3164)
@@ -233,7 +222,7 @@ _setup_target(NetDest *d, const CfgNode *call, CfgError *err)
     {
       if (!**s)
         {
-          const CfgNode *f = _given(call, "failover");
+          const CfgNode *f = cfg_option_given(call, "failover");
           cfg_error_set(err, f ? &f->loc : &call->loc, "%s(): failover(servers()) has an empty server name",
                         d->super.driver);
           g_ptr_array_add(all, NULL);
@@ -245,8 +234,8 @@ _setup_target(NetDest *d, const CfgNode *call, CfgError *err)
   d->n_servers = (int) all->len;
   g_ptr_array_add(all, NULL);
   d->servers = (char **) g_ptr_array_free(all, FALSE);
-  const CfgNode *fo = _given(call, "failover");
-  d->failback = fo && _given(fo, "failback");
+  const CfgNode *fo = cfg_option_given(call, "failover");
+  d->failback = fo && cfg_option_given(fo, "failback");
   d->probe_interval = d->o.failover.failback.tcp_probe_interval;
   d->probes_required = d->o.failover.failback.successful_probes_required;
   if (fo && d->n_servers < 2)
@@ -270,7 +259,7 @@ _setup_transport(NetDest *d, const CfgNode *call, CfgError *err)
     case NET_DEST_UDP6:
       if (t != NET_DEST_TRANSPORT_UNSET)
         {
-          cfg_error_set(err, &_given(call, "transport")->loc, "%s() takes no transport(); use network()",
+          cfg_error_set(err, &cfg_option_given(call, "transport")->loc, "%s() takes no transport(); use network()",
                         d->super.driver);
           return false;
         }
@@ -279,7 +268,7 @@ _setup_transport(NetDest *d, const CfgNode *call, CfgError *err)
     case NET_DEST_SYSLOG:
       if (t == NET_DEST_TRANSPORT_FRAMED)
         {
-          cfg_error_set(err, &_given(call, "transport")->loc,
+          cfg_error_set(err, &cfg_option_given(call, "transport")->loc,
                         "syslog() takes transport(tcp), transport(udp) or transport(tls)");
           return false;
         }
@@ -297,7 +286,7 @@ _setup_transport(NetDest *d, const CfgNode *call, CfgError *err)
     {
       if (proto == 4)
         {
-          cfg_error_set(err, &_given(call, "ip-protocol")->loc, "%s() is IPv6 only", d->super.driver);
+          cfg_error_set(err, &cfg_option_given(call, "ip-protocol")->loc, "%s() is IPv6 only", d->super.driver);
           return false;
         }
       proto = 6;
@@ -309,7 +298,7 @@ _setup_transport(NetDest *d, const CfgNode *call, CfgError *err)
                                                                  : "601");
   if (d->failback && !d->stream)
     {
-      cfg_error_set(err, &_given(call, "failover")->loc,
+      cfg_error_set(err, &cfg_option_given(call, "failover")->loc,
                     "%s(): failback() probes servers with TCP connections; it needs transport(tcp)",
                     d->super.driver);
       return false;
@@ -323,7 +312,7 @@ _setup_transport(NetDest *d, const CfgNode *call, CfgError *err)
 static bool
 _setup_tls(NetDest *d, const CfgNode *call, CfgError *err)
 {
-  const CfgNode *tls = _given(call, "tls");
+  const CfgNode *tls = cfg_option_given(call, "tls");
   if (tls && (d->is_unix || !d->stream))
     {
       cfg_error_set(err, &tls->loc, "%s(): tls() options specified for a transport that doesn't allow TLS encryption",

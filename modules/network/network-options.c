@@ -265,7 +265,7 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
    * for one on a unix socket unless flags(expect-hostname) asks */
   if (s->is_unix && !log_source_has_flag(&s->o.src, "expect-hostname"))
     ro->parse.flags &= ~(uint32_t) MF_EXPECT_HOSTNAME;
-  s->create_dirs = log_source_option_given(call, "create-dirs") ? s->o.create_dirs : ctx->global->create_dirs;
+  s->create_dirs = cfg_option_given(call, "create-dirs") ? s->o.create_dirs : ctx->global->create_dirs;
   s->dir_perm = ctx->global->dir_perm >= 0 ? (int) ctx->global->dir_perm : 0700;
   if (!log_source_resolve(&s->base, &s->o.src, call, ctx, s->is_unix, s->transport_name, err))
     return false;

@@ -213,7 +213,7 @@ _regex_flags(uint32_t option_flags)
 static bool
 _compile_patterns(RegexpParser *self, const RegexpOptions *o, const CfgNode *call, CfgError *err)
 {
-  const CfgNode *opt = parser_option_find(call, "patterns");
+  const CfgNode *opt = cfg_option_given(call, "patterns");
   size_t n = o->patterns ? g_strv_length(o->patterns) : 0;
   if (n == 0)
     {

@@ -649,7 +649,7 @@ _journal_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
       _journal_free(&s->base.super);
       return NULL;
     }
-  if (s->o.directory && log_source_option_given(call, "namespace"))
+  if (s->o.directory && cfg_option_given(call, "namespace"))
     {
       cfg_error_set(err, &call->loc, "systemd-journal(): directory() and namespace() cannot be used together");
       _journal_free(&s->base.super);

@@ -175,7 +175,7 @@ _setup(DateParser *self, DateParserOptions *o, const CfgNode *call, CfgError *er
 {
   if (o->formats && !o->formats[0])
     {
-      const CfgNode *opt = parser_option_find(call, "format");
+      const CfgNode *opt = cfg_option_given(call, "format");
       cfg_error_set(err, opt ? &opt->loc : &call->loc, "%s(): format() needs at least one format", call->name);
       return false;
     }
@@ -184,7 +184,7 @@ _setup(DateParser *self, DateParserOptions *o, const CfgNode *call, CfgError *er
       const char *why = date_format_check(*fmt);
       if (why)
         {
-          const CfgNode *opt = parser_option_find(call, "format");
+          const CfgNode *opt = cfg_option_given(call, "format");
           cfg_error_set(err, opt ? &opt->loc : &call->loc, "%s(): format \"%s\" %s", call->name, *fmt, why);
           return false;
         }

@@ -23,6 +23,16 @@ cfg_name_equal(const char *a, const char *b)
   return *a == *b;
 }
 
+const CfgNode *
+cfg_option_given(const CfgNode *call, const char *name)
+{
+  const CfgNode *found = NULL;
+  for (size_t i = 0; call && i < call->n_children; i++)
+    if (call->children[i]->kind == CFG_NODE_CALL && cfg_name_equal(call->children[i]->name, name))
+      found = call->children[i];
+  return found;
+}
+
 size_t
 cfg_name_distance(const char *a, const char *b)
 {
