@@ -80,7 +80,22 @@ struct LogSourceDriver
    * each may hold a descriptor, and the daemon warns when they add up to
    * more than its descriptor limit allows. */
   int max_connections;
+  /* A driver that reads one address through several sockets
+   * (udp-balancer()): one "processed" row per socket, at every stats
+   * level, with its own instance ("AF_INET(127.0.0.1:514)#2").  Set at
+   * start, kept until the driver is freed; NULL: none. */
+  struct LogSourceListenerStat *listener_stats;
+  int n_listener_stats;
 };
+
+/* A row of LogSourceDriver.listener_stats: processed is counted by the
+ * one worker that reads the socket (rows are far enough apart that two
+ * counters never share a cache line). */
+typedef struct LogSourceListenerStat
+{
+  char instance[200];
+  atomic_uint_least64_t processed;
+} LogSourceListenerStat;
 
 typedef struct LogDestDriver LogDestDriver;
 
