@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Datagram sources (udp, udp6, network(transport(udp)), syslog(transport(udp)),
- * unix-dgram): one bound socket, read by one LogReader on one worker.  Each
- * datagram is one message; its sender's address is its SOURCEIP.  With
- * flow control the whole log-iw-size is the reader's window: a full window
- * stops reading and the kernel's receive buffer (so-rcvbuf) takes the rest,
- * as with syslog-ng.
+ * unix-dgram, udp-balancer): each bound socket is read by one LogReader
+ * on one worker (a NetDgramListener).  udp() and the others have one;
+ * udp-balancer() has listeners() sockets in one so-reuseport() group,
+ * each on the worker it was given, and the reuseport program of
+ * contrib/bpf attached to the group picks the socket of each datagram
+ * (network-ebpf.c).  Each datagram is one message; its sender's address
+ * is its SOURCEIP.  With flow control the whole log-iw-size is each
+ * reader's window: a full window stops reading and the kernel's receive
+ * buffer (so-rcvbuf) takes the rest, as with syslog-ng.
  */
 #include "network.h"
 
@@ -18,29 +22,31 @@
 static void
 _dgram_deliver(LogMsg *msg, void *user_data)
 {
-  NetSource *s = user_data;
-  net_source_deliver(s, msg, &s->dgram_peer);
+  NetDgramListener *l = user_data;
+  if (l->stat)
+    atomic_fetch_add_explicit(&l->stat->processed, 1, memory_order_relaxed);
+  net_source_deliver(l->s, msg, &l->peer);
 }
 
 static void
 _dgram_batch_done(void *user_data)
 {
-  NetSource *s = user_data;
-  log_pipeline_flush(s->base.env.pipeline);
-  log_source_warn_truncated(&s->base, s->dgram_reader, &s->dgram_warned, "local", s->local_name, NULL, NULL);
+  NetDgramListener *l = user_data;
+  log_pipeline_flush(l->s->base.env.pipeline);
+  log_source_warn_truncated(&l->s->base, l->reader, &l->warned, "local", l->s->local_name, NULL, NULL);
 }
 
 static void
 _dgram_closed(LogReader *r, int error, const char *reason, void *user_data)
 {
   /* a datagram socket only ends on a hard error: say so, stop reading it */
-  NetSource *s = user_data;
-  log_pipeline_flush(s->base.env.pipeline);
-  sluice_log(SLUICE_LOG_ERROR, "Error reading datagram socket, closing it", "local", s->local_name, "error",
+  NetDgramListener *l = user_data;
+  log_pipeline_flush(l->s->base.env.pipeline);
+  sluice_log(SLUICE_LOG_ERROR, "Error reading datagram socket, closing it", "local", l->s->local_name, "error",
              reason, NULL);
   log_reader_free(r);
-  s->dgram_reader = NULL;
-  worker_stream_removed(s->dgram_worker);
+  l->reader = NULL;
+  worker_stream_removed(l->worker);
 }
 
 static const LogReaderCallbacks dgram_callbacks = { _dgram_deliver, _dgram_batch_done, _dgram_closed };
@@ -48,50 +54,159 @@ static const LogReaderCallbacks dgram_callbacks = { _dgram_deliver, _dgram_batch
 static void
 _dgram_start_job(void *arg)
 {
-  NetSource *s = arg;
-  log_reader_start(s->dgram_reader);
+  NetDgramListener *l = arg;
+  log_reader_start(l->reader);
 }
 
 static void
 _dgram_stop_job(void *arg)
 {
-  NetSource *s = arg;
-  if (!s->dgram_reader)
+  NetDgramListener *l = arg;
+  if (!l->reader)
     return;
-  log_pipeline_flush(s->base.env.pipeline);
+  log_pipeline_flush(l->s->base.env.pipeline);
   /* datagrams not read yet wait in the socket for the next configuration */
   LogFramer framer;
-  int fd = log_reader_detach(s->dgram_reader, &framer);
+  int fd = log_reader_detach(l->reader, &framer);
   log_framer_deinit(&framer);
-  net_release_socket(s, fd);
-  s->dgram_reader = NULL;
-  worker_stream_removed(s->dgram_worker);
+  net_release_socket(l->s, fd);
+  l->reader = NULL;
+  worker_stream_removed(l->worker);
+}
+
+/* udp-balancer(): the program for n listeners, and a stats row each */
+static bool
+_balancer_prepare(NetSource *s, int n, char **error)
+{
+  s->ebpf = net_ebpf_load(NET_EBPF_SELECT, s->o.balance, n, s->base.location, error);
+  if (!s->ebpf)
+    return false;
+  if (s->base.super.n_listener_stats != n)
+    {
+      g_free(s->base.super.listener_stats);
+      s->base.super.listener_stats = g_new0(LogSourceListenerStat, n);
+      s->base.super.n_listener_stats = n;
+    }
+  for (int i = 0; i < n; i++)
+    atomic_store(&s->base.super.listener_stats[i].processed, 0);
+  return true;
+}
+
+/* Sockets opened before a failure go back where they came from: to the
+ * handover during a reload (the running configuration may take them
+ * back), else closed. */
+static void
+_release_opened(NetSource *s)
+{
+  for (int i = 0; i < s->n_listeners; i++)
+    {
+      NetDgramListener *l = &s->listeners[i];
+      if (l->reader)
+        {
+          LogFramer framer;
+          int fd = log_reader_detach(l->reader, &framer);
+          log_framer_deinit(&framer);
+          net_release_socket(s, fd);
+          l->reader = NULL;
+        }
+      else if (l->fd >= 0)
+        net_release_socket(s, l->fd);
+    }
+  free(s->listeners);
+  s->listeners = NULL;
+  s->n_listeners = 0;
+}
+
+static bool
+_open_listener(NetSource *s, NetDgramListener *l, int index, char **error)
+{
+  l->s = s;
+  l->index = index;
+  l->fd = net_open_socket(s, error);
+  if (l->fd < 0)
+    return false;
+  if (s->ebpf)
+    {
+      l->stat = &s->base.super.listener_stats[index];
+      g_snprintf(l->stat->instance, sizeof(l->stat->instance), "%s#%d", s->local_name, index);
+      if (!net_ebpf_set_socket(s->ebpf, index, l->fd, s->local_name, error))
+        return false;
+    }
+  LogReaderOptions ro = s->base.ro;
+  ro.iw_size = s->base.env.flow_control ? (int) s->o.src.log_iw_size : 0;
+  /* created here, started on its worker: nothing polls it before then */
+  l->reader = log_reader_new(l->fd, true, &ro, &dgram_callbacks, l, NULL);
+  if (!l->reader)
+    {
+      *error = g_strdup_printf("%s(): out of memory for the receive buffer", s->base.super.driver);
+      return false;
+    }
+  return true;
 }
 
 bool
 net_dgram_start(NetSource *s, char **error)
 {
-  int fd = net_open_socket(s, error);
-  if (fd < 0)
+  bool balancer = s->kind == NET_UDP_BALANCER;
+  int n = 1;
+  if (balancer)
+    n = s->o.listeners > 0 ? (int) s->o.listeners : worker_pool_size(s->base.env.pool);
+  if (balancer && !_balancer_prepare(s, n, error))
     return false;
-  LogReaderOptions ro = s->base.ro;
-  ro.iw_size = s->base.env.flow_control ? (int) s->o.src.log_iw_size : 0;
-  /* created here, started on its worker: nothing polls it before then */
-  s->dgram_reader = log_reader_new(fd, true, &ro, &dgram_callbacks, s, NULL);
-  if (!s->dgram_reader)
+  s->listeners = calloc((size_t) n, sizeof(*s->listeners));
+  if (!s->listeners)
+    abort();
+  s->n_listeners = n;
+  for (int i = 0; i < n; i++)
+    s->listeners[i].fd = -1;
+  bool ok = true;
+  for (int i = 0; i < n && ok; i++)
+    ok = _open_listener(s, &s->listeners[i], i, error);
+  /* the group is whole: from now on the program picks among the listeners */
+  if (ok && balancer)
+    ok = net_ebpf_attach(s->ebpf, s->listeners[0].fd, s->local_name, error);
+  if (!ok)
     {
-      close(fd);
-      *error = g_strdup_printf("%s(): out of memory for the receive buffer", s->base.super.driver);
+      net_ebpf_clear(s->ebpf, n);
+      net_ebpf_free(s->ebpf);
+      s->ebpf = NULL;
+      _release_opened(s);
       return false;
     }
-  s->dgram_worker = worker_pool_pick(s->base.env.pool);
-  worker_stream_added(s->dgram_worker);
-  worker_post(s->dgram_worker, _dgram_start_job, s);
+  if (balancer)
+    {
+      char count[16];
+      g_snprintf(count, sizeof(count), "%d", n);
+      sluice_log(SLUICE_LOG_DEBUG, "udp-balancer() listening", "local", s->local_name, "listeners", count, NULL);
+    }
+  for (int i = 0; i < n; i++)
+    {
+      NetDgramListener *l = &s->listeners[i];
+      l->worker = worker_pool_pick(s->base.env.pool);
+      worker_stream_added(l->worker);
+      worker_post(l->worker, _dgram_start_job, l);
+    }
   return true;
 }
 
 void
 net_dgram_stop(NetSource *s)
 {
-  worker_run(s->dgram_worker, _dgram_stop_job, s);
+  /* a balancer's group reads by the kernel's hash until the next
+   * configuration attaches its program: the sockets stay open meanwhile
+   * during a reload, so no datagram is lost for it */
+  for (int i = 0; s->kind == NET_UDP_BALANCER && i < s->n_listeners; i++)
+    if (s->listeners[i].reader)
+      {
+        net_ebpf_detach(s->listeners[i].fd, s->local_name);
+        break;
+      }
+  net_ebpf_clear(s->ebpf, s->n_listeners);
+  net_ebpf_free(s->ebpf);
+  s->ebpf = NULL;
+  for (int i = 0; i < s->n_listeners; i++)
+    worker_run(s->listeners[i].worker, _dgram_stop_job, &s->listeners[i]);
+  free(s->listeners);
+  s->listeners = NULL;
+  s->n_listeners = 0;
 }

@@ -2,7 +2,7 @@
 /*
  * The network module's registration table and the driver object all its
  * sources share: network(), syslog(), tcp(), udp(), tcp6(), udp6(),
- * unix-stream() and unix-dgram().  The stream and datagram halves live in
+ * unix-stream(), unix-dgram() and udp-balancer().  The stream and datagram halves live in
  * network-stream.c and network-dgram.c; options in network-options.c.
  */
 #include "modules.h"
@@ -28,6 +28,7 @@ _net_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
   NetSource *s = (NetSource *) d;
   log_source_begin(&s->base, env);
   atomic_store(&s->conns.n, 0);
+  s->rcvbuf_warned = false;
   bool ok = s->stream ? net_stream_start(s, error) : net_dgram_start(s, error);
   s->started = ok;
   if (ok && s->stream)
@@ -66,6 +67,7 @@ _net_free(LogSourceDriver *d)
   net_source_options_free(s);
   net_tls_context_unref(s->tls);
   g_free(s->unix_path);
+  g_free(s->base.super.listener_stats);
   log_source_deinit(&s->base);
   log_source_conns_deinit(&s->conns);
   free(s);
@@ -113,6 +115,7 @@ NET_FACTORY(_tcp6_new, NET_TCP6, net_inet_options)
 NET_FACTORY(_udp6_new, NET_UDP6, net_inet_options)
 NET_FACTORY(_unix_stream_new, NET_UNIX_STREAM, net_unix_stream_options)
 NET_FACTORY(_unix_dgram_new, NET_UNIX_DGRAM, net_unix_dgram_options)
+NET_FACTORY(_udp_balancer_new, NET_UDP_BALANCER, net_udp_balancer_options)
 
 #define NET_DEF(driver_name, table, nargs)                                                                          \
   { .kind = CFG_OBJ_SOURCE, .name = driver_name, .options = table, .struct_size = sizeof(NetSourceOptions),         \
@@ -128,10 +131,12 @@ static const LogDriverFactory unix_stream_factory = { NET_DEF("unix-stream", net
                                                       _unix_stream_new, NULL };
 static const LogDriverFactory unix_dgram_factory = { NET_DEF("unix-dgram", net_unix_dgram_options, 1),
                                                      _unix_dgram_new, NULL };
+static const LogDriverFactory udp_balancer_factory = { NET_DEF("udp-balancer", net_udp_balancer_options, 0),
+                                                       _udp_balancer_new, NULL };
 
 const LogDriverFactory *const network_driver_factories[] = {
   &network_factory, &syslog_factory,      &tcp_factory,        &udp_factory,
-  &tcp6_factory,    &udp6_factory,        &unix_stream_factory, &unix_dgram_factory,
+  &tcp6_factory,    &udp6_factory,        &unix_stream_factory, &unix_dgram_factory, &udp_balancer_factory,
   /* destinations: network-dest-options.c */
   &net_network_dest_factory, &net_syslog_dest_factory, &net_tcp_dest_factory, &net_udp_dest_factory,
   &net_tcp6_dest_factory, &net_udp6_dest_factory, &net_unix_stream_dest_factory, &net_unix_dgram_dest_factory,

@@ -13,6 +13,8 @@
  */
 #include "network.h"
 
+#include "contrib/bpf/sluice-reuseport.h"
+
 #include "sluice-config.h"
 #include "sluice/internal-log.h"
 #include "sluice/msg-format.h"
@@ -25,6 +27,14 @@
 #include <sys/un.h>
 
 #define OFF(field) offsetof(NetSourceOptions, field)
+
+#define NET_NO_EBPF                                                                                                 \
+  "this Sluice was built without libbpf or without clang's BPF target, which compiles contrib/bpf (meson "          \
+  "-Debpf=enabled says which is missing)"
+
+/* balance()'s names are the programs' modes by index */
+_Static_assert(SLUICE_BALANCE_RANDOM == 0 && SLUICE_BALANCE_ROUND_ROBIN == 1 && SLUICE_BALANCE_SENDER == 2,
+               "balance_names");
 
 static const char *const transport_names[] = { "tcp", "udp", "tls", "framed", NULL };
 
@@ -81,30 +91,47 @@ static const CfgOption ebpf_options[] = {
   { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs) },                                     \
   { .name = "optional", .type = CFG_OPT_BOOL, .offset = OFF(optional) }
 
+#define NET_INET_OPTIONS                                                                                            \
+  { .name = "ip", .type = CFG_OPT_STRING, .offset = OFF(ip) },                                                     \
+  { .name = "localip", .type = CFG_OPT_STRING, .offset = OFF(ip) },                                                \
+  { .name = "port", .type = CFG_OPT_STRING, .offset = OFF(port), .check = cfg_check_port },                        \
+  { .name = "localport", .type = CFG_OPT_STRING, .offset = OFF(port), .check = cfg_check_port },                   \
+  { .name = "transport", .type = CFG_OPT_ENUM, .offset = OFF(transport), .def_int = NET_TRANSPORT_UNSET,           \
+    .names = transport_names },                                                                                     \
+  { .name = "ip-protocol", .type = CFG_OPT_INT, .offset = OFF(ip_protocol), .def_int = 4,                          \
+    .check = _check_ip_protocol },                                                                                  \
+  { .name = "so-reuseport", .type = CFG_OPT_BOOL, .offset = OFF(so_reuseport) },                                   \
+  { .name = "ebpf", .type = CFG_OPT_BLOCK, .offset = OFF(ebpf_sockets), .sub = ebpf_options },                     \
+  { .name = "so-keepalive", .type = CFG_OPT_BOOL, .offset = OFF(so_keepalive) },                                   \
+  { .name = "tcp-keepalive-time", .type = CFG_OPT_INT, .offset = OFF(tcp_keepalive_time), .min = 0,                \
+    .max = INT32_MAX },                                                                                             \
+  { .name = "tcp-keepalive-intvl", .type = CFG_OPT_INT, .offset = OFF(tcp_keepalive_intvl), .min = 0,              \
+    .max = INT32_MAX },                                                                                             \
+  { .name = "tcp-keepalive-probes", .type = CFG_OPT_INT, .offset = OFF(tcp_keepalive_probes), .min = 0,            \
+    .max = INT32_MAX },                                                                                             \
+  { .name = "ip-ttl", .type = CFG_OPT_INT, .offset = OFF(ip_ttl), .min = 0, .max = 255 },                          \
+  { .name = "ip-tos", .type = CFG_OPT_INT, .offset = OFF(ip_tos), .min = 0, .max = 255 },                          \
+  { .name = "ip-freebind", .type = CFG_OPT_BOOL, .offset = OFF(ip_freebind) },                                     \
+  { .name = "interface", .type = CFG_OPT_STRING, .offset = OFF(interface) }
+
 const CfgOption net_inet_options[] = {
   NET_READER_OPTIONS,
   NET_STREAM_OPTIONS,
-  { .name = "ip", .type = CFG_OPT_STRING, .offset = OFF(ip) },
-  { .name = "localip", .type = CFG_OPT_STRING, .offset = OFF(ip) },
-  { .name = "port", .type = CFG_OPT_STRING, .offset = OFF(port), .check = cfg_check_port },
-  { .name = "localport", .type = CFG_OPT_STRING, .offset = OFF(port), .check = cfg_check_port },
-  { .name = "transport", .type = CFG_OPT_ENUM, .offset = OFF(transport), .def_int = NET_TRANSPORT_UNSET,
-    .names = transport_names },
-  { .name = "ip-protocol", .type = CFG_OPT_INT, .offset = OFF(ip_protocol), .def_int = 4,
-    .check = _check_ip_protocol },
-  { .name = "so-reuseport", .type = CFG_OPT_BOOL, .offset = OFF(so_reuseport) },
-  { .name = "ebpf", .type = CFG_OPT_BLOCK, .offset = OFF(ebpf_sockets), .sub = ebpf_options },
-  { .name = "so-keepalive", .type = CFG_OPT_BOOL, .offset = OFF(so_keepalive) },
-  { .name = "tcp-keepalive-time", .type = CFG_OPT_INT, .offset = OFF(tcp_keepalive_time), .min = 0,
-    .max = INT32_MAX },
-  { .name = "tcp-keepalive-intvl", .type = CFG_OPT_INT, .offset = OFF(tcp_keepalive_intvl), .min = 0,
-    .max = INT32_MAX },
-  { .name = "tcp-keepalive-probes", .type = CFG_OPT_INT, .offset = OFF(tcp_keepalive_probes), .min = 0,
-    .max = INT32_MAX },
-  { .name = "ip-ttl", .type = CFG_OPT_INT, .offset = OFF(ip_ttl), .min = 0, .max = 255 },
-  { .name = "ip-tos", .type = CFG_OPT_INT, .offset = OFF(ip_tos), .min = 0, .max = 255 },
-  { .name = "ip-freebind", .type = CFG_OPT_BOOL, .offset = OFF(ip_freebind) },
-  { .name = "interface", .type = CFG_OPT_STRING, .offset = OFF(interface) },
+  NET_INET_OPTIONS,
+  { 0 },
+};
+
+/* udp-balancer() takes what udp() takes (the same rows), and
+ * listeners() (syslog-ng PE's name) and balance() (Sluice's: PE documents
+ * no choice of mode) */
+static const char *const balance_names[] = { "random", "round-robin", "sender", NULL };
+
+const CfgOption net_udp_balancer_options[] = {
+  NET_READER_OPTIONS,
+  NET_STREAM_OPTIONS,
+  NET_INET_OPTIONS,
+  { .name = "listeners", .type = CFG_OPT_INT, .offset = OFF(listeners), .def_int = 0, .min = 1, .max = 1024 },
+  { .name = "balance", .type = CFG_OPT_ENUM, .offset = OFF(balance), .def_int = 0, .names = balance_names },
   { 0 },
 };
 
@@ -131,6 +158,7 @@ _table_of(NetKind kind)
     {
     case NET_UNIX_STREAM: return net_unix_stream_options;
     case NET_UNIX_DGRAM: return net_unix_dgram_options;
+    case NET_UDP_BALANCER: return net_udp_balancer_options;
     default: return net_inet_options;
     }
 }
@@ -147,7 +175,8 @@ _transport(NetSource *s)
   switch (s->kind)
     {
     case NET_UDP:
-    case NET_UDP6: return NET_TRANSPORT_UDP;
+    case NET_UDP6:
+    case NET_UDP_BALANCER: return NET_TRANSPORT_UDP;
     case NET_TCP:
     case NET_TCP6: return NET_TRANSPORT_TCP;
     default: return s->o.transport == NET_TRANSPORT_UNSET ? NET_TRANSPORT_TCP : s->o.transport;
@@ -187,7 +216,7 @@ _resolve_ebpf(NetSource *s, const CfgNode *call, CfgError *err)
     return true;
   const char *why = NULL;
   if (!SLUICE_HAVE_EBPF)
-    why = "this Sluice was built without libbpf (meson -Debpf=enabled)";
+    why = NET_NO_EBPF;
   else if (s->o.ebpf_sockets == 0)
     why = "reuseport(sockets(N)) is needed: N is the number of sockets in the so-reuseport() group";
   else if (s->stream)
@@ -198,6 +227,29 @@ _resolve_ebpf(NetSource *s, const CfgNode *call, CfgError *err)
   if (why)
     cfg_error_set(err, &ebpf->loc, "%s(): ebpf(): %s", call->name, why);
   return why == NULL;
+}
+
+/* udp-balancer(): one so-reuseport() group of listeners() sockets on
+ * ip() and port(), balanced by its own program */
+static bool
+_resolve_balancer(NetSource *s, const CfgNode *call, CfgError *err)
+{
+  const char *why = NULL;
+  if (!SLUICE_HAVE_EBPF)
+    why = NET_NO_EBPF;
+  else if (log_source_option_given(call, "ebpf"))
+    why = "takes no ebpf(): it balances its own listeners; balance(random|round-robin|sender) chooses how";
+  else if (log_source_option_given(call, "so-reuseport") && !s->o.so_reuseport)
+    why = "so-reuseport(no) cannot apply: the listeners are one so-reuseport() group";
+  else if (strcmp(s->o.port, "0") == 0)
+    why = "port(0) cannot apply: every listener binds the same port, so name it";
+  if (why)
+    {
+      cfg_error_set(err, &call->loc, "%s(): %s", call->name, why);
+      return false;
+    }
+  s->o.so_reuseport = true;
+  return true;
 }
 
 bool
@@ -234,7 +286,7 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
                              : transport == NET_TRANSPORT_TLS                        ? "6514"
                                                                                      : "601");
     }
-  if (!_resolve_ebpf(s, call, err))
+  if (s->kind == NET_UDP_BALANCER ? !_resolve_balancer(s, call, err) : !_resolve_ebpf(s, call, err))
     return false;
   if (!net_tls_resolve(s, call, transport, err))
     return false;

@@ -26,11 +26,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#if SLUICE_HAVE_EBPF
-#include <bpf/bpf.h>
-#include <linux/bpf.h>
-#endif
-
 void
 net_format_sockaddr(const struct sockaddr *sa, socklen_t len, char *out, size_t out_len)
 {
@@ -195,6 +190,49 @@ _socket_options_strict(NetSource *s, int fd, char **error)
   return true;
 }
 
+/* net.core.rmem_max, or -1 when it cannot be read */
+static long long
+_rmem_max(void)
+{
+  long long v = -1;
+  FILE *f = fopen("/proc/sys/net/core/rmem_max", "r");
+  if (f)
+    {
+      if (fscanf(f, "%lld", &v) != 1)
+        v = -1;
+      fclose(f);
+    }
+  return v;
+}
+
+/* A receive buffer the kernel capped is logged once per start of the
+ * source (a udp-balancer() sets it on each of its sockets), with the
+ * sysctl that lifts the cap when so-rcvbuf() is past net.core.rmem_max. */
+static void
+_check_rcvbuf(NetSource *s, int fd)
+{
+  int got = 0;
+  socklen_t gl = sizeof(got);
+  long long max = _rmem_max();
+  /* compared as syslog-ng compares it (Linux reports twice what it
+   * grants), with its words: operators look for them */
+  bool capped = getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &gl) == 0 && got < s->o.so_rcvbuf;
+  if (s->rcvbuf_warned || !(capped || (max >= 0 && s->o.so_rcvbuf > max)))
+    return;
+  s->rcvbuf_warned = true;
+  char want[32], have[32], limit[32], fix[64];
+  snprintf(want, sizeof(want), "%lld", (long long) s->o.so_rcvbuf);
+  snprintf(have, sizeof(have), "%d", got);
+  snprintf(limit, sizeof(limit), "%lld", max);
+  snprintf(fix, sizeof(fix), "sysctl -w net.core.rmem_max=%lld", (long long) s->o.so_rcvbuf);
+  bool past = max >= 0 && s->o.so_rcvbuf > max;
+  /* the pairs end at the first NULL key: rmem_max and fix only when past */
+  sluice_log(SLUICE_LOG_WARNING,
+             "The kernel refused to set the receive buffer (SO_RCVBUF) to the requested size, you probably "
+             "need to adjust buffer related kernel parameters",
+             "so_rcvbuf", want, "so_rcvbuf_set", have, past ? "rmem_max" : NULL, limit, "fix", fix, NULL);
+}
+
 static void
 _socket_options(NetSource *s, int fd)
 {
@@ -214,20 +252,7 @@ _socket_options(NetSource *s, int fd)
   if (s->o.so_rcvbuf > 0)
     {
       _set_int_opt(fd, SOL_SOCKET, SO_RCVBUF, (int) s->o.so_rcvbuf);
-      int got = 0;
-      socklen_t gl = sizeof(got);
-      /* compared as syslog-ng compares it (Linux reports twice what it
-       * grants), with its words: operators look for them */
-      if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &gl) == 0 && got < s->o.so_rcvbuf)
-        {
-          char want[32], have[32];
-          snprintf(want, sizeof(want), "%lld", (long long) s->o.so_rcvbuf);
-          snprintf(have, sizeof(have), "%d", got);
-          sluice_log(SLUICE_LOG_WARNING,
-                     "The kernel refused to set the receive buffer (SO_RCVBUF) to the requested size, you probably "
-                     "need to adjust buffer related kernel parameters",
-                     "so_rcvbuf", want, "so_rcvbuf_set", have, NULL);
-        }
+      _check_rcvbuf(s, fd);
     }
 }
 
@@ -299,55 +324,21 @@ _adopt_socket(NetSource *s, char **error)
  * its own choosing, so one busy sender (a relay) is read on N workers; the
  * order between them is lost, as anywhere on UDP.
  *
- * The program is written as its three instructions, not compiled from C
- * (clang's BPF target and a skeleton at build time, for three
- * instructions): a random number modulo N is the index of the socket in
- * the group; past the group's end (fewer than N sockets bound) the kernel
- * falls back to its hash.  The kernel keeps the program with the group,
- * not with this socket: the source that attached it takes it off when it
- * stops, and the next configuration attaches its own. */
+ * The program is sluice_index of contrib/bpf/sluice-reuseport.bpf.c (a
+ * socket filter whose value is the index of the socket in the group, in
+ * bind order; past the group's end, with fewer than N sockets bound, the
+ * kernel falls back to its hash): the sources of such a group do not know
+ * each other's sockets, so udp-balancer()'s socket array cannot be filled
+ * here.  The kernel keeps the program with the group, not with this
+ * socket: the source that attached it takes it off when it stops, and the
+ * next configuration attaches its own. */
 static bool
 _ebpf_attach(NetSource *s, int fd, char **error)
 {
-#if SLUICE_HAVE_EBPF
-  const struct bpf_insn prog[] = {
-    { .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_get_prandom_u32 },
-    { .code = BPF_ALU | BPF_MOD | BPF_K, .dst_reg = BPF_REG_0, .imm = (int32_t) s->o.ebpf_sockets },
-    { .code = BPF_JMP | BPF_EXIT },
-  };
-  int pfd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "sluice_reuseport", "GPL", prog, G_N_ELEMENTS(prog), NULL);
-  if (pfd < 0)
-    {
-      *error = _errno_error(errno == EPERM ? "Error loading the ebpf(reuseport()) program (root or CAP_BPF is needed)"
-                                           : "Error loading the ebpf(reuseport()) program",
-                            s->local_name, errno);
-      return false;
-    }
-  int rc = setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_EBPF, &pfd, sizeof(pfd));
-  int err = errno;
-  close(pfd);
-  if (rc < 0)
-    {
-      *error = _errno_error("Error attaching the ebpf(reuseport()) program", s->local_name, err);
-      return false;
-    }
-  return true;
-#else
-  /* refused with the configuration (net_source_resolve) */
-  *error = g_strdup("ebpf() needs a Sluice built with libbpf");
-  return false;
-#endif
-}
-
-static void
-_ebpf_detach(NetSource *s, int fd)
-{
-  int unused = 0;
-  /* ENOENT: another source of the group with ebpf() took it off first */
-  if (s->o.ebpf_sockets > 0 && setsockopt(fd, SOL_SOCKET, SO_DETACH_REUSEPORT_BPF, &unused, sizeof(unused)) < 0
-      && errno != ENOENT)
-    sluice_log(SLUICE_LOG_WARNING, "Error detaching the ebpf(reuseport()) program", "addr", s->local_name, "error",
-               g_strerror(errno), NULL);
+  NetEbpf *e = net_ebpf_load(NET_EBPF_INDEX, 0, (int) s->o.ebpf_sockets, s->local_name, error);
+  bool ok = e && net_ebpf_attach(e, fd, s->local_name, error);
+  net_ebpf_free(e);
+  return ok;
 }
 
 int
@@ -388,7 +379,8 @@ net_open_socket(NetSource *s, char **error)
 void
 net_release_socket(NetSource *s, int fd)
 {
-  _ebpf_detach(s, fd);
+  if (s->o.ebpf_sockets > 0)
+    net_ebpf_detach(fd, s->local_name);
   if (handover_active())
     handover_put_socket(s->handover_key, fd, s->is_unix ? s->unix_path : NULL, s->o.persist_name);
   else

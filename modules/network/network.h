@@ -49,6 +49,7 @@ typedef enum NetKind
   NET_UDP6,
   NET_UNIX_STREAM,
   NET_UNIX_DGRAM,
+  NET_UDP_BALANCER,   /* udp-balancer(): listeners() sockets in one so-reuseport() group */
 } NetKind;
 
 /* transport(): indexes into net_transport_names */
@@ -75,6 +76,8 @@ typedef struct NetSourceOptions
   int64_t so_rcvbuf;
   bool so_reuseport;
   int64_t ebpf_sockets;     /* ebpf(reuseport(sockets(N))); 0: not given */
+  int64_t listeners;        /* udp-balancer(): 0: one per I/O worker */
+  int balance;              /* udp-balancer(): SLUICE_BALANCE_* (contrib/bpf/sluice-reuseport.h) */
   bool so_keepalive;
   int64_t so_sndbuf;
   bool so_broadcast;
@@ -100,10 +103,28 @@ typedef struct NetSourceOptions
 extern const CfgOption net_inet_options[];
 extern const CfgOption net_unix_stream_options[];
 extern const CfgOption net_unix_dgram_options[];
+extern const CfgOption net_udp_balancer_options[];
 
 /* A configured source driver. */
 typedef struct NetSource NetSource;
 typedef struct NetConn NetConn;
+typedef struct NetEbpf NetEbpf;
+
+/* One socket of a datagram source and its reader: udp() and the other
+ * datagram sources have one, udp-balancer() listeners() of them, each on
+ * the worker it was given for its life.  stat is its row in the driver's
+ * listener_stats (udp-balancer() only; NULL otherwise). */
+typedef struct NetDgramListener
+{
+  NetSource *s;
+  int index;
+  int fd;
+  LogReader *reader;
+  bool warned;              /* a truncation was logged */
+  LogSourcePeer peer;       /* worker's */
+  Worker *worker;
+  LogSourceListenerStat *stat;
+} NetDgramListener;
 
 struct NetSource
 {
@@ -125,10 +146,10 @@ struct NetSource
   /* running */
   char local_name[160];     /* "AF_INET(127.0.0.1:514)" */
   char handover_key[176];   /* "stream:" or "dgram:" + the configured address */
-  LogReader *dgram_reader;
-  bool dgram_warned;        /* a truncation was logged */
-  LogSourcePeer dgram_peer;   /* dgram_worker's */
-  Worker *dgram_worker;
+  NetDgramListener *listeners; /* datagram sources: n_listeners of them */
+  int n_listeners;
+  NetEbpf *ebpf;            /* udp-balancer(): its program and socket array, while it runs */
+  bool rcvbuf_warned;       /* a capped so-rcvbuf() was logged since the start */
   LogSourceConns conns;     /* the listener and its NetConns (stream sources) */
   bool started;
 };
@@ -155,6 +176,26 @@ void net_format_sockaddr(const struct sockaddr *sa, socklen_t len, char *out, si
 int net_open_socket(NetSource *s, char **error);
 /* Done with the socket of s: handed over during a reload, else closed. */
 void net_release_socket(NetSource *s, int fd);
+
+/* network-ebpf.c: the programs of contrib/bpf/sluice-reuseport.bpf.c */
+typedef enum NetEbpfKind
+{
+  NET_EBPF_SELECT, /* SK_REUSEPORT over a socket array: udp-balancer() */
+  NET_EBPF_INDEX,  /* SOCKET_FILTER returning an index (random): ebpf(reuseport(sockets(N))) */
+} NetEbpfKind;
+/* Load one program for a group of n_sockets in mode (SLUICE_BALANCE_*);
+ * NULL with *error (g_free) naming addr.  Without eBPF support: NULL. */
+NetEbpf *net_ebpf_load(NetEbpfKind kind, int mode, int n_sockets, const char *addr, char **error);
+/* NET_EBPF_SELECT: fd is the socket at slot. */
+bool net_ebpf_set_socket(NetEbpf *e, int slot, int fd, const char *addr, char **error);
+/* Attach the program to the so-reuseport() group of fd. */
+bool net_ebpf_attach(NetEbpf *e, int fd, const char *addr, char **error);
+/* Take the first n_sockets slots out of the socket array. */
+void net_ebpf_clear(NetEbpf *e, int n_sockets);
+/* The group keeps an attached program: this frees only our handles. */
+void net_ebpf_free(NetEbpf *e);
+/* Take the program off the group of fd (quiet when there is none). */
+void net_ebpf_detach(int fd, const char *addr);
 
 /* network-stream.c */
 bool net_stream_start(NetSource *s, char **error);
