@@ -429,6 +429,62 @@ Test(network, ebpf_reuseport_spreads_one_senders_datagrams_over_the_group)
   g_free(src);
 }
 
+/* udp-balancer(): every udp() option, listeners() and balance(); refused
+ * with the reason for what cannot apply to a group it balances itself */
+Test(network, udp_balancer_configurations)
+{
+#if SLUICE_HAVE_EBPF
+  Run r;
+  CfgError err = { 0 };
+  const char *text = "@version: 3.38\nsource s { udp-balancer(ip(127.0.0.1) port(20514) listeners(4) "
+                     "balance(sender) so-rcvbuf(1048576) so-reuseport(yes) log-iw-size(1000) log-fetch-limit(50) "
+                     "keep-hostname(yes) flags(no-parse) persist-name(\"bal\") ip-tos(16) "
+                     "program-override(\"x\")); udp-balancer(balance(round-robin)); udp-balancer(); };\n"
+                     "destination d { rec(); }; log { source(s); destination(d); };";
+  cr_assert_not_null(run_build(&r, text, &err), "%s", err.message);
+  run_free(&r);
+  expect_config_error("source s { udp-balancer(listeners(0)); };", "listeners(0) is out of range");
+  expect_config_error("source s { udp-balancer(listeners(5000)); };", "listeners(5000) is out of range");
+  expect_config_error("source s { udp-balancer(balance(hash)); };", "unknown value 'hash' for option 'balance'");
+  expect_config_error("source s { udp-balancer(ebpf(reuseport(sockets(2)))); };",
+                      "udp-balancer(): takes no ebpf(): it balances its own listeners");
+  expect_config_error("source s { udp-balancer(so-reuseport(no)); };",
+                      "udp-balancer(): so-reuseport(no) cannot apply");
+  expect_config_error("source s { udp-balancer(port(0)); };", "between 1 and 65535");
+  expect_config_error("source s { udp-balancer(transport(tcp)); };", "udp-balancer() takes no transport()");
+  expect_config_error("source s { udp(balance(sender)); };", "unknown option 'balance'");
+#else
+  expect_config_error("source s { udp-balancer(listeners(2)); };",
+                      "udp-balancer(): this Sluice was built without libbpf or without clang's BPF target");
+#endif
+}
+
+/* udp-balancer(listeners(3)): every datagram of several senders arrives,
+ * and one so-rcvbuf() past net.core.rmem_max is reported once for the
+ * three sockets, with the sysctl that lifts the cap */
+Test(network, udp_balancer_receives_every_datagram)
+{
+  skip_without_bpf();
+  Run r;
+  int port = free_port(SOCK_DGRAM);
+  char *src = g_strdup_printf("source s { udp-balancer(ip(127.0.0.1) port(%d) listeners(3) balance(sender) "
+                              "so-rcvbuf(1073741824)); };",
+                              port);
+  run_start(&r, src, NULL);
+  for (int i = 0; i < 5; i++)
+    send_from_one_socket(port, 40, i * 40);
+  wait_count(200);
+  wait_event("so_rcvbuf='1073741824'", 1);
+  char *ev = g_strdup(events->str);
+  char *got = run_finish(&r);
+  cr_assert_eq(count_of(got, "|13|"), 200, "%s", got);
+  cr_assert_eq(count_of(ev, "so_rcvbuf='1073741824'"), 1, "%s", ev);
+  cr_assert(strstr(ev, "fix='sysctl -w net.core.rmem_max=1073741824'"), "%s", ev);
+  g_free(ev);
+  g_free(got);
+  g_free(src);
+}
+
 Test(network, tcp6_and_udp6_on_the_ipv6_loopback)
 {
   int probe = socket(AF_INET6, SOCK_STREAM, 0);

@@ -1,0 +1,131 @@
+#!/bin/sh
+# udp-balancer(listeners(4)) on loopback, its per-listener counters read
+# with sluice-ctl stats:
+#  - balance(sender): eight senders, one after another; each sender's
+#    datagrams all reach one listener (its counter alone grows by the
+#    sender's count) and the file has them in order; the senders spread
+#    over more than one listener;
+#  - balance(random) and balance(round-robin), after a reload each: one
+#    sender's datagrams spread over more than one listener;
+#  - a reload (SIGHUP) while a sender sends 3000 datagrams at a modest
+#    rate loses none of them.
+# Skipped (77) where this process may not load an eBPF program.
+# Usage: udp-balancer.sh SLUICE SLUICE_CTL
+. "$(dirname "$0")/lib.sh"
+sluice=$1 ctl=$2
+send="python3 $(dirname "$0")/udp-send.py"
+set -- $(free_ports udp)
+port=$1
+out=$work/out.log
+
+conf() {
+  cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+options { stats-freq(0); };
+source s { udp-balancer(ip(127.0.0.1) port($port) listeners(4) balance($1)); };
+destination d { file("$out" template("\${MSG}\n")); };
+log { source(s); destination(d); };
+EOF2
+}
+
+conf sender
+"$sluice" -F -v -f "$work/sluice.conf" -p "$work/pid" -c "$work/ctl" >"$work/sluice.log" 2>&1 &
+pid=$!
+i=0
+until grep -q "starting up" "$work/sluice.log" 2>/dev/null; do
+  if ! kill -0 "$pid" 2>/dev/null; then
+    pid=
+    if grep -q "Error loading the udp-balancer() program.*Operation not permitted" "$work/sluice.log"; then
+      echo "udp-balancer: skipped, no eBPF here: $(tail -1 "$work/sluice.log")"
+      exit 77
+    fi
+    fail "sluice did not start"
+  fi
+  i=$((i + 1))
+  [ $i -lt 100 ] || fail "sluice did not start"
+  sleep 0.1
+done
+
+lines() { cat "$out" 2>/dev/null | wc -l; }
+# wait_total N: until the file has N lines (30 s at most)
+wait_total() {
+  _w=0
+  while [ "$(lines)" -lt "$1" ]; do
+    _w=$((_w + 1))
+    [ $_w -lt 300 ] || fail "$(lines) of $1 lines"
+    sleep 0.1
+  done
+}
+# the four listeners' counters, "#0 #1 #2 #3" in order
+counters() {
+  "$ctl" -c "$work/ctl" stats | awk -F';' -v p="AF_INET(127.0.0.1:$port)#" '
+    $1 == "src.udp-balancer" && index($3, p) == 1 { n[substr($3, length(p) + 1)] = $6; k++ }
+    END { if (k != 4) exit 1; print n[0], n[1], n[2], n[3] }' || fail "no four listener rows in the stats"
+}
+
+# balance(sender)
+total=0 used=
+for k in 1 2 3 4 5 6 7 8; do
+  before=$(counters)
+  $send "$port" "snd$k" 50 2000 || fail "sender $k"
+  total=$((total + 50))
+  wait_total $total
+  after=$(counters)
+  # the one listener whose counter grew, and by exactly 50
+  grew=$(echo "$before $after" | awk '{ g = ""; for (i = 1; i <= 4; i++) if ($(i + 4) != $i) g = g " " (i - 1) ":" ($(i + 4) - $i); print g }')
+  case "$grew" in
+    " "[0-3]":50") ;;
+    *) fail "sender $k: counters before '$before', after '$after'" ;;
+  esac
+  used="$used ${grew%:50}"
+  seqs=$(grep "^snd$k " "$out" | sed 's/.*seq=//' | tr '\n' ' ')
+  [ "$seqs" = "$(seq 0 49 | tr '\n' ' ')" ] || fail "sender $k out of order: $seqs"
+done
+distinct=$(echo $used | tr ' ' '\n' | sort -u | wc -l)
+# eight senders on one listener of four by chance: 4 * (1/4)^8, about 6e-5
+[ "$distinct" -ge 2 ] || fail "balance(sender): all eight senders on listener $used"
+echo "udp-balancer: sender: eight senders in order, each on one listener:$used"
+
+# reload: SIGHUP, and wait until the daemon says one more reload finished
+reloads=0
+reload() {
+  reloads=$((reloads + 1))
+  kill -HUP "$pid"
+  _r=0
+  while [ "$(grep -c "Configuration reload finished" "$work/sluice.log")" -lt $reloads ]; do
+    _r=$((_r + 1))
+    [ $_r -lt 300 ] && kill -0 "$pid" 2>/dev/null || fail "reload $reloads did not finish"
+    sleep 0.1
+  done
+}
+
+# spread() MODE: after a reload into MODE, one sender's 400 datagrams reach
+# more than one listener
+spread() {
+  conf "$1"
+  reload
+  $send "$port" "one-$1" 400 2000 || fail "sender"
+  total=$((total + 400))
+  wait_total $total
+  c=$(counters)
+  nonzero=$(echo "$c" | tr ' ' '\n' | grep -vc '^0$' || true)
+  [ "$nonzero" -ge 2 ] || fail "balance($1): one sender's datagrams on one listener: $c"
+  echo "udp-balancer: $1: one sender over the listeners: $c"
+}
+spread random
+spread round-robin
+
+# a reload in the middle of a sender's 3000 datagrams at 1000 a second
+conf sender
+$send "$port" "reload" 3000 1000 &
+sender=$!
+sleep 1
+reload
+wait "$sender" || fail "sender"
+total=$((total + 3000))
+wait_total $total
+got=$(grep -c "^reload " "$out")
+uniq=$(grep "^reload " "$out" | sort -u | wc -l)
+[ "$got" -eq 3000 ] && [ "$uniq" -eq 3000 ] || fail "reload: $got datagrams ($uniq different) of 3000"
+stop_sluice
+echo "udp-balancer: a reload under 1000 datagrams a second lost none of 3000"
