@@ -241,8 +241,6 @@ _resolve_balancer(NetSource *s, const CfgNode *call, CfgError *err)
     why = "takes no ebpf(): it balances its own listeners; balance(random|round-robin|sender) chooses how";
   else if (log_source_option_given(call, "so-reuseport") && !s->o.so_reuseport)
     why = "so-reuseport(no) cannot apply: the listeners are one so-reuseport() group";
-  else if (strcmp(s->o.port, "0") == 0)
-    why = "port(0) cannot apply: every listener binds the same port, so name it";
   if (why)
     {
       cfg_error_set(err, &call->loc, "%s(): %s", call->name, why);
