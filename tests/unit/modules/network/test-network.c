@@ -485,6 +485,64 @@ Test(network, udp_balancer_receives_every_datagram)
   g_free(src);
 }
 
+/* The sockets of this process bound to 127.0.0.1:port (or [::1]:port) as
+ * datagram sockets: a udp-balancer()'s listeners (the test runs in the
+ * daemon's process). */
+static int
+count_bound_dgram(int port)
+{
+  int n = 0;
+  for (int fd = 3; fd < 1024; fd++)
+    {
+      struct sockaddr_storage ss;
+      socklen_t len = sizeof(ss);
+      int t;
+      socklen_t tl = sizeof(t);
+      if (getsockname(fd, (struct sockaddr *) &ss, &len) < 0 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &t, &tl) < 0
+          || t != SOCK_DGRAM)
+        continue;
+      if (ss.ss_family == AF_INET && ntohs(((struct sockaddr_in *) &ss)->sin_port) == port)
+        n++;
+      else if (ss.ss_family == AF_INET6 && ntohs(((struct sockaddr_in6 *) &ss)->sin6_port) == port)
+        n++;
+    }
+  return n;
+}
+
+/* Without listeners(), one listener per I/O worker (the fixture runs two),
+ * on IPv4 and on IPv6; every datagram to the IPv6 group arrives */
+Test(network, udp_balancer_listens_once_per_worker_by_default)
+{
+  skip_without_bpf();
+  int probe = socket(AF_INET6, SOCK_DGRAM, 0);
+  struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+  if (probe < 0 || bind(probe, (struct sockaddr *) &sin6, sizeof(sin6)) < 0)
+    cr_skip_test("no IPv6 loopback here");
+  close(probe);
+  Run r;
+  int port = free_port(SOCK_DGRAM);
+  char *src = g_strdup_printf("source s { udp-balancer(ip(127.0.0.1) port(%d)); "
+                              "udp-balancer(ip(\"::1\") ip-protocol(6) port(%d) balance(round-robin)); };",
+                              port, port);
+  run_start(&r, src, NULL);
+  cr_assert_eq(count_bound_dgram(port), 4);
+  int fd = socket(AF_INET6, SOCK_DGRAM, 0);
+  struct sockaddr_in6 to = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t) port),
+                             .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+  for (int i = 0; i < 20; i++)
+    {
+      char line[64];
+      int len = snprintf(line, sizeof(line), "<13>Nov 22 10:00:00 h p: v6 %d", i);
+      cr_assert_eq(sendto(fd, line, (size_t) len, 0, (struct sockaddr *) &to, sizeof(to)), len);
+    }
+  close(fd);
+  wait_count(20);
+  char *got = run_finish(&r);
+  cr_assert_eq(count_of(got, "|13|v6 "), 20, "%s", got);
+  g_free(got);
+  g_free(src);
+}
+
 Test(network, tcp6_and_udp6_on_the_ipv6_loopback)
 {
   int probe = socket(AF_INET6, SOCK_STREAM, 0);
