@@ -74,13 +74,10 @@ _dgram_stop_job(void *arg)
   worker_stream_removed(l->worker);
 }
 
-/* udp-balancer(): the program for n listeners, and a stats row each */
-static bool
-_balancer_prepare(NetSource *s, int n, char **error)
+/* udp-balancer(): a stats row for each of n listeners */
+static void
+_balancer_stats(NetSource *s, int n)
 {
-  s->ebpf = net_ebpf_load(NET_EBPF_SELECT, s->o.balance, n, s->base.location, error);
-  if (!s->ebpf)
-    return false;
   if (s->base.super.n_listener_stats != n)
     {
       g_free(s->base.super.listener_stats);
@@ -89,7 +86,20 @@ _balancer_prepare(NetSource *s, int n, char **error)
     }
   for (int i = 0; i < n; i++)
     atomic_store(&s->base.super.listener_stats[i].processed, 0);
-  return true;
+}
+
+/* udp-balancer(): the program for the group, listener i at slot i of its
+ * socket array, attached once the group is whole */
+static bool
+_balancer_attach(NetSource *s, char **error)
+{
+  s->ebpf = net_ebpf_load(NET_EBPF_SELECT, s->o.balance, s->n_listeners, s->local_name, error);
+  if (!s->ebpf)
+    return false;
+  for (int i = 0; i < s->n_listeners; i++)
+    if (!net_ebpf_set_socket(s->ebpf, i, s->listeners[i].fd, s->local_name, error))
+      return false;
+  return net_ebpf_attach(s->ebpf, s->listeners[0].fd, s->local_name, error);
 }
 
 /* Sockets opened before a failure go back where they came from: to the
@@ -125,12 +135,10 @@ _open_listener(NetSource *s, NetDgramListener *l, int index, char **error)
   l->fd = net_open_socket(s, error);
   if (l->fd < 0)
     return false;
-  if (s->ebpf)
+  if (s->kind == NET_UDP_BALANCER)
     {
       l->stat = &s->base.super.listener_stats[index];
       g_snprintf(l->stat->instance, sizeof(l->stat->instance), "%s#%d", s->local_name, index);
-      if (!net_ebpf_set_socket(s->ebpf, index, l->fd, s->local_name, error))
-        return false;
     }
   LogReaderOptions ro = s->base.ro;
   ro.iw_size = s->base.env.flow_control ? (int) s->o.src.log_iw_size : 0;
@@ -151,8 +159,8 @@ net_dgram_start(NetSource *s, char **error)
   int n = 1;
   if (balancer)
     n = s->o.listeners > 0 ? (int) s->o.listeners : worker_pool_size(s->base.env.pool);
-  if (balancer && !_balancer_prepare(s, n, error))
-    return false;
+  if (balancer)
+    _balancer_stats(s, n);
   s->listeners = calloc((size_t) n, sizeof(*s->listeners));
   if (!s->listeners)
     abort();
@@ -164,7 +172,7 @@ net_dgram_start(NetSource *s, char **error)
     ok = _open_listener(s, &s->listeners[i], i, error);
   /* the group is whole: from now on the program picks among the listeners */
   if (ok && balancer)
-    ok = net_ebpf_attach(s->ebpf, s->listeners[0].fd, s->local_name, error);
+    ok = _balancer_attach(s, error);
   if (!ok)
     {
       net_ebpf_clear(s->ebpf, n);
