@@ -23,8 +23,10 @@ static void
 _dgram_deliver(LogMsg *msg, void *user_data)
 {
   NetDgramListener *l = user_data;
+  /* one writer (this worker): a plain add, no locked instruction per message */
   if (l->stat)
-    atomic_fetch_add_explicit(&l->stat->processed, 1, memory_order_relaxed);
+    atomic_store_explicit(&l->stat->processed,
+                          atomic_load_explicit(&l->stat->processed, memory_order_relaxed) + 1, memory_order_relaxed);
   net_source_deliver(l->s, msg, &l->peer);
 }
 
