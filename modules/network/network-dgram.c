@@ -25,8 +25,10 @@ _dgram_deliver(LogMsg *msg, void *user_data)
   NetDgramListener *l = user_data;
   /* one writer (this worker): a plain add, no locked instruction per message */
   if (l->stat)
-    atomic_store_explicit(&l->stat->processed,
-                          atomic_load_explicit(&l->stat->processed, memory_order_relaxed) + 1, memory_order_relaxed);
+    {
+      uint64_t n = atomic_load_explicit(&l->stat->processed, memory_order_relaxed);
+      atomic_store_explicit(&l->stat->processed, n + 1, memory_order_relaxed);
+    }
   net_source_deliver(l->s, msg, &l->peer);
 }
 
@@ -44,8 +46,8 @@ _dgram_closed(LogReader *r, int error, const char *reason, void *user_data)
   /* a datagram socket only ends on a hard error: say so, stop reading it */
   NetDgramListener *l = user_data;
   log_pipeline_flush(l->s->base.env.pipeline);
-  sluice_log(SLUICE_LOG_ERROR, "Error reading datagram socket, closing it", "local", l->s->local_name, "error",
-             reason, NULL);
+  sluice_log(SLUICE_LOG_ERROR, "Error reading datagram socket, closing it", "local", l->s->local_name,
+             "error", reason, NULL);
   log_reader_free(r);
   l->reader = NULL;
   worker_stream_removed(l->worker);
@@ -187,7 +189,8 @@ net_dgram_start(NetSource *s, char **error)
     {
       char count[16];
       g_snprintf(count, sizeof(count), "%d", n);
-      sluice_log(SLUICE_LOG_DEBUG, "udp-balancer() listening", "local", s->local_name, "listeners", count, NULL);
+      sluice_log(SLUICE_LOG_DEBUG, "udp-balancer() listening", "local", s->local_name, "listeners", count,
+                 NULL);
     }
   for (int i = 0; i < n; i++)
     {

@@ -89,7 +89,8 @@ net_ebpf_load(NetEbpfKind kind, int mode, int n_sockets, const char *addr, char 
   if (!select || !index || !sockets || !initial || size != sizeof(cfg)
       || bpf_map__set_initial_value(rodata, &cfg, sizeof(cfg)) < 0)
     {
-      *error = g_strdup_printf("%s: the embedded object is not the one this Sluice expects; addr='%s'", what, addr);
+      *error = g_strdup_printf("%s: the embedded object is not the one this Sluice expects; addr='%s'", what,
+                               addr);
       bpf_object__close(obj);
       return NULL;
     }
