@@ -437,7 +437,8 @@ Test(network, udp_balancer_configurations)
   Run r;
   CfgError err = { 0 };
   const char *text = "@version: 3.38\nsource s { udp-balancer(ip(127.0.0.1) port(20514) listeners(4) "
-                     "balance(sender) so-rcvbuf(1048576) so-reuseport(yes) log-iw-size(1000) log-fetch-limit(50) "
+                     "balance(sender) so-rcvbuf(1048576) so-reuseport(yes) log-iw-size(1000) "
+                     "log-fetch-limit(50) "
                      "keep-hostname(yes) flags(no-parse) persist-name(\"bal\") ip-tos(16) "
                      "program-override(\"x\")); udp-balancer(balance(round-robin)); udp-balancer(); };\n"
                      "destination d { rec(); }; log { source(s); destination(d); };";
@@ -445,7 +446,8 @@ Test(network, udp_balancer_configurations)
   run_free(&r);
   expect_config_error("source s { udp-balancer(listeners(0)); };", "listeners(0) is out of range");
   expect_config_error("source s { udp-balancer(listeners(5000)); };", "listeners(5000) is out of range");
-  expect_config_error("source s { udp-balancer(balance(hash)); };", "unknown value 'hash' for option 'balance'");
+  expect_config_error("source s { udp-balancer(balance(hash)); };",
+                      "unknown value 'hash' for option 'balance'");
   expect_config_error("source s { udp-balancer(ebpf(reuseport(sockets(2)))); };",
                       "udp-balancer(): takes no ebpf(): it balances its own listeners");
   expect_config_error("source s { udp-balancer(so-reuseport(no)); };",
@@ -498,8 +500,8 @@ count_bound_dgram(int port)
       socklen_t len = sizeof(ss);
       int t;
       socklen_t tl = sizeof(t);
-      if (getsockname(fd, (struct sockaddr *) &ss, &len) < 0 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &t, &tl) < 0
-          || t != SOCK_DGRAM)
+      if (getsockname(fd, (struct sockaddr *) &ss, &len) < 0
+          || getsockopt(fd, SOL_SOCKET, SO_TYPE, &t, &tl) < 0 || t != SOCK_DGRAM)
         continue;
       if (ss.ss_family == AF_INET && ntohs(((struct sockaddr_in *) &ss)->sin_port) == port)
         n++;
