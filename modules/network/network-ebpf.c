@@ -68,7 +68,7 @@ net_ebpf_load(NetEbpfKind kind, int mode, int n_sockets, const char *addr, char 
     }
   const char *what = kind == NET_EBPF_SELECT ? "Error loading the udp-balancer() program"
                                              : "Error loading the ebpf(reuseport()) program";
-  DECLARE_LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "sluice_reuseport");
+  LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "sluice_reuseport");
   struct bpf_object *obj = bpf_object__open_mem(sluice_reuseport_bpf, sluice_reuseport_bpf_len, &opts);
   if (!obj)
     {
