@@ -217,7 +217,10 @@ net_dgram_stop(NetSource *s)
   net_ebpf_clear(s->ebpf, s->n_listeners);
   net_ebpf_free(s->ebpf);
   s->ebpf = NULL;
-  for (int i = 0; i < s->n_listeners; i++)
+  /* last to first: the handover gives the newest socket first, so the
+   * next configuration's listener i takes this one's socket i back, and
+   * balance(sender) keeps each sender on its socket across a reload */
+  for (int i = s->n_listeners - 1; i >= 0; i--)
     worker_run(s->listeners[i].worker, _dgram_stop_job, &s->listeners[i]);
   free(s->listeners);
   s->listeners = NULL;

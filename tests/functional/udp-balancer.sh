@@ -4,7 +4,8 @@
 #  - balance(sender): eight senders, one after another; each sender's
 #    datagrams all reach one listener (its counter alone grows by the
 #    sender's count) and the file has them in order; the senders spread
-#    over more than one listener;
+#    over more than one listener; a sender from one address and port is on
+#    the same listener before and after a reload;
 #  - balance(random) and balance(round-robin), after a reload each: one
 #    sender's datagrams spread over more than one listener;
 #  - a reload (SIGHUP) while a sender sends 3000 datagrams at a modest
@@ -14,8 +15,8 @@
 . "$(dirname "$0")/lib.sh"
 sluice=$1 ctl=$2
 send="python3 $(dirname "$0")/udp-send.py"
-set -- $(free_ports udp)
-port=$1
+set -- $(free_ports udp udp)
+port=$1 from=$2
 out=$work/out.log
 
 conf() {
@@ -63,11 +64,13 @@ counters() {
     END { if (k != 4) exit 1; print n[0], n[1], n[2], n[3] }' || fail "no four listener rows in the stats"
 }
 
-# balance(sender)
-total=0 used=
-for k in 1 2 3 4 5 6 7 8; do
+# one_listener TAG [FROM]: one sender (from port FROM when given) sends 50
+# datagrams; they must all reach one listener, whose index is left in
+# $listener, and be written in the order sent
+total=0
+one_listener() {
   before=$(counters)
-  $send "$port" "snd$k" 50 2000 || fail "sender $k"
+  $send "$port" "$1" 50 2000 ${2:-} || fail "sender $1"
   total=$((total + 50))
   wait_total $total
   after=$(counters)
@@ -75,11 +78,18 @@ for k in 1 2 3 4 5 6 7 8; do
   grew=$(echo "$before $after" | awk '{ g = ""; for (i = 1; i <= 4; i++) if ($(i + 4) != $i) g = g " " (i - 1) ":" ($(i + 4) - $i); print g }')
   case "$grew" in
     " "[0-3]":50") ;;
-    *) fail "sender $k: counters before '$before', after '$after'" ;;
+    *) fail "sender $1: counters before '$before', after '$after'" ;;
   esac
-  used="$used ${grew%:50}"
-  seqs=$(grep "^snd$k " "$out" | sed 's/.*seq=//' | tr '\n' ' ')
-  [ "$seqs" = "$(seq 0 49 | tr '\n' ' ')" ] || fail "sender $k out of order: $seqs"
+  seqs=$(grep "^$1 " "$out" | sed 's/.*seq=//' | tr '\n' ' ')
+  [ "$seqs" = "$(seq 0 49 | tr '\n' ' ')" ] || fail "sender $1 out of order: $seqs"
+  listener=${grew%:50}
+}
+
+# balance(sender)
+used=
+for k in 1 2 3 4 5 6 7 8; do
+  one_listener "snd$k"
+  used="$used$listener"
 done
 distinct=$(echo $used | tr ' ' '\n' | sort -u | wc -l)
 # eight senders on one listener of four by chance: 4 * (1/4)^8, about 6e-5
@@ -112,6 +122,16 @@ spread() {
   [ "$nonzero" -ge 2 ] || fail "balance($1): one sender's datagrams on one listener: $c"
   echo "udp-balancer: $1: one sender over the listeners: $c"
 }
+# balance(sender) after a reload: a sender from the same address and port
+# stays on the same listener
+one_listener fixed1 "$from"
+fixed_before=$listener
+reload
+one_listener fixed2 "$from"
+fixed_after=$listener
+[ "$fixed_before" = "$fixed_after" ] || fail "a reload moved a sender from listener $fixed_before to $fixed_after"
+echo "udp-balancer: sender: one sender on listener $fixed_before before and after a reload"
+
 spread random
 spread round-robin
 
