@@ -237,9 +237,9 @@ _resolve_balancer(NetSource *s, const CfgNode *call, CfgError *err)
   const char *why = NULL;
   if (!SLUICE_HAVE_EBPF)
     why = NET_NO_EBPF;
-  else if (log_source_option_given(call, "ebpf"))
+  else if (cfg_option_given(call, "ebpf"))
     why = "takes no ebpf(): it balances its own listeners; balance(random|round-robin|sender) chooses how";
-  else if (log_source_option_given(call, "so-reuseport") && !s->o.so_reuseport)
+  else if (cfg_option_given(call, "so-reuseport") && !s->o.so_reuseport)
     why = "so-reuseport(no) cannot apply: the listeners are one so-reuseport() group";
   if (why)
     {
