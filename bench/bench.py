@@ -281,6 +281,40 @@ def port_is_bound(port, udp):
     return False
 
 
+def udp_sockets_bound(port):
+    """How many UDP sockets are bound to port (an so-reuseport() group
+    or a udp-balancer() has several)."""
+    want = ":%04X" % port
+    n = 0
+    for name in ("/proc/net/udp", "/proc/net/udp6"):
+        try:
+            with open(name) as f:
+                next(f)
+                n += sum(1 for line in f if line.split()[1].endswith(want))
+        except OSError:
+            continue
+    return n
+
+
+def loggen_summary(path):
+    """loggen's last lines (printed with -Q too): what it sent, how fast,
+    and with --steady how far behind schedule; {} when it printed none."""
+    try:
+        with open(path, errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return {}
+    out = {}
+    m = re.search(r"average rate = ([\d.]+) msg/sec, count=(\d+), time=([\d.e+-]+)", text)
+    if m:
+        out.update({"loggen_rate": float(m.group(1)), "loggen_sent": int(m.group(2)),
+                    "loggen_seconds": float(m.group(3))})
+    m = re.search(r"latency \(usec behind schedule\):.*?p99<=(\d+).*?max=(\d+)", text)
+    if m:
+        out.update({"loggen_late_p99_us": int(m.group(1)), "loggen_late_max_us": int(m.group(2))})
+    return out
+
+
 def port_is_free(port):
     for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
         s = socket.socket(socket.AF_INET, kind)
@@ -647,6 +681,13 @@ class Bench:
                 if time.monotonic() > deadline:
                     raise RunError("not listening on port %d after 15 s: %s" % (port, tail(log.name)))
                 time.sleep(0.02)
+            # a group of sockets on one address (udp-sweep.py's kinds): all
+            # of them, so that the first bound does not take a sender alone
+            while udp and udp_sockets_bound(port) < meta.get("sockets", 1):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RunError("%d of %d sockets bound on port %d: %s" % (
+                        udp_sockets_bound(port), meta["sockets"], port, tail(log.name)))
+                time.sleep(0.02)
             # a chain's CPU is both daemons': the far end's work is the
             # protocol's cost too
             cpu_pids = [proc.pid] + ([sink.pid] if meta["sink"] == "daemon" else [])
@@ -715,6 +756,13 @@ class Bench:
                 # lines held in a buffer show up at stop; lost ones never do
                 stop_process(proc)
                 result["delivered_after_stop"] = counter.poll()
+            if meta.get("check"):
+                # udp-sweep.py: what loggen sent, and loggen --check's exact
+                # count of each sender's missing and doubled lines, once the
+                # daemon has written everything it held
+                stop_process(proc)
+                result.update(loggen_summary(lg_log.name))
+                result.update(self._loggen_check(out, {"messages": sent, "files": meta["connections"]}))
             return result
         finally:
             if lg is not None and lg.poll() is None:
