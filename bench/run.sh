@@ -8,6 +8,7 @@
 #   bench/run.sh            every scenario, 3 runs each (about 5 minutes)
 #   bench/run.sh --quick    every scenario once, a quarter of the messages
 #   bench/run.sh --help     bench.py's options (--scenario, --loggen, ...)
+#   bench/run.sh --udp-sweep [--help]   UDP loss by rate (bench/udp-sweep.py)
 #
 # Results go to bench/results/. It is a benchmark, never part of the tests.
 # SLUICE_BENCH_BUILD (default build-bench/) is the Sluice build directory;
@@ -40,5 +41,12 @@ py=python3
 if [ -x /usr/bin/python3 ]; then
   py=/usr/bin/python3
 fi
-exec "$py" "$here/bench.py" --sluice "$build/sluice" \
+# --udp-sweep (first): bench/udp-sweep.py, the UDP loss-by-rate sweep,
+# with the rest of the options
+script=bench.py
+if [ "${1:-}" = --udp-sweep ]; then
+  shift
+  script=udp-sweep.py
+fi
+exec "$py" "$here/$script" --sluice "$build/sluice" \
   --syslog-ng-root "$deps/syslog-ng" --rsyslog-root "$deps/rsyslog" "$@"

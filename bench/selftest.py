@@ -21,7 +21,70 @@ from bench import RunError, parse_scenario, run_scenario
 from benchreport import DAEMONS, goal_verdict, keep_verdict, markdown, ratios, summarize
 
 
+def load_udp_sweep():
+    """bench/udp-sweep.py (a name import cannot take)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("udp_sweep", os.path.join(HERE, "udp-sweep.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 class T(unittest.TestCase):
+    def test_loggen_summary(self):
+        from bench import loggen_summary
+        d = tempfile.mkdtemp()
+        try:
+            path = os.path.join(d, "loggen.log")
+            with open(path, "w") as f:
+                f.write("average rate = 99676.31 msg/sec, count=200000, time=2.00649, (average) msg size=400, "
+                        "bandwidth=38936.06 kB/sec\nlatency (usec behind schedule): count=200000, avg=5472.2, "
+                        "p50<=383, p99<=49151, p99.9<=63487, max=66383\n")
+            self.assertEqual(loggen_summary(path), {"loggen_rate": 99676.31, "loggen_sent": 200000,
+                                                    "loggen_seconds": 2.00649, "loggen_late_p99_us": 49151,
+                                                    "loggen_late_max_us": 66383})
+            self.assertEqual(loggen_summary(os.path.join(d, "none")), {})
+        finally:
+            shutil.rmtree(d)
+
+    def test_udp_sweep_report(self):
+        us = load_udp_sweep()
+        table = us.kinds(2)
+        for name, (daemon, conf, sockets, shapes, what) in table.items():
+            left = re.findall(r"@[A-Z]+@", render(conf, dict.fromkeys(("PORT", "OUT", "WORK", "RCVBUF"), "x")))
+            self.assertEqual(left, [], name)
+        self.assertEqual(us._sng(us._group(2, True)).count("so-reuseport(yes)"), 2)
+
+        def step(rate, loss, short=False):
+            return {"rate": rate, "sent": rate, "lost": int(rate * loss), "loss": loss, "sender_short": short,
+                    "send_rate": rate * (0.5 if short else 1.0), "ok": loss < 0.001 and not short}
+
+        def entry(what, steps, top=False):
+            good = [s["rate"] for s in steps if s["ok"]]
+            return {"what": what, "status": "ok", "steps": steps, "loss_free": max(good) if good else None,
+                    "open_ended": top}
+        res = {"multi": {
+            "sluice-udp": entry("udp", [step(25000, 0), step(50000, 0.01), step(100000, 0.2)]),
+            "sluice-balancer-random": entry("bal", [step(25000, 0), step(50000, 0), step(100000, 0, short=True)]),
+            "syslog-ng-udp": entry("sng", [step(25000, 0.002), step(50000, 0.3)]),
+        }, "single": {}}
+        v = us.verdicts(res)
+        self.assertEqual(len(v), 1)
+        self.assertIn("2.00x Sluice udp()'s 25,000", v[0])
+        self.assertIn("syslog-ng-udp lost at every rate", v[0])
+        self.assertIn("**met**", v[0])
+        report = {"date": "d", "machine": {"cpu": "c", "cpus": 2, "memory": "m", "kernel": "k", "os": "o"},
+                  "loadavg_start": 1, "loadavg_end": 2, "seconds": 3, "versions": {"sluice": "s"}, "loggen": "sluice",
+                  "rmem_max": {"before": 212992, "during": 16777216, "set_by_sweep": True}, "note": "smoke",
+                  "settings": {"rates": [25000, 50000, 100000], "seconds": 2, "senders": 4, "size": 400,
+                               "rcvbuf": 16777216, "threshold": 0.001, "stop_after": 2, "sender_floor": 0.95},
+                  "results": res}
+        md = us.markdown(report)
+        self.assertIn("| bal | **50,000** | 0 | 0 | 0 (sent at 50k) |", md)
+        self.assertIn("| sng | **-** | 0.200 % | 30.000 % |  |", md)
+        self.assertIn("set it to 16,777,216 with sysctl", md)
+        self.assertNotIn("One sender", md)
+
     def test_scenarios_parse(self):
         for s in list_scenarios(os.path.join(HERE, "scenarios")):
             self.assertTrue(s["title"], s["name"])
