@@ -379,14 +379,28 @@ def chart(report, path):
         return False
     fig, axes = plt.subplots(1, len(shapes), figsize=(7 * len(shapes), 5), squeeze=False)
     thr = 100 * report["settings"]["threshold"]
+    marks = "os^vDP*X"
+    # one colour, marker and dash per kind in both panels
+    order = list(kinds(2))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for ax, shape in zip(axes[0], shapes):
         for name, e in report["results"][shape].items():
-            pts = [(s["rate"] / 1000, 100 * s["loss"]) for s in e["steps"] if "error" not in s]
-            if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
+            i = order.index(name) if name in order else len(order)
+            pts = [(s["rate"] / 1000, 100 * s["loss"], s["sender_short"]) for s in e["steps"] if "error" not in s]
+            if not pts:
+                continue
+            # kinds at 0 % lie on each other: a marker and dash of their own
+            line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marks[i % len(marks)],
+                            linestyle=("-", "--", ":", "-.")[i % 4], markersize=8 - i % 4, label=name,
+                            color=colors[i % len(colors)])
+            short = [p for p in pts if p[2]]
+            if short:
+                ax.plot([p[0] for p in short], [p[1] for p in short], linestyle="none", marker="o", markersize=14,
+                        markerfacecolor="none", markeredgecolor=line.get_color())
         ax.axhline(thr, color="grey", linestyle="--", linewidth=1)
         ax.set_yscale("symlog", linthresh=0.01)
-        ax.set_xlabel("thousand msg/s offered")
+        ax.set_ylim(bottom=0, top=100)
+        ax.set_xlabel("thousand msg/s offered (ringed: loggen fell short of the rate)")
         ax.set_ylabel("loss %% (dashed: %.1f %%)" % thr)
         ax.set_title("%s, %s" % (SHAPES[shape], report["date"]))
         ax.legend(fontsize=8)
