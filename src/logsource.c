@@ -67,18 +67,12 @@ static const CfgOption only_source_options[] = {
 };
 
 void
-log_source_options_defaults(LogSourceOptions *o)
+log_source_options_defaults(LogSourceOptions *o, const CfgGlobalOptions *g)
 {
   OnlySourceOptions only;
   cfg_options_defaults(only_source_options, &only);
+  cfg_options_inherit_all(only_source_options, &only, g);
   *o = only.src;
-}
-
-/* A per-source boolean that defaults to the global option. */
-static bool
-_inherit(const CfgNode *call, const char *name, bool own, bool global)
-{
-  return cfg_option_given(call, name) ? own : global;
 }
 
 bool
@@ -114,7 +108,7 @@ _resolve_parse(LogSource *s, const LogSourceOptions *o, const CfgGlobalOptions *
   const char *zone = o->time_zone ? o->time_zone : g->recv_time_zone;
   if (zone)
     p->recv_tz = tz_get(zone, NULL);
-  s->ro.log_msg_size = (size_t) (o->log_msg_size > 0 ? o->log_msg_size : g->log_msg_size);
+  s->ro.log_msg_size = (size_t) o->log_msg_size;
   s->ro.fetch_limit = (int) o->log_fetch_limit;
 }
 
@@ -122,15 +116,16 @@ static void
 _resolve_host(LogSource *s, const LogSourceOptions *o, const CfgNode *call, const CfgGlobalOptions *g, bool local)
 {
   LogSourceHost *h = &s->host;
-  h->keep_hostname = _inherit(call, "keep-hostname", o->keep_hostname, g->keep_hostname);
-  h->chain_hostnames = _inherit(call, "chain-hostnames", o->chain_hostnames, g->chain_hostnames);
-  h->use_dns = _inherit(call, "use-dns", o->use_dns, g->use_dns);
-  h->use_fqdn = _inherit(call, "use-fqdn", o->use_fqdn, g->use_fqdn);
-  h->normalize_hostnames = _inherit(call, "normalize-hostnames", o->normalize_hostnames, g->normalize_hostnames);
+  /* inherited from options {} already where not given (the rows' .inherit) */
+  h->keep_hostname = o->keep_hostname;
+  h->chain_hostnames = o->chain_hostnames;
+  h->use_dns = o->use_dns;
+  h->use_fqdn = o->use_fqdn;
+  h->normalize_hostnames = o->normalize_hostnames;
   /* syslog-ng forces the DNS cache off (and with it dns-cache-hosts())
    * when the global use-dns() is no, whatever the source says about use-dns */
-  h->dns_cache = _inherit(call, "dns-cache", o->dns_cache, g->dns_cache && g->use_dns);
-  h->keep_timestamp = _inherit(call, "keep-timestamp", o->keep_timestamp, g->keep_timestamp);
+  h->dns_cache = cfg_option_given(call, "dns-cache") ? o->dns_cache : g->dns_cache && g->use_dns;
+  h->keep_timestamp = o->keep_timestamp;
   h->local = local;
   h->dns_cache_size = g->dns_cache_size;
   h->dns_cache_expire = g->dns_cache_expire;

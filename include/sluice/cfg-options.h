@@ -53,6 +53,7 @@ typedef enum CfgOptionType
 } CfgOptionType;
 
 typedef struct CfgOption CfgOption;
+typedef struct CfgGlobalOptions CfgGlobalOptions;
 
 /* Checks a value already stored at field; returns NULL when it is fine or
  * a static message ("must be a power of two") otherwise. */
@@ -71,6 +72,11 @@ struct CfgOption
   CfgOptionCheck check;
   bool empty_ok;            /* STRING: name() with nothing inside gives "" */
   bool detached;            /* BLOCK: checked here, stored elsewhere (see above) */
+  /* The options {} option (a row of cfg_global_options_table, of the same
+   * type) whose value this one takes when the driver call does not give
+   * it, as syslog-ng's keep-hostname(), ts-format(), create-dirs() ... do:
+   * cfg_options_apply_inherit() fills it.  NULL: the row's own default. */
+  const char *inherit;
 };
 
 /* Sets every field of the table (and nested blocks) to its default. */
@@ -85,6 +91,19 @@ void cfg_options_free(const CfgOption *table, void *base);
  * option 'kep-hostname' in options {}; did you mean 'keep-hostname'?"),
  * wrong value or failed check. */
 bool cfg_options_apply(const CfgOption *table, const CfgNode *node, void *base, const char *what, CfgError *err);
+
+/* cfg_options_apply, then every row with .inherit that the call did not
+ * give (by its name or an alias: a row with the same offset) takes the
+ * value of that options {} option from g (copied; NULL g: the rows keep
+ * their defaults).  The one place where a driver option defaults from
+ * options {}.  cfg_options_apply() aborts on a table with such rows. */
+bool cfg_options_apply_inherit(const CfgOption *table, const CfgNode *node, void *base, const char *what,
+                               const CfgGlobalOptions *g, CfgError *err);
+
+/* The inheriting rows of table (see .inherit) take their options {}
+ * value from g, as for a call that gives none of them (defaults made
+ * without a call). */
+void cfg_options_inherit_all(const CfgOption *table, void *base, const CfgGlobalOptions *g);
 
 /* Applies one option call. */
 bool cfg_option_apply_one(const CfgOption *table, const CfgNode *call, void *base, const char *what,
@@ -162,7 +181,7 @@ typedef enum CfgOnError
   CFG_ON_ERROR_SILENTLY_FALLBACK_TO_STRING,
 } CfgOnError;
 
-typedef struct CfgGlobalOptions
+struct CfgGlobalOptions
 {
   int64_t log_fifo_size;
   int64_t log_msg_size;
@@ -206,7 +225,7 @@ typedef struct CfgGlobalOptions
   char *file_template;
   char *proto_template;
   int on_error;             /* CfgOnError */
-} CfgGlobalOptions;
+};
 
 extern const CfgOption cfg_global_options_table[];
 

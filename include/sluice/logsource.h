@@ -56,7 +56,7 @@ typedef struct LogSourceOptions
   char *program_override;
   int default_facility;    /* -1: unset */
   int default_priority;    /* -1: unset */
-  bool keep_hostname;      /* these default to the global option (resolve) */
+  bool keep_hostname;      /* these default to the global option (.inherit) */
   bool chain_hostnames;
   bool use_dns;
   bool use_fqdn;
@@ -68,9 +68,10 @@ typedef struct LogSourceOptions
   char *encoding;          /* encoding(): the input's character set (sluice/charset.h); NULL: UTF-8 */
 } LogSourceOptions;
 
-/* The defaults of LOG_SOURCE_OPTION_ROWS (log-iw-size() 100), for a
- * source that takes none of these options itself. */
-void log_source_options_defaults(LogSourceOptions *o);
+/* The defaults of LOG_SOURCE_OPTION_ROWS (log-iw-size() 100), those
+ * that inherit taken from g (options {}), for a source that takes none of
+ * these options itself. */
+void log_source_options_defaults(LogSourceOptions *o, const CfgGlobalOptions *g);
 
 /* flags() every source takes, in the order of their bits. */
 extern const char *const log_source_flag_names[];
@@ -81,36 +82,41 @@ bool log_source_has_flag(const LogSourceOptions *o, const char *flag);
 /* The option table rows of LogSourceOptions for a driver whose options
  * struct STYPE holds them as SMEMBER; IW is its log-iw-size() default. */
 #define LOG_SOURCE_OFF(stype, smember, field) (offsetof(stype, smember) + offsetof(LogSourceOptions, field))
-#define LOG_SOURCE_OPTION_ROWS(stype, smember, iw)                                                                    \
-  { .name = "flags", .type = CFG_OPT_FLAGS, .offset = LOG_SOURCE_OFF(stype, smember, flags),                         \
+#define LOG_SOURCE_OPTION_ROWS(stype, smember, iw)                                                                  \
+  { .name = "flags", .type = CFG_OPT_FLAGS, .offset = LOG_SOURCE_OFF(stype, smember, flags),                        \
     .names = log_source_flag_names },                                                                               \
-  { .name = "log-iw-size", .type = CFG_OPT_SIZE, .offset = LOG_SOURCE_OFF(stype, smember, log_iw_size),              \
+  { .name = "log-iw-size", .type = CFG_OPT_SIZE, .offset = LOG_SOURCE_OFF(stype, smember, log_iw_size),             \
     .def_int = (iw), .min = 1, .max = INT32_MAX },                                                                  \
-  { .name = "log-fetch-limit", .type = CFG_OPT_INT, .offset = LOG_SOURCE_OFF(stype, smember, log_fetch_limit),       \
+  { .name = "log-fetch-limit", .type = CFG_OPT_INT, .offset = LOG_SOURCE_OFF(stype, smember, log_fetch_limit),      \
     .def_int = 10, .min = 1, .max = INT32_MAX },                                                                    \
-  { .name = "log-msg-size", .type = CFG_OPT_SIZE, .offset = LOG_SOURCE_OFF(stype, smember, log_msg_size),            \
-    .def_int = -1, .min = 1, .max = INT32_MAX },                                                                    \
-  { .name = "host-override", .type = CFG_OPT_STRING, .offset = LOG_SOURCE_OFF(stype, smember, host_override) },      \
-  { .name = "program-override", .type = CFG_OPT_STRING,                                                            \
-    .offset = LOG_SOURCE_OFF(stype, smember, program_override) },                                                     \
-  { .name = "log-prefix", .type = CFG_OPT_STRING, .offset = LOG_SOURCE_OFF(stype, smember, program_override) },      \
-  { .name = "default-facility", .type = CFG_OPT_ENUM, .offset = LOG_SOURCE_OFF(stype, smember, default_facility),    \
+  { .name = "log-msg-size", .type = CFG_OPT_SIZE, .offset = LOG_SOURCE_OFF(stype, smember, log_msg_size),           \
+    .def_int = LOG_FRAMER_DEFAULT_MSG_SIZE, .min = 1, .max = INT32_MAX, .inherit = "log-msg-size" },               \
+  { .name = "host-override", .type = CFG_OPT_STRING, .offset = LOG_SOURCE_OFF(stype, smember, host_override) },     \
+  { .name = "program-override", .type = CFG_OPT_STRING,                                                             \
+    .offset = LOG_SOURCE_OFF(stype, smember, program_override) },                                                   \
+  { .name = "log-prefix", .type = CFG_OPT_STRING, .offset = LOG_SOURCE_OFF(stype, smember, program_override) },     \
+  { .name = "default-facility", .type = CFG_OPT_ENUM, .offset = LOG_SOURCE_OFF(stype, smember, default_facility),   \
     .def_int = -1, .names = cfg_facility_names },                                                                   \
-  { .name = "default-priority", .type = CFG_OPT_ENUM, .offset = LOG_SOURCE_OFF(stype, smember, default_priority),    \
+  { .name = "default-priority", .type = CFG_OPT_ENUM, .offset = LOG_SOURCE_OFF(stype, smember, default_priority),   \
     .def_int = -1, .names = cfg_level_names },                                                                      \
-  { .name = "default-level", .type = CFG_OPT_ENUM, .offset = LOG_SOURCE_OFF(stype, smember, default_priority),       \
+  { .name = "default-level", .type = CFG_OPT_ENUM, .offset = LOG_SOURCE_OFF(stype, smember, default_priority),      \
     .def_int = -1, .names = cfg_level_names },                                                                      \
-  { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, keep_hostname) },        \
-  { .name = "chain-hostnames", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, chain_hostnames) },    \
-  { .name = "use-dns", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, use_dns) },                    \
-  { .name = "use-fqdn", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, use_fqdn) },                  \
-  { .name = "normalize-hostnames", .type = CFG_OPT_BOOL,                                                           \
-    .offset = LOG_SOURCE_OFF(stype, smember, normalize_hostnames) },                                                  \
-  { .name = "dns-cache", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, dns_cache) },                \
-  { .name = "keep-timestamp", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, keep_timestamp) },      \
-  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = LOG_SOURCE_OFF(stype, smember, time_zone),                \
+  { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, keep_hostname),         \
+    .inherit = "keep-hostname" },                                                                                   \
+  { .name = "chain-hostnames", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, chain_hostnames),     \
+    .inherit = "chain-hostnames" },                                                                                 \
+  { .name = "use-dns", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, use_dns),                     \
+    .inherit = "use-dns" },                                                                                         \
+  { .name = "use-fqdn", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, use_fqdn),                   \
+    .inherit = "use-fqdn" },                                                                                        \
+  { .name = "normalize-hostnames", .type = CFG_OPT_BOOL,                                                            \
+    .offset = LOG_SOURCE_OFF(stype, smember, normalize_hostnames), .inherit = "normalize-hostnames" },              \
+  { .name = "dns-cache", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, dns_cache) },               \
+  { .name = "keep-timestamp", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, keep_timestamp),       \
+    .inherit = "keep-timestamp" },                                                                                  \
+  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = LOG_SOURCE_OFF(stype, smember, time_zone),               \
     .check = cfg_check_time_zone },                                                                                 \
-  { .name = "tags", .type = CFG_OPT_STRING_LIST, .offset = LOG_SOURCE_OFF(stype, smember, tags) },                \
+  { .name = "tags", .type = CFG_OPT_STRING_LIST, .offset = LOG_SOURCE_OFF(stype, smember, tags) },                  \
   { .name = "encoding", .type = CFG_OPT_STRING, .offset = LOG_SOURCE_OFF(stype, smember, encoding) }
 
 /* ---- host logic (src/logsource-host.c) ---------------------------------- */

@@ -35,15 +35,17 @@ static const char *const writer_flags[] = { "no-multi-line", NULL };
   { .name = "flush-lines", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .min = 0, .max = INT32_MAX }, \
   { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .min = 1, .max = INT32_MAX }, \
   { .name = "time-reopen", .type = CFG_OPT_INT, .offset = OFF(time_reopen), .min = 1, .max = INT32_MAX }, \
-  { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = OFF(ts_format), .names = ts_formats }, \
-  { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .min = 0, .max = 6 }, \
+  { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = OFF(ts_format), .names = ts_formats,   \
+    .inherit = "ts-format" },                                                                  \
+  { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .min = 0, .max = 6, \
+    .inherit = "frac-digits" },                                                                \
   { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) }, \
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) }, \
   { .name = "flags", .type = CFG_OPT_FLAGS, .offset = OFF(flags), .names = writer_flags }
 
 /* The options of a writer that opens paths. */
 #define PATH_OPTIONS \
-  { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs) }, \
+  { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs), .inherit = "create-dirs" }, \
   { .name = "owner", .type = CFG_OPT_STRING, .offset = OFF(owner), .empty_ok = true }, \
   { .name = "group", .type = CFG_OPT_STRING, .offset = OFF(group), .empty_ok = true }, \
   { .name = "perm", .type = CFG_OPT_INT, .offset = OFF(perm), .def_int = -2, .min = -1, .max = 07777 }, \
@@ -240,12 +242,6 @@ static void
 _inherit(FileDest *d, const CfgNode *call, const CfgGlobalOptions *g)
 {
   FileDestOptions *o = &d->o;
-  if (!cfg_option_given(call, "create-dirs"))
-    o->create_dirs = g->create_dirs;
-  if (!cfg_option_given(call, "ts-format"))
-    o->ts_format = g->ts_format;
-  if (!cfg_option_given(call, "frac-digits"))
-    o->frac_digits = g->frac_digits;
   if (!o->send_time_zone && (g->send_time_zone || g->time_zone))
     o->send_time_zone = g_strdup(g->send_time_zone ? g->send_time_zone : g->time_zone);
   if (d->kind == FILE_KIND_STDOUT || d->kind == FILE_KIND_PROGRAM)
@@ -422,7 +418,7 @@ _new_dest(FileKind kind, const CfgNode *call, const LogDriverContext *ctx, CfgEr
   d->o.time_reap = -1;
   char what[16];
   snprintf(what, sizeof(what), "%s()", d->super.driver);
-  bool ok = cfg_options_apply(table, call, &d->o, what, err);
+  bool ok = cfg_options_apply_inherit(table, call, &d->o, what, ctx->global, err);
   if (ok && ctx->global)
     _inherit(d, call, ctx->global);
   ok = ok && _setup_templates(d, call, ctx, err);

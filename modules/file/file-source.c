@@ -201,7 +201,7 @@ _file_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err
     abort();
   log_source_init(&s->base, &file_source_ops, call);
   cfg_options_defaults(file_source_options, &s->o);
-  bool ok = cfg_options_apply(file_source_options, call, &s->o, "file()", err);
+  bool ok = cfg_options_apply_inherit(file_source_options, call, &s->o, "file()", ctx->global, err);
   if (ok)
     ok = file_source_is_kmsg(&s->o.follow) ? _kmsg_new(s, call, ctx, err)
                                            : file_source_options_resolve(&s->base, &s->o.follow, call, ctx, err);

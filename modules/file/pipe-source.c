@@ -317,7 +317,7 @@ _pipe_stop(LogSourceDriver *d)
 static const CfgOption pipe_source_options[] = {
   LOG_SOURCE_OPTION_ROWS(PipeSourceOptions, src, 100),
   { .name = "optional", .type = CFG_OPT_BOOL, .offset = OFF(optional) },
-  { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs) },
+  { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs), .inherit = "create-dirs" },
   { .name = "owner", .type = CFG_OPT_STRING, .offset = OFF(owner), .empty_ok = true },
   { .name = "group", .type = CFG_OPT_STRING, .offset = OFF(group), .empty_ok = true },
   { .name = "perm", .type = CFG_OPT_INT, .offset = OFF(perm), .def_int = -2, .min = -1, .max = 07777 },
@@ -342,17 +342,6 @@ _pipe_free(LogSourceDriver *d)
 
 static const LogSourceOps pipe_source_ops = { _pipe_start, _pipe_stop, _pipe_free };
 
-/* What the call left unset comes from options {}, as for the pipe()
- * destination (file-options.c): only root applies the global owner and
- * group. */
-static void
-_inherit(PipeSourceOptions *o, const CfgNode *call, const CfgGlobalOptions *g)
-{
-  if (!cfg_option_given(call, "create-dirs"))
-    o->create_dirs = g->create_dirs;
-  file_perm_inherit(&o->owner, &o->group, &o->perm, &o->dir_owner, &o->dir_group, &o->dir_perm, g);
-}
-
 static LogSourceDriver *
 _pipe_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
@@ -361,7 +350,7 @@ _pipe_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err
     abort();
   log_source_init(&s->base, &pipe_source_ops, call);
   cfg_options_defaults(pipe_source_options, &s->o);
-  if (!cfg_options_apply(pipe_source_options, call, &s->o, "pipe()", err)
+  if (!cfg_options_apply_inherit(pipe_source_options, call, &s->o, "pipe()", ctx->global, err)
       || !log_source_resolve(&s->base, &s->o.src, call, ctx, true, "local+pipe", err)
       || !file_source_resolve_pad_size(&s->base, s->o.pad_size, call, "pipe", err))
     {
@@ -386,8 +375,11 @@ _pipe_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err
       _pipe_free(&s->base.super);
       return NULL;
     }
+  /* owner and group from options {} only for root, as for the pipe()
+   * destination (file_perm_inherit) */
   if (ctx->global)
-    _inherit(&s->o, call, ctx->global);
+    file_perm_inherit(&s->o.owner, &s->o.group, &s->o.perm, &s->o.dir_owner, &s->o.dir_group, &s->o.dir_perm,
+                      ctx->global);
   if (!file_perm_resolve(&s->file_perm, s->o.owner, s->o.group, s->o.perm, call, "owner", "group", err)
       || !file_perm_resolve(&s->dir_perm, s->o.dir_owner, s->o.dir_group, s->o.dir_perm, call, "dir-owner",
                             "dir-group", err))

@@ -349,7 +349,7 @@ _program_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *
     abort();
   log_source_init(&s->base, &program_source_ops, call);
   cfg_options_defaults(program_source_options, &s->o);
-  if (!cfg_options_apply(program_source_options, call, &s->o, "program()", err)
+  if (!cfg_options_apply_inherit(program_source_options, call, &s->o, "program()", ctx->global, err)
       || !log_source_resolve(&s->base, &s->o.src, call, ctx, true, "local+program", err))
     {
       _program_free(&s->base.super);

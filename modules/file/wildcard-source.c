@@ -288,7 +288,7 @@ _wildcard_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   g_mutex_init(&s->lock);
   s->followers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify) file_follower_free);
   cfg_options_defaults(wildcard_options, &s->o);
-  if (!cfg_options_apply(wildcard_options, call, &s->o, "wildcard-file()", err)
+  if (!cfg_options_apply_inherit(wildcard_options, call, &s->o, "wildcard-file()", ctx->global, err)
       || !file_source_options_resolve(&s->base, &s->o.follow, call, ctx, err))
     {
       _wildcard_free(&s->base.super);

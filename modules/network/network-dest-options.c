@@ -61,8 +61,10 @@ static const CfgOption failover_options[] = {
   { .name = "flush-lines", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .min = 0, .max = INT32_MAX },           \
   { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .min = 1, .max = INT32_MAX },      \
   { .name = "time-reopen", .type = CFG_OPT_INT, .offset = OFF(time_reopen), .min = 1, .max = INT32_MAX },           \
-  { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = OFF(ts_format), .names = ts_formats },                     \
-  { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .min = 0, .max = 6 },                   \
+  { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = OFF(ts_format), .names = ts_formats,                       \
+    .inherit = "ts-format" },                                                                                       \
+  { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .min = 0, .max = 6,                     \
+    .inherit = "frac-digits" },                                                                                     \
   { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) },                              \
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) },                                   \
   { .name = "so-sndbuf", .type = CFG_OPT_SIZE, .offset = OFF(so_sndbuf), .min = 0, .max = INT32_MAX },              \
@@ -148,10 +150,6 @@ static bool
 _setup_templates(NetDest *d, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
   const CfgGlobalOptions *g = ctx->global;
-  if (g && !cfg_option_given(call, "ts-format"))
-    d->o.ts_format = g->ts_format;
-  if (g && !cfg_option_given(call, "frac-digits"))
-    d->o.frac_digits = g->frac_digits;
   if (g && !d->o.send_time_zone && (g->send_time_zone || g->time_zone))
     d->o.send_time_zone = g_strdup(g->send_time_zone ? g->send_time_zone : g->time_zone);
   log_template_options_defaults(&d->topts);
@@ -375,7 +373,7 @@ _net_dest_new(NetDestKind kind, const CfgNode *call, const LogDriverContext *ctx
   cfg_options_defaults(table, &d->o);
   char what[24];
   snprintf(what, sizeof(what), "%s()", d->super.driver);
-  bool ok = cfg_options_apply(table, call, &d->o, what, err) && _setup_target(d, call, err);
+  bool ok = cfg_options_apply_inherit(table, call, &d->o, what, ctx->global, err) && _setup_target(d, call, err);
   if (ok && d->is_unix)
     {
       d->family = AF_UNIX;

@@ -91,7 +91,7 @@ _net_new(NetKind kind, const CfgOption *table, const CfgNode *call, const LogDri
   s->o.max_connections = -1;
   s->o.listen_backlog = 255;
   cfg_options_defaults(table, &s->o);
-  bool ok = cfg_options_apply(table, call, &s->o, what, err) && net_source_resolve(s, call, ctx, err);
+  bool ok = cfg_options_apply_inherit(table, call, &s->o, what, ctx->global, err) && net_source_resolve(s, call, ctx, err);
   g_free(what);
   if (!ok)
     {

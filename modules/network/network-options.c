@@ -88,7 +88,7 @@ static const CfgOption ebpf_options[] = {
   { .name = "owner", .type = CFG_OPT_STRING, .offset = OFF(owner), .empty_ok = true },                             \
   { .name = "group", .type = CFG_OPT_STRING, .offset = OFF(group), .empty_ok = true },                             \
   { .name = "perm", .type = CFG_OPT_INT, .offset = OFF(perm), .def_int = 0666, .min = 0, .max = 07777 },          \
-  { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs) },                                     \
+  { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs), .inherit = "create-dirs" },            \
   { .name = "optional", .type = CFG_OPT_BOOL, .offset = OFF(optional) }
 
 #define NET_INET_OPTIONS                                                                                            \
@@ -315,7 +315,7 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
    * for one on a unix socket unless flags(expect-hostname) asks */
   if (s->is_unix && !log_source_has_flag(&s->o.src, "expect-hostname"))
     ro->parse.flags &= ~(uint32_t) MF_EXPECT_HOSTNAME;
-  s->create_dirs = cfg_option_given(call, "create-dirs") ? s->o.create_dirs : ctx->global->create_dirs;
+  s->create_dirs = s->o.create_dirs;
   s->dir_perm = ctx->global->dir_perm >= 0 ? (int) ctx->global->dir_perm : 0700;
   if (!log_source_resolve(&s->base, &s->o.src, call, ctx, s->is_unix, s->transport_name, err))
     return false;

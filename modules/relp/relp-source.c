@@ -213,7 +213,7 @@ _relp_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err
   log_source_init(&s->base, &relp_source_ops, call);
   log_source_conns_init(&s->conns, &s->base);
   cfg_options_defaults(relp_source_options, &s->o);
-  if (!cfg_options_apply(relp_source_options, call, &s->o, "relp()", err)
+  if (!cfg_options_apply_inherit(relp_source_options, call, &s->o, "relp()", ctx->global, err)
       || !log_source_resolve(&s->base, &s->o.src, call, ctx, false, "relp", err)
       || !net_tls_context_for_call(&s->o.tls, call, true, &s->tls, err))
     {

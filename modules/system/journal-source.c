@@ -82,8 +82,8 @@ static const CfgOption journal_options[] = {
     .names = cfg_level_names },
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(time_zone), .check = cfg_check_time_zone },
   { .name = "read-old-records", .type = CFG_OPT_BOOL, .offset = OFF(read_old_records), .def_int = 1 },
-  { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = OFF(keep_hostname) },
-  { .name = "use-fqdn", .type = CFG_OPT_BOOL, .offset = OFF(use_fqdn) },
+  { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = OFF(keep_hostname), .inherit = "keep-hostname" },
+  { .name = "use-fqdn", .type = CFG_OPT_BOOL, .offset = OFF(use_fqdn), .inherit = "use-fqdn" },
   { .name = "log-iw-size", .type = CFG_OPT_INT, .offset = OFF(log_iw_size), .def_int = 100, .min = 1,
     .max = INT32_MAX },
   { .name = "tags", .type = CFG_OPT_STRING_LIST, .offset = OFF(tags) },
@@ -644,7 +644,7 @@ _journal_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
     abort();
   log_source_init(&s->base, &journal_ops, call);
   cfg_options_defaults(journal_options, &s->o);
-  if (!cfg_options_apply(journal_options, call, &s->o, "systemd-journal()", err))
+  if (!cfg_options_apply_inherit(journal_options, call, &s->o, "systemd-journal()", ctx->global, err))
     {
       _journal_free(&s->base.super);
       return NULL;
@@ -657,19 +657,15 @@ _journal_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
     }
   /* its own table (syslog-ng's names for this source), the core's host
    * logic: the options it shares with every source go through resolve */
-  LogSourceOptions so = {
-    .log_iw_size = s->o.log_iw_size,
-    .log_fetch_limit = s->o.log_fetch_limit,
-    .log_msg_size = -1,
-    .host_override = s->o.host_override,
-    .program_override = s->o.program_override,
-    .default_facility = -1,
-    .default_priority = -1,
-    .keep_hostname = s->o.keep_hostname,
-    .use_fqdn = s->o.use_fqdn,
-    .keep_timestamp = true,
-    .tags = s->o.tags,
-  };
+  LogSourceOptions so;
+  log_source_options_defaults(&so, ctx->global);
+  so.log_iw_size = s->o.log_iw_size;
+  so.log_fetch_limit = s->o.log_fetch_limit;
+  so.host_override = s->o.host_override;
+  so.program_override = s->o.program_override;
+  so.keep_hostname = s->o.keep_hostname;
+  so.use_fqdn = s->o.use_fqdn;
+  so.tags = s->o.tags;
   if (!log_source_resolve(&s->base, &so, call, ctx, true, "local+journal", err))
     {
       _journal_free(&s->base.super);

@@ -87,7 +87,8 @@ _check_call(Checker *c, const CfgNode *call, CfgObjectKind kind)
   void *scratch = g_malloc0(def->struct_size ? def->struct_size : 1);
   char *what = g_strdup_printf("%s()", call->name);
   cfg_options_defaults(def->options, scratch);
-  bool ok = cfg_options_apply(def->options, call, scratch, what, c->err);
+  /* (what rows inherit from options {} does not matter for the check) */
+  bool ok = cfg_options_apply_inherit(def->options, call, scratch, what, NULL, c->err);
   cfg_options_free(def->options, scratch);
   g_free(what);
   g_free(scratch);

@@ -417,8 +417,17 @@ cfg_option_apply_one(const CfgOption *table, const CfgNode *call, void *base, co
   return true;
 }
 
-bool
-cfg_options_apply(const CfgOption *table, const CfgNode *node, void *base, const char *what, CfgError *err)
+static bool
+_has_inherit(const CfgOption *table)
+{
+  for (const CfgOption *o = table; o->name; o++)
+    if (o->inherit)
+      return true;
+  return false;
+}
+
+static bool
+_apply(const CfgOption *table, const CfgNode *node, void *base, const char *what, CfgError *err)
 {
   for (size_t i = 0; i < node->n_children; i++)
     {
@@ -429,6 +438,75 @@ cfg_options_apply(const CfgOption *table, const CfgNode *node, void *base, const
         return false;
     }
   return true;
+}
+
+bool
+cfg_options_apply(const CfgOption *table, const CfgNode *node, void *base, const char *what, CfgError *err)
+{
+  /* rows that default from options {} would silently keep their own
+   * defaults here: such a table goes through cfg_options_apply_inherit */
+  if (_has_inherit(table))
+    g_error("%s: option table with inheriting rows applied without options {}", what);
+  return _apply(table, node, base, what, err);
+}
+
+/* Whether the call gives row o, by its name or an alias's (a row of the
+ * same field). */
+static bool
+_row_given(const CfgOption *table, const CfgOption *o, const CfgNode *call)
+{
+  if (!call)
+    return false;
+  for (const CfgOption *a = table; a->name; a++)
+    if (a->offset == o->offset && a->type == o->type && cfg_option_given(call, a->name))
+      return true;
+  return false;
+}
+
+static void
+_inherit(const CfgOption *table, const CfgNode *call, void *base, const CfgGlobalOptions *g)
+{
+  if (!g)
+    return;
+  for (const CfgOption *o = table; o->name; o++)
+    {
+      if (!o->inherit || _row_given(table, o, call))
+        continue;
+      const CfgOption *go = cfg_options_find(cfg_global_options_table, o->inherit);
+      if (!go || go->type != o->type)
+        g_error("option %s inherits %s, which is no options {} option of its type", o->name, o->inherit);
+      const void *from = (const char *) g + go->offset;
+      switch (o->type)
+        {
+        case CFG_OPT_BOOL: *FIELD(base, o, bool) = *(const bool *) from; break;
+        case CFG_OPT_INT:
+        case CFG_OPT_SIZE: *FIELD(base, o, int64_t) = *(const int64_t *) from; break;
+        case CFG_OPT_ENUM: *FIELD(base, o, int) = *(const int *) from; break;
+        case CFG_OPT_FLAGS: *FIELD(base, o, uint32_t) = *(const uint32_t *) from; break;
+        case CFG_OPT_STRING:
+        case CFG_OPT_TEMPLATE:
+          g_free(*FIELD(base, o, char *));
+          *FIELD(base, o, char *) = g_strdup(*(char *const *) from);
+          break;
+        default: g_error("option %s: inheriting a value of this type is not built", o->name);
+        }
+    }
+}
+
+bool
+cfg_options_apply_inherit(const CfgOption *table, const CfgNode *node, void *base, const char *what,
+                          const CfgGlobalOptions *g, CfgError *err)
+{
+  if (!_apply(table, node, base, what, err))
+    return false;
+  _inherit(table, node, base, g);
+  return true;
+}
+
+void
+cfg_options_inherit_all(const CfgOption *table, void *base, const CfgGlobalOptions *g)
+{
+  _inherit(table, NULL, base, g);
 }
 
 /* ---- shared by the drivers' tables -------------------------------------- */

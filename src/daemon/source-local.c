@@ -141,7 +141,7 @@ _stdin_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   log_source_init(&s->base, &stdin_ops, call);
   /* no options of its own: every one that every source has at its default */
   LogSourceOptions so;
-  log_source_options_defaults(&so);
+  log_source_options_defaults(&so, ctx->global);
   if (!log_source_resolve(&s->base, &so, call, ctx, true, "local+stdin", err))
     {
       _local_free(&s->base.super);

@@ -2,12 +2,12 @@
 /* Option tables: defaults, types, suffixes, '-'/'_', bounds, checks and
  * the nearest-name suggestions. */
 #include "cfg-test.h"
+#include "sluice/driver.h"
 #include "sluice/internal-log.h"
 
 #include <glib.h>
-
-#include <glib.h>
 #include <stddef.h>
+#include <string.h>
 
 /* Applies the options {} of text to a fresh CfgGlobalOptions. */
 static bool
@@ -288,4 +288,114 @@ Test(cfg_options, names_distance_and_numbers)
   cr_assert_not(cfg_parse_number("-", true, &v));
   cr_assert(cfg_parse_number("017", true, &v));
   cr_assert_eq(v, 15);
+}
+
+/* ---- inheritance from options {} (.inherit) ------------------------------ */
+
+typedef struct InheritOpts
+{
+  bool keep_hostname;
+  int ts_format;
+  int64_t frac_digits;
+  char *zone;
+  int64_t own; /* no .inherit: keeps its default */
+} InheritOpts;
+
+static const char *const inherit_ts[] = { "rfc3164", "bsd", "rfc3339", "iso", "unix", "full", NULL };
+
+static const CfgOption inherit_table[] = {
+  { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = offsetof(InheritOpts, keep_hostname),
+    .inherit = "keep-hostname" },
+  { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = offsetof(InheritOpts, ts_format), .names = inherit_ts,
+    .inherit = "ts-format" },
+  { .name = "stamp-format", .type = CFG_OPT_ENUM, .offset = offsetof(InheritOpts, ts_format), .names = inherit_ts },
+  { .name = "frac-digits", .type = CFG_OPT_INT, .offset = offsetof(InheritOpts, frac_digits), .min = 0, .max = 6,
+    .inherit = "frac-digits" },
+  { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = offsetof(InheritOpts, zone),
+    .def_str = "+01:00", .inherit = "send-time-zone" },
+  { .name = "own", .type = CFG_OPT_INT, .offset = offsetof(InheritOpts, own), .def_int = 7 },
+  { .name = NULL },
+};
+
+/* The driver call of "source s { d(OPTIONS); };" applied with the
+ * options {} of globals. */
+static InheritOpts
+apply_inherit(const char *globals, const char *options)
+{
+  CfgGlobalOptions go;
+  char *e;
+  cr_assert(load(globals, &go, &e), "%s", e);
+  char *text = g_strdup_printf("source s { d(%s); };", options);
+  CfgTree *t = parse_ok(text);
+  const CfgNode *call = cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s")->children[0];
+  InheritOpts o;
+  cfg_options_defaults(inherit_table, &o);
+  CfgError err = { 0 };
+  cr_assert(cfg_options_apply_inherit(inherit_table, call, &o, "d()", &go, &err), "%s", err.message);
+  cfg_tree_free(t);
+  g_free(text);
+  cfg_options_free(cfg_global_options_table, &go);
+  return o;
+}
+
+Test(cfg_options, rows_not_given_take_options_blocks_value)
+{
+  InheritOpts o = apply_inherit("options { keep-hostname(yes); ts-format(iso); frac-digits(3); "
+                                "send-time-zone(\"+05:00\"); };",
+                                "");
+  cr_assert(o.keep_hostname);
+  cr_assert_eq(o.ts_format, 3);
+  cr_assert_eq(o.frac_digits, 3);
+  cr_assert_str_eq(o.zone, "+05:00");
+  cr_assert_eq(o.own, 7, "a row without .inherit keeps its default");
+  g_free(o.zone);
+}
+
+Test(cfg_options, rows_given_keep_their_own_value)
+{
+  InheritOpts o = apply_inherit("options { keep-hostname(yes); ts-format(iso); frac-digits(3); };",
+                                "keep-hostname(no) stamp-format(unix) frac_digits(1)");
+  cr_assert_not(o.keep_hostname);
+  cr_assert_eq(o.ts_format, 4, "given by an alias (a row of the same field)");
+  cr_assert_eq(o.frac_digits, 1, "given with '_' for '-'");
+  /* options {} without send-time-zone(): NULL, copied over the row's default */
+  cr_assert_null(o.zone);
+}
+
+Test(cfg_options, without_options_the_rows_keep_their_defaults)
+{
+  InheritOpts o;
+  cfg_options_defaults(inherit_table, &o);
+  CfgTree *t = parse_ok("source s { d(); };");
+  CfgError err = { 0 };
+  cr_assert(cfg_options_apply_inherit(inherit_table, cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s")->children[0], &o,
+                                      "d()", NULL, &err));
+  cr_assert_str_eq(o.zone, "+01:00");
+  cfg_options_free(inherit_table, &o);
+  cfg_tree_free(t);
+}
+
+/* every inheriting row of every driver names an options {} option of its
+ * own type (the merge would abort on the first configuration otherwise) */
+Test(cfg_options, every_drivers_inheriting_rows_name_a_global_of_their_type)
+{
+  const LogDriverFactory *const *all = log_driver_factories();
+  int rows = 0;
+  for (size_t i = 0; all[i]; i++)
+    for (const CfgOption *o = all[i]->def.options; o && o->name; o++)
+      {
+        if (!o->inherit)
+          continue;
+        const CfgOption *g = cfg_options_find(cfg_global_options_table, o->inherit);
+        cr_assert_not_null(g, "%s(): %s() inherits %s, not an options {} option", all[i]->def.name, o->name,
+                           o->inherit);
+        cr_assert_eq(g->type, o->type, "%s(): %s() and options {} %s() differ in type", all[i]->def.name, o->name,
+                     o->inherit);
+        if (o->type == CFG_OPT_ENUM)
+          for (size_t k = 0; g->names[k] || o->names[k]; k++)
+            cr_assert(g->names[k] && o->names[k] && strcmp(g->names[k], o->names[k]) == 0,
+                      "%s(): %s() names its values otherwise than options {}", all[i]->def.name, o->name);
+        rows++;
+      }
+  cr_assert_geq(rows, 20, "only %d inheriting rows found", rows);
 }
