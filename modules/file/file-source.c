@@ -202,9 +202,10 @@ _file_source_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err
   log_source_init(&s->base, &file_source_ops, call);
   cfg_options_defaults(file_source_options, &s->o);
   bool ok = cfg_options_apply_inherit(file_source_options, call, &s->o, "file()", ctx->global, err);
-  if (ok)
-    ok = file_source_is_kmsg(&s->o.follow) ? _kmsg_new(s, call, ctx, err)
-                                           : file_source_options_resolve(&s->base, &s->o.follow, call, ctx, err);
+  if (ok && file_source_is_kmsg(&s->o.follow))
+    ok = _kmsg_new(s, call, ctx, err);
+  else if (ok)
+    ok = file_source_options_resolve(&s->base, &s->o.follow, call, ctx, err);
   if (!ok)
     {
       _file_free(&s->base.super);

@@ -343,7 +343,9 @@ _kmsg_open(KmsgSource *k, char **error)
     flags |= O_RDWR; /* a test's FIFO: no end of file when its writer leaves */
   else
     {
-      *error = g_strdup_printf("file(): format('linux-kmsg') reads the kernel log, and %s is not a character device (or a FIFO)", k->path);
+      *error = g_strdup_printf("file(): format('linux-kmsg') reads the kernel log, and %s is not a character "
+                               "device (or a FIFO)",
+                               k->path);
       return false;
     }
   int fd = open(k->path, flags);

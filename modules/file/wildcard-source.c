@@ -304,8 +304,9 @@ _wildcard_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
     }
   if (file_source_is_kmsg(&s->o.follow))
     {
-      cfg_error_set(err, &call->loc, "wildcard-file(): format('linux-kmsg') is for the kernel's log: read it with "
-                                     "file(\"/dev/kmsg\" format(\"linux-kmsg\"))");
+      cfg_error_set(err, &call->loc,
+                    "wildcard-file(): format('linux-kmsg') is for the kernel's log: read it with "
+                    "file(\"/dev/kmsg\" format(\"linux-kmsg\"))");
       _wildcard_free(&s->base.super);
       return NULL;
     }

@@ -257,7 +257,8 @@ _setup_transport(NetDest *d, const CfgNode *call, CfgError *err)
     case NET_DEST_UDP6:
       if (t != NET_DEST_TRANSPORT_UNSET)
         {
-          cfg_error_set(err, &cfg_option_given(call, "transport")->loc, "%s() takes no transport(); use network()",
+          cfg_error_set(err, &cfg_option_given(call, "transport")->loc,
+                        "%s() takes no transport(); use network()",
                         d->super.driver);
           return false;
         }
@@ -284,7 +285,8 @@ _setup_transport(NetDest *d, const CfgNode *call, CfgError *err)
     {
       if (proto == 4)
         {
-          cfg_error_set(err, &cfg_option_given(call, "ip-protocol")->loc, "%s() is IPv6 only", d->super.driver);
+          cfg_error_set(err, &cfg_option_given(call, "ip-protocol")->loc, "%s() is IPv6 only",
+                        d->super.driver);
           return false;
         }
       proto = 6;
@@ -373,7 +375,8 @@ _net_dest_new(NetDestKind kind, const CfgNode *call, const LogDriverContext *ctx
   cfg_options_defaults(table, &d->o);
   char what[24];
   snprintf(what, sizeof(what), "%s()", d->super.driver);
-  bool ok = cfg_options_apply_inherit(table, call, &d->o, what, ctx->global, err) && _setup_target(d, call, err);
+  bool ok = cfg_options_apply_inherit(table, call, &d->o, what, ctx->global, err)
+            && _setup_target(d, call, err);
   if (ok && d->is_unix)
     {
       d->family = AF_UNIX;

@@ -2,8 +2,9 @@
 /*
  * The network module's registration table and the driver object all its
  * sources share: network(), syslog(), tcp(), udp(), tcp6(), udp6(),
- * unix-stream(), unix-dgram() and udp-balancer().  The stream and datagram halves live in
- * network-stream.c and network-dgram.c; options in network-options.c.
+ * unix-stream(), unix-dgram() and udp-balancer().  The stream and datagram
+ * halves live in network-stream.c and network-dgram.c; options in
+ * network-options.c.
  */
 #include "modules.h"
 #include "network-dest.h"
@@ -91,7 +92,8 @@ _net_new(NetKind kind, const CfgOption *table, const CfgNode *call, const LogDri
   s->o.max_connections = -1;
   s->o.listen_backlog = 255;
   cfg_options_defaults(table, &s->o);
-  bool ok = cfg_options_apply_inherit(table, call, &s->o, what, ctx->global, err) && net_source_resolve(s, call, ctx, err);
+  bool ok = cfg_options_apply_inherit(table, call, &s->o, what, ctx->global, err)
+            && net_source_resolve(s, call, ctx, err);
   g_free(what);
   if (!ok)
     {

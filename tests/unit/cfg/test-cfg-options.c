@@ -306,11 +306,12 @@ static const char *const inherit_ts[] = { "rfc3164", "bsd", "rfc3339", "iso", "u
 static const CfgOption inherit_table[] = {
   { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = offsetof(InheritOpts, keep_hostname),
     .inherit = "keep-hostname" },
-  { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = offsetof(InheritOpts, ts_format), .names = inherit_ts,
-    .inherit = "ts-format" },
-  { .name = "stamp-format", .type = CFG_OPT_ENUM, .offset = offsetof(InheritOpts, ts_format), .names = inherit_ts },
-  { .name = "frac-digits", .type = CFG_OPT_INT, .offset = offsetof(InheritOpts, frac_digits), .min = 0, .max = 6,
-    .inherit = "frac-digits" },
+  { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = offsetof(InheritOpts, ts_format),
+    .names = inherit_ts, .inherit = "ts-format" },
+  { .name = "stamp-format", .type = CFG_OPT_ENUM, .offset = offsetof(InheritOpts, ts_format),
+    .names = inherit_ts },
+  { .name = "frac-digits", .type = CFG_OPT_INT, .offset = offsetof(InheritOpts, frac_digits), .min = 0,
+    .max = 6, .inherit = "frac-digits" },
   { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = offsetof(InheritOpts, zone),
     .def_str = "+01:00", .inherit = "send-time-zone" },
   { .name = "own", .type = CFG_OPT_INT, .offset = offsetof(InheritOpts, own), .def_int = 7 },
@@ -389,8 +390,8 @@ Test(cfg_options, every_drivers_inheriting_rows_name_a_global_of_their_type)
         const CfgOption *g = cfg_options_find(cfg_global_options_table, o->inherit);
         cr_assert_not_null(g, "%s(): %s() inherits %s, not an options {} option", all[i]->def.name, o->name,
                            o->inherit);
-        cr_assert_eq(g->type, o->type, "%s(): %s() and options {} %s() differ in type", all[i]->def.name, o->name,
-                     o->inherit);
+        cr_assert_eq(g->type, o->type, "%s(): %s() and options {} %s() differ in type", all[i]->def.name,
+                     o->name, o->inherit);
         if (o->type == CFG_OPT_ENUM)
           for (size_t k = 0; g->names[k] || o->names[k]; k++)
             cr_assert(g->names[k] && o->names[k] && strcmp(g->names[k], o->names[k]) == 0,
