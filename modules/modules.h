@@ -34,6 +34,8 @@ extern const LogDriverFactory *const timestamp_driver_factories[];
 extern const LogDriverFactory *const syslogformat_driver_factories[];
 /* xml() (modules/xml) */
 extern const LogDriverFactory *const xml_driver_factories[];
+/* db-parser() (modules/dbparser) */
+extern const LogDriverFactory *const dbparser_driver_factories[];
 /* relp() source and destination (modules/relp) */
 extern const LogDriverFactory *const relp_driver_factories[];
 

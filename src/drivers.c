@@ -21,6 +21,7 @@ static const LogDriverFactory *const *const module_lists[] = {
   syslogformat_driver_factories,
   xml_driver_factories,
   relp_driver_factories,
+  dbparser_driver_factories,
 };
 
 const LogDriverFactory *const *

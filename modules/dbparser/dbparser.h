@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* db-parser() (modules/dbparser): the factory dbparser-module.c registers. */
+#ifndef SLUICE_DBPARSER_H
+#define SLUICE_DBPARSER_H
+
+#include "sluice/driver.h"
+
+extern const LogDriverFactory db_parser_factory;
+
+#endif

@@ -1,0 +1,775 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Loading a patterndb XML file (pdb.h) with GMarkup, and classifying a
+ * message with it.
+ *
+ * The grammar is syslog-ng 3.38's: <patterndb version=""> holds
+ * <ruleset>s; a ruleset holds <pattern>s (program names, in <patterns> or
+ * not), <description>, <url>s (in <urls> or not) and <rules>; a <rule id=""
+ * class="" provider=""> holds <patterns><pattern>, <description>,
+ * <urls><url>, <tags><tag>, <values><value name="">, <examples><example>
+ * (<test_message program="">, <test_values><test_value name="">).  As in
+ * syslog-ng 3.38 an element it does not know where it stands is an error,
+ * and so is text where none belongs; each error names file:line:col.
+ *
+ * Not built: <actions> and the correlation attributes of a rule
+ * (context-id, context-scope, context-timeout) are refused with an error
+ * naming the rule, rather than loaded and ignored.
+ *
+ * Rulesets naming the same program share one message tree; rulesets with
+ * no program pattern go to the tree of the program tree's root, which a
+ * program no pattern matches (even partially) finds.  A rule's patterns are
+ * added when its ruleset closes, in file order.  Differences from syslog-ng
+ * 3.38, which logs these and goes on without the pattern: an unknown parser
+ * type, a parser without its parameter, a bad PCRE and an unescaped '@'
+ * fail the load.  Version 6 files are taken (3.38 refuses them).
+ */
+#include "pdb.h"
+
+#include "radix.h"
+#include "sluice/template.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct PdbValue
+{
+  NVHandle handle;
+  LogTemplate *tmpl;
+} PdbValue;
+
+typedef struct PdbRule
+{
+  char *id;
+  char *class_name; /* NULL: "system" */
+  GArray *tags;     /* LogTagId, the class tag first */
+  GArray *values;   /* PdbValue */
+} PdbRule;
+
+typedef struct PdbProgram
+{
+  RNode *rules;
+} PdbProgram;
+
+struct PatternDb
+{
+  bool empty;            /* no <ruleset>: nothing is classified */
+  RNode *programs;       /* values: PdbProgram */
+  GPtrArray *all_programs;
+  GPtrArray *all_rules;
+};
+
+static NVHandle class_handle, rule_id_handle;
+static LogTagId system_tag, unknown_tag;
+
+static void
+_globals_init(void)
+{
+  static gsize once;
+  if (g_once_init_enter(&once))
+    {
+      class_handle = log_msg_get_value_handle(".classifier.class", -1);
+      rule_id_handle = log_msg_get_value_handle(".classifier.rule_id", -1);
+      system_tag = log_tags_get_by_name(".classifier.system");
+      unknown_tag = log_tags_get_by_name(".classifier.unknown");
+      g_once_init_leave(&once, 1);
+    }
+}
+
+static void
+_rule_free(void *p)
+{
+  PdbRule *r = p;
+  g_free(r->id);
+  g_free(r->class_name);
+  g_array_free(r->tags, TRUE);
+  for (guint i = 0; i < r->values->len; i++)
+    log_template_unref(g_array_index(r->values, PdbValue, i).tmpl);
+  g_array_free(r->values, TRUE);
+  g_free(r);
+}
+
+static void
+_program_free(void *p)
+{
+  PdbProgram *prog = p;
+  radix_free(prog->rules, NULL);
+  g_free(prog);
+}
+
+static PdbProgram *
+_program_new(PatternDb *db)
+{
+  PdbProgram *p = g_new0(PdbProgram, 1);
+  p->rules = radix_new();
+  g_ptr_array_add(db->all_programs, p);
+  return p;
+}
+
+void
+pdb_free(PatternDb *db)
+{
+  if (!db)
+    return;
+  radix_free(db->programs, NULL);
+  g_ptr_array_free(db->all_programs, TRUE);
+  g_ptr_array_free(db->all_rules, TRUE);
+  g_free(db);
+}
+
+size_t
+pdb_rule_count(const PatternDb *db)
+{
+  return db->all_rules->len;
+}
+
+/* ---- the loader --------------------------------------------------------- */
+
+typedef enum
+{
+  S_INITIAL,
+  S_PATTERNDB,
+  S_RULESET,
+  S_RULESET_PATTERN,
+  S_RULESET_URL,
+  S_RULESET_DESCRIPTION,
+  S_RULES,
+  S_RULE,
+  S_RULE_PATTERN,
+  S_RULE_DESCRIPTION,
+  S_RULE_URL,
+  S_VALUE,
+  S_TAG,
+  S_EXAMPLES,
+  S_EXAMPLE,
+  S_TEST_MESSAGE,
+  S_TEST_VALUES,
+  S_TEST_VALUE,
+  S_DONE,
+} LoadState;
+
+typedef struct PendingPattern
+{
+  char *pattern;
+  PdbRule *rule;
+  char *where; /* "file:line:col" */
+} PendingPattern;
+
+typedef struct Loader
+{
+  PatternDb *db;
+  const char *name;
+  const char *prefix;
+  GMarkupParseContext *ctx;
+  LoadState state;
+  GArray *stack; /* LoadState */
+  /* the ruleset being read */
+  bool first_program;
+  PdbProgram *program;
+  PdbProgram *root_program;
+  GArray *pending; /* PendingPattern */
+  GHashTable *program_names; /* text -> PdbProgram (borrowed) */
+  GPtrArray *program_order;  /* the texts, in the order they were seen */
+  PdbRule *rule;
+  NVHandle value_handle;
+  bool value_named;
+} Loader;
+
+static void G_GNUC_PRINTF(3, 4) _fail(Loader *l, GError **error, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  char *what = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  int line = 0, col = 0;
+  g_markup_parse_context_get_position(l->ctx, &line, &col);
+  g_set_error(error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT, "%s:%d:%d: %s", l->name, line, col, what);
+  g_free(what);
+}
+
+static char *
+_where(Loader *l)
+{
+  int line = 0, col = 0;
+  g_markup_parse_context_get_position(l->ctx, &line, &col);
+  return g_strdup_printf("%s:%d:%d", l->name, line, col);
+}
+
+static void
+_push(Loader *l, LoadState s)
+{
+  g_array_append_val(l->stack, l->state);
+  l->state = s;
+}
+
+static void
+_pop(Loader *l)
+{
+  l->state = l->stack->len ? g_array_index(l->stack, LoadState, l->stack->len - 1) : S_INITIAL;
+  if (l->stack->len)
+    g_array_set_size(l->stack, l->stack->len - 1);
+}
+
+static const char *
+_attr(const char **names, const char **values, const char *name)
+{
+  for (int i = 0; names[i]; i++)
+    if (strcmp(names[i], name) == 0)
+      return values[i];
+  return NULL;
+}
+
+static void
+_start_ruleset_child(Loader *l, const char *el, GError **error)
+{
+  if (strcmp(el, "rules") == 0)
+    _push(l, S_RULES);
+  else if (strcmp(el, "patterns") == 0 || strcmp(el, "urls") == 0)
+    ; /* grouping only */
+  else if (strcmp(el, "url") == 0)
+    _push(l, S_RULESET_URL);
+  else if (strcmp(el, "pattern") == 0)
+    _push(l, S_RULESET_PATTERN);
+  else if (strcmp(el, "description") == 0)
+    _push(l, S_RULESET_DESCRIPTION);
+  else
+    _fail(l, error, "unexpected <%s>, expected <rules>, <urls>, <url>, <description>, <patterns> or <pattern>", el);
+}
+
+static void
+_start_rule(Loader *l, const char **an, const char **av, GError **error)
+{
+  const char *id = _attr(an, av, "id");
+  if (!id)
+    {
+      _fail(l, error, "<rule> without an id attribute");
+      return;
+    }
+  static const char *const correlation[] = { "context-id", "context-scope", "context-timeout", NULL };
+  for (int i = 0; correlation[i]; i++)
+    if (_attr(an, av, correlation[i]))
+      {
+        _fail(l, error, "rule %s: %s: correlation is not supported yet", id, correlation[i]);
+        return;
+      }
+  PdbRule *r = g_new0(PdbRule, 1);
+  r->id = g_strdup(id);
+  r->tags = g_array_new(FALSE, FALSE, sizeof(LogTagId));
+  r->values = g_array_new(FALSE, FALSE, sizeof(PdbValue));
+  const char *cls = _attr(an, av, "class");
+  if (cls)
+    {
+      /* syslog-ng builds the tag in a 32-byte buffer */
+      char *tag = g_strdup_printf(".classifier.%s", cls);
+      if (strlen(tag) > 31)
+        tag[31] = '\0';
+      LogTagId t = log_tags_get_by_name(tag);
+      g_array_append_val(r->tags, t);
+      g_free(tag);
+      r->class_name = g_strdup(cls);
+    }
+  g_ptr_array_add(l->db->all_rules, r);
+  l->rule = r;
+  _push(l, S_RULE);
+}
+
+static void
+_start_rule_child(Loader *l, const char *el, const char **an, const char **av, GError **error)
+{
+  if (strcmp(el, "patterns") == 0 || strcmp(el, "tags") == 0 || strcmp(el, "values") == 0 ||
+      strcmp(el, "urls") == 0)
+    ; /* grouping only */
+  else if (strcmp(el, "pattern") == 0)
+    _push(l, S_RULE_PATTERN);
+  else if (strcmp(el, "tag") == 0)
+    _push(l, S_TAG);
+  else if (strcmp(el, "description") == 0)
+    _push(l, S_RULE_DESCRIPTION);
+  else if (strcmp(el, "url") == 0)
+    _push(l, S_RULE_URL);
+  else if (strcmp(el, "value") == 0)
+    {
+      const char *name = _attr(an, av, "name");
+      if (!name)
+        {
+          _fail(l, error, "<value> without a name attribute in rule %s", l->rule->id);
+          return;
+        }
+      l->value_handle = log_msg_get_value_handle(name, -1);
+      _push(l, S_VALUE);
+    }
+  else if (strcmp(el, "actions") == 0)
+    _fail(l, error, "rule %s: <actions>: correlation and actions are not supported yet", l->rule->id);
+  else if (strcmp(el, "examples") == 0)
+    _push(l, S_EXAMPLES);
+  else
+    _fail(l, error,
+          "unexpected <%s>, expected <patterns>, <pattern>, <tags>, <tag>, <values>, <value>, <description>, "
+          "<urls>, <url>, <examples> or <actions>",
+          el);
+}
+
+static void
+_start(GMarkupParseContext *ctx, const char *el, const char **an, const char **av, gpointer data, GError **error)
+{
+  (void) ctx;
+  Loader *l = data;
+  switch (l->state)
+    {
+    case S_INITIAL:
+      if (strcmp(el, "patterndb") != 0)
+        {
+          _fail(l, error, "unexpected <%s>, expected <patterndb>", el);
+          return;
+        }
+      {
+        const char *v = _attr(an, av, "version");
+        int version = v ? atoi(v) : 4;
+        if (version < 2 || version > 6)
+          {
+            _fail(l, error, "patterndb version %s is not supported (versions 3 to 6 are)", v);
+            return;
+          }
+      }
+      _push(l, S_PATTERNDB);
+      break;
+    case S_PATTERNDB:
+      if (strcmp(el, "ruleset") != 0)
+        {
+          _fail(l, error, "unexpected <%s>, expected <ruleset>", el);
+          return;
+        }
+      l->db->empty = false;
+      l->first_program = true;
+      l->program = NULL;
+      _push(l, S_RULESET);
+      break;
+    case S_RULESET:
+      _start_ruleset_child(l, el, error);
+      break;
+    case S_RULES:
+      if (strcmp(el, "rule") != 0)
+        {
+          _fail(l, error, "unexpected <%s>, expected <rule>", el);
+          return;
+        }
+      _start_rule(l, an, av, error);
+      break;
+    case S_RULE:
+      _start_rule_child(l, el, an, av, error);
+      break;
+    case S_EXAMPLES:
+      if (strcmp(el, "example") != 0)
+        {
+          _fail(l, error, "unexpected <%s>, expected <example>", el);
+          return;
+        }
+      _push(l, S_EXAMPLE);
+      break;
+    case S_EXAMPLE:
+      if (strcmp(el, "test_message") == 0)
+        _push(l, S_TEST_MESSAGE);
+      else if (strcmp(el, "test_values") == 0)
+        _push(l, S_TEST_VALUES);
+      else
+        _fail(l, error, "unexpected <%s>, expected <test_message> or <test_values>", el);
+      break;
+    case S_TEST_VALUES:
+      if (strcmp(el, "test_value") != 0)
+        {
+          _fail(l, error, "unexpected <%s>, expected <test_value>", el);
+          return;
+        }
+      if (!_attr(an, av, "name"))
+        {
+          _fail(l, error, "<test_value> without a name attribute in rule %s", l->rule->id);
+          return;
+        }
+      _push(l, S_TEST_VALUE);
+      break;
+    default:
+      _fail(l, error, "unexpected <%s> here", el);
+      break;
+    }
+}
+
+static bool
+_close(Loader *l, const char *el, const char *want, GError **error)
+{
+  if (strcmp(el, want) != 0)
+    {
+      _fail(l, error, "unexpected </%s>, expected </%s>", el, want);
+      return false;
+    }
+  _pop(l);
+  return true;
+}
+
+static void
+_end_ruleset(Loader *l, GError **error)
+{
+  PdbProgram *prog = l->program ? l->program : l->root_program;
+  for (guint i = 0; i < l->pending->len; i++)
+    {
+      PendingPattern *pp = &g_array_index(l->pending, PendingPattern, i);
+      char *err = NULL;
+      bool dup = false;
+      if (!radix_insert(prog->rules, pp->pattern, pp->rule, l->prefix, &dup, &err))
+        {
+          g_set_error(error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT, "%s: rule %s: pattern '%s': %s",
+                      pp->where, pp->rule->id, pp->pattern, err);
+          g_free(err);
+          break;
+        }
+    }
+  for (guint i = 0; i < l->pending->len; i++)
+    {
+      PendingPattern *pp = &g_array_index(l->pending, PendingPattern, i);
+      g_free(pp->pattern);
+      g_free(pp->where);
+    }
+  g_array_set_size(l->pending, 0);
+  l->program = NULL;
+}
+
+static void
+_end(GMarkupParseContext *ctx, const char *el, gpointer data, GError **error)
+{
+  (void) ctx;
+  Loader *l = data;
+  switch (l->state)
+    {
+    case S_PATTERNDB:
+      if (_close(l, el, "patterndb", error))
+        l->state = S_DONE;
+      break;
+    case S_RULESET:
+      if (strcmp(el, "patterns") == 0 || strcmp(el, "urls") == 0)
+        break;
+      if (_close(l, el, "ruleset", error))
+        _end_ruleset(l, error);
+      break;
+    case S_RULESET_PATTERN:
+    case S_RULE_PATTERN:
+      _close(l, el, "pattern", error);
+      break;
+    case S_RULESET_URL:
+    case S_RULE_URL:
+      _close(l, el, "url", error);
+      break;
+    case S_RULESET_DESCRIPTION:
+    case S_RULE_DESCRIPTION:
+      _close(l, el, "description", error);
+      break;
+    case S_RULES:
+      _close(l, el, "rules", error);
+      break;
+    case S_RULE:
+      if (strcmp(el, "patterns") == 0 || strcmp(el, "tags") == 0 || strcmp(el, "values") == 0 ||
+          strcmp(el, "urls") == 0 || strcmp(el, "description") == 0)
+        break;
+      if (_close(l, el, "rule", error))
+        l->rule = NULL;
+      break;
+    case S_VALUE:
+      _close(l, el, "value", error);
+      break;
+    case S_TAG:
+      _close(l, el, "tag", error);
+      break;
+    case S_EXAMPLES:
+      _close(l, el, "examples", error);
+      break;
+    case S_EXAMPLE:
+      _close(l, el, "example", error);
+      break;
+    case S_TEST_MESSAGE:
+      _close(l, el, "test_message", error);
+      break;
+    case S_TEST_VALUES:
+      _close(l, el, "test_values", error);
+      break;
+    case S_TEST_VALUE:
+      _close(l, el, "test_value", error);
+      break;
+    default:
+      _fail(l, error, "unexpected </%s>", el);
+      break;
+    }
+}
+
+static void
+_ruleset_pattern(Loader *l, const char *text, GError **error)
+{
+  PdbProgram *known = g_hash_table_lookup(l->program_names, text);
+  if (l->first_program)
+    {
+      if (!known)
+        {
+          known = _program_new(l->db);
+          char *key = g_strdup(text);
+          g_hash_table_insert(l->program_names, key, known);
+          g_ptr_array_add(l->program_order, key);
+        }
+      l->program = known;
+      l->first_program = false;
+    }
+  else if (!known)
+    {
+      char *key = g_strdup(text);
+      g_hash_table_insert(l->program_names, key, l->program);
+      g_ptr_array_add(l->program_order, key);
+    }
+  else if (known != l->program)
+    _fail(l, error, "joining rulesets with mismatching program name sets, program=%s", text);
+}
+
+static void
+_text(GMarkupParseContext *ctx, const char *text, gsize len, gpointer data, GError **error)
+{
+  (void) ctx;
+  Loader *l = data;
+  char *t = g_strndup(text, len);
+  switch (l->state)
+    {
+    case S_RULESET_DESCRIPTION:
+    case S_RULESET_URL:
+    case S_RULE_DESCRIPTION:
+    case S_RULE_URL:
+    case S_EXAMPLE:
+    case S_TEST_MESSAGE:
+    case S_TEST_VALUE:
+      break;
+    case S_RULESET_PATTERN:
+      _ruleset_pattern(l, t, error);
+      break;
+    case S_RULE_PATTERN:
+      {
+        PendingPattern pp = { g_strdup(t), l->rule, _where(l) };
+        g_array_append_val(l->pending, pp);
+        break;
+      }
+    case S_VALUE:
+      {
+        char *err = NULL;
+        LogTemplate *tmpl = log_template_compile(t, &err);
+        if (!tmpl)
+          {
+            _fail(l, error, "error compiling value template, rule=%s, name=%s, value=%s: %s", l->rule->id,
+                  log_msg_get_value_name(l->value_handle, NULL), t, err ? err : "?");
+            g_free(err);
+            break;
+          }
+        PdbValue v = { l->value_handle, tmpl };
+        g_array_append_val(l->rule->values, v);
+        break;
+      }
+    case S_TAG:
+      {
+        LogTagId id = log_tags_get_by_name(t);
+        g_array_append_val(l->rule->tags, id);
+        break;
+      }
+    default:
+      for (gsize i = 0; i < len; i++)
+        if (!g_ascii_isspace(text[i]))
+          {
+            _fail(l, error, "unexpected text here: '%.40s'", t);
+            break;
+          }
+      break;
+    }
+  g_free(t);
+}
+
+static const GMarkupParser pdb_markup = { _start, _end, _text, NULL, NULL };
+
+PatternDb *
+pdb_load_buffer(const char *name, const char *data, size_t len, const char *prefix, char **error)
+{
+  _globals_init();
+  PatternDb *db = g_new0(PatternDb, 1);
+  db->empty = true;
+  db->all_programs = g_ptr_array_new_with_free_func(_program_free);
+  db->all_rules = g_ptr_array_new_with_free_func(_rule_free);
+  db->programs = radix_new();
+
+  Loader l = { .db = db, .name = name, .prefix = prefix };
+  l.stack = g_array_new(FALSE, FALSE, sizeof(LoadState));
+  l.pending = g_array_new(FALSE, FALSE, sizeof(PendingPattern));
+  l.program_names = g_hash_table_new(g_str_hash, g_str_equal);
+  l.program_order = g_ptr_array_new_with_free_func(g_free);
+  l.root_program = _program_new(db);
+  radix_set_root_value(db->programs, l.root_program);
+  l.ctx = g_markup_parse_context_new(&pdb_markup, 0, &l, NULL);
+
+  GError *gerr = NULL;
+  bool ok = g_markup_parse_context_parse(l.ctx, data, (gssize) len, &gerr) &&
+            g_markup_parse_context_end_parse(l.ctx, &gerr);
+  if (ok && l.state != S_DONE)
+    {
+      g_set_error(&gerr, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT, "%s: no <patterndb> element", name);
+      ok = false;
+    }
+  /* then the program tree, in the order the names were seen */
+  for (guint i = 0; ok && i < l.program_order->len; i++)
+    {
+      const char *text = g_ptr_array_index(l.program_order, i);
+      char *err = NULL;
+      bool dup = false;
+      if (!radix_insert(db->programs, text, g_hash_table_lookup(l.program_names, text), prefix, &dup, &err))
+        {
+          g_set_error(&gerr, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT, "%s: program pattern '%s': %s", name,
+                      text, err);
+          g_free(err);
+          ok = false;
+        }
+    }
+  if (!ok)
+    {
+      const char *msg = gerr ? gerr->message : "?";
+      /* GMarkup's own errors carry no file name */
+      if (gerr && gerr->domain == G_MARKUP_ERROR && !g_str_has_prefix(msg, name))
+        *error = g_strdup_printf("%s: %s", name, msg);
+      else
+        *error = g_strdup(msg);
+    }
+  if (gerr)
+    g_error_free(gerr);
+  for (guint i = 0; i < l.pending->len; i++)
+    {
+      PendingPattern *pp = &g_array_index(l.pending, PendingPattern, i);
+      g_free(pp->pattern);
+      g_free(pp->where);
+    }
+  g_array_free(l.pending, TRUE);
+  g_array_free(l.stack, TRUE);
+  g_hash_table_destroy(l.program_names);
+  g_ptr_array_free(l.program_order, TRUE);
+  g_markup_parse_context_free(l.ctx);
+  if (!ok)
+    {
+      pdb_free(db);
+      return NULL;
+    }
+  return db;
+}
+
+PatternDb *
+pdb_load_file(const char *path, const char *prefix, char **error)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    {
+      *error = g_strdup_printf("%s: %s", path, g_strerror(errno));
+      return NULL;
+    }
+  GString *buf = g_string_new(NULL);
+  char chunk[65536];
+  size_t n;
+  bool too_big = false;
+  while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+    {
+      if (buf->len + n > PDB_MAX_FILE_SIZE)
+        {
+          too_big = true;
+          break;
+        }
+      g_string_append_len(buf, chunk, (gssize) n);
+    }
+  bool read_error = ferror(f);
+  fclose(f);
+  PatternDb *db = NULL;
+  if (too_big)
+    *error = g_strdup_printf("%s: larger than %u bytes", path, PDB_MAX_FILE_SIZE);
+  else if (read_error)
+    *error = g_strdup_printf("%s: read error", path);
+  else
+    db = pdb_load_buffer(path, buf->str, buf->len, prefix, error);
+  g_string_free(buf, TRUE);
+  return db;
+}
+
+/* ---- classifying -------------------------------------------------------- */
+
+typedef struct PdbScratch
+{
+  GString *program, *message, *value;
+  RMatches pm, mm;
+} PdbScratch;
+
+static _Thread_local PdbScratch scratch;
+
+static void
+_set_matches(LogMsg *msg, const RMatches *m, const char *text)
+{
+  for (size_t i = 0; i < m->n; i++)
+    {
+      NVHandle h = radix_parser_handle(m->m[i].parser);
+      if (h)
+        log_msg_set_value(msg, h, text + m->m[i].ofs, (ssize_t) m->m[i].len);
+    }
+}
+
+bool
+pdb_process(const PatternDb *db, LogMsg **pmsg, const char *program, size_t program_len, const char *message,
+            size_t message_len)
+{
+  if (db->empty)
+    return false;
+  PdbScratch *s = &scratch;
+  if (!s->program)
+    {
+      s->program = g_string_new(NULL);
+      s->message = g_string_new(NULL);
+      s->value = g_string_new(NULL);
+    }
+  g_string_assign(s->program, "");
+  g_string_append_len(s->program, program, (gssize) program_len);
+  g_string_assign(s->message, "");
+  g_string_append_len(s->message, message, (gssize) message_len);
+
+  const PdbProgram *prog = radix_lookup(db->programs, s->program->str, s->program->len, &s->pm);
+  if (!prog)
+    return false;
+  const PdbRule *rule = radix_lookup(prog->rules, s->message->str, s->message->len, &s->mm);
+  LogMsg *msg = log_msg_make_writable(pmsg);
+  _set_matches(msg, &s->pm, s->program->str);
+  if (!rule)
+    {
+      log_msg_set_value(msg, class_handle, "unknown", 7);
+      log_msg_set_tag(msg, unknown_tag);
+      return false;
+    }
+  log_msg_set_value(msg, class_handle, rule->class_name ? rule->class_name : "system", -1);
+  log_msg_set_value(msg, rule_id_handle, rule->id, -1);
+  _set_matches(msg, &s->mm, s->message->str);
+  if (!rule->class_name)
+    log_msg_set_tag(msg, system_tag);
+  log_msg_clear_tag(msg, unknown_tag);
+  for (guint i = 0; i < rule->tags->len; i++)
+    log_msg_set_tag(msg, g_array_index(rule->tags, LogTagId, i));
+  for (guint i = 0; i < rule->values->len; i++)
+    {
+      const PdbValue *v = &g_array_index(rule->values, PdbValue, i);
+      g_string_truncate(s->value, 0);
+      log_template_format(v->tmpl, msg, NULL, s->value);
+      log_msg_set_value(msg, v->handle, s->value->str, (ssize_t) s->value->len);
+    }
+  return true;
+}
+
+const char *
+pdb_lookup_rule_id(const PatternDb *db, const char *program, const char *message)
+{
+  if (db->empty)
+    return NULL;
+  const PdbProgram *prog = radix_lookup(db->programs, program, strlen(program), NULL);
+  if (!prog)
+    return NULL;
+  const PdbRule *rule = radix_lookup(prog->rules, message, strlen(message), NULL);
+  return rule ? rule->id : NULL;
+}
