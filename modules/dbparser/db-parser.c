@@ -38,8 +38,10 @@ typedef struct DbParserOptions
 static const CfgOption db_parser_options[] = {
   { .name = "file", .type = CFG_OPT_STRING, .offset = offsetof(DbParserOptions, file) },
   { .name = "drop-unmatched", .type = CFG_OPT_BOOL, .offset = offsetof(DbParserOptions, drop_unmatched) },
-  { .name = "program-template", .type = CFG_OPT_TEMPLATE, .offset = offsetof(DbParserOptions, program_template) },
-  { .name = "message-template", .type = CFG_OPT_TEMPLATE, .offset = offsetof(DbParserOptions, message_template) },
+  { .name = "program-template", .type = CFG_OPT_TEMPLATE,
+    .offset = offsetof(DbParserOptions, program_template) },
+  { .name = "message-template", .type = CFG_OPT_TEMPLATE,
+    .offset = offsetof(DbParserOptions, message_template) },
   { .name = "template", .type = CFG_OPT_TEMPLATE, .offset = offsetof(DbParserOptions, template_text) },
   { .name = "prefix", .type = CFG_OPT_STRING, .offset = offsetof(DbParserOptions, prefix), .empty_ok = true },
   { .name = "inject-mode", .type = CFG_OPT_STRING, .offset = offsetof(DbParserOptions, inject_mode) },
@@ -55,8 +57,6 @@ typedef struct DbParser
   LogTemplate *program_tmpl; /* NULL: $PROGRAM read in place */
   bool drop_unmatched;
 } DbParser;
-
-static _Thread_local GString *tls_program;
 
 static void
 _db_free(LogProcessor *p)
@@ -76,12 +76,11 @@ _db_process(LogProcessor *p, LogMsg **pmsg)
   const char *program;
   if (self->program_tmpl)
     {
-      if (!tls_program)
-        tls_program = g_string_sized_new(64);
-      g_string_truncate(tls_program, 0);
-      log_template_format(self->program_tmpl, *pmsg, NULL, tls_program);
-      program = tls_program->str;
-      plen = tls_program->len;
+      GString *buf = pdb_thread_buffer();
+      g_string_truncate(buf, 0);
+      log_template_format(self->program_tmpl, *pmsg, NULL, buf);
+      program = buf->str;
+      plen = buf->len;
     }
   else
     {
@@ -101,18 +100,20 @@ _db_process(LogProcessor *p, LogMsg **pmsg)
 static const LogProcessorOps db_ops = { _db_process, _db_free };
 
 static bool
-_setup(DbParser *self, const DbParserOptions *o, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+_setup(DbParser *self, const DbParserOptions *o, const CfgNode *call, const LogDriverContext *ctx,
+       CfgError *err)
 {
   if (!o->file || !o->file[0])
     {
       cfg_error_set(err, &call->loc, "db-parser() needs file(\"...\"), the patterndb file");
       return false;
     }
-  if (o->inject_mode && strcmp(o->inject_mode, "pass-through") != 0 && strcmp(o->inject_mode, "pass_through") != 0)
+  if (o->inject_mode && !cfg_name_equal(o->inject_mode, "pass-through"))
     {
       const CfgNode *opt = parser_option_find(call, "inject-mode");
       cfg_error_set(err, opt ? &opt->loc : &call->loc,
-                    "db-parser(): inject-mode(%s) needs correlation, which is not supported yet", o->inject_mode);
+                    "db-parser(): inject-mode(%s) needs correlation, which is not supported yet",
+                    o->inject_mode);
       return false;
     }
   const char *mt = o->message_template ? o->message_template : o->template_text;
@@ -155,7 +156,8 @@ _db_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   self->super.ops = &db_ops;
   self->super.driver = "db-parser";
   self->super.loc = call->loc;
-  bool ok = cfg_options_apply(db_parser_options, call, &o, "db-parser()", err) && _setup(self, &o, call, ctx, err);
+  bool ok = cfg_options_apply(db_parser_options, call, &o, "db-parser()", err) &&
+            _setup(self, &o, call, ctx, err);
   cfg_options_free(db_parser_options, &o);
   if (!ok)
     {

@@ -30,6 +30,7 @@
 #include "sluice/template.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,7 +187,8 @@ static void G_GNUC_PRINTF(3, 4) _fail(Loader *l, GError **error, const char *fmt
   va_end(ap);
   int line = 0, col = 0;
   g_markup_parse_context_get_position(l->ctx, &line, &col);
-  g_set_error(error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT, "%s:%d:%d: %s", l->name, line, col, what);
+  g_set_error(error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT, "%s:%d:%d: %s", l->name, line, col,
+              what);
   g_free(what);
 }
 
@@ -236,7 +238,8 @@ _start_ruleset_child(Loader *l, const char *el, GError **error)
   else if (strcmp(el, "description") == 0)
     _push(l, S_RULESET_DESCRIPTION);
   else
-    _fail(l, error, "unexpected <%s>, expected <rules>, <urls>, <url>, <description>, <patterns> or <pattern>", el);
+    _fail(l, error,
+          "unexpected <%s>, expected <rules>, <urls>, <url>, <description>, <patterns> or <pattern>", el);
 }
 
 static void
@@ -313,7 +316,8 @@ _start_rule_child(Loader *l, const char *el, const char **an, const char **av, G
 }
 
 static void
-_start(GMarkupParseContext *ctx, const char *el, const char **an, const char **av, gpointer data, GError **error)
+_start(GMarkupParseContext *ctx, const char *el, const char **an, const char **av, gpointer data,
+       GError **error)
 {
   (void) ctx;
   Loader *l = data;
@@ -622,8 +626,8 @@ pdb_load_buffer(const char *name, const char *data, size_t len, const char *pref
       bool dup = false;
       if (!radix_insert(db->programs, text, g_hash_table_lookup(l.program_names, text), prefix, &dup, &err))
         {
-          g_set_error(&gerr, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT, "%s: program pattern '%s': %s", name,
-                      text, err);
+          g_set_error(&gerr, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT, "%s: program pattern '%s': %s",
+                      name, text, err);
           g_free(err);
           ok = false;
         }
@@ -695,13 +699,61 @@ pdb_load_file(const char *path, const char *prefix, char **error)
 
 /* ---- classifying -------------------------------------------------------- */
 
+/* Per-thread copies of the texts, the value buffer and the match arrays;
+ * freed when the thread ends (a key's destructor: _Thread_local has none). */
 typedef struct PdbScratch
 {
-  GString *program, *message, *value;
+  GString *program, *message, *value, *caller;
   RMatches pm, mm;
 } PdbScratch;
 
 static _Thread_local PdbScratch scratch;
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_key_once = PTHREAD_ONCE_INIT;
+
+static void
+_scratch_free(void *unused)
+{
+  (void) unused;
+  PdbScratch *s = &scratch;
+  if (!s->program)
+    return;
+  g_string_free(s->program, TRUE);
+  g_string_free(s->message, TRUE);
+  g_string_free(s->value, TRUE);
+  g_string_free(s->caller, TRUE);
+  radix_matches_clear(&s->pm);
+  radix_matches_clear(&s->mm);
+  memset(s, 0, sizeof(*s));
+}
+
+static void
+_scratch_key_init(void)
+{
+  pthread_key_create(&scratch_key, _scratch_free);
+}
+
+static PdbScratch *
+_scratch(void)
+{
+  PdbScratch *s = &scratch;
+  if (!s->program)
+    {
+      s->program = g_string_sized_new(64);
+      s->message = g_string_sized_new(1024);
+      s->value = g_string_sized_new(256);
+      s->caller = g_string_sized_new(64);
+      pthread_once(&scratch_key_once, _scratch_key_init);
+      pthread_setspecific(scratch_key, (void *) 1);
+    }
+  return s;
+}
+
+GString *
+pdb_thread_buffer(void)
+{
+  return _scratch()->caller;
+}
 
 static void
 _set_matches(LogMsg *msg, const RMatches *m, const char *text)
@@ -720,13 +772,7 @@ pdb_process(const PatternDb *db, LogMsg **pmsg, const char *program, size_t prog
 {
   if (db->empty)
     return false;
-  PdbScratch *s = &scratch;
-  if (!s->program)
-    {
-      s->program = g_string_new(NULL);
-      s->message = g_string_new(NULL);
-      s->value = g_string_new(NULL);
-    }
+  PdbScratch *s = _scratch();
   g_string_assign(s->program, "");
   g_string_append_len(s->program, program, (gssize) program_len);
   g_string_assign(s->message, "");

@@ -11,6 +11,8 @@
 
 #include "sluice/logmsg.h"
 
+#include <glib.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -38,8 +40,13 @@ size_t pdb_rule_count(const PatternDb *db);
  * .classifier.class "unknown" and the tag .classifier.unknown.  *pmsg is
  * made writable when something is set.  Returns whether a rule matched.
  * The texts are copied first, so they may point into *pmsg. */
-bool pdb_process(const PatternDb *db, LogMsg **pmsg, const char *program, size_t program_len, const char *message,
-                 size_t message_len);
+bool pdb_process(const PatternDb *db, LogMsg **pmsg, const char *program, size_t program_len,
+                 const char *message, size_t message_len);
+
+/* A buffer of this thread's own, freed when the thread ends, that
+ * pdb_process does not use (db-parser() formats its program-template()
+ * there). */
+GString *pdb_thread_buffer(void);
 
 /* The id of the rule that message would match under program, or NULL
  * (for tests; no message is changed). */

@@ -881,7 +881,8 @@ _find_by_parser(Lookup *st, const RNode *node, const char *key, size_t len)
       if (ret)
         {
           if (st->m)
-            st->m->m[slot] = (RMatch){ kid->parser, (uint32_t) (key - st->whole + r.vofs), (uint32_t) r.vlen };
+            st->m->m[slot] =
+              (RMatch){ kid->parser, (uint32_t) (key - st->whole + r.vofs), (uint32_t) r.vlen };
           return ret;
         }
     }
