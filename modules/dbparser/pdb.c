@@ -27,12 +27,12 @@
 #include "pdb.h"
 
 #include "radix.h"
+#include "sluice/cfg-tree.h"
 #include "sluice/template.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <glib.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -665,35 +665,19 @@ pdb_load_buffer(const char *name, const char *data, size_t len, const char *pref
 PatternDb *
 pdb_load_file(const char *path, const char *prefix, char **error)
 {
-  FILE *f = fopen(path, "rb");
-  if (!f)
+  /* regular files only, opened without blocking: a FIFO or /dev/zero
+   * cannot hang or flood a reload (cfg_file_read) */
+  size_t len = 0;
+  char *why = NULL;
+  char *text = cfg_file_read(path, PDB_MAX_FILE_SIZE, &len, &why);
+  if (!text)
     {
-      *error = g_strdup_printf("%s: %s", path, g_strerror(errno));
+      *error = g_strdup_printf("%s: %s", path, why ? why : "cannot be read");
+      g_free(why);
       return NULL;
     }
-  GString *buf = g_string_new(NULL);
-  char chunk[65536];
-  size_t n;
-  bool too_big = false;
-  while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-    {
-      if (buf->len + n > PDB_MAX_FILE_SIZE)
-        {
-          too_big = true;
-          break;
-        }
-      g_string_append_len(buf, chunk, (gssize) n);
-    }
-  bool read_error = ferror(f);
-  fclose(f);
-  PatternDb *db = NULL;
-  if (too_big)
-    *error = g_strdup_printf("%s: larger than %u bytes", path, PDB_MAX_FILE_SIZE);
-  else if (read_error)
-    *error = g_strdup_printf("%s: read error", path);
-  else
-    db = pdb_load_buffer(path, buf->str, buf->len, prefix, error);
-  g_string_free(buf, TRUE);
+  PatternDb *db = pdb_load_buffer(path, text, len, prefix, error);
+  g_free(text);
   return db;
 }
 
