@@ -5,10 +5,11 @@ expected table tests/unit/modules/dbparser/pdb-oracle.h.
 
 Developer tool, not run by CI.  Each case is a list of rule patterns (one
 rule each, ids r0, r1, ... in one ruleset for program "p", in this order)
-and messages; the script writes the patterndb file, runs
-`pdbtool match -p FILE -P p -M MESSAGE` for every message and records the
+and messages; the program cases add program patterns and a fallback
+ruleset.  The script writes the patterndb file, runs
+`pdbtool match -p FILE -P PROGRAM -M MESSAGE` for every message and records the
 rule id, .classifier.class, the tags (sorted) and every other name-value pair
-pdbtool prints.  test-pdb-oracle.c loads the same XML and checks that
+pdbtool prints.  test-dbparser.c loads the same XML (kept in the table) and checks that
 db-parser's lookup sets exactly those.
 
 Usage: tests/oracle/patterndb-oracle.py [--sng /tmp/sng] [--print]
@@ -78,25 +79,66 @@ CASES = [
     ("crlf", ["line\nnext", "line\nmore @STRING:s@"], ["line\r\nnext", "line\nnext", "line\r\nmore abc"]),
     ("utf8", ["caf\u00e9 @STRING:a@ @ANYSTRING:b@"], ["caf\u00e9 x \u00e9t\u00e9", "caf\u00e9 \u00e9 x"]),
     ("split", ["abcdef", "abcxyz", "ab"], ["abcdef", "abcxyz", "ab", "abc", "abq"]),
+    ("partial_parsers", ["p @NUMBER:n@", "p @NUMBER:n@ x @STRING:s@"],
+     ["p 1 x y", "p 1 x", "p 1 zz", "p 12", "p x"]),
+    ("estring_multi", ["e @ESTRING:a:<>@@STRING:b@"], ["e x<y<>z", "e <>z", "e x<y"]),
+    ("qstring_long", ["q @QSTRING:a:abc@ end", "r @QSTRING:a:[]@@ANYSTRING:b@"],
+     ["q axyza end", "q abca end", "r [a[b]c", "r []x"]),
+    ("string_empty_extra", ["s @STRING:a:@.", "t @STRING:a: @."], ["s ab.", "s a b.", "t a b.", "t  ."]),
+    ("number_hex", ["n @NUMBER:a@", "o @NUMBER:a@z"], ["n 0X1f", "n 0xg", "o 0xfz", "o -0z", "n --1"]),
+    ("ipv6_more", ["i @IPv6:a@", "j @IPv6:a@ end"],
+     ["i 1::2:3:4:5:6:7", "i ::ffff:1.2.3.4", "i 1:2:3:4:5:6:1.2.3.4", "i ::1.2.3", "i fe80::", "j ::ffff:1.2.3.4. end",
+      "i 1:2", "j 1::2::3 end", "i :::", "i ABCD:EF01::1"]),
+    ("email_more", ["m @EMAIL:a:<>@ x", "n @EMAIL:a@"],
+     ["m <<a@b.c>> x", "m <a@b.c x", "n a@b", "n a@b.c.", "n a_b@c-d.e", "n a@.b.c"]),
+    ("hostname_more", ["h @HOSTNAME:a@"], ["h a..b", "h -a.b", "h a.b-", "h a.", "h .a.b"]),
+    ("pcre_alt", ["p @PCRE:a:a|ab@c", "q @PCRE:a:\\d{2,}@"], ["p abc", "p ac", "q 1234", "q 1"]),
+    ("crlf_more", ["a\nb @STRING:s@", "c @STRING:s@\nd"], ["a\r\nb x", "a\nb x", "c x\r\nd", "c x\nd", "a\rb x"]),
+    ("set_more", ["s @SET:a:0123456789@ @OPTIONALSET:b:ab@@STRING:c@"], ["s 12 abx", "s 12 x", "s a x"]),
+    ("float_more", ["f @FLOAT:a@x"], ["f 1.x", "f -.5e-x", "f 1e5x", "f 1.2.3x", "f -x"]),
+    ("lladdr_more", ["l @LLADDR:a@ e", "m @LLADDR:a:2@ e", "n @MACADDR:a@x"],
+     ["l 0a:0b e", "l 0a e", "m 0a:0b e", "m 0a:0b:0c e", "n 00:11:22:33:44:55:x", "n 00:11:22:33:44:5x"]),
+]
+
+# (name, [program patterns of ruleset A], [patterns of A], [patterns of a fallback ruleset], [(program, message)])
+PROGRAM_CASES = [
+    ("programs", ["sshd", "ssh2"], ["login @STRING:u@"], ["any @ANYSTRING:r@", "login @NUMBER:n@"],
+     [("sshd", "login bob"), ("ssh2", "login bob"), ("sshd-session", "login bob"), ("ssh", "login bob"),
+      ("cron", "login bob"), ("cron", "login 12"), ("", "any thing"), ("sshd", "any thing"), ("cron", "zzz"),
+      ("ss", "any x")]),
+    ("program_parsers", ["app@NUMBER:pnum@", "web-@STRING:site@"], ["hit @STRING:h@"], [],
+     [("app12", "hit x"), ("web-one", "hit y"), ("app", "hit z"), ("web-", "hit w"), ("other", "hit v")]),
 ]
 
 
-def xml_for(patterns):
+def _rules(patterns, first, prefix):
+    out = []
+    for i, p in enumerate(patterns):
+        out.append("<rule provider='oracle' id='%s%d' class='c%d'><patterns><pattern>%s</pattern></patterns></rule>"
+                   % (prefix, first + i, first + i, escape(p)))
+    return out
+
+
+def xml_for(patterns, programs=("p",), fallback=()):
     out = ["<?xml version='1.0' encoding='UTF-8'?>",
            "<patterndb version='4' pub_date='2025-01-01'>",
-           "<ruleset name='t' id='rs'><pattern>p</pattern><rules>"]
-    for i, p in enumerate(patterns):
-        out.append("<rule provider='oracle' id='r%d' class='c%d'><patterns><pattern>%s</pattern></patterns></rule>"
-                   % (i, i, escape(p)))
-    out.append("</rules></ruleset></patterndb>")
+           "<ruleset name='t' id='rs'><patterns>%s</patterns><rules>"
+           % "".join("<pattern>%s</pattern>" % escape(p) for p in programs)]
+    out += _rules(patterns, 0, "r")
+    out.append("</rules></ruleset>")
+    if fallback:
+        out.append("<ruleset name='fb' id='fb'><rules>")
+        out += _rules(fallback, 0, "f")
+        out.append("</rules></ruleset>")
+    out.append("</patterndb>")
     return "\n".join(out) + "\n"
 
 
-def run(sng, path, message):
+def run(sng, path, message, program="p"):
     env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(sng, "usr/lib/syslog-ng"))
     r = subprocess.run([os.path.join(sng, "usr/bin/pdbtool"), "match",
                         "--module-path=" + os.path.join(sng, "usr/lib/syslog-ng/3.38"),
-                        "-p", path, "-P", "p", "-M", message],
+                        "-p", path, "-P", program, "-M", message],
                        capture_output=True, env=env, check=False)
     values = {}
     for line in r.stdout.decode("utf-8", "surrogateescape").split("\n"):
@@ -131,23 +173,27 @@ def main():
     args = ap.parse_args()
     lines = ["/* Generated by tests/oracle/patterndb-oracle.py from syslog-ng 3.38's pdbtool: do not edit. */",
              "", "static const PdbOracleCase pdb_oracle_cases[] = {"]
+    dbs = []
+    runs = [(name, xml_for(patterns), [("p", m) for m in messages]) for name, patterns, messages in CASES]
+    runs += [(name, xml_for(patterns, programs, fallback), msgs)
+             for name, programs, patterns, fallback, msgs in PROGRAM_CASES]
     with tempfile.TemporaryDirectory() as tmp:
-        for name, patterns, messages in CASES:
-            xml = xml_for(patterns)
+        for name, xml, msgs in runs:
+            dbs.append((name, xml))
             path = os.path.join(tmp, name + ".xml")
             with open(path, "w", encoding="utf-8") as f:
                 f.write(xml)
-            for m in messages:
-                v = run(args.sng, path, m)
+            for prog, m in msgs:
+                v = run(args.sng, path, m, prog)
                 if args.print:
-                    print(name, repr(m), v)
+                    print(name, repr(prog), repr(m), v)
                 expected = "".join("%s=%s\n" % (k, v[k]) for k in sorted(v))
-                lines.append("  { %s, %s, %s }," % (c_str(name), c_str(m), c_str(expected)))
+                lines.append("  { %s, %s, %s, %s }," % (c_str(name), c_str(prog), c_str(m), c_str(expected)))
     lines.append("};")
     lines.append("")
-    lines.append("static const struct { const char *name; const char *const patterns[8]; } pdb_oracle_dbs[] = {")
-    for name, patterns, _ in CASES:
-        lines.append("  { %s, { %s } }," % (c_str(name), ", ".join(c_str(p) for p in patterns)))
+    lines.append("static const struct { const char *name; const char *xml; } pdb_oracle_dbs[] = {")
+    for name, xml in dbs:
+        lines.append("  { %s,\n    %s }," % (c_str(name), c_str(xml)))
     lines.append("};")
     if not args.print:
         out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit", "modules", "dbparser",

@@ -17,6 +17,7 @@
 typedef struct PdbOracleCase
 {
   const char *db;
+  const char *program;
   const char *message;
   const char *expected; /* "name=value\n" sorted by name; TAGS sorted */
 } PdbOracleCase;
@@ -24,23 +25,6 @@ typedef struct PdbOracleCase
 #include "pdb-oracle.h"
 
 static const LogDriverFactory *F = &db_parser_factory;
-
-/* The XML the oracle script writes for a list of patterns. */
-static char *
-_oracle_xml(const char *const *patterns)
-{
-  GString *x = g_string_new("<?xml version='1.0' encoding='UTF-8'?>\n<patterndb version='4' pub_date='2025-01-01'>\n"
-                            "<ruleset name='t' id='rs'><pattern>p</pattern><rules>\n");
-  for (int i = 0; i < 8 && patterns[i]; i++)
-    {
-      char *esc = g_markup_escape_text(patterns[i], -1);
-      g_string_append_printf(x, "<rule provider='oracle' id='r%d' class='c%d'><patterns><pattern>%s</pattern>"
-                                "</patterns></rule>\n", i, i, esc);
-      g_free(esc);
-    }
-  g_string_append(x, "</rules></ruleset></patterndb>\n");
-  return g_string_free(x, FALSE);
-}
 
 static PatternDb *
 _load(const char *xml)
@@ -128,24 +112,23 @@ Test(dbparser, syslog_ng_oracle)
   size_t checked = 0;
   for (size_t d = 0; d < G_N_ELEMENTS(pdb_oracle_dbs); d++)
     {
-      char *xml = _oracle_xml(pdb_oracle_dbs[d].patterns);
-      PatternDb *db = _load(xml);
+      PatternDb *db = _load(pdb_oracle_dbs[d].xml);
       for (size_t i = 0; i < G_N_ELEMENTS(pdb_oracle_cases); i++)
         {
           const PdbOracleCase *c = &pdb_oracle_cases[i];
           if (strcmp(c->db, pdb_oracle_dbs[d].name) != 0)
             continue;
-          LogMsg *msg = _msg("p", c->message);
+          LogMsg *msg = _msg(c->program, c->message);
           log_msg_write_protect(msg);
-          pdb_process(db, &msg, "p", 1, c->message, strlen(c->message));
+          pdb_process(db, &msg, c->program, strlen(c->program), c->message, strlen(c->message));
           char *got = _describe(msg);
-          cr_expect_str_eq(got, c->expected, "case %s, message '%s'", c->db, c->message);
+          cr_expect_str_eq(got, c->expected, "case %s, program '%s', message '%s'", c->db, c->program,
+                           c->message);
           g_free(got);
           log_msg_unref(msg);
           checked++;
         }
       pdb_free(db);
-      g_free(xml);
     }
   cr_assert_eq(checked, G_N_ELEMENTS(pdb_oracle_cases));
 }
