@@ -10,6 +10,10 @@
 # Usage: dbparser-files.sh SLUICE
 . "$(dirname "$0")/../lib.sh"
 sluice=$1
+# under AddressSanitizer: a small quarantine, or the loader's freed
+# temporaries count as resident
+ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}quarantine_size_mb=4"
+export ASAN_OPTIONS
 set -- $(free_ports tcp)
 port=$1
 
