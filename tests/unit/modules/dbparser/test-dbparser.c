@@ -472,3 +472,54 @@ Test(dbparser, parser_options_and_drop_unmatched)
   unlink(path);
   g_free(path);
 }
+
+/* ---- threads ------------------------------------------------------------ */
+
+typedef struct ThreadRun
+{
+  const PatternDb *db;
+  int id;
+  int ok;
+} ThreadRun;
+
+static gpointer
+_classify_many(gpointer data)
+{
+  ThreadRun *r = data;
+  for (int i = 0; i < 2000; i++)
+    {
+      char *text = g_strdup_printf("user u%d-%d from 10.0.%d.%d", r->id, i, r->id, i % 250);
+      LogMsg *msg = _msg("prog", text);
+      log_msg_write_protect(msg);
+      bool hit = pdb_process(r->db, &msg, "prog", 4, text, strlen(text));
+      char *want = g_strdup_printf("u%d-%d", r->id, i);
+      size_t len;
+      const char *who = log_msg_get_value(msg, log_msg_get_value_handle("who", -1), &len);
+      if (hit && who && len == strlen(want) && memcmp(who, want, len) == 0)
+        r->ok++;
+      g_free(want);
+      log_msg_unref(msg);
+      g_free(text);
+    }
+  log_msg_thread_cache_flush();
+  return NULL;
+}
+
+Test(dbparser, one_tree_many_threads)
+{
+  PatternDb *db = _load(HEAD "<rule id='u' class='c'><patterns><pattern>user @STRING:who:-@ from @IPv4:ip@"
+                             "</pattern></patterns><values><value name='v'>${who}/${ip}</value></values></rule>" TAIL);
+  ThreadRun runs[4];
+  GThread *t[4];
+  for (int i = 0; i < 4; i++)
+    {
+      runs[i] = (ThreadRun){ db, i, 0 };
+      t[i] = g_thread_new("pdb", _classify_many, &runs[i]);
+    }
+  for (int i = 0; i < 4; i++)
+    {
+      g_thread_join(t[i]);
+      cr_assert_eq(runs[i].ok, 2000, "thread %d: %d of 2000 classified right", i, runs[i].ok);
+    }
+  pdb_free(db);
+}
