@@ -110,7 +110,7 @@ _setup(DbParser *self, const DbParserOptions *o, const CfgNode *call, const LogD
     }
   if (o->inject_mode && !cfg_name_equal(o->inject_mode, "pass-through"))
     {
-      const CfgNode *opt = parser_option_find(call, "inject-mode");
+      const CfgNode *opt = cfg_option_given(call, "inject-mode");
       cfg_error_set(err, opt ? &opt->loc : &call->loc,
                     "db-parser(): inject-mode(%s) needs correlation, which is not supported yet",
                     o->inject_mode);
@@ -126,7 +126,7 @@ _setup(DbParser *self, const DbParserOptions *o, const CfgNode *call, const LogD
       self->program_tmpl = log_template_compile(pt, &error);
       if (!self->program_tmpl)
         {
-          const CfgNode *opt = parser_option_find(call, "program-template");
+          const CfgNode *opt = cfg_option_given(call, "program-template");
           cfg_error_set(err, opt ? &opt->loc : &call->loc, "db-parser(): bad program-template \"%s\": %s", pt,
                         error ? error : "?");
           g_free(error);
@@ -137,7 +137,7 @@ _setup(DbParser *self, const DbParserOptions *o, const CfgNode *call, const LogD
   self->db = pdb_load_file(o->file, o->prefix, &error);
   if (!self->db)
     {
-      const CfgNode *opt = parser_option_find(call, "file");
+      const CfgNode *opt = cfg_option_given(call, "file");
       cfg_error_set(err, opt ? &opt->loc : &call->loc, "db-parser(): error loading the pattern database: %s",
                     error ? error : "?");
       g_free(error);

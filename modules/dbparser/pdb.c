@@ -28,10 +28,10 @@
 
 #include "radix.h"
 #include "sluice/cfg-tree.h"
+#include "sluice/scratch.h"
 #include "sluice/template.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <glib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -684,7 +684,7 @@ pdb_load_file(const char *path, const char *prefix, char **error)
 /* ---- classifying -------------------------------------------------------- */
 
 /* Per-thread copies of the texts, the value buffer and the match arrays;
- * freed when the thread ends (a key's destructor: _Thread_local has none). */
+ * freed when the thread ends (sluice/scratch.h). */
 typedef struct PdbScratch
 {
   GString *program, *message, *value, *caller;
@@ -692,8 +692,6 @@ typedef struct PdbScratch
 } PdbScratch;
 
 static _Thread_local PdbScratch scratch;
-static pthread_key_t scratch_key;
-static pthread_once_t scratch_key_once = PTHREAD_ONCE_INIT;
 
 static void
 _scratch_free(void *unused)
@@ -711,12 +709,6 @@ _scratch_free(void *unused)
   memset(s, 0, sizeof(*s));
 }
 
-static void
-_scratch_key_init(void)
-{
-  pthread_key_create(&scratch_key, _scratch_free);
-}
-
 static PdbScratch *
 _scratch(void)
 {
@@ -727,8 +719,7 @@ _scratch(void)
       s->message = g_string_sized_new(1024);
       s->value = g_string_sized_new(256);
       s->caller = g_string_sized_new(64);
-      pthread_once(&scratch_key_once, _scratch_key_init);
-      pthread_setspecific(scratch_key, (void *) 1);
+      scratch_at_exit(_scratch_free, NULL);
     }
   return s;
 }
