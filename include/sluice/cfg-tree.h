@@ -177,6 +177,22 @@ const char *cfg_file_kind(unsigned int mode);
 
 void cfg_tree_free(CfgTree *tree);
 
+/* Nodes, for the parser and for drivers that are built of other drivers
+ * as syslog-ng's SCL builds them (system(), default-network-drivers()):
+ * such a driver writes the calls it stands for and hands them to the
+ * other drivers' factories.  Strings are copied. */
+CfgNode *cfg_node_new(CfgNodeKind kind, const CfgLocation *loc);
+void cfg_node_free(CfgNode *node);
+void cfg_node_add_child(CfgNode *node, CfgNode *child);
+void cfg_node_add_arg(CfgNode *node, CfgValueType type, const char *str, int64_t num, const CfgLocation *loc);
+
+/* A driver call name(arg) at loc (arg NULL: no argument, else a string). */
+CfgNode *cfg_call_new(const char *name, const char *arg, const CfgLocation *loc);
+
+/* Adds the option name(value) to call, value of type (a string or an
+ * identifier in str, a number in num); returns the option's node. */
+CfgNode *cfg_call_add_option(CfgNode *call, const char *name, CfgValueType type, const char *str, int64_t num);
+
 /* The DEFINE node of kind obj named name, or NULL. */
 CfgNode *cfg_tree_lookup(const CfgTree *tree, CfgObjectKind obj, const char *name);
 

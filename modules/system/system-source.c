@@ -15,7 +15,8 @@
  * network module's unix-dgram() driver, made through its factory from a
  * driver call built here (so it has every default and global option that
  * unix-dgram("/dev/log" so-rcvbuf(8192)) has), the second the file
- * module's file(... format("linux-kmsg")), made the same way.
+ * module's file(... format("linux-kmsg")), made the same way; the two
+ * are one driver as a LogSourceGroup (sluice/source-group.h).
  *
  * getvirtconsole() is syslog-ng's SCL script turned into a driver: file()
  * of /dev/tty10 when that is a character device, else /dev/ttyva, else
@@ -28,6 +29,7 @@
 #endif
 
 #include "sluice/internal-log.h"
+#include "sluice/source-group.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -45,14 +47,6 @@ static const CfgOption system_options[] = {
   { .name = NULL },
 };
 
-typedef struct SystemSource
-{
-  LogSourceDriver super;
-  LogSourceDriver *devlog; /* unix-dgram(), the network module's */
-  LogSourceDriver *kmsg;   /* file(format("linux-kmsg")), the file module's; NULL: not read */
-  bool devlog_started;
-} SystemSource;
-
 static const char *
 _env_or(const char *name, const char *fallback)
 {
@@ -60,65 +54,18 @@ _env_or(const char *name, const char *fallback)
   return v && v[0] ? v : fallback;
 }
 
-/* The factory another module registers under name. */
-static const LogDriverFactory *
-_factory(const LogDriverFactory *const *list, CfgObjectKind kind, const char *name)
-{
-  /* file() is both a source and a destination: the kind tells them apart */
-  for (size_t i = 0; list[i]; i++)
-    if (list[i]->def.kind == kind && strcmp(list[i]->def.name, name) == 0)
-      return list[i];
-  return NULL;
-}
-
-/* A driver call name("arg") located where the user's call is. */
-static void
-_synth_call(CfgNode *node, CfgValue *arg, const char *name, const char *path, const CfgNode *call)
-{
-  memset(node, 0, sizeof(*node));
-  memset(arg, 0, sizeof(*arg));
-  arg->type = CFG_VAL_STRING;
-  arg->str = (char *) path;
-  arg->loc = call->loc;
-  node->kind = CFG_NODE_CALL;
-  node->name = (char *) name;
-  node->args = arg;
-  node->n_args = 1;
-  node->loc = call->loc;
-}
-
 /* syslog-ng's kernel log reader, as its system() expands:
  * file("PATH" program-override("kernel") flags(kernel) format("linux-kmsg")
  * keep-timestamp(no)), made by the file module's factory. */
-static LogSourceDriver *
-_kmsg_new(const char *path, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+static bool
+_kmsg_add(LogSourceGroup *g, const char *path, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
-  static const struct
-  {
-    const char *name, *value;
-    CfgValueType type;
-  } opts[] = {
-    { "program-override", "kernel", CFG_VAL_STRING },
-    { "flags", "kernel", CFG_VAL_IDENT },
-    { "format", "linux-kmsg", CFG_VAL_STRING },
-    { "keep-timestamp", "no", CFG_VAL_IDENT },
-  };
-  enum { N = G_N_ELEMENTS(opts) };
-  const LogDriverFactory *file = _factory(file_driver_factories, CFG_OBJ_SOURCE, "file");
-  g_assert(file && file->new_source);
-  CfgNode node, children[N];
-  CfgValue arg, values[N];
-  CfgNode *child_ptrs[N];
-  _synth_call(&node, &arg, "file", path, call);
-  for (size_t i = 0; i < N; i++)
-    {
-      _synth_call(&children[i], &values[i], opts[i].name, opts[i].value, call);
-      values[i].type = opts[i].type;
-      child_ptrs[i] = &children[i];
-    }
-  node.children = child_ptrs;
-  node.n_children = N;
-  return file->new_source(&node, ctx, err);
+  CfgNode *file = cfg_call_new("file", path, &call->loc);
+  cfg_call_add_option(file, "program-override", CFG_VAL_STRING, "kernel", 0);
+  cfg_call_add_option(file, "flags", CFG_VAL_IDENT, "kernel", 0);
+  cfg_call_add_option(file, "format", CFG_VAL_STRING, "linux-kmsg", 0);
+  cfg_call_add_option(file, "keep-timestamp", CFG_VAL_IDENT, "no", 0);
+  return log_source_group_build(g, file_driver_factories, file, ctx, err);
 }
 
 /* As sd_booted(): systemd is the init system when this directory exists
@@ -130,72 +77,19 @@ _runs_systemd(void)
   return lstat(_env_or("SLUICE_RUN_SYSTEMD", "/run/systemd/system"), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static bool
-_system_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
-{
-  SystemSource *s = (SystemSource *) d;
-  if (!s->devlog->ops->start(s->devlog, env, error))
-    return false;
-  s->devlog_started = true;
-  if (s->kmsg && !s->kmsg->ops->start(s->kmsg, env, error))
-    {
-      s->devlog->ops->stop(s->devlog);
-      s->devlog_started = false;
-      return false;
-    }
-  return true;
-}
-
-static void
-_system_stop(LogSourceDriver *d)
-{
-  SystemSource *s = (SystemSource *) d;
-  if (s->devlog_started)
-    s->devlog->ops->stop(s->devlog);
-  s->devlog_started = false;
-  if (s->kmsg)
-    s->kmsg->ops->stop(s->kmsg);
-}
-
-static void
-_system_free(LogSourceDriver *d)
-{
-  SystemSource *s = (SystemSource *) d;
-  if (s->devlog)
-    s->devlog->ops->free(s->devlog);
-  if (s->kmsg)
-    s->kmsg->ops->free(s->kmsg);
-  free(s);
-}
-
-static const LogSourceOps system_ops = { _system_start, _system_stop, _system_free };
-
 static LogSourceDriver *
 _system_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
-  const LogDriverFactory *dgram = _factory(network_driver_factories, CFG_OBJ_SOURCE, "unix-dgram");
-  g_assert(dgram && dgram->new_source);
-  SystemSource *s = calloc(1, sizeof(*s));
-  if (!s)
-    abort();
-  s->super.ops = &system_ops;
-  s->super.driver = "system";
-  s->super.loc = call->loc;
-
   SystemOptions o;
   cfg_options_defaults(system_options, &o);
   if (!cfg_options_apply(system_options, call, &o, "system()", err))
-    {
-      _system_free(&s->super);
-      return NULL;
-    }
+    return NULL;
 
   const char *devlog = _env_or("SLUICE_DEV_LOG", "/dev/log");
   if (strcmp(devlog, "/dev/log") == 0 && _runs_systemd())
     {
       /* /dev/log is journald's there, and syslog-ng's system() reads the
        * journal instead (binding it would only fail) */
-      _system_free(&s->super);
 #ifdef SLUICE_HAVE_JOURNAL
       return journal_source_new_default(call, ctx, err);
 #else
@@ -206,39 +100,27 @@ _system_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
       return NULL;
 #endif
     }
-  CfgNode node, rcvbuf;
-  CfgValue arg, size;
-  _synth_call(&node, &arg, "unix-dgram", devlog, call);
-  _synth_call(&rcvbuf, &size, "so-rcvbuf", "8192", call);
-  size.type = CFG_VAL_NUMBER;
-  size.num = 8192;
-  CfgNode *children[] = { &rcvbuf };
-  node.children = children;
-  node.n_children = 1;
-  s->devlog = dgram->new_source(&node, ctx, err);
-  if (!s->devlog)
-    {
-      _system_free(&s->super);
-      return NULL;
-    }
+  LogSourceGroup *g = log_source_group_new(call);
+  CfgNode *dgram = cfg_call_new("unix-dgram", devlog, &call->loc);
+  cfg_call_add_option(dgram, "so-rcvbuf", CFG_VAL_NUMBER, "8192", 8192);
+  bool ok = log_source_group_build(g, network_driver_factories, dgram, ctx, err);
   const char *kmsg = _env_or("SLUICE_DEV_KMSG", "/dev/kmsg");
-  if (o.exclude_kmsg)
-    return &s->super;
-  /* as syslog-ng: the kernel's log only when it can be read (not in most
-   * containers), said once when it cannot */
-  if (access(kmsg, R_OK) != 0)
+  if (ok && !o.exclude_kmsg)
     {
-      sluice_log(SLUICE_LOG_WARNING, "system(): the kernel log cannot be read, kernel messages are not collected",
-                 "filename", kmsg, NULL);
-      return &s->super;
+      /* as syslog-ng: the kernel's log only when it can be read (not in
+       * most containers), said once when it cannot */
+      if (access(kmsg, R_OK) == 0)
+        ok = _kmsg_add(g, kmsg, call, ctx, err);
+      else
+        sluice_log(SLUICE_LOG_WARNING, "system(): the kernel log cannot be read, kernel messages are not collected",
+                   "filename", kmsg, NULL);
     }
-  s->kmsg = _kmsg_new(kmsg, call, ctx, err);
-  if (!s->kmsg)
+  if (!ok)
     {
-      _system_free(&s->super);
+      log_source_group_driver(g)->ops->free(log_source_group_driver(g));
       return NULL;
     }
-  return &s->super;
+  return log_source_group_driver(g);
 }
 
 /* ---- getvirtconsole() ------------------------------------------------------ */
@@ -253,15 +135,15 @@ _is_char_device(const char *path)
 static LogDestDriver *
 _virtconsole_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
-  const LogDriverFactory *file = _factory(file_driver_factories, CFG_OBJ_DESTINATION, "file");
+  const LogDriverFactory *file = log_driver_factory_find(file_driver_factories, CFG_OBJ_DESTINATION, "file");
   g_assert(file && file->new_dest);
   const char *path = getenv("SLUICE_DEV_VIRTCONSOLE");
   if (!path || !path[0])
     path = _is_char_device("/dev/tty10") ? "/dev/tty10" : _is_char_device("/dev/ttyva") ? "/dev/ttyva" : "/dev/null";
-  CfgNode node;
-  CfgValue arg;
-  _synth_call(&node, &arg, "file", path, call);
-  return file->new_dest(&node, ctx, err);
+  CfgNode *node = cfg_call_new("file", path, &call->loc);
+  LogDestDriver *d = file->new_dest(node, ctx, err);
+  cfg_node_free(node);
+  return d;
 }
 
 /* ---- registration ----------------------------------------------------------- */

@@ -126,9 +126,4 @@ CfgNode *cfg_parse_tokens(GArray *tokens, CfgPre *pre, CfgError *err);
 /* Name tables, duplicates, references, log flags. */
 bool cfg_resolve(CfgNode *root, CfgError *err);
 
-CfgNode *cfg_node_new(CfgNodeKind kind, const CfgLocation *loc);
-void cfg_node_free(CfgNode *node);
-void cfg_node_add_child(CfgNode *node, CfgNode *child);
-void cfg_node_add_arg(CfgNode *node, CfgValueType type, const char *str, int64_t num, const CfgLocation *loc);
-
 #endif

@@ -67,6 +67,26 @@ cfg_node_add_arg(CfgNode *node, CfgValueType type, const char *str, int64_t num,
   node->n_args++;
 }
 
+CfgNode *
+cfg_call_new(const char *name, const char *arg, const CfgLocation *loc)
+{
+  CfgNode *n = cfg_node_new(CFG_NODE_CALL, loc);
+  n->name = g_strdup(name);
+  if (arg)
+    cfg_node_add_arg(n, CFG_VAL_STRING, arg, 0, loc);
+  return n;
+}
+
+CfgNode *
+cfg_call_add_option(CfgNode *call, const char *name, CfgValueType type, const char *str, int64_t num)
+{
+  CfgNode *o = cfg_node_new(CFG_NODE_CALL, &call->loc);
+  o->name = g_strdup(name);
+  cfg_node_add_arg(o, type, str, num, &call->loc);
+  cfg_node_add_child(call, o);
+  return o;
+}
+
 void
 cfg_tree_free(CfgTree *tree)
 {
