@@ -186,6 +186,9 @@ void cfg_node_free(CfgNode *node);
 void cfg_node_add_child(CfgNode *node, CfgNode *child);
 void cfg_node_add_arg(CfgNode *node, CfgValueType type, const char *str, int64_t num, const CfgLocation *loc);
 
+/* A deep copy of n (a resolved REF's target is not copied: NULL). */
+CfgNode *cfg_node_copy(const CfgNode *n);
+
 /* A driver call name(arg) at loc (arg NULL: no argument, else a string). */
 CfgNode *cfg_call_new(const char *name, const char *arg, const CfgLocation *loc);
 

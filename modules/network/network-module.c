@@ -139,6 +139,7 @@ static const LogDriverFactory udp_balancer_factory = { NET_DEF("udp-balancer", n
 const LogDriverFactory *const network_driver_factories[] = {
   &network_factory, &syslog_factory,      &tcp_factory,        &udp_factory,
   &tcp6_factory,    &udp6_factory,        &unix_stream_factory, &unix_dgram_factory, &udp_balancer_factory,
+  &net_default_network_drivers_factory,
   /* destinations: network-dest-options.c */
   &net_network_dest_factory, &net_syslog_dest_factory, &net_tcp_dest_factory, &net_udp_dest_factory,
   &net_tcp6_dest_factory, &net_udp6_dest_factory, &net_unix_stream_dest_factory, &net_unix_dgram_dest_factory,

@@ -105,6 +105,9 @@ extern const CfgOption net_unix_stream_options[];
 extern const CfgOption net_unix_dgram_options[];
 extern const CfgOption net_udp_balancer_options[];
 
+/* default-network-drivers() (network-drivers.c) */
+extern const LogDriverFactory net_default_network_drivers_factory;
+
 /* A configured source driver. */
 typedef struct NetSource NetSource;
 typedef struct NetConn NetConn;

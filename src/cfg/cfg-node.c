@@ -68,6 +68,23 @@ cfg_node_add_arg(CfgNode *node, CfgValueType type, const char *str, int64_t num,
 }
 
 CfgNode *
+cfg_node_copy(const CfgNode *n)
+{
+  if (!n)
+    return NULL;
+  CfgNode *c = cfg_node_new(n->kind, &n->loc);
+  c->obj = n->obj;
+  c->name = g_strdup(n->name);
+  c->flags = n->flags;
+  for (size_t i = 0; i < n->n_args; i++)
+    cfg_node_add_arg(c, n->args[i].type, n->args[i].str, n->args[i].num, &n->args[i].loc);
+  for (size_t i = 0; i < n->n_children; i++)
+    cfg_node_add_child(c, cfg_node_copy(n->children[i]));
+  c->cond = cfg_node_copy(n->cond);
+  return c;
+}
+
+CfgNode *
 cfg_call_new(const char *name, const char *arg, const CfgLocation *loc)
 {
   CfgNode *n = cfg_node_new(CFG_NODE_CALL, loc);
