@@ -28,6 +28,8 @@ struct LogWriter
   atomic_uint_fast64_t written;
   size_t left; /* unwritten when abandoned */
   bool stalled; /* the last batch failed (writer thread only) */
+  double tokens;     /* throttle(): messages that may go now (writer thread only) */
+  int64_t tokens_us; /* when tokens was last filled (mono_us) */
   pthread_mutex_t lock;
   pthread_cond_t cond;
   bool done;
@@ -45,6 +47,35 @@ _pause(LogWriter *w, int64_t ms)
     }
 }
 
+/* throttle(): how many of want may be written now, from a bucket that
+ * fills at opts.throttle a second and holds a second's worth (syslog-ng's
+ * throttle() allows a burst of that size too); waits, 50 ms at a time,
+ * while it is empty.  0 when the writer is told to give up meanwhile. */
+static size_t
+_throttle_take(LogWriter *w, size_t want)
+{
+  double rate = w->opts.throttle;
+  for (;;)
+    {
+      int64_t now = mono_us();
+      w->tokens += (double) (now - w->tokens_us) * rate / 1e6;
+      if (w->tokens > rate)
+        w->tokens = rate;
+      w->tokens_us = now;
+      if (w->tokens >= 1)
+        {
+          size_t n = w->tokens < (double) want ? (size_t) w->tokens : want;
+          w->tokens -= (double) n;
+          return n;
+        }
+      if (atomic_load(&w->abandon) || atomic_load(&w->detach))
+        return 0;
+      int64_t wait_us = (int64_t) ((1 - w->tokens) * 1e6 / rate) + 1;
+      struct timespec ts = { 0, (long) (wait_us < 50000 ? wait_us : 50000) * 1000L };
+      nanosleep(&ts, NULL);
+    }
+}
+
 /* Write items[0..n) until all are written or the writer gives up; returns
  * how many were not written. */
 static size_t
@@ -55,7 +86,12 @@ _deliver(LogWriter *w, LogQueueItem *items, size_t n)
     {
       if (atomic_exchange(&w->reopen, false) && w->ops.reopen)
         w->ops.reopen(w->dest);
-      long rc = w->ops.write_batch(w->dest, items + done, n - done);
+      size_t now = w->opts.throttle ? _throttle_take(w, n - done) : n - done;
+      if (now == 0)
+        break;
+      long rc = w->ops.write_batch(w->dest, items + done, now);
+      if (w->opts.throttle && rc < (long) now)
+        w->tokens += (double) (now - (size_t) (rc > 0 ? rc : 0)); /* not taken: not spent */
       if (rc > 0)
         {
           if (w->stalled)
@@ -176,6 +212,9 @@ log_writer_start(LogQueue *q, const LogWriterOps *ops, void *dest, const LogWrit
     w->opts.flush_lines = 1;
   if (w->opts.time_reopen < 1)
     w->opts.time_reopen = 1;
+  /* a full bucket at start: the first second's worth goes at once */
+  w->tokens = w->opts.throttle;
+  w->tokens_us = mono_us();
   if (!w->opts.name)
     w->opts.name = "";
   w->batch = calloc(w->opts.flush_lines, sizeof(LogQueueItem));

@@ -118,6 +118,7 @@ struct LogDestDriver
   char stats_instance[256];       /* its stats rows' instance: a path, "tcp,host:port"; may stay empty */
   int64_t flush_lines;
   int64_t time_reopen;
+  int64_t throttle;               /* throttle(): messages a second; 0: no limit */
   /* disk-buffer(), filled by the pipeline from the driver call when the
    * driver's table has LOG_DEST_DISK_BUFFER_OPTION; the driver ignores it */
   DiskBufferOptions disk_buffer;

@@ -61,6 +61,7 @@ static const CfgOption failover_options[] = {
   { .name = "flush-lines", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .min = 0, .max = INT32_MAX },           \
   { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .min = 1, .max = INT32_MAX },      \
   { .name = "time-reopen", .type = CFG_OPT_INT, .offset = OFF(time_reopen), .min = 1, .max = INT32_MAX },           \
+  { .name = "throttle", .type = CFG_OPT_INT, .offset = OFF(throttle), .min = 0, .max = INT32_MAX },                 \
   { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = OFF(ts_format), .names = ts_formats,                       \
     .inherit = "ts-format" },                                                                                       \
   { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .min = 0, .max = 6,                     \
@@ -393,6 +394,7 @@ _net_dest_new(NetDestKind kind, const CfgNode *call, const LogDriverContext *ctx
   d->super.log_fifo_size = d->o.log_fifo_size;
   d->super.flush_lines = d->o.flush_lines;
   d->super.time_reopen = d->o.time_reopen;
+  d->super.throttle = d->o.throttle;
   /* the stats rows' instance, as syslog-ng names it: "tcp,host:port", or
    * the socket's path */
   if (d->is_unix)

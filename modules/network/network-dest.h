@@ -70,6 +70,7 @@ typedef struct NetDestOptions
   int64_t flush_lines;       /* 0: the global one */
   int64_t log_fifo_size;     /* 0: the global one */
   int64_t time_reopen;       /* 0: the global one */
+  int64_t throttle;          /* throttle(): messages a second, 0: no limit */
   int ts_format;             /* CfgTsFormat */
   int64_t frac_digits;
   char *send_time_zone;

@@ -574,6 +574,7 @@ log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
                                                                             ? pl->global->flush_lines
                                                                             : 100),
         .time_reopen = (int) (d->time_reopen > 0 ? d->time_reopen : pl->global->time_reopen),
+        .throttle = (uint32_t) (d->throttle > 0 ? d->throttle : 0),
         .name = rt->name,
       };
       const char *werr = NULL;
