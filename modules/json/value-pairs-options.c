@@ -8,6 +8,8 @@
  */
 #include "value-pairs-internal.h"
 
+#include "sluice/cfg-options.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -245,7 +247,7 @@ _add_scope(ValuePairs *vp, const char *names)
         continue;
       size_t i;
       for (i = 0; i < G_N_ELEMENTS(scope_names); i++)
-        if (strcmp(scope_names[i].name, *s) == 0)
+        if (cfg_name_equal(scope_names[i].name, *s)) /* - and _ alike, as syslog-ng */
           break;
       if (i == G_N_ELEMENTS(scope_names))
         error = g_strdup_printf("Error parsing value-pairs: unknown scope %s", *s);
