@@ -203,6 +203,10 @@ Test(json, rfc3164_date_is_bsd_with_fraction)
                 msg, &opts, "{\"ISODATE\":\"2025-03-10T11:58:00.003+00:00\",\"DATE\":\"Mar 10 11:58:00.003\"}");
   assert_format("$(format-json --scope nv-pairs,sdata --exclude H*)", msg, &opts,
                 "{\"_SDATA\":{\"a\":{\"b\":\"c\"}},\"PROGRAM\":\"p\",\"PID\":\"1\",\"MSGID\":\"m\",\"MESSAGE\":\"msg\"}");
+  /* scope names take - and _ alike, as syslog-ng's (a real configuration
+   * writes nv_pairs) */
+  assert_format("$(format-json --scope nv_pairs,sdata --exclude H*)", msg, &opts,
+                "{\"_SDATA\":{\"a\":{\"b\":\"c\"}},\"PROGRAM\":\"p\",\"PID\":\"1\",\"MSGID\":\"m\",\"MESSAGE\":\"msg\"}");
   log_msg_unref(msg);
 }
 
