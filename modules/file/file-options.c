@@ -206,24 +206,29 @@ _resolve_id(const char *name, bool group, unsigned *id, bool *set)
   return true;
 }
 
+static void
+_unresolved(const CfgNode *call, const char *opt, const char *what, const char *key, const char *name)
+{
+  const CfgNode *o = cfg_option_given(call, opt);
+  const CfgLocation *loc = o ? &o->loc : &call->loc;
+  char *where = g_strdup_printf("%s:%d:%d", loc->file ? loc->file : "", loc->line, loc->col);
+  sluice_log(SLUICE_LOG_ERROR, what, key, name, "location", where, NULL);
+  g_free(where);
+}
+
 bool
 file_perm_resolve(FilePerm *p, const char *owner, const char *group, int64_t mode, const CfgNode *call,
                   const char *owner_opt, const char *group_opt, CfgError *err)
 {
+  /* as syslog-ng 3.38: a name that does not resolve is said, in its words,
+   * each time the configuration is read, and left alone (the files get
+   * the daemon's own user or group); the configuration stands */
   unsigned id = 0;
   if (!_resolve_id(owner, false, &id, &p->set_uid))
-    {
-      const CfgNode *o = cfg_option_given(call, owner_opt);
-      cfg_error_set(err, o ? &o->loc : &call->loc, "%s(): unknown user '%s' in %s()", call->name, owner, owner_opt);
-      return false;
-    }
+    _unresolved(call, owner_opt, "Error resolving user", "user", owner);
   p->uid = (uid_t) id;
   if (!_resolve_id(group, true, &id, &p->set_gid))
-    {
-      const CfgNode *o = cfg_option_given(call, group_opt);
-      cfg_error_set(err, o ? &o->loc : &call->loc, "%s(): unknown group '%s' in %s()", call->name, group, group_opt);
-      return false;
-    }
+    _unresolved(call, group_opt, "Error resolving group", "group", group);
   p->gid = (gid_t) id;
   p->mode = (int) mode;
   return true;

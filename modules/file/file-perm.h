@@ -25,8 +25,10 @@ typedef struct FilePerm
 } FilePerm;
 
 /* Fill p from owner and group (names or numbers; NULL or "": leave alone)
- * and mode; false with *err at the option call->owner_opt or group_opt
- * names when the user or group does not exist. */
+ * and mode.  A user or group that does not exist is left alone with an
+ * error logged in syslog-ng 3.38's words ("Error resolving user"), as
+ * syslog-ng does: the configuration stands.  Returns true (err is for
+ * checks that may refuse later). */
 bool file_perm_resolve(FilePerm *p, const char *owner, const char *group, int64_t mode, const CfgNode *call,
                        const char *owner_opt, const char *group_opt, CfgError *err);
 
