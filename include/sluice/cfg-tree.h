@@ -100,6 +100,10 @@ enum
   CFG_LOG_CATCHALL = 1 << 2,
   CFG_LOG_FLOW_CONTROL = 1 << 3,
   CFG_LOG_DROP_UNMATCHED = 1 << 4,
+  /* BRANCH: syslog-ng's condition-less `if { ... }` / `elif { ... }`: the
+   * branch's own elements are its condition (a message they drop goes on
+   * to the next branch; without one, on along the path) */
+  CFG_BRANCH_TRY = 1 << 5,
 };
 
 typedef struct CfgNode CfgNode;

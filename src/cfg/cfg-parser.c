@@ -11,7 +11,7 @@
  *   body     := (call ';' | junction)*   |   expr [';']   (filter)
  *   item     := KIND '(' NAME ')' ';' | KIND '{' body '}' ';'
  *             | 'log' '{' ... '}' ';' | junction | channel
- *             | 'if' '(' expr ')' '{' item* '}' ('elif' ...)* ['else' ...] ';'
+ *             | 'if' ['(' expr ')'] '{' item* '}' ('elif' ...)* ['else' ...] ';'
  *   junction := 'junction' '{' ('channel' '{' item* '}' ';')* '}' ';'
  *   call     := IDENT '(' (value | call | ',')* ')'
  *   expr     := and ('or' and)*;  and := unary ('and' unary)*
@@ -681,9 +681,11 @@ _if(Parser *p)
       bool is_else = _is_kw(kw, "else");
       CfgNode *br = cfg_node_new(CFG_NODE_BRANCH, &kw->loc);
       cfg_node_add_child(node, br);
-      if (!is_else)
+      if (!is_else && _peek(p, 0)->type == CFG_TOK_LBRACE)
+        br->flags |= CFG_BRANCH_TRY; /* if { ... }: its elements decide */
+      else if (!is_else)
         {
-          if (!_expect(p, CFG_TOK_LPAREN, "'('", is_else ? "" : "after 'if'/'elif'"))
+          if (!_expect(p, CFG_TOK_LPAREN, "'('", "after 'if'/'elif'"))
             goto fail;
           br->cond = _expr(p);
           if (!br->cond || !_expect(p, CFG_TOK_RPAREN, "')'", "after the condition"))

@@ -364,14 +364,40 @@ _run_elems(LogPipeline *pl, Batch *mine, const LogPathRT *p, const LogPathRT *fr
           break;
         case PE_IF:
           for (size_t k = 0; k < e->group.n; k++)
-            if (!e->conds[k] || _filter_passes(e->conds[k], &msg, own))
-              {
-                if (*own)
-                  log_msg_write_protect(msg); /* the branch shares it */
-                /* the branch taken decides whether the message goes on */
-                matched = _run_path(pl, mine, e->group.paths[k], source_id, &msg, false, false);
-                break;
-              }
+            {
+              if (e->conds[k] && !_filter_passes(e->conds[k], &msg, own))
+                continue;
+              const LogPathRT *b = e->group.paths[k];
+              if (!(b->flags & CFG_BRANCH_TRY))
+                {
+                  /* a branch with a condition, once taken, decides whether
+                   * the message goes on, and what the path goes on with
+                   * is what the branch made of it (its rewrites count
+                   * after the if, as in syslog-ng) */
+                  matched = _run_elems(pl, mine, b, b, source_id, &msg, own);
+                  break;
+                }
+              /* `if { ... }` without a condition: its elements decide; a
+               * message they drop goes to the next branch as it came
+               * (and on along the path after the last), as in syslog-ng
+               * 3.38: the branch works on its own reference */
+              log_msg_write_protect(msg);
+              LogMsg *m = msg;
+              bool m_own = false;
+              if (_run_elems(pl, mine, b, b, source_id, &m, &m_own))
+                {
+                  if (m_own)
+                    {
+                      if (*own)
+                        log_msg_unref(msg);
+                      msg = m;
+                      *own = true;
+                    }
+                  break;
+                }
+              if (m_own)
+                log_msg_unref(m);
+            }
           break;
         case PE_SOURCE_CHANNEL:
           if (_from_channel(e->group.paths[0], source_id))
