@@ -278,8 +278,10 @@ void
 log_reader_start(LogReader *r)
 {
   r->owner = worker_current();
-  if (!r->regular)
-    iv_fd_register(&r->fd);
+  /* an fd epoll refuses (EPERM: /dev/null as stdin, as systemd gives it)
+   * is read as a regular file is, from a task, instead of aborting */
+  if (!r->regular && iv_fd_register_try(&r->fd) != 0)
+    r->regular = true;
   if (r->opts.iw_size > 0)
     {
       log_source_window_init(&r->flow, r->opts.iw_size, _resume, r);
