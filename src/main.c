@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -132,6 +134,8 @@ _run_stdio(const StdioOptions *o)
 }
 
 static gboolean opt_version, opt_stdio, opt_syslog_protocol;
+static gboolean opt_trace, opt_startup_debug, opt_enable_core, opt_module_registry, opt_ignored_flag;
+static gchar *opt_ignored_string;
 static gchar *opt_framing, *opt_ts_format;
 static gint opt_msg_size = LOG_FRAMER_DEFAULT_MSG_SIZE;
 static gboolean opt_foreground, opt_syntax_only, opt_stderr, opt_verbose, opt_debug;
@@ -173,8 +177,83 @@ static const GOptionEntry entries[] = {
   { "ts-format", 0, 0, G_OPTION_ARG_STRING, &opt_ts_format, "With --stdio: rfc3164 (default), rfc3339, full, unix",
     "FORMAT" },
   { "log-msg-size", 0, 0, G_OPTION_ARG_INT, &opt_msg_size, "With --stdio: longest message (default 65536)", "N" },
+  /* syslog-ng 3.38's own options, so that its command lines (init
+   * scripts, unit files, test frameworks) run Sluice unchanged */
+  { "trace", 't', 0, G_OPTION_ARG_NONE, &opt_trace, "syslog-ng's trace level: Sluice logs debug events", NULL },
+  { "startup-debug", 'r', 0, G_OPTION_ARG_NONE, &opt_startup_debug,
+    "syslog-ng's debug logging during startup: Sluice logs debug events", NULL },
+  { "enable-core", 0, 0, G_OPTION_ARG_NONE, &opt_enable_core, "Allow core files (RLIMIT_CORE unlimited, dumpable)",
+    NULL },
+  { "no-caps", 0, 0, G_OPTION_ARG_NONE, &opt_ignored_flag,
+    "syslog-ng's: Sluice does not manage Linux capabilities (no-op)", NULL },
+  { "caps", 0, 0, G_OPTION_ARG_STRING, &opt_ignored_string,
+    "syslog-ng's: Sluice does not manage Linux capabilities (no-op)", "CAPS" },
+  { "module-path", 0, 0, G_OPTION_ARG_STRING, &opt_ignored_string,
+    "syslog-ng's: Sluice's modules are built in (no-op)", "PATH" },
+  { "no-module-discovery", 0, 0, G_OPTION_ARG_NONE, &opt_ignored_flag,
+    "syslog-ng's: Sluice's modules are built in (no-op)", NULL },
+  { "module-registry", 0, 0, G_OPTION_ARG_NONE, &opt_module_registry, "List the built-in modules and exit", NULL },
+  { "seed", 'S', 0, G_OPTION_ARG_NONE, &opt_ignored_flag, "syslog-ng's: does nothing, as in syslog-ng", NULL },
   { NULL },
 };
+
+/* The built-in modules (--module-registry, --version's Available-Modules). */
+static const char *const module_names[] = {
+  "basicfuncs", "csvparser", "dbparser", "file", "json", "kvformat", "network", "regexp",
+  "relp", "rewrite", "syslogformat", "system", "timestamp", "xml",
+};
+
+/* --version in syslog-ng 3.38's shape, so that what reads it (syslog-ng's
+ * own test framework takes the third word of its second line as the
+ * configuration version to write) reads Sluice too. */
+static void
+_print_version(void)
+{
+  printf("sluice %s (syslog-ng 3.38 compatible)\n", SLUICE_VERSION);
+  printf("Config version: 3.38\n");
+  printf("Installer-Version: %s\n", SLUICE_VERSION);
+  printf("Revision: %s\n", SLUICE_VERSION);
+  printf("Compile-Date: %s %s\n", __DATE__, __TIME__);
+  printf("Module-Directory: (built in)\n");
+  printf("Module-Path: (built in)\n");
+  printf("Include-Path: %s\n", SLUICE_SCLDIR);
+  printf("Available-Modules: ");
+  for (size_t i = 0; i < G_N_ELEMENTS(module_names); i++)
+    printf("%s%s", i ? "," : "", module_names[i]);
+  printf("\n");
+#ifdef NDEBUG
+  printf("Enable-Debug: off\n");
+#else
+  printf("Enable-Debug: on\n");
+#endif
+  printf("Enable-IPv6: on\n");
+  printf("Enable-Linux-Caps: off\n");
+#ifdef SLUICE_HAVE_JOURNAL
+  printf("Enable-Systemd: on\n");
+#else
+  printf("Enable-Systemd: off\n");
+#endif
+#if SLUICE_HAVE_EBPF
+  printf("Enable-eBPF: on\n");
+#else
+  printf("Enable-eBPF: off\n");
+#endif
+}
+
+/* --enable-core: core files allowed, as syslog-ng's option does. */
+static void
+_enable_core(void)
+{
+  struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+  if (setrlimit(RLIMIT_CORE, &rl) != 0)
+    {
+      /* an unprivileged process may only raise its soft limit to the hard one */
+      getrlimit(RLIMIT_CORE, &rl);
+      rl.rlim_cur = rl.rlim_max;
+      setrlimit(RLIMIT_CORE, &rl);
+    }
+  prctl(PR_SET_DUMPABLE, 1);
+}
 
 static int
 _stdio_main(void)
@@ -236,15 +315,25 @@ main(int argc, char **argv)
 
   if (opt_version)
     {
-      printf("sluice %s\n", SLUICE_VERSION);
+      _print_version();
       return 0;
     }
+  if (opt_module_registry)
+    {
+      for (size_t i = 0; i < G_N_ELEMENTS(module_names); i++)
+        printf("%s\n", module_names[i]);
+      return 0;
+    }
+  if (opt_enable_core)
+    _enable_core();
   if (opt_stdio)
     return _stdio_main();
 
   const char *cfgfile = opt_cfgfile ? opt_cfgfile : SLUICE_SYSCONFDIR "/sluice.conf";
   const LogDriverFactory *const *factories = log_driver_factories();
-  SluiceLogLevel level = opt_debug ? SLUICE_LOG_DEBUG : opt_verbose ? SLUICE_LOG_INFO : SLUICE_LOG_NOTICE;
+  SluiceLogLevel level = opt_debug || opt_trace || opt_startup_debug ? SLUICE_LOG_DEBUG
+                         : opt_verbose                              ? SLUICE_LOG_INFO
+                                                                    : SLUICE_LOG_NOTICE;
   MainLoopOptions mo = {
     .cfgfile = cfgfile,
     .pidfile = opt_pidfile,

@@ -8,7 +8,9 @@
 #  - threaded(no) runs one I/O worker, and --worker-threads overrides it;
 #  - -R: nothing is written while nothing is remembered, a damaged file is
 #    moved aside and the daemon starts, a directory that cannot be written
-#    stops the start with an error naming it.
+#    stops the start with an error naming it;
+#  - syslog-ng's command line: --version in its shape, its options taken,
+#    --enable-core; stdin() on /dev/null (epoll refuses it) read to its end.
 # Usage: daemon-cli.sh SLUICE SRCDIR
 . "$(dirname "$0")/lib.sh"
 sluice=$1 srcdir=$2
@@ -97,5 +99,28 @@ if "$sluice" -F -f "$work/thr.conf" -R "$work/none/p.persist" 2>"$work/err"; the
 fi
 grep -q "persist file $work/none/p.persist: its directory $work/none cannot be written" "$work/err" \
   || { cat "$work/err"; fail "-R in a missing directory: the error"; }
+
+
+# syslog-ng's command line: --version in its shape (the second line's third
+# word is the configuration version its test framework writes), its own
+# options taken (no-ops say so in --help), --enable-core raising the limit
+"$sluice" --version >"$work/version" || fail "--version"
+[ "$(sed -n 2p "$work/version" | cut -d' ' -f3)" = "3.38" ] || fail "--version: $(cat "$work/version")"
+grep -q "^Available-Modules: .*network" "$work/version" || fail "--version modules: $(cat "$work/version")"
+"$sluice" --no-caps --caps=cap_sys_admin --module-path=/nowhere --no-module-discovery -S -t -r --enable-core \
+  --syntax-only -f "$work/file.conf" 2>"$work/err" || fail "syslog-ng's options: $(cat "$work/err")"
+"$sluice" --module-registry | grep -qx "file" || fail "--module-registry"
+printf '@version: 3.38\nsource s { internal(); };\ndestination d { file("%s/internal.log"); };\nlog { source(s); destination(d); };\n' \
+  "$work" >"$work/internal.conf"
+sh -c 'ulimit -S -c 0; "$1" --enable-core -F -f "$2" -p "$3/core.pid" >/dev/null 2>&1 & p=$!
+  i=0; while [ ! -s "$3/core.pid" ] && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
+  grep "Max core file size" "/proc/$p/limits" >"$3/core.limits"; kill $p; wait $p' sh "$sluice" "$work/internal.conf" "$work"
+soft=$(awk '{print $5}' "$work/core.limits") hard=$(awk '{print $6}' "$work/core.limits")
+[ "$soft" = "$hard" ] && [ "$soft" != 0 ] || fail "--enable-core: $(cat "$work/core.limits")"
+
+# stdin() on /dev/null, as systemd gives a service: epoll refuses it, and
+# the daemon reads it as a file (its end ends the daemon) instead of aborting
+timeout 10 "$sluice" -F -f "$work/file.conf" </dev/null 2>"$work/err" || { cat "$work/err"; fail "stdin from /dev/null"; }
+grep -q "End of file on stdin" "$work/err" || fail "stdin from /dev/null: $(cat "$work/err")"
 
 echo "daemon-cli: ok"
