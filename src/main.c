@@ -14,6 +14,7 @@
 #include "sluice/cfg-drivers.h"
 #include "sluice/framing.h"
 #include "sluice/hostname.h"
+#include "sluice/identity.h"
 #include "sluice/internal-log.h"
 #include "sluice/msg-format.h"
 #include "sluice/template.h"
@@ -143,6 +144,11 @@ static char *opt_process_mode, *opt_chroot;
 static gchar *opt_cfgfile, *opt_pidfile, *opt_preprocess_into, *opt_persist, *opt_control;
 static gint opt_worker_threads, opt_fd_limit;
 static gchar *opt_user, *opt_group, *opt_stats_exporter;
+
+/* Where Debian's syslog-ng 3.38 keeps its files (its ./configure's
+ * sysconfdir and localstatedir), for the syslog-ng identity. */
+#define SYSLOG_NG_DIR_CONF "/etc/syslog-ng"
+#define SYSLOG_NG_DIR_STATE "/var/lib/syslog-ng"
 
 static const GOptionEntry entries[] = {
   { "version", 'V', 0, G_OPTION_ARG_NONE, &opt_version, "Print the version and exit", NULL },
@@ -297,6 +303,8 @@ int
 main(int argc, char **argv)
 {
   GError *error = NULL;
+  /* run through a link named syslog-ng, Sluice stands in for it */
+  sluice_identity_set_from_argv0(argv[0]);
   /* before anything compiles a template: the configuration's and --stdio's */
   modules_register_template_functions();
   GOptionContext *ctx = g_option_context_new("- the Sluice syslog daemon");
@@ -329,7 +337,10 @@ main(int argc, char **argv)
   if (opt_stdio)
     return _stdio_main();
 
-  const char *cfgfile = opt_cfgfile ? opt_cfgfile : SLUICE_SYSCONFDIR "/sluice.conf";
+  bool sng = sluice_identity_is_syslog_ng();
+  const char *cfgfile = opt_cfgfile                     ? opt_cfgfile
+                        : sng ? SYSLOG_NG_DIR_CONF "/syslog-ng.conf"
+                              : SLUICE_SYSCONFDIR "/sluice.conf";
   const LogDriverFactory *const *factories = log_driver_factories();
   SluiceLogLevel level = opt_debug || opt_trace || opt_startup_debug ? SLUICE_LOG_DEBUG
                          : opt_verbose                              ? SLUICE_LOG_INFO
@@ -389,6 +400,14 @@ main(int argc, char **argv)
   mo.persist_path = opt_persist;
   if (g_file_test(SLUICE_STATEDIR, G_FILE_TEST_IS_DIR))
     mo.default_persist_path = SLUICE_STATEDIR "/sluice.persist";
+  if (sng && g_file_test(SYSLOG_NG_DIR_STATE, G_FILE_TEST_IS_DIR))
+    {
+      /* standing in for syslog-ng: its files where Debian's has them */
+      mo.default_control_path = SYSLOG_NG_DIR_STATE "/syslog-ng.ctl";
+      mo.default_persist_path = SYSLOG_NG_DIR_STATE "/syslog-ng.persist";
+      if (!mo.pidfile)
+        mo.pidfile = SYSLOG_NG_DIR_STATE "/syslog-ng.pid";
+    }
 
   PrivsTarget privs;
   char *perr = NULL;

@@ -46,6 +46,7 @@
 #include "sluice/cfg-drivers.h"
 #include "sluice/child.h"
 #include "sluice/handover.h"
+#include "sluice/identity.h"
 #include "sluice/internal-log.h"
 #include "sluice/persist.h"
 #include "sluice/pipeline.h"
@@ -296,7 +297,9 @@ _shutdown(MainLoop *ml)
   if (ml->state == ML_STOPPING)
     return;
   ml->state = ML_STOPPING;
-  sluice_log(SLUICE_LOG_NOTICE, "Sluice shutting down", "version", SLUICE_VERSION, NULL);
+  char line[64];
+  snprintf(line, sizeof(line), "%s shutting down", sluice_identity_name());
+  sluice_log(SLUICE_LOG_NOTICE, line, "version", SLUICE_VERSION, NULL);
   notify_send("STOPPING=1\nSTATUS=Shutting down");
   control_stop(ml->control);
   ml->control = NULL;
@@ -414,6 +417,8 @@ _reload(MainLoop *ml, char **error)
   ml->state = ML_RUNNING;
   control_set_config(ml->control, ml->opts->cfgfile);
   notify_send("READY=1\nSTATUS=Running");
+  /* syslog-ng 3.38's two lines, word for word: scripts wait for them */
+  sluice_log(SLUICE_LOG_NOTICE, "New configuration initialized", NULL);
   sluice_log(SLUICE_LOG_NOTICE, "Configuration reload finished", NULL);
   return true;
 }
@@ -686,7 +691,9 @@ main_loop_run(const MainLoopOptions *opts)
   pthread_mutex_unlock(&stop_lock);
 
   ml.state = ML_RUNNING;
-  sluice_log(SLUICE_LOG_NOTICE, "Sluice starting up", "version", SLUICE_VERSION, NULL);
+  char line[64];
+  snprintf(line, sizeof(line), "%s starting up", sluice_identity_name());
+  sluice_log(SLUICE_LOG_NOTICE, line, "version", SLUICE_VERSION, NULL);
   notify_start();
   notify_send("READY=1\nSTATUS=Running");
   process_startup_done(0);

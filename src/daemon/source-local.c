@@ -13,9 +13,10 @@
 #include "source-local.h"
 
 #include "mainloop.h"
+#include "sluice/hostname.h"
+#include "sluice/identity.h"
 #include "sluice/internal-log.h"
 #include "sluice/logreader.h"
-#include "sluice/hostname.h"
 #include "sluice/logsource.h"
 #include "sluice/msg-format.h"
 #include "sluice/pipeline.h"
@@ -181,7 +182,7 @@ _internal_msg_new(InternalSource *s, int level, const char *text)
   const char *host = sluice_hostname(false);
   log_msg_set_value(msg, LM_V_HOST, host, -1);
   log_msg_set_value(msg, LM_V_HOST_FROM, host, -1);
-  log_msg_set_value(msg, LM_V_PROGRAM, "sluice", -1);
+  log_msg_set_value(msg, LM_V_PROGRAM, sluice_identity_program(), -1);
   log_msg_set_value(msg, LM_V_PID, pid, -1);
   log_msg_set_value(msg, LM_V_MESSAGE, text, -1);
   log_msg_set_value(msg, LM_V_TRANSPORT, "local+internal", -1);

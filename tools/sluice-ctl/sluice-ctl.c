@@ -13,6 +13,7 @@
  * 2 on a usage error and 3 when it cannot be reached.
  */
 #include "sluice-config.h"
+#include "sluice/identity.h"
 
 #include <errno.h>
 #include <glib.h>
@@ -188,7 +189,11 @@ _request(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-  const char *path = SLUICE_RUNDIR "/sluice.ctl";
+  /* run through a link named syslog-ng-ctl: syslog-ng's control socket
+   * (sluice/identity.h) */
+  sluice_identity_set_from_argv0(argv[0]);
+  const char *path =
+    sluice_identity_is_syslog_ng() ? "/var/lib/syslog-ng/syslog-ng.ctl" : SLUICE_RUNDIR "/sluice.ctl";
   /* take -c out, keep the rest in order */
   char **rest = calloc((size_t) argc + 1, sizeof(char *));
   int n = 0;
