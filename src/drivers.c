@@ -7,22 +7,39 @@
 #include <glib.h>
 #include <stdlib.h>
 
-static const LogDriverFactory *const *const module_lists[] = {
-  local_driver_factories,
-  file_driver_factories,
-  network_driver_factories,
-  system_driver_factories,
-  json_driver_factories,
-  rewrite_driver_factories,
-  kvformat_driver_factories,
-  csvparser_driver_factories,
-  regexp_driver_factories,
-  timestamp_driver_factories,
-  syslogformat_driver_factories,
-  xml_driver_factories,
-  relp_driver_factories,
-  dbparser_driver_factories,
+/* Each module by the name syslog-ng's --version and --module-registry give
+ * it, with its factories; the core's own drivers (internal(), stdin()) have
+ * no module name, basicfuncs (template functions) no factories. */
+static const struct
+{
+  const char *name;
+  const LogDriverFactory *const *factories;
+} modules[] = {
+  { NULL, local_driver_factories },
+  { "basicfuncs", NULL },
+  { "csvparser", csvparser_driver_factories },
+  { "dbparser", dbparser_driver_factories },
+  { "file", file_driver_factories },
+  { "json", json_driver_factories },
+  { "kvformat", kvformat_driver_factories },
+  { "network", network_driver_factories },
+  { "regexp", regexp_driver_factories },
+  { "relp", relp_driver_factories },
+  { "rewrite", rewrite_driver_factories },
+  { "syslogformat", syslogformat_driver_factories },
+  { "system", system_driver_factories },
+  { "timestamp", timestamp_driver_factories },
+  { "xml", xml_driver_factories },
 };
+
+const char *
+log_module_name(size_t i)
+{
+  for (size_t m = 0; m < G_N_ELEMENTS(modules); m++)
+    if (modules[m].name && i-- == 0)
+      return modules[m].name;
+  return NULL;
+}
 
 const LogDriverFactory *const *
 log_driver_factories(void)
@@ -31,14 +48,14 @@ log_driver_factories(void)
   if (!all)
     {
       size_t n = 0;
-      for (size_t m = 0; m < G_N_ELEMENTS(module_lists); m++)
-        for (size_t i = 0; module_lists[m][i]; i++)
+      for (size_t m = 0; m < G_N_ELEMENTS(modules); m++)
+        for (size_t i = 0; modules[m].factories && modules[m].factories[i]; i++)
           n++;
       all = calloc(n + 1, sizeof(*all));
       n = 0;
-      for (size_t m = 0; m < G_N_ELEMENTS(module_lists); m++)
-        for (size_t i = 0; module_lists[m][i]; i++)
-          all[n++] = module_lists[m][i];
+      for (size_t m = 0; m < G_N_ELEMENTS(modules); m++)
+        for (size_t i = 0; modules[m].factories && modules[m].factories[i]; i++)
+          all[n++] = modules[m].factories[i];
     }
   return all;
 }

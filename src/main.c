@@ -12,6 +12,7 @@
 #include "modules.h"
 #include "sluice-config.h"
 #include "sluice/cfg-drivers.h"
+#include "sluice/driver.h"
 #include "sluice/framing.h"
 #include "sluice/hostname.h"
 #include "sluice/identity.h"
@@ -203,12 +204,6 @@ static const GOptionEntry entries[] = {
   { NULL },
 };
 
-/* The built-in modules (--module-registry, --version's Available-Modules). */
-static const char *const module_names[] = {
-  "basicfuncs", "csvparser", "dbparser", "file", "json", "kvformat", "network", "regexp",
-  "relp", "rewrite", "syslogformat", "system", "timestamp", "xml",
-};
-
 /* --version in syslog-ng 3.38's shape, so that what reads it (syslog-ng's
  * own test framework takes the third word of its second line as the
  * configuration version to write) reads Sluice too. */
@@ -224,8 +219,8 @@ _print_version(void)
   printf("Module-Path: (built in)\n");
   printf("Include-Path: %s\n", SLUICE_SCLDIR);
   printf("Available-Modules: ");
-  for (size_t i = 0; i < G_N_ELEMENTS(module_names); i++)
-    printf("%s%s", i ? "," : "", module_names[i]);
+  for (size_t i = 0; log_module_name(i); i++)
+    printf("%s%s", i ? "," : "", log_module_name(i));
   printf("\n");
 #ifdef NDEBUG
   printf("Enable-Debug: off\n");
@@ -328,8 +323,8 @@ main(int argc, char **argv)
     }
   if (opt_module_registry)
     {
-      for (size_t i = 0; i < G_N_ELEMENTS(module_names); i++)
-        printf("%s\n", module_names[i]);
+      for (size_t i = 0; log_module_name(i); i++)
+        printf("%s\n", log_module_name(i));
       return 0;
     }
   if (opt_enable_core)

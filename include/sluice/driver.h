@@ -172,4 +172,8 @@ typedef struct LogDriverFactory
  * thread before any other. */
 const LogDriverFactory *const *log_driver_factories(void);
 
+/* The name of the i-th module compiled in (syslog-ng's names: "file",
+ * "network", ...), NULL past the last; for --version and --module-registry. */
+const char *log_module_name(size_t i);
+
 #endif
