@@ -85,8 +85,7 @@ c=$(tasks no --worker-threads 3)
 # -R (no source remembers anything yet: the file is never written)
 mkdir "$work/state"
 start_sluice "$sluice" "$work/thr.conf" -R "$work/state/p.persist"
-kill -HUP "$pid"
-wait_log "reload finished"
+reload_sluice
 stop_sluice
 [ -z "$(ls "$work/state")" ] || fail "-R wrote with nothing to remember: $(ls "$work/state")"
 echo "not a persist file" >"$work/state/p.persist"

@@ -77,13 +77,7 @@ wait_lines "$work/all.log" 3
 wait_lines "$work/new.log" 2
 
 # a reload goes on after the last entry read
-kill -HUP "$pid"
-i=0
-while ! grep -q "reload finished" "$work/sluice.log"; do
-  i=$((i + 1))
-  [ $i -lt 100 ] || fail "no reload"
-  sleep 0.1
-done
+reload_sluice
 jadd "MESSAGE=after reload" SYSLOG_IDENTIFIER=r
 wait_lines "$work/all.log" 4
 wait_lines "$work/new.log" 3

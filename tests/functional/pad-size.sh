@@ -112,8 +112,7 @@ settled "a partial record at the end of a rotated file"
 printf 'reframed\0\0' >"$work/in.fifo"
 sleep 0.5
 sed -i 's/pad-size(48)/pad-size(16)/' "$work/sluice.conf"
-kill -HUP "$pid"
-wait_log "Configuration reload finished"
+reload_sluice
 printf '\0\0\0\0\0\0' >"$work/in.fifo"
 echo "reframed" >>"$work/want"
 settled "a reload that changed pad-size()"

@@ -115,8 +115,7 @@ wait_log "starting up"
 logger -u "$root/in.sock" -t app "chrooted"
 wait_lines "$root/var/log/messages" 1
 write_root_conf 'destination d2 { file("/var/log/second"); };' "destination(d2);"
-kill -HUP "$pid"
-wait_log "Configuration reload finished"
+reload_sluice
 logger -u "$root/in.sock" -t app "after reload"
 wait_lines "$root/var/log/second" 1
 stop_sluice

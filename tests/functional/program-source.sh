@@ -67,8 +67,7 @@ readlink "/proc/$g/fd/1" | grep -q "^pipe:" || fail "stdout is not a pipe: $(rea
 [ "$(pgrep -g "$g" | wc -l)" -eq 2 ] || fail "process group $g: $(pgrep -g "$g" | tr '\n' ' ')"
 
 # a reload: the old program and its group go, the new configuration's starts
-kill -HUP "$pid"
-wait_log "Configuration reload finished"
+reload_sluice
 i=0
 while pgrep -g "$g" >/dev/null; do
   i=$((i + 1))

@@ -47,17 +47,6 @@ arrived() {
   [ "$(wc -l <"$work/out.log")" -eq $sent ] || fail "out.log has $(wc -l <"$work/out.log") lines, want $sent"
 }
 
-reloads=0
-reload() {
-  reloads=$((reloads + 1))
-  kill -HUP "$pid"
-  _r=0
-  while [ "$(grep -c "Configuration reload finished" "$work/sluice.log")" -lt $reloads ]; do
-    _r=$((_r + 1))
-    [ $_r -lt 100 ] || fail "reload $reloads did not finish"
-    sleep 0.1
-  done
-}
 
 conf yes
 start_sluice "$sluice" "$work/sluice.conf"
@@ -124,16 +113,16 @@ arrived
 kill -0 "$pid" || fail "the daemon died (SIGPIPE?)"
 
 # reload with keep-alive(yes): the same process writes on
-reload
+reload_sluice
 [ "$(child "cat >> ")" = "$c2" ] || fail "keep-alive(yes): the program was restarted by the reload"
 send 1000
 arrived
 # the new configuration says keep-alive(no); the running one said yes: kept
 conf no
-reload
+reload_sluice
 [ "$(child "cat >> ")" = "$c2" ] || fail "keep-alive(yes) of the running configuration was not honoured"
 # now the running configuration says no: a new process
-reload
+reload_sluice
 c3=$(child "cat >> ")
 [ -n "$c3" ] && [ "$c3" != "$c2" ] || fail "keep-alive(no): the reload kept the program ($c3)"
 kill -0 "$c2" 2>/dev/null && fail "keep-alive(no): the old program still runs"

@@ -29,14 +29,7 @@ EOF
 
 reload_to() {
   write_conf "$1"
-  before=$(grep -c "Configuration reload finished" "$work/sluice.log" || true)
-  kill -HUP "$pid"
-  n=0
-  while [ "$(grep -c "Configuration reload finished" "$work/sluice.log" || true)" -le "$before" ]; do
-    n=$((n + 1))
-    [ $n -lt 200 ] || fail "reload did not finish"
-    sleep 0.05
-  done
+  reload_sluice
 }
 
 # the descriptors once the new configuration's files are open: a file is

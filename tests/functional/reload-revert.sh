@@ -19,16 +19,6 @@ log { source(s); destination(d); flags(flow-control); };
 EOF
 }
 
-reload_and_wait() {
-  before=$(grep -c "$1" "$work/sluice.log" || true)
-  kill -HUP "$pid"
-  n=0
-  while [ "$(grep -c "$1" "$work/sluice.log" || true)" -le "$before" ]; do
-    n=$((n + 1))
-    [ $n -lt 100 ] || fail "no '$1' after the reload"
-    sleep 0.1
-  done
-}
 
 conf ""
 start_sluice "$sluice" "$work/sluice.conf"
@@ -48,12 +38,12 @@ until [ -e "$work/held" ]; do
 done
 
 conf "network(ip(127.0.0.1) port($taken));"
-reload_and_wait "reverted to the running one"
+reload_sluice "reverted to the running one"
 kill -0 "$pid" 2>/dev/null || fail "the daemon stopped after a reload that could not start"
 kill "$holder" 2>/dev/null || true
 sleep 0.5
 conf "network(ip(127.0.0.1) port($taken) log-iw-size(500));"
-reload_and_wait "Configuration reload finished"
+reload_sluice "Configuration reload finished"
 logger --tcp -n 127.0.0.1 -P "$taken" -t app "on the new port"
 
 wait $lg || fail "loggen: $(cat "$work/loggen.err")"

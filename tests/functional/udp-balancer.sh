@@ -30,22 +30,8 @@ EOF2
 }
 
 conf sender
-"$sluice" -F -v -f "$work/sluice.conf" -p "$work/pid" -c "$work/ctl" >"$work/sluice.log" 2>&1 &
-pid=$!
-i=0
-until grep -q "starting up" "$work/sluice.log" 2>/dev/null; do
-  if ! kill -0 "$pid" 2>/dev/null; then
-    pid=
-    if grep -q "Error loading the udp-balancer() program.*Operation not permitted" "$work/sluice.log"; then
-      echo "udp-balancer: skipped, no eBPF here: $(tail -1 "$work/sluice.log")"
-      exit 77
-    fi
-    fail "sluice did not start"
-  fi
-  i=$((i + 1))
-  [ $i -lt 100 ] || fail "sluice did not start"
-  sleep 0.1
-done
+start_sluice_or_skip "Error loading the udp-balancer() program.*Operation not permitted" \
+  "$sluice" "$work/sluice.conf" -c "$work/ctl"
 
 lines() { cat "$out" 2>/dev/null | wc -l; }
 # wait_total N: until the file has N lines (30 s at most)
@@ -96,24 +82,12 @@ distinct=$(echo $used | tr ' ' '\n' | sort -u | wc -l)
 [ "$distinct" -ge 2 ] || fail "balance(sender): all eight senders on listener $used"
 echo "udp-balancer: sender: eight senders in order, each on one listener:$used"
 
-# reload: SIGHUP, and wait until the daemon says one more reload finished
-reloads=0
-reload() {
-  reloads=$((reloads + 1))
-  kill -HUP "$pid"
-  _r=0
-  while [ "$(grep -c "Configuration reload finished" "$work/sluice.log")" -lt $reloads ]; do
-    _r=$((_r + 1))
-    [ $_r -lt 300 ] && kill -0 "$pid" 2>/dev/null || fail "reload $reloads did not finish"
-    sleep 0.1
-  done
-}
 
 # spread() MODE: after a reload into MODE, one sender's 400 datagrams reach
 # more than one listener
 spread() {
   conf "$1"
-  reload
+  reload_sluice
   $send "$port" "one-$1" 400 2000 || fail "sender"
   total=$((total + 400))
   wait_total $total
@@ -126,7 +100,7 @@ spread() {
 # stays on the same listener
 one_listener fixed1 "$from"
 fixed_before=$listener
-reload
+reload_sluice
 one_listener fixed2 "$from"
 fixed_after=$listener
 [ "$fixed_before" = "$fixed_after" ] || fail "a reload moved a sender from listener $fixed_before to $fixed_after"
@@ -140,7 +114,7 @@ conf sender
 $send "$port" "reload" 3000 1000 &
 sender=$!
 sleep 1
-reload
+reload_sluice
 wait "$sender" || fail "sender"
 total=$((total + 3000))
 wait_total $total

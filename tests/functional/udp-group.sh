@@ -24,22 +24,8 @@ if ! "$sluice" -F -f "$work/sluice.conf" --syntax-only >"$work/syntax" 2>&1; the
   cat "$work/syntax"
   fail "configuration refused"
 fi
-"$sluice" -F -v -f "$work/sluice.conf" -p "$work/pid" -R "$work/persist" >"$work/sluice.log" 2>&1 &
-pid=$!
-i=0
-until grep -q "starting up" "$work/sluice.log" 2>/dev/null; do
-  if ! kill -0 "$pid" 2>/dev/null; then
-    pid=
-    if grep -q "Error loading the ebpf(reuseport()) program.*Operation not permitted" "$work/sluice.log"; then
-      echo "udp-group: skipped, no eBPF here: $(tail -1 "$work/sluice.log")"
-      exit 77
-    fi
-    fail "sluice did not start"
-  fi
-  i=$((i + 1))
-  [ $i -lt 100 ] || fail "sluice did not start"
-  sleep 0.1
-done
+start_sluice_or_skip "Error loading the ebpf(reuseport()) program.*Operation not permitted" \
+  "$sluice" "$work/sluice.conf" -R "$work/persist"
 
 lines() { cat "$work/out/$1.log" 2>/dev/null | wc -l; }
 
@@ -62,8 +48,7 @@ send_and_check() {
 }
 
 send_and_check "first run"
-kill -HUP "$pid"
-wait_log "Configuration reload finished"
+reload_sluice
 sleep 1.1 # a new runid for the loss checker
 send_and_check "after a reload"
 stop_sluice

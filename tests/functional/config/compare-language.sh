@@ -120,8 +120,7 @@ run() {
 
 run sluice
 # a reload into the same file: channels crashed the running daemon
-kill -HUP "$pid"
-wait_log "Configuration reload finished"
+reload_sluice
 kill -0 "$pid" || fail "the reload killed the daemon"
 stop_sluice
 run sng

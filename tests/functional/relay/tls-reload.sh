@@ -58,14 +58,7 @@ lg_pid=$!
 sleep 0.5
 for i in 1 2 3 4 5 6; do
   if [ $((i % 2)) -eq 0 ]; then write_conf a; else write_conf b; fi
-  before=$(grep -c "Configuration reload finished" "$work/sluice.log" || true)
-  kill -HUP "$pid"
-  n=0
-  while [ "$(grep -c "Configuration reload finished" "$work/sluice.log" || true)" -le "$before" ]; do
-    n=$((n + 1))
-    [ $n -lt 100 ] || fail "reload $i did not finish"
-    sleep 0.1
-  done
+  reload_sluice
   sleep 0.4
 done
 wait $lg_pid || fail "loggen exited with $?: $(cat "$work/loggen.err")"
