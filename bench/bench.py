@@ -33,7 +33,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from benchreport import (DAEMONS, REPO, chart, git_describe, goal_verdict, machine, markdown, median_or_none, ratios,
-                         summarize)
+                         summarize, write_results)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -1125,18 +1125,9 @@ def _baseline_run(bench, base, i):
 
 def save(report, results, stem):
     """Writes STEM.{md,json,png} and latest.{md,json,png} in results."""
-    os.makedirs(results, exist_ok=True)
-    report.pop("png", None)
-    png = os.path.join(results, stem + ".png")
-    if chart(report, png):
-        report["png"] = os.path.basename(png)
-        shutil.copyfile(png, os.path.join(results, "latest.png"))
-    with open(os.path.join(results, stem + ".json"), "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=1, sort_keys=True)
-        f.write("\n")
-    md = markdown(report)
-    with open(os.path.join(results, stem + ".md"), "w", encoding="utf-8") as f:
-        f.write(md)
+    md = write_results(report, results, stem, markdown, chart)
+    if report.get("png"):
+        shutil.copyfile(os.path.join(results, report["png"]), os.path.join(results, "latest.png"))
     latest = dict(report, png="latest.png" if report.get("png") else None)
     with open(os.path.join(results, "latest.md"), "w", encoding="utf-8") as f:
         f.write(markdown(latest))

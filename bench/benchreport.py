@@ -4,6 +4,7 @@
 apart from the code that runs daemons so that the self-test can load it
 without starting anything."""
 
+import json
 import os
 import platform
 import socket
@@ -165,13 +166,37 @@ def markdown(report):
     return "\n".join(out) + "\n"
 
 
-def chart(report, path):
+def pyplot(tool):
+    """matplotlib.pyplot on the Agg backend, or None (said on stderr) when matplotlib is missing."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("bench: matplotlib is missing, no PNG (bench/run.sh installs python3-matplotlib)", file=sys.stderr)
+        print("%s: matplotlib is missing, no PNG (bench/run.sh installs python3-matplotlib)" % tool, file=sys.stderr)
+        return None
+    return plt
+
+
+def write_results(report, results, stem, markdown_of, chart_of, sort_keys=True):
+    """Writes STEM.png (when chart_of draws one), STEM.json and STEM.md in results; returns the markdown."""
+    os.makedirs(results, exist_ok=True)
+    report.pop("png", None)
+    png = os.path.join(results, stem + ".png")
+    if chart_of(report, png):
+        report["png"] = os.path.basename(png)
+    with open(os.path.join(results, stem + ".json"), "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=1, sort_keys=sort_keys)
+        f.write("\n")
+    md = markdown_of(report)
+    with open(os.path.join(results, stem + ".md"), "w", encoding="utf-8") as f:
+        f.write(md)
+    return md
+
+
+def chart(report, path):
+    plt = pyplot("bench")
+    if not plt:
         return False
     names = [e["name"] for e in report["scenarios"]]
     colors = {"sluice": "#1f77b4", "syslog-ng": "#ff7f0e", "rsyslog": "#2ca02c"}

@@ -33,7 +33,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from bench import HERE, Bench, Env, RunError
-from benchreport import REPO, git_describe, machine
+from benchreport import REPO, git_describe, machine, pyplot, write_results
 
 RATES = (25000, 50000, 100000, 150000, 200000, 300000, 400000, 500000, 600000, 800000)
 
@@ -367,12 +367,8 @@ def markdown(report):
 
 
 def chart(report, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("udp-sweep: matplotlib is missing, no PNG (bench/run.sh installs python3-matplotlib)", file=sys.stderr)
+    plt = pyplot("udp-sweep")
+    if not plt:
         return False
     shapes = [s for s, e in report["results"].items() if e]
     if not shapes:
@@ -411,17 +407,8 @@ def chart(report, path):
 
 
 def save(report, results, stem):
-    os.makedirs(results, exist_ok=True)
-    report.pop("png", None)
-    png = os.path.join(results, stem + ".png")
-    if chart(report, png):
-        report["png"] = os.path.basename(png)
-    with open(os.path.join(results, stem + ".json"), "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=1)  # in run order: the tables follow it
-        f.write("\n")
-    md = markdown(report)
-    with open(os.path.join(results, stem + ".md"), "w", encoding="utf-8") as f:
-        f.write(md)
+    # in run order: the tables follow it
+    md = write_results(report, results, stem, markdown, chart, sort_keys=False)
     print(md)
     print("udp-sweep: %.0f s; wrote %s.{md,json%s} in %s" % (report["seconds"], stem,
                                                              ",png" if report.get("png") else "", results))
