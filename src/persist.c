@@ -9,7 +9,7 @@
  */
 #include "sluice/persist.h"
 
-#include "diskq-internal.h"
+#include "queue/diskq-internal.h"
 #include "persist-internal.h"
 #include "sluice/internal-log.h"
 

@@ -18,7 +18,7 @@
  *   4  each such record's payload checksum (where the payload is there)
  *   8  the queue is opened as reliable(yes) (else no)
  */
-#include "diskq-internal.h"
+#include "queue/diskq-internal.h"
 #include "sluice/internal-log.h"
 #include "sluice/logqueue-disk.h"
 

@@ -14,7 +14,7 @@
  *   2  each record's checksum, following the record lengths as far as the
  *      file goes
  */
-#include "diskq-internal.h"
+#include "queue/diskq-internal.h"
 #include "persist-internal.h"
 #include "sluice/internal-log.h"
 #include "sluice/persist.h"

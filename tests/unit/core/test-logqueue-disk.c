@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The disk queue behind LogQueue: order, acks, wrap-around, a full file,
  * corrupt records, reopening after a clean and an unclean stop. */
-#include "diskq-internal.h"
+#include "queue/diskq-internal.h"
 #include "sluice/internal-log.h"
 #include "sluice/logmsg-serialize.h"
 #include "sluice/logqueue-disk.h"

@@ -2,7 +2,7 @@
 /* The persist store (sluice/persist.h): get/set/remove, commits, and every
  * way a file at the path can be wrong: each must load as empty or as the
  * records before the damage, with the file kept aside. */
-#include "diskq-internal.h"
+#include "queue/diskq-internal.h"
 #include "persist-internal.h"
 #include "sluice/internal-log.h"
 #include "sluice/persist.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* RELP frames (modules/relp/relp-frame.c) and the window's acked callback
- * the relp() source answers with (src/logqueue.c). */
+ * the relp() source answers with (src/queue/logwindow.c). */
 #include "relp/relp-frame.h"
 #include "sluice/logqueue.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The disk buffer file format (include/sluice/logqueue-disk.h), shared by
- * the disk queue (logqueue-disk.c) and the inspection API (diskq-file.c). */
+ * the disk queue (queue-disk.c) and the inspection API (diskq-file.c). */
 #ifndef SLUICE_DISKQ_INTERNAL_H
 #define SLUICE_DISKQ_INTERNAL_H
 

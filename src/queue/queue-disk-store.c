@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The disk queue's file: creation, opening (found again by name, replayed),
- * saving on a clean stop.  The model is at the top of logqueue-disk.c. */
-#include "logqueue-disk-impl.h"
+ * saving on a clean stop.  The model is at the top of queue-disk.c. */
+#include "queue-disk-impl.h"
 
 #include "sluice/internal-log.h"
 #include "sluice/logmsg-serialize.h"
@@ -35,12 +35,7 @@ log_queue_new_disk(const DiskBufferOptions *o, const char *name)
   LogQueueDisk *d = calloc(1, sizeof(*d));
   if (!d)
     abort();
-  pthread_mutex_init(&d->lock, NULL);
-  pthread_condattr_t attr;
-  pthread_condattr_init(&attr);
-  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-  pthread_cond_init(&d->nonempty, &attr);
-  pthread_condattr_destroy(&attr);
+  log_queue_init(&d->base, &diskq_ops);
   d->o = *o;
   d->o.dir = g_strdup(o->dir ? o->dir : disk_buffer_default_dir());
   d->o.truncate_size_ratio = NULL;
@@ -63,7 +58,7 @@ log_queue_new_disk(const DiskBufferOptions *o, const char *name)
   d->ovf = calloc(d->ocap, sizeof(DqOvf));
   if (!d->ents || !d->ovf)
     abort();
-  return log_queue_new_backed(d);
+  return &d->base;
 }
 
 /* ---- entries and overflow ----------------------------------------------- */
@@ -188,7 +183,7 @@ diskq_lost(LogQueueDisk *d, const char *why, uint64_t count)
   char n[32];
   snprintf(n, sizeof(n), "%" PRIu64, count);
   sluice_log(SLUICE_LOG_ERROR, why, "filename", d->path, "count", n, NULL);
-  d->dropped += count;
+  d->base.dropped += count;
 }
 
 void
@@ -318,7 +313,7 @@ _load(LogQueueDisk *d, const DiskQHeader *h, uint64_t size)
       snprintf(bytes, sizeof(bytes), "%" PRIu64, loss.bytes);
       sluice_log(SLUICE_LOG_ERROR, "Disk buffer damaged: what could be read is kept, the rest is dropped",
                  "filename", d->path, "lost_records", n, "lost_bytes", bytes, NULL);
-      d->dropped += loss.records;
+      d->base.dropped += loss.records;
     }
   d->file_end = size < d->ring_end ? size : d->ring_end;
   if (size > d->ring_end && ftruncate(d->fd, (off_t) d->ring_end) != 0)
@@ -331,9 +326,10 @@ _load(LogQueueDisk *d, const DiskQHeader *h, uint64_t size)
 }
 
 bool
-log_queue_disk_open(LogQueueDisk *d, char **error)
+diskq_open(LogQueue *q, char **error)
 {
-  pthread_mutex_lock(&d->lock);
+  LogQueueDisk *d = (LogQueueDisk *) q;
+  pthread_mutex_lock(&d->base.lock);
   bool ok = d->opened;
   if (ok)
     goto out;
@@ -393,7 +389,7 @@ log_queue_disk_open(LogQueueDisk *d, char **error)
     }
   d->opened = ok = true;
 out:
-  pthread_mutex_unlock(&d->lock);
+  pthread_mutex_unlock(&d->base.lock);
   return ok;
 }
 
@@ -455,14 +451,14 @@ _save(LogQueueDisk *d)
 }
 
 void
-log_queue_disk_free(LogQueueDisk *d)
+diskq_destroy(LogQueue *q)
 {
+  LogQueueDisk *d = (LogQueueDisk *) q;
   if (d->opened)
     {
       _save(d);
       close(d->fd);
     }
-  log_queue_congestion_mark(&d->congested, false);
   for (size_t i = 0; i < d->nb + d->nc; i++)
     {
       DqEntry *e = diskq_ent(d, i);
@@ -484,7 +480,4 @@ log_queue_disk_free(LogQueueDisk *d)
   g_free(d->o.dir);
   g_free(d->name);
   g_free(d->path);
-  pthread_cond_destroy(&d->nonempty);
-  pthread_mutex_destroy(&d->lock);
-  free(d);
 }

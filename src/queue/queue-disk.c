@@ -24,7 +24,7 @@
  * last ack (a pwrite: in the page cache, which a killed process cannot
  * lose); with fsync(yes), the one that the last fdatasync made durable.
  */
-#include "logqueue-disk-impl.h"
+#include "queue-disk-impl.h"
 
 #include "sluice/internal-log.h"
 #include "sluice/logmsg-serialize.h"
@@ -322,16 +322,16 @@ _finish_push(LogQueueDisk *d, GPtrArray *acks, GPtrArray *unrefs, bool wrote)
 {
   if (wrote && d->o.fsync)
     {
-      pthread_mutex_lock(&d->lock);
+      pthread_mutex_lock(&d->base.lock);
       uint64_t hb = d->hdr_b;
-      pthread_mutex_unlock(&d->lock);
+      pthread_mutex_unlock(&d->base.lock);
       if (fdatasync(d->fd) != 0)
         sluice_log(SLUICE_LOG_ERROR, "Error syncing the disk buffer", "filename", d->path, "error",
                    g_strerror(errno), NULL);
-      pthread_mutex_lock(&d->lock);
+      pthread_mutex_lock(&d->base.lock);
       if (hb > d->durable_b)
         d->durable_b = hb;
-      pthread_mutex_unlock(&d->lock);
+      pthread_mutex_unlock(&d->base.lock);
     }
   for (guint i = 0; i < acks->len; i++)
     {
@@ -388,16 +388,17 @@ _preserialize(LogQueueItem *items, size_t n)
   return x;
 }
 
-size_t
-log_queue_disk_push(LogQueueDisk *d, LogQueueItem *items, size_t n)
+static size_t
+_push(LogQueue *q, LogQueueItem *items, size_t n)
 {
+  LogQueueDisk *d = (LogQueueDisk *) q;
   /* reliable(no) keeps messages in memory while the writer keeps up:
    * those are serialized only if they go to the file */
   DqScratch *pre = d->o.reliable ? _preserialize(items, n) : NULL;
   GPtrArray *acks = _take_ptrs(true), *unrefs = _take_ptrs(false);
   size_t dropped = 0;
   DqBatch bt;
-  pthread_mutex_lock(&d->lock);
+  pthread_mutex_lock(&d->base.lock);
   _batch_begin(d, &bt);
   _drain_overflow(d, &bt);
   for (size_t i = 0; i < n; i++)
@@ -429,21 +430,14 @@ log_queue_disk_push(LogQueueDisk *d, LogQueueItem *items, size_t n)
         items[dropped++] = *it;
     }
   bool wrote = _batch_end(d, &bt, acks, unrefs);
-  d->queued += n - dropped;
-  d->dropped += dropped;
   /* Congestion (sluice/logqueue.h): the sources pause once
    * front-cache-size() messages wait in the file behind the front cache,
    * so the writer has work for the whole of a pause (it drains the cache
    * alone in less than a pause's millisecond). */
-  if (d->nd > 0 && d->nd >= d->qout && !d->stalled)
-    {
-      log_queue_congestion_note_push();
-      log_queue_congestion_mark(&d->congested, true);
-    }
-  if (n > dropped)
-    pthread_cond_signal(&d->nonempty);
-  pthread_mutex_unlock(&d->lock);
-  log_queue_items_done(items, dropped);
+  if (d->nd > 0 && d->nd >= d->qout)
+    log_queue_note_congested(q);
+  log_queue_pushed_locked(q, n, dropped);
+  pthread_mutex_unlock(&d->base.lock);
   _finish_push(d, acks, unrefs, wrote);
   if (pre && pre->cap > SCRATCH_KEEP)
     {
@@ -470,7 +464,7 @@ _read_loss(LogQueueDisk *d, const DiskQScan *s)
     return;
   diskq_log_damage(d, s, "ring", fresh);
   d->nd -= fresh;
-  d->dropped += fresh;
+  d->base.dropped += fresh;
 }
 
 /* Read the next pending record back from the file: true with *item, false
@@ -514,7 +508,7 @@ _read_one(LogQueueDisk *d, LogQueueItem *item)
     {
       sluice_log(SLUICE_LOG_ERROR, "Corrupt record in the disk buffer, skipping it", "filename", d->path, "error",
                  error, NULL);
-      d->dropped++;
+      d->base.dropped++;
       _carry(d, adv, records);
       return false;
     }
@@ -524,20 +518,17 @@ _read_one(LogQueueDisk *d, LogQueueItem *item)
   return true;
 }
 
-ssize_t
-log_queue_disk_pop(LogQueueDisk *d, LogQueueItem *out, size_t max, int timeout_ms)
+static uint64_t
+_length(LogQueue *q)
 {
-  struct timespec until;
-  if (timeout_ms >= 0)
-    mono_deadline(&until, timeout_ms);
-  pthread_mutex_lock(&d->lock);
-  while (d->nc + d->nd + d->no == 0 && !d->closed && !d->interrupted)
-    {
-      if (timeout_ms < 0)
-        pthread_cond_wait(&d->nonempty, &d->lock);
-      else if (pthread_cond_timedwait(&d->nonempty, &d->lock, &until) == ETIMEDOUT)
-        break;
-    }
+  LogQueueDisk *d = (LogQueueDisk *) q;
+  return d->nc + d->nd + d->no;
+}
+
+static size_t
+_take(LogQueue *q, LogQueueItem *out, size_t max)
+{
+  LogQueueDisk *d = (LogQueueDisk *) q;
   size_t n = 0;
   while (n < max && d->nc + d->nd + d->no > 0)
     {
@@ -565,18 +556,14 @@ log_queue_disk_pop(LogQueueDisk *d, LogQueueItem *out, size_t max, int timeout_m
           out[n++] = o.item;
         }
     }
-  if (n == 0)
-    {
-      bool closed = d->closed;
-      d->interrupted = false;
-      pthread_mutex_unlock(&d->lock);
-      return closed ? -1 : 0;
-    }
-  d->processed += n;
-  if (d->nd == 0 && d->nc + d->no < d->qout / 4 + 1)
-    log_queue_congestion_mark(&d->congested, false);
-  pthread_mutex_unlock(&d->lock);
-  return (ssize_t) n;
+  return n;
+}
+
+static bool
+_drained(LogQueue *q)
+{
+  LogQueueDisk *d = (LogQueueDisk *) q;
+  return d->nd == 0 && d->nc + d->no < d->qout / 4 + 1;
 }
 
 /* An empty buffer starts again at the ring's start: a writer that keeps
@@ -610,11 +597,12 @@ _rewind_if_empty(LogQueueDisk *d)
   return true;
 }
 
-void
-log_queue_disk_ack(LogQueueDisk *d, LogQueueItem *items, size_t n)
+static void
+_ack(LogQueue *q, LogQueueItem *items, size_t n)
 {
+  LogQueueDisk *d = (LogQueueDisk *) q;
   GPtrArray *acks = _take_ptrs(true), *unrefs = _take_ptrs(false);
-  pthread_mutex_lock(&d->lock);
+  pthread_mutex_lock(&d->base.lock);
   for (size_t i = 0; i < n && d->nb; i++)
     {
       DqEntry *e = diskq_ent(d, 0);
@@ -633,9 +621,9 @@ log_queue_disk_ack(LogQueueDisk *d, LogQueueItem *items, size_t n)
           /* the overflow waits for room behind a head that no fdatasync
            * has made durable yet, and no push will sync while it waits */
           uint64_t hb = d->hdr_b;
-          pthread_mutex_unlock(&d->lock);
+          pthread_mutex_unlock(&d->base.lock);
           bool synced = fdatasync(d->fd) == 0;
-          pthread_mutex_lock(&d->lock);
+          pthread_mutex_lock(&d->base.lock);
           if (synced && hb > d->durable_b)
             d->durable_b = hb;
         }
@@ -644,17 +632,17 @@ log_queue_disk_ack(LogQueueDisk *d, LogQueueItem *items, size_t n)
       _drain_overflow(d, &bt);
       wrote = _batch_end(d, &bt, acks, unrefs);
       if (wrote)
-        pthread_cond_signal(&d->nonempty);
+        pthread_cond_signal(&d->base.nonempty);
     }
-  pthread_mutex_unlock(&d->lock);
+  pthread_mutex_unlock(&d->base.lock);
   _finish_push(d, acks, unrefs, wrote);
   log_queue_items_done(items, n);
 }
 
-void
-log_queue_disk_unpop(LogQueueDisk *d, LogQueueItem *items, size_t n)
+static void
+_unpop(LogQueue *q, LogQueueItem *items, size_t n)
 {
-  pthread_mutex_lock(&d->lock);
+  LogQueueDisk *d = (LogQueueDisk *) q;
   for (size_t i = n; i-- > 0 && d->nb;)
     {
       DqEntry *e = diskq_ent(d, d->nb - 1);
@@ -665,57 +653,24 @@ log_queue_disk_unpop(LogQueueDisk *d, LogQueueItem *items, size_t n)
       d->nb--;
       d->nc++;
     }
-  d->processed -= n;
-  pthread_cond_signal(&d->nonempty);
-  pthread_mutex_unlock(&d->lock);
 }
 
-void
-log_queue_disk_close(LogQueueDisk *d)
+static uint64_t
+_memory(LogQueue *q)
 {
-  pthread_mutex_lock(&d->lock);
-  d->closed = true;
-  pthread_cond_broadcast(&d->nonempty);
-  pthread_mutex_unlock(&d->lock);
+  (void) q;
+  return 0; /* what it holds in memory is bounded by qout-size() and mem-buf-size() */
 }
 
-void
-log_queue_disk_interrupt(LogQueueDisk *d)
-{
-  pthread_mutex_lock(&d->lock);
-  d->interrupted = true;
-  pthread_cond_broadcast(&d->nonempty);
-  pthread_mutex_unlock(&d->lock);
-}
-
-void
-log_queue_disk_handed_over(LogQueueDisk *d)
-{
-  pthread_mutex_lock(&d->lock);
-  d->stalled = false;
-  d->interrupted = false;
-  pthread_mutex_unlock(&d->lock);
-}
-
-void
-log_queue_disk_set_stalled(LogQueueDisk *d, bool stalled)
-{
-  pthread_mutex_lock(&d->lock);
-  d->stalled = stalled;
-  if (stalled)
-    log_queue_congestion_mark(&d->congested, false);
-  pthread_mutex_unlock(&d->lock);
-}
-
-void
-log_queue_disk_get_stats(LogQueueDisk *d, LogQueueStats *out)
-{
-  pthread_mutex_lock(&d->lock);
-  out->queued = d->queued;
-  out->dropped = d->dropped;
-  out->processed = d->processed;
-  out->length = d->nc + d->nd + d->no;
-  out->memory = 0; /* what it holds in memory is bounded by qout-size() and mem-buf-size() */
-  pthread_mutex_unlock(&d->lock);
-}
-
+const LogQueueOps diskq_ops = {
+  .persistent = true,
+  .open = diskq_open,
+  .push = _push,
+  .length = _length,
+  .take = _take,
+  .drained = _drained,
+  .unpop = _unpop,
+  .ack = _ack,
+  .memory = _memory,
+  .destroy = diskq_destroy,
+};

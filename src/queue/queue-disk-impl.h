@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The disk queue's state, shared by its runtime (logqueue-disk.c) and its
- * file handling (logqueue-disk-store.c); the model is described at the top
- * of logqueue-disk.c. */
+/* The disk queue's state, shared by its runtime (queue-disk.c) and its
+ * file handling (queue-disk-store.c); the model is described at the top
+ * of queue-disk.c. */
 #ifndef SLUICE_LOGQUEUE_DISK_IMPL_H
 #define SLUICE_LOGQUEUE_DISK_IMPL_H
 
 #include "diskq-internal.h"
-#include "logqueue-internal.h"
+#include "queue-internal.h"
 
 #include <pthread.h>
 
@@ -24,10 +24,9 @@ typedef struct DqOvf
   uint32_t size; /* serialized bytes */
 } DqOvf;
 
-struct LogQueueDisk
+typedef struct LogQueueDisk
 {
-  pthread_mutex_t lock;
-  pthread_cond_t nonempty;
+  LogQueue base; /* its lock guards the rest */
   DiskBufferOptions o;
   char *name, *path;
   int fd;
@@ -53,9 +52,7 @@ struct LogQueueDisk
   bool write_failed;
   uint32_t qout;       /* front-cache-size */
   double truncate_ratio;
-  bool closed, interrupted, stalled, congested;
-  uint64_t queued, dropped, processed;
-};
+} LogQueueDisk;
 
 static inline DqEntry *
 diskq_ent(LogQueueDisk *d, size_t i)
@@ -77,5 +74,12 @@ void diskq_wbuf_flush(LogQueueDisk *d);
 void diskq_lost(LogQueueDisk *d, const char *why, uint64_t count);
 /* Log what a walk of the file lost (section: "ring", "front", "overflow"). */
 void diskq_log_damage(LogQueueDisk *d, const DiskQScan *s, const char *section, uint64_t records);
+
+/* queue-disk-store.c: the file's side of the operations */
+bool diskq_open(LogQueue *q, char **error);
+void diskq_destroy(LogQueue *q);
+
+/* queue-disk.c: the operations */
+extern const LogQueueOps diskq_ops;
 
 #endif
