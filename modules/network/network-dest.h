@@ -25,7 +25,7 @@
  * syslog-ng's plain TCP: nothing at this layer tells the sender.
  */
 
-#include "network-tls.h"
+#include "tls/net-tls.h"
 
 #include "sluice/driver.h"
 #include "sluice/template.h"
@@ -84,7 +84,7 @@ typedef struct NetDestOptions
   int64_t tcp_keepalive_intvl;
   int64_t tcp_keepalive_probes;
   bool keep_alive;
-  NetTlsOptions tls;         /* tls() (network-tls.h) */
+  NetTlsOptions tls;         /* tls() (tls/net-tls.h) */
   struct
   {
     char **servers;

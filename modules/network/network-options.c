@@ -321,3 +321,31 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
     return false;
   return true;
 }
+
+/* ---- tls() ---------------------------------------------------------------- */
+
+bool
+net_tls_resolve(NetSource *s, const CfgNode *call, int transport, CfgError *err)
+{
+  const CfgNode *tls = net_tls_node(call);
+  /* tcp(tls(...)) is TLS in syslog-ng 3.38, as is network(transport(tls)) */
+  bool want = transport == NET_TRANSPORT_TLS || (tls && transport != NET_TRANSPORT_UDP);
+  if (tls && (s->is_unix || transport == NET_TRANSPORT_UDP))
+    {
+      cfg_error_set(err, &tls->loc,
+                    "%s(): tls() options specified for a transport that doesn't allow TLS encryption",
+                    call->name);
+      return false;
+    }
+  if (!want)
+    return true;
+  char *error = NULL;
+  s->tls = net_tls_context_new(&s->o.tls, true, s->base.location, &error);
+  if (!s->tls)
+    {
+      cfg_error_set(err, tls ? &tls->loc : &call->loc, "%s(): %s", call->name, error);
+      g_free(error);
+      return false;
+    }
+  return true;
+}

@@ -27,7 +27,7 @@
  * program-override(), keep-timestamp() and tags() apply.
  */
 
-#include "network-tls.h"
+#include "tls/net-tls.h"
 
 #include "sluice/driver.h"
 #include "sluice/logreader.h"
@@ -97,7 +97,7 @@ typedef struct NetSourceOptions
   int64_t perm;
 
   char *persist_name;       /* the source's socket across reloads (handover.h) */
-  NetTlsOptions tls;        /* tls() (network-tls.h) */
+  NetTlsOptions tls;        /* tls() (tls/net-tls.h) */
 } NetSourceOptions;
 
 extern const CfgOption net_inet_options[];
@@ -163,7 +163,7 @@ struct NetSource
 bool net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ctx, CfgError *err);
 void net_source_options_free(NetSource *s);
 
-/* network-tls-options.c */
+/* network-options.c */
 /* The TLS context of s when transport (NET_TRANSPORT_*) or a tls() block
  * asks for one; false with *err when tls() cannot apply or its files or
  * options are refused.  Needs s->is_unix and s->location. */

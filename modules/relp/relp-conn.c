@@ -35,7 +35,7 @@
  * lost with the connection, so the sender resends them (duplicates).
  *
  * TLS (the source's tls()): the bytes go through the connection's
- * LogTransport both ways (network-tls.c), on the same worker, so one
+ * LogTransport both ways (tls/net-tls.c), on the same worker, so one
  * thread alone touches the SSL object.  It never blocks: the handshake
  * runs inside the first reads, and a read that waits for the fd to take
  * bytes (or a write that waits for it to have some) polls for that

@@ -9,11 +9,11 @@
  * the TLS handshake, open and a full window waiting for answers).
  * Without template() the message goes as the RFC 3164 line tcp() sends,
  * without the newline (RELP frames it).  tls() is network()'s block with
- * its semantics (network-tls.h): the server's certificate, and its name
+ * its semantics (tls/net-tls.h): the server's certificate, and its name
  * against the host in the trusted modes, are checked at each connect.
  */
 #include "modules.h"
-#include "network/network-tls.h"
+#include "tls/net-tls.h"
 #include "relp.h"
 #include "sluice/logqueue-disk.h"
 

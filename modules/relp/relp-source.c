@@ -5,7 +5,7 @@
  * relp(ip() port() max-connections() log-iw-size() log-msg-size()
  * listen-backlog() keep-hostname() keep-alive() tls()).  rsyslog's imrelp
  * needs a port; Sluice takes omrelp's default, 514, as the tcp() source
- * does.  tls() is network()'s block (network-tls.h): with it every
+ * does.  tls() is network()'s block (tls/net-tls.h): with it every
  * connection is TLS, and by default (peer-verify(required-trusted)) a
  * client without a certificate that chains to ca-file()/ca-dir() is
  * refused in the handshake, with syslog-ng's log lines.
@@ -21,7 +21,7 @@
  */
 #include "relp-conn.h"
 
-#include "network/network-tls.h"
+#include "tls/net-tls.h"
 #include "sluice/acceptor.h"
 #include "sluice/handover.h"
 #include "sluice/internal-log.h"

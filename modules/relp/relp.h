@@ -31,7 +31,7 @@
  *    wrote it, but its rsp was lost), never lose one.
  */
 
-#include "network/network-tls.h"
+#include "tls/net-tls.h"
 #include "sluice/driver.h"
 #include "sluice/logsource.h"
 #include "sluice/msg-format.h"

@@ -6,11 +6,11 @@
  * TLS for the network sources and destinations, on OpenSSL, with
  * syslog-ng 3.38's tls() options:
  *
- *   network-tls-options.c  the tls() option table and the SSL_CTX it
+ *   net-tls-options.c  the tls() option table and the SSL_CTX it
  *                          configures (one per driver, made when the
  *                          configuration is read, so a missing key file is
  *                          a configuration error with its location);
- *   network-tls.c          peer verification (peer-verify(), trusted-keys(),
+ *   net-tls.c              peer verification (peer-verify(), trusted-keys(),
  *                          trusted-dn(), the destination's host name), the
  *                          source's LogTransport and the destination's
  *                          client session.
@@ -70,6 +70,8 @@ typedef struct NetTlsContext NetTlsContext;
  * *error (g_free) when a file cannot be loaded or an option is refused by
  * OpenSSL. */
 NetTlsContext *net_tls_context_new(const NetTlsOptions *o, bool server, const char *location, char **error);
+/* The last tls() block of a driver's call, or NULL. */
+const CfgNode *net_tls_node(const CfgNode *call);
 /* For a driver whose only TLS switch is a tls() block in its call
  * (relp()): *ctx is the context o sets up (as net_tls_context_new(), its
  * location the call's), or NULL when call has no tls().  False with *err

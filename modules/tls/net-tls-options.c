@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tls(): syslog-ng 3.38's option names and defaults, and the SSL_CTX they
- * make (see network-tls.h).
+ * make (see net-tls.h).
  *
  * peer-verify() defaults to required-trusted, as in syslog-ng: a source
  * asks every client for a certificate and refuses one that does not chain
@@ -24,8 +24,7 @@
  * ecdh-curve-list(), sigalgs(), client-sigalgs(), keylog-file(),
  * allow-compress(), and cipher-suite(tls12-and-older() tls13()).
  */
-#include "network-tls.h"
-#include "network.h"
+#include "net-tls.h"
 
 #include "sluice/cfg-tree.h"
 
@@ -65,7 +64,7 @@ const CfgOption net_tls_options[] = {
   { 0 },
 };
 
-/* network-tls.c */
+/* net-tls.c */
 NetTlsContext *net_tls_context_wrap(SSL_CTX *ctx, const NetTlsOptions *o, bool server, const char *location);
 int net_tls_verify_callback(int ok, X509_STORE_CTX *store);
 
@@ -214,10 +213,8 @@ net_tls_context_new(const NetTlsOptions *o, bool server, const char *location, c
   return net_tls_context_wrap(ctx, o, server, location);
 }
 
-/* ---- sources -------------------------------------------------------------- */
-
-static const CfgNode *
-_tls_node(const CfgNode *call)
+const CfgNode *
+net_tls_node(const CfgNode *call)
 {
   const CfgNode *found = NULL;
   for (size_t i = 0; i < call->n_children; i++)
@@ -231,7 +228,7 @@ net_tls_context_for_call(const NetTlsOptions *o, const CfgNode *call, bool serve
                          CfgError *err)
 {
   *ctx = NULL;
-  const CfgNode *tls = _tls_node(call);
+  const CfgNode *tls = net_tls_node(call);
   if (!tls)
     return true;
   char *location = g_strdup_printf("%s:%d:%d", call->loc.file, call->loc.line, call->loc.col);
@@ -241,32 +238,6 @@ net_tls_context_for_call(const NetTlsOptions *o, const CfgNode *call, bool serve
   if (!*ctx)
     {
       cfg_error_set(err, &tls->loc, "%s(): %s", call->name, error);
-      g_free(error);
-      return false;
-    }
-  return true;
-}
-
-bool
-net_tls_resolve(NetSource *s, const CfgNode *call, int transport, CfgError *err)
-{
-  const CfgNode *tls = _tls_node(call);
-  /* tcp(tls(...)) is TLS in syslog-ng 3.38, as is network(transport(tls)) */
-  bool want = transport == NET_TRANSPORT_TLS || (tls && transport != NET_TRANSPORT_UDP);
-  if (tls && (s->is_unix || transport == NET_TRANSPORT_UDP))
-    {
-      cfg_error_set(err, &tls->loc,
-                    "%s(): tls() options specified for a transport that doesn't allow TLS encryption",
-                    call->name);
-      return false;
-    }
-  if (!want)
-    return true;
-  char *error = NULL;
-  s->tls = net_tls_context_new(&s->o.tls, true, s->base.location, &error);
-  if (!s->tls)
-    {
-      cfg_error_set(err, tls ? &tls->loc : &call->loc, "%s(): %s", call->name, error);
       g_free(error);
       return false;
     }

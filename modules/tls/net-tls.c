@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * TLS sessions and peer verification (see network-tls.h).
+ * TLS sessions and peer verification (see net-tls.h).
  *
  * Verification follows syslog-ng 3.38 and logs with its words, so an
  * operator's searches find the same lines:
@@ -18,7 +18,7 @@
  * host name is checked (OpenSSL's host or IP check of the subjectAltName,
  * else the CN) in the trusted modes only, as syslog-ng does.
  */
-#include "network-tls.h"
+#include "net-tls.h"
 
 #include "sluice/internal-log.h"
 
