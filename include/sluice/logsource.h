@@ -15,13 +15,13 @@
  *  - the host logic of syslog-ng 3.38 (HOST, HOST_FROM, use-dns and its
  *    cache, chain-hostnames, bad-hostname, keep-timestamp, the overrides
  *    and tags), applied by log_source_post() to each message before the
- *    pipeline gets it (src/logsource-host.c describes the order);
+ *    pipeline gets it (src/io/logsource-host.c describes the order);
  *  - the end of a batch (log_source_flush: each destination's batch goes
  *    to its queue with one lock);
  *  - a flow-control window whose wake-up comes back to the source's own
  *    worker (LogSourceWindow: every LogReader's, and the journal's);
  *  - for a listener, its set of live connections (LogSourceConns,
- *    src/logsource-conns.c): the listening socket polled on one worker,
+ *    src/io/logsource-conns.c): the listening socket polled on one worker,
  *    max-connections() and syslog-ng's refusal, each connection on the
  *    least busy worker for its whole life, and the rounds of jobs that
  *    stop them.
@@ -119,7 +119,7 @@ bool log_source_has_flag(const LogSourceOptions *o, const char *flag);
   { .name = "tags", .type = CFG_OPT_STRING_LIST, .offset = LOG_SOURCE_OFF(stype, smember, tags) },                  \
   { .name = "encoding", .type = CFG_OPT_STRING, .offset = LOG_SOURCE_OFF(stype, smember, encoding) }
 
-/* ---- host logic (src/logsource-host.c) ---------------------------------- */
+/* ---- host logic (src/io/logsource-host.c) ---------------------------------- */
 
 /* What the host logic needs per message; filled by log_source_resolve(). */
 typedef struct LogSourceHost
@@ -252,7 +252,7 @@ void log_source_window_init(LogSourceWindow *w, int size, void (*resume)(void *c
  * last message holding a slot is acked. */
 void log_source_window_deinit(LogSourceWindow *w);
 
-/* ---- a listener's connections (src/logsource-conns.c) -------------------- */
+/* ---- a listener's connections (src/io/logsource-conns.c) -------------------- */
 
 /* What the set knows of one connection: the driver's own connection
  * struct embeds it as its first member. */

@@ -20,7 +20,7 @@
  * half-closes them and waits for their ends; the last frees every
  * connection on the worker that runs it.
  *
- * Host logic (the core's, src/logsource-host.c) follows syslog-ng's: HOST_FROM is the peer's
+ * Host logic (the core's, src/io/logsource-host.c) follows syslog-ng's: HOST_FROM is the peer's
  * name (use-dns, use-fqdn, normalize-hostnames, a DNS cache), HOST is the
  * parsed hostname with keep-hostname(yes) and otherwise the peer's name
  * (chain-hostnames prepends the parsed one), then host-override(),

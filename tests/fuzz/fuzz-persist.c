@@ -15,7 +15,7 @@
  *      file goes
  */
 #include "queue/diskq-internal.h"
-#include "persist-internal.h"
+#include "runtime/persist-internal.h"
 #include "sluice/internal-log.h"
 #include "sluice/persist.h"
 

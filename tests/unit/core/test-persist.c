@@ -3,7 +3,7 @@
  * way a file at the path can be wrong: each must load as empty or as the
  * records before the damage, with the file kept aside. */
 #include "queue/diskq-internal.h"
-#include "persist-internal.h"
+#include "runtime/persist-internal.h"
 #include "sluice/internal-log.h"
 #include "sluice/persist.h"
 

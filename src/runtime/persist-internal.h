@@ -3,7 +3,7 @@
 #define SLUICE_PERSIST_INTERNAL_H
 
 /*
- * The persist file's layout (sluice/persist.h), for src/persist.c and for
+ * The persist file's layout (sluice/persist.h), for src/runtime/persist.c and for
  * the tests and the fuzz target that build files by hand.  Every number is
  * little-endian; every checksum is CRC-32C (diskq_crc32, diskq-internal.h).
  *
