@@ -77,6 +77,9 @@ struct CfgOption
    * it, as syslog-ng's keep-hostname(), ts-format(), create-dirs() ... do:
    * cfg_options_apply_inherit() fills it.  NULL: the row's own default. */
   const char *inherit;
+  /* An old name syslog-ng 3.38 still takes with a warning: logged, with
+   * the option's place, each time it is given; the option works. */
+  const char *warning;
 };
 
 /* Sets every field of the table (and nested blocks) to its default. */
@@ -136,6 +139,15 @@ const char *cfg_options_nearest(const CfgOption *table, const char *name);
  * (cfg_level_codes gives an index's level). */
 extern const char *const cfg_facility_names[];
 extern const char *const cfg_level_names[];
+/* use-dns(): no, yes or persist_only (only the names of dns-cache-hosts(),
+ * never a DNS query) */
+typedef enum CfgUseDns
+{
+  CFG_USE_DNS_NO,
+  CFG_USE_DNS_YES,
+  CFG_USE_DNS_PERSIST_ONLY,
+} CfgUseDns;
+extern const char *const cfg_use_dns_names[];
 extern const int cfg_level_codes[];
 
 /* .check functions shared by the drivers' tables: a port number (1-65535)
@@ -188,7 +200,7 @@ struct CfgGlobalOptions
   int64_t flush_lines;
   bool keep_hostname;
   bool chain_hostnames;
-  bool use_dns;
+  int use_dns; /* CfgUseDns */
   bool use_fqdn;
   bool normalize_hostnames;
   bool check_hostname;

@@ -58,7 +58,7 @@ typedef struct LogSourceOptions
   int default_priority;    /* -1: unset */
   bool keep_hostname;      /* these default to the global option (.inherit) */
   bool chain_hostnames;
-  bool use_dns;
+  int use_dns; /* CfgUseDns */
   bool use_fqdn;
   bool normalize_hostnames;
   bool dns_cache;
@@ -105,8 +105,8 @@ bool log_source_has_flag(const LogSourceOptions *o, const char *flag);
     .inherit = "keep-hostname" },                                                                                   \
   { .name = "chain-hostnames", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, chain_hostnames),     \
     .inherit = "chain-hostnames" },                                                                                 \
-  { .name = "use-dns", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, use_dns),                     \
-    .inherit = "use-dns" },                                                                                         \
+  { .name = "use-dns", .type = CFG_OPT_ENUM, .offset = LOG_SOURCE_OFF(stype, smember, use_dns),                     \
+    .names = cfg_use_dns_names, .inherit = "use-dns" },                                                                                         \
   { .name = "use-fqdn", .type = CFG_OPT_BOOL, .offset = LOG_SOURCE_OFF(stype, smember, use_fqdn),                   \
     .inherit = "use-fqdn" },                                                                                        \
   { .name = "normalize-hostnames", .type = CFG_OPT_BOOL,                                                            \
@@ -132,6 +132,7 @@ typedef struct LogSourceHost
   bool dns_cache;
   bool keep_timestamp;
   bool local;               /* a local source: the peer is this host */
+  bool dns_persist_only;    /* use-dns(persist_only): dns-cache-hosts() names only, no DNS query */
   int64_t dns_cache_size;
   int64_t dns_cache_expire;
   int64_t dns_cache_expire_failed;

@@ -38,7 +38,7 @@ static const struct
 /* ---- the macro table ----------------------------------------------------- */
 
 /* syslog-ng 3.38's macros, as all-macros/everything and the patterns see
- * them, less SYSUPTIME, RUNID, HOSTID, PROTO, DESTIP and DESTPORT, which
+ * them, less SYSUPTIME, RUNID, PROTO, DESTIP and DESTPORT, which
  * Sluice has no source for.  PROGRAM and PID are only in rfc3164. */
 static const char *const date_macro_names[] = {
   "AMPM",    "DATE",  "DAY",      "FULLDATE", "HOUR",      "HOUR12",       "ISODATE",     "ISOWEEK", "MIN",
@@ -56,6 +56,7 @@ static const struct
   { "FACILITY", "$FACILITY", VPS_ALL_MACROS | VPS_RFC3164 },
   { "FACILITY_NUM", "$FACILITY_NUM", VPS_ALL_MACROS },
   { "HOST", "$HOST", VPS_ALL_MACROS | VPS_RFC3164 },
+  { "HOSTID", "$HOSTID", VPS_ALL_MACROS },
   { "LEVEL", "$LEVEL", VPS_ALL_MACROS },
   { "LEVEL_NUM", "$LEVEL_NUM", VPS_ALL_MACROS },
   { "LOGHOST", "$LOGHOST", VPS_ALL_MACROS },

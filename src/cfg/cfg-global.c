@@ -38,14 +38,6 @@ _check_mark_mode(const CfgOption *opt, const void *field)
   return NULL;
 }
 
-static const char *
-_check_no(const CfgOption *opt, const void *field)
-{
-  if (*(const bool *) field)
-    return "yes is not supported by Sluice yet";
-  return NULL;
-}
-
 /* stats(freq() level() lifetime() max-dynamics()): the same fields as the
  * flat stats-* options */
 static const CfgOption stats_table[] = {
@@ -63,14 +55,17 @@ const CfgOption cfg_global_options_table[] = {
   { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = OFF(keep_hostname), .def_int = 0 },
   { .name = "chain-hostnames", .type = CFG_OPT_BOOL, .offset = OFF(chain_hostnames), .def_int = 0 },
   { .name = "long-hostnames", .type = CFG_OPT_BOOL, .offset = OFF(chain_hostnames), .def_int = 0 },
-  { .name = "use-dns", .type = CFG_OPT_BOOL, .offset = OFF(use_dns), .def_int = 1 },
+  { .name = "use-dns", .type = CFG_OPT_ENUM, .offset = OFF(use_dns), .def_int = CFG_USE_DNS_YES, .names = cfg_use_dns_names },
   { .name = "use-fqdn", .type = CFG_OPT_BOOL, .offset = OFF(use_fqdn), .def_int = 0 },
   { .name = "normalize-hostnames", .type = CFG_OPT_BOOL, .offset = OFF(normalize_hostnames), .def_int = 0 },
   { .name = "check-hostname", .type = CFG_OPT_BOOL, .offset = OFF(check_hostname), .def_int = 0 },
   { .name = "keep-timestamp", .type = CFG_OPT_BOOL, .offset = OFF(keep_timestamp), .def_int = 1 },
   { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs), .def_int = 0 },
   { .name = "threaded", .type = CFG_OPT_BOOL, .offset = OFF(threaded), .def_int = 1 },
-  { .name = "use-uniqid", .type = CFG_OPT_BOOL, .offset = OFF(use_uniqid), .def_int = 0, .check = _check_no },
+  { .name = "use-uniqid", .type = CFG_OPT_BOOL, .offset = OFF(use_uniqid), .def_int = 0 },
+  { .name = "use-rcptid", .type = CFG_OPT_BOOL, .offset = OFF(use_uniqid), .def_int = 0,
+    .warning = "Your configuration file uses an obsoleted keyword, please update your configuration; "
+               "keyword='use_rcptid', change='This has been deprecated, try use_uniqid() instead'" },
   { .name = "dns-cache", .type = CFG_OPT_BOOL, .offset = OFF(dns_cache), .def_int = 1 },
   { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = OFF(ts_format), .def_int = CFG_TS_RFC3164, .names = ts_formats },
   { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .def_int = 0, .min = 0, .max = 6 },

@@ -251,16 +251,25 @@ _bad_name(const CfgOption *o, const CfgValue *v, CfgError *err)
                near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
 
+/* A yes/no value: a number, yes/on or no/off; false for anything else. */
+static bool
+_bool_value(const CfgValue *v, bool *out)
+{
+  if (v->type == CFG_VAL_NUMBER)
+    *out = v->num != 0;
+  else if (v->type == CFG_VAL_IDENT && (cfg_name_equal(v->str, "yes") || cfg_name_equal(v->str, "on")))
+    *out = true;
+  else if (v->type == CFG_VAL_IDENT && (cfg_name_equal(v->str, "no") || cfg_name_equal(v->str, "off")))
+    *out = false;
+  else
+    return false;
+  return true;
+}
+
 static bool
 _set_bool(const CfgOption *o, const CfgValue *v, void *base, CfgError *err)
 {
-  if (v->type == CFG_VAL_NUMBER)
-    *FIELD(base, o, bool) = v->num != 0;
-  else if (v->type == CFG_VAL_IDENT && (cfg_name_equal(v->str, "yes") || cfg_name_equal(v->str, "on")))
-    *FIELD(base, o, bool) = true;
-  else if (v->type == CFG_VAL_IDENT && (cfg_name_equal(v->str, "no") || cfg_name_equal(v->str, "off")))
-    *FIELD(base, o, bool) = false;
-  else
+  if (!_bool_value(v, FIELD(base, o, bool)))
     return _fail(err, &v->loc, "option '%s' takes yes or no, got '%s'", o->name, v->str);
   return true;
 }
@@ -332,12 +341,13 @@ _apply_value(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
 {
   if (o->type == CFG_OPT_REMOVED)
     return _fail(err, &call->loc, "option '%s' is not supported: %s", o->name, o->def_str);
-  if (o->type == CFG_OPT_IGNORED)
+  if (o->type == CFG_OPT_IGNORED || o->warning)
     {
       char where[256];
       snprintf(where, sizeof(where), "%s:%d:%d", call->loc.file, call->loc.line, call->loc.col);
-      sluice_log(SLUICE_LOG_WARNING, o->def_str, "location", where, NULL);
-      return true;
+      sluice_log(SLUICE_LOG_WARNING, o->warning ? o->warning : o->def_str, "location", where, NULL);
+      if (o->type == CFG_OPT_IGNORED)
+        return true;
     }
   if (o->type == CFG_OPT_BLOCK)
     {
@@ -390,6 +400,12 @@ _apply_value(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
     case CFG_OPT_ENUM:
       {
         int k = _name_index(o->names, v->str);
+        /* an enum whose first values are no and yes (use-dns()) takes every
+         * spelling of a yes/no option for them */
+        bool b;
+        if (k < 0 && o->names[0] && o->names[1] && !strcmp(o->names[0], "no") && !strcmp(o->names[1], "yes")
+            && _bool_value(v, &b))
+          k = b ? 1 : 0;
         if (k < 0 || v->type == CFG_VAL_OP)
           return _bad_name(o, v, err);
         *FIELD(base, o, int) = k;
@@ -517,6 +533,8 @@ const char *const cfg_facility_names[] = {
   "local0", "local1", "local2", "local3", "local4", "local5",   "local6",  "local7",
   NULL,
 };
+
+const char *const cfg_use_dns_names[] = { "no", "yes", "persist-only", NULL };
 
 const char *const cfg_level_names[] = { "emerg", "alert", "crit",  "err",   "warning", "notice",
                                         "info",  "debug", "panic", "error", "warn",    NULL };

@@ -51,6 +51,7 @@
 #include "sluice/persist.h"
 #include "sluice/pipeline.h"
 #include "sluice/threads.h"
+#include "sluice/uniqid.h"
 
 #include <errno.h>
 #include <glib.h>
@@ -266,6 +267,7 @@ _config_start(MainLoop *ml, Config *c)
 {
   char *error = NULL;
   log_pipeline_set_persist(c->pipeline, ml->persist);
+  uniqid_set_enabled(c->global.use_uniqid);
   if (!log_pipeline_start(c->pipeline, ml->pool, &error))
     {
       sluice_log(SLUICE_LOG_ERROR, "Error starting the configuration", "error", error, NULL);
@@ -307,6 +309,7 @@ _shutdown(MainLoop *ml)
   ml->exporter = NULL;
   _stop_running(ml);
   /* the sources are stopped: the positions they leave are the last */
+  uniqid_stop();
   _persist_commit(ml);
   if (ml->persist && iv_timer_registered(&ml->persist_commit))
     iv_timer_unregister(&ml->persist_commit);
@@ -575,6 +578,7 @@ main_loop_run(const MainLoopOptions *opts)
       _config_free(c);
       return 1;
     }
+  uniqid_start(ml.persist);
 
   /* No thread runs yet, so forking here is safe; errors above and until
    * the start is done still reach the terminal. */

@@ -147,6 +147,8 @@ _reverse_lookup(const LogSourceHost *h, const LogAddr *addr, const char *text)
   const char *fixed = h->hosts ? g_hash_table_lookup(h->hosts, text) : NULL;
   if (fixed)
     return g_strdup(fixed);
+  if (h->dns_persist_only)
+    return NULL;
   if (h->dns_cache && _dns_cache_get(text, &name))
     return name;
   struct sockaddr_storage ss = { 0 };

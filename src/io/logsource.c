@@ -119,12 +119,13 @@ _resolve_host(LogSource *s, const LogSourceOptions *o, const CfgNode *call, cons
   /* inherited from options {} already where not given (the rows' .inherit) */
   h->keep_hostname = o->keep_hostname;
   h->chain_hostnames = o->chain_hostnames;
-  h->use_dns = o->use_dns;
+  h->use_dns = o->use_dns != CFG_USE_DNS_NO;
+  h->dns_persist_only = o->use_dns == CFG_USE_DNS_PERSIST_ONLY;
   h->use_fqdn = o->use_fqdn;
   h->normalize_hostnames = o->normalize_hostnames;
   /* syslog-ng forces the DNS cache off (and with it dns-cache-hosts())
    * when the global use-dns() is no, whatever the source says about use-dns */
-  h->dns_cache = cfg_option_given(call, "dns-cache") ? o->dns_cache : g->dns_cache && g->use_dns;
+  h->dns_cache = cfg_option_given(call, "dns-cache") ? o->dns_cache : g->dns_cache && g->use_dns != CFG_USE_DNS_NO;
   h->keep_timestamp = o->keep_timestamp;
   h->local = local;
   h->dns_cache_size = g->dns_cache_size;
@@ -190,7 +191,9 @@ log_source_resolve(LogSource *s, const LogSourceOptions *o, const CfgNode *call,
   _resolve_parse(s, o, g, local);
   _resolve_host(s, o, call, g, local);
   s->ro.transport = transport;
-  if (s->host.use_dns && s->host.dns_cache && !local && g->dns_cache_hosts && g->dns_cache_hosts[0])
+  /* persist_only resolves with these names alone, whatever dns-cache() says */
+  bool hosts = s->host.dns_cache || s->host.dns_persist_only;
+  if (s->host.use_dns && hosts && !local && g->dns_cache_hosts && g->dns_cache_hosts[0])
     {
       char *error = NULL;
       if (!log_source_hosts_file_load(&s->host, g->dns_cache_hosts, &error))

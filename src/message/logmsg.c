@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* LogMsg: see include/sluice/logmsg.h for the model. */
 #include "sluice/logmsg.h"
+#include "sluice/uniqid.h"
 
 #include "msgcache.h"
 #include "nvregistry.h"
@@ -91,6 +92,7 @@ _msg_alloc(size_t payload)
   msg->arena_pos = msg->arena;
   msg->arena_end = (char *) msg + need;
   msg->pri = 13; /* user.notice, as syslog-ng defaults */
+  msg->rcptid = uniqid_take();
 #ifndef NDEBUG
   atomic_fetch_add_explicit(&live_messages, 1, memory_order_relaxed);
 #endif

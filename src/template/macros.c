@@ -4,8 +4,10 @@
 #include "template-internal.h"
 
 #include "sluice/hostname.h"
+#include "sluice/uniqid.h"
 
 #include <arpa/inet.h>
+#include <inttypes.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -63,6 +65,8 @@ static const MacroName other_macros[] = {
   { "SOURCEIP", M_SOURCEIP },
   { "SEQNUM", M_SEQNUM },
   { "RCPTID", M_RCPTID },
+  { "HOSTID", M_HOSTID },
+  { "UNIQID", M_UNIQID },
   { "LOGHOST", M_LOGHOST },
   { "HOST", M_HOST },
   { "FULLHOST", M_FULLHOST },
@@ -219,6 +223,14 @@ _expand_other(LogMacro m, const LogMsg *msg, GString *out)
     case M_RCPTID:
       if (msg->rcptid)
         fmt_append_uint(out, msg->rcptid, 0);
+      break;
+    case M_HOSTID:
+      g_string_append_printf(out, "%08x", uniqid_host_id());
+      break;
+    case M_UNIQID:
+      /* syslog-ng's form: HOSTID@RCPTID in hex, 8 and 16 digits */
+      if (msg->rcptid)
+        g_string_append_printf(out, "%08x@%016" PRIx64, uniqid_host_id(), msg->rcptid);
       break;
     case M_LOGHOST:
       /* the short name unless use-fqdn(yes), which is not ours yet */

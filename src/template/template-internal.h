@@ -57,6 +57,8 @@ typedef enum
   M_SOURCEIP,
   M_SEQNUM,
   M_RCPTID,
+  M_HOSTID,
+  M_UNIQID,
   M_LOGHOST,
   M_HOST,          /* HOST, or the first host of a chain (LF_CHAINED_HOSTNAME) */
   M_FULLHOST,      /* HOST, the whole chain */

@@ -83,7 +83,7 @@ Test(cfg_options, values_of_every_type)
   cr_assert_eq(go.log_fifo_size, 2048);
   cr_assert_eq(go.log_msg_size, 1000000);
   cr_assert_eq(go.keep_hostname, true);
-  cr_assert_eq(go.use_dns, false);
+  cr_assert_eq(go.use_dns, CFG_USE_DNS_NO);
   cr_assert_eq(go.create_dirs, true);
   cr_assert_eq(go.ts_format, CFG_TS_ISO);
   cr_assert_str_eq(go.time_zone, "Europe/Budapest");
@@ -141,7 +141,8 @@ Test(cfg_options, errors_with_locations_and_nearest_names)
   assert_option_error("options { time-zone(\"\"); };",
                       "t.conf:1:11: time-zone(): expects a time zone name like \"Europe/Budapest\" or \"+01:00\"");
   /* what syslog-ng has and Sluice does not do yet is refused, not ignored */
-  assert_option_error("options { use-uniqid(yes); };", "t.conf:1:11: use-uniqid(): yes is not supported by Sluice yet");
+  assert_option_error("options { use-dns(maybe); };",
+                      "t.conf:1:19: unknown value 'maybe' for option 'use-dns'");
   assert_option_error("options { stats(level(4)); };", "t.conf:1:23: level(4) is out of range; it must be between 0 and 3");
   assert_option_error("options { mark-mode(periodical); };",
                       "t.conf:1:11: mark-mode(): is not supported by Sluice yet except internal and none "

@@ -142,6 +142,23 @@ Test(network_host, dns_cache_hosts_names_addresses_without_dns)
   expect_line(g, "use-dns(yes)", LINE, want);
   g_free(g);
   g_free(want);
+  /* use-dns(persist_only): the file's names, and the address where the
+   * file has none (the resolver would answer for 127.0.0.1), even with
+   * dns-cache(no) */
+  g = g_strdup_printf("use-dns(persist_only); dns-cache-hosts(\"%s\");", hosts);
+  expect_line(g, "", LINE, "Loop|Loop|prog|13|text");
+  expect_line(g, "dns-cache(no)", LINE, "Loop|Loop|prog|13|text");
+  g_free(g);
+  g = g_strdup_printf("use-dns(yes); dns-cache-hosts(\"%s\");", hosts);
+  expect_line(g, "use-dns(persist-only)", LINE, "Loop|Loop|prog|13|text");
+  g_free(g);
+  cr_assert(g_file_set_contents(hosts, "10.0.0.1 other\n", -1, NULL));
+  g = g_strdup_printf("use-dns(persist_only); dns-cache-hosts(\"%s\");", hosts);
+  expect_line(g, "", LINE, "127.0.0.1|127.0.0.1|prog|13|text");
+  g_free(g);
+  expect_line("use-dns(persist_only);", "", LINE, "127.0.0.1|127.0.0.1|prog|13|text");
+  /* every yes/no spelling still works for use-dns() */
+  expect_line("use-dns(on);", "use-dns(0)", LINE, "127.0.0.1|127.0.0.1|prog|13|text");
   unlink(hosts);
   rmdir(dir);
   g_free(hosts);
