@@ -148,6 +148,8 @@ typedef enum CfgUseDns
   CFG_USE_DNS_PERSIST_ONLY,
 } CfgUseDns;
 extern const char *const cfg_use_dns_names[];
+/* trim-large-messages(): only yes, Sluice's one behaviour (a row's check) */
+const char *cfg_check_trim_large_messages(const CfgOption *opt, const void *field);
 extern const int cfg_level_codes[];
 
 /* .check functions shared by the drivers' tables: a port number (1-65535)
@@ -214,6 +216,8 @@ struct CfgGlobalOptions
   char *time_zone;          /* NULL: local */
   char *recv_time_zone;
   char *send_time_zone;
+  char *local_time_zone; /* the zone of date macros in file names */
+  bool trim_large_messages;
   int64_t time_reopen;
   int64_t time_reap;
   int64_t mark_freq;

@@ -39,15 +39,6 @@ _Static_assert(SLUICE_BALANCE_RANDOM == 0 && SLUICE_BALANCE_ROUND_ROBIN == 1 && 
 static const char *const transport_names[] = { "tcp", "udp", "tls", "framed", NULL };
 
 static const char *
-_check_trim(const CfgOption *opt, const void *field)
-{
-  if (!*(const bool *) field)
-    return "trim-large-messages(no) is not supported: Sluice always cuts a message at log-msg-size() (and logs "
-           "the first one per sender)";
-  return NULL;
-}
-
-static const char *
 _check_ip_protocol(const CfgOption *opt, const void *field)
 {
   int64_t v = *(const int64_t *) field;
@@ -73,7 +64,7 @@ static const CfgOption ebpf_options[] = {
     .max = INT32_MAX },                                                                                             \
   { .name = "so-broadcast", .type = CFG_OPT_BOOL, .offset = OFF(so_broadcast) },                                   \
   { .name = "trim-large-messages", .type = CFG_OPT_BOOL, .offset = OFF(trim_large_messages), .def_int = 1,         \
-    .check = _check_trim },                                                                                         \
+    .check = cfg_check_trim_large_messages, .inherit = "trim-large-messages" },                                                                                         \
   { .name = "tls", .type = CFG_OPT_BLOCK, .offset = OFF(tls), .sub = net_tls_options },                            \
   { .name = "persist-name", .type = CFG_OPT_STRING, .offset = OFF(persist_name) }
 

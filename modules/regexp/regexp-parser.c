@@ -39,8 +39,9 @@ typedef struct RegexpOptions
  * is what the parser always does; substring and global only change string
  * matching and replacing, so with a regular expression they change
  * nothing, in syslog-ng too.  ("prefix" is a keyword there and is refused.) */
-static const char *const flag_names[] = { "ignore-case", "utf8", "unicode", "disable-jit", "store-matches",
-                                          "substring", "global", NULL };
+static const char *const flag_names[] = { "ignore-case", "utf8",     "unicode", "disable-jit", "store-matches",
+                                          "substring",   "global",   "icase",   "newline",     "dupnames",
+                                          NULL };
 
 static const CfgOption regexp_options[] = {
   { .name = "patterns", .type = CFG_OPT_STRING_LIST, .offset = offsetof(RegexpOptions, patterns) },
@@ -199,7 +200,7 @@ static uint32_t
 _regex_flags(uint32_t option_flags)
 {
   uint32_t flags = 0;
-  if (option_flags & (1u << 0))
+  if (option_flags & (1u << 0 | 1u << 7))
     flags |= REGEX_IGNORE_CASE;
   if (option_flags & (1u << 1))
     flags |= REGEX_UTF8;
@@ -207,6 +208,10 @@ _regex_flags(uint32_t option_flags)
     flags |= REGEX_UNICODE;
   if (option_flags & (1u << 3))
     flags |= REGEX_NO_JIT;
+  if (option_flags & (1u << 8))
+    flags |= REGEX_NEWLINE;
+  if (option_flags & (1u << 9))
+    flags |= REGEX_DUP_NAMES;
   return flags;
 }
 

@@ -53,11 +53,14 @@ enum
   SF_PREFIX = 1u << 6,
   SF_DISABLE_JIT = 1u << 7,
   SF_UNICODE = 1u << 8,
+  SF_NEWLINE = 1u << 9,
+  SF_DUPNAMES = 1u << 10,
 };
 
 static const char *const type_names[] = { "pcre", "string", "glob", NULL };
 static const char *const flag_names[] = { "ignore-case", "icase",  "global",      "utf8",    "store-matches",
-                                          "substring",   "prefix", "disable-jit", "unicode", NULL };
+                                          "substring",   "prefix", "disable-jit", "unicode", "newline",
+                                          "dupnames",    NULL };
 
 typedef struct SubstOptions
 {
@@ -410,6 +413,10 @@ _compile_pattern(RewriteSubst *self, const CfgNode *call, CfgError *err)
     rf |= REGEX_UNICODE;
   if (self->flags & SF_DISABLE_JIT)
     rf |= REGEX_NO_JIT;
+  if (self->flags & SF_NEWLINE)
+    rf |= REGEX_NEWLINE;
+  if (self->flags & SF_DUPNAMES)
+    rf |= REGEX_DUP_NAMES;
   char *rerr = NULL;
   self->re = regex_compile(self->pattern, self->pattern_len, rf, &rerr);
   if (!self->re)

@@ -38,6 +38,15 @@ _check_mark_mode(const CfgOption *opt, const void *field)
   return NULL;
 }
 
+const char *
+cfg_check_trim_large_messages(const CfgOption *opt, const void *field)
+{
+  if (!*(const bool *) field)
+    return "no is not supported: Sluice always cuts a message at log-msg-size() (and logs "
+           "the first one per sender)";
+  return NULL;
+}
+
 /* stats(freq() level() lifetime() max-dynamics()): the same fields as the
  * flat stats-* options */
 static const CfgOption stats_table[] = {
@@ -51,6 +60,9 @@ static const CfgOption stats_table[] = {
 const CfgOption cfg_global_options_table[] = {
   { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .def_int = 10000, .min = 1, .max = INT32_MAX },
   { .name = "log-msg-size", .type = CFG_OPT_SIZE, .offset = OFF(log_msg_size), .def_int = 65536, .min = 1, .max = INT32_MAX },
+  /* syslog-ng's default is no; Sluice always trims (include/sluice/framing.h) */
+  { .name = "trim-large-messages", .type = CFG_OPT_BOOL, .offset = OFF(trim_large_messages), .def_int = 1,
+    .check = cfg_check_trim_large_messages },
   { .name = "flush-lines", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .def_int = 100, .min = 0, .max = INT32_MAX },
   { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = OFF(keep_hostname), .def_int = 0 },
   { .name = "chain-hostnames", .type = CFG_OPT_BOOL, .offset = OFF(chain_hostnames), .def_int = 0 },
@@ -72,6 +84,7 @@ const CfgOption cfg_global_options_table[] = {
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(time_zone), .check = _check_zone },
   { .name = "recv-time-zone", .type = CFG_OPT_STRING, .offset = OFF(recv_time_zone), .check = _check_zone },
   { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone), .check = _check_zone },
+  { .name = "local-time-zone", .type = CFG_OPT_STRING, .offset = OFF(local_time_zone), .check = _check_zone },
   { .name = "time-reopen", .type = CFG_OPT_INT, .offset = OFF(time_reopen), .def_int = 60, .min = 1, .max = INT32_MAX },
   { .name = "time-reap", .type = CFG_OPT_INT, .offset = OFF(time_reap), .def_int = 60, .min = 0, .max = INT32_MAX },
   { .name = "mark-freq", .type = CFG_OPT_INT, .offset = OFF(mark_freq), .def_int = 1200, .min = 0, .max = INT32_MAX },

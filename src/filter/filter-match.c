@@ -30,16 +30,17 @@ typedef struct MatchOptions
 
 static const char *const type_names[] = { "pcre", "string", "glob", NULL };
 
-/* syslog-ng 3.38's match flags (dup-names is 4.x's), in FILTER_MF_* bit
- * order; icase is ignore-case's other name.  global changes nothing in a
+/* syslog-ng 3.38's match flags, in FILTER_MF_* bit order (dup-names is
+ * 4.x's name for 3.38's dupnames); icase is ignore-case's other name.  global changes nothing in a
  * filter (a match is found or not; store-matches keeps the first match),
  * exactly as in syslog-ng, where it is for rewrite's subst(). */
 static const char *const flag_names[] = { "ignore-case", "prefix", "substring", "utf8", "store-matches",
-                                          "global", "disable-jit", "dup-names", "icase", "newline", NULL };
+                                          "global", "disable-jit", "dup-names", "icase", "newline", "dupnames", NULL };
 enum
 {
   MF_ICASE_ALIAS = 1u << 8,
   MF_NEWLINE = 1u << 9,
+  MF_DUPNAMES_ALIAS = 1u << 10,
 };
 
 static const CfgOption match_table[] = {
@@ -105,6 +106,8 @@ filter_match_compile(const CfgNode *call, NVHandle handle, CfgError *err)
     }
   if (mo.flags & MF_ICASE_ALIAS)
     mo.flags |= FILTER_MF_IGNORE_CASE;
+  if (mo.flags & MF_DUPNAMES_ALIAS)
+    mo.flags |= FILTER_MF_DUP_NAMES;
   if (mo.value && handle != LM_V_NONE)
     {
       cfg_error_set(err, &call->loc, "value() belongs to match(), not %s()", call->name);
@@ -115,7 +118,7 @@ filter_match_compile(const CfgNode *call, NVHandle handle, CfgError *err)
   FilterExpr *f = calloc(1, sizeof(*f));
   f->kind = FILTER_MATCH;
   f->type = (FilterMatchType) mo.type;
-  f->match_flags = mo.flags & ~MF_ICASE_ALIAS;
+  f->match_flags = mo.flags & ~(uint32_t) (MF_ICASE_ALIAS | MF_DUPNAMES_ALIAS);
   f->pattern = g_strdup(call->args[0].str);
   f->pattern_len = strlen(f->pattern);
   if (mo.value)

@@ -141,6 +141,9 @@ Test(cfg_options, errors_with_locations_and_nearest_names)
   assert_option_error("options { time-zone(\"\"); };",
                       "t.conf:1:11: time-zone(): expects a time zone name like \"Europe/Budapest\" or \"+01:00\"");
   /* what syslog-ng has and Sluice does not do yet is refused, not ignored */
+  assert_option_error("options { trim-large-messages(no); };",
+                      "t.conf:1:11: trim-large-messages(): no is not supported: Sluice always cuts a message at "
+                      "log-msg-size() (and logs the first one per sender)");
   assert_option_error("options { use-dns(maybe); };",
                       "t.conf:1:19: unknown value 'maybe' for option 'use-dns'");
   assert_option_error("options { stats(level(4)); };", "t.conf:1:23: level(4) is out of range; it must be between 0 and 3");

@@ -419,6 +419,25 @@ Test(file_write, local_time_zone_is_for_the_path_and_send_time_zone_for_the_line
   rig_free(&r);
 }
 
+Test(file_write, the_global_local_time_zone_is_the_default_for_the_path)
+{
+  Rig r = { 0 };
+  rig_build(&r, "options { local-time-zone(\"+05:00\"); };\n"
+                "destination d { file(\"@DIR@/${HOUR}-${TZOFFSET}.log\" template(\"$HOUR $TZOFFSET\\n\")); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h app: x");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "16-+05:00.log", "11 +00:00\n");
+  rig_free(&r);
+  /* the driver's own wins */
+  rig_build(&r, "options { local-time-zone(\"+05:00\"); };\n"
+                "destination d { file(\"@DIR@/${HOUR}-${TZOFFSET}.log\" local-time-zone(\"-02:00\")); };");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  assert_file(&r, "09--02:00.log", "Mar 10 11:58:01 h app: x\n");
+  batch_free(&b);
+  rig_free(&r);
+}
+
 Test(file_write, overwrite_if_older_empties_a_stale_file_only)
 {
   Rig r = { 0 };

@@ -381,7 +381,7 @@ Test(network, refused_configurations)
   expect_config_error("source s { network(port(70000)); };", "between 1 and 65535");
   expect_config_error("source s { unix-stream(); };", "unix-stream() takes 1 to 1 positional arguments");
   expect_config_error("source s { unix-dgram(\"/tmp/x\" port(514)); };", "unknown option 'port'");
-  expect_config_error("source s { network(trim-large-messages(no)); };", "trim-large-messages(no) is not supported");
+  expect_config_error("source s { network(trim-large-messages(no)); };", "trim-large-messages(): no is not supported");
   expect_config_error("source s { network(optional(yes)); };", "unknown option 'optional'");
   expect_config_error("source s { udp(time-zone(\"Mars/Olympus\")); };", "time zone");
   expect_config_error("source s { network(flags(no-such-flag)); };", "unknown value 'no-such-flag'");

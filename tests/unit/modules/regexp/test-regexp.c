@@ -140,6 +140,24 @@ Test(regexp, flags)
   pt_assert_value(msg, "1", "\xc3\xa9t\xc3\xa9");
   log_msg_unref(msg);
   pt_free(p);
+
+  /* dupnames: alternatives may name their groups alike; the one that
+   * matched sets the value.  Without it the pattern is refused. */
+  p = pt_new(F, "parser p { regexp-parser(patterns('user=(?<u>\\w+)|login (?<u>\\w+)') flags(dupnames)); };");
+  msg = pt_msg_text("login alice", -1);
+  cr_assert(pt_run(p, &msg));
+  pt_assert_value(msg, "u", "alice");
+  log_msg_unref(msg);
+  pt_free(p);
+  pt_assert_error(F, "parser p { regexp-parser(patterns('(?<u>a)|(?<u>b)')); };", "same name");
+
+  /* newline: $ ends a line at CR, LF or CRLF; icase is ignore-case */
+  p = pt_new(F, "parser p { regexp-parser(patterns('(?m)^(B\\w*)$') flags(newline, icase)); };");
+  msg = pt_msg_text("a\r\nbee\r\nc", -1);
+  cr_assert(pt_run(p, &msg));
+  pt_assert_value(msg, "1", "bee");
+  log_msg_unref(msg);
+  pt_free(p);
 }
 
 Test(regexp, a_shared_message_is_copied_not_changed)
