@@ -7,6 +7,9 @@
  */
 #include "pipeline-internal.h"
 
+#include "sluice/internal-log.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -466,10 +469,11 @@ _build_all(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *
         return false;
       if (p->n_sources == 0 && !(p->flags & CFG_LOG_CATCHALL))
         {
-          /* syslog-ng accepts it, but it can never receive anything */
-          cfg_error_set(err, &c->loc, "log path without source() and without flags(catchall) receives nothing");
-          log_path_free(p);
-          return false;
+          /* syslog-ng 3.38 takes it silently, and it never receives anything */
+          char where[256];
+          snprintf(where, sizeof(where), "%s:%d:%d", c->loc.file, c->loc.line, c->loc.col);
+          sluice_log(SLUICE_LOG_WARNING, "This log path has no source() and no flags(catchall): it receives nothing",
+                     "location", where, NULL);
         }
       catchall |= (p->flags & CFG_LOG_CATCHALL) != 0;
       if (_path_has_flow(p))
