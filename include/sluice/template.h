@@ -176,6 +176,10 @@ GString *log_template_scratch_get(int level);
  * with STAMP in opts->ts_format.  Appends to out; opts may be NULL. */
 void log_format_file_line(const LogMsg *msg, const LogTemplateOptions *opts, GString *out);
 
+/* A destination's flags(no-multi-line): CR and LF in s[0..len) become
+ * spaces, but for the last byte (a line's own newline), as syslog-ng does. */
+void log_format_single_line(char *s, size_t len);
+
 /* The RFC 3164 line network() sends: "<PRI>$DATE $HOST $MSGHDR$MSG\n"
  * (the date always BSD style, with opts' fraction and zone). */
 void log_format_rfc3164_line(const LogMsg *msg, const LogTemplateOptions *opts, GString *out);

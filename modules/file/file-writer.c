@@ -294,16 +294,6 @@ _format_path(FileDest *d, const LogMsg *msg)
   return false;
 }
 
-/* flags(no-multi-line): CR and LF become spaces, but for the last byte
- * (the line's own newline), as syslog-ng does it. */
-static void
-_single_line(char *s, size_t len)
-{
-  for (size_t i = 0; i + 1 < len; i++)
-    if (s[i] == '\n' || s[i] == '\r')
-      s[i] = ' ';
-}
-
 /* Pass 1: lines[i] for items[0..limit); returns limit (< n when a file
  * cannot be opened: *err says why). */
 static size_t
@@ -352,7 +342,7 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
         log_format_file_line(items[i].msg, &d->topts, d->body);
       line.len = d->body->len - line.offset;
       if (d->o.flags & FILE_FLAG_NO_MULTI_LINE)
-        _single_line(d->body->str + line.offset, line.len);
+        log_format_single_line(d->body->str + line.offset, line.len);
       line.done = MIN(ahead, line.len);
       if (f->lines->len == 0)
         g_ptr_array_add(d->order, f);

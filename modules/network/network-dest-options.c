@@ -54,10 +54,15 @@ static const CfgOption failover_options[] = {
   { 0 },
 };
 
+/* in NET_DEST_FLAG_* bit order; syslog-ng's other writer flags
+ * (ignore-errors, threaded, seqnum ...) are refused by name */
+static const char *const writer_flags[] = { "no-multi-line", "syslog-protocol", NULL };
+
 /* What every network destination takes: the writer and socket options. */
 #define NET_DEST_COMMON                                                                                             \
   { .name = "template", .type = CFG_OPT_TEMPLATE, .offset = OFF(template_text) },                                   \
   { .name = "template-escape", .type = CFG_OPT_BOOL, .offset = OFF(template_escape) },                              \
+  { .name = "flags", .type = CFG_OPT_FLAGS, .offset = OFF(flags), .names = writer_flags },                          \
   { .name = "flush-lines", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .min = 0, .max = INT32_MAX },           \
   { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .min = 1, .max = INT32_MAX },      \
   { .name = "time-reopen", .type = CFG_OPT_INT, .offset = OFF(time_reopen), .min = 1, .max = INT32_MAX },           \
@@ -378,6 +383,8 @@ _net_dest_new(NetDestKind kind, const CfgNode *call, const LogDriverContext *ctx
   snprintf(what, sizeof(what), "%s()", d->super.driver);
   bool ok = cfg_options_apply_inherit(table, call, &d->o, what, ctx->global, err)
             && _setup_target(d, call, err);
+  if (d->o.flags & NET_DEST_FLAG_SYSLOG_PROTOCOL)
+    d->format = NET_FMT_RFC5424;
   if (ok && d->is_unix)
     {
       d->family = AF_UNIX;

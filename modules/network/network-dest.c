@@ -145,8 +145,8 @@ _add_sequence_id(NetDest *d, const LogMsg *msg, GString *out, size_t start)
   g_string_insert_len(out, (gssize) sd_end, sd, k);
 }
 
-void
-net_dest_format(NetDest *d, const LogMsg *msg, GString *out)
+static void
+_format(NetDest *d, const LogMsg *msg, GString *out)
 {
   size_t start = out->len;
   if (d->format == NET_FMT_RFC5424)
@@ -182,6 +182,15 @@ net_dest_format(NetDest *d, const LogMsg *msg, GString *out)
       int k = snprintf(prefix, sizeof(prefix), "%zu ", out->len - start);
       g_string_insert_len(out, (gssize) start, prefix, k);
     }
+}
+
+void
+net_dest_format(NetDest *d, const LogMsg *msg, GString *out)
+{
+  size_t start = out->len;
+  _format(d, msg, out);
+  if (d->o.flags & NET_DEST_FLAG_NO_MULTI_LINE)
+    log_format_single_line(out->str + start, out->len - start);
 }
 
 /* ---- connecting --------------------------------------------------------- */

@@ -58,6 +58,13 @@ enum
 };
 
 /* What the option tables write. */
+/* flags(): syslog-ng's writer flags that a network destination acts on */
+enum
+{
+  NET_DEST_FLAG_NO_MULTI_LINE = 1 << 0,   /* CR and LF inside a message become spaces */
+  NET_DEST_FLAG_SYSLOG_PROTOCOL = 1 << 1, /* RFC 5424 instead of RFC 3164 (network() and friends) */
+};
+
 typedef struct NetDestOptions
 {
   char *port;
@@ -66,6 +73,7 @@ typedef struct NetDestOptions
   char *localip;
   char *localport;
   char *template_text;
+  uint32_t flags;            /* NET_DEST_FLAG_* */
   bool template_escape;
   int64_t flush_lines;       /* 0: the global one */
   int64_t log_fifo_size;     /* 0: the global one */

@@ -28,6 +28,14 @@ _append_slot_nil(const LogMsg *msg, NVHandle h, GString *out)
 }
 
 void
+log_format_single_line(char *s, size_t len)
+{
+  for (size_t i = 0; i + 1 < len; i++)
+    if (s[i] == '\n' || s[i] == '\r')
+      s[i] = ' ';
+}
+
+void
 log_format_file_line(const LogMsg *msg, const LogTemplateOptions *opts, GString *out)
 {
   if (!opts)
