@@ -38,6 +38,8 @@ extern const LogDriverFactory *const xml_driver_factories[];
 extern const LogDriverFactory *const dbparser_driver_factories[];
 /* relp() source and destination (modules/relp) */
 extern const LogDriverFactory *const relp_driver_factories[];
+/* tags-parser() (modules/tagsparser) */
+extern const LogDriverFactory *const tagsparser_driver_factories[];
 
 /* Register the template functions of modules/basicfuncs and modules/json
  * (modules/template-functions.c).  Call once, before any configuration or

@@ -28,6 +28,7 @@ static const struct
   { "rewrite", rewrite_driver_factories },
   { "syslogformat", syslogformat_driver_factories },
   { "system", system_driver_factories },
+  { "tagsparser", tagsparser_driver_factories },
   { "timestamp", timestamp_driver_factories },
   { "xml", xml_driver_factories },
 };

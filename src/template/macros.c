@@ -4,6 +4,7 @@
 #include "template-internal.h"
 
 #include "sluice/hostname.h"
+#include "sluice/strrepr.h"
 #include "sluice/uniqid.h"
 
 #include <arpa/inet.h>
@@ -150,7 +151,8 @@ _append_tag(LogTagId id, const char *name, void *user_data)
   if (!t->first)
     g_string_append_c(t->out, ',');
   t->first = false;
-  g_string_append(t->out, name);
+  /* a list, as syslog-ng 3.38 writes $TAGS: "with space","a,b" quoted */
+  str_append_repr(t->out, name, strlen(name), ",");
 }
 
 static void
