@@ -30,9 +30,21 @@
 
 /* ---- stdin() ------------------------------------------------------------ */
 
+/* syslog-ng 3.38's stdin() takes the options every source has */
+typedef struct StdinOptions
+{
+  LogSourceOptions src;
+} StdinOptions;
+
+static const CfgOption stdin_options[] = {
+  LOG_SOURCE_OPTION_ROWS(StdinOptions, src, 100),
+  { 0 },
+};
+
 typedef struct StdinSource
 {
   LogSource base;      /* a local source: HOST_FROM is this host */
+  StdinOptions o;
   LogReader *reader;
   Worker *worker;
   LogSourcePeer peer;
@@ -89,7 +101,7 @@ _stdin_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
     }
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   LogReaderOptions ro = s->base.ro;
-  ro.iw_size = env->flow_control ? 100 : 0;
+  ro.iw_size = env->flow_control ? (int) s->o.src.log_iw_size : 0;
   s->reader = log_reader_new(fd, false, &ro, &stdin_callbacks, s, NULL);
   if (!s->reader)
     {
@@ -131,7 +143,14 @@ _local_free(LogSourceDriver *d)
   free(d);
 }
 
-static const LogSourceOps stdin_ops = { _stdin_start, _stdin_stop, _local_free };
+static void
+_stdin_free(LogSourceDriver *d)
+{
+  cfg_options_free(stdin_options, &((StdinSource *) d)->o);
+  _local_free(d);
+}
+
+static const LogSourceOps stdin_ops = { _stdin_start, _stdin_stop, _stdin_free };
 
 static LogSourceDriver *
 _stdin_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
@@ -140,12 +159,11 @@ _stdin_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   if (!s)
     abort();
   log_source_init(&s->base, &stdin_ops, call);
-  /* no options of its own: every one that every source has at its default */
-  LogSourceOptions so;
-  log_source_options_defaults(&so, ctx->global);
-  if (!log_source_resolve(&s->base, &so, call, ctx, true, "local+stdin", err))
+  cfg_options_defaults(stdin_options, &s->o);
+  if (!cfg_options_apply_inherit(stdin_options, call, &s->o, "stdin()", ctx->global, err)
+      || !log_source_resolve(&s->base, &s->o.src, call, ctx, true, "local+stdin", err))
     {
-      _local_free(&s->base.super);
+      _stdin_free(&s->base.super);
       return NULL;
     }
   return &s->base.super;
@@ -259,7 +277,8 @@ _internal_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 /* ---- registration ------------------------------------------------------- */
 
 static const LogDriverFactory stdin_factory = {
-  .def = { .kind = CFG_OBJ_SOURCE, .name = "stdin", .min_args = 0, .max_args = 0 },
+  .def = { .kind = CFG_OBJ_SOURCE, .name = "stdin", .options = stdin_options, .struct_size = sizeof(StdinOptions),
+           .min_args = 0, .max_args = 0 },
   .new_source = _stdin_new,
 };
 
