@@ -10,9 +10,10 @@
  * plus the escape style it had.  So flags(greedy) turns strip-whitespace
  * off.  Only one escape-* flag per flags().
  *
- * Not built: dialect(), which 3.38 takes but does not use (its escape
- * style comes from flags() only; checked), so it is refused rather than
- * accepted for nothing.
+ * dialect(escape-none|escape-backslash|escape-double-char) sets the escape
+ * style as the admin guide documents it, in the order written among the
+ * flags() calls.  A departure: 3.38 takes dialect() and ignores it (a bug;
+ * checked), and Sluice does what the option says.
  *
  * Column names are interned once, at configuration time; values that are
  * a plain slice of MESSAGE are referenced, not copied.
@@ -39,6 +40,7 @@ typedef struct CsvParserOptions
   char *quote_pairs;
   char *null_value;
   uint32_t flags;     /* checked by the table; computed again in order by _flags() */
+  int dialect;        /* checked by the table; applied in order by _flags() */
   char *prefix;
   char *template_text;
 } CsvParserOptions;
@@ -74,6 +76,13 @@ _check_flags(const CfgOption *opt, const void *field)
   return esc & (esc - 1) ? "only one escape style can be used in the flags argument" : NULL;
 }
 
+/* dialect() names an escape style: the first three flags */
+static const char *
+_check_dialect(const CfgOption *opt, const void *field)
+{
+  return *(const int *) field > 2 ? "takes escape-none, escape-backslash or escape-double-char" : NULL;
+}
+
 #define DOFF(f) offsetof(CsvDelimiterOptions, f)
 static const CfgOption csv_delimiter_options[] = {
   { .name = "chars", .type = CFG_OPT_STRING, .offset = DOFF(chars), .def_str = " ", .empty_ok = true },
@@ -91,9 +100,8 @@ static const CfgOption csv_parser_options[] = {
   { .name = "quote-pairs", .type = CFG_OPT_STRING, .offset = OFF(quote_pairs), .empty_ok = true },
   { .name = "null", .type = CFG_OPT_STRING, .offset = OFF(null_value), .empty_ok = true },
   { .name = "flags", .type = CFG_OPT_FLAGS, .offset = OFF(flags), .names = csv_flag_names, .check = _check_flags },
-  { .name = "dialect", .type = CFG_OPT_REMOVED,
-    .def_str = "syslog-ng 3.38 takes dialect() but does not use it; the escape style is set with "
-               "flags(escape-none|escape-backslash|escape-double-char)" },
+  { .name = "dialect", .type = CFG_OPT_ENUM, .offset = OFF(dialect), .names = csv_flag_names,
+    .check = _check_dialect },
   { .name = "prefix", .type = CFG_OPT_STRING, .offset = OFF(prefix), .empty_ok = true },
   { .name = "template", .type = CFG_OPT_TEMPLATE, .offset = OFF(template_text) },
   { .name = NULL },
@@ -128,7 +136,8 @@ _csv_process(LogProcessor *s, LogMsg **pmsg)
 
 /* ---- construction -------------------------------------------------------- */
 
-/* The flags as 3.38 combines its flags() calls, in the order written. */
+/* The flags as 3.38 combines its flags() calls, in the order written, with
+ * each dialect() setting the escape style where it stands. */
 static uint32_t
 _flags(const CfgNode *call)
 {
@@ -136,6 +145,10 @@ _flags(const CfgNode *call)
   for (size_t i = 0; i < call->n_children; i++)
     {
       const CfgNode *c = call->children[i];
+      if (c->kind == CFG_NODE_CALL && cfg_name_equal(c->name, "dialect") && c->n_args == 1)
+        for (int k = 0; k < 3; k++)
+          if (cfg_name_equal(csv_flag_names[k], c->args[0].str))
+            flags = (flags & ~(uint32_t) CSV_FLAG_ESCAPE_MASK) | 1u << k;
       if (c->kind != CFG_NODE_CALL || !cfg_name_equal(c->name, "flags"))
         continue;
       uint32_t given = 0;

@@ -66,6 +66,11 @@ Test(csvparser, flags_combine_as_in_syslog_ng)
   _assert_columns("flags(escape-backslash) flags(greedy)", "\"a\\\"b\" c d", "a\"b", "c", "d");
   /* a flags() with one sets exactly what it names: greedy goes */
   _assert_columns("flags(greedy) flags(escape-backslash)", "  a b c", "", "", "a");
+  /* dialect() sets the escape style where it stands among the flags() */
+  _assert_columns("dialect(escape-backslash)", "\"a\\\"b\" c d", "a\"b", "c", "d");
+  _assert_columns("dialect(escape-double-char)", "\"a\"\"b\" c d", "a\"b", "c", "d");
+  _assert_columns("dialect(escape-backslash) flags(greedy)", "\"a\\\"b\" c d", "a\"b", "c", "d");
+  _assert_columns("flags(escape-double-char) dialect(escape-none)", "\"a\"\"b\" c d", "a\"b\"", "c", "d");
   _assert_columns("flags()", "  a b c", "", "", "a");
   _assert_columns("flags(greedy, strip-whitespace)", " a b  c d ", "a", "b", "c d");
   _assert_columns("flags(greedy)", "a b", "a", "b", "");
@@ -173,7 +178,9 @@ Test(csvparser, configuration_errors)
 {
   pt_assert_error(F, "parser p { csv-parser(flags(greedy, escape-none, escape-backslash)); };", "one escape style");
   pt_assert_error(F, "parser p { csv-parser(flags(nosuch)); };", "unknown value 'nosuch'");
-  pt_assert_error(F, "parser p { csv-parser(dialect(escape-backslash)); };", "does not use it");
+  pt_assert_error(F, "parser p { csv-parser(dialect(greedy)); };",
+                  "dialect(): takes escape-none, escape-backslash or escape-double-char");
+  pt_assert_error(F, "parser p { csv-parser(dialect(nosuch)); };", "unknown value 'nosuch'");
   pt_assert_error(F, "parser p { csv-parser(null-value('x')); };", "unknown option 'null-value'");
   pt_assert_error(F, "parser p { csv-parser(delimiters(words(','))); };", "unknown option 'words'");
   pt_assert_error(F, "parser p { csv-parser(columns(a, '')); };", "empty name");
