@@ -119,6 +119,7 @@ struct LogDestDriver
   int64_t flush_lines;
   int64_t time_reopen;
   int64_t throttle;               /* throttle(): messages a second; 0: no limit */
+  int64_t suppress;               /* suppress(): seconds to hold repeats back; 0: off */
   /* disk-buffer(), filled by the pipeline from the driver call when the
    * driver's table has LOG_DEST_DISK_BUFFER_OPTION; the driver ignores it */
   DiskBufferOptions disk_buffer;

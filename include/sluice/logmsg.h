@@ -78,6 +78,9 @@ typedef struct LogStamp
   int32_t gmtoff;
 } LogStamp;
 
+/* The wall clock now, with the local zone's offset. */
+void log_stamp_now(LogStamp *out);
+
 /* The peer address a message came from; family 0 means local/none. */
 typedef struct LogAddr
 {

@@ -54,6 +54,7 @@ typedef struct LogWriterOptions
   uint32_t flush_lines;  /* batch size (>= 1) */
   int time_reopen;       /* seconds to wait before retrying a failed batch */
   uint32_t throttle;     /* throttle(): at most this many messages a second; 0: no limit */
+  uint32_t suppress;     /* suppress(): seconds repeats are held back for; 0: off */
   const char *name;      /* for internal log lines, e.g. "d_file" */
 } LogWriterOptions;
 
@@ -67,6 +68,18 @@ LogWriter *log_writer_start(LogQueue *q, const LogWriterOps *ops, void *dest, co
  * events (POLLIN, POLLOUT), retrying on EINTR; false after timeout_ms
  * without, or on a poll error. */
 bool log_writer_wait_fd(int fd, short events, int timeout_ms);
+
+/* suppress(N), as syslog-ng's: a message that repeats the last one queued
+ * (the same MESSAGE, HOST, PROGRAM and PID, received within N seconds of
+ * it, not a MARK) is not written; the first message that differs, or N
+ * seconds after the first repeat, gets "Last message '<20 bytes>' repeated
+ * <n> times, suppressed by syslog-ng on <host>" written before it (PRI,
+ * HOST and PROGRAM of the repeated message).  The pushing thread (any
+ * worker) calls this on what it queues: items[0..n) go to out (room for 2n
+ * items) with the repeats left out (acked and released here) and the
+ * summaries put in; returns how many are in out.  With suppress(0) out is
+ * items as they are. */
+size_t log_writer_suppress(LogWriter *w, LogQueueItem *items, size_t n, LogQueueItem *out);
 
 /* Ask the writer to reopen its files at its next chance (thread-safe). */
 void log_writer_request_reopen(LogWriter *w);

@@ -36,6 +36,7 @@ static const char *const writer_flags[] = { "no-multi-line", NULL };
   { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .min = 1, .max = INT32_MAX }, \
   { .name = "time-reopen", .type = CFG_OPT_INT, .offset = OFF(time_reopen), .min = 1, .max = INT32_MAX }, \
   { .name = "throttle", .type = CFG_OPT_INT, .offset = OFF(throttle), .min = 0, .max = INT32_MAX },       \
+  { .name = "suppress", .type = CFG_OPT_INT, .offset = OFF(suppress), .min = 0, .max = INT32_MAX },       \
   { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = OFF(ts_format), .names = ts_formats,   \
     .inherit = "ts-format" },                                                                  \
   { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .min = 0, .max = 6, \
@@ -448,6 +449,7 @@ _new_dest(FileKind kind, const CfgNode *call, const LogDriverContext *ctx, CfgEr
   d->super.flush_lines = d->o.flush_lines;
   d->super.time_reopen = d->o.time_reopen;
   d->super.throttle = d->o.throttle;
+  d->super.suppress = d->o.suppress;
   /* the child's restart waits the same time-reopen() the writer does */
   if (kind == FILE_KIND_PROGRAM && d->super.time_reopen <= 0)
     d->super.time_reopen = ctx->global ? ctx->global->time_reopen : 60;

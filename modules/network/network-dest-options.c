@@ -67,6 +67,7 @@ static const char *const writer_flags[] = { "no-multi-line", "syslog-protocol", 
   { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .min = 1, .max = INT32_MAX },      \
   { .name = "time-reopen", .type = CFG_OPT_INT, .offset = OFF(time_reopen), .min = 1, .max = INT32_MAX },           \
   { .name = "throttle", .type = CFG_OPT_INT, .offset = OFF(throttle), .min = 0, .max = INT32_MAX },                 \
+  { .name = "suppress", .type = CFG_OPT_INT, .offset = OFF(suppress), .min = 0, .max = INT32_MAX },                 \
   { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = OFF(ts_format), .names = ts_formats,                       \
     .inherit = "ts-format" },                                                                                       \
   { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .min = 0, .max = 6,                     \
@@ -402,6 +403,7 @@ _net_dest_new(NetDestKind kind, const CfgNode *call, const LogDriverContext *ctx
   d->super.flush_lines = d->o.flush_lines;
   d->super.time_reopen = d->o.time_reopen;
   d->super.throttle = d->o.throttle;
+  d->super.suppress = d->o.suppress;
   /* the stats rows' instance, as syslog-ng names it: "tcp,host:port", or
    * the socket's path */
   if (d->is_unix)

@@ -79,6 +79,7 @@ typedef struct NetDestOptions
   int64_t log_fifo_size;     /* 0: the global one */
   int64_t time_reopen;       /* 0: the global one */
   int64_t throttle;          /* throttle(): messages a second, 0: no limit */
+  int64_t suppress;          /* suppress(): seconds to hold repeats back, 0: off */
   int ts_format;             /* CfgTsFormat */
   int64_t frac_digits;
   char *send_time_zone;

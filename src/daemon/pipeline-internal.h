@@ -64,6 +64,7 @@ typedef struct DriverRT
   LogQueue *q;
   uint32_t fifo_size; /* log-fifo-size of q */
   LogWriter *writer;
+  bool suppress; /* the writer filters repeats (suppress()) */
   char *name;
   uint64_t left; /* unwritten at stop */
 } DriverRT;

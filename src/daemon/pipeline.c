@@ -153,6 +153,13 @@ static void
 _push(LogPipeline *pl, int driver, LogQueueItem *items, size_t n)
 {
   DriverRT *rt = g_ptr_array_index(pl->drivers, driver);
+  LogQueueItem kept[2 * PIPELINE_BATCH];
+  if (rt->suppress && rt->writer)
+    {
+      /* repeats leave here, summaries come in */
+      n = log_writer_suppress(rt->writer, items, n, kept);
+      items = kept;
+    }
   size_t dropped = log_queue_push_batch(rt->q, items, n);
   atomic_fetch_add_explicit(&pl->queued, n - dropped, memory_order_relaxed);
   if (dropped)
@@ -601,10 +608,12 @@ log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
                                                                             : 100),
         .time_reopen = (int) (d->time_reopen > 0 ? d->time_reopen : pl->global->time_reopen),
         .throttle = (uint32_t) (d->throttle > 0 ? d->throttle : 0),
+        .suppress = (uint32_t) (d->suppress > 0 ? d->suppress : 0),
         .name = rt->name,
       };
       const char *werr = NULL;
       rt->writer = log_writer_start(rt->q, d->writer_ops, d, &wo, &werr);
+      rt->suppress = wo.suppress > 0;
       if (!rt->writer)
         {
           *error = g_strdup(werr);

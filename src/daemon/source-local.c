@@ -185,12 +185,8 @@ static LogMsg *
 _internal_msg_new(InternalSource *s, int level, const char *text)
 {
   LogMsg *msg = log_msg_new(strlen(text) + 64);
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  LogStamp now = { .sec = ts.tv_sec, .usec = (uint32_t) (ts.tv_nsec / 1000) };
-  struct tm tm;
-  localtime_r(&ts.tv_sec, &tm);
-  now.gmtoff = (int32_t) tm.tm_gmtoff;
+  LogStamp now;
+  log_stamp_now(&now);
   msg->stamps[LM_TS_STAMP] = now;
   msg->stamps[LM_TS_RECVD] = now;
   msg->pri = (uint16_t) (5 * 8 + level); /* syslog.<level> */

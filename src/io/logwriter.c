@@ -2,10 +2,13 @@
 /* Destination writer threads: see include/sluice/logwriter.h. */
 #include "sluice/logwriter.h"
 
+#include "sluice/hostname.h"
+#include "sluice/identity.h"
 #include "sluice/internal-log.h"
 #include "sluice/timeutil.h"
 
 #include <errno.h>
+#include <glib.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct LogWriter
 {
@@ -33,6 +37,11 @@ struct LogWriter
   pthread_mutex_t lock;
   pthread_cond_t cond;
   bool done;
+  /* suppress(): the last message queued and how often it repeated since */
+  pthread_mutex_t sup_lock;
+  LogMsg *sup_last;
+  uint32_t sup_count;
+  int64_t sup_deadline_ms; /* the summary is due (mono_ms), with sup_count > 0 */
 };
 
 /* Sleep up to ms, waking early when the writer is told to give up. */
@@ -123,6 +132,106 @@ _deliver(LogWriter *w, LogQueueItem *items, size_t n)
   return n - done;
 }
 
+/* ---- suppress() ---------------------------------------------------------- */
+
+static bool
+_same_value(const LogMsg *a, const LogMsg *b, NVHandle h)
+{
+  size_t la, lb;
+  const char *va = log_msg_get_value(a, h, &la), *vb = log_msg_get_value(b, h, &lb);
+  return la == lb && memcmp(va, vb, la) == 0;
+}
+
+static bool
+_is_repeat(const LogWriter *w, const LogMsg *msg)
+{
+  const LogMsg *last = w->sup_last;
+  size_t len;
+  const char *text = log_msg_get_value(msg, LM_V_MESSAGE, &len);
+  return last->stamps[LM_TS_RECVD].sec >= msg->stamps[LM_TS_RECVD].sec - (int64_t) w->opts.suppress
+         && _same_value(last, msg, LM_V_MESSAGE) && _same_value(last, msg, LM_V_HOST)
+         && _same_value(last, msg, LM_V_PROGRAM) && _same_value(last, msg, LM_V_PID)
+         && !(len >= 10 && memcmp(text, "-- MARK --", 10) == 0);
+}
+
+/* Under sup_lock, with sup_count > 0: the summary of the repeats, and the
+ * last message forgotten. */
+static LogMsg *
+_summary(LogWriter *w)
+{
+  const LogMsg *last = w->sup_last;
+  size_t len;
+  const char *text = log_msg_get_value(last, LM_V_MESSAGE, &len);
+  char buf[1024];
+  int k = snprintf(buf, sizeof(buf), "Last message '%.*s' repeated %u times, suppressed by %s on %s",
+                   (int) MIN(len, 20), text, w->sup_count, sluice_identity_name(), sluice_hostname(true));
+  LogMsg *m = log_msg_new((size_t) k + 128);
+  log_stamp_now(&m->stamps[LM_TS_STAMP]);
+  m->stamps[LM_TS_RECVD] = m->stamps[LM_TS_STAMP];
+  m->pri = last->pri;
+  m->flags |= LF_INTERNAL | LF_LOCAL;
+  char pid[16];
+  snprintf(pid, sizeof(pid), "%ld", (long) getpid());
+  log_msg_set_value(m, LM_V_PID, pid, -1);
+  const NVHandle copied[] = { LM_V_HOST, LM_V_PROGRAM };
+  for (size_t i = 0; i < G_N_ELEMENTS(copied); i++)
+    {
+      const char *v = log_msg_get_value(last, copied[i], &len);
+      log_msg_set_value(m, copied[i], v, (ssize_t) len);
+    }
+  log_msg_set_value(m, LM_V_MESSAGE, buf, k);
+  log_msg_unref(w->sup_last);
+  w->sup_last = NULL;
+  w->sup_count = 0;
+  return m;
+}
+
+size_t
+log_writer_suppress(LogWriter *w, LogQueueItem *items, size_t n, LogQueueItem *out)
+{
+  if (!w->opts.suppress)
+    {
+      memcpy(out, items, n * sizeof(*items));
+      return n;
+    }
+  size_t k = 0;
+  pthread_mutex_lock(&w->sup_lock);
+  for (size_t i = 0; i < n; i++)
+    {
+      LogMsg *msg = items[i].msg;
+      if (w->sup_last && _is_repeat(w, msg))
+        {
+          if (w->sup_count++ == 0)
+            w->sup_deadline_ms = mono_ms() + (int64_t) w->opts.suppress * 1000;
+          log_queue_items_done(&items[i], 1);
+          continue;
+        }
+      if (w->sup_count)
+        out[k++] = (LogQueueItem) { _summary(w), false };
+      if (w->sup_last)
+        log_msg_unref(w->sup_last);
+      w->sup_last = log_msg_ref(msg);
+      out[k++] = items[i];
+    }
+  pthread_mutex_unlock(&w->sup_lock);
+  return k;
+}
+
+/* On the writer thread: the summary that is due, queued. */
+static void
+_suppress_expire(LogWriter *w)
+{
+  if (!w->opts.suppress)
+    return;
+  LogQueueItem item = { NULL, false };
+  pthread_mutex_lock(&w->sup_lock);
+  if (w->sup_count && mono_ms() >= w->sup_deadline_ms)
+    item.msg = _summary(w);
+  pthread_mutex_unlock(&w->sup_lock);
+  if (item.msg)
+    log_queue_push_batch(w->q, &item, 1);
+}
+
 /* the dest of the writer whose thread this is (assert_writer_thread);
  * &any_dest on a thread that runs destinations' ops itself (a test) */
 static _Thread_local const void *current_dest;
@@ -152,7 +261,8 @@ _writer_main(void *arg)
     {
       if (atomic_load(&w->detach))
         break;
-      ssize_t n = log_queue_pop_batch(w->q, w->batch, w->opts.flush_lines, 1000);
+      _suppress_expire(w);
+      ssize_t n = log_queue_pop_batch(w->q, w->batch, w->opts.flush_lines, w->opts.suppress ? 250 : 1000);
       if (n < 0)
         break; /* closed and drained */
       if (n > 0)
@@ -221,6 +331,7 @@ log_writer_start(LogQueue *q, const LogWriterOps *ops, void *dest, const LogWrit
   if (!w->batch)
     abort();
   pthread_mutex_init(&w->lock, NULL);
+  pthread_mutex_init(&w->sup_lock, NULL);
   pthread_condattr_t attr;
   pthread_condattr_init(&attr);
   pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -229,6 +340,7 @@ log_writer_start(LogQueue *q, const LogWriterOps *ops, void *dest, const LogWrit
   if (pthread_create(&w->thread, NULL, _writer_main, w) != 0)
     {
       *error = "cannot start a destination writer thread";
+      pthread_mutex_destroy(&w->sup_lock);
       pthread_cond_destroy(&w->cond);
       pthread_mutex_destroy(&w->lock);
       free(w->batch);
@@ -241,6 +353,9 @@ log_writer_start(LogQueue *q, const LogWriterOps *ops, void *dest, const LogWrit
 static void
 _writer_free(LogWriter *w)
 {
+  if (w->sup_last)
+    log_msg_unref(w->sup_last);
+  pthread_mutex_destroy(&w->sup_lock);
   pthread_cond_destroy(&w->cond);
   pthread_mutex_destroy(&w->lock);
   free(w->batch);

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define ARENA_SLACK 256
 #define OVERFLOW_MIN 1024
@@ -147,6 +148,16 @@ log_msg_alloc(LogMsg *msg, size_t len)
 {
   assert(log_msg_is_writable(msg));
   return _arena_alloc(msg, len, 1);
+}
+
+void
+log_stamp_now(LogStamp *out)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm;
+  localtime_r(&ts.tv_sec, &tm);
+  *out = (LogStamp) { .sec = ts.tv_sec, .usec = (uint32_t) (ts.tv_nsec / 1000), .gmtoff = (int32_t) tm.tm_gmtoff };
 }
 
 LogMsg *
