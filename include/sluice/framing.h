@@ -92,6 +92,7 @@ typedef enum LogFramingMode
   LOG_FRAMING_DGRAM,
   LOG_FRAMING_LINES,
   LOG_FRAMING_RECORD, /* log_framer_init_record() only */
+  LOG_FRAMING_TEXT_WITH_NULS, /* LF where a NUL is part of the line (init only: the framer runs as LF) */
 } LogFramingMode;
 
 typedef enum LogFramerStatus
@@ -133,6 +134,7 @@ typedef struct LogFramer
   uint8_t state;       /* mode-specific parser state */
   bool tentative;      /* AUTO chose octet-counting but saw no valid header yet */
   bool eof;
+  bool nul_is_data;    /* LF: only '\n' ends a line (transport(text-with-nuls)) */
   bool dgram_ready;    /* DGRAM: a committed datagram not yet handed out */
   const char *error;   /* why the stream failed, NULL while it is fine */
   LogFramerStats stats;

@@ -42,7 +42,7 @@ enum
   MF_SYSLOG_PROTOCOL = 1u << 2,          /* syslog-protocol: RFC 5424 (RFC 3164 if no "<PRI>1 ") */
   MF_ASSUME_UTF8 = 1u << 3,              /* assume-utf8: set LF_UTF8 */
   MF_VALIDATE_UTF8 = 1u << 4,            /* validate-utf8: LF_UTF8 when MESSAGE is valid UTF-8 */
-  MF_NO_MULTI_LINE = 1u << 5,            /* no-multi-line: CR and LF in MESSAGE become spaces */
+  MF_NO_MULTI_LINE = 1u << 5,            /* no-multi-line: CR, LF and NUL in MESSAGE become spaces */
   MF_EXPECT_HOSTNAME = 1u << 6,          /* expect-hostname: RFC 3164 lines may carry a hostname */
   MF_NO_HOSTNAME = 1u << 7,              /* no-hostname: never read a hostname (wins over expect) */
   MF_STORE_RAW_MESSAGE = 1u << 8,        /* store-raw-message: RAWMSG = the line */

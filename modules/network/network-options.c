@@ -36,7 +36,7 @@
 _Static_assert(SLUICE_BALANCE_RANDOM == 0 && SLUICE_BALANCE_ROUND_ROBIN == 1 && SLUICE_BALANCE_SENDER == 2,
                "balance_names");
 
-static const char *const transport_names[] = { "tcp", "udp", "tls", "framed", NULL };
+static const char *const transport_names[] = { "tcp", "udp", "tls", "framed", "text-with-nuls", NULL };
 
 static const char *
 _check_ip_protocol(const CfgOption *opt, const void *field)
@@ -190,7 +190,9 @@ _transport_name(NetSource *s, int transport)
         return "rfc3164+udp";
       if (s->tls)
         return "rfc3164+tls";
-      return transport == NET_TRANSPORT_FRAMED ? "rfc3164+framed" : "rfc3164+tcp";
+      return transport == NET_TRANSPORT_FRAMED          ? "rfc3164+framed"
+             : transport == NET_TRANSPORT_TEXT_WITH_NULS ? "rfc3164+text-with-nuls"
+                                                         : "rfc3164+tcp";
     }
 }
 
@@ -251,6 +253,12 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
                     call->name);
       return false;
     }
+  if (s->kind == NET_SYSLOG && transport == NET_TRANSPORT_TEXT_WITH_NULS)
+    {
+      cfg_error_set(err, &call->loc, "syslog() frames its messages by length: transport(text-with-nuls) is for "
+                    "network()");
+      return false;
+    }
   s->is_unix = s->kind == NET_UNIX_STREAM || s->kind == NET_UNIX_DGRAM;
   s->stream = s->kind == NET_UNIX_STREAM || (!s->is_unix && transport != NET_TRANSPORT_UDP);
   if (s->is_unix)
@@ -297,6 +305,7 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
   LogReaderOptions *ro = &s->base.ro;
   if (s->stream)
     ro->framing = (s->kind == NET_SYSLOG || transport == NET_TRANSPORT_FRAMED) ? LOG_FRAMING_OCTET_COUNTED
+                  : transport == NET_TRANSPORT_TEXT_WITH_NULS                 ? LOG_FRAMING_TEXT_WITH_NULS
                                                                                : LOG_FRAMING_LF;
   else
     ro->framing = LOG_FRAMING_DGRAM;

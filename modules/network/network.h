@@ -60,6 +60,7 @@ enum
   NET_TRANSPORT_UDP,
   NET_TRANSPORT_TLS,
   NET_TRANSPORT_FRAMED,
+  NET_TRANSPORT_TEXT_WITH_NULS, /* LF framing, NUL bytes kept in the message */
 };
 
 /* Everything a source's option table can set.  Options that inherit a

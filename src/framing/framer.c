@@ -50,8 +50,10 @@ log_framer_init(LogFramer *f, LogFramingMode mode, size_t log_msg_size)
   f->buf = malloc(f->cap);
   if (!f->buf)
     return false;
-  f->mode = mode;
-  f->active = mode;
+  /* text-with-nuls is LF where a NUL is part of the line */
+  f->nul_is_data = mode == LOG_FRAMING_TEXT_WITH_NULS;
+  f->mode = f->nul_is_data ? LOG_FRAMING_LF : mode;
+  f->active = f->mode;
   f->log_msg_size = log_msg_size;
   return true;
 }
@@ -196,6 +198,19 @@ _find_line_end(const char *buf, size_t from, size_t to)
   return nul ? (size_t) (nul - buf) : stop;
 }
 
+/* The line end of an LF stream: '\n', and NUL too unless NULs are data
+ * (transport(text-with-nuls)). */
+static size_t
+_lf_line_end(const LogFramer *f, size_t from, size_t to)
+{
+  if (__builtin_expect(f->nul_is_data, 0))
+    {
+      const char *nl = memchr(f->buf + from, '\n', to - from);
+      return nl ? (size_t) (nl - f->buf) : to;
+    }
+  return _find_line_end(f->buf, from, to);
+}
+
 static size_t
 _strip_cr(const char *buf, size_t start, size_t stop)
 {
@@ -229,7 +244,7 @@ _lf_over_limit(LogFramer *f, const char **msg, size_t *len, uint32_t *flags, boo
         return LOG_FRAMER_EOF;
       return _emit(f, line, stop - line, false, msg, len, flags);
     }
-  if (f->buf[q] == '\n' || f->buf[q] == '\0')
+  if (f->buf[q] == '\n' || (f->buf[q] == '\0' && !f->nul_is_data))
     {
       f->pos = f->scan = q + 1;
       size_t stop = _strip_cr(f->buf, line, limit);
@@ -254,7 +269,7 @@ _lf_next(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
         f->scan = f->pos;
       if (f->state == LF_SKIP)
         {
-          size_t e = _find_line_end(f->buf, f->pos, f->end);
+          size_t e = _lf_line_end(f, f->pos, f->end);
           if (e == f->end)
             {
               f->pos = f->scan = f->end;
@@ -269,7 +284,7 @@ _lf_next(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
       /* a line end may sit right after log_msg_size bytes of line */
       size_t window = line + f->log_msg_size + 1;
       size_t to = f->end < window ? f->end : window;
-      size_t e = _find_line_end(f->buf, f->scan, to);
+      size_t e = _lf_line_end(f, f->scan, to);
       if (e < to)
         {
           f->pos = f->scan = e + 1;

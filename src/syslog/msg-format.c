@@ -152,7 +152,7 @@ syslog_set_message(SyslogParse *sp, const char *p)
 
 /* ---- after parsing ----------------------------------------------------- */
 
-/* no-multi-line: CR and LF in MESSAGE become spaces.  MESSAGE usually
+/* no-multi-line: CR, LF and NUL in MESSAGE become spaces.  MESSAGE usually
  * points into the message's own copy of the line, which may be rewritten,
  * unless RAWMSG shares that copy. */
 static void
@@ -163,7 +163,7 @@ _flatten_message(LogMsg *msg, bool copy_first)
   const char *nl = NULL;
 
   for (size_t i = 0; i < len && !nl; i++)
-    if (value[i] == '\r' || value[i] == '\n')
+    if (value[i] == '\r' || value[i] == '\n' || value[i] == '\0')
       nl = value + i;
   if (!nl)
     return;
@@ -176,7 +176,7 @@ _flatten_message(LogMsg *msg, bool copy_first)
       log_msg_set_value_ref(msg, LM_V_MESSAGE, text, len);
     }
   for (size_t i = (size_t) (nl - value); i < len; i++)
-    if (text[i] == '\r' || text[i] == '\n')
+    if (text[i] == '\r' || text[i] == '\n' || text[i] == '\0')
       text[i] = ' ';
 }
 

@@ -24,11 +24,11 @@ pid=""
 trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
 [ -n "${KEEP:-}" ] && trap - EXIT && echo "keeping $work"
 
-ports=$(python3 "$(dirname "$0")/free-ports.py" tcp tcp tcp tcp tcp tcp udp tcp tcp tcp tcp tcp tcp tcp)
+ports=$(python3 "$(dirname "$0")/free-ports.py" tcp tcp tcp tcp tcp tcp udp tcp tcp tcp tcp tcp tcp tcp tcp tcp)
 set -- $ports
 p_plain=$1 p_keep=$2 p_chain=$3 p_over=$4 p_syslog=$5 p_bad=$6 p_udp=$7 p_dns=$8 p_dns2=$9
 shift 9
-p_tz=$1 p_flags=$2 p_nohost=$3 p_six=$4 p_prefix=$5
+p_tz=$1 p_flags=$2 p_nohost=$3 p_six=$4 p_prefix=$5 p_nuls=$6 p_nulsml=$7
 
 cat >"$work/conf.in" <<EOF
 @version: 3.38
@@ -54,6 +54,8 @@ source s_nohost { network(ip(127.0.0.1) port($p_nohost) flags(no-hostname) defau
                   unix-stream("@OUT@/../stream" flags(expect-hostname)); };
 source s_six { tcp6(ip("::") port($p_six)); udp6(ip("::") port($p_six)); };
 source s_local { unix-dgram("@OUT@/../log" keep-hostname(yes)); };
+source s_nuls { network(ip(127.0.0.1) port($p_nuls) transport("text-with-nuls"));
+                network(ip(127.0.0.1) port($p_nulsml) transport(text-with-nuls) flags(no-multi-line)); };
 destination d_plain { file("@OUT@/plain" template(t_bsd)); };
 destination d_keep { file("@OUT@/keep" template(t_bsd)); };
 destination d_chain { file("@OUT@/chain" template(t_chain)); };
@@ -67,6 +69,7 @@ destination d_flags { file("@OUT@/flags" template("\${SOURCE}|\${HOST}|\${PROGRA
 destination d_nohost { file("@OUT@/nohost" template(t_local)); };
 destination d_six { file("@OUT@/six" template(t_bsd)); };
 destination d_local { file("@OUT@/local" template(t_local)); };
+destination d_nuls { file("@OUT@/nuls" template(t_bsd)); };
 log { source(s_plain); destination(d_plain); };
 log { source(s_keep); destination(d_keep); };
 log { source(s_chain); destination(d_chain); };
@@ -80,6 +83,7 @@ log { source(s_six); destination(d_six); };
 log { source(s_dns); destination(d_dns); };
 log { source(s_tz); destination(d_tz); };
 log { source(s_flags); destination(d_flags); };
+log { source(s_nuls); destination(d_nuls); };
 EOF
 
 # The sender: each step is (where, bytes, lines it should add); it waits
@@ -135,6 +139,8 @@ steps = [
     (lambda: tcp(P["chain"], b"<13>Nov 22 10:00:00 h1 prog: chained\n<13>Nov 22 10:00:00 h1 prog: two\nlines\n"), 3),
     (lambda: tcp(P["over"], b"<13>Nov 22 10:00:00 h1 prog: o1\nNov 22 10:00:00 h1 prog: o2\n"), 2),
     (lambda: tcp(P["prefix"], b"<13>Nov 22 10:00:00 h1 prog[3]: prefixed\n"), 1),
+    (lambda: tcp(P["nuls"], b"<13>Nov 22 10:00:00 h1 prog: with\x00nul\x00s\n\x00<14>Nov 22 10:00:01 h2 p: x\n"), 2),
+    (lambda: tcp(P["nulsml"], b"<13>Nov 22 10:00:00 h1 prog: with\x00nul\x00s\n"), 1),
     (lambda: tcp(P["syslog"], frame(b"<165>1 2026-11-22T10:00:00.123+02:00 h1 app 42 ID7 [a@1 x=\"y\"] m1")
                  + frame(b"<13>1 2026-11-22T10:00:00Z h2 app2 - - - has\nnewline")), 2),
     (lambda: tcp(P["syslog"], [b"5", b"2 <13>1 2026-11-22T10:00:00Z h3 app3 - - ", b"- split fra", b"me"]), 1),
@@ -184,7 +190,7 @@ run() {
     sleep 0.1
   done
   python3 "$work/send.py" "$work/$who/out" plain=$p_plain keep=$p_keep chain=$p_chain over=$p_over \
-    syslog=$p_syslog bad=$p_bad udp=$p_udp dns=$p_dns dns2=$p_dns2 tz=$p_tz flags=$p_flags nohost=$p_nohost six=$p_six prefix=$p_prefix >"$work/$who/count"
+    syslog=$p_syslog bad=$p_bad udp=$p_udp dns=$p_dns dns2=$p_dns2 tz=$p_tz flags=$p_flags nohost=$p_nohost six=$p_six prefix=$p_prefix nuls=$p_nuls nulsml=$p_nulsml >"$work/$who/count"
   kill -TERM "$pid"
   wait "$pid" || true
   pid=""
