@@ -94,8 +94,6 @@ static const CfgOption program_options[] = {
     .def_str = "mark-freq() on a destination is not supported by Sluice; use the global mark-freq() in options {}" },
   { .name = "mark-mode", .type = CFG_OPT_REMOVED,
     .def_str = "mark-mode() is not supported by Sluice; MARK lines come from the global mark-freq()" },
-  { .name = "suppress", .type = CFG_OPT_REMOVED,
-    .def_str = "suppress() is not supported by Sluice (no destination has it); remove it" },
   { .name = "hook-commands", .type = CFG_OPT_REMOVED,
     .def_str = "hook-commands() is not supported by Sluice; start and stop the program's helpers outside the daemon" },
   { 0 },

@@ -25,7 +25,6 @@ Test(file_program, options_it_does_not_build_are_refused_by_name)
 {
   assert_refused("destination d { program(\"cat\" mark-freq(10)); };", "mark-freq() on a destination is not supported");
   assert_refused("destination d { program(\"cat\" mark-mode(periodical)); };", "mark-mode() is not supported");
-  assert_refused("destination d { program(\"cat\" suppress(5)); };", "suppress() is not supported");
   assert_refused("destination d { program(\"cat\" hook-commands(startup(\"x\"))); };",
                  "hook-commands() is not supported");
   assert_refused("destination d { program(\"\"); };", "program() needs a command");
