@@ -809,4 +809,5 @@ json_register_template_functions(void)
   log_template_function_register(&format_json);
   log_template_function_register(&format_flat_json);
   json_register_kv_template_functions();
+  json_register_graphite_template_functions();
 }

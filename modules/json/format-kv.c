@@ -96,45 +96,13 @@ _cef_name_ok(const char *s, size_t len)
   return len > 0;
 }
 
-static int
-_by_name(const ValuePairsEntry *x, const ValuePairsEntry *y)
-{
-  size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
-  int c = memcmp(x->name, y->name, n);
-  if (c)
-    return c;
-  return x->name_len < y->name_len ? -1 : x->name_len > y->name_len;
-}
-
-/* Into ascending byte order without allocating: value-pairs hands them
- * over descending (a leading '.' counted as '_'), so reversed they are
- * nearly sorted and an insertion sort moves only the '.' names. */
-static void
-_sort_ascending(ValuePairsEntry *e, size_t n)
-{
-  for (size_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--)
-    {
-      ValuePairsEntry t = e[i];
-      e[i] = e[j];
-      e[j] = t;
-    }
-  for (size_t i = 1; i < n; i++)
-    {
-      ValuePairsEntry t = e[i];
-      size_t j = i;
-      for (; j > 0 && _by_name(&e[j - 1], &t) > 0; j--)
-        e[j] = e[j - 1];
-      e[j] = t;
-    }
-}
-
 static void
 _format_kv(const ValuePairs *vp, bool cef, const LogMsg *msg, const LogTemplateOptions *opts, GString *out)
 {
   ValuePairsResult *res = value_pairs_result_acquire();
   size_t n = value_pairs_collect(vp, msg, opts, res);
   ValuePairsEntry *e = (ValuePairsEntry *) res->entries->data;
-  _sort_ascending(e, n);
+  value_pairs_sort_ascending(e, n);
   size_t start = out->len;
   for (size_t i = 0; i < n; i++)
     {

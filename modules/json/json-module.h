@@ -20,5 +20,7 @@ void json_register_template_functions(void);
 /* format-welf and format-cef-extension (format-kv.c), which
  * json_register_template_functions registers too. */
 void json_register_kv_template_functions(void);
+/* $(graphite-output) (graphite-output.c) */
+void json_register_graphite_template_functions(void);
 
 #endif

@@ -435,3 +435,37 @@ value_pairs_get_fixed(const ValuePairs *vp, size_t *n)
   *n = vp->fixed->len;
   return (const ValuePairsFixed *) vp->fixed->data;
 }
+
+/* ---- ascending order ----------------------------------------------------- */
+
+static int
+_by_name(const ValuePairsEntry *x, const ValuePairsEntry *y)
+{
+  size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
+  int c = memcmp(x->name, y->name, n);
+  if (c)
+    return c;
+  return x->name_len < y->name_len ? -1 : x->name_len > y->name_len;
+}
+
+/* Reversed they are nearly sorted (collect sorts descending, a leading '.'
+ * counted as '_'): an insertion sort then moves only the '.' names, and
+ * allocates nothing. */
+void
+value_pairs_sort_ascending(ValuePairsEntry *e, size_t n)
+{
+  for (size_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--)
+    {
+      ValuePairsEntry t = e[i];
+      e[i] = e[j];
+      e[j] = t;
+    }
+  for (size_t i = 1; i < n; i++)
+    {
+      ValuePairsEntry t = e[i];
+      size_t j = i;
+      for (; j > 0 && _by_name(&e[j - 1], &t) > 0; j--)
+        e[j] = e[j - 1];
+      e[j] = t;
+    }
+}

@@ -86,6 +86,11 @@ void value_pairs_result_release(ValuePairsResult *res);
 size_t value_pairs_collect(const ValuePairs *vp, const LogMsg *msg, const LogTemplateOptions *opts,
                            ValuePairsResult *res);
 
+/* e[0..n), as value_pairs_collect gave them, into ascending byte order of
+ * their names, as syslog-ng's value_pairs_foreach hands them out
+ * ($(format-welf), $(graphite-output), map-value-pairs()). */
+void value_pairs_sort_ascending(ValuePairsEntry *e, size_t n);
+
 /* A candidate whose name is known when the configuration is read: a macro
  * the scopes and patterns pick, or a key=value pair.  Resolved once per
  * ValuePairs (name rekeyed, plain values turned into handles, sorted), so
