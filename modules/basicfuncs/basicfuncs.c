@@ -12,6 +12,7 @@ basicfuncs_register_template_functions(void)
   const LogTemplateFunction *const *const tables[] = {
     tf_cond_functions,
     tf_date_functions,
+    tf_getent_functions,
     tf_hash_functions,
     tf_list_functions,
     tf_numeric_functions,

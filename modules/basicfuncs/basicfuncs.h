@@ -13,6 +13,7 @@
 /* The registration tables of the families, NULL-terminated. */
 extern const LogTemplateFunction *const tf_cond_functions[];
 extern const LogTemplateFunction *const tf_date_functions[];
+extern const LogTemplateFunction *const tf_getent_functions[];
 extern const LogTemplateFunction *const tf_hash_functions[];
 extern const LogTemplateFunction *const tf_list_functions[];
 extern const LogTemplateFunction *const tf_numeric_functions[];
