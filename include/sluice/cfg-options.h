@@ -48,6 +48,9 @@ typedef enum CfgOptionType
   CFG_OPT_BLOCK,
   CFG_OPT_EXPR,
   CFG_OPT_REMOVED, /* known but refused; def_str says why and what instead */
+  CFG_OPT_RAW,     /* a syntax of its own (value-pairs' key("g" rekey(...))):
+                    * taken as written here; the driver reads the call and
+                    * refuses what it cannot use when it is built */
   CFG_OPT_IGNORED, /* taken and ignored as syslog-ng 3.38 takes it, which
                     * does nothing with it either; def_str is its warning */
 } CfgOptionType;

@@ -6,5 +6,6 @@
 
 const LogDriverFactory *const json_driver_factories[] = {
   &json_parser_factory,
+  &map_value_pairs_factory,
   NULL,
 };

@@ -7,6 +7,8 @@
 #include "sluice/driver.h"
 
 extern const LogDriverFactory json_parser_factory;
+/* map-value-pairs() (map-value-pairs.c) */
+extern const LogDriverFactory map_value_pairs_factory;
 
 /* Tests and the fuzz target: with on false, p (a json-parser()) parses
  * with json-c only, so both paths can be held against each other.  On by

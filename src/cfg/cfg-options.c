@@ -198,6 +198,7 @@ cfg_options_defaults(const CfgOption *table, void *base)
         break;
       case CFG_OPT_EXPR: *FIELD(base, o, const CfgNode *) = NULL; break;
       case CFG_OPT_REMOVED:
+      case CFG_OPT_RAW:
       case CFG_OPT_IGNORED: break;
       }
 }
@@ -341,6 +342,8 @@ _apply_value(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
 {
   if (o->type == CFG_OPT_REMOVED)
     return _fail(err, &call->loc, "option '%s' is not supported: %s", o->name, o->def_str);
+  if (o->type == CFG_OPT_RAW)
+    return true;
   if (o->type == CFG_OPT_IGNORED || o->warning)
     {
       char where[256];

@@ -323,3 +323,24 @@ Test(jsonparser, fast_path_sets_what_json_c_sets)
   g_string_free(doc, TRUE);
   g_rand_free(rnd);
 }
+
+/* map-value-pairs(): the block syntax it takes, and what it refuses */
+Test(map_value_pairs, renames_and_refusals)
+{
+  const LogDriverFactory *M = &map_value_pairs_factory;
+  LogProcessor *p = pt_new(M, "parser p { map-value-pairs(key('PROGRAM' rekey(add-prefix('x.'))) pair('n' '$PID!') "
+                              "rekey('n' replace-prefix('n' 'm'))); };");
+  LogMsg *msg = pt_msg("<13>Nov 22 10:00:00 h app[42]: text", false);
+  cr_assert(pt_run(p, &msg));
+  pt_assert_value(msg, "x.PROGRAM", "app");
+  pt_assert_value(msg, "m", "42!");
+  pt_assert_value(msg, "PROGRAM", "app");
+  log_msg_unref(msg);
+  pt_free(p);
+  pt_assert_error(M, "parser p { map-value-pairs(rekey('*' shift(0))); };", "positive number");
+  pt_assert_error(M, "parser p { map-value-pairs(rekey('*' upper())); };", "not a rekey() transformation");
+  pt_assert_error(M, "parser p { map-value-pairs(pair('a')); };", "a name and a template");
+  pt_assert_error(M, "parser p { map-value-pairs(key('a' 'b' rekey(shift(1)))); };", "one glob and rekey");
+  pt_assert_error(M, "parser p { map-value-pairs(scope('nosuch')); };", "nosuch");
+  pt_assert_error(M, "parser p { map-value-pairs(nosuch('x')); };", "unknown option 'nosuch'");
+}
