@@ -48,12 +48,14 @@ typedef struct StdinSource
   LogReader *reader;
   Worker *worker;
   LogSourcePeer peer;
+  NVHandle file_name; /* FILE_NAME: "-", as syslog-ng 3.38's stdin() (a file source) sets it */
 } StdinSource;
 
 static void
 _stdin_deliver(LogMsg *msg, void *user_data)
 {
   StdinSource *s = user_data;
+  log_msg_set_value(msg, s->file_name, "-", 1);
   log_source_post(&s->base, msg, &s->peer);
 }
 
@@ -159,6 +161,7 @@ _stdin_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   if (!s)
     abort();
   log_source_init(&s->base, &stdin_ops, call);
+  s->file_name = log_msg_get_value_handle("FILE_NAME", -1);
   cfg_options_defaults(stdin_options, &s->o);
   if (!cfg_options_apply_inherit(stdin_options, call, &s->o, "stdin()", ctx->global, err)
       || !log_source_resolve(&s->base, &s->o.src, call, ctx, true, "local+stdin", err))
