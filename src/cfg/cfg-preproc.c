@@ -162,12 +162,60 @@ _lookup(CfgPre *pre, const char *name)
   return v ? v : "";
 }
 
+static const char *_quoted(const char *p, char **value);
+
+/* Whether s[from, to) leaves a "..." string open, given whether one was
+ * open at from ('...' strings and backslash escapes minded). */
+static bool
+_in_dq_after(const char *s, size_t from, size_t to, bool in_dq)
+{
+  bool in_sq = false;
+  for (size_t i = from; i < to; i++)
+    {
+      if (in_dq && s[i] == '\\' && i + 1 < to)
+        i++;
+      else if (!in_sq && s[i] == '"')
+        in_dq = !in_dq;
+      else if (!in_dq && s[i] == '\'')
+        in_sq = !in_sq;
+    }
+  return in_dq;
+}
+
+/* A value put inside a "..." string: a value written as one string
+ * literal ("a b", 'q"q': a block argument as its reference wrote it) goes
+ * in as its text, escaped for the "..." it lands in, as syslog-ng does;
+ * anything else as it is. */
+static void
+_append_in_string(GString *dst, const char *v)
+{
+  char *text = NULL;
+  const char *after = _quoted(v, &text);
+  if (!after || *after)
+    {
+      g_free(text);
+      g_string_append(dst, v);
+      return;
+    }
+  for (const char *p = text; *p; p++)
+    {
+      if (*p == '"' || *p == '\\')
+        g_string_append_c(dst, '\\');
+      if (*p == '\n')
+        g_string_append(dst, "\\n");
+      else
+        g_string_append_c(dst, *p);
+    }
+  g_free(text);
+}
+
 /* Appends line (len bytes, without its newline) to dst with `name`s
  * replaced; with record, adds the segments that map it back. */
 static bool
 _substitute(CfgPre *pre, const char *file, int line, int col0, const char *s, size_t len, GString *dst, bool record)
 {
   size_t i = 0;
+  bool in_dq = false;
   while (i < len)
     {
       const char *bt = memchr(s + i, '`', len - i);
@@ -175,13 +223,17 @@ _substitute(CfgPre *pre, const char *file, int line, int col0, const char *s, si
       g_string_append_len(dst, s + i, (gssize) (upto - i));
       if (!bt)
         break;
+      in_dq = _in_dq_after(s, i, upto, in_dq);
       const char *close = memchr(bt + 1, '`', len - upto - 1);
       if (!close)
         return cfg_pre_fail(pre, file, line, col0 + (int) upto, "unterminated backtick reference");
       char *name = g_strndup(bt + 1, (gsize) (close - bt - 1));
       if (record)
         _segment(pre, file, line, col0 + (int) upto, true);
-      g_string_append(dst, _lookup(pre, name));
+      if (in_dq)
+        _append_in_string(dst, _lookup(pre, name));
+      else
+        g_string_append(dst, _lookup(pre, name));
       g_free(name);
       i = (size_t) (close - s) + 1;
       if (record)

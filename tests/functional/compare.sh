@@ -22,7 +22,14 @@ trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"
 
 for who in sluice syslog-ng; do
   mkdir -p "$work/$who/out"
-  sed "s|@OUT@|$work/$who/out|g" "$conf" >"$work/$who/conf"
+  # a configuration that includes scl.conf gets each daemon's own SCL:
+  # syslog-ng's from the unpacked syslog-ng-scl, Sluice's from its scl/
+  if [ "$who" = syslog-ng ] && grep -q '^@include "scl.conf"' "$conf"; then
+    printf '@define include-path "%s/etc/syslog-ng:%s/usr/share/syslog-ng/include"\n' "$sng" "$sng" >"$work/$who/conf"
+  else
+    : >"$work/$who/conf"
+  fi
+  sed "s|@OUT@|$work/$who/out|g" "$conf" >>"$work/$who/conf"
 done
 
 # Sluice gets its input only once it says it is running: an end of input

@@ -101,7 +101,7 @@ Test(cfg_block, defaults_empty_strings_names_and_globals)
                    "destination d1 { d_blk(); };\n"
                    "destination d2 { d_blk(a_b(\"q\"), a-b(r) perm(0600) group(`g`)); };\n",
                    "@version: 3.38\n"
-                   "destination d1 { file(\"/\"x\"//global\"); };\n"
+                   "destination d1 { file(\"/x//global\"); };\n"
                    "destination d2 { file(\"/r//global\" perm(0600) group(global)); };\n");
 }
 
@@ -168,4 +168,20 @@ Test(cfg_block, many_filter_blocks_in_one_expression)
   assert_same_tree(with->str, without->str);
   g_string_free(with, TRUE);
   g_string_free(without, TRUE);
+}
+
+/* syslog-ng 3.38's --preprocess-into: inside a "..." string a value
+ * written as a string literal goes in as its text (escaped for the "..."),
+ * outside one as it was written */
+Test(cfg_block, string_values_inside_and_outside_strings)
+{
+  assert_same_tree("@version: 3.38\n"
+                   "block rewrite r(p() v()) { set(\"`p`\" value(\"a\")); set(`p` value(`v`)); };\n"
+                   "rewrite r1 { r(p(\"a b\") v(\"MESSAGE\")); };\n"
+                   "rewrite r2 { r(p('q\"q') v(MESSAGE)); };\n"
+                   "rewrite r3 { r(p(abc) v(x)); };\n",
+                   "@version: 3.38\n"
+                   "rewrite r1 { set(\"a b\" value(\"a\")); set(\"a b\" value(\"MESSAGE\")); };\n"
+                   "rewrite r2 { set(\"q\\\"q\" value(\"a\")); set('q\"q' value(MESSAGE)); };\n"
+                   "rewrite r3 { set(\"abc\" value(\"a\")); set(abc value(x)); };\n");
 }
