@@ -105,8 +105,29 @@ _build_dest(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *const 
   return true;
 }
 
+/* The processor of one call of a parser or rewrite statement, or NULL
+ * with *err. */
+static LogProcessor *
+_build_processor(LogPipeline *pl, const CfgNode *stmt, const CfgNode *call, CfgObjectKind kind,
+                 const LogDriverFactory *const *factories, CfgError *err)
+{
+  const LogDriverFactory *f = _factory_find(factories, kind, call->name);
+  if (!f || !f->new_processor)
+    {
+      cfg_error_set(err, &call->loc, "%s '%s' is not supported by Sluice yet", cfg_object_kind_name(kind),
+                    call->name);
+      return NULL;
+    }
+  LogDriverContext ctx = { pl->global, pl->tree, stmt->name };
+  LogProcessor *proc = f->new_processor(call, &ctx, err);
+  if (proc)
+    proc->loc = call->loc;
+  return proc;
+}
+
 /* The processors of a parser or rewrite statement, in the order its calls
- * name them (NULL-terminated), or NULL with *err. */
+ * name them (NULL-terminated), or NULL with *err.  Its channels are not
+ * here: _compile_statement_seq runs a statement that has them. */
 static LogProcessor **
 _build_processors(LogPipeline *pl, const CfgNode *stmt, CfgObjectKind kind, const LogDriverFactory *const *factories,
                   CfgError *err)
@@ -118,19 +139,8 @@ _build_processors(LogPipeline *pl, const CfgNode *stmt, CfgObjectKind kind, cons
       const CfgNode *call = stmt->children[i];
       if (call->kind != CFG_NODE_CALL)
         continue;
-      const LogDriverFactory *f = _factory_find(factories, kind, call->name);
-      if (!f || !f->new_processor)
-        {
-          cfg_error_set(err, &call->loc, "%s '%s' is not supported by Sluice yet", cfg_object_kind_name(kind),
-                        call->name);
-          goto fail;
-        }
-      LogDriverContext ctx = { pl->global, pl->tree, stmt->name };
-      LogProcessor *proc = f->new_processor(call, &ctx, err);
-      if (!proc)
+      if (!(procs[n++] = _build_processor(pl, stmt, call, kind, factories, err)))
         goto fail;
-      proc->loc = call->loc;
-      procs[n++] = proc;
     }
   return procs;
 fail:
@@ -281,6 +291,48 @@ _compile_channels(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, const LogD
   return ok;
 }
 
+static bool _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverFactory *const *factories,
+                           CfgError *err);
+
+static bool
+_has_channel(const CfgNode *stmt)
+{
+  for (size_t i = 0; i < stmt->n_children; i++)
+    if (stmt->children[i]->kind == CFG_NODE_CHANNEL)
+      return true;
+  return false;
+}
+
+/* A parser or rewrite statement with channel {} in it (the shape of
+ * syslog-ng's SCL parsers: channel { parser {...}; filter {...}; }) runs
+ * in p as the sequence it writes: its calls as processors, each channel's
+ * elements in turn, so a filter there ends the path for what it drops and
+ * what a parser there sets goes on, as in syslog-ng. */
+static bool
+_compile_statement_seq(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, CfgObjectKind kind,
+                       const LogDriverFactory *const *factories, CfgError *err)
+{
+  for (size_t i = 0; i < stmt->n_children; i++)
+    {
+      const CfgNode *c = stmt->children[i];
+      if (c->kind == CFG_NODE_CHANNEL)
+        {
+          if (!_compile_child(pl, p, c, factories, err))
+            return false;
+          continue;
+        }
+      if (c->kind != CFG_NODE_CALL)
+        continue;
+      LogProcessor *proc = _build_processor(pl, stmt, c, kind, factories, err);
+      if (!proc)
+        return false;
+      LogProcessor **procs = calloc(2, sizeof(LogProcessor *));
+      procs[0] = proc;
+      _elem_add(p, (PathElem) { .kind = PE_PROC, .procs = procs });
+    }
+  return true;
+}
+
 /* One element of a log path body (a child of LOG, CHANNEL or BRANCH). */
 static bool
 _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverFactory *const *factories,
@@ -327,6 +379,8 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
             _elem_add(p, (PathElem) { .kind = PE_FILTER, .filter = fe });
             return true;
           }
+        if ((c->obj == CFG_OBJ_PARSER || c->obj == CFG_OBJ_REWRITE) && _has_channel(stmt))
+          return _compile_statement_seq(pl, p, stmt, c->obj, factories, err);
         if (c->obj == CFG_OBJ_PARSER || c->obj == CFG_OBJ_REWRITE)
           {
             LogProcessor **procs = _build_processors(pl, stmt, c->obj, factories, err);
