@@ -106,7 +106,8 @@ _walk(Resolver *r, CfgNode *n)
   for (size_t i = 0; i < n->n_children; i++)
     {
       CfgNode *c = n->children[i];
-      if (n->kind == CFG_NODE_LOG && c->kind == CFG_NODE_CALL)
+      /* flags() of a log path or a channel (final, fallback in a junction) */
+      if ((n->kind == CFG_NODE_LOG || n->kind == CFG_NODE_CHANNEL) && c->kind == CFG_NODE_CALL)
         {
           if (!_log_flags(r, n, c))
             return false;

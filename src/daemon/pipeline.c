@@ -306,8 +306,74 @@ _filter_passes(const FilterExpr *f, LogMsg **pmsg, bool *own)
   return filter_expr_eval_store(f, pmsg, own);
 }
 
-static bool _run_elems(LogPipeline *pl, Batch *mine, const LogPathRT *p, const LogPathRT *from, int source_id,
-                       LogMsg **pmsg, bool *own);
+static bool _run_elems_at(LogPipeline *pl, Batch *mine, const LogPathRT *p, const LogPathRT *from, size_t start,
+                          int source_id, LogMsg **pmsg, bool *own);
+
+static bool
+_run_elems(LogPipeline *pl, Batch *mine, const LogPathRT *p, const LogPathRT *from, int source_id, LogMsg **pmsg,
+           bool *own)
+{
+  return _run_elems_at(pl, mine, p, from, 0, source_id, pmsg, own);
+}
+
+/* A junction at from->elems[at] of path p, as syslog-ng runs one: each of
+ * its channels gets the message as it came; what comes out of a channel
+ * goes on through the rest of p, one message per channel that lets it
+ * through (final: no later channel gets it; fallback: only when no other
+ * took it).  The message goes no further when no channel lets it
+ * through.  When the junction ends p (app-parser()'s junction ends its
+ * parser), what the last channel to take it made of it is handed back in
+ * *pmsg, so that a branch or path around p goes on with it.  True when
+ * some continuation reached the end of p. */
+static bool
+_run_junction(LogPipeline *pl, Batch *mine, const LogPathRT *p, const LogPathRT *from, size_t at, int source_id,
+              LogMsg **pmsg, bool *own)
+{
+  const PathGroup *g = &from->elems[at].group;
+  bool last = at + 1 == from->n_elems;
+  bool taken = false, matched = false;
+  LogMsg *msg = *pmsg, *kept = NULL;
+  log_msg_write_protect(msg);
+  for (int fallback = 0; fallback < 2 && !(fallback && taken); fallback++)
+    for (size_t i = 0; i < g->n; i++)
+      {
+        const LogPathRT *ch = g->paths[i];
+        if (((ch->flags & CFG_LOG_FALLBACK) != 0) != (fallback == 1))
+          continue;
+        LogMsg *m = msg;
+        bool m_own = false;
+        bool took = _run_elems(pl, mine, ch, ch, source_id, &m, &m_own);
+        if (took)
+          {
+            taken = true;
+            if (m_own)
+              log_msg_write_protect(m);
+            if (last)
+              {
+                if (kept)
+                  log_msg_unref(kept);
+                kept = m_own ? m : log_msg_ref(m);
+                m_own = false;
+                matched = true;
+              }
+            else
+              matched |= _run_elems_at(pl, mine, p, from, at + 1, source_id, &m, &m_own);
+          }
+        if (m_own)
+          log_msg_unref(m);
+        if (took && (ch->flags & CFG_LOG_FINAL))
+          goto done;
+      }
+done:
+  if (kept)
+    {
+      if (*own)
+        log_msg_unref(msg);
+      *pmsg = kept;
+      *own = true;
+    }
+  return matched;
+}
 
 /* Whether the message of source_id comes through the source channel sub:
  * it is one of the channel's own sources. */
@@ -343,12 +409,12 @@ _run_path(LogPipeline *pl, Batch *mine, const LogPathRT *p, int source_id, LogMs
  * whether *pmsg is a reference of the caller's path; a processor or a
  * storing filter may replace *pmsg with its own copy. */
 static bool
-_run_elems(LogPipeline *pl, Batch *mine, const LogPathRT *p, const LogPathRT *from, int source_id, LogMsg **pmsg,
-           bool *own)
+_run_elems_at(LogPipeline *pl, Batch *mine, const LogPathRT *p, const LogPathRT *from, size_t start, int source_id,
+              LogMsg **pmsg, bool *own)
 {
   LogMsg *msg = *pmsg;
   bool matched = true;
-  for (size_t i = 0; matched && i < from->n_elems; i++)
+  for (size_t i = start; matched && i < from->n_elems; i++)
     {
       const PathElem *e = &from->elems[i];
       if (*own && e->kind != PE_FILTER && e->kind != PE_PROC && e->kind != PE_SOURCE_CHANNEL)
@@ -366,6 +432,12 @@ _run_elems(LogPipeline *pl, Batch *mine, const LogPathRT *p, const LogPathRT *fr
           _emit(pl, mine, g_ptr_array_index(pl->dests, e->dest), msg, p->flow || (msg->flags & LF_ACK_WRITTEN));
           break;
         case PE_GROUP:
+          if (!e->nested_logs)
+            {
+              /* a junction runs the rest of the path itself, per channel */
+              *pmsg = msg;
+              return _run_junction(pl, mine, p, from, i, source_id, pmsg, own);
+            }
           if (!_run_group(pl, mine, &e->group, source_id, &msg, false) && (p->flags & CFG_LOG_DROP_UNMATCHED))
             matched = false;
           break;

@@ -414,7 +414,17 @@ Test(pipeline, junction_channels)
                 "  channel { filter { facility(kern); }; destination(a); };"
                 "  channel { destination(b); };"
                 "}; destination(c); };",
-                lines, "a:k;b:k;b:m;c:k;c:m;");
+                lines, "a:k;b:k;b:m;c:k;c:k;c:m;");
+  /* what comes out of each channel goes on after the junction, as in
+   * syslog-ng 3.38 (checked): k twice (both channels let it through), m
+   * once; a channel's rewrite shows after the junction; nothing that no
+   * channel lets through; final stops the later channels */
+  expect_routes("log { source(s1); junction {"
+                "  channel { filter { facility(kern); }; rewrite { append(\"!\"); }; };"
+                "  channel { filter { facility(mail); }; flags(final); };"
+                "  channel { destination(b); };"
+                "}; destination(c); };",
+                lines, "c:k!;b:k;c:k;c:m;");
 }
 
 Test(pipeline, if_elif_else_and_pass_through)
