@@ -44,6 +44,7 @@ cfg_block_free(gpointer data)
   g_free(b->type);
   g_free(b->name);
   g_free(b->body);
+  g_free(b->topic);
   g_free(b);
 }
 
@@ -63,8 +64,11 @@ const CfgBlock *
 cfg_block_find_any(const CfgPre *pre, const char *name)
 {
   for (guint i = 0; pre && i < pre->blocks->len; i++)
-    if (cfg_name_equal(((const CfgBlock *) pre->blocks->pdata[i])->name, name))
-      return pre->blocks->pdata[i];
+    {
+      const CfgBlock *b = pre->blocks->pdata[i];
+      if (!b->topic && cfg_name_equal(b->name, name))
+        return pre->blocks->pdata[i];
+    }
   return NULL;
 }
 
@@ -230,6 +234,17 @@ _params(Scan *s, CfgBlock *b)
     }
 }
 
+/* "application" NAME "[" at the start of the line at p (after blanks). */
+static bool
+_starts_application(const char *p, const char *end)
+{
+  while (p < end && (*p == ' ' || *p == '\t'))
+    p++;
+  if (end - p < 12 || strncmp(p, "application", 11) != 0 || (p[11] != ' ' && p[11] != '\t'))
+    return false;
+  return memchr(p, '[', (size_t) (end - p)) != NULL;
+}
+
 /* "block" TYPE NAME "(" at the start of the line at p (after blanks). */
 static bool
 _starts_definition(const char *p, const char *end)
@@ -250,9 +265,70 @@ _starts_definition(const char *p, const char *end)
   return false;
 }
 
+/* application NAME[TOPIC] { filter {...}; parser {...}; }; kept as a
+ * CfgBlock of type "application" for app-parser() (cfg-parser.c). */
+static int
+_capture_application(CfgPre *pre, const char *file, int *line, const char **at, const char *end)
+{
+  Scan s = { pre, file, *at, end, *line, *at };
+  _skip_blank(&s);
+  s.p += 11; /* application */
+  _skip_blank(&s);
+  CfgBlock *b = g_new0(CfgBlock, 1);
+  b->params = g_array_new(FALSE, FALSE, sizeof(CfgBlockParam));
+  b->type = g_strdup("application");
+  const char *w = _word(&s);
+  b->name = g_strndup(w, (gsize) (s.p - w));
+  _skip_blank(&s);
+  bool ok = true;
+  if (!b->name[0] || s.p >= s.end || *s.p != '[')
+    ok = _fail(&s, "expected 'application NAME[TOPIC] { ... };'%s", "");
+  if (ok)
+    {
+      _advance(&s);
+      _skip_blank(&s);
+      w = _word(&s);
+      b->topic = g_strndup(w, (gsize) (s.p - w));
+      _skip_blank(&s);
+      if (!b->topic[0] || s.p >= s.end || *s.p != ']')
+        ok = _fail(&s, "expected ']' after the topic of application %s", b->name);
+      else
+        _advance(&s);
+      _skip_blank(&s);
+      if (ok && (s.p >= s.end || *s.p != '{'))
+        ok = _fail(&s, "expected '{' after the topic of application %s", b->name);
+    }
+  if (ok)
+    {
+      const char *open = s.p;
+      b->file = file;
+      b->line = s.line;
+      b->col = (int) (open - s.line_start) + 2;
+      ok = _skip_group(&s, '{', '}', "the application's body");
+      if (ok)
+        b->body = g_strndup(open + 1, (gsize) (s.p - open - 2));
+      _skip_blank(&s);
+      if (ok && (s.p >= s.end || *s.p != ';'))
+        ok = _fail(&s, "expected ';' after application %s", b->name);
+      else if (ok)
+        s.p++;
+    }
+  if (!ok)
+    {
+      cfg_block_free(b);
+      return -1;
+    }
+  g_ptr_array_add(pre->blocks, b);
+  *at = s.p;
+  *line = s.line;
+  return 1;
+}
+
 int
 cfg_block_capture(CfgPre *pre, const char *file, int *line, const char **at, const char *end)
 {
+  if (_starts_application(*at, end))
+    return _capture_application(pre, file, line, at, end);
   if (!_starts_definition(*at, end))
     return 0;
   Scan s = { pre, file, *at, end, *line, *at };

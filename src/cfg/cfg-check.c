@@ -135,6 +135,11 @@ _check_node(Checker *c, const CfgNode *n, CfgObjectKind in)
       if (!_check_expr(c, n->cond))
         return false;
       break;
+    case CFG_NODE_CHANNEL:
+    case CFG_NODE_JUNCTION:
+      /* log-path items, also inside a parser statement (app-parser()) */
+      in = CFG_OBJ_NONE;
+      break;
     case CFG_NODE_AND:
     case CFG_NODE_OR:
     case CFG_NODE_NOT:

@@ -35,6 +35,7 @@ typedef struct CfgBlock
   char *body;        /* between the braces, unsubstituted */
   const char *file;  /* interned; where the body starts */
   int line, col;
+  char *topic;       /* an application's [topic] (type "application"), else NULL */
 } CfgBlock;
 
 /* The preprocessor's result: the text and where each byte came from. */

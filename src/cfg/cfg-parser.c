@@ -218,6 +218,8 @@ _block_args(Parser *p, const CfgBlock *b, guint open, GHashTable *args, GString 
  * returns 1; 0 when they are not; -1 on error.  The token array may move:
  * callers keep no CfgToken pointer across a parse that may expand.  A filter block's
  * expansion stands as one expression: in parentheses, without its ';'. */
+static void _splice(Parser *p, guint close, GArray *toks, bool filter, const CfgLocation *loc);
+
 static int
 _expand(Parser *p, const char *type)
 {
@@ -259,13 +261,21 @@ _expand(Parser *p, const char *type)
   g_string_free(varargs, TRUE);
   if (!toks)
     return -1;
+  _splice(p, close, toks, strcmp(type, "filter") == 0, &ref);
+  return 1;
+}
 
+/* The tokens p->pos..close replaced by toks (freed), without their EOF; a
+ * filter's expansion stands in parentheses, without its trailing ';'. */
+static void
+_splice(Parser *p, guint close, GArray *toks, bool filter, const CfgLocation *loc)
+{
+  CfgLocation ref = *loc;
   for (guint i = p->pos; i <= close; i++)
     g_free(_tok(p, i)->text);
   g_array_remove_range(p->tokens, p->pos, close - p->pos + 1);
   guint n = toks->len - 1; /* without its EOF */
   g_free(g_array_index(toks, CfgToken, n).text);
-  bool filter = strcmp(type, "filter") == 0;
   while (filter && n > 0 && g_array_index(toks, CfgToken, n - 1).type == CFG_TOK_SEMI)
     g_free(g_array_index(toks, CfgToken, --n).text);
   guint at = p->pos;
@@ -279,6 +289,97 @@ _expand(Parser *p, const char *type)
     }
   g_array_insert_vals(p->tokens, at, toks->data, n);
   g_array_free(toks, TRUE);
+}
+
+/* A value as an argument wrote it, without the quotes of a string. */
+static char *
+_unquoted(const char *v)
+{
+  size_t n = strlen(v);
+  if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0])
+    return g_strndup(v + 1, n - 2);
+  return g_strdup(v);
+}
+
+/* app-parser(topic() auto-parse() auto-parse-include() auto-parse-exclude())
+ * in a parser: the applications of that topic (application NAME[TOPIC]
+ * {...}; definitions, cfg-block.c) as syslog-ng 3.38 generates them, a
+ * junction of one final channel per application (its body, then the
+ * .app.NAME tag and .app.name), and a last channel that drops what no
+ * application took.  auto-parse(no) drops everything; include and exclude
+ * pick applications whose names occur in their text, as syslog-ng does. */
+static int
+_expand_app_parser(Parser *p)
+{
+  const CfgToken *t = _peek(p, 0);
+  if (!p->pre || t->type != CFG_TOK_IDENT || !cfg_name_equal(t->text, "app-parser")
+      || _peek(p, 1)->type != CFG_TOK_LPAREN)
+    return 0;
+  static const char *const names[] = { "topic", "auto_parse", "auto_parse_include", "auto_parse_exclude" };
+  CfgBlock def = { .type = "parser", .name = "app-parser", .params = g_array_new(FALSE, FALSE, sizeof(CfgBlockParam)) };
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+    {
+      CfgBlockParam prm = { (char *) names[i], (char *) "" }; /* none mandatory: topic() is checked here */
+      g_array_append_val(def.params, prm);
+    }
+  CfgLocation ref = t->loc;
+  char where[256];
+  snprintf(where, sizeof(where), "%s:%d:%d", ref.file, ref.line, ref.col);
+  GHashTable *args = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  GString *varargs = g_string_new(NULL), *body = g_string_new(NULL);
+  guint close = 0;
+  GArray *toks = NULL;
+  if (_block_args(p, &def, p->pos + 1, args, varargs, &close, where))
+    {
+      const char *topic = g_hash_table_lookup(args, "topic");
+      const char *v;
+      char *auto_parse = _unquoted((v = g_hash_table_lookup(args, "auto_parse")) ? v : "yes");
+      char *include = (v = g_hash_table_lookup(args, "auto_parse_include")) ? _unquoted(v) : NULL;
+      char *exclude = (v = g_hash_table_lookup(args, "auto_parse_exclude")) ? _unquoted(v) : NULL;
+      char *top = topic ? _unquoted(topic) : NULL;
+      if (!top || !*top)
+        _fail_at(p, _peek(p, 0), "app-parser() requires a topic() argument");
+      else if (!cfg_name_equal(auto_parse, "yes") && !cfg_name_equal(auto_parse, "no"))
+        _fail_at(p, _peek(p, 0), "app-parser(): auto-parse() takes yes or no, got '%s'", auto_parse);
+      else
+        {
+          bool on = cfg_name_equal(auto_parse, "yes");
+          g_string_append(body, on ? "channel { junction {\n" : "");
+          for (guint i = 0; on && i < p->pre->blocks->len; i++)
+            {
+              const CfgBlock *a = p->pre->blocks->pdata[i];
+              if (!a->topic || strcmp(a->topic, top) != 0 || (include && !strstr(include, a->name))
+                  || (exclude && strstr(exclude, a->name)))
+                continue;
+              g_string_append_printf(body, "channel {\n%s\n rewrite { set-tag('.app.%s'); set('%s' value('.app.name')); };\n"
+                                           " flags(final);\n};\n",
+                                     a->body, a->name, a->name);
+            }
+          g_string_append(body, "channel { filter { tags('.app.doesnotexist'); }; flags(final); };\n");
+          g_string_append(body, on ? "}; };\n" : "");
+          def.body = body->str;
+          def.file = ref.file;
+          def.line = ref.line;
+          def.col = ref.col;
+          GHashTable *none = g_hash_table_new(g_str_hash, g_str_equal);
+          CfgPre *exp = g_new0(CfgPre, 1);
+          if (cfg_block_expand(p->pre, &def, none, "", &ref, exp))
+            toks = cfg_lex(exp, p->err);
+          g_ptr_array_add(p->expansions, exp);
+          g_hash_table_destroy(none);
+        }
+      g_free(auto_parse);
+      g_free(include);
+      g_free(exclude);
+      g_free(top);
+    }
+  g_array_free(def.params, TRUE);
+  g_hash_table_destroy(args);
+  g_string_free(varargs, TRUE);
+  g_string_free(body, TRUE);
+  if (!toks)
+    return -1;
+  _splice(p, close, toks, false, &ref);
   return 1;
 }
 
@@ -573,6 +674,8 @@ _body(Parser *p, CfgNode *node, CfgObjectKind obj)
     {
       _skip_semis(p);
       int rc = block_type ? _expand(p, block_type) : 0;
+      if (rc == 0 && obj == CFG_OBJ_PARSER)
+        rc = _expand_app_parser(p);
       if (rc < 0)
         return false;
       if (rc > 0)
