@@ -33,7 +33,7 @@ void uniqid_set_enabled(bool on);
  * (the caller commits it). */
 void uniqid_stop(void);
 
-/* This host's id ($HOSTID). */
+/* This host's id ($HOSTID); its first use puts it in the persist file. */
 uint32_t uniqid_host_id(void);
 
 extern atomic_bool uniqid_enabled;

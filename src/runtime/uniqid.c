@@ -19,6 +19,7 @@ atomic_bool uniqid_enabled;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static PersistStore *store;
 static uint32_t host_id;
+static atomic_bool host_saved; /* host_id is in the store (or there is no store) */
 static uint64_t next_free = 1; /* the first id no thread has taken */
 static uint64_t mark;          /* no id at or past it was handed out; the store has it */
 
@@ -68,16 +69,16 @@ uniqid_start(PersistStore *s)
   store = s;
   uint8_t buf[PERSIST_MAX_VALUE];
   size_t len = sizeof(buf);
-  if (s && persist_store_get(s, KEY_HOST_ID, buf, &len) && len == 4)
+  /* a new host id goes into the store when it is first used: a daemon
+   * that never shows it writes no persist file for it */
+  bool found = s && persist_store_get(s, KEY_HOST_ID, buf, &len) && len == 4;
+  if (found)
     memcpy(&host_id, buf, 4);
   else
-    {
-      while (host_id == 0)
-        if (getrandom(&host_id, sizeof(host_id), 0) != sizeof(host_id))
-          host_id = (uint32_t) g_random_int();
-      if (s)
-        persist_store_set(s, KEY_HOST_ID, &host_id, sizeof(host_id));
-    }
+    while (host_id == 0)
+      if (getrandom(&host_id, sizeof(host_id), 0) != sizeof(host_id))
+        host_id = (uint32_t) g_random_int();
+  atomic_store(&host_saved, found || !s);
   len = sizeof(buf);
   if (s && persist_store_get(s, KEY_NEXT, buf, &len) && len == 8 && _get_u64(buf) > 0)
     next_free = _get_u64(buf);
@@ -88,6 +89,8 @@ uniqid_start(PersistStore *s)
 void
 uniqid_set_enabled(bool on)
 {
+  if (on)
+    (void) uniqid_host_id();
   atomic_store_explicit(&uniqid_enabled, on, memory_order_relaxed);
 }
 
@@ -123,5 +126,13 @@ uniqid_stop(void)
 uint32_t
 uniqid_host_id(void)
 {
+  if (__builtin_expect(!atomic_load_explicit(&host_saved, memory_order_relaxed), 0))
+    {
+      pthread_mutex_lock(&lock);
+      if (!atomic_load(&host_saved) && store)
+        persist_store_set(store, KEY_HOST_ID, &host_id, sizeof(host_id));
+      atomic_store(&host_saved, true);
+      pthread_mutex_unlock(&lock);
+    }
   return host_id;
 }
