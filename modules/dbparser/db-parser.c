@@ -143,6 +143,14 @@ _setup(DbParser *self, const DbParserOptions *o, const CfgNode *call, const LogD
       g_free(error);
       return false;
     }
+  if (pdb_correlates(self->db))
+    {
+      const CfgNode *opt = cfg_option_given(call, "file");
+      cfg_error_set(err, opt ? &opt->loc : &call->loc,
+                    "db-parser(): %s: rules with contexts or actions need correlation, which is not supported yet",
+                    o->file);
+      return false;
+    }
   self->drop_unmatched = o->drop_unmatched;
   return true;
 }

@@ -7,4 +7,8 @@
 
 extern const LogDriverFactory db_parser_factory;
 
+/* $(context-length) and $(context-values) (context-funcs.c); called by
+ * modules_register_template_functions(). */
+void dbparser_register_template_functions(void);
+
 #endif
