@@ -58,7 +58,8 @@ typedef struct CorrEmitter
 {
   CorrEmitFunc emit;
   void *emitter;
-  const PatternDb *db;
+  CorrRuleLookup lookup;
+  const void *rules;
 } CorrEmitter;
 
 typedef struct RateLimit
@@ -77,7 +78,8 @@ struct CorrState
   CorrContext *wheel[CORR_WHEEL_SLOTS];
   int64_t wheel_now;     /* the last second the wheel has handled */
   GArray *emitters;      /* CorrEmitter */
-  const PatternDb *db;   /* the first emitter's; NULL: timers wait */
+  const void *rules;     /* the first emitter's; NULL: timers wait */
+  CorrRuleLookup lookup;
   atomic_uint_fast64_t n_contexts, contexts_dropped, queue_dropped, messages_dropped, emitted, expired;
 };
 
@@ -98,7 +100,8 @@ typedef struct CorrItem
   LogMsg *msg;
   void *emitter;
   CorrEmitFunc emit;
-  const PatternDb *db;
+  CorrRuleLookup lookup;
+  const void *rules;
   bool *done;
 } CorrItem;
 
@@ -319,16 +322,21 @@ _apply(const PdbAction *a, GPtrArray *ctx_msgs, LogMsg *m)
 
 /* ---- actions ------------------------------------------------------------ */
 
+/* A filter on a context: its last message, with ${name}@N reaching back. */
+static bool
+_condition_expr(const FilterExpr *f, GPtrArray *msgs)
+{
+  LogTemplateContext prev =
+    log_template_context_set((LogTemplateContext) { (const LogMsg *const *) msgs->pdata, msgs->len });
+  bool ok = filter_expr_eval(f, g_ptr_array_index(msgs, msgs->len - 1));
+  log_template_context_set(prev);
+  return ok;
+}
+
 static bool
 _condition(const PdbAction *a, GPtrArray *msgs)
 {
-  if (!a->condition)
-    return true;
-  LogTemplateContext prev =
-    log_template_context_set((LogTemplateContext) { (const LogMsg *const *) msgs->pdata, msgs->len });
-  bool ok = filter_expr_eval(a->condition, g_ptr_array_index(msgs, msgs->len - 1));
-  log_template_context_set(prev);
-  return ok;
+  return !a->condition || _condition_expr(a->condition, msgs);
 }
 
 /* syslog-ng's token bucket: rate tokens per rate_quantum seconds, per rule,
@@ -522,12 +530,18 @@ _handle_msg(CorrState *s, const PdbRule *rule, LogMsg *msg, void *emitter)
   _wheel_start(s, now);
   _wheel_link(s, c, MAX(now + rule->context_timeout, s->wheel_now + 1));
   _run_actions(s, rule, PDB_TRIGGER_MATCH, c, NULL, e, now);
+  if (rule->close_when && c->msgs->len && _condition_expr(rule->close_when, c->msgs))
+    {
+      /* grouping-by(trigger()): the context closes now, as at its timeout */
+      _run_actions(s, rule, PDB_TRIGGER_TIMEOUT, c, NULL, e, now);
+      _context_close(s, c);
+    }
 }
 
 static void
 _expire(CorrState *s, CorrContext *c, int64_t now)
 {
-  const PdbRule *rule = s->db ? pdb_rule_by_id(s->db, c->rule_id) : NULL;
+  const PdbRule *rule = s->rules ? s->lookup(s->rules, c->rule_id) : NULL;
   if (rule && c->msgs->len)
     _run_actions(s, rule, PDB_TRIGGER_TIMEOUT, c, NULL, c->emitter, now);
   atomic_fetch_add(&s->expired, 1);
@@ -538,7 +552,7 @@ _expire(CorrState *s, CorrContext *c, int64_t now)
 static void
 _tick(CorrState *s, int64_t now)
 {
-  if (!s->db)
+  if (!s->rules)
     return;
   _wheel_start(s, now);
   if (now <= s->wheel_now)
@@ -561,20 +575,22 @@ _tick(CorrState *s, int64_t now)
 }
 
 static void
-_attach(CorrState *s, const PatternDb *db, CorrEmitFunc emit, void *emitter)
+_attach(CorrState *s, CorrRuleLookup lookup, const void *rules, CorrEmitFunc emit, void *emitter)
 {
-  CorrEmitter e = { emit, emitter, db };
+  CorrEmitter e = { emit, emitter, lookup, rules };
   g_array_append_val(s->emitters, e);
-  if (s->db == g_array_index(s->emitters, CorrEmitter, 0).db)
+  const CorrEmitter *first = &g_array_index(s->emitters, CorrEmitter, 0);
+  if (s->rules == first->rules)
     return;
-  s->db = g_array_index(s->emitters, CorrEmitter, 0).db;
+  s->rules = first->rules;
+  s->lookup = first->lookup;
   /* a reload: contexts go on under the rules that keep their ids */
   GHashTableIter it;
   gpointer k, v;
   GPtrArray *gone = g_ptr_array_new();
   g_hash_table_iter_init(&it, s->contexts);
   while (g_hash_table_iter_next(&it, &k, &v))
-    if (!pdb_rule_by_id(s->db, ((CorrContext *) v)->rule_id))
+    if (!s->lookup(s->rules, ((CorrContext *) v)->rule_id))
       g_ptr_array_add(gone, v);
   for (guint i = 0; i < gone->len; i++)
     _context_close(s, g_ptr_array_index(gone, i));
@@ -590,7 +606,9 @@ _detach(CorrState *s, void *emitter)
         g_array_remove_index(s->emitters, i);
         break;
       }
-  s->db = s->emitters->len ? g_array_index(s->emitters, CorrEmitter, 0).db : NULL;
+  const CorrEmitter *first = s->emitters->len ? &g_array_index(s->emitters, CorrEmitter, 0) : NULL;
+  s->rules = first ? first->rules : NULL;
+  s->lookup = first ? first->lookup : NULL;
 }
 
 static void
@@ -619,7 +637,7 @@ _handle(CorrItem *it)
       _handle_msg(it->state, it->rule, it->msg, it->emitter);
       break;
     case CI_ATTACH:
-      _attach(it->state, it->db, it->emit, it->emitter);
+      _attach(it->state, it->lookup, it->rules, it->emit, it->emitter);
       break;
     case CI_DETACH:
       _detach(it->state, it->emitter);
@@ -790,9 +808,10 @@ corr_state_unref(CorrState *s)
 }
 
 void
-corr_state_attach(CorrState *s, const PatternDb *db, CorrEmitFunc emit, void *emitter)
+corr_state_attach(CorrState *s, CorrRuleLookup lookup, const void *rules, CorrEmitFunc emit, void *emitter)
 {
-  _command((CorrItem) { .kind = CI_ATTACH, .state = s, .db = db, .emit = emit, .emitter = emitter });
+  _command((CorrItem) { .kind = CI_ATTACH, .state = s, .lookup = lookup, .rules = rules, .emit = emit,
+                        .emitter = emitter });
 }
 
 void

@@ -60,10 +60,14 @@ CorrState *corr_state_get(const char *name, size_t max_contexts);
  * actions.  Main thread, after corr_state_detach. */
 void corr_state_unref(CorrState *s);
 
-/* Attach an emitter, with the database whose rules timeouts look up (by id:
- * contexts whose rule id is not in db are closed).  Returns once the thread
- * has done it.  Main thread. */
-void corr_state_attach(CorrState *s, const PatternDb *db, CorrEmitFunc emit, void *emitter);
+/* How timeouts find a context's rule by its id in the rules of the first
+ * emitter attached (db-parser(): pdb_rule_by_id on its PatternDb). */
+typedef const PdbRule *(*CorrRuleLookup)(const void *rules, const char *id);
+
+/* Attach an emitter, with the rules timeouts look up (by id: contexts whose
+ * rule id is not in them are closed).  Returns once the thread has done
+ * it.  Main thread. */
+void corr_state_attach(CorrState *s, CorrRuleLookup lookup, const void *rules, CorrEmitFunc emit, void *emitter);
 /* Handle everything submitted before, then detach emitter.  Once no
  * emitter is attached timeouts wait (a reload) until one is.  Returns
  * once done: emit is not called for emitter afterwards. */

@@ -134,7 +134,7 @@ _db_start(LogProcessor *p, char **error)
   (void) error;
   DbParser *self = (DbParser *) p;
   if (self->corr)
-    corr_state_attach(self->corr, self->db, _db_emit, self);
+    corr_state_attach(self->corr, pdb_rule_lookup, self->db, _db_emit, self);
   return true;
 }
 

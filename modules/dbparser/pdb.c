@@ -164,6 +164,12 @@ pdb_rule_by_id(const PatternDb *db, const char *id)
   return g_hash_table_lookup(db->by_id, id);
 }
 
+const PdbRule *
+pdb_rule_lookup(const void *db, const char *id)
+{
+  return pdb_rule_by_id(db, id);
+}
+
 bool
 pdb_correlates(const PatternDb *db)
 {

@@ -84,6 +84,9 @@ typedef struct PdbRule
   PdbScope scope;
   GPtrArray *actions;  /* PdbAction */
   GPtrArray *examples; /* PdbExample */
+  /* grouping-by(trigger()): after a message is added, the context closes
+   * (its timeout actions run) when this passes on it; NULL: never */
+  struct FilterExpr *close_when;
 } PdbRule;
 
 /* True when a match of rule needs the correlation thread: it has a
@@ -93,6 +96,9 @@ pdb_rule_correlates(const PdbRule *r)
 {
   return r->context_id || r->actions->len;
 }
+
+/* pdb_rule_by_id for a CorrRuleLookup (rules: the PatternDb). */
+const PdbRule *pdb_rule_lookup(const void *db, const char *id);
 
 /* Every rule, in file order. */
 const GPtrArray *pdb_rules(const PatternDb *db);

@@ -107,7 +107,7 @@ Test(correlation, timeout_fires_at_its_second_and_moves_with_each_message)
 {
   PatternDb *db = _db("login");
   CorrState *s = corr_state_get("t1", 100);
-  corr_state_attach(s, db, _emit, db);
+  corr_state_attach(s, pdb_rule_lookup, db, _emit, db);
   _at(100);
   _send(s, db, "1", "login ann");
   _at(104);
@@ -132,7 +132,7 @@ Test(correlation, timeouts_of_a_long_silence_all_fire)
 {
   PatternDb *db = _db("login");
   CorrState *s = corr_state_get("t2", 100);
-  corr_state_attach(s, db, _emit, db);
+  corr_state_attach(s, pdb_rule_lookup, db, _emit, db);
   _at(100);
   _send(s, db, "1", "login a");
   _send(s, db, "2", "login b");
@@ -147,7 +147,7 @@ Test(correlation, rate_limit_refills_over_its_period)
 {
   PatternDb *db = _db("login");
   CorrState *s = corr_state_get("t3", 100);
-  corr_state_attach(s, db, _emit, db);
+  corr_state_attach(s, pdb_rule_lookup, db, _emit, db);
   _at(100);
   for (int i = 0; i < 5; i++)
     _send(s, db, "1", "ping x");
@@ -172,21 +172,21 @@ Test(correlation, reattach_keeps_contexts_whose_rule_id_stays)
 {
   PatternDb *db = _db("login");
   CorrState *s = corr_state_get("t4", 100);
-  corr_state_attach(s, db, _emit, db);
+  corr_state_attach(s, pdb_rule_lookup, db, _emit, db);
   _at(100);
   _send(s, db, "1", "login a");
   corr_state_detach(s, db);
   _at(200); /* detached: timers wait */
   cr_assert_eq(emitted->len, 0);
   PatternDb *same = _db("login");
-  corr_state_attach(s, same, _emit, same);
+  corr_state_attach(s, pdb_rule_lookup, same, _emit, same);
   _at(201);
   cr_assert_eq(emitted->len, 1, "the kept context fires once its rules are back");
   cr_assert_str_eq(g_ptr_array_index(emitted, 0), "timeout a n=2");
   _send(s, same, "1", "login b");
   corr_state_detach(s, same);
   PatternDb *renamed = _db("login2");
-  corr_state_attach(s, renamed, _emit, renamed);
+  corr_state_attach(s, pdb_rule_lookup, renamed, _emit, renamed);
   CorrCounters c;
   corr_state_counters(s, &c);
   cr_assert_eq(c.contexts, 0, "a context whose rule id went must close");
@@ -203,7 +203,7 @@ Test(correlation, open_contexts_and_their_messages_are_bounded)
 {
   PatternDb *db = _db("login");
   CorrState *s = corr_state_get("t5", 3);
-  corr_state_attach(s, db, _emit, db);
+  corr_state_attach(s, pdb_rule_lookup, db, _emit, db);
   _at(100);
   for (int i = 0; i < 5; i++)
     {
@@ -253,7 +253,7 @@ Test(correlation, memory_per_open_context)
 {
   PatternDb *db = _db("login");
   CorrState *s = corr_state_get("t6", 100000);
-  corr_state_attach(s, db, _emit, db);
+  corr_state_attach(s, pdb_rule_lookup, db, _emit, db);
   _at(100);
   _send(s, db, "0", "login warmup");
   corr_sync();
@@ -294,4 +294,35 @@ Test(correlation, memory_per_open_context)
   corr_state_detach(s, db);
   corr_state_unref(s);
   pdb_free(db);
+}
+
+/* ---- grouping-by() options -------------------------------------------- */
+
+#include "../parser-test.h"
+#include "dbparser/dbparser.h"
+
+#define GB(opts) "parser p { grouping-by(" opts "); };"
+
+Test(correlation, grouping_by_options_and_refusals)
+{
+  LogProcessor *p = pt_new(&grouping_by_factory,
+                           GB("key(\"$PID\") scope(host) where(program(\"app\")) having(\"$(context-length)\" > 1) "
+                              "trigger(message(\"END\")) timeout(5) inject-mode(aggregate-only) "
+                              "aggregate(value(\"a\" \"$x\") value(\"b\" \"$y\") tags(\"t1\" \"t2\") "
+                              "inherit-mode(last-message))"));
+  /* where() refuses: with aggregate-only the message leaves the path */
+  LogMsg *m = pt_msg("<13>Nov 22 10:00:00 h other[1]: x", false);
+  cr_assert_not(pt_run(p, &m));
+  log_msg_unref(m);
+  pt_free(p);
+  pt_assert_error(&grouping_by_factory, GB("timeout(5)"), "grouping-by() needs key()");
+  pt_assert_error(&grouping_by_factory, GB("key(\"$PID\")"), "grouping-by() needs timeout()");
+  pt_assert_error(&grouping_by_factory, GB("key(\"$PID\") timeout(5) inject-mode(internal)"),
+                  "inject-mode(internal) is not supported yet");
+  pt_assert_error(&grouping_by_factory, GB("key(\"$PID\") timeout(5) sort-key(\"$SEQNUM\")"),
+                  "sort-key() is not supported yet");
+  pt_assert_error(&grouping_by_factory, GB("key(\"$PID\") timeout(5) aggregate(value(\"a\"))"),
+                  "aggregate(value()) takes a name and a template");
+  pt_assert_error(&grouping_by_factory, GB("key(\"$PID\") timeout(5) scope(planet)"), "scope");
+  pt_assert_error(&grouping_by_factory, GB("key(\"$PID\") timeout(0)"), "timeout");
 }

@@ -513,7 +513,7 @@ Test(dbparser, parser_options_and_drop_unmatched)
   g_free(conf);
 
   conf = g_strdup_printf("parser p { db-parser(file('%s') inject-mode(aggregate-only)); };", path);
-  pt_assert_error(F, conf, "correlation, which is not supported yet");
+  pt_assert_error(F, conf, "inject-mode(aggregate-only) is not supported yet (pass-through is)");
   g_free(conf);
   pt_assert_error(F, "parser p { db-parser(); };", "needs file(");
   pt_assert_error(F, "parser p { db-parser(file('/nonexistent/x.xml')); };", "/nonexistent/x.xml");
