@@ -114,6 +114,7 @@ _rule_free(void *p)
   log_template_unref(r->context_id);
   g_ptr_array_free(r->actions, TRUE);
   g_ptr_array_free(r->examples, TRUE);
+  g_ptr_array_free(r->patterns, TRUE);
   g_free(r);
 }
 
@@ -511,6 +512,7 @@ _start_rule(Loader *l, const char **an, const char **av, GError **error)
   r->values = g_array_new(FALSE, FALSE, sizeof(PdbValue));
   r->actions = g_ptr_array_new_with_free_func(_action_free);
   r->examples = g_ptr_array_new_with_free_func(_example_free);
+  r->patterns = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(l->db->all_rules, r);
   if (!g_hash_table_contains(l->db->by_id, r->id))
     g_hash_table_insert(l->db->by_id, r->id, r);
@@ -888,6 +890,7 @@ _text(GMarkupParseContext *ctx, const char *text, gsize len, gpointer data, GErr
       {
         PendingPattern pp = { g_strdup(t), l->rule, _where(l) };
         g_array_append_val(l->pending, pp);
+        g_ptr_array_add(l->rule->patterns, g_strdup(t));
         break;
       }
     case S_VALUE:

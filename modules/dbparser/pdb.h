@@ -84,6 +84,7 @@ typedef struct PdbRule
   PdbScope scope;
   GPtrArray *actions;  /* PdbAction */
   GPtrArray *examples; /* PdbExample */
+  GPtrArray *patterns; /* char *: the rule's message patterns as written (pdbtool dictionary) */
   /* grouping-by(trigger()): after a message is added, the context closes
    * (its timeout actions run) when this passes on it; NULL: never */
   struct FilterExpr *close_when;
