@@ -371,7 +371,9 @@ _action_condition(Loader *l, PdbAction *a, const char *cond, GError **error)
   a->condition_tree = cfg_parse_string(name, text, strlen(text), &opts, &cerr);
   g_free(text);
   g_free(name);
-  if (a->condition_tree)
+  /* the text must be an expression and nothing else: a condition that
+   * closes the filter and goes on ("1 }; ...") is refused */
+  if (a->condition_tree && a->condition_tree->root->n_children == 1)
     {
       CfgNode *def = cfg_tree_lookup(a->condition_tree, CFG_OBJ_FILTER, "f");
       if (def)

@@ -396,6 +396,35 @@ Test(dbparser, bad_correlation_is_refused_with_the_rule_named)
                           TAIL, "unexpected <bogus>");
 }
 
+/* Hostile rule files: numbers past their bounds, a condition that tries to
+ * break out of its filter or read the environment or other files, a second
+ * <message>; each is refused with the rule named, nothing is loaded. */
+Test(dbparser, hostile_correlation_attributes_are_refused)
+{
+  _assert_load_error(HEAD "<rule id='r' context-timeout='99999999999999999999'/>" TAIL, "rule r: bad context-timeout");
+  _assert_load_error(HEAD "<rule id='r' context-timeout='-1'/>" TAIL, "rule r: bad context-timeout");
+  _assert_load_error(HEAD "<rule id='r'><actions><action rate='4294967296/1'><message/></action></actions></rule>" TAIL,
+                     "rule r: bad action rate");
+  _assert_load_error(HEAD "<rule id='r'><actions><action rate='1/0'><message/></action></actions></rule>" TAIL,
+                     "rule r: bad action rate");
+  _assert_load_error(HEAD "<rule id='r'><actions><action rate='3/x'><message/></action></actions></rule>" TAIL,
+                     "rule r: bad action rate");
+  _assert_load_error(HEAD "<rule id='r'><actions><action condition=\"'a' eq 'a' }; destination d { file('/tmp/x'); }; "
+                          "filter g { 'b' eq 'b'\"><message/></action></actions></rule>" TAIL,
+                     "rule r: bad action condition");
+  _assert_load_error(HEAD "<rule id='r'><actions><action condition='`HOME` eq \"x\"'><message/></action></actions>"
+                          "</rule>" TAIL,
+                     "rule r: bad action condition");
+  _assert_load_error(HEAD "<rule id='r'><actions><action condition='filter(f_other)'><message/></action></actions>"
+                          "</rule>" TAIL,
+                     "rule r: bad action condition");
+  _assert_load_error(HEAD "<rule id='r'><actions><action><message/><message/></action></actions></rule>" TAIL,
+                     "rule r: an <action> holds one <message>");
+  _assert_load_error(HEAD "<rule id='r'><actions><action><message inherit-properties='maybe'/></action></actions>"
+                          "</rule>" TAIL,
+                     "rule r: bad inherit-properties 'maybe'");
+}
+
 Test(dbparser, versions_3_to_6_and_no_version)
 {
   static const char *const heads[] = { "<patterndb version='3'>", "<patterndb version='4'>",
