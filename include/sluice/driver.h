@@ -148,8 +148,8 @@ typedef struct LogProcessorOps
   void (*stop)(LogProcessor *p);
   /* Optional: the processor's own counters, one call of row each
    * (instance and type as in syslog-ng's stats rows). */
-  void (*stats)(LogProcessor *p, void (*row)(void *ud, const char *instance, const char *type, uint64_t value),
-                void *ud);
+  void (*stats)(LogProcessor *p,
+                void (*row)(void *ud, const char *instance, const char *type, uint64_t value), void *ud);
 } LogProcessorOps;
 
 /* A parser (kv-parser(), json-parser(), ...) or rewrite rule (set(),

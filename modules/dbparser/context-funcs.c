@@ -19,8 +19,8 @@
 #include <glib.h>
 
 static void
-_length_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
-             GString *out)
+_length_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg,
+             const LogTemplateOptions *opts, GString *out)
 {
   (void) state, (void) argc, (void) args, (void) msg, (void) opts;
   LogTemplateContext ctx = log_template_context_get();
@@ -52,8 +52,8 @@ _list_item(GString *out, const char *s, size_t len, bool first)
 }
 
 static void
-_values_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
-             GString *out)
+_values_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg,
+             const LogTemplateOptions *opts, GString *out)
 {
   (void) state;
   LogTemplateContext ctx = log_template_context_get();

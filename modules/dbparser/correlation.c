@@ -395,8 +395,8 @@ _emit(CorrState *s, int emitter, LogMsg *m)
 /* Run rule's actions of trigger.  ctx: the context (NULL: none, then the
  * triggering message and the new one make the context, as in syslog-ng). */
 static void
-_run_actions(CorrState *s, const PdbRule *rule, PdbTrigger trigger, CorrContext *ctx, LogMsg *msg, int emitter,
-             int64_t now)
+_run_actions(CorrState *s, const PdbRule *rule, PdbTrigger trigger, CorrContext *ctx, LogMsg *msg,
+             int emitter, int64_t now)
 {
   for (guint i = 0; i < rule->actions->len; i++)
     {

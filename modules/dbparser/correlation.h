@@ -67,7 +67,8 @@ typedef const PdbRule *(*CorrRuleLookup)(const void *rules, const char *id);
 /* Attach an emitter, with the rules timeouts look up (by id: contexts whose
  * rule id is not in them are closed).  Returns once the thread has done
  * it.  Main thread. */
-void corr_state_attach(CorrState *s, CorrRuleLookup lookup, const void *rules, CorrEmitFunc emit, void *emitter);
+void corr_state_attach(CorrState *s, CorrRuleLookup lookup, const void *rules, CorrEmitFunc emit,
+                       void *emitter);
 /* Handle everything submitted before, then detach emitter.  Once no
  * emitter is attached timeouts wait (a reload) until one is.  Returns
  * once done: emit is not called for emitter afterwards. */

@@ -165,7 +165,8 @@ _stop(LogProcessor *p)
 }
 
 static void
-_stats(LogProcessor *p, void (*row)(void *ud, const char *instance, const char *type, uint64_t value), void *ud)
+_stats(LogProcessor *p, void (*row)(void *ud, const char *instance, const char *type, uint64_t value),
+       void *ud)
 {
   GroupingBy *self = (GroupingBy *) p;
   CorrCounters c;
@@ -239,7 +240,8 @@ _setup(GroupingBy *self, const GroupingOptions *o, const CfgNode *call, CfgError
   if (o->inject_mode == 2)
     {
       cfg_error_set(err, _where_given(call, "inject-mode"),
-                    "grouping-by(): inject-mode(internal) is not supported yet (pass-through and aggregate-only are)");
+                    "grouping-by(): inject-mode(internal) is not supported yet "
+                    "(pass-through and aggregate-only are)");
       return false;
     }
   if (o->sort_key)
@@ -252,7 +254,8 @@ _setup(GroupingBy *self, const GroupingOptions *o, const CfgNode *call, CfgError
   self->rule.context_id = log_template_compile(o->key, &e);
   if (!self->rule.context_id)
     {
-      cfg_error_set(err, _where_given(call, "key"), "grouping-by(): bad key() \"%s\": %s", o->key, e ? e : "?");
+      cfg_error_set(err, _where_given(call, "key"), "grouping-by(): bad key() \"%s\": %s", o->key,
+                    e ? e : "?");
       g_free(e);
       return false;
     }
@@ -300,7 +303,8 @@ _new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   self->rule.examples = g_ptr_array_new();
   self->rule.tags = g_array_new(FALSE, FALSE, sizeof(LogTagId));
   self->rule.values = g_array_new(FALSE, FALSE, sizeof(PdbValue));
-  bool ok = cfg_options_apply(grouping_options, call, &o, "grouping-by()", err) && _setup(self, &o, call, err);
+  bool ok =
+    cfg_options_apply(grouping_options, call, &o, "grouping-by()", err) && _setup(self, &o, call, err);
   cfg_options_free(grouping_options, &o);
   if (!ok)
     {

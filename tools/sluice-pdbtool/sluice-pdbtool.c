@@ -435,6 +435,7 @@ main(int argc, char **argv)
     return _merge(argc - 2, argv + 2);
   if (strcmp(verb, "dictionary") == 0)
     return _dictionary(argc - 2, argv + 2);
-  fprintf(stderr, "sluice-pdbtool: unknown command '%s' (match, test, merge and dictionary are built)\n", verb);
+  fprintf(stderr, "sluice-pdbtool: unknown command '%s' (match, test, merge and dictionary are built)\n",
+          verb);
   return 2;
 }

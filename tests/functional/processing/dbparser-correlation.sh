@@ -26,7 +26,9 @@ for who in sluice sng; do
 options { keep-hostname(yes); };
 source s { tcp(ip(127.0.0.1) port($port)); };
 parser p { db-parser(file("$data/correlation.xml")); };
-destination d { file("$work/$who.out" template("\$HOST \$PROGRAM[\$PID] pri=\$PRI \$MESSAGE tags=\$TAGS\n")); };
+destination d {
+  file("$work/$who.out" template("\$HOST \$PROGRAM[\$PID] pri=\$PRI \$MESSAGE tags=\$TAGS\n"));
+};
 log { source(s); parser(p); destination(d); };
 EOF2
 done
@@ -62,7 +64,9 @@ sleep 1
 stop_sluice
 norm() {
   awk '{ i = index($0, " tags="); t = substr($0, i + 6); k = split(t, a, ",");
-         for (x = 1; x <= k; x++) for (y = x + 1; y <= k; y++) if (a[y] < a[x]) { s = a[x]; a[x] = a[y]; a[y] = s }
+         for (x = 1; x <= k; x++)
+           for (y = x + 1; y <= k; y++)
+             if (a[y] < a[x]) { s = a[x]; a[x] = a[y]; a[y] = s }
          o = ""; for (x = 1; x <= k; x++) o = o (x > 1 ? "," : "") a[x];
          print substr($0, 1, i + 5) o }' "$1" | sort
 }
@@ -74,6 +78,8 @@ if ! diff "$work/sng.sorted" "$work/sluice.sorted" >"$work/diff"; then
 fi
 [ "$(wc -l <"$work/sluice.out")" -eq "$n" ] || fail "expected $n lines, got $(wc -l <"$work/sluice.out")"
 grep -q "TIMEOUT user=bob n=2" "$work/sluice.out" || fail "bob's context did not time out"
-[ "$(grep -c PONG "$work/sluice.out")" -eq 2 ] || fail "rate='2/60' let $(grep -c PONG "$work/sluice.out") through"
-grep -q "CLOSED alice from 10.0.0.1 a0=logout alice n=3" "$work/sluice.out" || fail "alice's session not closed"
+pongs=$(grep -c PONG "$work/sluice.out" || true)
+[ "$pongs" -eq 2 ] || fail "rate='2/60' let $pongs through"
+grep -q "CLOSED alice from 10.0.0.1 a0=logout alice n=3" "$work/sluice.out" ||
+  fail "alice's session not closed"
 echo "dbparser-correlation: $n lines as syslog-ng 3.38 makes them (contexts, timeouts, rate limits)"

@@ -72,7 +72,9 @@ sleep 2.5 # nothing more may come (pid 3)
 stop_sluice
 norm() {
   awk '{ i = index($0, " tags="); t = substr($0, i + 6); k = split(t, a, ",");
-         for (x = 1; x <= k; x++) for (y = x + 1; y <= k; y++) if (a[y] < a[x]) { s = a[x]; a[x] = a[y]; a[y] = s }
+         for (x = 1; x <= k; x++)
+           for (y = x + 1; y <= k; y++)
+             if (a[y] < a[x]) { s = a[x]; a[x] = a[y]; a[y] = s }
          o = ""; for (x = 1; x <= k; x++) o = o (x > 1 ? "," : "") a[x];
          print substr($0, 1, i + 5) o }' "$1" | sort
 }

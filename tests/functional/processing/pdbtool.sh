@@ -12,8 +12,8 @@ tool=$1
 need_syslog_ng
 data=$(cd "$(dirname "$0")/data" && pwd)
 pdbtool() {
-  LD_LIBRARY_PATH=$sng/usr/lib/syslog-ng "$sng/usr/bin/pdbtool" "$@" --module-path="$sng/usr/lib/syslog-ng/3.38" \
-    2>/dev/null
+  LD_LIBRARY_PATH=$sng/usr/lib/syslog-ng "$sng/usr/bin/pdbtool" "$@" \
+    --module-path="$sng/usr/lib/syslog-ng/3.38" 2>/dev/null
 }
 
 cat >"$work/ok.xml" <<'XML'
@@ -39,14 +39,18 @@ for m in "Accepted password for bob from 10.0.0.1" "Failed publickey for eve" "n
   sorted <"$work/got.raw" >"$work/got"
   diff "$work/want" "$work/got" || fail "match '$m' differs from pdbtool's"
 done
-"$tool" match -p "$work/ok.xml" -P sshd -M "nothing like it" >/dev/null && fail "match without a match exits 0"
-"$tool" match -p "$work/ok.xml" -P sshd -M "Failed x for y" >/dev/null || fail "match with a match exits non-zero"
+"$tool" match -p "$work/ok.xml" -P sshd -M "nothing like it" >/dev/null &&
+  fail "match without a match exits 0"
+"$tool" match -p "$work/ok.xml" -P sshd -M "Failed x for y" >/dev/null ||
+  fail "match with a match exits non-zero"
 
-"$tool" test "$work/ok.xml" >"$work/test.out" 2>&1 || fail "test fails on good examples: $(cat "$work/test.out")"
+"$tool" test "$work/ok.xml" >"$work/test.out" 2>&1 ||
+  fail "test fails on good examples: $(cat "$work/test.out")"
 grep -q "2 examples, all passed" "$work/test.out" || fail "test did not run both examples"
 st=0; "$tool" test "$work/bad.xml" >"$work/test.out" 2>&1 || st=$?
 [ $st -ne 0 ] || fail "test passes a wrong example"
-grep -q "Wrong match name='user', value='eve', expected='mallory'" "$work/test.out" || fail "no mismatch named"
+grep -q "Wrong match name='user', value='eve', expected='mallory'" "$work/test.out" ||
+  fail "no mismatch named"
 st=0; pdbtool test "$work/bad.xml" >/dev/null || st=$?
 [ $st -ne 0 ] || fail "syslog-ng's pdbtool passes the wrong example (the test is wrong)"
 "$tool" test -r acc "$work/bad.xml" >/dev/null 2>&1 || fail "test -r acc ran the other rule's example"
@@ -62,7 +66,8 @@ echo "not a pattern file" >"$work/dir/ignored.txt"
 "$tool" merge -D "$work/dir" -p "$work/merged.xml" || fail "merge failed"
 "$tool" match -p "$work/merged.xml" -P sshd -M "Failed password for eve" | grep -q "rule_id=fail" ||
   fail "the merged file lost a rule"
-[ "$("$tool" test "$work/merged.xml" 2>&1 | grep -c "^Testing")" -ge 2 ] || fail "the merged file lost examples"
+[ "$("$tool" test "$work/merged.xml" 2>&1 | grep -c "^Testing")" -ge 2 ] ||
+  fail "the merged file lost examples"
 echo "junk" >"$work/dir/c.pdb"
 "$tool" merge -D "$work/dir" -p "$work/merged2.xml" 2>/dev/null && fail "merge took a file that does not load"
 echo "pdbtool: match, test, dictionary and merge as syslog-ng 3.38's pdbtool"

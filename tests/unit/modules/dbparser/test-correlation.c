@@ -54,16 +54,16 @@ _teardown(void)
 
 TestSuite(correlation, .init = _setup, .fini = _teardown);
 
-#define RULES                                                                                                  \
-  "<patterndb version='4'><ruleset name='r' id='1'><pattern>sshd</pattern><rules>"                              \
-  "<rule id='%s' context-id='s-$user' context-timeout='5'>"                                                    \
-  "<patterns><pattern>login @ANYSTRING:user@</pattern></patterns>"                                             \
-  "<actions><action trigger='timeout'><message><values>"                                                       \
-  "<value name='MESSAGE'>timeout ${user}@1 n=$(context-length)</value></values></message></action></actions>" \
-  "</rule>"                                                                                                    \
-  "<rule id='ping'><patterns><pattern>ping @ANYSTRING:who@</pattern></patterns>"                               \
-  "<actions><action rate='2/10'><message><values><value name='MESSAGE'>pong ${who}@1</value></values>"         \
-  "</message></action></actions></rule>"                                                                       \
+#define RULES                                                                                  \
+  "<patterndb version='4'><ruleset name='r' id='1'><pattern>sshd</pattern><rules>"              \
+  "<rule id='%s' context-id='s-$user' context-timeout='5'>"                                    \
+  "<patterns><pattern>login @ANYSTRING:user@</pattern></patterns>"                             \
+  "<actions><action trigger='timeout'><message><values>"                                       \
+  "<value name='MESSAGE'>timeout ${user}@1 n=$(context-length)</value></values></message>"     \
+  "</action></actions></rule>"                                                                 \
+  "<rule id='ping'><patterns><pattern>ping @ANYSTRING:who@</pattern></patterns>"               \
+  "<actions><action rate='2/10'><message><values>"                                             \
+  "<value name='MESSAGE'>pong ${who}@1</value></values></message></action></actions></rule>"   \
   "</rules></ruleset></patterndb>"
 
 static PatternDb *
@@ -87,7 +87,8 @@ _send(CorrState *s, PatternDb *db, const char *pid, const char *message)
   log_msg_set_value(msg, LM_V_PID, pid, -1);
   log_msg_set_value(msg, LM_V_MESSAGE, message, -1);
   const PdbRule *rule;
-  cr_assert(pdb_process_rule(db, &msg, "sshd", 4, message, strlen(message), &rule), "%s did not match", message);
+  cr_assert(pdb_process_rule(db, &msg, "sshd", 4, message, strlen(message), &rule), "%s did not match",
+            message);
   cr_assert(pdb_rule_correlates(rule));
   log_msg_write_protect(msg);
   cr_assert(corr_submit(s, rule, msg, db));
@@ -224,7 +225,8 @@ Test(correlation, open_contexts_and_their_messages_are_bounded)
   bool capped = false;
   for (guint i = 0; i < emitted->len; i++)
     capped |= strstr(g_ptr_array_index(emitted, i), "n=1001") != NULL;
-  cr_assert(capped, "the long context keeps %d messages, and the new one makes n=1001", CORR_CONTEXT_MAX_MESSAGES);
+  cr_assert(capped, "the long context keeps %d messages, and the new one makes n=1001",
+            CORR_CONTEXT_MAX_MESSAGES);
   corr_state_detach(s, db);
   corr_state_unref(s);
   pdb_free(db);
@@ -310,7 +312,8 @@ Test(correlation, memory_per_open_context)
 Test(correlation, grouping_by_options_and_refusals)
 {
   LogProcessor *p = pt_new(&grouping_by_factory,
-                           GB("key(\"$PID\") scope(host) where(program(\"app\")) having(\"$(context-length)\" > 1) "
+                           GB("key(\"$PID\") scope(host) where(program(\"app\")) "
+                              "having(\"$(context-length)\" > 1) "
                               "trigger(message(\"END\")) timeout(5) inject-mode(aggregate-only) "
                               "aggregate(value(\"a\" \"$x\") value(\"b\" \"$y\") tags(\"t1\" \"t2\") "
                               "inherit-mode(last-message))"));

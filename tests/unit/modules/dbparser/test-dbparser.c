@@ -334,9 +334,11 @@ Test(dbparser, correlation_attributes_actions_and_examples_are_loaded)
   PatternDb *db = _load(HEAD "<rule id='login' context-id='$user' context-timeout='30' context-scope='host'>"
                              "<patterns><pattern>login @ESTRING:user: @</pattern></patterns>"
                              "<actions><action trigger='timeout' condition=\"'${user}' ne 'root'\" rate='2/10'>"
-                             "<message inherit-mode='context'><values><value name='MESSAGE'>gone $user</value>"
+                             "<message inherit-mode='context'><values><value name='MESSAGE'>gone $user"
+                             "</value>"
                              "<value name='n'>$(context-length)</value></values><tags><tag>t1</tag></tags>"
-                             "</message></action><action><message inherit-properties='TRUE'/></action></actions>"
+                             "</message></action><action><message inherit-properties='TRUE'/></action>"
+                             "</actions>"
                              "<examples><example><test_message program='prog'>login bob x</test_message>"
                              "<test_values><test_value name='user'>bob</test_value></test_values></example>"
                              "</examples></rule>"
@@ -377,22 +379,27 @@ Test(dbparser, bad_correlation_is_refused_with_the_rule_named)
   _assert_load_error(HEAD "<rule id='s' context-scope='planet'/>" TAIL, "rule s: unknown context-scope 'planet'");
   _assert_load_error(HEAD "<rule id='t' context-timeout='soon'/>" TAIL, "rule t: bad context-timeout 'soon'");
   _assert_load_error(HEAD "<rule id='c' context-id='$(nosuchfunc)'/>" TAIL, "rule c: bad context-id");
-  _assert_load_error(HEAD "<rule id='a'><actions><action trigger='later'><message/></action></actions></rule>" TAIL,
+  _assert_load_error(HEAD "<rule id='a'><actions><action trigger='later'><message/></action></actions>"
+                          "</rule>" TAIL,
                      "rule a: unknown action trigger 'later'");
-  _assert_load_error(HEAD "<rule id='a'><actions><action rate='0/5'><message/></action></actions></rule>" TAIL,
+  _assert_load_error(HEAD "<rule id='a'><actions><action rate='0/5'><message/></action></actions>"
+                          "</rule>" TAIL,
                      "rule a: bad action rate '0/5'");
   _assert_load_error(HEAD "<rule id='a'><actions><action condition='nosuch(x)'><message/></action></actions>"
                           "</rule>" TAIL,
                      "rule a: bad action condition 'nosuch(x)'");
   _assert_load_error(HEAD "<rule id='a'><actions><action/></actions></rule>" TAIL,
                      "rule a: an <action> without its <message>");
-  _assert_load_error(HEAD "<rule id='a'><actions><action><message inherit-mode='all'/></action></actions></rule>"
+  _assert_load_error(HEAD "<rule id='a'><actions><action><message inherit-mode='all'/></action></actions>"
+                          "</rule>"
                           TAIL, "rule a: unknown inherit-mode 'all'");
-  _assert_load_error(HEAD "<rule id='a'><actions><action trigger='timeout'><message/></action></actions></rule>"
+  _assert_load_error(HEAD "<rule id='a'><actions><action trigger='timeout'><message/></action></actions>"
+                          "</rule>"
                           TAIL, "rule a: an action with trigger='timeout' needs the rule's context-id");
   _assert_load_error(HEAD "<rule id='a' context-id='x'><actions><action><create-context/></action></actions>"
                           "</rule>" TAIL, "rule a: <create-context> actions are not supported yet");
-  _assert_load_error(HEAD "<rule id='a'><actions><action><message><bogus/></message></action></actions></rule>"
+  _assert_load_error(HEAD "<rule id='a'><actions><action><message><bogus/></message></action></actions>"
+                          "</rule>"
                           TAIL, "unexpected <bogus>");
 }
 
@@ -401,26 +408,33 @@ Test(dbparser, bad_correlation_is_refused_with_the_rule_named)
  * <message>; each is refused with the rule named, nothing is loaded. */
 Test(dbparser, hostile_correlation_attributes_are_refused)
 {
-  _assert_load_error(HEAD "<rule id='r' context-timeout='99999999999999999999'/>" TAIL, "rule r: bad context-timeout");
+  _assert_load_error(HEAD "<rule id='r' context-timeout='99999999999999999999'/>" TAIL,
+                     "rule r: bad context-timeout");
   _assert_load_error(HEAD "<rule id='r' context-timeout='-1'/>" TAIL, "rule r: bad context-timeout");
-  _assert_load_error(HEAD "<rule id='r'><actions><action rate='4294967296/1'><message/></action></actions></rule>" TAIL,
+  _assert_load_error(HEAD "<rule id='r'><actions><action rate='4294967296/1'><message/></action>"
+                          "</actions></rule>" TAIL,
                      "rule r: bad action rate");
-  _assert_load_error(HEAD "<rule id='r'><actions><action rate='1/0'><message/></action></actions></rule>" TAIL,
+  _assert_load_error(HEAD "<rule id='r'><actions><action rate='1/0'><message/></action></actions>"
+                          "</rule>" TAIL,
                      "rule r: bad action rate");
-  _assert_load_error(HEAD "<rule id='r'><actions><action rate='3/x'><message/></action></actions></rule>" TAIL,
+  _assert_load_error(HEAD "<rule id='r'><actions><action rate='3/x'><message/></action></actions>"
+                          "</rule>" TAIL,
                      "rule r: bad action rate");
-  _assert_load_error(HEAD "<rule id='r'><actions><action condition=\"'a' eq 'a' }; destination d { file('/tmp/x'); }; "
-                          "filter g { 'b' eq 'b'\"><message/></action></actions></rule>" TAIL,
+  _assert_load_error(HEAD "<rule id='r'><actions><action condition=\"'a' eq 'a' }; "
+                          "destination d { file('/tmp/x'); }; filter g { 'b' eq 'b'\"><message/></action></actions></rule>" TAIL,
                      "rule r: bad action condition");
-  _assert_load_error(HEAD "<rule id='r'><actions><action condition='`HOME` eq \"x\"'><message/></action></actions>"
+  _assert_load_error(HEAD "<rule id='r'><actions><action condition='`HOME` eq \"x\"'><message/></action>"
+                          "</actions>"
                           "</rule>" TAIL,
                      "rule r: bad action condition");
-  _assert_load_error(HEAD "<rule id='r'><actions><action condition='filter(f_other)'><message/></action></actions>"
+  _assert_load_error(HEAD "<rule id='r'><actions><action condition='filter(f_other)'><message/></action>"
+                          "</actions>"
                           "</rule>" TAIL,
                      "rule r: bad action condition");
   _assert_load_error(HEAD "<rule id='r'><actions><action><message/><message/></action></actions></rule>" TAIL,
                      "rule r: an <action> holds one <message>");
-  _assert_load_error(HEAD "<rule id='r'><actions><action><message inherit-properties='maybe'/></action></actions>"
+  _assert_load_error(HEAD "<rule id='r'><actions><action><message inherit-properties='maybe'/></action>"
+                          "</actions>"
                           "</rule>" TAIL,
                      "rule r: bad inherit-properties 'maybe'");
 }
@@ -431,7 +445,8 @@ Test(dbparser, versions_3_to_6_and_no_version)
                                        "<patterndb version='5'>", "<patterndb version='6'>", "<patterndb>" };
   for (size_t i = 0; i < G_N_ELEMENTS(heads); i++)
     {
-      char *xml = g_strconcat(heads[i], "<ruleset><rules><rule id='a'><patterns><pattern>x</pattern></patterns>"
+      char *xml = g_strconcat(heads[i], "<ruleset><rules><rule id='a'><patterns><pattern>x</pattern>"
+                                        "</patterns>"
                                         "</rule></rules></ruleset></patterndb>",
                               NULL);
       PatternDb *db = _load(xml);
