@@ -32,6 +32,7 @@
 
 #include <glib.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,7 @@ struct CorrState
   const void *rules;     /* the first emitter's; NULL: timers wait */
   CorrRuleLookup lookup;
   atomic_uint_fast64_t n_contexts, contexts_dropped, queue_dropped, messages_dropped, emitted, expired;
+  uint64_t told[3]; /* the drop counters when last logged (the thread's) */
 };
 
 typedef enum
@@ -548,6 +550,24 @@ _expire(CorrState *s, CorrContext *c, int64_t now)
   _context_close(s, c);
 }
 
+/* Once a second: a warning for what was dropped since the last one (from
+ * this thread only: a worker that logged its own drops could feed them
+ * back through internal() into the same full queue). */
+static void
+_tell_drops(CorrState *s)
+{
+  uint64_t now[3] = { atomic_load(&s->contexts_dropped), atomic_load(&s->queue_dropped),
+                      atomic_load(&s->messages_dropped) };
+  if (now[0] == s->told[0] && now[1] == s->told[1] && now[2] == s->told[2])
+    return;
+  char n[3][24];
+  for (int i = 0; i < 3; i++)
+    snprintf(n[i], sizeof(n[i]), "%" G_GUINT64_FORMAT, (guint64) (now[i] - s->told[i]));
+  sluice_log(SLUICE_LOG_WARNING, "Correlation dropped messages", "name", s->name, "contexts_not_opened", n[0],
+             "queue_full", n[1], "context_full", n[2], NULL);
+  memcpy(s->told, now, sizeof(now));
+}
+
 /* Run the wheel of s up to now (not while no database is attached). */
 static void
 _tick(CorrState *s, int64_t now)
@@ -656,6 +676,7 @@ _thread_main(void *arg)
   (void) arg;
   CorrItem batch[CORR_BATCH];
   GPtrArray *snapshot = g_ptr_array_new();
+  int64_t last_told = 0;
   pthread_mutex_lock(&lock);
   while (running || ring_len)
     {
@@ -682,6 +703,12 @@ _thread_main(void *arg)
       int64_t now = _now_sec();
       for (guint i = 0; i < snapshot->len; i++)
         _tick(g_ptr_array_index(snapshot, i), now);
+      if (now != last_told)
+        {
+          for (guint i = 0; i < snapshot->len; i++)
+            _tell_drops(g_ptr_array_index(snapshot, i));
+          last_told = now;
+        }
 
       pthread_mutex_lock(&lock);
       if (signal)

@@ -3,8 +3,9 @@
 # db-parser() correlation across reloads: a context opened before a reload
 # is closed after it by a rule of the same id, with every message it held;
 # a reload whose file renames the rule drops the contexts of the old id;
-# max-contexts() bounds the open contexts and the parser's counters
-# (sluice-ctl stats) say how many are open and how many were not opened.
+# max-contexts() bounds the open contexts, the parser's counters
+# (sluice-ctl stats) say how many are open and how many were not opened,
+# and a warning in the log says so too.
 # Usage: dbparser-correlation-reload.sh SLUICE SLUICE-CTL
 . "$(dirname "$0")/../lib.sh"
 sluice=$1 ctl=$2
@@ -75,5 +76,6 @@ while [ "$(counter contexts_dropped)" != 2 ]; do
   i=$((i + 1)); [ $i -lt 50 ] || fail "contexts_dropped is '$(counter contexts_dropped)', not 2"; sleep 0.1
 done
 [ "$(counter contexts)" = 3 ] || fail "max-contexts(3) let '$(counter contexts)' open"
+wait_log "Correlation dropped messages.*contexts_not_opened='2'"
 stop_sluice
 echo "dbparser-correlation-reload: contexts kept across a reload, dropped with their rule, bounded"
