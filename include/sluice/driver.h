@@ -148,6 +148,10 @@ typedef struct LogProcessorOps
   void (*stop)(LogProcessor *p);
   /* Optional: the processor's own counters, one call of row each
    * (instance and type as in syslog-ng's stats rows). */
+  /* Optional: called on an I/O worker at the end of each read (with the
+   * pipeline's own batches, log_pipeline_flush), to pass on what the
+   * processor holds for another thread. */
+  void (*flush)(LogProcessor *p);
   void (*stats)(LogProcessor *p,
                 void (*row)(void *ud, const char *instance, const char *type, uint64_t value), void *ud);
 } LogProcessorOps;

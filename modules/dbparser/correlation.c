@@ -3,7 +3,9 @@
  * The correlation thread (correlation.h).
  *
  * One thread for the process, started with the first CorrState and joined
- * with the last.  Workers push onto a bounded ring under one mutex; the
+ * with the last.  Workers keep what they submit in a batch of their own
+ * and push it at the end of each read (corr_flush, from the pipeline's
+ * flush) onto a bounded ring under one mutex; other threads push at once.  The
  * thread takes up to CORR_BATCH items per lock, handles them, then runs
  * the timers of every state up to the clock's current second.  It sleeps
  * until the next second or the next item, so timeouts fire while no
@@ -29,6 +31,7 @@
 #include "sluice/internal-log.h"
 #include "sluice/template.h"
 #include "sluice/timeutil.h"
+#include "sluice/worker.h"
 
 #include <glib.h>
 #include <pthread.h>
@@ -847,18 +850,52 @@ corr_state_detach(CorrState *s, void *emitter)
   _command((CorrItem) { .kind = CI_DETACH, .state = s, .emitter = emitter });
 }
 
+/* An I/O worker's messages wait here until the end of its read
+ * (corr_flush) or until CORR_BATCH of them do: one lock per batch. */
+static _Thread_local struct
+{
+  CorrItem items[CORR_BATCH];
+  size_t n;
+} local;
+
+static void
+_drop(CorrItem *it)
+{
+  atomic_fetch_add(&it->state->queue_dropped, 1);
+  log_msg_unref(it->msg);
+}
+
+void
+corr_flush(void)
+{
+  if (!local.n)
+    return;
+  size_t i = 0;
+  pthread_mutex_lock(&lock);
+  for (; i < local.n && _push_locked(&local.items[i], false); i++)
+    ;
+  pthread_mutex_unlock(&lock);
+  for (; i < local.n; i++)
+    _drop(&local.items[i]);
+  local.n = 0;
+}
+
 bool
 corr_submit(CorrState *s, const PdbRule *rule, LogMsg *msg, void *emitter)
 {
   CorrItem it = { .kind = CI_MSG, .state = s, .rule = rule, .msg = msg, .emitter = emitter };
+  if (worker_current())
+    {
+      local.items[local.n++] = it;
+      if (local.n == CORR_BATCH)
+        corr_flush();
+      return true;
+    }
   pthread_mutex_lock(&lock);
   bool ok = _push_locked(&it, false);
   pthread_mutex_unlock(&lock);
   if (!ok)
-    {
-      atomic_fetch_add(&s->queue_dropped, 1);
-      log_msg_unref(msg);
-    }
+    _drop(&it);
   return ok;
 }
 

@@ -76,9 +76,14 @@ void corr_state_detach(CorrState *s, void *emitter);
 
 /* From any thread: correlate msg (a reference of the caller's, which is
  * taken over; write-protect it first) that matched rule (of the emitter's
- * database, alive until the emitter's detach returns).  Returns false when
- * the queue was full (msg released, counted). */
+ * database, alive until the emitter's detach returns).  On an I/O worker
+ * it waits in the worker's batch until corr_flush (up to 256); elsewhere
+ * it is queued at once and false means the queue was full (msg released,
+ * counted; a batch's overflow is counted the same way). */
 bool corr_submit(CorrState *s, const PdbRule *rule, LogMsg *msg, void *emitter);
+
+/* Queue this worker's batch (the end of a read: LogProcessorOps.flush). */
+void corr_flush(void);
 
 /* Wait until the thread has handled everything submitted before and run
  * its timers at the current clock (tests, sluice-pdbtool). */

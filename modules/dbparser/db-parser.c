@@ -164,7 +164,17 @@ _db_stats(LogProcessor *p, void (*row)(void *ud, const char *instance, const cha
   row(ud, inst, "emitted", c.emitted);
 }
 
-static const LogProcessorOps db_ops = { _db_process, _db_free, _db_start, _db_stop, _db_stats };
+static void
+_db_flush(LogProcessor *p)
+{
+  (void) p;
+  corr_flush();
+}
+
+static const LogProcessorOps db_ops = {
+  .process = _db_process, .free = _db_free, .start = _db_start, .stop = _db_stop, .flush = _db_flush,
+  .stats = _db_stats,
+};
 
 static bool
 _setup(DbParser *self, const DbParserOptions *o, const CfgNode *call, const LogDriverContext *ctx,

@@ -179,7 +179,16 @@ _stats(LogProcessor *p, void (*row)(void *ud, const char *instance, const char *
   row(ud, self->corr_name, "emitted", c.emitted);
 }
 
-static const LogProcessorOps grouping_ops = { _process, _free, _start, _stop, _stats };
+static void
+_flush(LogProcessor *p)
+{
+  (void) p;
+  corr_flush();
+}
+
+static const LogProcessorOps grouping_ops = {
+  .process = _process, .free = _free, .start = _start, .stop = _stop, .flush = _flush, .stats = _stats,
+};
 
 static const CfgLocation *
 _where_given(const CfgNode *call, const char *name)

@@ -129,6 +129,7 @@ struct LogPipeline
   GHashTable *dyn_carried;   /* the replaced configuration's, until start */
   PersistStore *persist;     /* the daemon's, for LogSourceEnv; NULL: none */
   bool procs_started;        /* between the processors' start and stop */
+  GPtrArray *flush_procs;    /* processors with a flush op (read-only while running) */
 };
 
 /* Call fn on every processor of every path (pipeline.c). */

@@ -110,6 +110,8 @@ log_pipeline_free(LogPipeline *pl)
   free(pl->received);
   free(pl->stamps);
   stats_dyn_free(pl->dyn);
+  if (pl->flush_procs)
+    g_ptr_array_free(pl->flush_procs, TRUE);
   if (pl->dyn_carried)
     g_hash_table_unref(pl->dyn_carried);
   free(pl);
@@ -503,6 +505,13 @@ _proc_start(LogProcessor *p, void *ud)
 }
 
 static void
+_proc_flush_add(LogProcessor *p, void *ud)
+{
+  if (p->ops->flush)
+    g_ptr_array_add(ud, p);
+}
+
+static void
 _proc_stop(LogProcessor *p, void *ud)
 {
   (void) ud;
@@ -527,6 +536,11 @@ log_pipeline_flush(LogPipeline *pl)
   Batch *mine = _worker_batches(pl, _my_worker(pl));
   if (!mine)
     return;
+  for (guint i = 0; pl->flush_procs && i < pl->flush_procs->len; i++)
+    {
+      LogProcessor *proc = g_ptr_array_index(pl->flush_procs, i);
+      proc->ops->flush(proc);
+    }
   for (guint d = 0; d < pl->drivers->len; d++)
     if (mine[d].n)
       {
@@ -699,6 +713,11 @@ log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
    * (a failed one stops those before it: stop is safe on all of them) */
   ProcStart ps = { error, true };
   pl->procs_started = true;
+  if (!pl->flush_procs)
+    {
+      pl->flush_procs = g_ptr_array_new();
+      _each_proc(&pl->top, _proc_flush_add, pl->flush_procs);
+    }
   _each_proc(&pl->top, _proc_start, &ps);
   if (!ps.ok)
     {
