@@ -29,6 +29,7 @@
 
 #include "sluice/filter.h"
 #include "sluice/internal-log.h"
+#include "sluice/scratch.h"
 #include "sluice/template.h"
 #include "sluice/timeutil.h"
 #include "sluice/worker.h"
@@ -852,11 +853,23 @@ corr_state_detach(CorrState *s, void *emitter)
 
 /* An I/O worker's messages wait here until the end of its read
  * (corr_flush) or until CORR_BATCH of them do: one lock per batch. */
-static _Thread_local struct
+typedef struct LocalBatch
 {
   CorrItem items[CORR_BATCH];
   size_t n;
-} local;
+} LocalBatch;
+
+/* allocated on a worker's first submit (every thread would carry it as
+ * static thread-local storage), freed when the thread ends */
+static _Thread_local LocalBatch *local;
+
+static void
+_local_free(void *p)
+{
+  (void) p;
+  g_free(local);
+  local = NULL;
+}
 
 static void
 _drop(CorrItem *it)
@@ -868,16 +881,16 @@ _drop(CorrItem *it)
 void
 corr_flush(void)
 {
-  if (!local.n)
+  if (!local || !local->n)
     return;
   size_t i = 0;
   pthread_mutex_lock(&lock);
-  for (; i < local.n && _push_locked(&local.items[i], false); i++)
+  for (; i < local->n && _push_locked(&local->items[i], false); i++)
     ;
   pthread_mutex_unlock(&lock);
-  for (; i < local.n; i++)
-    _drop(&local.items[i]);
-  local.n = 0;
+  for (; i < local->n; i++)
+    _drop(&local->items[i]);
+  local->n = 0;
 }
 
 bool
@@ -886,8 +899,13 @@ corr_submit(CorrState *s, const PdbRule *rule, LogMsg *msg, void *emitter)
   CorrItem it = { .kind = CI_MSG, .state = s, .rule = rule, .msg = msg, .emitter = emitter };
   if (worker_current())
     {
-      local.items[local.n++] = it;
-      if (local.n == CORR_BATCH)
+      if (!local)
+        {
+          local = g_new0(LocalBatch, 1);
+          scratch_at_exit(_local_free, NULL);
+        }
+      local->items[local->n++] = it;
+      if (local->n == CORR_BATCH)
         corr_flush();
       return true;
     }
