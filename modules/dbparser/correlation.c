@@ -48,10 +48,20 @@
 
 typedef struct CorrContext CorrContext;
 
+/* A context's (or rate limit's) key: scope values and text, each with its
+ * length before it.  Looked up from one scratch key of the thread's, so a
+ * message that finds its context allocates nothing for it. */
+typedef struct CorrKey
+{
+  guint hash;
+  uint32_t len;
+  guint8 data[];
+} CorrKey;
+
 struct CorrContext
 {
   CorrContext *prev, *next; /* the wheel slot's list */
-  GBytes *key;
+  CorrKey *key;
   char *rule_id;   /* the rule of its last message (rules are found by id) */
   int64_t expires; /* second of the state's clock */
   GPtrArray *msgs; /* LogMsg *, oldest first */
@@ -78,8 +88,8 @@ struct CorrState
   char *name;
   int refs;              /* main thread only */
   size_t max_contexts;
-  GHashTable *contexts;  /* GBytes key -> CorrContext */
-  GHashTable *rates;     /* GBytes key -> RateLimit */
+  GHashTable *contexts;  /* CorrKey -> CorrContext */
+  GHashTable *rates;     /* CorrKey -> RateLimit */
   CorrContext *wheel[CORR_WHEEL_SLOTS];
   int64_t wheel_now;     /* the last second the wheel has handled */
   GArray *emitters;      /* CorrEmitter */
@@ -170,7 +180,7 @@ _context_free(CorrContext *c)
   for (guint i = 0; i < c->msgs->len; i++)
     log_msg_unref(g_ptr_array_index(c->msgs, i));
   g_ptr_array_free(c->msgs, TRUE);
-  g_bytes_unref(c->key);
+  g_free(c->key);
   g_free(c->rule_id);
   g_free(c->host);
   g_free(c->program);
@@ -188,14 +198,6 @@ _context_close(CorrState *s, CorrContext *c)
   _context_free(c);
 }
 
-static void
-_key_part(GByteArray *key, const char *v, size_t len)
-{
-  uint32_t l = (uint32_t) len;
-  g_byte_array_append(key, (const guint8 *) &l, sizeof(l));
-  g_byte_array_append(key, (const guint8 *) v, (guint) len);
-}
-
 static const char *
 _value(const LogMsg *msg, NVHandle h, size_t *len)
 {
@@ -205,23 +207,72 @@ _value(const LogMsg *msg, NVHandle h, size_t *len)
   return v;
 }
 
-/* The scope's values of msg and the text (prefix) into key. */
-static GBytes *
+static guint
+_key_hash(gconstpointer k)
+{
+  return ((const CorrKey *) k)->hash;
+}
+
+static gboolean
+_key_equal(gconstpointer a, gconstpointer b)
+{
+  const CorrKey *x = a, *y = b;
+  return x->hash == y->hash && x->len == y->len && memcmp(x->data, y->data, x->len) == 0;
+}
+
+static CorrKey *scratch_key; /* the correlation thread's */
+static size_t scratch_cap;
+
+static void
+_key_put(size_t *at, const void *p, size_t len)
+{
+  if (*at + len > scratch_cap)
+    {
+      while (*at + len > scratch_cap)
+        scratch_cap = scratch_cap ? scratch_cap * 2 : 256;
+      scratch_key = g_realloc(scratch_key, sizeof(CorrKey) + scratch_cap);
+    }
+  memcpy(scratch_key->data + *at, p, len);
+  *at += len;
+}
+
+static void
+_key_part(size_t *at, const char *v, size_t len)
+{
+  uint32_t l = (uint32_t) len;
+  _key_put(at, &l, sizeof(l));
+  _key_put(at, v, len);
+}
+
+/* The scope's values of msg and the text into the thread's scratch key
+ * (valid until the next call; _key_dup keeps one). */
+static const CorrKey *
 _make_key(PdbScope scope, const LogMsg *msg, const char *text, size_t text_len)
 {
-  GByteArray *key = g_byte_array_sized_new(64);
+  size_t at = 0;
   guint8 sc = (guint8) scope;
-  g_byte_array_append(key, &sc, 1);
+  _key_put(&at, &sc, 1);
   static const NVHandle parts[] = { LM_V_HOST, LM_V_PROGRAM, LM_V_PID };
   int n = scope == PDB_SCOPE_PROCESS ? 3 : scope == PDB_SCOPE_PROGRAM ? 2 : scope == PDB_SCOPE_HOST ? 1 : 0;
   for (int i = 0; i < n; i++)
     {
       size_t len;
       const char *v = _value(msg, parts[i], &len);
-      _key_part(key, v, len);
+      _key_part(&at, v, len);
     }
-  _key_part(key, text, text_len);
-  return g_byte_array_free_to_bytes(key);
+  _key_part(&at, text, text_len);
+  guint h = 5381;
+  for (size_t i = 0; i < at; i++)
+    h = h * 33 + scratch_key->data[i];
+  scratch_key->hash = h;
+  scratch_key->len = (uint32_t) at;
+  return scratch_key;
+}
+
+static CorrKey *
+_key_dup(const CorrKey *k)
+{
+  return g_memdup2(k, sizeof(CorrKey) + k->len);
 }
 
 /* ---- the messages actions make --------------------------------------------- */
@@ -356,7 +407,7 @@ _rate_allows(CorrState *s, const PdbRule *rule, const PdbAction *a, const LogMsg
   int tl = snprintf(text, sizeof(text), "%s:%d", rule->id, a->id);
   if (tl < 0 || (size_t) tl >= sizeof(text))
     tl = (int) sizeof(text) - 1;
-  GBytes *key = _make_key(rule->scope, msg, text, (size_t) tl);
+  const CorrKey *key = _make_key(rule->scope, msg, text, (size_t) tl);
   RateLimit *rl = g_hash_table_lookup(s->rates, key);
   if (!rl)
     {
@@ -365,11 +416,10 @@ _rate_allows(CorrState *s, const PdbRule *rule, const PdbAction *a, const LogMsg
       rl = g_new0(RateLimit, 1);
       rl->last = now;
       rl->tokens = a->rate;
-      g_hash_table_insert(s->rates, key, rl);
+      g_hash_table_insert(s->rates, _key_dup(key), rl);
     }
   else
     {
-      g_bytes_unref(key);
       int64_t gained = (now - rl->last) * (int64_t) a->rate / (int64_t) a->rate_quantum;
       if (gained > 0)
         {
@@ -486,21 +536,20 @@ _handle_msg(CorrState *s, const PdbRule *rule, LogMsg *msg, void *emitter)
   GString *id = log_template_scratch_get(LOG_TEMPLATE_SCRATCH_PARSERS + 2);
   g_string_truncate(id, 0);
   log_template_format(rule->context_id, msg, NULL, id);
-  GBytes *key = _make_key(rule->scope, msg, id->str, id->len);
+  const CorrKey *key = _make_key(rule->scope, msg, id->str, id->len);
   CorrContext *c = g_hash_table_lookup(s->contexts, key);
   if (!c)
     {
       if (g_hash_table_size(s->contexts) >= s->max_contexts)
         {
           atomic_fetch_add(&s->contexts_dropped, 1);
-          g_bytes_unref(key);
           /* no context: the match actions still run, on the message alone */
           _run_actions(s, rule, PDB_TRIGGER_MATCH, NULL, msg, e, now);
           log_msg_unref(msg);
           return;
         }
       c = g_new0(CorrContext, 1);
-      c->key = key;
+      c->key = _key_dup(key);
       c->msgs = g_ptr_array_new();
       size_t len;
       const char *v = _value(msg, LM_V_HOST, &len);
@@ -513,10 +562,7 @@ _handle_msg(CorrState *s, const PdbRule *rule, LogMsg *msg, void *emitter)
       atomic_fetch_add(&s->n_contexts, 1);
     }
   else
-    {
-      g_bytes_unref(key);
-      _wheel_unlink(s, c);
-    }
+    _wheel_unlink(s, c);
   if (c->msgs->len < CORR_CONTEXT_MAX_MESSAGES)
     g_ptr_array_add(c->msgs, msg);
   else
@@ -733,6 +779,9 @@ _thread_main(void *arg)
     }
   pthread_mutex_unlock(&lock);
   g_ptr_array_free(snapshot, TRUE);
+  g_free(scratch_key);
+  scratch_key = NULL;
+  scratch_cap = 0;
   return NULL;
 }
 
@@ -794,8 +843,8 @@ corr_state_get(const char *name, size_t max_contexts)
   s->name = g_strdup(name);
   s->refs = 1;
   s->max_contexts = max_contexts;
-  s->contexts = g_hash_table_new(g_bytes_hash, g_bytes_equal);
-  s->rates = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref, g_free);
+  s->contexts = g_hash_table_new(_key_hash, _key_equal);
+  s->rates = g_hash_table_new_full(_key_hash, _key_equal, g_free, g_free);
   s->emitters = g_array_new(FALSE, FALSE, sizeof(CorrEmitter));
   g_hash_table_insert(states, s->name, s);
   pthread_mutex_lock(&lock);
