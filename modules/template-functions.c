@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The template functions the modules provide, registered in one call. */
 #include "basicfuncs/basicfuncs.h"
+#include "dbparser/dbparser.h"
 #include "json/json-module.h"
 #include "modules.h"
 
@@ -13,6 +14,7 @@ _register(void)
 {
   basicfuncs_register_template_functions();
   json_register_template_functions();
+  dbparser_register_template_functions();
 }
 
 void

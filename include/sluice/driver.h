@@ -137,6 +137,24 @@ typedef struct LogProcessorOps
    * path (a parser that did not match), true to go on. */
   bool (*process)(LogProcessor *p, LogMsg **pmsg);
   void (*free)(LogProcessor *p);
+  /* Optional, for a processor that makes messages of its own on another
+   * thread (db-parser()'s correlation).  start runs on the main thread
+   * once the destinations run and before any source starts; from then on
+   * the processor may pass what it makes to log_pipeline_inject().  stop
+   * runs after the sources stopped and the workers pushed what they held,
+   * before the destinations stop or hand their queues over; once it
+   * returns the processor injects nothing more.  start returns false with
+   * *error (g_free) when it cannot run. */
+  bool (*start)(LogProcessor *p, char **error);
+  void (*stop)(LogProcessor *p);
+  /* Optional: the processor's own counters, one call of row each
+   * (instance and type as in syslog-ng's stats rows). */
+  /* Optional: called on an I/O worker at the end of each read (with the
+   * pipeline's own batches, log_pipeline_flush), to pass on what the
+   * processor holds for another thread. */
+  void (*flush)(LogProcessor *p);
+  void (*stats)(LogProcessor *p,
+                void (*row)(void *ud, const char *instance, const char *type, uint64_t value), void *ud);
 } LogProcessorOps;
 
 /* A parser (kv-parser(), json-parser(), ...) or rewrite rule (set(),
@@ -146,6 +164,11 @@ struct LogProcessor
   const LogProcessorOps *ops;
   const char *driver; /* "kv-parser", "set", ... */
   CfgLocation loc;
+  /* Where the processor stands, set by the pipeline that built it (NULL
+   * outside one): log_pipeline_inject() goes on from there. */
+  struct LogPipeline *pipeline;
+  const void *path;
+  uint32_t elem, index;
 };
 
 /* What a factory may look at besides the driver call itself. */

@@ -79,6 +79,15 @@ void log_pipeline_free(LogPipeline *pl);
  * pushed at once. */
 void log_pipeline_deliver(LogPipeline *pl, int source_id, LogMsg *msg);
 
+/* A message processor p made itself (a correlation's synthetic message):
+ * it goes through the rest of p's log path, from the processor after p,
+ * as syslog-ng forwards a parser's emitted messages, and reaches that
+ * path's destinations at once (one lock per message: these are few).
+ * Takes the caller's reference.  Any thread, between p's start and stop
+ * (LogProcessorOps); elsewhere (p outside a running pipeline) the message
+ * is dropped. */
+void log_pipeline_inject(LogProcessor *p, LogMsg *msg);
+
 /* Messages delivered so far under slot (the source_id a driver passes to
  * log_pipeline_deliver), over all threads, from any thread; stamp (may be
  * NULL) gets the wall-clock second of the last one. */

@@ -9,8 +9,9 @@
  * Syntax (as syslog-ng 3.38 compiles it; checked against it):
  *   $NAME          a macro or value; NAME is [A-Za-z0-9_]+, case-sensitive
  *   ${NAME}        the same; NAME may hold any byte but '}' (".SDATA.id.p")
- *   ${NAME}@N      the value in the N-th message of a correlation context;
- *                  there is none yet, so it is empty
+ *   ${NAME}@N      the value in the N-th message back of a correlation
+ *                  context (log_template_context_set: @0 is its last
+ *                  message); outside one @0 is the message, @1.. empty
  *   $(func args)   a template function; args split on whitespace, "..." and
  *                  '...' group, '\' outside quotes takes the next byte, and
  *                  each arg is itself a template
@@ -156,6 +157,20 @@ typedef struct LogTemplateLocal
 
 /* Set this thread's $_; returns the previous one. */
 LogTemplateLocal log_template_local_set(LogTemplateLocal v);
+
+/* A correlation context while its templates are formatted (db-parser()'s
+ * actions, grouping-by()): the messages, oldest first.  ${NAME}@N reads
+ * msgs[n - 1 - N]; $(context-length) and $(context-values) read it too.
+ * n == 0: none (the message formatted is the only one). */
+typedef struct LogTemplateContext
+{
+  const LogMsg *const *msgs;
+  size_t n;
+} LogTemplateContext;
+
+/* Set this thread's context; returns the previous one. */
+LogTemplateContext log_template_context_set(LogTemplateContext c);
+LogTemplateContext log_template_context_get(void);
 
 /* A per-thread scratch string, emptied, for a function's intermediate
  * results; level picks one of several so nested calls can each use their

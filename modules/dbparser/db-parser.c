@@ -1,26 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * db-parser(file("...") drop-unmatched() program-template() message-template()
- * template() prefix()): classifies each message with a patterndb file
- * (pdb.h), loaded when the configuration is built, so a reload loads it
- * anew and a file that does not load fails the configuration.
+ * template() prefix() inject-mode() persist-name() max-contexts()):
+ * classifies each message with a patterndb file (pdb.h), loaded when the
+ * configuration is built, so a reload loads it anew and a file that does
+ * not load fails the configuration.
+ *
+ * A match of a rule with a context or actions also goes to the
+ * correlation thread (correlation.h), whose messages come back into the
+ * log path after this parser (log_pipeline_inject), as syslog-ng's
+ * inject-mode(pass-through) does.  The correlation state is found by
+ * persist-name(), else by file: a reload keeps the open contexts.
  *
  * syslog-ng 3.38 has file(), drop-unmatched(), program-template(),
  * message-template(), inject-mode() and persist-name(); template() (the
  * same as message-template()) and prefix() (put before the names the
- * parsers store) are later syslog-ng's.  inject-mode() other than
- * pass-through only matters with correlation, which is not built, and is
- * refused.  syslog-ng also looks at the file's modification time every few
- * seconds and reloads it; here only a configuration reload does.
+ * parsers store) are later syslog-ng's; max-contexts() is Sluice's.
+ * inject-mode(internal) and (aggregate-only) are refused.  syslog-ng also
+ * looks at the file's modification time every few seconds and reloads it;
+ * here only a configuration reload does.
  */
+#include "correlation.h"
 #include "dbparser.h"
 #include "parser-input.h"
 #include "pdb.h"
+
+#include "sluice/pipeline.h"
 
 #include "sluice/cfg-options.h"
 
 #include <glib.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct DbParserOptions
@@ -33,6 +44,7 @@ typedef struct DbParserOptions
   char *prefix;
   char *inject_mode;
   char *persist_name;
+  int64_t max_contexts;
 } DbParserOptions;
 
 static const CfgOption db_parser_options[] = {
@@ -46,6 +58,8 @@ static const CfgOption db_parser_options[] = {
   { .name = "prefix", .type = CFG_OPT_STRING, .offset = offsetof(DbParserOptions, prefix), .empty_ok = true },
   { .name = "inject-mode", .type = CFG_OPT_STRING, .offset = offsetof(DbParserOptions, inject_mode) },
   { .name = "persist-name", .type = CFG_OPT_STRING, .offset = offsetof(DbParserOptions, persist_name) },
+  { .name = "max-contexts", .type = CFG_OPT_INT, .offset = offsetof(DbParserOptions, max_contexts),
+    .def_int = CORR_DEFAULT_MAX_CONTEXTS, .min = 1, .max = 100000000 },
   { .name = NULL },
 };
 
@@ -56,6 +70,8 @@ typedef struct DbParser
   ParserInput input;
   LogTemplate *program_tmpl; /* NULL: $PROGRAM read in place */
   bool drop_unmatched;
+  CorrState *corr; /* NULL: no rule correlates */
+  char corr_name[256];
 } DbParser;
 
 static void
@@ -65,6 +81,7 @@ _db_free(LogProcessor *p)
   pdb_free(self->db);
   parser_input_clear(&self->input);
   log_template_unref(self->program_tmpl);
+  corr_state_unref(self->corr);
   free(self);
 }
 
@@ -93,11 +110,71 @@ _db_process(LogProcessor *p, LogMsg **pmsg)
   const char *message = parser_input_get(&self->input, *pmsg, &mlen);
   if (!message)
     message = "", mlen = 0;
-  bool matched = pdb_process(self->db, pmsg, program, plen, message, mlen);
+  const PdbRule *rule;
+  bool matched = pdb_process_rule(self->db, pmsg, program, plen, message, mlen, &rule);
+  if (matched && self->corr && pdb_rule_correlates(rule))
+    {
+      /* the thread keeps it as it is now: later changes copy it */
+      log_msg_write_protect(*pmsg);
+      corr_submit(self->corr, rule, log_msg_ref(*pmsg), self);
+    }
   return matched || !self->drop_unmatched;
 }
 
-static const LogProcessorOps db_ops = { _db_process, _db_free };
+static void
+_db_emit(void *emitter, LogMsg *msg)
+{
+  DbParser *self = emitter;
+  log_pipeline_inject(&self->super, msg);
+}
+
+static bool
+_db_start(LogProcessor *p, char **error)
+{
+  (void) error;
+  DbParser *self = (DbParser *) p;
+  if (self->corr)
+    corr_state_attach(self->corr, pdb_rule_lookup, self->db, _db_emit, self);
+  return true;
+}
+
+static void
+_db_stop(LogProcessor *p)
+{
+  DbParser *self = (DbParser *) p;
+  if (self->corr)
+    corr_state_detach(self->corr, self);
+}
+
+static void
+_db_stats(LogProcessor *p, void (*row)(void *ud, const char *instance, const char *type, uint64_t value),
+          void *ud)
+{
+  DbParser *self = (DbParser *) p;
+  if (!self->corr)
+    return;
+  CorrCounters c;
+  corr_state_counters(self->corr, &c);
+  const char *inst = self->corr_name;
+  row(ud, inst, "contexts", c.contexts);
+  row(ud, inst, "contexts_dropped", c.contexts_dropped);
+  row(ud, inst, "queue_dropped", c.queue_dropped);
+  row(ud, inst, "messages_dropped", c.messages_dropped);
+  row(ud, inst, "expired", c.expired);
+  row(ud, inst, "emitted", c.emitted);
+}
+
+static void
+_db_flush(LogProcessor *p)
+{
+  (void) p;
+  corr_flush();
+}
+
+static const LogProcessorOps db_ops = {
+  .process = _db_process, .free = _db_free, .start = _db_start, .stop = _db_stop, .flush = _db_flush,
+  .stats = _db_stats,
+};
 
 static bool
 _setup(DbParser *self, const DbParserOptions *o, const CfgNode *call, const LogDriverContext *ctx,
@@ -112,7 +189,7 @@ _setup(DbParser *self, const DbParserOptions *o, const CfgNode *call, const LogD
     {
       const CfgNode *opt = cfg_option_given(call, "inject-mode");
       cfg_error_set(err, opt ? &opt->loc : &call->loc,
-                    "db-parser(): inject-mode(%s) needs correlation, which is not supported yet",
+                    "db-parser(): inject-mode(%s) is not supported yet (pass-through is)",
                     o->inject_mode);
       return false;
     }
@@ -142,6 +219,14 @@ _setup(DbParser *self, const DbParserOptions *o, const CfgNode *call, const LogD
                     error ? error : "?");
       g_free(error);
       return false;
+    }
+  if (pdb_correlates(self->db))
+    {
+      if (o->persist_name)
+        snprintf(self->corr_name, sizeof(self->corr_name), "%s", o->persist_name);
+      else
+        snprintf(self->corr_name, sizeof(self->corr_name), "db-parser(%s)", o->file);
+      self->corr = corr_state_get(self->corr_name, (size_t) o->max_contexts);
     }
   self->drop_unmatched = o->drop_unmatched;
   return true;

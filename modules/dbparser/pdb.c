@@ -12,9 +12,11 @@
  * syslog-ng 3.38 an element it does not know where it stands is an error,
  * and so is text where none belongs; each error names file:line:col.
  *
- * Not built: <actions> and the correlation attributes of a rule
- * (context-id, context-scope, context-timeout) are refused with an error
- * naming the rule, rather than loaded and ignored.
+ * A rule's correlation attributes (context-id, context-scope,
+ * context-timeout) and <actions> (<action trigger="" condition="" rate="">
+ * holding one <message inherit-properties="" inherit-mode=""> with <values>
+ * and <tags>) are kept in the rule for the correlation engine
+ * (correlation.h); <examples> are kept for sluice-pdbtool test.
  *
  * Rulesets naming the same program share one message tree; rulesets with
  * no program pattern go to the tree of the program tree's root, which a
@@ -28,6 +30,7 @@
 
 #include "radix.h"
 #include "sluice/cfg-tree.h"
+#include "sluice/filter.h"
 #include "sluice/scratch.h"
 #include "sluice/template.h"
 
@@ -35,20 +38,6 @@
 #include <glib.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct PdbValue
-{
-  NVHandle handle;
-  LogTemplate *tmpl;
-} PdbValue;
-
-typedef struct PdbRule
-{
-  char *id;
-  char *class_name; /* NULL: "system" */
-  GArray *tags;     /* LogTagId, the class tag first */
-  GArray *values;   /* PdbValue */
-} PdbRule;
 
 typedef struct PdbProgram
 {
@@ -58,9 +47,11 @@ typedef struct PdbProgram
 struct PatternDb
 {
   bool empty;            /* no <ruleset>: nothing is classified */
+  bool correlates;       /* some rule has a context or actions */
   RNode *programs;       /* values: PdbProgram */
   GPtrArray *all_programs;
   GPtrArray *all_rules;
+  GHashTable *by_id;     /* rule id -> PdbRule (the first of that id) */
 };
 
 static NVHandle class_handle, rule_id_handle;
@@ -81,15 +72,49 @@ _globals_init(void)
 }
 
 static void
+_values_free(GArray *values)
+{
+  for (guint i = 0; i < values->len; i++)
+    log_template_unref(g_array_index(values, PdbValue, i).tmpl);
+  g_array_free(values, TRUE);
+}
+
+static void
+_action_free(void *p)
+{
+  PdbAction *a = p;
+  filter_expr_free(a->condition);
+  if (a->condition_tree)
+    cfg_tree_free(a->condition_tree);
+  g_array_free(a->tags, TRUE);
+  _values_free(a->values);
+  g_free(a);
+}
+
+static void
+_example_free(void *p)
+{
+  PdbExample *e = p;
+  g_free(e->program);
+  g_free(e->message);
+  g_ptr_array_free(e->names, TRUE);
+  g_ptr_array_free(e->values, TRUE);
+  g_free(e->where);
+  g_free(e);
+}
+
+static void
 _rule_free(void *p)
 {
   PdbRule *r = p;
   g_free(r->id);
   g_free(r->class_name);
   g_array_free(r->tags, TRUE);
-  for (guint i = 0; i < r->values->len; i++)
-    log_template_unref(g_array_index(r->values, PdbValue, i).tmpl);
-  g_array_free(r->values, TRUE);
+  _values_free(r->values);
+  log_template_unref(r->context_id);
+  g_ptr_array_free(r->actions, TRUE);
+  g_ptr_array_free(r->examples, TRUE);
+  g_ptr_array_free(r->patterns, TRUE);
   g_free(r);
 }
 
@@ -118,6 +143,7 @@ pdb_free(PatternDb *db)
   radix_free(db->programs, NULL);
   g_ptr_array_free(db->all_programs, TRUE);
   g_ptr_array_free(db->all_rules, TRUE);
+  g_hash_table_destroy(db->by_id);
   g_free(db);
 }
 
@@ -125,6 +151,30 @@ size_t
 pdb_rule_count(const PatternDb *db)
 {
   return db->all_rules->len;
+}
+
+const GPtrArray *
+pdb_rules(const PatternDb *db)
+{
+  return db->all_rules;
+}
+
+const PdbRule *
+pdb_rule_by_id(const PatternDb *db, const char *id)
+{
+  return g_hash_table_lookup(db->by_id, id);
+}
+
+const PdbRule *
+pdb_rule_lookup(const void *db, const char *id)
+{
+  return pdb_rule_by_id(db, id);
+}
+
+bool
+pdb_correlates(const PatternDb *db)
+{
+  return db->correlates;
 }
 
 /* ---- the loader --------------------------------------------------------- */
@@ -149,6 +199,11 @@ typedef enum
   S_TEST_MESSAGE,
   S_TEST_VALUES,
   S_TEST_VALUE,
+  S_ACTIONS,
+  S_ACTION,
+  S_ACTION_MESSAGE,
+  S_ACTION_VALUE,
+  S_ACTION_TAG,
   S_DONE,
 } LoadState;
 
@@ -177,6 +232,9 @@ typedef struct Loader
   PdbRule *rule;
   NVHandle value_handle;
   bool value_named;
+  PdbAction *action;
+  bool action_has_message;
+  PdbExample *example;
 } Loader;
 
 static void G_GNUC_PRINTF(3, 4) _fail(Loader *l, GError **error, const char *fmt, ...)
@@ -242,6 +300,205 @@ _start_ruleset_child(Loader *l, const char *el, GError **error)
           "unexpected <%s>, expected <rules>, <urls>, <url>, <description>, <patterns> or <pattern>", el);
 }
 
+/* context-id (a template), context-timeout (seconds), context-scope */
+static bool
+_rule_context(Loader *l, PdbRule *r, const char **an, const char **av, GError **error)
+{
+  const char *cid = _attr(an, av, "context-id");
+  const char *timeout = _attr(an, av, "context-timeout");
+  const char *scope = _attr(an, av, "context-scope");
+  if (cid)
+    {
+      char *err = NULL;
+      r->context_id = log_template_compile(cid, &err);
+      if (!r->context_id)
+        {
+          _fail(l, error, "rule %s: bad context-id '%s': %s", r->id, cid, err ? err : "?");
+          g_free(err);
+          return false;
+        }
+    }
+  if (timeout)
+    {
+      char *end = NULL;
+      long v = strtol(timeout, &end, 10);
+      if (end == timeout || *end || v < 0 || v > 31 * 86400)
+        {
+          _fail(l, error, "rule %s: bad context-timeout '%s': seconds from 0 to 2678400", r->id, timeout);
+          return false;
+        }
+      r->context_timeout = (int) v;
+    }
+  if (scope)
+    {
+      static const char *const names[] = { "process", "program", "host", "global" };
+      bool found = false;
+      for (int i = 0; i < 4 && !found; i++)
+        if (g_ascii_strcasecmp(scope, names[i]) == 0)
+          r->scope = (PdbScope) i, found = true;
+      if (!found)
+        {
+          _fail(l, error, "rule %s: unknown context-scope '%s' (process, program, host or global)", r->id,
+                scope);
+          return false;
+        }
+    }
+  if (cid)
+    l->db->correlates = true;
+  return true;
+}
+
+static bool
+_parse_bool(const char *v, bool *out)
+{
+  if (g_ascii_strcasecmp(v, "true") == 0 || g_ascii_strcasecmp(v, "yes") == 0 || strcmp(v, "1") == 0)
+    return *out = true, true;
+  if (g_ascii_strcasecmp(v, "false") == 0 || g_ascii_strcasecmp(v, "no") == 0 || strcmp(v, "0") == 0)
+    return *out = false, true;
+  return false;
+}
+
+/* A condition="" is a filter expression: compiled by parsing it as the
+ * body of a filter statement (the tree is kept: the expression points
+ * into it). */
+static bool
+_action_condition(Loader *l, PdbAction *a, const char *cond, GError **error)
+{
+  char *text = g_strdup_printf("@version: 3.38\nfilter f {\n%s\n};\n", cond);
+  CfgParseOptions opts = { .no_includes = true, .no_env = true };
+  CfgError cerr = { 0 };
+  char *name = g_strdup_printf("rule %s condition", l->rule->id);
+  a->condition_tree = cfg_parse_string(name, text, strlen(text), &opts, &cerr);
+  g_free(text);
+  g_free(name);
+  /* the text must be an expression and nothing else: a condition that
+   * closes the filter and goes on ("1 }; ...") is refused */
+  if (a->condition_tree && a->condition_tree->root->n_children == 1)
+    {
+      CfgNode *def = cfg_tree_lookup(a->condition_tree, CFG_OBJ_FILTER, "f");
+      if (def)
+        a->condition = filter_expr_compile_block(def, &cerr);
+    }
+  if (!a->condition)
+    {
+      _fail(l, error, "rule %s: bad action condition '%s': %s", l->rule->id, cond,
+            cerr.message ? cerr.message : "not a filter expression");
+      cfg_error_clear(&cerr);
+      return false;
+    }
+  cfg_error_clear(&cerr);
+  return true;
+}
+
+static void
+_start_action(Loader *l, const char **an, const char **av, GError **error)
+{
+  PdbAction *a = g_new0(PdbAction, 1);
+  a->id = (int) l->rule->actions->len;
+  a->tags = g_array_new(FALSE, FALSE, sizeof(LogTagId));
+  a->values = g_array_new(FALSE, FALSE, sizeof(PdbValue));
+  g_ptr_array_add(l->rule->actions, a);
+  l->action = a;
+  l->action_has_message = false;
+  l->db->correlates = true;
+  _push(l, S_ACTION);
+  for (int i = 0; an[i]; i++)
+    {
+      const char *v = av[i];
+      if (strcmp(an[i], "trigger") == 0)
+        {
+          if (strcmp(v, "match") == 0)
+            a->trigger = PDB_TRIGGER_MATCH;
+          else if (strcmp(v, "timeout") == 0)
+            a->trigger = PDB_TRIGGER_TIMEOUT;
+          else
+            {
+              _fail(l, error, "rule %s: unknown action trigger '%s' (match or timeout)", l->rule->id, v);
+              return;
+            }
+        }
+      else if (strcmp(an[i], "condition") == 0)
+        {
+          if (!_action_condition(l, a, v, error))
+            return;
+        }
+      else if (strcmp(an[i], "rate") == 0)
+        {
+          unsigned long n = 0, q = 1;
+          char *end = NULL;
+          n = strtoul(v, &end, 10);
+          if (end != v && *end == '/')
+            {
+              const char *qs = end + 1;
+              q = strtoul(qs, &end, 10);
+              if (end == qs)
+                q = 0;
+            }
+          if (end == v || *end || n == 0 || n > 1000000 || q == 0 || q > 86400)
+            {
+              _fail(l, error, "rule %s: bad action rate '%s' (N or N/SECONDS)", l->rule->id, v);
+              return;
+            }
+          a->rate = (uint32_t) n;
+          a->rate_quantum = (uint32_t) q;
+        }
+      else
+        {
+          _fail(l, error, "rule %s: unknown <action> attribute '%s'", l->rule->id, an[i]);
+          return;
+        }
+    }
+  if (a->trigger == PDB_TRIGGER_TIMEOUT && !l->rule->context_id)
+    _fail(l, error, "rule %s: an action with trigger='timeout' needs the rule's context-id", l->rule->id);
+}
+
+static void
+_start_action_message(Loader *l, const char **an, const char **av, GError **error)
+{
+  if (l->action_has_message)
+    {
+      _fail(l, error, "rule %s: an <action> holds one <message>", l->rule->id);
+      return;
+    }
+  l->action_has_message = true;
+  PdbAction *a = l->action;
+  _push(l, S_ACTION_MESSAGE);
+  for (int i = 0; an[i]; i++)
+    {
+      const char *v = av[i];
+      if (strcmp(an[i], "inherit-properties") == 0)
+        {
+          bool b;
+          if (!_parse_bool(v, &b))
+            {
+              _fail(l, error, "rule %s: bad inherit-properties '%s' (TRUE or FALSE)", l->rule->id, v);
+              return;
+            }
+          a->inherit = b ? PDB_INHERIT_LAST : PDB_INHERIT_NONE;
+        }
+      else if (strcmp(an[i], "inherit-mode") == 0)
+        {
+          if (strcmp(v, "none") == 0)
+            a->inherit = PDB_INHERIT_NONE;
+          else if (strcmp(v, "last-message") == 0)
+            a->inherit = PDB_INHERIT_LAST;
+          else if (strcmp(v, "context") == 0)
+            a->inherit = PDB_INHERIT_CONTEXT;
+          else
+            {
+              _fail(l, error, "rule %s: unknown inherit-mode '%s' (none, last-message or context)",
+                    l->rule->id, v);
+              return;
+            }
+        }
+      else
+        {
+          _fail(l, error, "rule %s: unknown <message> attribute '%s'", l->rule->id, an[i]);
+          return;
+        }
+    }
+}
+
 static void
 _start_rule(Loader *l, const char **an, const char **av, GError **error)
 {
@@ -251,17 +508,18 @@ _start_rule(Loader *l, const char **an, const char **av, GError **error)
       _fail(l, error, "<rule> without an id attribute");
       return;
     }
-  static const char *const correlation[] = { "context-id", "context-scope", "context-timeout", NULL };
-  for (int i = 0; correlation[i]; i++)
-    if (_attr(an, av, correlation[i]))
-      {
-        _fail(l, error, "rule %s: %s: correlation is not supported yet", id, correlation[i]);
-        return;
-      }
   PdbRule *r = g_new0(PdbRule, 1);
   r->id = g_strdup(id);
   r->tags = g_array_new(FALSE, FALSE, sizeof(LogTagId));
   r->values = g_array_new(FALSE, FALSE, sizeof(PdbValue));
+  r->actions = g_ptr_array_new_with_free_func(_action_free);
+  r->examples = g_ptr_array_new_with_free_func(_example_free);
+  r->patterns = g_ptr_array_new_with_free_func(g_free);
+  g_ptr_array_add(l->db->all_rules, r);
+  if (!g_hash_table_contains(l->db->by_id, r->id))
+    g_hash_table_insert(l->db->by_id, r->id, r);
+  if (!_rule_context(l, r, an, av, error))
+    return;
   const char *cls = _attr(an, av, "class");
   if (cls)
     {
@@ -274,7 +532,6 @@ _start_rule(Loader *l, const char **an, const char **av, GError **error)
       g_free(tag);
       r->class_name = g_strdup(cls);
     }
-  g_ptr_array_add(l->db->all_rules, r);
   l->rule = r;
   _push(l, S_RULE);
 }
@@ -305,7 +562,7 @@ _start_rule_child(Loader *l, const char *el, const char **an, const char **av, G
       _push(l, S_VALUE);
     }
   else if (strcmp(el, "actions") == 0)
-    _fail(l, error, "rule %s: <actions>: correlation and actions are not supported yet", l->rule->id);
+    _push(l, S_ACTIONS);
   else if (strcmp(el, "examples") == 0)
     _push(l, S_EXAMPLES);
   else
@@ -371,11 +628,59 @@ _start(GMarkupParseContext *ctx, const char *el, const char **an, const char **a
           _fail(l, error, "unexpected <%s>, expected <example>", el);
           return;
         }
+      {
+        PdbExample *ex = g_new0(PdbExample, 1);
+        ex->names = g_ptr_array_new_with_free_func(g_free);
+        ex->values = g_ptr_array_new_with_free_func(g_free);
+        ex->where = _where(l);
+        g_ptr_array_add(l->rule->examples, ex);
+        l->example = ex;
+      }
       _push(l, S_EXAMPLE);
+      break;
+    case S_ACTIONS:
+      if (strcmp(el, "action") != 0)
+        {
+          _fail(l, error, "unexpected <%s>, expected <action>", el);
+          return;
+        }
+      _start_action(l, an, av, error);
+      break;
+    case S_ACTION:
+      if (strcmp(el, "message") == 0)
+        _start_action_message(l, an, av, error);
+      else if (strcmp(el, "create-context") == 0)
+        _fail(l, error, "rule %s: <create-context> actions are not supported yet", l->rule->id);
+      else
+        _fail(l, error, "unexpected <%s>, expected <message>", el);
+      break;
+    case S_ACTION_MESSAGE:
+      if (strcmp(el, "values") == 0 || strcmp(el, "tags") == 0)
+        ; /* grouping only */
+      else if (strcmp(el, "value") == 0)
+        {
+          const char *name = _attr(an, av, "name");
+          if (!name)
+            {
+              _fail(l, error, "<value> without a name attribute in an action of rule %s", l->rule->id);
+              return;
+            }
+          l->value_handle = log_msg_get_value_handle(name, -1);
+          _push(l, S_ACTION_VALUE);
+        }
+      else if (strcmp(el, "tag") == 0)
+        _push(l, S_ACTION_TAG);
+      else
+        _fail(l, error, "unexpected <%s>, expected <values>, <value>, <tags> or <tag>", el);
       break;
     case S_EXAMPLE:
       if (strcmp(el, "test_message") == 0)
-        _push(l, S_TEST_MESSAGE);
+        {
+          const char *prog = _attr(an, av, "program");
+          g_free(l->example->program);
+          l->example->program = g_strdup(prog);
+          _push(l, S_TEST_MESSAGE);
+        }
       else if (strcmp(el, "test_values") == 0)
         _push(l, S_TEST_VALUES);
       else
@@ -392,6 +697,8 @@ _start(GMarkupParseContext *ctx, const char *el, const char **an, const char **a
           _fail(l, error, "<test_value> without a name attribute in rule %s", l->rule->id);
           return;
         }
+      g_ptr_array_add(l->example->names, g_strdup(_attr(an, av, "name")));
+      g_ptr_array_add(l->example->values, g_strdup(""));
       _push(l, S_TEST_VALUE);
       break;
     default:
@@ -499,6 +806,24 @@ _end(GMarkupParseContext *ctx, const char *el, gpointer data, GError **error)
     case S_TEST_VALUE:
       _close(l, el, "test_value", error);
       break;
+    case S_ACTIONS:
+      _close(l, el, "actions", error);
+      break;
+    case S_ACTION:
+      if (_close(l, el, "action", error) && !l->action_has_message)
+        _fail(l, error, "rule %s: an <action> without its <message>", l->rule->id);
+      break;
+    case S_ACTION_MESSAGE:
+      if (strcmp(el, "values") == 0 || strcmp(el, "tags") == 0)
+        break;
+      _close(l, el, "message", error);
+      break;
+    case S_ACTION_VALUE:
+      _close(l, el, "value", error);
+      break;
+    case S_ACTION_TAG:
+      _close(l, el, "tag", error);
+      break;
     default:
       _fail(l, error, "unexpected </%s>", el);
       break;
@@ -543,10 +868,23 @@ _text(GMarkupParseContext *ctx, const char *text, gsize len, gpointer data, GErr
     case S_RULESET_URL:
     case S_RULE_DESCRIPTION:
     case S_RULE_URL:
-    case S_EXAMPLE:
-    case S_TEST_MESSAGE:
-    case S_TEST_VALUE:
       break;
+    case S_TEST_MESSAGE:
+      {
+        char *m = g_strconcat(l->example->message ? l->example->message : "", t, NULL);
+        g_free(l->example->message);
+        l->example->message = m;
+        break;
+      }
+    case S_TEST_VALUE:
+      {
+        GPtrArray *vals = l->example->values;
+        char **last = (char **) &g_ptr_array_index(vals, vals->len - 1);
+        char *v = g_strconcat(*last, t, NULL);
+        g_free(*last);
+        *last = v;
+        break;
+      }
     case S_RULESET_PATTERN:
       _ruleset_pattern(l, t, error);
       break;
@@ -554,9 +892,11 @@ _text(GMarkupParseContext *ctx, const char *text, gsize len, gpointer data, GErr
       {
         PendingPattern pp = { g_strdup(t), l->rule, _where(l) };
         g_array_append_val(l->pending, pp);
+        g_ptr_array_add(l->rule->patterns, g_strdup(t));
         break;
       }
     case S_VALUE:
+    case S_ACTION_VALUE:
       {
         char *err = NULL;
         LogTemplate *tmpl = log_template_compile(t, &err);
@@ -568,13 +908,14 @@ _text(GMarkupParseContext *ctx, const char *text, gsize len, gpointer data, GErr
             break;
           }
         PdbValue v = { l->value_handle, tmpl };
-        g_array_append_val(l->rule->values, v);
+        g_array_append_val(l->state == S_VALUE ? l->rule->values : l->action->values, v);
         break;
       }
     case S_TAG:
+    case S_ACTION_TAG:
       {
         LogTagId id = log_tags_get_by_name(t);
-        g_array_append_val(l->rule->tags, id);
+        g_array_append_val(l->state == S_TAG ? l->rule->tags : l->action->tags, id);
         break;
       }
     default:
@@ -599,6 +940,7 @@ pdb_load_buffer(const char *name, const char *data, size_t len, const char *pref
   db->empty = true;
   db->all_programs = g_ptr_array_new_with_free_func(_program_free);
   db->all_rules = g_ptr_array_new_with_free_func(_rule_free);
+  db->by_id = g_hash_table_new(g_str_hash, g_str_equal);
   db->programs = radix_new();
 
   Loader l = { .db = db, .name = name, .prefix = prefix };
@@ -745,6 +1087,15 @@ bool
 pdb_process(const PatternDb *db, LogMsg **pmsg, const char *program, size_t program_len, const char *message,
             size_t message_len)
 {
+  const PdbRule *rule;
+  return pdb_process_rule(db, pmsg, program, program_len, message, message_len, &rule);
+}
+
+bool
+pdb_process_rule(const PatternDb *db, LogMsg **pmsg, const char *program, size_t program_len,
+                 const char *message, size_t message_len, const PdbRule **prule)
+{
+  *prule = NULL;
   if (db->empty)
     return false;
   PdbScratch *s = _scratch();
@@ -780,6 +1131,7 @@ pdb_process(const PatternDb *db, LogMsg **pmsg, const char *program, size_t prog
       log_template_format(v->tmpl, msg, NULL, s->value);
       log_msg_set_value(msg, v->handle, s->value->str, (ssize_t) s->value->len);
     }
+  *prule = rule;
   return true;
 }
 

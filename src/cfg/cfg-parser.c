@@ -441,8 +441,10 @@ _call_inner(Parser *p)
   node->name = g_strdup(name->text);
   _take(p); /* '(' */
 
-  /* a rewrite's condition() holds a filter expression */
-  if (cfg_name_equal(name->text, "condition"))
+  /* a rewrite's condition() holds a filter expression, and so do
+   * grouping-by()'s where(), having() and trigger() */
+  if (cfg_name_equal(name->text, "condition") || cfg_name_equal(name->text, "where") ||
+      cfg_name_equal(name->text, "having") || cfg_name_equal(name->text, "trigger"))
     {
       CfgNode *e = _expr(p);
       if (!e)

@@ -387,6 +387,14 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
             if (!procs)
               return false;
             _elem_add(p, (PathElem) { .kind = PE_PROC, .procs = procs });
+            for (uint32_t k = 0; procs[k]; k++)
+              {
+                /* where log_pipeline_inject() goes on from */
+                procs[k]->pipeline = pl;
+                procs[k]->path = p;
+                procs[k]->elem = (uint32_t) p->n_elems - 1;
+                procs[k]->index = k;
+              }
             return true;
           }
         cfg_error_set(err, &c->loc, "%s statements in log paths are not supported by Sluice yet",

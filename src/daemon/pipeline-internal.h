@@ -129,7 +129,12 @@ struct LogPipeline
   struct StatsDyn *dyn;      /* stats-level 2 and 3, while running */
   GHashTable *dyn_carried;   /* the replaced configuration's, until start */
   PersistStore *persist;     /* the daemon's, for LogSourceEnv; NULL: none */
+  bool procs_started;        /* between the processors' start and stop */
+  GPtrArray *flush_procs;    /* processors with a flush op (read-only while running) */
 };
+
+/* Call fn on every processor of every path (pipeline.c). */
+void log_pipeline_foreach_processor(LogPipeline *pl, void (*fn)(LogProcessor *p, void *ud), void *ud);
 
 /* Messages source statement source_id delivered, over all threads (the
  * sum of its slots: log_pipeline_slot_received in sluice/pipeline.h). */

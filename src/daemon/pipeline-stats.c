@@ -47,6 +47,32 @@ _source_driver_rows(LogPipeline *pl, StatsRowFunc fn, void *ud)
     }
 }
 
+/* A processor's own counters (LogProcessorOps.stats): rows of component
+ * "parser", id the driver's name ("db-parser"). */
+typedef struct ProcRows
+{
+  StatsRowFunc fn;
+  void *ud;
+  const LogProcessor *p;
+} ProcRows;
+
+static void
+_proc_row(void *ud, const char *instance, const char *type, uint64_t value)
+{
+  ProcRows *pr = ud;
+  _row(pr->fn, pr->ud, "parser", pr->p->driver, instance, type, value);
+}
+
+static void
+_proc_rows(LogProcessor *p, void *ud)
+{
+  ProcRows *pr = ud;
+  if (!p->ops->stats)
+    return;
+  pr->p = p;
+  p->ops->stats(p, _proc_row, pr);
+}
+
 void
 log_pipeline_foreach_stat(LogPipeline *pl, StatsRowFunc fn, void *ud)
 {
@@ -90,6 +116,7 @@ log_pipeline_foreach_stat(LogPipeline *pl, StatsRowFunc fn, void *ud)
       _row(fn, ud, component, rt->name, inst, "memory_usage", qs.memory);
       _row(fn, ud, component, rt->name, inst, "written", qs.written);
     }
+  log_pipeline_foreach_processor(pl, _proc_rows, &(ProcRows) { fn, ud, NULL });
   if (pl->dyn)
     stats_dyn_foreach(pl->dyn, g_get_real_time() / G_USEC_PER_SEC, fn, ud);
 }

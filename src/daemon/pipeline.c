@@ -110,6 +110,8 @@ log_pipeline_free(LogPipeline *pl)
   free(pl->received);
   free(pl->stamps);
   stats_dyn_free(pl->dyn);
+  if (pl->flush_procs)
+    g_ptr_array_free(pl->flush_procs, TRUE);
   if (pl->dyn_carried)
     g_hash_table_unref(pl->dyn_carried);
   free(pl);
@@ -519,11 +521,105 @@ log_pipeline_deliver(LogPipeline *pl, int slot, LogMsg *msg)
 }
 
 void
+log_pipeline_inject(LogProcessor *proc, LogMsg *msg)
+{
+  LogPipeline *pl = proc->pipeline;
+  if (!pl || !pl->procs_started)
+    {
+      log_msg_unref(msg);
+      return;
+    }
+  const LogPathRT *p = proc->path;
+  const PathElem *e = &p->elems[proc->elem];
+  bool own = true;
+  bool go_on = true;
+  for (size_t i = proc->index + 1; go_on && e->procs[i]; i++)
+    go_on = e->procs[i]->ops->process(e->procs[i], &msg);
+  if (go_on)
+    {
+      /* the path's later elements, under the path's own flags */
+      LogPathRT rest = *p;
+      rest.elems = p->elems + proc->elem + 1;
+      rest.n_elems = p->n_elems - proc->elem - 1;
+      _run_elems(pl, NULL, p, &rest, -1, &msg, &own);
+    }
+  log_msg_unref(msg);
+}
+
+/* Call fn on every processor of the paths of g, nested ones included. */
+static void
+_each_proc(const PathGroup *g, void (*fn)(LogProcessor *p, void *ud), void *ud)
+{
+  for (size_t i = 0; i < g->n; i++)
+    {
+      const LogPathRT *p = g->paths[i];
+      for (size_t k = 0; k < p->n_elems; k++)
+        {
+          const PathElem *e = &p->elems[k];
+          for (size_t j = 0; e->kind == PE_PROC && e->procs[j]; j++)
+            fn(e->procs[j], ud);
+          _each_proc(&e->group, fn, ud);
+        }
+    }
+}
+
+void
+log_pipeline_foreach_processor(LogPipeline *pl, void (*fn)(LogProcessor *p, void *ud), void *ud)
+{
+  _each_proc(&pl->top, fn, ud);
+}
+
+typedef struct ProcStart
+{
+  char **error;
+  bool ok;
+} ProcStart;
+
+static void
+_proc_start(LogProcessor *p, void *ud)
+{
+  ProcStart *ps = ud;
+  if (ps->ok && p->ops->start && !p->ops->start(p, ps->error))
+    ps->ok = false;
+}
+
+static void
+_proc_flush_add(LogProcessor *p, void *ud)
+{
+  if (p->ops->flush)
+    g_ptr_array_add(ud, p);
+}
+
+static void
+_proc_stop(LogProcessor *p, void *ud)
+{
+  (void) ud;
+  if (p->ops->stop)
+    p->ops->stop(p);
+}
+
+/* After the sources stopped and the workers flushed: what the processors
+ * still make goes out before the destinations stop. */
+static void
+_stop_procs(LogPipeline *pl)
+{
+  if (!pl->procs_started)
+    return;
+  _each_proc(&pl->top, _proc_stop, NULL);
+  pl->procs_started = false;
+}
+
+void
 log_pipeline_flush(LogPipeline *pl)
 {
   Batch *mine = _worker_batches(pl, _my_worker(pl));
   if (!mine)
     return;
+  for (guint i = 0; pl->flush_procs && i < pl->flush_procs->len; i++)
+    {
+      LogProcessor *proc = g_ptr_array_index(pl->flush_procs, i);
+      proc->ops->flush(proc);
+    }
   for (guint d = 0; d < pl->drivers->len; d++)
     if (mine[d].n)
       {
@@ -617,6 +713,7 @@ _undo_start(LogPipeline *pl)
 {
   _stop_sources(pl);
   worker_pool_run_everywhere(pl->pool, _flush_job, pl);
+  _stop_procs(pl);
   if (!handover_active())
     {
       _stop_writers(pl, 1000);
@@ -693,6 +790,21 @@ log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
           return false;
         }
     }
+  /* processors that emit start between the destinations and the sources
+   * (a failed one stops those before it: stop is safe on all of them) */
+  ProcStart ps = { error, true };
+  pl->procs_started = true;
+  if (!pl->flush_procs)
+    {
+      pl->flush_procs = g_ptr_array_new();
+      _each_proc(&pl->top, _proc_flush_add, pl->flush_procs);
+    }
+  _each_proc(&pl->top, _proc_start, &ps);
+  if (!ps.ok)
+    {
+      _undo_start(pl);
+      return false;
+    }
   for (guint i = 0; i < pl->sources->len; i++)
     {
       SourceRT *s = g_ptr_array_index(pl->sources, i);
@@ -726,6 +838,7 @@ log_pipeline_stop(LogPipeline *pl, int drain_ms)
     return 0;
   _stop_sources(pl);
   worker_pool_run_everywhere(pl->pool, _flush_job, pl);
+  _stop_procs(pl);
   size_t left = _stop_writers(pl, drain_ms);
   pl->running = false;
   return left;
@@ -761,6 +874,7 @@ log_pipeline_stop_handover(LogPipeline *pl, LogPipeline *next, int drain_ms)
   /* also after a start that failed (its queues are still whole) */
   _stop_sources(pl);
   worker_pool_run_everywhere(pl->pool, _flush_job, pl);
+  _stop_procs(pl);
   size_t left = _stop_writers_into(pl, next, drain_ms);
   pl->running = false;
   _carry_counters(pl, next);

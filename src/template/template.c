@@ -28,6 +28,7 @@ typedef enum
 typedef struct TemplateElem
 {
   ElemKind kind;
+  uint32_t msg_ref; /* ${NAME}@N: N + 1; 0: the message formatted */
   union
   {
     struct
@@ -168,6 +169,21 @@ log_template_get_named_source(void)
 /* ---- $_ ------------------------------------------------------------------ */
 
 static _Thread_local LogTemplateLocal local_value;
+static _Thread_local LogTemplateContext context_value;
+
+LogTemplateContext
+log_template_context_set(LogTemplateContext c)
+{
+  LogTemplateContext old = context_value;
+  context_value = c;
+  return old;
+}
+
+LogTemplateContext
+log_template_context_get(void)
+{
+  return context_value;
+}
 
 LogTemplateLocal
 log_template_local_set(LogTemplateLocal v)
@@ -365,16 +381,25 @@ _compile_braced(Compiler *c)
   const char *name = c->p;
   size_t len = (size_t) (close - name);
   c->p = close + 1;
+  uint32_t ref = 0;
   if (c->p < c->end && *c->p == '@' && c->p + 1 < c->end && g_ascii_isdigit(c->p[1]))
     {
-      /* a value from the N-th message of a correlation context: there are
-       * no contexts yet, so it is empty, as syslog-ng outside one */
+      /* the value in the N-th message back of a correlation context
+       * (LogTemplateContext); @0 is the last one */
       c->p++;
+      uint64_t n = 0;
       while (c->p < c->end && g_ascii_isdigit(*c->p))
-        c->p++;
-      return true;
+        {
+          if (n < 1000000)
+            n = n * 10 + (uint64_t) (*c->p - '0');
+          c->p++;
+        }
+      ref = (uint32_t) n + 1;
     }
+  guint before = c->t->elems->len;
   _add_name(c, name, len);
+  if (c->t->elems->len > before)
+    g_array_index(c->t->elems, TemplateElem, before).msg_ref = ref;
   return true;
 }
 
@@ -664,8 +689,21 @@ log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOp
     return; /* an empty GArray may have no data at all */
   const TemplateElem *e = (const TemplateElem *) t->elems->data;
   const TemplateElem *end = e + t->elems->len;
+  const LogMsg *self_msg = msg;
   for (; e < end; e++)
     {
+      msg = self_msg;
+      if (e->msg_ref)
+        {
+          /* as syslog-ng: outside a context the message is the only one
+           * there is (@0); a reference past the first message is empty */
+          LogTemplateContext ctx = context_value;
+          if (!ctx.n)
+            ctx.msgs = &self_msg, ctx.n = 1;
+          if (e->msg_ref > ctx.n)
+            continue;
+          msg = ctx.msgs[ctx.n - e->msg_ref];
+        }
       switch (e->kind)
         {
         case E_LITERAL:

@@ -57,7 +57,24 @@ Test(template_compile, dollar_rules)
   assert_format("${PID}x", msg, NULL, "2345x");
   assert_format("$PIDx", msg, NULL, "");
   assert_format("${HOST}@3|", msg, NULL, "|");
+  /* outside a context the message itself is @0 (syslog-ng 3.38 gives "vm||" for a@0|@1|) */
+  assert_format("a${HOST}@0|${HOST}@1|", msg, NULL, "aweb01||");
   log_msg_unref(msg);
+}
+
+Test(template_compile, context_message_references)
+{
+  LogMsg *a = sample();
+  LogMsg *b = log_msg_new(64);
+  log_msg_set_value(b, LM_V_HOST, "second", -1);
+  const LogMsg *msgs[] = { a, b };
+  LogTemplateContext prev = log_template_context_set((LogTemplateContext) { msgs, 2 });
+  /* plain names read the message formatted; @0 the last of the context, @1 the one before */
+  assert_format("$HOST|${HOST}@0|${HOST}@1|x${HOST}@2|${PID}@1", b, NULL, "second|second|web01|x|2345");
+  log_template_context_set(prev);
+  assert_format("${HOST}@1|", b, NULL, "|");
+  log_msg_unref(a);
+  log_msg_unref(b);
 }
 
 Test(template_compile, backslash_is_literal)

@@ -10,6 +10,7 @@
 #include "dbparser/dbparser.h"
 #include "dbparser/pdb.h"
 #include "dbparser/radix.h"
+#include "modules.h"
 
 #include <stdio.h>
 #include <unistd.h>
@@ -30,6 +31,7 @@ static PatternDb *
 _load(const char *xml)
 {
   char *err = NULL;
+  modules_register_template_functions();
   PatternDb *db = pdb_load_buffer("test.xml", xml, strlen(xml), NULL, &err);
   cr_assert(db, "load failed: %s", err ? err : "?");
   return db;
@@ -327,16 +329,114 @@ Test(dbparser, loader_errors_name_the_place)
                      "mismatching program name sets");
 }
 
-Test(dbparser, correlation_is_refused_with_the_rule_named)
+Test(dbparser, correlation_attributes_actions_and_examples_are_loaded)
 {
-  _assert_load_error(HEAD "<rule id='corr'><patterns><pattern>x</pattern></patterns><actions><action trigger='match'>"
-                          "<message><values><value name='MESSAGE'>y</value></values></message></action></actions>"
+  PatternDb *db = _load(HEAD "<rule id='login' context-id='$user' context-timeout='30' context-scope='host'>"
+                             "<patterns><pattern>login @ESTRING:user: @</pattern></patterns>"
+                             "<actions><action trigger='timeout' condition=\"'${user}' ne 'root'\" rate='2/10'>"
+                             "<message inherit-mode='context'><values><value name='MESSAGE'>gone $user"
+                             "</value>"
+                             "<value name='n'>$(context-length)</value></values><tags><tag>t1</tag></tags>"
+                             "</message></action><action><message inherit-properties='TRUE'/></action>"
+                             "</actions>"
+                             "<examples><example><test_message program='prog'>login bob x</test_message>"
+                             "<test_values><test_value name='user'>bob</test_value></test_values></example>"
+                             "</examples></rule>"
+                             "<rule id='plain'><patterns><pattern>plain</pattern></patterns></rule>" TAIL);
+  cr_assert(pdb_correlates(db));
+  const PdbRule *r = pdb_rule_by_id(db, "login");
+  cr_assert(r && pdb_rule_correlates(r));
+  cr_assert_eq(r->context_timeout, 30);
+  cr_assert_eq(r->scope, PDB_SCOPE_HOST);
+  cr_assert_str_eq(log_template_get_text(r->context_id), "$user");
+  cr_assert_eq(r->actions->len, 2);
+  const PdbAction *a = g_ptr_array_index(r->actions, 0);
+  cr_assert_eq(a->trigger, PDB_TRIGGER_TIMEOUT);
+  cr_assert_eq(a->rate, 2);
+  cr_assert_eq(a->rate_quantum, 10);
+  cr_assert_eq(a->inherit, PDB_INHERIT_CONTEXT);
+  cr_assert_eq(a->values->len, 2);
+  cr_assert_eq(a->tags->len, 1);
+  cr_assert_not_null(a->condition);
+  const PdbAction *b = g_ptr_array_index(r->actions, 1);
+  cr_assert_eq(b->trigger, PDB_TRIGGER_MATCH);
+  cr_assert_eq(b->inherit, PDB_INHERIT_LAST);
+  cr_assert_null(b->condition);
+  cr_assert_eq(b->rate, 0);
+  cr_assert_eq(r->examples->len, 1);
+  const PdbExample *ex = g_ptr_array_index(r->examples, 0);
+  cr_assert_str_eq(ex->program, "prog");
+  cr_assert_str_eq(ex->message, "login bob x");
+  cr_assert_eq(ex->names->len, 1);
+  cr_assert_str_eq(g_ptr_array_index(ex->names, 0), "user");
+  cr_assert_str_eq(g_ptr_array_index(ex->values, 0), "bob");
+  cr_assert_not(pdb_rule_correlates(pdb_rule_by_id(db, "plain")));
+  pdb_free(db);
+}
+
+Test(dbparser, bad_correlation_is_refused_with_the_rule_named)
+{
+  _assert_load_error(HEAD "<rule id='s' context-scope='planet'/>" TAIL, "rule s: unknown context-scope 'planet'");
+  _assert_load_error(HEAD "<rule id='t' context-timeout='soon'/>" TAIL, "rule t: bad context-timeout 'soon'");
+  _assert_load_error(HEAD "<rule id='c' context-id='$(nosuchfunc)'/>" TAIL, "rule c: bad context-id");
+  _assert_load_error(HEAD "<rule id='a'><actions><action trigger='later'><message/></action></actions>"
                           "</rule>" TAIL,
-                     "rule corr: <actions>: correlation and actions are not supported yet");
-  _assert_load_error(HEAD "<rule id='ctx' context-id='$HOST'><patterns><pattern>x</pattern></patterns></rule>" TAIL,
-                     "rule ctx: context-id: correlation is not supported yet");
-  _assert_load_error(HEAD "<rule id='t' context-timeout='30'/>" TAIL, "context-timeout");
-  _assert_load_error(HEAD "<rule id='s' context-scope='host'/>" TAIL, "context-scope");
+                     "rule a: unknown action trigger 'later'");
+  _assert_load_error(HEAD "<rule id='a'><actions><action rate='0/5'><message/></action></actions>"
+                          "</rule>" TAIL,
+                     "rule a: bad action rate '0/5'");
+  _assert_load_error(HEAD "<rule id='a'><actions><action condition='nosuch(x)'><message/></action></actions>"
+                          "</rule>" TAIL,
+                     "rule a: bad action condition 'nosuch(x)'");
+  _assert_load_error(HEAD "<rule id='a'><actions><action/></actions></rule>" TAIL,
+                     "rule a: an <action> without its <message>");
+  _assert_load_error(HEAD "<rule id='a'><actions><action><message inherit-mode='all'/></action></actions>"
+                          "</rule>"
+                          TAIL, "rule a: unknown inherit-mode 'all'");
+  _assert_load_error(HEAD "<rule id='a'><actions><action trigger='timeout'><message/></action></actions>"
+                          "</rule>"
+                          TAIL, "rule a: an action with trigger='timeout' needs the rule's context-id");
+  _assert_load_error(HEAD "<rule id='a' context-id='x'><actions><action><create-context/></action></actions>"
+                          "</rule>" TAIL, "rule a: <create-context> actions are not supported yet");
+  _assert_load_error(HEAD "<rule id='a'><actions><action><message><bogus/></message></action></actions>"
+                          "</rule>"
+                          TAIL, "unexpected <bogus>");
+}
+
+/* Hostile rule files: numbers past their bounds, a condition that tries to
+ * break out of its filter or read the environment or other files, a second
+ * <message>; each is refused with the rule named, nothing is loaded. */
+Test(dbparser, hostile_correlation_attributes_are_refused)
+{
+  _assert_load_error(HEAD "<rule id='r' context-timeout='99999999999999999999'/>" TAIL,
+                     "rule r: bad context-timeout");
+  _assert_load_error(HEAD "<rule id='r' context-timeout='-1'/>" TAIL, "rule r: bad context-timeout");
+  _assert_load_error(HEAD "<rule id='r'><actions><action rate='4294967296/1'><message/></action>"
+                          "</actions></rule>" TAIL,
+                     "rule r: bad action rate");
+  _assert_load_error(HEAD "<rule id='r'><actions><action rate='1/0'><message/></action></actions>"
+                          "</rule>" TAIL,
+                     "rule r: bad action rate");
+  _assert_load_error(HEAD "<rule id='r'><actions><action rate='3/x'><message/></action></actions>"
+                          "</rule>" TAIL,
+                     "rule r: bad action rate");
+  _assert_load_error(HEAD "<rule id='r'><actions><action condition=\"'a' eq 'a' }; "
+                          "destination d { file('/tmp/x'); }; filter g { 'b' eq 'b'\"><message/></action></actions></rule>" TAIL,
+                     "rule r: bad action condition");
+  _assert_load_error(HEAD "<rule id='r'><actions><action condition='`HOME` eq \"x\"'><message/></action>"
+                          "</actions>"
+                          "</rule>" TAIL,
+                     "rule r: bad action condition");
+  _assert_load_error(HEAD "<rule id='r'><actions><action condition='filter(f_other)'><message/></action>"
+                          "</actions>"
+                          "</rule>" TAIL,
+                     "rule r: bad action condition");
+  _assert_load_error(HEAD "<rule id='r'><actions><action><message/><message/></action></actions></rule>" TAIL,
+                     "rule r: an <action> holds one <message>");
+  _assert_load_error(HEAD "<rule id='r'><actions><action><message inherit-properties='maybe'/></action>"
+                          "</actions>"
+                          "</rule>" TAIL,
+                     "rule r: bad inherit-properties 'maybe'");
 }
 
 Test(dbparser, versions_3_to_6_and_no_version)
@@ -345,7 +445,8 @@ Test(dbparser, versions_3_to_6_and_no_version)
                                        "<patterndb version='5'>", "<patterndb version='6'>", "<patterndb>" };
   for (size_t i = 0; i < G_N_ELEMENTS(heads); i++)
     {
-      char *xml = g_strconcat(heads[i], "<ruleset><rules><rule id='a'><patterns><pattern>x</pattern></patterns>"
+      char *xml = g_strconcat(heads[i], "<ruleset><rules><rule id='a'><patterns><pattern>x</pattern>"
+                                        "</patterns>"
                                         "</rule></rules></ruleset></patterndb>",
                               NULL);
       PatternDb *db = _load(xml);
@@ -456,7 +557,7 @@ Test(dbparser, parser_options_and_drop_unmatched)
   g_free(conf);
 
   conf = g_strdup_printf("parser p { db-parser(file('%s') inject-mode(aggregate-only)); };", path);
-  pt_assert_error(F, conf, "correlation, which is not supported yet");
+  pt_assert_error(F, conf, "inject-mode(aggregate-only) is not supported yet (pass-through is)");
   g_free(conf);
   pt_assert_error(F, "parser p { db-parser(); };", "needs file(");
   pt_assert_error(F, "parser p { db-parser(file('/nonexistent/x.xml')); };", "/nonexistent/x.xml");
