@@ -468,11 +468,15 @@ _scratch_release(JsonScratch *s)
 
 /* ---- the plan: fixed names resolved once --------------------------------- */
 
-/* When a ValuePairs picks only names known at configuration time (macros
- * and key=value pairs, the usual format-json), the sorting, duplicate
- * dropping, key escaping and, where nothing can be left out, the nesting
- * are done once: a message then appends, per item, ready-made text and
- * its value, read from the message or formatted straight into out. */
+/* When a ValuePairs picks only names known at configuration time (macros,
+ * key=value pairs and built-in values: the usual format-json, and --scope
+ * nv-pairs on a message without name-value pairs of its own that it picks),
+ * the sorting, duplicate dropping, key escaping and, where nothing can be
+ * left out, the nesting are done once: a message then appends, per item,
+ * ready-made text and its value, read from the message or formatted
+ * straight into out.  Other messages are collected and walked. */
+
+bool format_json_plans = true;
 
 typedef struct PlanItem
 {
@@ -513,6 +517,8 @@ _plan_value(GString *out, const ValuePairsFixed *f, const LogMsg *msg, const Log
   const char *v;
   size_t n;
   bool direct = value_pairs_fixed_is_direct(f, opts);
+  if (f->builtin && !msg->builtin[f->handle].ptr)
+    return VALUE_EMPTY;
   if (f->type == VP_TYPE_STRING || f->type == VP_TYPE_DATETIME)
     {
       if (direct)
@@ -612,15 +618,13 @@ static void
 _plan_build(JsonFormat *jf)
 {
   size_t n;
-  const ValuePairsFixed *f = value_pairs_get_fixed(jf->vp, &n);
-  if (!f)
-    return;
+  const ValuePairsFixed *f = value_pairs_get_static(jf->vp, &n);
   bool dynamic = false, nested = false;
   for (size_t i = 0; i < n; i++)
     {
       if (f[i].shadowed)
         continue;
-      dynamic = dynamic || f[i].droppable;
+      dynamic = dynamic || f[i].droppable || f[i].builtin;
       nested = nested || (!jf->flat && f[i].name_len > 1 && memchr(f[i].name + 1, '.', f[i].name_len - 1));
     }
   if (nested && dynamic)
@@ -680,7 +684,7 @@ _format_json_call(void *state, int argc, LogTemplate *const *args, const LogMsg 
   (void) argc;
   (void) args;
   const JsonFormat *jf = state;
-  if (jf->items)
+  if (jf->items && format_json_plans && value_pairs_msg_is_static(jf->vp, msg))
     {
       _plan_run(jf, msg, opts, out);
       return;
@@ -729,7 +733,7 @@ _format_flat_json_call(void *state, int argc, LogTemplate *const *args, const Lo
   (void) argc;
   (void) args;
   const JsonFormat *jf = state;
-  if (jf->items)
+  if (jf->items && format_json_plans && value_pairs_msg_is_static(jf->vp, msg))
     {
       _plan_run(jf, msg, opts, out);
       return;
