@@ -54,6 +54,7 @@ def main():
     ap.add_argument("--messages", type=int, default=50000)
     ap.add_argument("--out", default=None, help="where the profile goes (default: a new temp directory)")
     ap.add_argument("--port", type=int, default=23000)
+    ap.add_argument("--loggen", default=None, help="default: tools/loggen/loggen beside --sluice")
     args = ap.parse_args()
 
     meta = bench.parse_scenario(os.path.join(HERE, "scenarios", args.scenario + ".conf"))
@@ -92,7 +93,7 @@ def main():
         subprocess.run(["callgrind_control", "-i", "on", str(proc.pid)], check=True, capture_output=True)
 
         class Env:
-            loggen = os.path.join(os.path.dirname(sluice), "tools/loggen/loggen")
+            loggen = args.loggen or os.path.join(os.path.dirname(sluice), "tools/loggen/loggen")
             loggen_kind = "sluice"
         lcmd = bench.loggen_cmd(Env, meta, port, input_path)
         subprocess.run(lcmd, check=True, capture_output=True)
