@@ -40,6 +40,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -84,12 +85,37 @@ _open_file_free(gpointer p)
   g_free(f);
 }
 
+/* The files' table hashes each message's path: eight bytes a step (glib's
+ * g_str_hash takes one, and was a tenth of a split destination's work). */
+static guint
+_path_hash(gconstpointer key)
+{
+  const char *s = key;
+  size_t n = strlen(s);
+  uint64_t h = (uint64_t) n * 0x9e3779b97f4a7c15u;
+  for (; n >= 8; n -= 8, s += 8)
+    {
+      uint64_t w;
+      memcpy(&w, s, 8);
+      h = (h ^ w) * 0xff51afd7ed558ccdu;
+      h ^= h >> 32;
+    }
+  if (n)
+    {
+      uint64_t w = 0;
+      memcpy(&w, s, n);
+      h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+    }
+  h ^= h >> 29;
+  return (guint) h;
+}
+
 static void
 _ensure_state(FileDest *d)
 {
   if (d->files)
     return;
-  d->files = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, _open_file_free);
+  d->files = g_hash_table_new_full(_path_hash, g_str_equal, NULL, _open_file_free);
   d->path_buf = g_string_sized_new(256);
   d->body = g_string_sized_new(64 * 1024);
   d->lines = g_array_new(FALSE, FALSE, sizeof(FileLine));
@@ -286,7 +312,8 @@ _format_path(FileDest *d, const LogMsg *msg)
   const char *why = NULL;
   if (d->path_buf->len == 0 || d->path_buf->str[d->path_buf->len - 1] == '/')
     why = "Path names a directory, message dropped";
-  else if (file_path_is_spurious(d->path_buf->str) || strlen(d->path_buf->str) != d->path_buf->len)
+  else if (memchr(d->path_buf->str, '\0', d->path_buf->len)
+           || file_path_is_spurious_len(d->path_buf->str, d->path_buf->len))
     why = "Spurious path, logfile not created";
   if (!why)
     return true;
