@@ -489,6 +489,7 @@ typedef struct PlanItem
   uint32_t group; /* items of one name share it: only the first that shows is written */
   bool sep;       /* lit starts with a ',' only for when a member was written before */
   bool string;    /* the value is a JSON string: lit opened its quote */
+  bool direct;    /* a string read from its handle whatever the options: checked before lit is written */
 } PlanItem;
 
 #define LIT_PAD 32
@@ -574,6 +575,26 @@ _plan_run(const JsonFormat *jf, const LogMsg *msg, const LogTemplateOptions *opt
       const PlanItem *it = &jf->items[i];
       if (it->group == shown)
         continue;
+      const char *v = NULL;
+      size_t vn = 0;
+      if (it->direct)
+        {
+          /* whether it shows is known before anything is written */
+          const ValuePairsFixed *f = it->f;
+          if (f->handle < LM_V_MAX)
+            {
+              v = msg->builtin[f->handle].ptr;
+              vn = msg->builtin[f->handle].len;
+              if (!v && f->builtin)
+                continue;
+            }
+          else
+            v = log_msg_get_value(msg, f->handle, &vn);
+          if (!v)
+            vn = 0;
+          if (!vn && f->droppable)
+            continue;
+        }
       size_t mark = out->len;
       size_t skip = it->sep && !any; /* the first member: no ',' */
       size_t n = it->lit_len - skip;
@@ -585,6 +606,14 @@ _plan_run(const JsonFormat *jf, const LogMsg *msg, const LogTemplateOptions *opt
         }
       else
         str_append(out, it->lit + skip, n);
+      if (it->direct)
+        {
+          json_append_escaped(out, v, vn);
+          str_append_c(out, '"');
+          any = true;
+          shown = it->group;
+          continue;
+        }
       int r = _plan_value(out, it->f, msg, opts, s);
       if (r == VALUE_EMPTY)
         {
@@ -659,6 +688,7 @@ _plan_build(JsonFormat *jf)
         }
       g_free(key);
       it->string = f[i].type == VP_TYPE_STRING || f[i].type == VP_TYPE_DATETIME;
+      it->direct = it->string && f[i].handle != LM_V_NONE && !f[i].template_if_escape;
       if (it->string)
         g_string_append_c(text, '"');
       it->lit_len = text->len;
