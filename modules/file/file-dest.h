@@ -80,6 +80,7 @@ typedef struct OpenFile
   int fd;                /* -1 while closed */
   int64_t last_used;     /* CLOCK_MONOTONIC seconds */
   GArray *lines;         /* per batch: indices into FileDest.lines */
+  guint lines_room;      /* what lines has room for (file-writer.c: _push) */
 } OpenFile;
 
 /* One formatted line of the batch being written. */
@@ -111,6 +112,7 @@ typedef struct FileDest
                                * entry may have been removed) */
   GString *path_buf, *body;
   GArray *lines;              /* FileLine, this batch */
+  guint lines_room;           /* what lines has room for (file-writer.c: _push) */
   GPtrArray *order;           /* OpenFile* in order of first use this batch */
   GArray *iov;                /* struct iovec */
   size_t *ahead;              /* bytes written of items not yet reported */

@@ -331,6 +331,29 @@ _single_line(char *s, size_t len)
       s[i] = ' ';
 }
 
+/* The next slot of a, of elt bytes: g_array_append_val without its call
+ * for each of a batch's thousands of lines.  *room is what a holds
+ * (GArray does not say): grown by doubling, never shrunk, since a
+ * g_array_set_size to 0 keeps the memory. */
+static inline void *
+_push(GArray *a, guint *room, size_t elt)
+{
+  if (a->len == *room)
+    {
+      guint len = a->len;
+      g_array_set_size(a, len ? len * 2 : 64);
+      *room = a->len;
+      a->len = len;
+    }
+  return a->data + (size_t) a->len++ * elt;
+}
+
+static inline void
+_push_line(FileDest *d, const FileLine *line)
+{
+  *(FileLine *) _push(d->lines, &d->lines_room, sizeof(FileLine)) = *line;
+}
+
 /* Pass 1: lines[i] for items[0..limit); returns limit (< n when a file
  * cannot be opened: *err says why). */
 static size_t
@@ -343,7 +366,7 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
       size_t ahead = resume ? d->ahead[i] : 0;
       if (ahead == AHEAD_DONE)
         {
-          g_array_append_val(d->lines, line);
+          _push_line(d, &line);
           continue;
         }
       OpenFile *f = NULL;
@@ -351,7 +374,7 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
         f = d->last; /* one file for every message: nothing to expand or look up */
       else if (!_format_path(d, items[i].msg))
         {
-          g_array_append_val(d->lines, line);
+          _push_line(d, &line);
           continue;
         }
       else if (d->last && d->last->fd >= 0 && strcmp(d->last->path, d->path_buf->str) == 0)
@@ -366,7 +389,7 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
            * every other file of the destination */
           _drop(d, "Message dropped: its file cannot be opened", -*err);
           *err = 0;
-          g_array_append_val(d->lines, line);
+          _push_line(d, &line);
           continue;
         }
       if (!f)
@@ -383,9 +406,8 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
       line.done = MIN(ahead, line.len);
       if (f->lines->len == 0)
         g_ptr_array_add(d->order, f);
-      guint idx = (guint) i;
-      g_array_append_val(f->lines, idx);
-      g_array_append_val(d->lines, line);
+      *(guint *) _push(f->lines, &f->lines_room, sizeof(guint)) = (guint) i;
+      _push_line(d, &line);
     }
   return n;
 }
