@@ -115,6 +115,7 @@ typedef struct FileDest
   guint lines_room;           /* what lines has room for (file-writer.c: _push) */
   GPtrArray *order;           /* OpenFile* in order of first use this batch */
   GArray *iov;                /* struct iovec */
+  guint iov_room;             /* what iov has room for (file-writer.c: _push) */
   size_t *ahead;              /* bytes written of items not yet reported */
   size_t ahead_n, ahead_cap;
   const LogMsg *ahead_first;

@@ -196,6 +196,23 @@ _lookup(FileDest *d, const char *path, int64_t now, int *err)
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* The next slot of a, of elt bytes: g_array_append_val without its call
+ * for each of a batch's thousands of lines.  *room is what a holds
+ * (GArray does not say): grown by doubling, never shrunk, since a
+ * g_array_set_size to 0 keeps the memory. */
+static inline void *
+_push(GArray *a, guint *room, size_t elt)
+{
+  if (a->len == *room)
+    {
+      guint len = a->len;
+      g_array_set_size(a, len ? len * 2 : 64);
+      *room = a->len;
+      a->len = len;
+    }
+  return a->data + (size_t) a->len++ * elt;
+}
+
 /* Wait until fd takes more bytes; false after EAGAIN_WAIT_MS without. */
 static bool
 _wait_writable(int fd)
@@ -223,8 +240,9 @@ _write_file(FileDest *d, OpenFile *f)
           FileLine *l = &lines[idx[j]];
           if (l->done >= l->len)
             continue;
-          struct iovec v = { d->body->str + l->offset + l->done, l->len - l->done };
-          g_array_append_val(d->iov, v);
+          struct iovec *v = _push(d->iov, &d->iov_room, sizeof(struct iovec));
+          v->iov_base = d->body->str + l->offset + l->done;
+          v->iov_len = l->len - l->done;
         }
       ssize_t w = writev(f->fd, (const struct iovec *) d->iov->data, (int) d->iov->len);
       if (w > 0 && d->kind == FILE_KIND_PROGRAM)
@@ -329,23 +347,6 @@ _single_line(char *s, size_t len)
   for (size_t i = 0; i + 1 < len; i++)
     if (s[i] == '\n' || s[i] == '\r')
       s[i] = ' ';
-}
-
-/* The next slot of a, of elt bytes: g_array_append_val without its call
- * for each of a batch's thousands of lines.  *room is what a holds
- * (GArray does not say): grown by doubling, never shrunk, since a
- * g_array_set_size to 0 keeps the memory. */
-static inline void *
-_push(GArray *a, guint *room, size_t elt)
-{
-  if (a->len == *room)
-    {
-      guint len = a->len;
-      g_array_set_size(a, len ? len * 2 : 64);
-      *room = a->len;
-      a->len = len;
-    }
-  return a->data + (size_t) a->len++ * elt;
 }
 
 static inline void
