@@ -34,7 +34,8 @@ file_path_is_spurious_len(const char *path, size_t len)
   /* "../", "/.." or the whole path "..": each is a ".." found from a dot */
   const char *end = path + len;
   for (const char *d = path; (d = memchr(d, '.', (size_t) (end - d))) != NULL; d++)
-    if (d + 1 < end && d[1] == '.' && ((d + 2 < end && d[2] == '/') || (d > path && d[-1] == '/') || len == 2))
+    if (d + 1 < end && d[1] == '.'
+        && ((d + 2 < end && d[2] == '/') || (d > path && d[-1] == '/') || len == 2))
       return true;
   return false;
 }

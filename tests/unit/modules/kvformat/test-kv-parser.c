@@ -317,7 +317,8 @@ Test(kvparser, key_after_a_space_whatever_byte_ends_its_run)
               size_t len;
               const char *z = log_msg_get_value(m, log_msg_get_value_handle("kv.z", -1), &len);
               const char *a = log_msg_get_value(m, log_msg_get_value_handle("kv.a", -1), &len);
-              cr_expect(strcmp(z, "2") == 0 || strncmp(a, "1 ", 2) == 0, "byte %d at %d: a=%s z=%s", c, at, a, z);
+              cr_expect(strcmp(z, "2") == 0 || strncmp(a, "1 ", 2) == 0, "byte %d at %d: a=%s z=%s", c, at, a,
+                        z);
               if (at > 0)
                 {
                   snprintf(want, sizeof(want), "kv.%.*s", at, key);
