@@ -89,6 +89,29 @@ _safe_run_avx2(const unsigned char *p, size_t n)
 }
 #endif
 
+/* Whether none of the 8 (4) bytes at p is below 0x20, '"', '\\' or from
+ * 0x80 up.  A borrow may call a clean word unclean (the byte loop then
+ * decides), never the other way round. */
+static inline bool
+_clean8(const unsigned char *p)
+{
+  uint64_t x;
+  memcpy(&x, p, 8);
+  const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+  return !(((x - ones * 0x20) | (q - ones) | (b - ones) | x) & highs);
+}
+
+static inline bool
+_clean4(const unsigned char *p)
+{
+  uint32_t x;
+  memcpy(&x, p, 4);
+  const uint32_t ones = 0x01010101u, highs = 0x80808080u;
+  uint32_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+  return !(((x - ones * 0x20) | (q - ones) | (b - ones) | x) & highs);
+}
+
 /* How many bytes at p (at most n) go out as they are without a closer
  * look: printable ASCII other than '"' and '\\', the bulk of most values. */
 static inline size_t
@@ -126,13 +149,14 @@ _safe_run(const unsigned char *p, size_t n)
   /* eight bytes at a time while none is below 0x20, '"', '\\' or 0x80
    * and above (a borrow may flag a clean word: the byte loop decides) */
   for (; i + 8 <= n; i += 8)
+    if (!_clean8(p + i))
+      break;
+  /* the short tail (the usual value is a few bytes): the last eight, or
+   * the first and last four, overlapping what is known clean */
+  if (i + 8 > n && i < n)
     {
-      uint64_t x;
-      memcpy(&x, p + i, 8);
-      const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-      uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
-      if (((x - ones * 0x20) | (q - ones) | (b - ones) | x) & highs)
-        break;
+      if (n >= 8 ? _clean8(p + n - 8) : n >= 4 && _clean4(p) && _clean4(p + n - 4))
+        return n;
     }
   while (i < n && byte_class[p[i]] == 0)
     i++;

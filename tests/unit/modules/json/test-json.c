@@ -95,18 +95,24 @@ Test(json, escaper_finds_specials_at_any_offset)
     { "\"", "\\\"" }, { "\\", "\\\\" }, { "\x1f", "\\u001f" }, { "\xff", "\\\\xff" }, { "\xc3\xa9", "\xc3\xa9" },
     { "\n", "\\n" },   { " ", " " },         { "\x85", "\\\\x85" },
   };
+  /* short values go through eight- and four-byte words that overlap at
+   * their end: every length up to 20 */
+  static const size_t totals[] = { 1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12,
+                                   13, 14, 15, 16, 17, 18, 19, 20, 30, 65, 100 };
   for (size_t k = 0; k < G_N_ELEMENTS(specials); k++)
-    for (size_t total = 30; total <= 100; total += 35)
-      for (size_t at = 0; at < total; at++)
+    for (size_t t = 0; t < G_N_ELEMENTS(totals); t++)
+      for (size_t total = totals[t], at = 0; at <= total; at++)
         {
           GString *in = g_string_new(NULL), *want = g_string_new(NULL);
-          for (size_t i = 0; i < total; i++)
+          for (size_t i = 0; i <= total; i++)
             {
               if (i == at)
                 {
                   g_string_append(in, specials[k].in);
                   g_string_append(want, specials[k].want);
                 }
+              if (i == total)
+                break;
               g_string_append_c(in, 'a');
               g_string_append_c(want, 'a');
             }
