@@ -117,6 +117,11 @@ struct LogDestDriver
   int64_t log_fifo_size;          /* this destination's queue size */
   char stats_instance[256];       /* its stats rows' instance: a path, "tcp,host:port"; may stay empty */
   int64_t flush_lines;
+  /* how many files one batch may go to (a file() with macros in its path):
+   * the writer then takes up to flush-lines for each of them at once, so
+   * that each file gets as many lines per write as one file would; 0 or 1:
+   * one */
+  uint32_t batch_files;
   int64_t time_reopen;
   int64_t throttle;               /* throttle(): messages a second; 0: no limit */
   int64_t suppress;               /* suppress(): seconds to hold repeats back; 0: off */

@@ -52,6 +52,7 @@ typedef struct LogWriterOps
 typedef struct LogWriterOptions
 {
   uint32_t flush_lines;  /* batch size (>= 1) */
+  uint32_t batch;        /* items taken from the queue at once: flush_lines when below it */
   int time_reopen;       /* seconds to wait before retrying a failed batch */
   uint32_t throttle;     /* throttle(): at most this many messages a second; 0: no limit */
   uint32_t suppress;     /* suppress(): seconds repeats are held back for; 0: off */

@@ -81,6 +81,7 @@ typedef struct OpenFile
   int fd;                /* -1 while closed */
   int64_t last_used;     /* CLOCK_MONOTONIC seconds */
   GArray *lines;         /* per batch: indices into FileDest.lines */
+  guint lines_room;      /* what lines has room for (file-writer.c: _push) */
 } OpenFile;
 
 /* One formatted line of the batch being written. */
@@ -112,8 +113,10 @@ typedef struct FileDest
                                * entry may have been removed) */
   GString *path_buf, *body;
   GArray *lines;              /* FileLine, this batch */
+  guint lines_room;           /* what lines has room for (file-writer.c: _push) */
   GPtrArray *order;           /* OpenFile* in order of first use this batch */
   GArray *iov;                /* struct iovec */
+  guint iov_room;             /* what iov has room for (file-writer.c: _push) */
   size_t *ahead;              /* bytes written of items not yet reported */
   size_t ahead_n, ahead_cap;
   const LogMsg *ahead_first;
@@ -146,6 +149,8 @@ extern const LogDriverFactory program_dest_factory;
 /* True when path would climb out of its directory the way syslog-ng 3.38
  * refuses: "../" or "/.." anywhere, or the whole path "..". */
 bool file_path_is_spurious(const char *path);
+/* The same for path[0..len) (no NUL in it), in one pass over its dots. */
+bool file_path_is_spurious_len(const char *path, size_t len);
 
 /* Open path for appending as d's kind needs (creating directories, the
  * FIFO, setting owner and mode).  Returns the descriptor or a negative

@@ -25,7 +25,19 @@
 bool
 file_path_is_spurious(const char *path)
 {
-  return strstr(path, "../") || strstr(path, "/..") || strcmp(path, "..") == 0;
+  return file_path_is_spurious_len(path, strlen(path));
+}
+
+bool
+file_path_is_spurious_len(const char *path, size_t len)
+{
+  /* "../", "/.." or the whole path "..": each is a ".." found from a dot */
+  const char *end = path + len;
+  for (const char *d = path; (d = memchr(d, '.', (size_t) (end - d))) != NULL; d++)
+    if (d + 1 < end && d[1] == '.'
+        && ((d + 2 < end && d[2] == '/') || (d > path && d[-1] == '/') || len == 2))
+      return true;
+  return false;
 }
 
 static void

@@ -445,6 +445,9 @@ _new_dest(FileKind kind, const CfgNode *call, const LogDriverContext *ctx, CfgEr
     g_strlcpy(d->super.stats_instance, call->args[0].str, sizeof(d->super.stats_instance));
   d->super.log_fifo_size = d->o.log_fifo_size;
   d->super.flush_lines = d->o.flush_lines;
+  /* a path with macros: one batch may go to many files (128 counted: a
+   * batch of 100 flush-lines reaches the 8192 cap of the pipeline) */
+  d->super.batch_files = kind == FILE_KIND_FILE && !d->path_is_literal ? 128 : 1;
   d->super.time_reopen = d->o.time_reopen;
   d->super.throttle = d->o.throttle;
   d->super.suppress = d->o.suppress;

@@ -89,6 +89,29 @@ _safe_run_avx2(const unsigned char *p, size_t n)
 }
 #endif
 
+/* Whether none of the 8 (4) bytes at p is below 0x20, '"', '\\' or from
+ * 0x80 up.  A borrow may call a clean word unclean (the byte loop then
+ * decides), never the other way round. */
+static inline bool
+_clean8(const unsigned char *p)
+{
+  uint64_t x;
+  memcpy(&x, p, 8);
+  const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+  return !(((x - ones * 0x20) | (q - ones) | (b - ones) | x) & highs);
+}
+
+static inline bool
+_clean4(const unsigned char *p)
+{
+  uint32_t x;
+  memcpy(&x, p, 4);
+  const uint32_t ones = 0x01010101u, highs = 0x80808080u;
+  uint32_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+  return !(((x - ones * 0x20) | (q - ones) | (b - ones) | x) & highs);
+}
+
 /* How many bytes at p (at most n) go out as they are without a closer
  * look: printable ASCII other than '"' and '\\', the bulk of most values. */
 static inline size_t
@@ -126,13 +149,14 @@ _safe_run(const unsigned char *p, size_t n)
   /* eight bytes at a time while none is below 0x20, '"', '\\' or 0x80
    * and above (a borrow may flag a clean word: the byte loop decides) */
   for (; i + 8 <= n; i += 8)
+    if (!_clean8(p + i))
+      break;
+  /* the short tail (the usual value is a few bytes): the last eight, or
+   * the first and last four, overlapping what is known clean */
+  if (i + 8 > n && i < n)
     {
-      uint64_t x;
-      memcpy(&x, p + i, 8);
-      const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-      uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
-      if (((x - ones * 0x20) | (q - ones) | (b - ones) | x) & highs)
-        break;
+      if (n >= 8 ? _clean8(p + n - 8) : n >= 4 && _clean4(p) && _clean4(p + n - 4))
+        return n;
     }
   while (i < n && byte_class[p[i]] == 0)
     i++;
@@ -468,11 +492,15 @@ _scratch_release(JsonScratch *s)
 
 /* ---- the plan: fixed names resolved once --------------------------------- */
 
-/* When a ValuePairs picks only names known at configuration time (macros
- * and key=value pairs, the usual format-json), the sorting, duplicate
- * dropping, key escaping and, where nothing can be left out, the nesting
- * are done once: a message then appends, per item, ready-made text and
- * its value, read from the message or formatted straight into out. */
+/* When a ValuePairs picks only names known at configuration time (macros,
+ * key=value pairs and built-in values: the usual format-json, and --scope
+ * nv-pairs on a message without name-value pairs of its own that it picks),
+ * the sorting, duplicate dropping, key escaping and, where nothing can be
+ * left out, the nesting are done once: a message then appends, per item,
+ * ready-made text and its value, read from the message or formatted
+ * straight into out.  Other messages are collected and walked. */
+
+bool format_json_plans = true;
 
 typedef struct PlanItem
 {
@@ -485,6 +513,7 @@ typedef struct PlanItem
   uint32_t group; /* items of one name share it: only the first that shows is written */
   bool sep;       /* lit starts with a ',' only for when a member was written before */
   bool string;    /* the value is a JSON string: lit opened its quote */
+  bool direct;    /* a string read from its handle whatever the options: checked before lit is written */
 } PlanItem;
 
 #define LIT_PAD 32
@@ -513,6 +542,8 @@ _plan_value(GString *out, const ValuePairsFixed *f, const LogMsg *msg, const Log
   const char *v;
   size_t n;
   bool direct = value_pairs_fixed_is_direct(f, opts);
+  if (f->builtin && !msg->builtin[f->handle].ptr)
+    return VALUE_EMPTY;
   if (f->type == VP_TYPE_STRING || f->type == VP_TYPE_DATETIME)
     {
       if (direct)
@@ -568,6 +599,26 @@ _plan_run(const JsonFormat *jf, const LogMsg *msg, const LogTemplateOptions *opt
       const PlanItem *it = &jf->items[i];
       if (it->group == shown)
         continue;
+      const char *v = NULL;
+      size_t vn = 0;
+      if (it->direct)
+        {
+          /* whether it shows is known before anything is written */
+          const ValuePairsFixed *f = it->f;
+          if (f->handle < LM_V_MAX)
+            {
+              v = msg->builtin[f->handle].ptr;
+              vn = msg->builtin[f->handle].len;
+              if (!v && f->builtin)
+                continue;
+            }
+          else
+            v = log_msg_get_value(msg, f->handle, &vn);
+          if (!v)
+            vn = 0;
+          if (!vn && f->droppable)
+            continue;
+        }
       size_t mark = out->len;
       size_t skip = it->sep && !any; /* the first member: no ',' */
       size_t n = it->lit_len - skip;
@@ -579,6 +630,14 @@ _plan_run(const JsonFormat *jf, const LogMsg *msg, const LogTemplateOptions *opt
         }
       else
         str_append(out, it->lit + skip, n);
+      if (it->direct)
+        {
+          json_append_escaped(out, v, vn);
+          str_append_c(out, '"');
+          any = true;
+          shown = it->group;
+          continue;
+        }
       int r = _plan_value(out, it->f, msg, opts, s);
       if (r == VALUE_EMPTY)
         {
@@ -612,15 +671,13 @@ static void
 _plan_build(JsonFormat *jf)
 {
   size_t n;
-  const ValuePairsFixed *f = value_pairs_get_fixed(jf->vp, &n);
-  if (!f)
-    return;
+  const ValuePairsFixed *f = value_pairs_get_static(jf->vp, &n);
   bool dynamic = false, nested = false;
   for (size_t i = 0; i < n; i++)
     {
       if (f[i].shadowed)
         continue;
-      dynamic = dynamic || f[i].droppable;
+      dynamic = dynamic || f[i].droppable || f[i].builtin;
       nested = nested || (!jf->flat && f[i].name_len > 1 && memchr(f[i].name + 1, '.', f[i].name_len - 1));
     }
   if (nested && dynamic)
@@ -655,6 +712,7 @@ _plan_build(JsonFormat *jf)
         }
       g_free(key);
       it->string = f[i].type == VP_TYPE_STRING || f[i].type == VP_TYPE_DATETIME;
+      it->direct = it->string && f[i].handle != LM_V_NONE && !f[i].template_if_escape;
       if (it->string)
         g_string_append_c(text, '"');
       it->lit_len = text->len;
@@ -680,7 +738,7 @@ _format_json_call(void *state, int argc, LogTemplate *const *args, const LogMsg 
   (void) argc;
   (void) args;
   const JsonFormat *jf = state;
-  if (jf->items)
+  if (jf->items && format_json_plans && value_pairs_msg_is_static(jf->vp, msg))
     {
       _plan_run(jf, msg, opts, out);
       return;
@@ -729,7 +787,7 @@ _format_flat_json_call(void *state, int argc, LogTemplate *const *args, const Lo
   (void) argc;
   (void) args;
   const JsonFormat *jf = state;
-  if (jf->items)
+  if (jf->items && format_json_plans && value_pairs_msg_is_static(jf->vp, msg))
     {
       _plan_run(jf, msg, opts, out);
       return;

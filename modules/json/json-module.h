@@ -7,11 +7,17 @@
  * (value-pairs.h). */
 
 #include <glib.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Append str[0..len) to out as the inside of a JSON string, escaped byte
  * for byte as syslog-ng 3.38's format-json does (see format-json.c). */
 void json_append_escaped(GString *out, const char *str, size_t len);
+
+/* Whether format-json and format-flat-json run the plan made once when a
+ * message allows it (format-json.c); the tests turn it off to compare
+ * with the general path.  true unless a test says otherwise. */
+extern bool format_json_plans;
 
 /* Register format-json, format-flat-json, format-welf and
  * format-cef-extension (configuration time). */

@@ -87,6 +87,9 @@ struct ValuePairs
   GArray *fixed;               /* ValuePairsFixed: macros and pairs, sorted */
   bool builtin_sel[LM_V_MAX];  /* built-in values */
   bool any_nv;                 /* name-value pairs may be picked at all */
+  /* with any_nv: fixed and the picked built-in values, sorted as fixed
+   * (value_pairs_get_static); names shared with fixed */
+  GArray *statics;
 };
 
 /* Whether scopes and patterns pick name, a candidate of groups (VPS_*). */
@@ -94,5 +97,8 @@ bool vp_selected(const ValuePairs *vp, const char *name, uint32_t len, uint32_t 
 
 /* Fill vp->fixed from the macro table and the pairs (after parsing). */
 void vp_fixed_build(ValuePairs *vp);
+
+/* Fill vp->statics (after builtin_sel and any_nv are known). */
+void vp_static_build(ValuePairs *vp);
 
 #endif

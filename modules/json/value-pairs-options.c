@@ -163,6 +163,14 @@ value_pairs_free(ValuePairs *vp)
         g_free((char *) g_array_index(vp->fixed, ValuePairsFixed, i).name);
       g_array_free(vp->fixed, TRUE);
     }
+  if (vp->statics)
+    {
+      /* the built-in values' names are its own, the others fixed's */
+      for (guint i = 0; i < vp->statics->len; i++)
+        if (g_array_index(vp->statics, ValuePairsFixed, i).builtin)
+          g_free((char *) g_array_index(vp->statics, ValuePairsFixed, i).name);
+      g_array_free(vp->statics, TRUE);
+    }
   g_free(vp);
 }
 
@@ -394,6 +402,7 @@ value_pairs_new_from_argv(int argc, char **argv, char **error)
       vp->builtin_sel[h] = name && vp_selected(vp, name, (uint32_t) len, VPS_NV_PAIRS);
     }
   vp->any_nv = vp->patterns->len > 0 || (vp->scopes & (VPS_NV_PAIRS | VPS_DOT_NV_PAIRS | VPS_SDATA));
+  vp_static_build(vp);
   return vp;
 }
 

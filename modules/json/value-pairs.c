@@ -217,15 +217,21 @@ _add_fixed(Collect *c, const ValuePairsFixed *f)
     _add_entry(c, f->name, f->name_len, (const char *) (uintptr_t) start, len, flags | VPE_VALUE_IN_BUF, f->type);
 }
 
+/* The candidate groups a name-value pair belongs to. */
+static uint32_t
+_nv_groups(NVHandle handle, const char *name)
+{
+  if (name[0] != '.')
+    return VPS_NV_PAIRS;
+  return log_msg_is_handle_sdata(handle) ? VPS_DOT_NV_PAIRS | VPS_SDATA : VPS_DOT_NV_PAIRS;
+}
+
 static bool
 _add_nv(NVHandle handle, const char *name, const char *value, size_t value_len, void *user_data)
 {
   Collect *c = user_data;
   uint32_t len = (uint32_t) strlen(name);
-  uint32_t groups = name[0] != '.' ? VPS_NV_PAIRS
-                    : log_msg_is_handle_sdata(handle) ? VPS_DOT_NV_PAIRS | VPS_SDATA
-                                                        : VPS_DOT_NV_PAIRS;
-  if (vp_selected(c->vp, name, len, groups))
+  if (vp_selected(c->vp, name, len, _nv_groups(handle, name)))
     _add(c, name, len, value, value_len);
   return true;
 }
@@ -259,11 +265,14 @@ _cmp_desc(const void *pa, const void *pb)
                     b->flags >> VPE_PAIR_SHIFT);
 }
 
+/* Of equal names and ranks a built-in value comes first, as it is added
+ * before the macros when collecting. */
 static int
 _cmp_fixed(const void *pa, const void *pb)
 {
   const ValuePairsFixed *a = pa, *b = pb;
-  return _cmp_names(a->name, a->name_len, a->rank, b->name, b->name_len, b->rank);
+  int r = _cmp_names(a->name, a->name_len, a->rank, b->name, b->name_len, b->rank);
+  return r ? r : (int) b->builtin - (int) a->builtin;
 }
 
 /* Insertion sort for the usual few dozen entries (qsort's merge sort and
@@ -371,7 +380,7 @@ _plain_value(const LogTemplate *t)
 }
 
 static void
-_fixed_add(ValuePairs *vp, ValuePairsFixed *f, const char *name, uint32_t len, GString *scratch)
+_fixed_add(ValuePairs *vp, ValuePairsFixed *f, const char *name, uint32_t len, GString *scratch, GArray *to)
 {
   if (_rekey(vp, name, len, scratch))
     {
@@ -380,7 +389,29 @@ _fixed_add(ValuePairs *vp, ValuePairsFixed *f, const char *name, uint32_t len, G
     }
   f->name = g_strndup(name, len);
   f->name_len = len;
-  g_array_append_val(vp->fixed, *f);
+  g_array_append_val(to, *f);
+}
+
+/* Sort fixed candidates into output order and mark the shadowed ones. */
+static void
+_sort_fixed(GArray *fixed)
+{
+  ValuePairsFixed *f = (ValuePairsFixed *) fixed->data;
+  size_t n = fixed->len;
+  if (n > 1)
+    qsort(f, n, sizeof(*f), _cmp_fixed);
+  /* of equal names, those after one that always shows never show (a
+   * built-in value may be unset) */
+  bool winner = false;
+  for (size_t i = 0; i < n; i++)
+    {
+      bool same = i > 0 && f[i].name_len == f[i - 1].name_len
+                  && memcmp(f[i].name, f[i - 1].name, f[i].name_len) == 0;
+      if (!same)
+        winner = false;
+      f[i].shadowed = winner;
+      winner = winner || (!f[i].droppable && !f[i].builtin);
+    }
 }
 
 void
@@ -396,7 +427,7 @@ vp_fixed_build(ValuePairs *vp)
         continue;
       /* a macro that expands to nothing is left out */
       ValuePairsFixed f = { .template = m->template, .handle = m->handle, .droppable = true };
-      _fixed_add(vp, &f, m->name, m->name_len, scratch);
+      _fixed_add(vp, &f, m->name, m->name_len, scratch, vp->fixed);
     }
   const Pair *p = (const Pair *) vp->pairs->data;
   for (guint i = 0; i < vp->pairs->len; i++)
@@ -407,24 +438,32 @@ vp_fixed_build(ValuePairs *vp)
                             .template_if_escape = true,
                             .droppable = vp->omit_empty,
                             .type = p[i].type };
-      _fixed_add(vp, &f, p[i].name, (uint32_t) strlen(p[i].name), scratch);
+      _fixed_add(vp, &f, p[i].name, (uint32_t) strlen(p[i].name), scratch, vp->fixed);
     }
   g_string_free(scratch, TRUE);
-  ValuePairsFixed *f = (ValuePairsFixed *) vp->fixed->data;
-  size_t n = vp->fixed->len;
-  if (n > 1)
-    qsort(f, n, sizeof(*f), _cmp_fixed);
-  /* of equal names, those after one that always shows never show */
-  bool winner = false;
-  for (size_t i = 0; i < n; i++)
+  _sort_fixed(vp->fixed);
+}
+
+void
+vp_static_build(ValuePairs *vp)
+{
+  if (!vp->any_nv)
+    return;
+  vp->statics = g_array_new(FALSE, TRUE, sizeof(ValuePairsFixed));
+  g_array_append_vals(vp->statics, vp->fixed->data, vp->fixed->len);
+  GString *scratch = g_string_new(NULL);
+  for (NVHandle h = 1; h < LM_V_MAX; h++)
     {
-      bool same = i > 0 && f[i].name_len == f[i - 1].name_len
-                  && memcmp(f[i].name, f[i - 1].name, f[i].name_len) == 0;
-      if (!same)
-        winner = false;
-      f[i].shadowed = winner;
-      winner = winner || !f[i].droppable;
+      size_t len;
+      const char *name = log_msg_get_value_name(h, &len);
+      if (!vp->builtin_sel[h])
+        continue;
+      /* shown when set, even empty unless --omit-empty-values */
+      ValuePairsFixed f = { .handle = h, .builtin = true, .droppable = vp->omit_empty };
+      _fixed_add(vp, &f, name, (uint32_t) len, scratch, vp->statics);
     }
+  g_string_free(scratch, TRUE);
+  _sort_fixed(vp->statics);
 }
 
 const ValuePairsFixed *
@@ -468,4 +507,38 @@ value_pairs_sort_ascending(ValuePairsEntry *e, size_t n)
         e[j] = e[j - 1];
       e[j] = t;
     }
+}
+
+const ValuePairsFixed *
+value_pairs_get_static(const ValuePairs *vp, size_t *n)
+{
+  const GArray *a = vp->statics ? vp->statics : vp->fixed;
+  *n = a->len;
+  return (const ValuePairsFixed *) a->data;
+}
+
+typedef struct Picked
+{
+  const ValuePairs *vp;
+  bool any;
+} Picked;
+
+static bool
+_nv_picked(NVHandle handle, const char *name, const char *value, size_t value_len, void *user_data)
+{
+  (void) value;
+  (void) value_len;
+  Picked *p = user_data;
+  p->any = vp_selected(p->vp, name, (uint32_t) strlen(name), _nv_groups(handle, name));
+  return !p->any;
+}
+
+bool
+value_pairs_msg_is_static(const ValuePairs *vp, const LogMsg *msg)
+{
+  if (!vp->any_nv)
+    return true;
+  Picked p = { vp, false };
+  log_msg_foreach_nv(msg, _nv_picked, &p);
+  return !p.any;
 }

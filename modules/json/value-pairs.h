@@ -105,6 +105,7 @@ typedef struct ValuePairsFixed
   bool template_if_escape; /* under template-escape(yes) format the template instead (pairs) */
   bool droppable;          /* left out when its value is empty */
   bool shadowed;           /* an earlier item of the same name is never left out: this one never shows */
+  bool builtin;            /* a built-in value (handle): left out while it is not set */
   ValuePairsType type;
 } ValuePairsFixed;
 
@@ -112,6 +113,15 @@ typedef struct ValuePairsFixed
  * later of equal names are dropped; NULL when vp may pick name-value pairs
  * of the message too (their names are only known per message). */
 const ValuePairsFixed *value_pairs_get_fixed(const ValuePairs *vp, size_t *n);
+
+/* The candidates of a message that holds no name-value pair (other than
+ * the built-in values) that vp picks, in output order, the built-in
+ * values it picks among them (ValuePairsFixed.builtin), with the same
+ * rules as value_pairs_get_fixed: for such a message value_pairs_collect
+ * gives, in order, those of them that show, the first of each name.
+ * value_pairs_msg_is_static() says whether msg is one. */
+const ValuePairsFixed *value_pairs_get_static(const ValuePairs *vp, size_t *n);
+bool value_pairs_msg_is_static(const ValuePairs *vp, const LogMsg *msg);
 
 /* Whether f's value is read from its handle rather than formatted. */
 static inline bool

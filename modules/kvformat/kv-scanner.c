@@ -123,15 +123,50 @@ _starts_with_pair_sep(const KvScanner *s, const char *p)
   return (size_t) (s->end - p) >= s->pair_sep_len && memcmp(p, s->pair_sep, s->pair_sep_len) == 0;
 }
 
+#if defined(__SSE2__)
+/* 0xff in each byte of x in [lo, hi] (both below 0x80: a byte from 0x80
+ * up is negative as a signed byte and never in range) */
+static inline __m128i
+_in_range(__m128i x, char lo, char hi)
+{
+  return _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8((char) (lo - 1))),
+                       _mm_cmpgt_epi8(_mm_set1_epi8((char) (hi + 1)), x));
+}
+#endif
+
+/* The first byte from p on that is not a key character, or end: sixteen
+ * at a time with SSE2 (a long run of them, as loggen's padding, is a
+ * value that _key_follows walks to its end), then byte by byte. */
+static inline const char *
+_key_run(const char *p, const char *end)
+{
+#if defined(__SSE2__)
+  while (end - p >= 16)
+    {
+      __m128i x = _mm_loadu_si128((const __m128i *) (const void *) p);
+      /* | 0x20 folds A-Z onto a-z and nothing else onto a-z */
+      __m128i key = _in_range(_mm_or_si128(x, _mm_set1_epi8(0x20)), 'a', 'z');
+      key = _mm_or_si128(key, _in_range(x, '0', '9'));
+      key = _mm_or_si128(key, _in_range(x, '-', '.'));
+      key = _mm_or_si128(key, _mm_cmpeq_epi8(x, _mm_set1_epi8('_')));
+      unsigned mask = (unsigned) _mm_movemask_epi8(key) ^ 0xffffu;
+      if (mask)
+        return p + __builtin_ctz(mask);
+      p += 16;
+    }
+#endif
+  while (p < end && _is_key_char(*p))
+    p++;
+  return p;
+}
+
 /* A key and the value separator start at p.  Where they are is kept for
  * _find_key, which would find the same key from p (unless the separator
  * is itself a key character: then the first one counts there). */
 static bool
 _key_follows(KvScanner *s, const char *p)
 {
-  const char *k = p;
-  while (k < s->end && _is_key_char(*k))
-    k++;
+  const char *k = _key_run(p, s->end);
   if (k == p)
     return false;
   while (k < s->end && *k == ' ')

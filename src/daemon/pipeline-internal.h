@@ -97,6 +97,10 @@ typedef struct SourceSlot
 
 #define PIPELINE_BATCH 64
 
+/* The most a writer for many files (LogDestDriver.batch_files) takes
+ * from its queue at once, unless its flush-lines alone is more. */
+#define BATCH_MAX_SPLIT 8192
+
 typedef struct Batch
 {
   LogQueueItem items[PIPELINE_BATCH];

@@ -780,6 +780,11 @@ log_pipeline_start(LogPipeline *pl, WorkerPool *pool, char **error)
         .suppress = (uint32_t) (d->suppress > 0 ? d->suppress : 0),
         .name = rt->name,
       };
+      /* a batch for many files: flush-lines each, at most a batch of
+       * BATCH_MAX_SPLIT (unless flush-lines alone is more) */
+      if (d->batch_files > 1)
+        wo.batch = (uint32_t) MIN((uint64_t) wo.flush_lines * d->batch_files,
+                                  MAX((uint64_t) wo.flush_lines, BATCH_MAX_SPLIT));
       const char *werr = NULL;
       rt->writer = log_writer_start(rt->q, d->writer_ops, d, &wo, &werr);
       rt->suppress = wo.suppress > 0;

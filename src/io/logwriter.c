@@ -262,7 +262,7 @@ _writer_main(void *arg)
       if (atomic_load(&w->detach))
         break;
       _suppress_expire(w);
-      ssize_t n = log_queue_pop_batch(w->q, w->batch, w->opts.flush_lines, w->opts.suppress ? 250 : 1000);
+      ssize_t n = log_queue_pop_batch(w->q, w->batch, w->opts.batch, w->opts.suppress ? 250 : 1000);
       if (n < 0)
         break; /* closed and drained */
       if (n > 0)
@@ -320,6 +320,8 @@ log_writer_start(LogQueue *q, const LogWriterOps *ops, void *dest, const LogWrit
   w->opts = *opts;
   if (w->opts.flush_lines < 1)
     w->opts.flush_lines = 1;
+  if (w->opts.batch < w->opts.flush_lines)
+    w->opts.batch = w->opts.flush_lines;
   if (w->opts.time_reopen < 1)
     w->opts.time_reopen = 1;
   /* a full bucket at start: the first second's worth goes at once */
@@ -327,7 +329,7 @@ log_writer_start(LogQueue *q, const LogWriterOps *ops, void *dest, const LogWrit
   w->tokens_us = mono_us();
   if (!w->opts.name)
     w->opts.name = "";
-  w->batch = calloc(w->opts.flush_lines, sizeof(LogQueueItem));
+  w->batch = calloc(w->opts.batch, sizeof(LogQueueItem));
   if (!w->batch)
     abort();
   pthread_mutex_init(&w->lock, NULL);

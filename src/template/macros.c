@@ -121,21 +121,21 @@ log_macro_append_msghdr(const LogMsg *msg, GString *out)
   const LogMsgStr *legacy = &msg->builtin[LM_V_LEGACY_MSGHDR];
   if (legacy->len)
     {
-      g_string_append_len(out, legacy->ptr, legacy->len);
+      str_append(out, legacy->ptr, legacy->len);
       return;
     }
   const LogMsgStr *prog = &msg->builtin[LM_V_PROGRAM];
   if (!prog->len)
     return;
-  g_string_append_len(out, prog->ptr, prog->len);
+  str_append(out, prog->ptr, prog->len);
   const LogMsgStr *pid = &msg->builtin[LM_V_PID];
   if (pid->len)
     {
       g_string_append_c(out, '[');
-      g_string_append_len(out, pid->ptr, pid->len);
+      str_append(out, pid->ptr, pid->len);
       g_string_append_c(out, ']');
     }
-  g_string_append_len(out, ": ", 2);
+  str_append(out, ": ", 2);
 }
 
 typedef struct TagsOut

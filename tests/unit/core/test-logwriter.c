@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 
 typedef struct FakeDest
 {
@@ -14,6 +15,7 @@ typedef struct FakeDest
   int fail_next;   /* fail this many calls with -EIO */
   bool fail_always;
   size_t max_per_call;
+  size_t largest; /* the most items one call was given */
   int batches;
   int reopens;
   bool finished;
@@ -32,6 +34,8 @@ fake_write(void *dest, LogQueueItem *items, size_t n)
     }
   else
     {
+      if (n > d->largest)
+        d->largest = n;
       size_t k = d->max_per_call && n > d->max_per_call ? d->max_per_call : n;
       for (size_t i = 0; i < k; i++)
         d->seen[d->n++] = items[i].msg->seqnum;
@@ -94,6 +98,33 @@ Test(logwriter, writes_everything_in_order_in_batches_then_finishes, .init = qui
   cr_assert_eq(atomic_load(&win->free), 5000, "every written message was acked");
   log_window_orphan(win);
   log_queue_free(q);
+}
+
+/* flush-lines bounds a batch unless the destination asks for more at once
+ * (a file() with macros in its path: flush-lines for each of its files). */
+Test(logwriter, batch_takes_flush_lines_or_what_the_destination_asks, .init = quiet)
+{
+  for (int wide = 0; wide < 2; wide++)
+    {
+      FakeDest *d = calloc(1, sizeof(*d));
+      pthread_mutex_init(&d->lock, NULL);
+      LogQueue *q = log_queue_new(100000);
+      push_numbered(q, 0, 1000, NULL);
+      LogWriterOptions o = { .flush_lines = 10, .batch = wide ? 300 : 0, .time_reopen = 1, .name = "d_fake" };
+      const char *err;
+      LogWriter *w = log_writer_start(q, &fake_ops, d, &o, &err);
+      cr_assert_not_null(w);
+      cr_assert_eq(log_writer_stop(w, 10000), 0);
+      cr_assert_eq(d->n, 1000);
+      for (size_t i = 0; i < 1000; i++)
+        cr_assert_eq(d->seen[i], i);
+      /* the queue was full before the writer started: every batch is whole */
+      cr_expect_eq(d->largest, wide ? 300 : 10);
+      cr_expect_eq(d->batches, wide ? 4 : 100);
+      log_queue_free(q);
+      pthread_mutex_destroy(&d->lock);
+      free(d);
+    }
 }
 
 Test(logwriter, failed_batch_is_retried_not_lost, .init = quiet)

@@ -151,6 +151,28 @@ Test(file_options, sync_is_flush_lines)
     }
 }
 
+/* A path with macros may send one batch to many files: its writer takes
+ * flush-lines for each of up to 128 at once; one file, a pipe: one. */
+Test(file_options, a_macro_path_asks_for_batches_over_many_files)
+{
+  static const struct
+  {
+    const char *text;
+    uint32_t files;
+  } cases[] = {
+    { "destination d { file(\"@DIR@/${HOST}/${PROGRAM}.log\"); };", 128 },
+    { "destination d { file(\"@DIR@/x\"); };", 1 },
+    { "destination d { pipe(\"@DIR@/p\"); };", 1 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+    {
+      Rig r = { 0 };
+      cr_assert(rig_try(&r, cases[i].text), "%s: %s", cases[i].text, r.err.message);
+      cr_expect_eq(r.drv->batch_files, cases[i].files, "%s", cases[i].text);
+      rig_free(&r);
+    }
+}
+
 /* ---- sources: pad-size() ---- */
 
 /* Build source "s" of text (its first driver); NULL with *err when refused. */

@@ -65,6 +65,31 @@ Test(file_write, dotdot_from_a_macro_is_refused_and_the_message_dropped)
   rig_free(&r);
 }
 
+/* The one-pass check against syslog-ng's rule as written: "../" or "/.."
+ * anywhere, or the whole path "..", on every path of up to seven bytes
+ * made of '.', '/' and 'a'. */
+Test(file_write, spurious_path_check_matches_the_rule_on_every_short_path)
+{
+  static const char alphabet[] = "./a";
+  char path[8];
+  for (int len = 0; len <= 7; len++)
+    {
+      int total = 1;
+      for (int i = 0; i < len; i++)
+        total *= 3;
+      for (int code = 0; code < total; code++)
+        {
+          int c = code;
+          for (int i = 0; i < len; i++, c /= 3)
+            path[i] = alphabet[c % 3];
+          path[len] = '\0';
+          bool want = strstr(path, "../") || strstr(path, "/..") || strcmp(path, "..") == 0;
+          cr_assert_eq(file_path_is_spurious_len(path, (size_t) len), want, "%s", path);
+          cr_assert_eq(file_path_is_spurious(path), want, "%s", path);
+        }
+    }
+}
+
 Test(file_write, create_dirs_and_permissions)
 {
   Rig r = { 0 };

@@ -95,18 +95,24 @@ Test(json, escaper_finds_specials_at_any_offset)
     { "\"", "\\\"" }, { "\\", "\\\\" }, { "\x1f", "\\u001f" }, { "\xff", "\\\\xff" }, { "\xc3\xa9", "\xc3\xa9" },
     { "\n", "\\n" },   { " ", " " },         { "\x85", "\\\\x85" },
   };
+  /* short values go through eight- and four-byte words that overlap at
+   * their end: every length up to 20 */
+  static const size_t totals[] = { 1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12,
+                                   13, 14, 15, 16, 17, 18, 19, 20, 30, 65, 100 };
   for (size_t k = 0; k < G_N_ELEMENTS(specials); k++)
-    for (size_t total = 30; total <= 100; total += 35)
-      for (size_t at = 0; at < total; at++)
+    for (size_t t = 0; t < G_N_ELEMENTS(totals); t++)
+      for (size_t total = totals[t], at = 0; at <= total; at++)
         {
           GString *in = g_string_new(NULL), *want = g_string_new(NULL);
-          for (size_t i = 0; i < total; i++)
+          for (size_t i = 0; i <= total; i++)
             {
               if (i == at)
                 {
                   g_string_append(in, specials[k].in);
                   g_string_append(want, specials[k].want);
                 }
+              if (i == total)
+                break;
               g_string_append_c(in, 'a');
               g_string_append_c(want, 'a');
             }
@@ -287,11 +293,12 @@ Test(json, threads_share_a_template)
   log_msg_unref(msg);
 }
 
-/* A value-pairs of fixed names (macros and key=value pairs) goes through a
- * plan made once; an --exclude of a name no message has makes the same
- * selection go through collecting and walking per message.  Both must
- * agree byte for byte, on each corpus message, with and without
- * template-escape. */
+/* A value-pairs of fixed names (macros, key=value pairs and, for a message
+ * without picked name-value pairs of its own, built-in values) goes through
+ * a plan made once; with the plans off the same selection goes through
+ * collecting and walking per message.  Both must agree byte for byte, on
+ * each corpus message (and one with name-value pairs of its own), with and
+ * without template-escape. */
 Test(json, fixed_names_plan_matches_the_general_path)
 {
   static const char *const args[] = {
@@ -309,28 +316,71 @@ Test(json, fixed_names_plan_matches_the_general_path)
     "--key ISODATE --key HOST --key FACILITY --key LEVEL m=$MESSAGE p=$PROGRAM pid=$PID",
     "q='say \"hi\" \\ \x01' e=$(echo $MESSAGE) m=${MESSAGE} h=${HOST}x",
     ".a=1 .a.b=$PID a..b=$HOST c.=$PROGRAM .=$MSGID",
+    "--scope rfc5424 --scope nv-pairs",
+    "--scope nv-pairs --omit-empty-values --key DATE",
+    "--scope nv-pairs HOST=$PROGRAM --pair PID=x",
+    "--scope nv-pairs --exclude HOST* --rekey P* --add-prefix q",
+    "--scope nv-pairs --rekey * --add-prefix n. x.y=1",
+    "--scope all-nv-pairs --scope rfc3164",
+    "--key MSG* --key HOST",
   };
   static const char *const funcs[] = { "format-json", "format-flat-json" };
   LogTemplateOptions escape;
   log_template_options_defaults(&escape);
   escape.escape = true;
-  for (size_t c = 0; c < G_N_ELEMENTS(cases); c++)
+  for (size_t c = 0; c <= G_N_ELEMENTS(cases); c++)
     {
-      LogMsg *msg = tfunc_case_msg(&cases[c]);
+      LogMsg *msg;
+      const char *name;
+      if (c < G_N_ELEMENTS(cases))
+        {
+          msg = tfunc_case_msg(&cases[c]);
+          name = cases[c].name;
+        }
+      else
+        {
+          /* pairs of its own, one of them empty; PID left unset */
+          msg = tfunc_case_msg(&cases[2]);
+          log_msg_unset_value(msg, LM_V_PID);
+          log_msg_set_value_by_name(msg, "HOSTX", "hx", -1);
+          log_msg_set_value_by_name(msg, "empty", "", 0);
+          log_msg_set_value_by_name(msg, "a.b", "ab", -1);
+          name = "own pairs";
+        }
       for (size_t a = 0; a < G_N_ELEMENTS(args); a++)
         for (size_t f = 0; f < G_N_ELEMENTS(funcs); f++)
           for (int e = 0; e < 2; e++)
             {
-              char *plan = g_strdup_printf("<$(%s %s)>", funcs[f], args[a]);
-              char *general = g_strdup_printf("<$(%s %s --exclude NO_SUCH_NAME)>", funcs[f], args[a]);
-              char *want = test_format(general, msg, e ? &escape : NULL);
-              char *got = test_format(plan, msg, e ? &escape : NULL);
-              cr_expect_str_eq(got, want, "case %s, %s, escape %d", cases[c].name, plan, e);
+              char *text = g_strdup_printf("<$(%s %s)>", funcs[f], args[a]);
+              format_json_plans = false;
+              char *want = test_format(text, msg, e ? &escape : NULL);
+              format_json_plans = true;
+              char *got = test_format(text, msg, e ? &escape : NULL);
+              cr_expect_str_eq(got, want, "case %s, %s, escape %d", name, text, e);
               g_free(want);
               g_free(got);
-              g_free(plan);
-              g_free(general);
+              g_free(text);
             }
       log_msg_unref(msg);
     }
+}
+
+/* --scope nv-pairs picks the built-in values that are set, even empty,
+ * and the message's own pairs; the plan must show the same. */
+Test(json, nv_pairs_plan_shows_set_builtins_only)
+{
+  LogMsg *msg = tfunc_case_msg(&cases[2]);
+  log_msg_set_value(msg, LM_V_PID, "", 0);
+  log_msg_unset_value(msg, LM_V_MSGID);
+  GString *out = tfunc_format("$(format-json --scope nv-pairs --exclude SOURCE --exclude TRANSPORT)", msg);
+  cr_expect_str_eq(out->str, "{\"PROGRAM\":\"sshd\",\"PID\":\"\",\"MESSAGE\":\"Accepted publickey for deploy "
+                             "from 10.0.0.5 port 22\",\"LEGACY_MSGHDR\":\"sshd[2345]: \","
+                             "\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"web01\"}");
+  g_string_free(out, TRUE);
+  log_msg_set_value_by_name(msg, "zz", "1", -1);
+  out = tfunc_format("$(format-json --scope nv-pairs --exclude SOURCE --exclude TRANSPORT --exclude M*"
+                     " --exclude L* --exclude P*)", msg);
+  cr_expect_str_eq(out->str, "{\"zz\":\"1\",\"HOST_FROM\":\"127.0.0.1\",\"HOST\":\"web01\"}");
+  g_string_free(out, TRUE);
+  log_msg_unref(msg);
 }

@@ -279,3 +279,54 @@ Test(kvparser, long_values_end_at_the_delimiter_whatever_their_length)
   sp->ops->free(sp);
   semi->ops->free(semi);
 }
+
+/* A space followed by a run of key characters ends a value only when the
+ * value separator closes the run: the run is found sixteen bytes at a
+ * time, so every byte value is tried at every position of the first
+ * blocks as the byte that ends it, against the key characters'
+ * definition, [A-Za-z0-9_.-]. */
+Test(kvparser, key_after_a_space_whatever_byte_ends_its_run)
+{
+  LogProcessor *p = pt_new(F, KV);
+  char key[64], line[160], want[160];
+  for (int c = 1; c < 256; c++)
+    {
+      if (c == ' ' || c == '=' || c == '"' || c == '\'' || c == '\\')
+        continue;
+      bool key_char = g_ascii_isalnum(c) || c == '_' || c == '.' || c == '-';
+      for (int at = 0; at < 40; at++)
+        {
+          for (int i = 0; i < at; i++)
+            key[i] = (char) ('k' + i % 3);
+          key[at] = (char) c;
+          key[at + 1] = 'z';
+          key[at + 2] = '\0';
+          snprintf(line, sizeof(line), "a=1 %s=2", key);
+          LogMsg *m = pt_msg_prog(line, -1);
+          cr_assert(pt_run(p, &m));
+          if (key_char)
+            {
+              snprintf(want, sizeof(want), "kv.%s", key);
+              pt_assert_value(m, "kv.a", "1");
+              pt_assert_value(m, want, "2");
+            }
+          else
+            {
+              /* no key: the run and what follows are a's value, or z is
+               * the key when the byte is not one (found by the separator) */
+              size_t len;
+              const char *z = log_msg_get_value(m, log_msg_get_value_handle("kv.z", -1), &len);
+              const char *a = log_msg_get_value(m, log_msg_get_value_handle("kv.a", -1), &len);
+              cr_expect(strcmp(z, "2") == 0 || strncmp(a, "1 ", 2) == 0, "byte %d at %d: a=%s z=%s", c, at, a,
+                        z);
+              if (at > 0)
+                {
+                  snprintf(want, sizeof(want), "kv.%.*s", at, key);
+                  pt_assert_value(m, want, "(unset)");
+                }
+            }
+          log_msg_unref(m);
+        }
+    }
+  p->ops->free(p);
+}
