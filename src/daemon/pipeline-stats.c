@@ -71,6 +71,19 @@ _adjust(LogPipeline *pl, GString *key, const char *component, const char *id, co
   return raw - m->value;
 }
 
+/* A stamp counts seconds: a message in the second of the reset leaves it
+ * where the mark is.  Its row's "processed" comes just before it; when
+ * that moved since the reset, the stamp is a message's again. */
+static uint64_t
+_adjust_stamp(const StatsRow *prev, uint64_t prev_value, const StatsRow *row, uint64_t adjusted)
+{
+  if (adjusted != 0 || !prev || strcmp(prev->type, "processed") != 0 || prev_value == 0
+      || strcmp(prev->component, row->component) != 0 || strcmp(prev->id, row->id) != 0
+      || strcmp(prev->instance, row->instance) != 0)
+    return adjusted;
+  return row->value;
+}
+
 typedef struct StatsWalk
 {
   LogPipeline *pl;
@@ -79,6 +92,8 @@ typedef struct StatsWalk
   void *ud;
   GString *key;
   uint64_t walk;
+  StatsRow prev;       /* the row before, as read (its strings live through the next row) */
+  bool has_prev;
 } StatsWalk;
 
 static void
@@ -87,6 +102,10 @@ _walk_row(const StatsRow *row, void *ud)
   StatsWalk *w = ud;
   StatsRow r = *row;
   r.value = _adjust(w->pl, w->key, r.component, r.id, r.instance, r.type, row->value, w->walk);
+  if (strcmp(r.type, "stamp") == 0)
+    r.value = _adjust_stamp(w->has_prev ? &w->prev : NULL, w->prev.value, row, r.value);
+  w->prev = r;
+  w->has_prev = true;
   if (w->fn)
     w->fn(&r, w->ud);
   if (!w->pick || !w->pick(&r, w->ud) || _is_level(r.type))
@@ -112,7 +131,7 @@ static void _foreach_raw(LogPipeline *pl, StatsRowFunc fn, void *ud);
 static void
 _walk(LogPipeline *pl, StatsRowFunc fn, StatsRowPickFunc pick, void *ud)
 {
-  StatsWalk w = { pl, fn, pick, ud, g_string_new(NULL), ++pl->stats_walks };
+  StatsWalk w = { pl, fn, pick, ud, g_string_new(NULL), ++pl->stats_walks, { 0 }, false };
   _foreach_raw(pl, _walk_row, &w);
   if (pl->stats_reset)
     g_hash_table_foreach_remove(pl->stats_reset, _mark_unseen, &w.walk);
