@@ -116,7 +116,7 @@ ask src1 query get 'source.*'
 ask nothing query get --sum 'nothing.*'
 ask qreset query get --reset 'source.*'
 ask src2 query get 'source.*'
-[ "$(cat "$work/src2.slc")" = "source.s_net.processed=0" ] || fail "after query --reset: $(cat "$work/src2.slc")"
+[ "$(cat "$work/src2.slc")" = "source.s_net.processed=0" ] || fail "after query --reset"
 ask sreset stats --reset
 ask_both sum2 query get --sum 'center.*'
 [ "$(cat "$work/sum2.slc")" = 0 ] || fail "center after stats --reset: $(cat "$work/sum2.slc")"
@@ -124,13 +124,14 @@ ask_both sum2 query get --sum 'center.*'
 # the CSV rows both have (syslog-ng has more: eps_*, msg_size_*, global;
 # their order is a hash table's)
 rows() {
-  grep -E '^(source|center|destination|dst\.file|src\.network);' | grep -E ';(processed|written|dropped|queued|stamp);' \
-    | grep -v ';connections;' | sed "s#$work/[a-z]*\.out#OUT#; s#;s_net\#0;tcp,127.0.0.1;#;s_net\#0;IP;#" | sort
+  grep -E '^(source|center|destination|dst\.file|src\.network);' \
+    | grep -E ';(processed|written|dropped|queued|stamp);' \
+    | sed "s#$work/[a-z]*\.out#OUT#; s#;s_net\#0;tcp,127.0.0.1;#;s_net\#0;IP;#" | sort
 }
 sng_ctl stats -c "$work/sng.d/ctl" | rows >"$work/stats.sng"
 "$ctl" stats -c "$work/slc.d/ctl" | rows >"$work/stats.slc"
 diff "$work/stats.sng" "$work/stats.slc" || fail "stats rows after the reset differ"
-grep -q "^src.network;s_net#0;IP;a;stamp;0$" "$work/stats.slc" || fail "no reset stamp row: $(cat "$work/stats.slc")"
+grep -q "^src.network;s_net#0;IP;a;stamp;0$" "$work/stats.slc" || fail "no reset stamp row"
 
 for p in $sng_port $slc_port; do
   "$loggen" -S -Q -r 1000000 -n 30 127.0.0.1 "$p" 2>/dev/null || fail "loggen to $p"
@@ -138,7 +139,7 @@ done
 wait_lines "$work/sng.out" 230
 wait_lines "$work/slc.out" 230
 ask src3 query get 'source.*'
-[ "$(cat "$work/src3.slc")" = "source.s_net.processed=30" ] || fail "30 after the reset: $(cat "$work/src3.slc")"
+[ "$(cat "$work/src3.slc")" = "source.s_net.processed=30" ] || fail "not 30 after the reset"
 ask list query list 'source.*'
 
 echo "compare-ctl: syslog-ng-ctl's verbs answer the same from syslog-ng 3.38 and from Sluice"
