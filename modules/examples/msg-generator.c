@@ -11,11 +11,11 @@
  *                 the message being made (default "-- Generated message. --")
  *   values(NAME => T ...)   name-value pairs set first, each a template
  *
- * and the options of every source (host-override(), tags(), ...), through
- * the core's LogSource.  The order is syslog-ng 3.38's: values, MESSAGE
- * set to the default text, template(), then the host logic of a local
- * source; PRI user.notice (default-facility() / default-priority() when
- * given).  Where syslog-ng differs on purpose: values are set in the order
+ * and the options syslog-ng's grammar gives it of every source's
+ * (host-override(), tags(), use-syslogng-pid(), ...), through the core's
+ * LogSource.  The order is syslog-ng 3.38's: values, MESSAGE set to the
+ * default text, template(), then the host logic of a local source; PRI
+ * user.notice.  Where syslog-ng differs on purpose: values are set in the order
  * written (syslog-ng's order is a hash table's), so a value's template
  * sees the values before it; and under flow control a full window holds
  * the next message back until a slot comes back, where syslog-ng skips it
@@ -30,7 +30,6 @@
 
 #include "sluice/cfg-options.h"
 #include "sluice/logsource.h"
-#include "sluice/msg-format.h"
 #include "sluice/timeutil.h"
 
 #include <glib.h>
@@ -38,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <stdio.h>
 
 #define DEFAULT_MESSAGE "-- Generated message. --"
 
@@ -48,6 +49,9 @@ typedef struct MsgGenOptions
   int64_t num;
   char *template; /* NULL: the default message */
   char **values;  /* name, template, name, template, ... */
+  bool use_syslogng_pid;
+  bool read_old_records;
+  char *persist_name;
 } MsgGenOptions;
 
 typedef struct MsgGenValue
@@ -72,6 +76,7 @@ typedef struct MsgGenSource
   LogWindow *window;    /* NULL without flow control */
   LogSourcePeer peer;
   GString *buf;
+  char pid[16];         /* use-syslogng-pid(yes): the daemon's */
   int64_t made;         /* messages made so far */
   bool waiting;         /* held back by a full window */
   bool registered;      /* the timer and window exist */
@@ -109,8 +114,7 @@ _make_one(MsgGenSource *s)
   now.gmtoff = tz_offset_at(tz_local(), now.sec);
   msg->stamps[LM_TS_STAMP] = now;
   msg->stamps[LM_TS_RECVD] = now;
-  uint16_t pri = s->base.ro.parse.default_pri;
-  msg->pri = pri != MF_DEFAULT_PRI_UNSET ? pri : 13; /* user.notice */
+  msg->pri = 13; /* user.notice */
   msg->flags |= LF_LOCAL;
   for (size_t i = 0; i < s->n_values; i++)
     {
@@ -124,6 +128,8 @@ _make_one(MsgGenSource *s)
       log_msg_set_value(msg, LM_V_MESSAGE, s->buf->str, (ssize_t) s->buf->len);
     }
   log_msg_set_value(msg, LM_V_SOURCE, s->base.env.name, -1);
+  if (s->o.use_syslogng_pid)
+    log_msg_set_value(msg, LM_V_PID, s->pid, -1);
   if (s->window)
     log_msg_ack_begin(msg, s->window);
   log_source_post(&s->base, msg, &s->peer);
@@ -198,6 +204,7 @@ _msg_gen_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
   /* a reload starts a new generator: num() counts from 0 again, as in
    * syslog-ng, whose source is made anew too */
   s->made = 0;
+  snprintf(s->pid, sizeof(s->pid), "%ld", (long) getpid()); /* after a fork to the background */
   s->worker = worker_pool_pick(env->pool);
   worker_stream_added(s->worker);
   worker_post(s->worker, _start_job, s);
@@ -231,13 +238,40 @@ _check_freq(const CfgOption *opt, const void *field)
   return NULL;
 }
 
-/* syslog-ng 3.38's options of example-msg-generator() and of every source */
+#define SOFF(field) LOG_SOURCE_OFF(MsgGenOptions, src, field)
+
+/* syslog-ng 3.38's options of example-msg-generator(): its own, and of
+ * the options every source has, those its grammar takes (a LogSource's,
+ * not a reader's: no flags(), default-facility(), time-zone(), ...). */
 static const CfgOption msg_gen_options[] = {
-  LOG_SOURCE_OPTION_ROWS(MsgGenOptions, src, 100),
   { .name = "freq", .type = CFG_OPT_STRING, .offset = OFF(freq), .def_str = "1", .check = _check_freq },
   { .name = "num", .type = CFG_OPT_INT, .offset = OFF(num), .def_int = 0, .min = 0, .max = INT32_MAX },
   { .name = "template", .type = CFG_OPT_TEMPLATE, .offset = OFF(template) },
   { .name = "values", .type = CFG_OPT_PAIRS, .offset = OFF(values) },
+  { .name = "log-iw-size", .type = CFG_OPT_SIZE, .offset = SOFF(log_iw_size), .def_int = 100, .min = 1,
+    .max = INT32_MAX },
+  { .name = "chain-hostnames", .type = CFG_OPT_BOOL, .offset = SOFF(chain_hostnames),
+    .inherit = "chain-hostnames" },
+  { .name = "keep-hostname", .type = CFG_OPT_BOOL, .offset = SOFF(keep_hostname),
+    .inherit = "keep-hostname" },
+  { .name = "program-override", .type = CFG_OPT_STRING, .offset = SOFF(program_override) },
+  { .name = "log-prefix", .type = CFG_OPT_STRING, .offset = SOFF(program_override) },
+  { .name = "host-override", .type = CFG_OPT_STRING, .offset = SOFF(host_override) },
+  { .name = "keep-timestamp", .type = CFG_OPT_BOOL, .offset = SOFF(keep_timestamp),
+    .inherit = "keep-timestamp" },
+  { .name = "tags", .type = CFG_OPT_STRING_LIST, .offset = SOFF(tags) },
+  { .name = "use-fqdn", .type = CFG_OPT_BOOL, .offset = SOFF(use_fqdn), .inherit = "use-fqdn" },
+  { .name = "use-dns", .type = CFG_OPT_ENUM, .offset = SOFF(use_dns), .names = cfg_use_dns_names,
+    .inherit = "use-dns" },
+  { .name = "dns-cache", .type = CFG_OPT_BOOL, .offset = SOFF(dns_cache) },
+  { .name = "normalize-hostnames", .type = CFG_OPT_BOOL, .offset = SOFF(normalize_hostnames),
+    .inherit = "normalize-hostnames" },
+  { .name = "use-syslogng-pid", .type = CFG_OPT_BOOL, .offset = OFF(use_syslogng_pid) },
+  /* a generator has no old records to read and nothing to keep in the
+   * persist file: both are taken, as syslog-ng takes them, and change
+   * nothing there either */
+  { .name = "read-old-records", .type = CFG_OPT_BOOL, .offset = OFF(read_old_records) },
+  { .name = "persist-name", .type = CFG_OPT_STRING, .offset = OFF(persist_name) },
   { 0 },
 };
 
@@ -269,6 +303,8 @@ _msg_gen_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
    * "src.none;s_gen#0;;a;processed;N" */
   s->base.super.driver = "none";
   s->buf = g_string_new(NULL);
+  /* the source options its table has not: their defaults */
+  log_source_options_defaults(&s->o.src, ctx->global);
   cfg_options_defaults(msg_gen_options, &s->o);
   if (!cfg_options_apply_inherit(msg_gen_options, call, &s->o, "example-msg-generator()", ctx->global, err)
       || !log_source_resolve(&s->base, &s->o.src, call, ctx, true, NULL, err))

@@ -2,7 +2,8 @@
 # example-msg-generator(): num() messages and no more, the first at once and
 # the next freq() seconds apart (1 s by default); the default message and
 # PRI; template() and values() (in the order written, a named template {});
-# the options of every source (host-override(), tags()); its stats rows;
+# the source options it takes (host-override(), tags(), use-syslogng-pid())
+# and those it does not (a reader's: default-facility()); its stats rows;
 # flow control makes every one of num() (none skipped); and the values it
 # refuses.
 # Usage: msg-generator.sh SLUICE SLUICE_CTL
@@ -18,12 +19,12 @@ source s_count { example-msg-generator(num(4) freq(0.3)); };
 source s_tmpl { example-msg-generator(num(2) freq(0) template("\${v1}+\${v2}|\$(uppercase \${v2})")
   values("v1" => "one" v2 => "\${v1}-two")); };
 source s_named { example-msg-generator(num(1) template(t_named) values("v1" => "x")
-  host-override("gen-host") tags("t1")); };
+  host-override("gen-host") tags("t1") use-syslogng-pid(yes)); };
 source s_default { example-msg-generator(num(2)); };
 source s_flow { example-msg-generator(num(200) freq(0) log-iw-size(10)); };
 destination d_count { file("$work/count.log" template("\$S_UNIXTIME \$R_UNIXTIME \$MSG\n")); };
 destination d_tmpl { file("$work/tmpl.log" template("\$MSG\n")); };
-destination d_named { file("$work/named.log" template("\$HOST|\$MSG|\$TAGS|\$SOURCE\n")); };
+destination d_named { file("$work/named.log" template("\$HOST|\$MSG|\$TAGS|\$SOURCE|\$PID\n")); };
 destination d_default { file("$work/default.log"
   template("\$S_UNIXTIME|\$HOST|\$PROGRAM|\$FACILITY|\$PRIORITY|\$MSG\n")); };
 destination d_flow { file("$work/flow.log" template("\$MSG\n") throttle(100)); };
@@ -74,9 +75,9 @@ cut -d'|' -f2- "$work/default.log" | sort -u >"$work/default.rest"
 grep -q " -- Generated message. --$" "$work/count.log" || fail "count.log: $(cat "$work/count.log")"
 # template() and values(): a value sees the ones before it
 [ "$(sort -u "$work/tmpl.log")" = "one+one-two|ONE-TWO" ] || fail "template: $(cat "$work/tmpl.log")"
-# a named template {}, host-override(), tags(); SOURCE is set after the
+# a named template {}, host-override(), tags(), use-syslogng-pid(); SOURCE is set after the
 # template, as in syslog-ng, so only the file's template sees it
-[ "$(cat "$work/named.log")" = "gen-host|named x|t1,.source.s_named|s_named" ]\
+[ "$(cat "$work/named.log")" = "gen-host|named x|t1,.source.s_named|s_named|$pid" ]\
   || fail "named: $(cat "$work/named.log")"
 
 # the stats rows, named as syslog-ng names them
@@ -102,5 +103,8 @@ bad 'num(-2)' "num(-2) is out of range"
 bad 'values("a")' "option 'values' takes \"name\" => \"value\" pairs"
 bad 'values("a" => "$(nosuchfunc)")' "bad template"
 bad 'frequency(1)' "unknown option 'frequency'"
+# a LogSource's options only, as syslog-ng's grammar has them: not a reader's
+bad 'default-facility(local3)' "unknown option 'default-facility'"
+bad 'flags(no-parse)' "unknown option 'flags'"
 bad '"arg"' "takes no positional arguments"
 echo "msg-generator: num, freq, template, values, stats and flow control as syslog-ng's"
