@@ -236,7 +236,7 @@ _list_files_in(const CfgNode *n, const CfgNode *parent, GString *out)
 {
   if (!n)
     return;
-  if (n->kind == CFG_NODE_CALL && parent && n->n_args == 1 && n->args[0].type == CFG_VAL_STRING)
+  if (n->kind == CFG_NODE_CALL && parent && n->n_args == 1 && n->args[0].type != CFG_VAL_OP)
     for (size_t i = 0; i < G_N_ELEMENTS(tracked_files); i++)
       if (cfg_name_equal(n->name, tracked_files[i].option)
           && (!tracked_files[i].in || (parent->kind == CFG_NODE_CALL && cfg_name_equal(parent->name,
