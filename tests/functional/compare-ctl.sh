@@ -142,4 +142,5 @@ ask src3 query get 'source.*'
 [ "$(cat "$work/src3.slc")" = "source.s_net.processed=30" ] || fail "not 30 after the reset"
 ask list query list 'source.*'
 
+stop_sluice
 echo "compare-ctl: syslog-ng-ctl's verbs answer the same from syslog-ng 3.38 and from Sluice"
