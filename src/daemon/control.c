@@ -150,6 +150,7 @@ _cmd_query(Control *c, char **argv, GString *out)
       return;
     }
   LogPipeline *pl = c->ops->pipeline(c->cookie);
+  size_t start = out->len; /* out may still hold earlier replies */
   bool reset = verb >= 3;
   QueryCtx q = { .pattern = argv[2] ? argv[2] : "*", .out = out, .name = g_string_new(NULL) };
   q.get = verb % 3 != 0;
@@ -163,7 +164,7 @@ _cmd_query(Control *c, char **argv, GString *out)
   if (reset && q.matched)
     g_string_append_printf(out, "\nThe selected counters of %s have been reset to 0.\n",
                            sluice_identity_name());
-  if (out->len == 0)
+  if (out->len == start)
     g_string_append_c(out, '\n');
   g_string_free(q.name, TRUE);
 }
@@ -261,11 +262,12 @@ _cmd_list_files(Control *c, GString *out)
       g_string_append(out, "FAIL No configuration is running\n");
       return;
     }
+  size_t start = out->len; /* out may still hold earlier replies */
   if (!sluice_identity_is_syslog_ng())
     for (size_t i = 0; tree->files && tree->files[i]; i++)
       g_string_append_printf(out, "%s: %s\n", i == 0 ? "config" : "include", tree->files[i]);
   _list_files_in(tree->root, NULL, out);
-  if (out->len == 0)
+  if (out->len == start)
     g_string_append(out, "No files available\n");
 }
 
