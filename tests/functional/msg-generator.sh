@@ -4,8 +4,8 @@
 # PRI; template() and values() (in the order written, a named template {});
 # the source options it takes (host-override(), tags(), use-syslogng-pid())
 # and those it does not (a reader's: default-facility()); its stats rows;
-# flow control makes every one of num() (none skipped); and the values it
-# refuses.
+# flow control makes every one of num() (none skipped); a reload starts it
+# anew; and the values it refuses.
 # Usage: msg-generator.sh SLUICE SLUICE_CTL
 . "$(dirname "$0")/lib.sh"
 sluice=$1 ctl=$2
@@ -87,6 +87,11 @@ for row in "src.none;s_count#0;;a;processed;4" "source;s_count;;a;processed;4" \
   grep -qx "$row" "$work/stats.csv" || { cat "$work/stats.csv"; fail "no row $row"; }
 done
 grep -q "^src.none;s_count#0;;a;stamp;[1-9][0-9]*$" "$work/stats.csv" || fail "no stamp row"
+# a reload makes each generator anew, num() counting from 0, as in syslog-ng
+reload_sluice
+wait_lines "$work/count.log" 8
+sleep 1.5
+[ "$(wc -l <"$work/count.log")" -eq 8 ] || fail "after the reload: $(wc -l <"$work/count.log") lines, want 8"
 stop_sluice
 
 # what it refuses, with its place
