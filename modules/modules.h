@@ -40,6 +40,8 @@ extern const LogDriverFactory *const dbparser_driver_factories[];
 extern const LogDriverFactory *const relp_driver_factories[];
 /* tags-parser() (modules/tagsparser) */
 extern const LogDriverFactory *const tagsparser_driver_factories[];
+/* example-msg-generator() source (modules/examples) */
+extern const LogDriverFactory *const examples_driver_factories[];
 
 /* Register the template functions of modules/basicfuncs and modules/json
  * (modules/template-functions.c).  Call once, before any configuration or

@@ -19,6 +19,7 @@ static const struct
   { "basicfuncs", NULL },
   { "csvparser", csvparser_driver_factories },
   { "dbparser", dbparser_driver_factories },
+  { "examples", examples_driver_factories },
   { "file", file_driver_factories },
   { "json", json_driver_factories },
   { "kvformat", kvformat_driver_factories },

@@ -337,9 +337,10 @@ main(int argc, char **argv)
                         : sng ? SYSLOG_NG_DIR_CONF "/syslog-ng.conf"
                               : SLUICE_SYSCONFDIR "/sluice.conf";
   const LogDriverFactory *const *factories = log_driver_factories();
-  SluiceLogLevel level = opt_debug || opt_trace || opt_startup_debug ? SLUICE_LOG_DEBUG
-                         : opt_verbose                              ? SLUICE_LOG_INFO
-                                                                    : SLUICE_LOG_NOTICE;
+  /* syslog-ng's switches, which sluice-ctl verbose|debug|trace change later */
+  sluice_log_switch_set(SLUICE_LOG_SWITCH_VERBOSE, opt_verbose);
+  sluice_log_switch_set(SLUICE_LOG_SWITCH_DEBUG, opt_debug || opt_startup_debug);
+  sluice_log_switch_set(SLUICE_LOG_SWITCH_TRACE, opt_trace);
   MainLoopOptions mo = {
     .cfgfile = cfgfile,
     .pidfile = opt_pidfile,
@@ -414,7 +415,7 @@ main(int argc, char **argv)
     }
   mo.privs = &privs;
 
-  sluice_log_set_stderr(opt_foreground || opt_stderr, level);
+  sluice_log_set_stderr(opt_foreground || opt_stderr, SLUICE_LOG_NOTICE);
   /* a peer that goes away must give EPIPE to whoever writes, not kill us */
   signal(SIGPIPE, SIG_IGN);
   int rc = main_loop_run(&mo);

@@ -17,6 +17,7 @@
  *   FLAGS           uint32_t     (bit i set for names[i])
  *   STRING, TEMPLATE char *      (owned, g_free'd by cfg_options_free)
  *   STRING_LIST     char **      (NULL-terminated, g_strfreev'd)
+ *   PAIRS           char **      (name, value, name, value, ..., NULL: g_strfreev'd)
  *   BLOCK           none: sub is applied at the same struct base + offset;
  *                   def_str names the sub-option a bare value sets
  *                   (syslog-ng 3.38's stats(600) is stats(freq(600)));
@@ -53,6 +54,8 @@ typedef enum CfgOptionType
                     * refuses what it cannot use when it is built */
   CFG_OPT_IGNORED, /* taken and ignored as syslog-ng 3.38 takes it, which
                     * does nothing with it either; def_str is its warning */
+  CFG_OPT_PAIRS,   /* values("name" => "value" ...): char ** of name, value,
+                    * name, value ..., NULL-terminated; each call adds */
 } CfgOptionType;
 
 typedef struct CfgOption CfgOption;

@@ -36,8 +36,25 @@ typedef void (*SluiceLogSink)(SluiceLogLevel level, const char *line, void *user
 /* Where events go besides stderr (NULL: nowhere). */
 void sluice_log_set_sink(SluiceLogSink sink, void *user_data);
 
-/* Copy events to stderr (on by default) and include levels up to max. */
+/* Copy events to stderr (on by default) and include levels up to max
+ * (raised by the switches below). */
 void sluice_log_set_stderr(bool on, SluiceLogLevel max);
+
+/* syslog-ng's three switches (-v, -d, --trace; syslog-ng-ctl verbose,
+ * debug, trace query and set them at run time).  verbose adds INFO events
+ * to stderr; debug or trace adds DEBUG events to stderr and to the sink
+ * (without either, DEBUG events go nowhere: Sluice has no finer level, so
+ * trace means what debug means).  Each is kept and reported on its own. */
+typedef enum
+{
+  SLUICE_LOG_SWITCH_VERBOSE,
+  SLUICE_LOG_SWITCH_DEBUG,
+  SLUICE_LOG_SWITCH_TRACE,
+} SluiceLogSwitch;
+
+bool sluice_log_switch_get(SluiceLogSwitch which);
+/* True when the switch changed. */
+bool sluice_log_switch_set(SluiceLogSwitch which, bool on);
 
 /* Log text with key/value string pairs, ended by NULL:
  *   sluice_log(SLUICE_LOG_ERROR, "Error opening file", "filename", path, NULL);

@@ -191,7 +191,8 @@ cfg_options_defaults(const CfgOption *table, void *base)
       case CFG_OPT_FLAGS: *FIELD(base, o, uint32_t) = (uint32_t) o->def_int; break;
       case CFG_OPT_STRING:
       case CFG_OPT_TEMPLATE: *FIELD(base, o, char *) = g_strdup(o->def_str); break;
-      case CFG_OPT_STRING_LIST: *FIELD(base, o, char **) = NULL; break;
+      case CFG_OPT_STRING_LIST:
+      case CFG_OPT_PAIRS: *FIELD(base, o, char **) = NULL; break;
       case CFG_OPT_BLOCK:
         if (!o->detached)
           cfg_options_defaults(o->sub, FIELD(base, o, char));
@@ -211,7 +212,8 @@ cfg_options_free(const CfgOption *table, void *base)
       {
       case CFG_OPT_STRING:
       case CFG_OPT_TEMPLATE: g_clear_pointer(FIELD(base, o, char *), g_free); break;
-      case CFG_OPT_STRING_LIST: g_clear_pointer(FIELD(base, o, char **), g_strfreev); break;
+      case CFG_OPT_STRING_LIST:
+      case CFG_OPT_PAIRS: g_clear_pointer(FIELD(base, o, char **), g_strfreev); break;
       case CFG_OPT_BLOCK:
         if (!o->detached)
           cfg_options_free(o->sub, FIELD(base, o, char));
@@ -324,6 +326,29 @@ _set_list(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
   return true;
 }
 
+/* name => value ...: appended to what the option already holds */
+static bool
+_set_pairs(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
+{
+  for (size_t i = 0; i < call->n_args; i += 3)
+    if (i + 2 >= call->n_args || call->args[i].type == CFG_VAL_OP || call->args[i + 1].type != CFG_VAL_OP
+        || strcmp(call->args[i + 1].str, "=>") != 0 || call->args[i + 2].type == CFG_VAL_OP)
+      return _fail(err, &call->args[i].loc, "option '%s' takes \"name\" => \"value\" pairs", o->name);
+  char ***field = FIELD(base, o, char **);
+  guint had = *field ? g_strv_length(*field) : 0;
+  char **list = g_new0(char *, had + (call->n_args / 3) * 2 + 1);
+  for (guint i = 0; i < had; i++)
+    list[i] = (*field)[i];
+  for (size_t i = 0, k = had; i < call->n_args; i += 3)
+    {
+      list[k++] = g_strdup(call->args[i].str);
+      list[k++] = g_strdup(call->args[i + 2].str);
+    }
+  g_free(*field);
+  *field = list;
+  return true;
+}
+
 static bool
 _set_flags(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
 {
@@ -391,6 +416,7 @@ _apply_value(const CfgOption *o, const CfgNode *call, void *base, CfgError *err)
     case CFG_OPT_STRING:
     case CFG_OPT_TEMPLATE: return _set_string(o, call, base, err);
     case CFG_OPT_STRING_LIST: return _set_list(o, call, base, err);
+    case CFG_OPT_PAIRS: return _set_pairs(o, call, base, err);
     case CFG_OPT_FLAGS: return _set_flags(o, call, base, err);
     default: break;
     }

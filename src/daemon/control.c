@@ -7,7 +7,9 @@
 #include "pipeline-stats.h"
 
 #include "sluice/acceptor.h"
+#include "sluice/cfg-options.h"
 #include "sluice/cfg-tree.h"
+#include "sluice/identity.h"
 #include "sluice/internal-log.h"
 #include "sluice/timeutil.h"
 
@@ -51,6 +53,7 @@ struct Control
   Acceptor listen;
   ControlClient *clients;
   char *config_text, *config_preprocessed;
+  char *cfgfile; /* -f, for CONFIG VERIFY */
   int64_t started;           /* mono_sec() */
   int dispatching;     /* > 0 while a request is being handled */
   bool stop_requested; /* control_stop() during a request: finish it first */
@@ -100,43 +103,172 @@ typedef struct QueryCtx
   GString *out;
   GString *name;
   uint64_t sum;
+  size_t matched;
   bool get, sum_only;
 } QueryCtx;
+
+static bool
+_query_match(const StatsRow *row, void *ud)
+{
+  QueryCtx *q = ud;
+  g_string_truncate(q->name, 0);
+  stats_row_name(row, q->name);
+  return g_pattern_match_simple(q->pattern, q->name->str);
+}
 
 static void
 _query_row(const StatsRow *row, void *ud)
 {
   QueryCtx *q = ud;
-  g_string_truncate(q->name, 0);
-  stats_row_name(row, q->name);
-  if (!g_pattern_match_simple(q->pattern, q->name->str))
+  if (!_query_match(row, q))
     return;
+  q->matched++;
+  /* a sum leaves the stamps (times) out, as syslog-ng's does */
   if (q->sum_only)
-    q->sum += row->value;
+    q->sum += strcmp(row->type, "stamp") != 0 ? row->value : 0;
   else if (q->get)
     g_string_append_printf(q->out, "%s=%" G_GUINT64_FORMAT "\n", q->name->str, (guint64) row->value);
   else
     g_string_append_printf(q->out, "%s\n", q->name->str);
 }
 
+/* QUERY LIST|GET|GET_SUM[_RESET] [PATTERN], as syslog-ng 3.38 answers it:
+ * an empty reply is one empty line, a sum of nothing is nothing, and the
+ * _RESET forms end with a line that says the counters were reset. */
 static void
 _cmd_query(Control *c, char **argv, GString *out)
 {
-  LogPipeline *pl = c->ops->pipeline(c->cookie);
-  QueryCtx q = { .pattern = argv[1] && argv[2] ? argv[2] : "*", .out = out, .name = g_string_new(NULL) };
-  if (!argv[1] || (strcmp(argv[1], "LIST") != 0 && strcmp(argv[1], "GET") != 0 && strcmp(argv[1], "GET_SUM") != 0))
+  static const char *const verbs[] = { "LIST", "GET", "GET_SUM", "LIST_RESET", "GET_RESET", "GET_SUM_RESET" };
+  int verb = -1;
+  for (int i = 0; argv[1] && i < (int) G_N_ELEMENTS(verbs); i++)
+    if (strcmp(argv[1], verbs[i]) == 0)
+      verb = i;
+  if (verb < 0)
     {
-      g_string_append(out, "FAIL Invalid arguments received; expected QUERY LIST|GET|GET_SUM [PATTERN]\n");
-      g_string_free(q.name, TRUE);
+      g_string_append(out, "FAIL Invalid arguments received; expected "
+                           "QUERY LIST|GET|GET_SUM|LIST_RESET|GET_RESET|GET_SUM_RESET [PATTERN]\n");
       return;
     }
-  q.get = strcmp(argv[1], "LIST") != 0;
-  q.sum_only = strcmp(argv[1], "GET_SUM") == 0;
-  if (pl)
+  LogPipeline *pl = c->ops->pipeline(c->cookie);
+  size_t start = out->len; /* out may still hold earlier replies */
+  bool reset = verb >= 3;
+  QueryCtx q = { .pattern = argv[2] ? argv[2] : "*", .out = out, .name = g_string_new(NULL) };
+  q.get = verb % 3 != 0;
+  q.sum_only = verb % 3 == 2;
+  if (pl && reset)
+    log_pipeline_reset_stats(pl, _query_row, _query_match, &q);
+  else if (pl)
     log_pipeline_foreach_stat(pl, _query_row, &q);
-  if (q.sum_only)
+  if (q.sum_only && q.matched)
     g_string_append_printf(out, "%" G_GUINT64_FORMAT "\n", (guint64) q.sum);
+  if (reset && q.matched)
+    g_string_append_printf(out, "\nThe selected counters of %s have been reset to 0.\n",
+                           sluice_identity_name());
+  if (out->len == start)
+    g_string_append_c(out, '\n');
   g_string_free(q.name, TRUE);
+}
+
+static bool
+_pick_all(const StatsRow *row, void *ud)
+{
+  (void) row;
+  (void) ud;
+  return true;
+}
+
+static void
+_cmd_reset_stats(Control *c, GString *out)
+{
+  LogPipeline *pl = c->ops->pipeline(c->cookie);
+  if (!pl)
+    {
+      g_string_append(out, "FAIL No configuration is running\n");
+      return;
+    }
+  log_pipeline_reset_stats(pl, NULL, _pick_all, NULL);
+  g_string_append_printf(out, "OK The statistics of %s have been reset to 0.\n", sluice_identity_name());
+}
+
+/* LOG VERBOSE|DEBUG|TRACE [ON|OFF]: query or set one of the internal log's
+ * switches (sluice/internal-log.h); "OK VERBOSE=1" either way. */
+static void
+_cmd_log(char **argv, GString *out)
+{
+  static const char *const names[] = { "VERBOSE", "DEBUG", "TRACE" };
+  static const SluiceLogSwitch switches[] = { SLUICE_LOG_SWITCH_VERBOSE, SLUICE_LOG_SWITCH_DEBUG,
+                                              SLUICE_LOG_SWITCH_TRACE };
+  int k = -1;
+  for (int i = 0; argv[1] && i < 3; i++)
+    if (strcmp(argv[1], names[i]) == 0)
+      k = i;
+  if (k < 0 || (argv[2] && argv[3]))
+    {
+      g_string_append(out, "FAIL Invalid arguments received; expected LOG VERBOSE|DEBUG|TRACE [ON|OFF]\n");
+      return;
+    }
+  if (argv[2])
+    {
+      /* as syslog-ng: ON is on, anything else off */
+      bool on = strcmp(argv[2], "ON") == 0;
+      if (sluice_log_switch_set(switches[k], on))
+        sluice_log(SLUICE_LOG_INFO, "Verbosity changed", "type", names[k], "on", on ? "1" : "0", NULL);
+    }
+  g_string_append_printf(out, "OK %s=%d\n", names[k], sluice_log_switch_get(switches[k]) ? 1 : 0);
+}
+
+/* ---- LISTFILES ---- */
+
+/* The options whose files syslog-ng 3.38 lists, with its kind of each:
+ * path_secret for a private key, path_check for a file that must exist
+ * when the configuration is read, path_no_check for one that need not.
+ * in: the driver or block the option must be inside (NULL: any). */
+static const struct
+{
+  const char *option, *in, *kind;
+} tracked_files[] = {
+  { "key-file", NULL, "path_secret" },     { "cert-file", NULL, "path_check" },
+  { "ca-file", NULL, "path_check" },       { "dhparam-file", NULL, "path_check" },
+  { "pkcs12-file", NULL, "path_check" },   { "file", "db-parser", "path_no_check" },
+};
+
+static void
+_list_files_in(const CfgNode *n, const CfgNode *parent, GString *out)
+{
+  if (!n)
+    return;
+  if (n->kind == CFG_NODE_CALL && parent && n->n_args == 1 && n->args[0].type != CFG_VAL_OP)
+    for (size_t i = 0; i < G_N_ELEMENTS(tracked_files); i++)
+      if (cfg_name_equal(n->name, tracked_files[i].option)
+          && (!tracked_files[i].in || (parent->kind == CFG_NODE_CALL && cfg_name_equal(parent->name,
+                                                                                       tracked_files[i].in))))
+        g_string_append_printf(out, "%s: %s\n", tracked_files[i].kind, n->args[0].str);
+  for (size_t i = 0; i < n->n_children; i++)
+    _list_files_in(n->children[i], n, out);
+  _list_files_in(n->cond, n, out);
+}
+
+/* syslog-ng 3.38's list-files: "KIND: PATH" for the key, certificate and
+ * pattern database files the configuration names, or "No files
+ * available".  As Sluice (not standing in for syslog-ng) it first names
+ * the configuration file and each file it includes ("config: PATH",
+ * "include: PATH"). */
+static void
+_cmd_list_files(Control *c, GString *out)
+{
+  const CfgTree *tree = c->ops->tree ? c->ops->tree(c->cookie) : NULL;
+  if (!tree)
+    {
+      g_string_append(out, "FAIL No configuration is running\n");
+      return;
+    }
+  size_t start = out->len; /* out may still hold earlier replies */
+  if (!sluice_identity_is_syslog_ng())
+    for (size_t i = 0; tree->files && tree->files[i]; i++)
+      g_string_append_printf(out, "%s: %s\n", i == 0 ? "config" : "include", tree->files[i]);
+  _list_files_in(tree->root, NULL, out);
+  if (out->len == start)
+    g_string_append(out, "No files available\n");
 }
 
 static void
@@ -160,13 +292,38 @@ _cmd_stats(Control *c, char **argv, GString *out)
     stats_format_csv(pl, out);
 }
 
+/* CONFIG GET [ORIGINAL|PREPROCESSED] and CONFIG VERIFY, as syslog-ng
+ * 3.38 answers them (its syslog-ng-ctl sends ORIGINAL; a bare GET is
+ * sluice-ctl's older form of it). */
 static void
 _cmd_config(Control *c, char **argv, GString *out)
 {
-  bool pre = argv[1] && argv[2] && strcmp(argv[2], "PREPROCESSED") == 0;
-  if (!argv[1] || strcmp(argv[1], "GET") != 0 || (argv[2] && !pre))
+  if (argv[1] && strcmp(argv[1], "VERIFY") == 0 && !argv[2])
     {
-      g_string_append(out, "FAIL Invalid arguments received; expected CONFIG GET [PREPROCESSED]\n");
+      if (!c->config_text || !c->cfgfile)
+        {
+          g_string_append(out, "FAIL The configuration text is not available\n");
+          return;
+        }
+      size_t len;
+      char *why = NULL;
+      char *now = cfg_file_read(c->cfgfile, CONTROL_MAX_CONFIG_TEXT, &len, &why);
+      if (!now)
+        g_string_append_printf(out, "Cannot read configuration file: %s\n", why ? why : "too large");
+      else if (strcmp(now, c->config_text) == 0)
+        g_string_append(out, "Configuration file matches active configuration\n");
+      else
+        g_string_append(out, "Configuration file does not match active configuration\n");
+      g_free(now);
+      g_free(why);
+      return;
+    }
+  bool pre = argv[1] && argv[2] && strcmp(argv[2], "PREPROCESSED") == 0;
+  bool orig = argv[1] && argv[2] && strcmp(argv[2], "ORIGINAL") == 0;
+  if (!argv[1] || strcmp(argv[1], "GET") != 0 || (argv[2] && !pre && !orig) || (argv[2] && argv[3]))
+    {
+      g_string_append(out, "FAIL Invalid arguments received; expected CONFIG GET [ORIGINAL|PREPROCESSED] "
+                           "or CONFIG VERIFY\n");
       return;
     }
   const char *text = pre ? c->config_preprocessed : c->config_text;
@@ -200,6 +357,12 @@ _dispatch(ControlClient *cl, char *line)
     _cmd_config(c, argv, out);
   else if (strcmp(cmd, "HEALTHCHECK") == 0)
     _cmd_healthcheck(c, out);
+  else if (strcmp(cmd, "RESET_STATS") == 0 && !argv[1])
+    _cmd_reset_stats(c, out);
+  else if (strcmp(cmd, "LOG") == 0)
+    _cmd_log(argv, out);
+  else if (strcmp(cmd, "LISTFILES") == 0 && !argv[1])
+    _cmd_list_files(c, out);
   else if (strcmp(cmd, "REOPEN") == 0)
     {
       c->ops->reopen(c->cookie);
@@ -422,6 +585,8 @@ control_set_config(Control *c, const char *cfgfile)
    * that grew past the budget since the parse is not what runs */
   size_t text_len;
   char *why = NULL;
+  g_free(c->cfgfile);
+  c->cfgfile = g_strdup(cfgfile);
   c->config_text = cfg_file_read(cfgfile, CONTROL_MAX_CONFIG_TEXT, &text_len, &why);
   g_free(why);
   if (!c->config_text)
@@ -498,6 +663,7 @@ control_stop(Control *c)
   close(c->listen.fd.fd);
   _remove_socket_file(c);
   g_free(c->path);
+  g_free(c->cfgfile);
   g_free(c->config_text);
   free(c->config_preprocessed);
   free(c);

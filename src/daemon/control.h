@@ -8,15 +8,27 @@
  * reply ends with a line holding a single ".", as syslog-ng-ctl speaks:
  *
  *   STATS [CSV|PROMETHEUS]        counters (pipeline-stats.h)
- *   QUERY LIST|GET|GET_SUM [GLOB] counter names / name=value / their sum
+ *   RESET_STATS                   every counter starts again from 0
+ *   QUERY LIST|GET|GET_SUM[_RESET] [GLOB]
+ *                                 counter names / name=value / their sum,
+ *                                 and with _RESET those start from 0
+ *   LOG VERBOSE|DEBUG|TRACE [ON|OFF]
+ *                                 the internal log's switches
+ *   LISTFILES                     the files the configuration names
  *   RELOAD | REOPEN | STOP        as SIGHUP, SIGUSR1, SIGTERM
- *   CONFIG GET [PREPROCESSED]     the running configuration's text
+ *   CONFIG GET [ORIGINAL|PREPROCESSED]
+ *                                 the running configuration's text
+ *   CONFIG VERIFY                 whether the file still holds that text
  *   HEALTHCHECK                   "OK" with the state and uptime
+ *
+ * The words and replies are syslog-ng 3.38's, so its syslog-ng-ctl works
+ * too.
  *
  * Commands act through ControlOps so that the main loop keeps its one
  * state machine.
  */
 
+#include "sluice/cfg-tree.h"
 #include "sluice/pipeline.h"
 
 #include <stdbool.h>
@@ -31,6 +43,7 @@ typedef struct ControlOps
   void (*reopen)(void *cookie);
   void (*stop)(void *cookie);                 /* asynchronous: after the reply is sent */
   const char *(*state)(void *cookie);         /* "running", "reloading", ... */
+  const CfgTree *(*tree)(void *cookie);       /* the running configuration, or NULL */
 } ControlOps;
 
 /* Bind path (an existing socket file nobody answers on is replaced; a live

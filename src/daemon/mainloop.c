@@ -489,12 +489,20 @@ _ctl_state(void *cookie)
   return names[((MainLoop *) cookie)->state];
 }
 
+static const CfgTree *
+_ctl_tree(void *cookie)
+{
+  MainLoop *ml = cookie;
+  return ml->running ? ml->running->tree : NULL;
+}
+
 static const ControlOps control_ops = {
   .pipeline = _ctl_pipeline,
   .reload = _ctl_reload,
   .reopen = _on_usr1,
   .stop = _ctl_stop,
   .state = _ctl_state,
+  .tree = _ctl_tree,
 };
 
 /* The control socket and the stats exporter.  -c PATH must work; the

@@ -132,6 +132,8 @@ struct LogPipeline
   int stats_level;
   struct StatsDyn *dyn;      /* stats-level 2 and 3, while running */
   GHashTable *dyn_carried;   /* the replaced configuration's, until start */
+  GHashTable *stats_reset;   /* row name -> StatsMark: resets (pipeline-stats.c), on the main thread */
+  uint64_t stats_walks;      /* walks over the rows so far */
   PersistStore *persist;     /* the daemon's, for LogSourceEnv; NULL: none */
   bool procs_started;        /* between the processors' start and stop */
   GPtrArray *flush_procs;    /* processors with a flush op (read-only while running) */

@@ -18,6 +18,165 @@ _row(StatsRowFunc fn, void *ud, const char *component, const char *id, const cha
   fn(&r, ud);
 }
 
+/* ---- resets ---------------------------------------------------------------
+ *
+ * Counters are written by the workers without locks, so a reset does not
+ * write them: it remembers each reset row's value at the time (its mark,
+ * in pl->stats_reset by the row's name) and every read gives the value
+ * less the mark.  A "stamp" row reads 0 until a message moves it.  A mark
+ * above the value (the row was made anew: a dynamic row that expired, a
+ * queue a reload replaced) is dropped and the value shown whole; a mark
+ * whose row is gone is dropped by the next walk.  Levels (queued,
+ * memory_usage, connections) are what is, not counts: never reset. */
+
+typedef struct StatsMark
+{
+  uint64_t value;
+  uint64_t walk; /* the walk that last saw its row */
+} StatsMark;
+
+static bool
+_is_level(const char *type)
+{
+  return strcmp(type, "queued") == 0 || strcmp(type, "memory_usage") == 0 || strcmp(type, "connections") == 0;
+}
+
+static void
+_mark_key(GString *key, const char *component, const char *id, const char *instance, const char *type)
+{
+  g_string_truncate(key, 0);
+  g_string_append_printf(key, "%s%c%s%c%s%c%s", component, 0x1f, id, 0x1f, instance, 0x1f, type);
+}
+
+/* The value a reader sees for a raw one. */
+static uint64_t
+_adjust(LogPipeline *pl, GString *key, const char *component, const char *id, const char *instance,
+        const char *type, uint64_t raw, uint64_t walk)
+{
+  if (!pl->stats_reset || g_hash_table_size(pl->stats_reset) == 0 || _is_level(type))
+    return raw;
+  _mark_key(key, component, id, instance, type);
+  StatsMark *m = g_hash_table_lookup(pl->stats_reset, key->str);
+  if (!m)
+    return raw;
+  if (raw < m->value)
+    {
+      g_hash_table_remove(pl->stats_reset, key->str);
+      return raw;
+    }
+  if (walk)
+    m->walk = walk;
+  if (strcmp(type, "stamp") == 0)
+    return raw == m->value ? 0 : raw;
+  return raw - m->value;
+}
+
+/* A stamp counts seconds: a message in the second of the reset leaves it
+ * where the mark is.  Its row's "processed" comes just before it; when
+ * that moved since the reset, the stamp is a message's again. */
+static uint64_t
+_adjust_stamp(const StatsRow *prev, uint64_t prev_value, const StatsRow *row, uint64_t adjusted)
+{
+  if (adjusted != 0 || !prev || strcmp(prev->type, "processed") != 0 || prev_value == 0
+      || strcmp(prev->component, row->component) != 0 || strcmp(prev->id, row->id) != 0
+      || strcmp(prev->instance, row->instance) != 0)
+    return adjusted;
+  return row->value;
+}
+
+typedef struct StatsWalk
+{
+  LogPipeline *pl;
+  StatsRowFunc fn;
+  StatsRowPickFunc pick; /* rows to reset, or NULL */
+  void *ud;
+  GString *key;
+  uint64_t walk;
+  StatsRow prev;       /* the row before, as read (its strings live through the next row) */
+  bool has_prev;
+} StatsWalk;
+
+static void
+_walk_row(const StatsRow *row, void *ud)
+{
+  StatsWalk *w = ud;
+  StatsRow r = *row;
+  r.value = _adjust(w->pl, w->key, r.component, r.id, r.instance, r.type, row->value, w->walk);
+  if (strcmp(r.type, "stamp") == 0)
+    r.value = _adjust_stamp(w->has_prev ? &w->prev : NULL, w->prev.value, row, r.value);
+  w->prev = r;
+  w->has_prev = true;
+  if (w->fn)
+    w->fn(&r, w->ud);
+  if (!w->pick || !w->pick(&r, w->ud) || _is_level(r.type))
+    return;
+  if (!w->pl->stats_reset)
+    w->pl->stats_reset = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  _mark_key(w->key, r.component, r.id, r.instance, r.type);
+  StatsMark *m = g_new0(StatsMark, 1);
+  m->value = row->value;
+  m->walk = w->walk;
+  g_hash_table_replace(w->pl->stats_reset, g_strdup(w->key->str), m);
+}
+
+static gboolean
+_mark_unseen(gpointer key, gpointer value, gpointer ud)
+{
+  (void) key;
+  return ((StatsMark *) value)->walk != *(uint64_t *) ud;
+}
+
+static void _foreach_raw(LogPipeline *pl, StatsRowFunc fn, void *ud);
+
+static void
+_walk(LogPipeline *pl, StatsRowFunc fn, StatsRowPickFunc pick, void *ud)
+{
+  StatsWalk w = { pl, fn, pick, ud, g_string_new(NULL), ++pl->stats_walks, { 0 }, false };
+  _foreach_raw(pl, _walk_row, &w);
+  if (pl->stats_reset)
+    g_hash_table_foreach_remove(pl->stats_reset, _mark_unseen, &w.walk);
+  g_string_free(w.key, TRUE);
+}
+
+void
+log_pipeline_foreach_stat(LogPipeline *pl, StatsRowFunc fn, void *ud)
+{
+  _walk(pl, fn, NULL, ud);
+}
+
+void
+log_pipeline_reset_stats(LogPipeline *pl, StatsRowFunc fn, StatsRowPickFunc pick, void *ud)
+{
+  _walk(pl, fn, pick, ud);
+}
+
+uint64_t
+log_pipeline_stat_value(LogPipeline *pl, const char *component, const char *id, const char *instance,
+                        const char *type, uint64_t raw)
+{
+  GString *key = g_string_new(NULL);
+  uint64_t v = _adjust(pl, key, component, id, instance, type, raw, 0);
+  g_string_free(key, TRUE);
+  return v;
+}
+
+void
+log_pipeline_stats_carry(LogPipeline *pl, LogPipeline *next)
+{
+  if (!pl->stats_reset || next->stats_reset)
+    return;
+  next->stats_reset = pl->stats_reset;
+  pl->stats_reset = NULL;
+}
+
+void
+log_pipeline_stats_free(LogPipeline *pl)
+{
+  if (pl->stats_reset)
+    g_hash_table_destroy(pl->stats_reset);
+  pl->stats_reset = NULL;
+}
+
 /* The rows of the source drivers: live connections of listeners (every
  * level), and at stats-level 1 and above what each driver delivered and
  * when it last did ("src.network;s_net#0;tcp,127.0.0.1"). */
@@ -73,8 +232,8 @@ _proc_rows(LogProcessor *p, void *ud)
   p->ops->stats(p, _proc_row, pr);
 }
 
-void
-log_pipeline_foreach_stat(LogPipeline *pl, StatsRowFunc fn, void *ud)
+static void
+_foreach_raw(LogPipeline *pl, StatsRowFunc fn, void *ud)
 {
   LogPipelineStats total;
   log_pipeline_get_stats(pl, &total);

@@ -14,6 +14,7 @@
 #include "sluice/pipeline.h"
 
 #include <glib.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct StatsRow
@@ -28,8 +29,27 @@ typedef struct StatsRow
 
 typedef void (*StatsRowFunc)(const StatsRow *row, void *user_data);
 
-/* Call fn for each counter of pl, in a stable order. */
+/* Call fn for each counter of pl, in a stable order (values since their
+ * last reset). */
 void log_pipeline_foreach_stat(LogPipeline *pl, StatsRowFunc fn, void *user_data);
+
+/* The same walk (fn may be NULL), and then each row pick returns true for
+ * (pick sees the row fn saw) counts again from 0: syslog-ng-ctl stats
+ * --reset and query --reset.  A stamp row reads 0 until the next message;
+ * levels (queued, memory_usage, connections) are left as they are.  No
+ * counter is written: see pipeline-stats.c.  The resets survive a reload
+ * (log_pipeline_stats_carry). */
+typedef bool (*StatsRowPickFunc)(const StatsRow *row, void *user_data);
+void log_pipeline_reset_stats(LogPipeline *pl, StatsRowFunc fn, StatsRowPickFunc pick, void *user_data);
+
+/* raw, the value of the row component/id/instance/type, as a reader sees
+ * it after the resets (the periodic "Log statistics" line). */
+uint64_t log_pipeline_stat_value(LogPipeline *pl, const char *component, const char *id, const char *instance,
+                                 const char *type, uint64_t raw);
+
+/* A reload: next takes pl's resets.  And freeing a pipeline. */
+void log_pipeline_stats_carry(LogPipeline *pl, LogPipeline *next);
+void log_pipeline_stats_free(LogPipeline *pl);
 
 /* syslog-ng's query name of a row: the non-empty parts joined by '.'
  * ("center.received.processed", "dst.file.d_file#0.processed"). */

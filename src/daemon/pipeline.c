@@ -2,6 +2,7 @@
 /* The running configuration and message routing: see include/sluice/pipeline.h. */
 #include "pipeline-internal.h"
 
+#include "pipeline-stats.h"
 #include "stats-dyn.h"
 
 #include "sluice/handover.h"
@@ -114,6 +115,7 @@ log_pipeline_free(LogPipeline *pl)
     g_ptr_array_free(pl->flush_procs, TRUE);
   if (pl->dyn_carried)
     g_hash_table_unref(pl->dyn_carried);
+  log_pipeline_stats_free(pl);
   free(pl);
 }
 
@@ -869,6 +871,7 @@ _carry_counters(LogPipeline *pl, LogPipeline *next)
   atomic_fetch_add(&next->dropped, atomic_load(&pl->dropped));
   if (pl->dyn && !next->dyn_carried)
     next->dyn_carried = stats_dyn_take_totals(pl->dyn);
+  log_pipeline_stats_carry(pl, next);
 }
 
 size_t
@@ -954,12 +957,15 @@ log_pipeline_format_stats(LogPipeline *pl, GString *out)
 {
   LogPipelineStats total;
   log_pipeline_get_stats(pl, &total);
-  char name[512];
+  char name[512], component[64];
+  /* as the control socket shows them: since their last reset */
+#define V(c, id, inst, type, raw) log_pipeline_stat_value(pl, c, id, inst, type, raw)
   for (guint i = 0; i < pl->sources->len; i++)
     {
       SourceRT *s = g_ptr_array_index(pl->sources, i);
       snprintf(name, sizeof(name), "source(%s)", s->name);
-      _stat_append(out, "processed", name, log_pipeline_source_received(pl, (int) i));
+      uint64_t n = log_pipeline_source_received(pl, (int) i);
+      _stat_append(out, "processed", name, V("source", s->name, "", "processed", n));
     }
   for (guint i = 0; i < pl->drivers->len; i++)
     {
@@ -967,11 +973,14 @@ log_pipeline_format_stats(LogPipeline *pl, GString *out)
       LogQueueStats qs;
       log_queue_get_stats(rt->q, &qs);
       snprintf(name, sizeof(name), "dst.%s(%s)", rt->drv->driver, rt->name);
-      _stat_append(out, "dropped", name, qs.dropped);
-      _stat_append(out, "processed", name, qs.queued + qs.dropped);
+      snprintf(component, sizeof(component), "dst.%s", rt->drv->driver);
+      const char *inst = rt->drv->stats_instance;
+      _stat_append(out, "dropped", name, V(component, rt->name, inst, "dropped", qs.dropped));
+      _stat_append(out, "processed", name, V(component, rt->name, inst, "processed", qs.queued + qs.dropped));
       _stat_append(out, "queued", name, qs.length);
-      _stat_append(out, "written", name, qs.written);
+      _stat_append(out, "written", name, V(component, rt->name, inst, "written", qs.written));
     }
-  _stat_append(out, "processed", "center(received)", total.received);
-  _stat_append(out, "processed", "center(queued)", total.queued);
+  _stat_append(out, "processed", "center(received)", V("center", "", "received", "processed", total.received));
+  _stat_append(out, "processed", "center(queued)", V("center", "", "queued", "processed", total.queued));
+#undef V
 }

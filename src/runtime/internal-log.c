@@ -17,6 +17,7 @@ static SluiceLogSink log_sink;
 static void *log_sink_data;
 static bool log_to_stderr = true;
 static SluiceLogLevel log_stderr_max = SLUICE_LOG_INFO;
+static bool log_switches[3]; /* SluiceLogSwitch; under log_lock */
 
 void
 sluice_log_set_sink(SluiceLogSink sink, void *user_data)
@@ -54,11 +55,36 @@ _level_name(SluiceLogLevel level)
     }
 }
 
+bool
+sluice_log_switch_get(SluiceLogSwitch which)
+{
+  pthread_mutex_lock(&log_lock);
+  bool on = log_switches[which];
+  pthread_mutex_unlock(&log_lock);
+  return on;
+}
+
+bool
+sluice_log_switch_set(SluiceLogSwitch which, bool on)
+{
+  pthread_mutex_lock(&log_lock);
+  bool changed = log_switches[which] != on;
+  log_switches[which] = on;
+  pthread_mutex_unlock(&log_lock);
+  return changed;
+}
+
 /* Stderr and the sink; log_lock held. */
 static void
 _emit(SluiceLogLevel level, const char *line)
 {
-  if (log_to_stderr && level <= log_stderr_max)
+  bool debug = log_switches[SLUICE_LOG_SWITCH_DEBUG] || log_switches[SLUICE_LOG_SWITCH_TRACE];
+  if (level >= SLUICE_LOG_DEBUG && !debug)
+    return;
+  SluiceLogLevel max = debug                                    ? SLUICE_LOG_DEBUG
+                       : log_switches[SLUICE_LOG_SWITCH_VERBOSE] ? MAX(log_stderr_max, SLUICE_LOG_INFO)
+                                                                 : log_stderr_max;
+  if (log_to_stderr && level <= max)
     {
       struct timespec ts;
       struct tm tm;

@@ -108,7 +108,8 @@ while data.count(b"\n.\n") < 2:
         break
     data += chunk
 print(data.decode().replace("\n", "|"))' "$sock")
-[ "$reply" = "FAIL Unknown command 'BOGUS'|.|FAIL Invalid arguments received; expected QUERY LIST|GET|GET_SUM [PATTERN]|.|" ] \
+[ "$reply" = "FAIL Unknown command 'BOGUS'|.|FAIL Invalid arguments received; expected \
+QUERY LIST|GET|GET_SUM|LIST_RESET|GET_RESET|GET_SUM_RESET [PATTERN]|.|" ] \
   || fail "raw reply: $reply"
 st=0; "$ctl" -c "$work/nothing" healthcheck 2>/dev/null || st=$?
 [ $st -eq 3 ] || fail "no daemon exited $st"

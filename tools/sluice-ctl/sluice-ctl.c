@@ -3,10 +3,11 @@
  * sluice-ctl: talks to a running sluice over its control socket, with
  * syslog-ng-ctl's commands and output:
  *
- *   sluice-ctl stats [--format csv|prometheus]
- *   sluice-ctl query list [PATTERN] | query get [--sum] PATTERN
- *   sluice-ctl reload | reopen | stop | healthcheck
- *   sluice-ctl config [--preprocessed]
+ *   sluice-ctl stats [--format csv|prometheus] | stats --reset
+ *   sluice-ctl query list [--reset] [PATTERN] | query get [--sum] [--reset] PATTERN
+ *   sluice-ctl verbose|debug|trace [--set=on|off]
+ *   sluice-ctl reload | reopen | stop | healthcheck | list-files
+ *   sluice-ctl config [--preprocessed | --verify]
  *
  * -c/--control PATH anywhere on the line names the socket.  The exit code
  * is 0 when the daemon answered OK (or with data), 1 when it answered FAIL,
@@ -36,10 +37,17 @@ _usage(const char *why)
     fprintf(stderr, "sluice-ctl: %s\n", why);
   fprintf(stderr, "Usage: sluice-ctl COMMAND [-c PATH]\n"
                   "  stats [--format csv|prometheus]   counters (syslog-ng-ctl's CSV by default)\n"
-                  "  query list [PATTERN]              counter names matching PATTERN (glob)\n"
-                  "  query get [--sum] PATTERN         name=value, or the sum of the values\n"
+                  "  stats -r|--reset                  every counter starts again from 0\n"
+                  "  query list [--reset] [PATTERN]    counter names matching PATTERN (glob)\n"
+                  "  query get [--sum] [--reset] PATTERN\n"
+                  "                                    name=value, or the sum of the values;\n"
+                  "                                    --reset: those counters start again from 0\n"
+                  "  verbose|debug|trace [-s|--set=on|off]\n"
+                  "                                    query or set the daemon's internal log levels\n"
                   "  reload | reopen | stop            as SIGHUP, SIGUSR1, SIGTERM\n"
-                  "  config [--preprocessed]           the running configuration\n"
+                  "  config [-p|--preprocessed]        the running configuration\n"
+                  "  config -v|--verify                whether its file still holds that text\n"
+                  "  list-files                        the files the running configuration names\n"
                   "  healthcheck                       OK when the daemon answers\n"
                   "  -c, --control PATH                control socket (default " SLUICE_RUNDIR "/sluice.ctl)\n");
   return 2;
@@ -120,15 +128,28 @@ _request(int argc, char **argv)
   if (strcmp(cmd, "stats") == 0)
     {
       const char *format = "CSV";
+      bool formatted = false, reset = false;
       for (int i = 1; i < argc; i++)
         {
           const char *v = NULL;
+          if (strcmp(argv[i], "--reset") == 0 || strcmp(argv[i], "-r") == 0)
+            {
+              reset = true;
+              continue;
+            }
+          if (strcmp(argv[i], "--remove-orphans") == 0 || strcmp(argv[i], "-o") == 0)
+            {
+              fprintf(stderr, "sluice-ctl: 'stats --remove-orphans' is a syslog-ng-ctl command that Sluice "
+                              "does not support yet\n");
+              return NULL;
+            }
           if (strcmp(argv[i], "--format") == 0 || strcmp(argv[i], "-m") == 0)
             v = i + 1 < argc ? argv[++i] : "";
           else if (g_str_has_prefix(argv[i], "--format="))
             v = argv[i] + strlen("--format=");
           else
             return _usage("stats: unknown argument"), NULL;
+          formatted = true;
           if (g_ascii_strcasecmp(v, "csv") == 0)
             format = "CSV";
           else if (g_ascii_strcasecmp(v, "prometheus") == 0)
@@ -136,15 +157,21 @@ _request(int argc, char **argv)
           else
             return _usage("stats: --format is csv or prometheus"), NULL;
         }
+      if (reset && formatted)
+        return _usage("stats: --reset prints no counters: no --format with it"), NULL;
+      if (reset)
+        return g_strdup("RESET_STATS\n");
       return g_strdup_printf("STATS %s\n", format);
     }
   if (strcmp(cmd, "query") == 0)
     {
-      bool sum = false;
+      bool sum = false, reset = false;
       const char *sub = NULL, *pattern = NULL;
       for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--sum") == 0)
           sum = true;
+        else if (strcmp(argv[i], "--reset") == 0)
+          reset = true;
         else if (!sub)
           sub = argv[i];
         else if (!pattern)
@@ -159,21 +186,65 @@ _request(int argc, char **argv)
         return _usage("query: --sum goes with get"), NULL;
       if (pattern && strpbrk(pattern, " \t\n"))
         return _usage("query: a PATTERN has no white space"), NULL;
-      return g_strdup_printf("QUERY %s %s\n", strcmp(sub, "list") == 0 ? "LIST" : sum ? "GET_SUM" : "GET",
-                             pattern ? pattern : "*");
+      const char *verb = strcmp(sub, "list") == 0 ? "LIST" : sum ? "GET_SUM" : "GET";
+      return g_strdup_printf("QUERY %s%s %s\n", verb, reset ? "_RESET" : "", pattern ? pattern : "*");
+    }
+  if (strcmp(cmd, "verbose") == 0 || strcmp(cmd, "debug") == 0 || strcmp(cmd, "trace") == 0)
+    {
+      const char *set = NULL;
+      for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--set") == 0 || strcmp(argv[i], "-s") == 0)
+          {
+            if (i + 1 >= argc)
+              return _usage("--set needs on or off"), NULL;
+            set = argv[++i];
+          }
+        else if (g_str_has_prefix(argv[i], "--set="))
+          set = argv[i] + strlen("--set=");
+        else if (g_str_has_prefix(argv[i], "-s") && argv[i][2])
+          set = argv[i] + 2;
+        else
+          return _usage("verbose, debug and trace take only --set=on|off"), NULL;
+      char *up = g_ascii_strup(cmd, -1);
+      char *req = NULL;
+      if (!set)
+        req = g_strdup_printf("LOG %s\n", up);
+      else if (g_ascii_strcasecmp(set, "on") == 0 || strcmp(set, "1") == 0)
+        req = g_strdup_printf("LOG %s ON\n", up);
+      else if (g_ascii_strcasecmp(set, "off") == 0 || strcmp(set, "0") == 0)
+        req = g_strdup_printf("LOG %s OFF\n", up);
+      g_free(up);
+      if (!req)
+        _usage("--set takes on, off, 1 or 0");
+      return req;
     }
   if (strcmp(cmd, "config") == 0)
     {
-      bool pre = false;
+      bool pre = false, verify = false;
       for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--preprocessed") == 0 || strcmp(argv[i], "-p") == 0)
           pre = true;
+        else if (strcmp(argv[i], "--verify") == 0 || strcmp(argv[i], "-v") == 0)
+          verify = true;
         else
           return _usage("config: unknown argument"), NULL;
-      return g_strdup(pre ? "CONFIG GET PREPROCESSED\n" : "CONFIG GET\n");
+      /* syslog-ng-ctl's words, which syslog-ng 3.38 understands too */
+      if (verify)
+        return g_strdup("CONFIG VERIFY\n");
+      return g_strdup(pre ? "CONFIG GET PREPROCESSED\n" : "CONFIG GET ORIGINAL\n");
     }
+  /* the rest of syslog-ng-ctl 3.38's commands: said, not guessed at */
+  static const char *const missing[] = { "show-license-info", "credentials", "export-config-graph" };
+  for (size_t i = 0; i < G_N_ELEMENTS(missing); i++)
+    if (strcmp(cmd, missing[i]) == 0)
+      {
+        fprintf(stderr, "sluice-ctl: '%s' is a syslog-ng-ctl command that Sluice does not support yet\n",
+                cmd);
+        return NULL;
+      }
   static const char *const simple[][2] = {
-    { "reload", "RELOAD\n" }, { "reopen", "REOPEN\n" }, { "stop", "STOP\n" }, { "healthcheck", "HEALTHCHECK\n" },
+    { "reload", "RELOAD\n" },           { "reopen", "REOPEN\n" },        { "stop", "STOP\n" },
+    { "healthcheck", "HEALTHCHECK\n" }, { "list-files", "LISTFILES\n" },
   };
   for (size_t i = 0; i < G_N_ELEMENTS(simple); i++)
     if (strcmp(cmd, simple[i][0]) == 0)

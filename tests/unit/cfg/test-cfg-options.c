@@ -267,6 +267,51 @@ Test(cfg_options, driver_table_with_lists_flags_blocks_and_checks)
   cfg_error_clear(&err);
 }
 
+/* values("name" => "value" ...): pairs in order, each call adding */
+typedef struct PairsDriver
+{
+  char **values;
+} PairsDriver;
+
+static const CfgOption pairs_table[] = {
+  { .name = "values", .type = CFG_OPT_PAIRS, .offset = offsetof(PairsDriver, values) },
+  { 0 },
+};
+
+Test(cfg_options, pairs_in_order_and_added_up)
+{
+  CfgTree *t = parse_ok("source s { fake(values(\"a\" => \"x$HOST\" b => 'y') values(\"c\" => 3)); };");
+  const CfgNode *call = cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s")->children[0];
+  PairsDriver d;
+  cfg_options_defaults(pairs_table, &d);
+  cr_assert_null(d.values);
+  CfgError err = { 0 };
+  cr_assert(cfg_options_apply(pairs_table, call, &d, "fake()", &err), "%s", err.message);
+  cr_assert_eq(g_strv_length(d.values), 6);
+  const char *want[] = { "a", "x$HOST", "b", "y", "c", "3" };
+  for (int i = 0; i < 6; i++)
+    cr_assert_str_eq(d.values[i], want[i]);
+  cfg_options_free(pairs_table, &d);
+  cr_assert_null(d.values);
+  cfg_tree_free(t);
+
+  const char *bad[] = { "values(\"a\")", "values(\"a\" \"b\")", "values(\"a\" => \"b\" \"c\")",
+                        "values(\"a\" => => \"b\")", "values(\"a\" == \"b\")" };
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
+    {
+      char *text = g_strdup_printf("source s { fake(%s); };", bad[i]);
+      t = parse_ok(text);
+      call = cfg_tree_lookup(t, CFG_OBJ_SOURCE, "s")->children[0];
+      cfg_options_defaults(pairs_table, &d);
+      cr_assert_not(cfg_options_apply(pairs_table, call, &d, "fake()", &err), "accepted %s", bad[i]);
+      cr_assert_str_eq(err.message, "option 'values' takes \"name\" => \"value\" pairs");
+      cfg_error_clear(&err);
+      cfg_options_free(pairs_table, &d);
+      cfg_tree_free(t);
+      g_free(text);
+    }
+}
+
 Test(cfg_options, names_distance_and_numbers)
 {
   cr_assert(cfg_name_equal("keep_hostname", "keep-hostname"));

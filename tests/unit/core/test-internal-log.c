@@ -164,9 +164,32 @@ Test(internal_log, a_report_precedes_the_next_event_from_its_place)
 Test(internal_log, no_limit_lets_everything_through)
 {
   sluice_log_set_rate_limit(0);
+  sluice_log_switch_set(SLUICE_LOG_SWITCH_DEBUG, true);
   for (int i = 0; i < 1000; i++)
     sluice_log(SLUICE_LOG_DEBUG, "each", NULL);
+  sluice_log_switch_set(SLUICE_LOG_SWITCH_DEBUG, false);
   cr_assert_eq(_count("7 each"), 1000);
+}
+
+/* DEBUG events reach the sink only while debug or trace is on (syslog-ng's
+ * msg_debug); each switch reports its own state. */
+Test(internal_log, debug_events_follow_the_switches)
+{
+  sluice_log_set_rate_limit(0);
+  cr_assert(!sluice_log_switch_get(SLUICE_LOG_SWITCH_DEBUG));
+  sluice_log(SLUICE_LOG_DEBUG, "hidden", NULL);
+  sluice_log(SLUICE_LOG_INFO, "info shown", NULL);
+  cr_assert(sluice_log_switch_set(SLUICE_LOG_SWITCH_TRACE, true));
+  cr_assert(!sluice_log_switch_set(SLUICE_LOG_SWITCH_TRACE, true), "no change the second time");
+  cr_assert(sluice_log_switch_get(SLUICE_LOG_SWITCH_TRACE));
+  cr_assert(!sluice_log_switch_get(SLUICE_LOG_SWITCH_DEBUG));
+  sluice_log(SLUICE_LOG_DEBUG, "traced", NULL);
+  sluice_log_switch_set(SLUICE_LOG_SWITCH_TRACE, false);
+  sluice_log(SLUICE_LOG_DEBUG, "hidden again", NULL);
+  cr_assert_eq(_count("7 hidden"), 0);
+  cr_assert_eq(_count("7 hidden again"), 0);
+  cr_assert_eq(_count("7 traced"), 1);
+  cr_assert_eq(_count("6 info shown"), 1);
 }
 
 /* More places than the table holds, each flooding: they share one slot
