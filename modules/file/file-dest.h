@@ -142,10 +142,6 @@ extern const LogDriverFactory program_dest_factory;
 
 /* file-open.c */
 
-/* True when path would climb out of its directory the way syslog-ng 3.38
- * refuses: "../" or "/.." anywhere, or the whole path "..". */
-bool file_path_is_spurious(const char *path);
-
 /* Open path for appending as d's kind needs (creating directories, the
  * FIFO, setting owner and mode).  Returns the descriptor or a negative
  * errno; logs what went wrong. */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Owners, permissions and missing directories of what the file module
- * creates, shared by the destinations (file(), pipe()) and the pipe()
- * source: resolved at configuration time (file-options.c), applied at
- * every open (file-open.c).
+ * Owners, permissions and missing directories of the files a destination
+ * creates, and the checks of a path made from macros: implemented in the
+ * file module (file-options.c resolves at configuration time, file-open.c
+ * applies at every open) and shared with every module that writes files
+ * by path (file(), pipe(), the pipe() source, logstore()).
  */
 #ifndef SLUICE_FILE_PERM_H
 #define SLUICE_FILE_PERM_H
@@ -14,6 +15,26 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* The option rows of a destination that opens paths made from macros,
+ * for a table whose OFF(field) names a struct with these fields:
+ * create_dirs, owner, group, perm, dir_owner, dir_group, dir_perm,
+ * time_reap, local_time_zone. */
+#define PATH_OPTIONS \
+  { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs), .inherit = "create-dirs" }, \
+  { .name = "owner", .type = CFG_OPT_STRING, .offset = OFF(owner), .empty_ok = true }, \
+  { .name = "group", .type = CFG_OPT_STRING, .offset = OFF(group), .empty_ok = true }, \
+  { .name = "perm", .type = CFG_OPT_INT, .offset = OFF(perm), .def_int = -2, .min = -1, .max = 07777 }, \
+  { .name = "dir-owner", .type = CFG_OPT_STRING, .offset = OFF(dir_owner), .empty_ok = true }, \
+  { .name = "dir-group", .type = CFG_OPT_STRING, .offset = OFF(dir_group), .empty_ok = true }, \
+  { .name = "dir-perm", .type = CFG_OPT_INT, .offset = OFF(dir_perm), .def_int = -2, .min = -1, .max = 07777 }, \
+  { .name = "time-reap", .type = CFG_OPT_INT, .offset = OFF(time_reap), .def_int = -1, .min = 0, .max = INT32_MAX }, \
+  { .name = "local-time-zone", .type = CFG_OPT_STRING, .offset = OFF(local_time_zone),                    \
+    .inherit = "local-time-zone" }
+
+/* True when path would climb out of its directory the way syslog-ng 3.38
+ * refuses: "../" or "/.." anywhere, or the whole path "..". */
+bool file_path_is_spurious(const char *path);
 
 /* One owner/permission set: for files or for directories. */
 typedef struct FilePerm
