@@ -27,8 +27,10 @@
   { .name = "perm", .type = CFG_OPT_INT, .offset = OFF(perm), .def_int = -2, .min = -1, .max = 07777 }, \
   { .name = "dir-owner", .type = CFG_OPT_STRING, .offset = OFF(dir_owner), .empty_ok = true }, \
   { .name = "dir-group", .type = CFG_OPT_STRING, .offset = OFF(dir_group), .empty_ok = true }, \
-  { .name = "dir-perm", .type = CFG_OPT_INT, .offset = OFF(dir_perm), .def_int = -2, .min = -1, .max = 07777 }, \
-  { .name = "time-reap", .type = CFG_OPT_INT, .offset = OFF(time_reap), .def_int = -1, .min = 0, .max = INT32_MAX }, \
+  { .name = "dir-perm", .type = CFG_OPT_INT, .offset = OFF(dir_perm), .def_int = -2, .min = -1, \
+    .max = 07777 }, \
+  { .name = "time-reap", .type = CFG_OPT_INT, .offset = OFF(time_reap), .def_int = -1, .min = 0, \
+    .max = INT32_MAX }, \
   { .name = "local-time-zone", .type = CFG_OPT_STRING, .offset = OFF(local_time_zone),                    \
     .inherit = "local-time-zone" }
 
