@@ -259,6 +259,8 @@ _scan(LogstoreDest *d, LsFile *f, uint64_t size, uint64_t *torn, char **why)
     }
   GByteArray *buf = g_byte_array_new();
   LsReadKey rk = { 0 };
+  /* a chunk's bytes at most: records may pass max-chunk-size by one message */
+  uint64_t torn_max = 2 * (uint64_t) MAX(d->o.max_chunk_size, 1 << 20) + LS_MAX_KEY_BLOCK + 1024;
   for (;;)
     {
       LsChunk c = { 0 };
@@ -269,10 +271,13 @@ _scan(LogstoreDest *d, LsFile *f, uint64_t size, uint64_t *torn, char **why)
         continue;
       if (st == LS_END)
         break;
-      if (st == LS_MORE || (c.size && at + c.size >= size))
+      /* the writer writes a chunk with one write(): only the last one can
+       * be torn, and no message in it was acknowledged.  What fails to
+       * read within one chunk's length of the end is that chunk (a power
+       * loss leaves zeros or old blocks in it, so its own length may lie) */
+      bool last = size - at <= torn_max;
+      if (st == LS_MORE || last)
         {
-          /* a chunk cut short, or whole but garbled and the last thing in
-           * the file (a power loss): it was never acknowledged */
           *torn = size - at;
           off = at;
           g_free(e);
