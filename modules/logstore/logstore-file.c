@@ -334,7 +334,7 @@ _read_open(LsChain *chain, const LsReadKey *rk, const uint8_t *pl, size_t len, L
       if (!ls_key_unwrap(rk->priv, &kb, chain, error))
         return LS_BAD;
     }
-  if (rk->decode && c->plain)
+  if (c->plain)
     g_byte_array_append(c->plain, pl, (guint) len);
   return LS_OK;
 }

@@ -121,7 +121,7 @@ typedef struct LsChunk
   uint32_t records;
   uint64_t offset;              /* in the file */
   size_t size;                  /* bytes of the chunk on disk */
-  GByteArray *plain;            /* decrypted, decompressed payload (the caller's) */
+  GByteArray *plain;            /* decrypted, decompressed payload (the caller's); OPEN: always */
 } LsChunk;
 
 /* What a reader may and may not do with a chunk's payload. */

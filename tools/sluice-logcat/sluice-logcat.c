@@ -214,7 +214,7 @@ _cat(const char *path, bool follow)
     }
   LsReadKey rk = { .priv = key, .decode = !chain.encrypted || key };
   GByteArray *buf = g_byte_array_new(), *plain = g_byte_array_new();
-  uint64_t chunks = 0, records = 0;
+  uint64_t chunks = 0, records = 0, seals = 0, torn_bytes = 0;
   int last_type = 0, rc = 0;
   for (;;)
     {
@@ -225,6 +225,14 @@ _cat(const char *path, bool follow)
         {
           chunks++;
           last_type = c.type;
+          if (c.type == LS_CHUNK_OPEN && plain->len >= 8)
+            {
+              uint64_t t = 0;
+              for (int i = 7; i >= 0; i--)
+                t = t << 8 | plain->data[i];
+              seals += t != 0;
+              torn_bytes += t;
+            }
           if (c.type != LS_CHUNK_DATA)
             continue;
           records += c.records;
@@ -282,9 +290,14 @@ _cat(const char *path, bool follow)
       rc = 1;
     }
   if (o_verify && rc == 0)
-    printf("%s: OK, %" G_GUINT64_FORMAT " chunks, %" G_GUINT64_FORMAT " records, closed%s\n", path, chunks,
-           records,
-           rk.decode ? "" : " (chain only: no --key to authenticate the chunks)");
+    {
+      printf("%s: OK, %" G_GUINT64_FORMAT " chunks, %" G_GUINT64_FORMAT " records, closed", path, chunks,
+             records);
+      if (seals)
+        printf("; %" G_GUINT64_FORMAT " torn tails (%" G_GUINT64_FORMAT " bytes) sealed by the writer", seals,
+               torn_bytes);
+      printf("%s\n", rk.decode ? "" : " (chain only: no --key to authenticate the chunks)");
+    }
   g_free(error);
   g_byte_array_free(buf, TRUE);
   g_byte_array_free(plain, TRUE);
