@@ -5,7 +5,7 @@
 # start again; every message read back by sluice-logcat and counted by
 # loggen's checker; every byte value round trip; --json, --template and a
 # time range; a file that is not a logstore renamed aside, not appended to;
-# --verify passing the files as written and failing a chunk removed,
+# --follow while the daemon writes; --verify passing the files as written and failing a chunk removed,
 # swapped, cut or flipped and a changed header; the wrong key and a
 # missing key refused by name; options that cannot work refused at start.
 # Usage: logstore.sh SLUICE LOGCAT LOGGEN
@@ -75,10 +75,18 @@ wait_log "reopen\|Reopen\|USR1" 2>/dev/null || true
 sent2=$(sed -n 's/.*count=\([0-9]*\).*/\1/p' "$work/loggen2" | tail -1)
 stop_sluice
 start_sluice "$sluice" "$work/sluice.conf"
+# --follow: what the running daemon appends comes out as it is written
+# (bounded by timeout, so that a failure here leaves no follower behind)
+timeout 60 "$logcat" --follow --key "$work/store.key" "$work/enc.lgs" >"$work/follow.txt" 2>&1 &
+follower=$!
 "$loggen" -S -r 5000 -I 1 127.0.0.1 "$port" >"$work/loggen3" 2>&1 || fail "loggen"
 sent3=$(sed -n 's/.*count=\([0-9]*\).*/\1/p' "$work/loggen3" | tail -1)
-stop_sluice
 total=$((sent1 + sent2 + sent3))
+wait_lines "$work/follow.txt" "$total"
+kill "$follower"
+[ "$(wc -l <"$work/follow.txt")" -eq "$total" ] ||
+  fail "--follow printed $(wc -l <"$work/follow.txt") of $total"
+stop_sluice
 
 # every message, once, in every store
 for f in enc plain; do
