@@ -95,6 +95,7 @@ typedef struct LogstoreDest
   void *zctx;             /* ZSTD_CCtx */
   GArray *held;           /* LsHeld, in the order taken */
   uint64_t next_chunk_id;
+  size_t waiting;         /* held messages whose source waits for their ack (flow control) */
   bool failing;           /* a chunk could not be written: retry before taking more */
 } LogstoreDest;
 

@@ -6,8 +6,8 @@
  * gathering; the writer keeps the messages (bind_queue) instead of letting
  * LogWriter acknowledge them.  A file's chunk is written when it reaches
  * max-chunk-size(), when it is max-chunk-time() old, and whenever the
- * queue has nothing more to give (so a quiet source, or a flow-controlled
- * one waiting for its window, is not kept waiting): then every gathering
+ * queue has nothing more to give while a flow-controlled source waits for
+ * an ack (its window would stay shut until the chunk is full): then every gathering
  * chunk is compressed, encrypted and written (and fdatasync'd with
  * fsync(yes)), and the messages are acknowledged, in the order they were
  * taken, once the chunks that hold them are out.
@@ -161,6 +161,8 @@ _ack_ready(LogstoreDest *d)
     k++;
   if (k == 0)
     return;
+  for (guint i = 0; i < k; i++)
+    d->waiting -= h[i].item.ack;
   /* log_queue_ack_batch takes consecutive LogQueueItems */
   LogQueueItem items[256];
   for (guint i = 0; i < k;)
@@ -507,9 +509,14 @@ _add_record(LogstoreDest *d, LsFile *f, const LogMsg *msg)
   f->records++;
 }
 
+/* The queue has nothing more to give and some source waits for an ack:
+ * then a chunk is written without waiting to fill (without flow control
+ * nobody waits, and fuller chunks compress better). */
 static bool
 _queue_idle(LogstoreDest *d)
 {
+  if (!d->waiting)
+    return false;
   LogQueueStats st;
   log_queue_get_stats(d->q, &st);
   return st.length == 0;
@@ -530,6 +537,7 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
     {
       const LogMsg *msg = items[i].msg;
       LsHeld h = { items[i], 0 };
+      d->waiting += items[i].ack;
       if (!_format_path(d, msg))
         {
           g_array_append_val(d->held, h);
@@ -649,6 +657,7 @@ _finish(void *dest)
       log_queue_unpop(d->q, items, d->held->len);
       g_free(items);
       g_array_set_size(d->held, 0);
+      d->waiting = 0;
     }
   g_hash_table_remove_all(d->files);
 }
