@@ -40,7 +40,7 @@ static const CfgOption logstore_options[] = {
   { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) },
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) },
   PATH_OPTIONS,
-  { .name = "compress", .type = CFG_OPT_INT, .offset = OFF(compress), .def_int = 3, .min = 0, .max = 9 },
+  { .name = "compress", .type = CFG_OPT_INT, .offset = OFF(compress), .def_int = 1, .min = 0, .max = 9 },
   { .name = "encrypt-certificate", .type = CFG_OPT_STRING, .offset = OFF(certificate) },
   { .name = "encrypt-algorithm", .type = CFG_OPT_STRING, .offset = OFF(algorithm) },
   { .name = "max-chunk-time", .type = CFG_OPT_INT, .offset = OFF(max_chunk_time), .def_int = 1, .min = 1,
