@@ -16,8 +16,7 @@ sluice=$1 logcat=$2 loggen=$3
 
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/store.key" -out "$work/store.pem" -days 2 \
   -subj "/CN=store" >/dev/null 2>&1 || fail "openssl could not make a certificate"
-batch=2000 batches=150 # 20,000 lines a second for 15 s
-lines=$((batch * batches))
+batch=2000 batches=600 # 20,000 lines a second, until the kills are done (60 s at most)
 cat >"$work/sluice.conf" <<EOF2
 @version: 3.38
 source s { file("$work/in.log" follow-freq(1)); };
@@ -26,12 +25,14 @@ log { source(s); destination(d); flags(flow-control); };
 EOF2
 
 : >"$work/in.log"
-awk -v b="$batch" -v n="$batches" 'BEGIN {
+awk -v b="$batch" -v n="$batches" -v stop="$work/stop" 'BEGIN {
   for (k = 0; k < n; k++) {
     for (i = k * b; i < (k + 1) * b; i++)
       printf "<13>Nov 22 10:00:00 host app[1]: seq: %010d, thread: 0000, runid: 1764000030, " \
         "stamp: x PADD\n", i
     fflush()
+    if (system("test -e " stop) == 0)
+      exit
     system("sleep 0.1")
   }
 }' >>"$work/in.log" &
@@ -65,7 +66,9 @@ while [ $kills -lt 5 ]; do
   echo "kill $kills: $uniq different lines read back, $dups twice; $(cat "$work/cat.err")"
 done
 kill -0 $writer 2>/dev/null || fail "the writer ended before the last kill: the kills were not mid-file"
+touch "$work/stop"
 wait $writer
+lines=$(wc -l <"$work/in.log")
 # a kill rarely lands inside the one write() of a chunk: tear the tail by
 # hand, half a chunk header as a SIGKILL would and zeros as a power loss
 # would leave it, and the next start must seal it and go on
@@ -77,7 +80,7 @@ grep -q "torn_bytes='308'" "$work/sluice.log" || fail "the seal: $(grep torn "$w
 i=0
 until check "after the kills" && [ "$uniq" -ge "$lines" ]; do
   i=$((i + 1))
-  [ $i -lt 100 ] || fail "$uniq of $lines lines after the last start"
+  [ $i -lt 200 ] || fail "$uniq of $lines lines after the last start"
   sleep 0.3
 done
 stop_sluice
