@@ -1,6 +1,6 @@
 #!/bin/sh
 # logstore() and sluice-logcat (docs/modules/logstore.md): loggen's
-# messages into encrypted, plain, templated and per-host logstores, a
+# messages into encrypted, plain, templated and per-host logstores (reaped when idle), a
 # SIGUSR1 (each file closed and reopened with a new key), a stop and a
 # start again; every message read back by sluice-logcat and counted by
 # loggen's checker; every byte value round trip; --json, --template and a
@@ -31,7 +31,7 @@ destination enc { logstore("$work/enc.lgs" encrypt-certificate("$work/store.pem"
 destination plain { logstore("$work/plain.lgs" compress(0)); };
 destination tmpl { logstore("$work/tmpl.lgs" template("\$PROGRAM \$MSG\n") fsync(yes)
   encrypt-certificate("$work/store.pem") encrypt-algorithm("aes-256-gcm")); };
-destination hosts { logstore("$work/hosts/\${HOST}.lgs" create-dirs(yes) perm(0640)
+destination hosts { logstore("$work/hosts/\${HOST}.lgs" create-dirs(yes) perm(0640) time-reap(1)
   encrypt-certificate("$work/store.pem")); };
 destination rawd { logstore("$work/raw.lgs" encrypt-certificate("$work/store.pem")); };
 log { source(s); destination(enc); destination(plain); destination(tmpl); flags(flow-control); };
@@ -64,6 +64,15 @@ until [ "$(count "$work/enc.lgs")" -ge "$sent1" ] && [ "$(count "$work/raw.lgs")
   [ $i -lt 100 ] || fail "the records did not arrive ($(count "$work/enc.lgs") of $sent1)"
   sleep 0.2
 done
+# time-reap(1): an idle per-host store is closed, with its closing record,
+# while the daemon runs
+i=0
+until "$logcat" --verify --key "$work/store.key" "$work/hosts/beta.lgs" >"$work/reap.out" 2>&1; do
+  i=$((i + 1))
+  [ $i -lt 50 ] || fail "time-reap(1) did not close beta.lgs: $(cat "$work/reap.out")"
+  sleep 0.2
+done
+grep -q "OK, .* 1 records, closed" "$work/reap.out" || fail "reaped: $(cat "$work/reap.out")"
 # the records are readable while the files are open, before their close
 "$logcat" --verify --key "$work/store.key" "$work/enc.lgs" >"$work/open.out" 2>&1 &&
   fail "--verify passed a file without its closing record"
