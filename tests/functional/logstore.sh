@@ -1,8 +1,8 @@
 #!/bin/sh
 # logstore() and sluice-logcat (docs/modules/logstore.md): loggen's
 # messages into encrypted, plain, templated and per-host logstores (reaped when idle), a
-# SIGUSR1 (each file closed and reopened with a new key), a stop and a
-# start again; every message read back by sluice-logcat and counted by
+# SIGUSR1 (each file closed and reopened with a new key), a stop, a
+# start again and a reload under load; every message read back by sluice-logcat and counted by
 # loggen's checker; every byte value round trip; --json, --template and a
 # time range; a file that is not a logstore renamed aside, not appended to;
 # --follow while the daemon writes; --verify passing the files as written and failing a chunk removed,
@@ -88,7 +88,13 @@ start_sluice "$sluice" "$work/sluice.conf"
 # (bounded by timeout, so that a failure here leaves no follower behind)
 timeout 60 "$logcat" --follow --key "$work/store.key" "$work/enc.lgs" >"$work/follow.txt" 2>&1 &
 follower=$!
-"$loggen" -S -r 5000 -I 1 127.0.0.1 "$port" >"$work/loggen3" 2>&1 || fail "loggen"
+# and a reload in the middle of the run: the new writer goes on in the
+# same files (a closing record, then an OPEN chunk), nothing lost or doubled
+"$loggen" -S -r 5000 -I 2 127.0.0.1 "$port" >"$work/loggen3" 2>&1 &
+sender=$!
+sleep 1
+reload_sluice
+wait $sender || fail "loggen"
 sent3=$(sed -n 's/.*count=\([0-9]*\).*/\1/p' "$work/loggen3" | tail -1)
 total=$((sent1 + sent2 + sent3))
 wait_lines "$work/follow.txt" "$total"
