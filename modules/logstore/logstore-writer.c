@@ -5,10 +5,9 @@
  * A batch's messages become records appended to the chunk their file is
  * gathering; the writer keeps the messages (bind_queue) instead of letting
  * LogWriter acknowledge them.  A file's chunk is written when it reaches
- * max-chunk-size(), when it is max-chunk-time() old, and whenever the
- * queue has nothing more to give while a flow-controlled source waits for
- * an ack (its window would stay shut until the chunk is full): then every gathering
- * chunk is compressed, encrypted and written (and fdatasync'd with
+ * max-chunk-size(), when it is max-chunk-time() old, and when the queue
+ * has nothing more to give (_flush_idle says which): then the chunks due are
+ * compressed, encrypted and written (and fdatasync'd with
  * fsync(yes)), and the messages are acknowledged, in the order they were
  * taken, once the chunks that hold them are out.
  *
@@ -509,17 +508,54 @@ _add_record(LogstoreDest *d, LsFile *f, const LogMsg *msg)
   f->records++;
 }
 
-/* The queue has nothing more to give and some source waits for an ack:
- * then a chunk is written without waiting to fill (without flow control
- * nobody waits, and fuller chunks compress better). */
+/* The queue has nothing more to give right now. */
 static bool
-_queue_idle(LogstoreDest *d)
+_queue_empty(LogstoreDest *d)
 {
-  if (!d->waiting)
-    return false;
   LogQueueStats st;
   log_queue_get_stats(d->q, &st);
   return st.length == 0;
+}
+
+#define IDLE_MIN_CHUNK 4096 /* bytes of records: smaller chunks wait for max-chunk-time() */
+#define IDLE_QUIET_MS 20     /* an empty queue for this long ends a burst */
+
+/* The queue is empty: write what should not wait for a fuller chunk.
+ * While a flow-controlled source waits for an ack, every chunk at once
+ * (its window would stay shut until the chunk is full).  Else, once the
+ * queue has stayed empty for IDLE_QUIET_MS (a burst has ended; a pause of
+ * a busy source is shorter), the chunks of at least IDLE_MIN_CHUNK bytes,
+ * so that a burst's last messages are in the file then and not
+ * max-chunk-time() later, while a trickle still gathers some before it
+ * is compressed. */
+static void
+_flush_idle(LogstoreDest *d)
+{
+  if (d->waiting)
+    {
+      _flush_all(d);
+      return;
+    }
+  GHashTableIter it;
+  gpointer v;
+  bool any = false;
+  g_hash_table_iter_init(&it, d->files);
+  while (!any && g_hash_table_iter_next(&it, NULL, &v))
+    any = ((LsFile *) v)->pending->len >= IDLE_MIN_CHUNK;
+  for (int ms = 0; any && ms < IDLE_QUIET_MS; ms++)
+    {
+      g_usleep(1000);
+      if (!_queue_empty(d))
+        any = false; /* more is coming: go on gathering */
+    }
+  g_hash_table_iter_init(&it, d->files);
+  while (any && g_hash_table_iter_next(&it, NULL, &v))
+    {
+      LsFile *f = v;
+      if (f->chunk_id && f->pending->len >= IDLE_MIN_CHUNK && _flush_file(d, f) < 0)
+        d->failing = true;
+    }
+  _ack_ready(d);
 }
 
 static long
@@ -565,8 +601,10 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
       if (f->pending->len >= (guint) d->o.max_chunk_size && _flush_file(d, f) < 0)
         d->failing = true;
     }
-  if (d->failing || _queue_idle(d) || i < n)
+  if (d->failing || i < n)
     _flush_all(d);
+  else if (_queue_empty(d))
+    _flush_idle(d);
   else
     _ack_ready(d);
   if (i > 0)
@@ -592,8 +630,10 @@ _housekeep(void *dest, int64_t now)
       if (f->chunk_id && ms - f->pending_since >= d->o.max_chunk_time * 1000)
         due = true;
     }
-  if (due || _queue_idle(d))
+  if (due)
     _flush_all(d);
+  else if (_queue_empty(d))
+    _flush_idle(d);
   if (d->path_is_literal)
     return;
   d->last = NULL;
