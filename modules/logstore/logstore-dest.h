@@ -49,6 +49,9 @@ typedef struct LogstoreOptions
   int64_t max_chunk_time; /* seconds */
   int64_t max_chunk_size; /* bytes of records before compression */
   bool fsync;
+  char *timestamp_url;    /* RFC 3161 authority, http:// */
+  char *timestamp_policy; /* an OID, or NULL: the authority's default */
+  int64_t timestamp_freq; /* seconds between stamps of a file's chain */
 } LogstoreOptions;
 
 /* One file being written. */
@@ -64,6 +67,8 @@ typedef struct LsFile
   int64_t pending_since;  /* CLOCK_MONOTONIC ms of its first record */
   uint64_t chunk_id;      /* the destination-wide id of that chunk; 0: none */
   uint64_t written;       /* records of this open, for the closing record */
+  int64_t ts_last;        /* CLOCK_MONOTONIC seconds of the last time stamp asked for */
+  uint64_t ts_seq;        /* the chain's next chunk number after that stamp */
 } LsFile;
 
 /* A message taken from the queue, acknowledged once its chunk is out. */

@@ -275,7 +275,7 @@ ls_chunk_build(LsChain *chain, int type, int flags, uint32_t records, uint32_t p
   memcpy(p + 32, chain->prev, LS_HASH_LEN);
   uint8_t *body = p + LS_CHUNK_HEADER, *tag = body + len;
   memset(tag, 0, LS_TAG_LEN);
-  if (chain->encrypted && type != LS_CHUNK_OPEN)
+  if (chain->encrypted && (type == LS_CHUNK_DATA || type == LS_CHUNK_CLOSE))
     {
       _nonce(chain->seq, p + 64);
       if (!chain->key_set || !_gcm(true, chain->key, p + 64, p, LS_CHUNK_HEADER, payload, len, body, tag))
@@ -360,7 +360,7 @@ ls_chunk_read(LsChain *chain, const LsReadKey *rk, const uint8_t *buf, size_t le
   uint64_t seq = _get64(buf + 8);
   c->records = _get32(buf + 16);
   uint32_t plain_len = _get32(buf + 20), stored = _get32(buf + 24);
-  if (c->type < LS_CHUNK_DATA || c->type > LS_CHUNK_OPEN || (c->flags & ~LS_CHUNK_COMPRESSED) ||
+  if (c->type < LS_CHUNK_DATA || c->type > LS_CHUNK_TIMESTAMP || (c->flags & ~LS_CHUNK_COMPRESSED) ||
       stored > LS_MAX_CHUNK || plain_len > LS_MAX_CHUNK)
     {
       *error = g_strdup_printf("chunk at offset %" G_GUINT64_FORMAT ": its header is not one this reader "
@@ -392,8 +392,14 @@ ls_chunk_read(LsChain *chain, const LsReadKey *rk, const uint8_t *buf, size_t le
     }
   const uint8_t *pl = buf + LS_CHUNK_HEADER;
   LsStatus st = LS_OK;
+  memcpy(c->stamped, chain->prev, LS_HASH_LEN);
   if (c->type == LS_CHUNK_OPEN)
     st = _read_open(chain, rk, pl, stored, c, error);
+  else if (c->type == LS_CHUNK_TIMESTAMP)
+    {
+      if (c->plain)
+        g_byte_array_append(c->plain, pl, stored);
+    }
   else if (rk->decode && c->plain && (!chain->encrypted || chain->key_set))
     {
       const uint8_t *clear = pl;

@@ -42,6 +42,7 @@ enum
   LS_CHUNK_DATA = 1,  /* records */
   LS_CHUNK_CLOSE = 2, /* the writer closed the file: u64 records, i64 time */
   LS_CHUNK_OPEN = 3,  /* the writer opened it again: a new data key */
+  LS_CHUNK_TIMESTAMP = 4, /* an RFC 3161 time-stamp token (DER) of the previous chunk's hash */
 };
 enum { LS_CHUNK_COMPRESSED = 1 }; /* chunk flags */
 
@@ -120,8 +121,9 @@ typedef struct LsChunk
   uint64_t seq;
   uint32_t records;
   uint64_t offset;              /* in the file */
+  uint8_t stamped[LS_HASH_LEN]; /* the previous chunk's hash (what a TIMESTAMP chunk stamps) */
   size_t size;                  /* bytes of the chunk on disk */
-  GByteArray *plain;            /* decrypted, decompressed payload (the caller's); OPEN: always */
+  GByteArray *plain;            /* decrypted, decompressed payload (the caller's); OPEN, TIMESTAMP: always */
 } LsChunk;
 
 /* What a reader may and may not do with a chunk's payload. */

@@ -3,11 +3,11 @@
  * logstore(): its option table and constructor (logstore-dest.h).  The
  * path options are file()'s (PATH_OPTIONS, file-perm.h); everything that
  * can be wrong (an unreadable certificate, a key that is not RSA, an
- * algorithm other than AES-256-GCM, a template that does not compile) is
- * refused here with its place.  The RFC 3161 time-stamping options of
- * syslog-ng PE are refused by name: Sluice does not have them yet.
+ * algorithm other than AES-256-GCM, a template that does not compile, a
+ * time-stamping URL that is not http://) is refused here with its place.
  */
 #include "logstore-dest.h"
+#include "logstore-tsa.h"
 
 #include "sluice/internal-log.h"
 #include "sluice/timeutil.h"
@@ -21,10 +21,6 @@
 #define OFF(field) offsetof(LogstoreOptions, field)
 
 static const char *const ts_formats[] = { "rfc3164", "bsd", "rfc3339", "iso", "unix", "full", NULL };
-
-#define NO_TIMESTAMPS \
-  "is not supported by Sluice's logstore() yet: chunks are not time-stamped by an RFC 3161 authority; " \
-  "remove the option"
 
 static const CfgOption logstore_options[] = {
   { .name = "template", .type = CFG_OPT_TEMPLATE, .offset = OFF(template_text) },
@@ -48,9 +44,10 @@ static const CfgOption logstore_options[] = {
   { .name = "max-chunk-size", .type = CFG_OPT_SIZE, .offset = OFF(max_chunk_size), .def_int = 1 << 20,
     .min = 1024, .max = 32 << 20 },
   { .name = "fsync", .type = CFG_OPT_BOOL, .offset = OFF(fsync) },
-  { .name = "timestamp-url", .type = CFG_OPT_REMOVED, .def_str = "timestamp-url() " NO_TIMESTAMPS },
-  { .name = "timestamp-policy", .type = CFG_OPT_REMOVED, .def_str = "timestamp-policy() " NO_TIMESTAMPS },
-  { .name = "timestamp-freq", .type = CFG_OPT_REMOVED, .def_str = "timestamp-freq() " NO_TIMESTAMPS },
+  { .name = "timestamp-url", .type = CFG_OPT_STRING, .offset = OFF(timestamp_url) },
+  { .name = "timestamp-policy", .type = CFG_OPT_STRING, .offset = OFF(timestamp_policy) },
+  { .name = "timestamp-freq", .type = CFG_OPT_INT, .offset = OFF(timestamp_freq), .def_int = 60, .min = 1,
+    .max = 86400 },
   { 0 },
 };
 
@@ -109,6 +106,44 @@ _load_certificate(LogstoreDest *d, const CfgNode *call, CfgError *err)
   X509_digest(cert, EVP_sha256(), d->fingerprint, &n);
   X509_free(cert);
   d->pub = key;
+  return true;
+}
+
+/* timestamp-url(), timestamp-policy(), timestamp-freq() */
+static bool
+_check_timestamps(LogstoreDest *d, const CfgNode *call, CfgError *err)
+{
+  const char *url = d->o.timestamp_url;
+  if (!url)
+    {
+      const char *opt = cfg_option_given(call, "timestamp-policy") ? "timestamp-policy"
+                        : cfg_option_given(call, "timestamp-freq") ? "timestamp-freq" : NULL;
+      if (opt)
+        {
+          cfg_error_set(err, _where(call, opt), "logstore(): %s() needs timestamp-url()", opt);
+          return false;
+        }
+      return true;
+    }
+  char *host = NULL, *port = NULL, *path = NULL;
+  if (!ls_tsa_url_parse(url, &host, &port, &path))
+    {
+      cfg_error_set(err, _where(call, "timestamp-url"), "logstore(): timestamp-url('%s') is not supported: "
+                    "Sluice asks time-stamping authorities over plain http:// only (a token is signed, so it "
+                    "needs no TLS)", url);
+      return false;
+    }
+  g_free(host);
+  g_free(port);
+  g_free(path);
+  ASN1_OBJECT *oid = d->o.timestamp_policy ? OBJ_txt2obj(d->o.timestamp_policy, 1) : NULL;
+  if (d->o.timestamp_policy && !oid)
+    {
+      cfg_error_set(err, _where(call, "timestamp-policy"), "logstore(): timestamp-policy('%s') is not an OID "
+                    "(1.2.3.4)", d->o.timestamp_policy);
+      return false;
+    }
+  ASN1_OBJECT_free(oid);
   return true;
 }
 
@@ -237,8 +272,8 @@ _new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
         o->send_time_zone = g_strdup(ctx->global->send_time_zone ? ctx->global->send_time_zone
                                                                    : ctx->global->time_zone);
     }
-  ok = ok && _setup_templates(d, call, ctx, err) && _setup_path(d, call, err) && _load_certificate(d, call,
-                                                                                                   err) &&
+  ok = ok && _setup_templates(d, call, ctx, err) && _setup_path(d, call, err) &&
+       _load_certificate(d, call, err) && _check_timestamps(d, call, err) &&
        file_perm_resolve(&d->file_perm, d->o.owner, d->o.group, d->o.perm, call, "owner", "group", err) &&
        file_perm_resolve(&d->dir_perm, d->o.dir_owner, d->o.dir_group, d->o.dir_perm, call, "dir-owner",
                          "dir-group", err);

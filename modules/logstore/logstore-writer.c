@@ -19,6 +19,7 @@
  * renamed aside, and a new file is started in its place.
  */
 #include "logstore-dest.h"
+#include "logstore-tsa.h"
 
 #include "sluice/internal-log.h"
 #include "sluice/logmsg-serialize.h"
@@ -612,6 +613,32 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
   return err ? err : -EIO;
 }
 
+#define TSA_TIMEOUT_MS 5000
+
+/* timestamp-url(): every timestamp-freq() seconds, a file whose chain has
+ * grown gets an RFC 3161 token on the hash of its last chunk, as a
+ * TIMESTAMP chunk.  An authority that does not answer is logged and asked
+ * again timestamp-freq() later; the records are written all the same. */
+static void
+_stamp(LogstoreDest *d, LsFile *f, int64_t now)
+{
+  if (!d->o.timestamp_url || f->fd < 0 || f->chain.seq <= f->ts_seq || now - f->ts_last < d->o.timestamp_freq)
+    return;
+  f->ts_last = now;
+  GByteArray *token = g_byte_array_new();
+  char *error = NULL;
+  if (ls_tsa_stamp(d->o.timestamp_url, d->o.timestamp_policy, f->chain.prev, TSA_TIMEOUT_MS, token, &error))
+    {
+      if (_write_chunk(d, f, LS_CHUNK_TIMESTAMP, 0, token->data, token->len) == 0)
+        f->ts_seq = f->chain.seq;
+    }
+  else
+    sluice_log(SLUICE_LOG_ERROR, "Error getting a time stamp for a logstore chunk", "filename", f->path,
+               "url", d->o.timestamp_url, "error", error ? error : "", NULL);
+  g_free(error);
+  g_byte_array_free(token, TRUE);
+}
+
 static void
 _housekeep(void *dest, int64_t now)
 {
@@ -634,6 +661,9 @@ _housekeep(void *dest, int64_t now)
     _flush_all(d);
   else if (_queue_empty(d))
     _flush_idle(d);
+  g_hash_table_iter_init(&it, d->files);
+  while (g_hash_table_iter_next(&it, NULL, &v))
+    _stamp(d, v, now);
   if (d->path_is_literal)
     return;
   d->last = NULL;
