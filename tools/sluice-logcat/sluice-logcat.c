@@ -10,10 +10,13 @@
  * --verify walks every file's hash chain (and, with the key, decrypts and
  * authenticates every chunk) and says where a file was cut or changed;
  * it exits 1 when one was, or when one does not end in its closing record.
+ * Time stamps (RFC 3161 tokens) must stamp the chunk before them, and with
+ * --tsa-ca their signatures must verify.
  * Files are untrusted input: every length is checked before use
  * (logstore-file.c), and tests/fuzz/fuzz-logstore.c feeds the same code.
  */
 #include "logstore/logstore-file.h"
+#include "logstore/logstore-tsa.h"
 #include "modules.h"
 
 #include "sluice/logmsg-serialize.h"
@@ -30,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static gchar *o_key, *o_template, *o_since, *o_until;
+static gchar *o_key, *o_template, *o_since, *o_until, *o_tsa_ca;
 static gboolean o_verify, o_json, o_follow;
 static int64_t since_us = INT64_MIN, until_us = INT64_MAX;
 
@@ -39,6 +42,8 @@ static GOptionEntry entries[] = {
   { "verify", 0, 0, G_OPTION_ARG_NONE, &o_verify,
    "Check the hash chain (and with --key every chunk's tag); exit 1 "
     "when a file was cut or changed", NULL },
+  { "tsa-ca", 0, 0, G_OPTION_ARG_FILENAME, &o_tsa_ca, "PEM CA certificates the time stamps' signatures must "
+    "chain to", "FILE" },
   { "json", 'j', 0, G_OPTION_ARG_NONE, &o_json, "One JSON object a record", NULL },
   { "template", 't', 0, G_OPTION_ARG_STRING, &o_template, "Format records with this template", "T" },
   { "follow", 'f', 0, G_OPTION_ARG_NONE, &o_follow, "Wait for more records, as tail -f (the last file)",
@@ -50,6 +55,7 @@ static GOptionEntry entries[] = {
 };
 
 static EVP_PKEY *key;
+static X509_STORE *tsa_ca;
 static LogTemplate *tmpl;
 static LogTemplateOptions topts;
 static GString *out;
@@ -214,7 +220,8 @@ _cat(const char *path, bool follow)
     }
   LsReadKey rk = { .priv = key, .decode = !chain.encrypted || key };
   GByteArray *buf = g_byte_array_new(), *plain = g_byte_array_new();
-  uint64_t chunks = 0, records = 0, seals = 0, torn_bytes = 0;
+  uint64_t chunks = 0, records = 0, seals = 0, torn_bytes = 0, stamps = 0;
+  char *last_stamp = NULL;
   int last_type = 0, rc = 0;
   for (;;)
     {
@@ -232,6 +239,22 @@ _cat(const char *path, bool follow)
                 t = t << 8 | plain->data[i];
               seals += t != 0;
               torn_bytes += t;
+            }
+          if (c.type == LS_CHUNK_TIMESTAMP)
+            {
+              char *when = NULL;
+              if (!ls_tsa_check(plain->data, plain->len, c.stamped, tsa_ca, &when, &error))
+                {
+                  char *e = error;
+                  error = g_strdup_printf("chunk %" G_GUINT64_FORMAT " at offset %" G_GUINT64_FORMAT ": %s",
+                                          c.seq, c.offset, e);
+                  g_free(e);
+                  st = LS_BAD;
+                  break;
+                }
+              stamps++;
+              g_free(last_stamp);
+              last_stamp = when;
             }
           if (c.type != LS_CHUNK_DATA)
             continue;
@@ -296,9 +319,13 @@ _cat(const char *path, bool follow)
       if (seals)
         printf("; %" G_GUINT64_FORMAT " torn tails (%" G_GUINT64_FORMAT " bytes) sealed by the writer", seals,
                torn_bytes);
+      if (stamps)
+        printf("; %" G_GUINT64_FORMAT " time stamps, the last %s, %s", stamps, last_stamp,
+               tsa_ca ? "signed under --tsa-ca" : "signatures not checked (no --tsa-ca)");
       printf("%s\n", rk.decode ? "" : " (chain only: no --key to authenticate the chunks)");
     }
   g_free(error);
+  g_free(last_stamp);
   g_byte_array_free(buf, TRUE);
   g_byte_array_free(plain, TRUE);
   close(fd);
@@ -345,6 +372,15 @@ main(int argc, char **argv)
           return 2;
         }
     }
+  if (o_tsa_ca)
+    {
+      tsa_ca = X509_STORE_new();
+      if (X509_STORE_load_file(tsa_ca, o_tsa_ca) != 1)
+        {
+          fprintf(stderr, "sluice-logcat: %s: not readable PEM CA certificates\n", o_tsa_ca);
+          return 2;
+        }
+    }
   modules_register_template_functions();
   log_template_options_defaults(&topts);
   if (o_template)
@@ -362,5 +398,6 @@ main(int argc, char **argv)
   for (int i = 1; i < argc; i++)
     rc |= _cat(argv[i], o_follow && i == argc - 1);
   EVP_PKEY_free(key);
+  X509_STORE_free(tsa_ca);
   return rc;
 }
