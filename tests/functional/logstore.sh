@@ -213,9 +213,10 @@ EOF2
   [ $st -ne 0 ] || fail "accepted: $1"
   grep -q "$2" "$work/bad.out" || fail "$1: wanted '$2', got: $(cat "$work/bad.out")"
 }
-refuse 'timestamp-url("http://127.0.0.1:1/tsa")' "timestamp-url() is not supported"
-refuse 'timestamp-policy("1.2.3")' "timestamp-policy() is not supported"
-refuse 'timestamp-freq(10)' "timestamp-freq() is not supported"
+refuse 'timestamp-url("https://127.0.0.1:1/tsa")' "over plain http:// only"
+refuse 'timestamp-url("http://127.0.0.1:1/tsa") timestamp-policy("not an oid")' "is not an OID"
+refuse 'timestamp-policy("1.2.3")' "timestamp-policy() needs timestamp-url()"
+refuse 'timestamp-freq(10)' "timestamp-freq() needs timestamp-url()"
 refuse "encrypt-certificate(\"$work/store.pem\") encrypt-algorithm(\"aes-128-cbc\")" "aes-256-gcm only"
 refuse 'encrypt-algorithm("aes-256-gcm")' "needs encrypt-certificate"
 refuse "encrypt-certificate(\"$work/nothing.pem\")" "not a readable PEM X.509 certificate"
