@@ -3,7 +3,8 @@
  * libFuzzer target: a logstore file (docs/logstore-format.md) read the
  * way sluice-logcat and the daemon's scan before appending read one:
  * ls_fd_header and ls_fd_chunk over a descriptor, each DATA chunk
- * decompressed, its records walked and the serialized messages decoded.
+ * decompressed, its records walked and the serialized messages decoded,
+ * each TIMESTAMP chunk's RFC 3161 token parsed and checked.
  * Whatever the file says, nothing may crash, read out of bounds or
  * allocate more than the format's limits.
  *
@@ -16,6 +17,7 @@
  *      key to unwrap it here), so the GCM path runs.
  */
 #include "logstore/logstore-file.h"
+#include "logstore/logstore-tsa.h"
 
 #include "sluice/logmsg-serialize.h"
 
@@ -98,6 +100,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
           if (chain.encrypted && (opts & 2))
             chain.key_set = true; /* an OPEN chunk forgets the key without a private key */
+          if (c.type == LS_CHUNK_TIMESTAMP)
+            {
+              char *when = NULL, *e = NULL;
+              ls_tsa_check(plain->data, plain->len, c.stamped, NULL, &when, &e);
+              g_free(when);
+              g_free(e);
+            }
           if (c.type != LS_CHUNK_DATA)
             continue;
           size_t pos = 0;
