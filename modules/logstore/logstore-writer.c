@@ -614,11 +614,13 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
 }
 
 #define TSA_TIMEOUT_MS 5000
+#define TSA_RETRY_S 60
 
 /* timestamp-url(): every timestamp-freq() seconds, a file whose chain has
  * grown gets an RFC 3161 token on the hash of its last chunk, as a
  * TIMESTAMP chunk.  An authority that does not answer is logged and asked
- * again timestamp-freq() later; the records are written all the same. */
+ * again a minute (or timestamp-freq()) later; the records are written all
+ * the same. */
 static void
 _stamp(LogstoreDest *d, LsFile *f, int64_t now)
 {
@@ -633,8 +635,14 @@ _stamp(LogstoreDest *d, LsFile *f, int64_t now)
         f->ts_seq = f->chain.seq;
     }
   else
-    sluice_log(SLUICE_LOG_ERROR, "Error getting a time stamp for a logstore chunk", "filename", f->path,
-               "url", d->o.timestamp_url, "error", error ? error : "", NULL);
+    {
+      sluice_log(SLUICE_LOG_ERROR, "Error getting a time stamp for a logstore chunk", "filename", f->path,
+                 "url", d->o.timestamp_url, "error", error ? error : "", NULL);
+      /* an authority that hangs costs the writer up to TSA_TIMEOUT_MS a
+       * try: not more often than once a minute */
+      if (d->o.timestamp_freq < TSA_RETRY_S)
+        f->ts_last = now + TSA_RETRY_S - d->o.timestamp_freq;
+    }
   g_free(error);
   g_byte_array_free(token, TRUE);
 }
