@@ -469,6 +469,18 @@ ls_record_next(const GByteArray *plain, size_t *pos, LsRecord *r)
   return LS_OK;
 }
 
+uint8_t *
+ls_record_reserve(GByteArray *plain, int kind, int64_t recv_us, size_t len)
+{
+  size_t at = plain->len;
+  g_byte_array_set_size(plain, (guint) (at + LS_RECORD_HEADER + len));
+  uint8_t *h = plain->data + at;
+  _put32(h, (uint32_t) len);
+  h[4] = (uint8_t) kind;
+  _put64(h + 5, (uint64_t) recv_us);
+  return h + LS_RECORD_HEADER;
+}
+
 void
 ls_record_append(GByteArray *plain, int kind, int64_t recv_us, const void *data, size_t len)
 {

@@ -161,6 +161,10 @@ LsStatus ls_record_next(const GByteArray *plain, size_t *pos, LsRecord *r);
 /* Append one record to a DATA chunk's plain payload. */
 void ls_record_append(GByteArray *plain, int kind, int64_t recv_us, const void *data, size_t len);
 
+/* Append a record of len bytes whose contents the caller writes at the
+ * pointer returned (valid until plain changes), saving a copy. */
+uint8_t *ls_record_reserve(GByteArray *plain, int kind, int64_t recv_us, size_t len);
+
 /* ---- reading from a descriptor (pread: the offset is the caller's) ------ */
 
 /* The header at offset 0 of fd; *off is set past it. */

@@ -502,9 +502,9 @@ _add_record(LogstoreDest *d, LsFile *f, const LogMsg *msg)
   else
     {
       size_t n = log_msg_serialized_size(msg);
-      g_byte_array_set_size(d->ser, (guint) n);
-      n = log_msg_serialize(msg, d->ser->data);
-      ls_record_append(f->pending, LS_RECORD_MSG, recv_us, d->ser->data, n);
+      uint8_t *p = ls_record_reserve(f->pending, LS_RECORD_MSG, recv_us, n);
+      size_t w = log_msg_serialize(msg, p);
+      g_assert(w == n);
     }
   f->records++;
 }
