@@ -11,6 +11,7 @@
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -498,6 +499,10 @@ ls_record_append(GByteArray *plain, int kind, int64_t recv_us, const void *data,
 static bool
 _pread_all(int fd, GByteArray *buf, size_t len, uint64_t off, char **error)
 {
+  /* a length read from the file is only believed as far as the file goes */
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+    len = off >= (uint64_t) st.st_size ? 0 : MIN(len, (size_t) ((uint64_t) st.st_size - off));
   g_byte_array_set_size(buf, (guint) len);
   size_t got = 0;
   while (got < len)
