@@ -81,15 +81,20 @@ _load_certificate(LogstoreDest *d, const CfgNode *call, CfgError *err)
         }
       return true;
     }
-  FILE *fp = fopen(d->o.certificate, "r");
-  X509 *cert = fp ? PEM_read_X509(fp, NULL, NULL, NULL) : NULL;
-  if (fp)
-    fclose(fp);
+  /* a regular file of bounded size: a FIFO or /dev/zero is an error, not a hang */
+  size_t len = 0;
+  char *why = NULL;
+  char *pem = cfg_file_read(d->o.certificate, 1 << 20, &len, &why);
+  BIO *bio = pem ? BIO_new_mem_buf(pem, (int) len) : NULL;
+  X509 *cert = bio ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
+  BIO_free(bio);
+  g_free(pem);
   if (!cert)
     {
       cfg_error_set(err, _where(call, "encrypt-certificate"),
-                    "logstore(): encrypt-certificate('%s') is not a "
-                    "readable PEM X.509 certificate", d->o.certificate);
+                    "logstore(): encrypt-certificate('%s') is not a readable PEM X.509 certificate%s%s",
+                    d->o.certificate, why ? ": " : "", why ? why : "");
+      g_free(why);
       return false;
     }
   EVP_PKEY *key = X509_get_pubkey(cert);

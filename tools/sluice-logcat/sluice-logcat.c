@@ -60,6 +60,24 @@ static LogTemplate *tmpl;
 static LogTemplateOptions topts;
 static GString *out;
 
+/* A descriptor on path when it is a regular file (a FIFO would block, a
+ * device never end), else -1 with a message. */
+static int
+_open_regular(const char *path)
+{
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0)
+    fprintf(stderr, "%s: %s\n", path, g_strerror(errno));
+  else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    {
+      fprintf(stderr, "%s: not a regular file\n", path);
+      close(fd);
+      fd = -1;
+    }
+  return fd;
+}
+
 /* ISO 8601 (UTC when no zone is given) or seconds since the epoch. */
 static bool
 _parse_time(const char *s, int64_t *us)
@@ -180,12 +198,9 @@ _print(const LsRecord *r, const char *file, uint64_t chunk, char **error)
 static int
 _cat(const char *path, bool follow)
 {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = _open_regular(path);
   if (fd < 0)
-    {
-      fprintf(stderr, "%s: %s\n", path, g_strerror(errno));
-      return 1;
-    }
+    return 1;
   LsHeader h;
   LsKeyBlock kb;
   LsChain chain;
@@ -362,7 +377,8 @@ main(int argc, char **argv)
     }
   if (o_key)
     {
-      FILE *fp = fopen(o_key, "r");
+      int kfd = _open_regular(o_key);
+      FILE *fp = kfd >= 0 ? fdopen(kfd, "r") : NULL;
       key = fp ? PEM_read_PrivateKey(fp, NULL, NULL, NULL) : NULL;
       if (fp)
         fclose(fp);
@@ -375,7 +391,10 @@ main(int argc, char **argv)
   if (o_tsa_ca)
     {
       tsa_ca = X509_STORE_new();
-      if (X509_STORE_load_file(tsa_ca, o_tsa_ca) != 1)
+      int cfd = _open_regular(o_tsa_ca);
+      if (cfd >= 0)
+        close(cfd);
+      if (cfd < 0 || X509_STORE_load_file(tsa_ca, o_tsa_ca) != 1)
         {
           fprintf(stderr, "sluice-logcat: %s: not readable PEM CA certificates\n", o_tsa_ca);
           return 2;
