@@ -88,13 +88,40 @@ class T(unittest.TestCase):
     def test_scenarios_parse(self):
         for s in list_scenarios(os.path.join(HERE, "scenarios")):
             self.assertTrue(s["title"], s["name"])
-            self.assertIsNotNone(s["rsyslog_path"], s["name"])
-            text = open(s["rsyslog_path"]).read() + s["text"]
+            # every scenario has an rsyslog file, unless it is not for rsyslog
+            if "rsyslog" in s["not-for"]:
+                self.assertIsNone(s["rsyslog_path"], s["name"])
+                text = s["text"]
+            else:
+                self.assertIsNotNone(s["rsyslog_path"], s["name"])
+                text = open(s["rsyslog_path"]).read() + s["text"]
             if s["sink"] == "daemon":
                 self.assertIsNotNone(s["sink_rsyslog_path"], s["name"])
                 text += open(s["sink_path"]).read() + open(s["sink_rsyslog_path"]).read()
             left = re.findall(r"@[A-Z]+@", render(text, dict.fromkeys(("PORT", "OUT", "WORK", "CERT", "KEY", "SINKPORT", "IN"), "x")))
             self.assertEqual(left, [], s["name"])
+
+    def test_not_for_takes_a_line_per_daemon(self):
+        s = [x for x in list_scenarios(os.path.join(HERE, "scenarios")) if x["name"] == "logstore-one"][0]
+        self.assertEqual(sorted(s["not-for"]), ["rsyslog", "syslog-ng"])
+        self.assertIn("PE", s["not-for"]["syslog-ng"])
+
+    def test_logstore_records_are_counted(self):
+        # a header with no key block, a DATA chunk of 3 records, a whole
+        # CLOSE chunk, and half a DATA chunk (not counted yet)
+        def chunk(kind, records, payload):
+            h = b"LSCK" + bytes([kind, 0, 0, 0]) + bytes(8) + records.to_bytes(4, "little")
+            h += len(payload).to_bytes(4, "little") * 2 + bytes(4) + bytes(48)
+            return h + payload + bytes(48)
+        with tempfile.TemporaryDirectory() as d:
+            data = b"SLUICELS" + bytes(24) + bytes(32) + chunk(1, 3, b"abc") + chunk(2, 0, bytes(16))
+            with open(os.path.join(d, "a.lgs"), "wb") as f:
+                f.write(data + chunk(1, 5, b"xyz")[:90])
+            c = LineCounter(d)
+            self.assertEqual(c.poll(), 3)
+            with open(os.path.join(d, "a.lgs"), "ab") as f:
+                f.write(chunk(1, 5, b"xyz")[90:])
+            self.assertEqual(c.poll(), 8)
 
     def test_keep_names_a_scenario(self):
         scenarios = list_scenarios(os.path.join(HERE, "scenarios"))

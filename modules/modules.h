@@ -36,6 +36,8 @@ extern const LogDriverFactory *const syslogformat_driver_factories[];
 extern const LogDriverFactory *const xml_driver_factories[];
 /* db-parser() (modules/dbparser) */
 extern const LogDriverFactory *const dbparser_driver_factories[];
+/* logstore() destination (modules/logstore) */
+extern const LogDriverFactory *const logstore_driver_factories[];
 /* relp() source and destination (modules/relp) */
 extern const LogDriverFactory *const relp_driver_factories[];
 /* tags-parser() (modules/tagsparser) */

@@ -10,7 +10,7 @@ set -eu
 # clang, whose BPF target compiles the reuseport balancer (contrib/bpf)
 # that libbpf loads (ebpf(), udp-balancer(); without either they are off)
 run="gcc meson ninja-build pkg-config
-  libglib2.0-dev libssl-dev libpcre2-dev libjson-c-dev libivykis-dev
+  libglib2.0-dev libssl-dev libpcre2-dev libjson-c-dev libivykis-dev libzstd-dev
   libbpf-dev libsystemd-dev clang python3"
 # the tests: Criterion, clang and its sanitizer and libFuzzer runtimes, the
 # commands the functional tests run (openssl makes the TLS certificates,

@@ -23,6 +23,7 @@ static const struct
   { "file", file_driver_factories },
   { "json", json_driver_factories },
   { "kvformat", kvformat_driver_factories },
+  { "logstore", logstore_driver_factories },
   { "network", network_driver_factories },
   { "regexp", regexp_driver_factories },
   { "relp", relp_driver_factories },

@@ -146,12 +146,6 @@ extern const LogDriverFactory program_dest_factory;
 
 /* file-open.c */
 
-/* True when path would climb out of its directory the way syslog-ng 3.38
- * refuses: "../" or "/.." anywhere, or the whole path "..". */
-bool file_path_is_spurious(const char *path);
-/* The same for path[0..len) (no NUL in it), in one pass over its dots. */
-bool file_path_is_spurious_len(const char *path, size_t len);
-
 /* Open path for appending as d's kind needs (creating directories, the
  * FIFO, setting owner and mode).  Returns the descriptor or a negative
  * errno; logs what went wrong. */

@@ -45,18 +45,7 @@ static const char *const writer_flags[] = { "no-multi-line", NULL };
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) }, \
   { .name = "flags", .type = CFG_OPT_FLAGS, .offset = OFF(flags), .names = writer_flags }
 
-/* The options of a writer that opens paths. */
-#define PATH_OPTIONS \
-  { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs), .inherit = "create-dirs" }, \
-  { .name = "owner", .type = CFG_OPT_STRING, .offset = OFF(owner), .empty_ok = true }, \
-  { .name = "group", .type = CFG_OPT_STRING, .offset = OFF(group), .empty_ok = true }, \
-  { .name = "perm", .type = CFG_OPT_INT, .offset = OFF(perm), .def_int = -2, .min = -1, .max = 07777 }, \
-  { .name = "dir-owner", .type = CFG_OPT_STRING, .offset = OFF(dir_owner), .empty_ok = true }, \
-  { .name = "dir-group", .type = CFG_OPT_STRING, .offset = OFF(dir_group), .empty_ok = true }, \
-  { .name = "dir-perm", .type = CFG_OPT_INT, .offset = OFF(dir_perm), .def_int = -2, .min = -1, .max = 07777 }, \
-  { .name = "time-reap", .type = CFG_OPT_INT, .offset = OFF(time_reap), .def_int = -1, .min = 0, .max = INT32_MAX }, \
-  { .name = "local-time-zone", .type = CFG_OPT_STRING, .offset = OFF(local_time_zone),                    \
-    .inherit = "local-time-zone" }
+/* PATH_OPTIONS, the options of a writer that opens paths: file-perm.h */
 
 static const CfgOption file_options[] = {
   WRITER_OPTIONS,

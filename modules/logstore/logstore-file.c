@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Building and reading logstore headers and chunks (logstore-file.h;
+ * the layout is docs/logstore-format.md).  All integers little-endian.
+ */
+#include "logstore-file.h"
+
+#include <errno.h>
+#include <openssl/rand.h>
+#include <openssl/rsa.h>
+#include <openssl/sha.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+/* ---- little-endian fields ----------------------------------------------- */
+
+static void
+_put16(uint8_t *p, uint16_t v)
+{
+  p[0] = (uint8_t) v;
+  p[1] = (uint8_t) (v >> 8);
+}
+
+static void
+_put32(uint8_t *p, uint32_t v)
+{
+  for (int i = 0; i < 4; i++)
+    p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static void
+_put64(uint8_t *p, uint64_t v)
+{
+  for (int i = 0; i < 8; i++)
+    p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static uint16_t
+_get16(const uint8_t *p)
+{
+  return (uint16_t) (p[0] | (p[1] << 8));
+}
+
+static uint32_t
+_get32(const uint8_t *p)
+{
+  return (uint32_t) p[0] | ((uint32_t) p[1] << 8) | ((uint32_t) p[2] << 16) | ((uint32_t) p[3] << 24);
+}
+
+static uint64_t
+_get64(const uint8_t *p)
+{
+  return (uint64_t) _get32(p) | ((uint64_t) _get32(p + 4) << 32);
+}
+
+static void
+_sha256(const uint8_t *data, size_t len, uint8_t out[LS_HASH_LEN])
+{
+  SHA256(data, len, out);
+}
+
+void
+ls_fingerprint_hex(const uint8_t fp[LS_HASH_LEN], char out[3 * LS_HASH_LEN])
+{
+  for (int i = 0; i < LS_HASH_LEN; i++)
+    snprintf(out + 3 * i, 4, "%02X%s", fp[i], i + 1 < LS_HASH_LEN ? ":" : "");
+}
+
+/* ---- the header --------------------------------------------------------- */
+
+void
+ls_header_build(const LsHeader *h, const LsKeyBlock *kb, GByteArray *out, uint8_t hash_out[LS_HASH_LEN])
+{
+  size_t start = out->len;
+  size_t k = kb ? LS_HASH_LEN + kb->wrapped_len : 0;
+  g_byte_array_set_size(out, start + LS_HEADER_FIXED + k + LS_HASH_LEN);
+  uint8_t *p = out->data + start;
+  memcpy(p, LS_MAGIC, 8);
+  _put16(p + 8, h->version);
+  p[10] = h->compression;
+  p[11] = h->cipher;
+  p[12] = h->hash;
+  p[13] = h->wrap;
+  _put16(p + 14, (uint16_t) k);
+  memcpy(p + 16, h->file_id, LS_FILE_ID_LEN);
+  if (kb)
+    {
+      memcpy(p + LS_HEADER_FIXED, kb->fingerprint, LS_HASH_LEN);
+      memcpy(p + LS_HEADER_FIXED + LS_HASH_LEN, kb->wrapped, kb->wrapped_len);
+    }
+  _sha256(p, LS_HEADER_FIXED + k, p + LS_HEADER_FIXED + k);
+  memcpy(hash_out, p + LS_HEADER_FIXED + k, LS_HASH_LEN);
+}
+
+LsStatus
+ls_header_parse(const uint8_t *buf, size_t len, LsHeader *h, LsKeyBlock *kb, LsChain *chain, size_t *consumed,
+                char **error)
+{
+  if (len >= 8 && memcmp(buf, LS_MAGIC, 8) != 0)
+    {
+      *error = g_strdup("not a logstore file (no SLUICELS header)");
+      return LS_BAD;
+    }
+  if (len < LS_HEADER_FIXED)
+    return LS_MORE;
+  memset(h, 0, sizeof(*h));
+  h->version = _get16(buf + 8);
+  h->compression = buf[10];
+  h->cipher = buf[11];
+  h->hash = buf[12];
+  h->wrap = buf[13];
+  size_t k = _get16(buf + 14);
+  memcpy(h->file_id, buf + 16, LS_FILE_ID_LEN);
+  if (h->version != LS_VERSION)
+    {
+      *error = g_strdup_printf("logstore format version %u is not known here (this reader knows %d)",
+                               h->version,
+                               LS_VERSION);
+      return LS_BAD;
+    }
+  if (h->compression != LS_COMPRESS_ZSTD || h->hash != LS_HASH_SHA256 ||
+      (h->cipher != LS_CIPHER_NONE && h->cipher != LS_CIPHER_AES_256_GCM) ||
+      (h->wrap != LS_WRAP_NONE && h->wrap != LS_WRAP_RSA_OAEP_SHA256) ||
+      (h->cipher == LS_CIPHER_NONE) != (h->wrap == LS_WRAP_NONE) || (h->wrap == LS_WRAP_NONE) != (k == 0) ||
+      (k != 0 && (k <= LS_HASH_LEN || k - LS_HASH_LEN > LS_MAX_KEY_BLOCK)))
+    {
+      *error = g_strdup_printf("the header names algorithms this reader does not know (compression %u, "
+                               "cipher %u, "
+                               "hash %u, key wrap %u, key block %zu bytes)", h->compression, h->cipher,
+                                 h->hash,
+                               h->wrap, k);
+      return LS_BAD;
+    }
+  if (len < LS_HEADER_FIXED + k + LS_HASH_LEN)
+    return LS_MORE;
+  uint8_t hash[LS_HASH_LEN];
+  _sha256(buf, LS_HEADER_FIXED + k, hash);
+  if (memcmp(hash, buf + LS_HEADER_FIXED + k, LS_HASH_LEN) != 0)
+    {
+      *error = g_strdup("the header was changed (its hash does not match)");
+      return LS_BAD;
+    }
+  memset(kb, 0, sizeof(*kb));
+  if (k)
+    {
+      memcpy(kb->fingerprint, buf + LS_HEADER_FIXED, LS_HASH_LEN);
+      kb->wrapped_len = k - LS_HASH_LEN;
+      memcpy(kb->wrapped, buf + LS_HEADER_FIXED + LS_HASH_LEN, kb->wrapped_len);
+    }
+  memset(chain, 0, sizeof(*chain));
+  memcpy(chain->prev, hash, LS_HASH_LEN);
+  chain->encrypted = h->cipher == LS_CIPHER_AES_256_GCM;
+  *consumed = LS_HEADER_FIXED + k + LS_HASH_LEN;
+  return LS_OK;
+}
+
+/* ---- keys --------------------------------------------------------------- */
+
+static EVP_PKEY_CTX *
+_oaep_ctx(EVP_PKEY *key, bool encrypt)
+{
+  EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new(key, NULL);
+  if (!ctx)
+    return NULL;
+  if ((encrypt ? EVP_PKEY_encrypt_init(ctx) : EVP_PKEY_decrypt_init(ctx)) <= 0 ||
+      EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_OAEP_PADDING) <= 0 ||
+      EVP_PKEY_CTX_set_rsa_oaep_md(ctx, EVP_sha256()) <= 0 || EVP_PKEY_CTX_set_rsa_mgf1_md(ctx,
+                                                                                           EVP_sha256()) <= 0)
+    {
+      EVP_PKEY_CTX_free(ctx);
+      return NULL;
+    }
+  return ctx;
+}
+
+bool
+ls_key_wrap(EVP_PKEY *pub, const uint8_t fingerprint[LS_HASH_LEN], uint8_t key_out[LS_KEY_LEN],
+            LsKeyBlock *kb,
+            const char **error)
+{
+  memset(kb, 0, sizeof(*kb));
+  if (RAND_bytes(key_out, LS_KEY_LEN) != 1)
+    {
+      *error = "no random bytes for a data key";
+      return false;
+    }
+  EVP_PKEY_CTX *ctx = _oaep_ctx(pub, true);
+  size_t n = sizeof(kb->wrapped);
+  bool ok = ctx && EVP_PKEY_encrypt(ctx, kb->wrapped, &n, key_out, LS_KEY_LEN) > 0;
+  EVP_PKEY_CTX_free(ctx);
+  if (!ok)
+    {
+      *error = "the certificate's RSA key could not wrap the data key";
+      return false;
+    }
+  kb->wrapped_len = n;
+  memcpy(kb->fingerprint, fingerprint, LS_HASH_LEN);
+  return true;
+}
+
+bool
+ls_key_unwrap(EVP_PKEY *priv, const LsKeyBlock *kb, LsChain *chain, char **error)
+{
+  uint8_t key[LS_MAX_KEY_BLOCK];
+  size_t n = sizeof(key);
+  EVP_PKEY_CTX *ctx = _oaep_ctx(priv, false);
+  bool ok = ctx && EVP_PKEY_decrypt(ctx, key, &n, kb->wrapped, kb->wrapped_len) > 0 && n == LS_KEY_LEN;
+  EVP_PKEY_CTX_free(ctx);
+  if (!ok)
+    {
+      char fp[3 * LS_HASH_LEN];
+      ls_fingerprint_hex(kb->fingerprint, fp);
+      *error = g_strdup_printf("wrong key: this private key does not open the file's data key, which was "
+                               "wrapped "
+                               "for the certificate with SHA-256 fingerprint %s", fp);
+      return false;
+    }
+  memcpy(chain->key, key, LS_KEY_LEN);
+  chain->key_set = true;
+  OPENSSL_cleanse(key, sizeof(key));
+  return true;
+}
+
+/* ---- chunks ------------------------------------------------------------- */
+
+static void
+_nonce(uint64_t seq, uint8_t nonce[LS_NONCE_LEN])
+{
+  /* unique per data key: a key lives in one file and seq never repeats there */
+  memset(nonce, 0, LS_NONCE_LEN);
+  _put64(nonce + 4, seq);
+}
+
+/* AES-256-GCM over in[0..len) into out, with aad; tag in/out. */
+static bool
+_gcm(bool encrypt, const uint8_t key[LS_KEY_LEN], const uint8_t nonce[LS_NONCE_LEN], const uint8_t *aad,
+     size_t aad_len, const uint8_t *in, size_t len, uint8_t *out, uint8_t tag[LS_TAG_LEN])
+{
+  EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+  int n = 0;
+  bool ok = ctx && EVP_CipherInit_ex(ctx, EVP_aes_256_gcm(), NULL, NULL, NULL, encrypt) == 1 &&
+            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IVLEN, LS_NONCE_LEN, NULL) == 1 &&
+            EVP_CipherInit_ex(ctx, NULL, NULL, key, nonce, encrypt) == 1 &&
+            EVP_CipherUpdate(ctx, NULL, &n, aad, (int) aad_len) == 1;
+  if (ok && len)
+    ok = EVP_CipherUpdate(ctx, out, &n, in, (int) len) == 1;
+  if (ok && !encrypt)
+    ok = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, LS_TAG_LEN, tag) == 1;
+  if (ok)
+    ok = EVP_CipherFinal_ex(ctx, out + (len ? n : 0), &n) == 1;
+  if (ok && encrypt)
+    ok = EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, LS_TAG_LEN, tag) == 1;
+  EVP_CIPHER_CTX_free(ctx);
+  return ok;
+}
+
+bool
+ls_chunk_build(LsChain *chain, int type, int flags, uint32_t records, uint32_t plain_len,
+               const uint8_t *payload,
+               size_t len, GByteArray *out)
+{
+  size_t start = out->len;
+  g_byte_array_set_size(out, start + LS_CHUNK_HEADER + len + LS_CHUNK_TRAILER);
+  uint8_t *p = out->data + start;
+  memset(p, 0, LS_CHUNK_HEADER);
+  memcpy(p, "LSCK", 4);
+  p[4] = (uint8_t) type;
+  p[5] = (uint8_t) flags;
+  _put64(p + 8, chain->seq);
+  _put32(p + 16, records);
+  _put32(p + 20, plain_len);
+  _put32(p + 24, (uint32_t) len);
+  memcpy(p + 32, chain->prev, LS_HASH_LEN);
+  uint8_t *body = p + LS_CHUNK_HEADER, *tag = body + len;
+  memset(tag, 0, LS_TAG_LEN);
+  if (chain->encrypted && (type == LS_CHUNK_DATA || type == LS_CHUNK_CLOSE))
+    {
+      _nonce(chain->seq, p + 64);
+      if (!chain->key_set || !_gcm(true, chain->key, p + 64, p, LS_CHUNK_HEADER, payload, len, body, tag))
+        {
+          g_byte_array_set_size(out, start);
+          return false;
+        }
+    }
+  else if (len)
+    memcpy(body, payload, len);
+  _sha256(p, LS_CHUNK_HEADER + len + LS_TAG_LEN, tag + LS_TAG_LEN);
+  memcpy(chain->prev, tag + LS_TAG_LEN, LS_HASH_LEN);
+  chain->seq++;
+  return true;
+}
+
+void
+ls_open_payload(uint64_t torn_bytes, int64_t now_us, const LsKeyBlock *kb, GByteArray *out)
+{
+  size_t k = kb ? LS_HASH_LEN + kb->wrapped_len : 0;
+  size_t start = out->len;
+  g_byte_array_set_size(out, start + 18 + k);
+  uint8_t *p = out->data + start;
+  _put64(p, torn_bytes);
+  _put64(p + 8, (uint64_t) now_us);
+  _put16(p + 16, (uint16_t) k);
+  if (kb)
+    {
+      memcpy(p + 18, kb->fingerprint, LS_HASH_LEN);
+      memcpy(p + 18 + LS_HASH_LEN, kb->wrapped, kb->wrapped_len);
+    }
+}
+
+/* An OPEN chunk's new data key: unwrapped into chain when there is a key;
+ * without one, chain forgets the old key (it no longer applies). */
+static LsStatus
+_read_open(LsChain *chain, const LsReadKey *rk, const uint8_t *pl, size_t len, LsChunk *c, char **error)
+{
+  size_t k = len >= 18 ? _get16(pl + 16) : 0;
+  if (len < 18 || len != 18 + k || (chain->encrypted != (k != 0)) ||
+      (k != 0 && (k <= LS_HASH_LEN || k - LS_HASH_LEN > LS_MAX_KEY_BLOCK)))
+    {
+      *error = g_strdup_printf("chunk %" G_GUINT64_FORMAT " at offset %" G_GUINT64_FORMAT ": its key block "
+                               "does "
+                               "not fit", c->seq, c->offset);
+      return LS_BAD;
+    }
+  chain->key_set = false;
+  OPENSSL_cleanse(chain->key, sizeof(chain->key));
+  if (k && rk->priv)
+    {
+      LsKeyBlock kb = { 0 };
+      memcpy(kb.fingerprint, pl + 18, LS_HASH_LEN);
+      kb.wrapped_len = k - LS_HASH_LEN;
+      memcpy(kb.wrapped, pl + 18 + LS_HASH_LEN, kb.wrapped_len);
+      if (!ls_key_unwrap(rk->priv, &kb, chain, error))
+        return LS_BAD;
+    }
+  if (c->plain)
+    g_byte_array_append(c->plain, pl, (guint) len);
+  return LS_OK;
+}
+
+LsStatus
+ls_chunk_read(LsChain *chain, const LsReadKey *rk, const uint8_t *buf, size_t len, uint64_t base, LsChunk *c,
+              char **error)
+{
+  c->offset = base;
+  c->seq = chain->seq;
+  if (len == 0)
+    return LS_END;
+  if (len >= 4 && memcmp(buf, "LSCK", 4) != 0)
+    {
+      *error = g_strdup_printf("offset %" G_GUINT64_FORMAT ": no chunk starts here (chunk %" G_GUINT64_FORMAT
+                               " expected): the file was changed or cut", base, chain->seq);
+      return LS_BAD;
+    }
+  if (len < LS_CHUNK_HEADER)
+    return LS_MORE;
+  c->type = buf[4];
+  c->flags = buf[5];
+  uint64_t seq = _get64(buf + 8);
+  c->records = _get32(buf + 16);
+  uint32_t plain_len = _get32(buf + 20), stored = _get32(buf + 24);
+  if (c->type < LS_CHUNK_DATA || c->type > LS_CHUNK_TIMESTAMP || (c->flags & ~LS_CHUNK_COMPRESSED) ||
+      stored > LS_MAX_CHUNK || plain_len > LS_MAX_CHUNK)
+    {
+      *error = g_strdup_printf("chunk at offset %" G_GUINT64_FORMAT ": its header is not one this reader "
+                               "knows "
+                               "(type %d, flags %d, %u bytes)", base, c->type, c->flags, stored);
+      return LS_BAD;
+    }
+  c->size = LS_CHUNK_HEADER + (size_t) stored + LS_CHUNK_TRAILER;
+  if (len < c->size)
+    return LS_MORE;
+  uint8_t hash[LS_HASH_LEN];
+  _sha256(buf, c->size - LS_HASH_LEN, hash);
+  if (memcmp(hash, buf + c->size - LS_HASH_LEN, LS_HASH_LEN) != 0)
+    {
+      *error = g_strdup_printf("chunk %" G_GUINT64_FORMAT " at offset %" G_GUINT64_FORMAT ": changed (its "
+                               "hash does "
+                               "not match its bytes)", seq, base);
+      return LS_BAD;
+    }
+  if (seq != chain->seq || memcmp(buf + 32, chain->prev, LS_HASH_LEN) != 0)
+    {
+      *error = g_strdup_printf("chunk %" G_GUINT64_FORMAT " at offset %" G_GUINT64_FORMAT ": does not "
+                               "follow chunk %"
+                               G_GUINT64_FORMAT " (%s): a chunk before it was removed, reordered or changed",
+                               seq, base, chain->seq == 0 ? (uint64_t) 0 : chain->seq - 1,
+                               seq != chain->seq ? "wrong number" : "previous hash differs");
+      c->seq = seq;
+      return LS_BAD;
+    }
+  const uint8_t *pl = buf + LS_CHUNK_HEADER;
+  LsStatus st = LS_OK;
+  memcpy(c->stamped, chain->prev, LS_HASH_LEN);
+  if (c->type == LS_CHUNK_OPEN)
+    st = _read_open(chain, rk, pl, stored, c, error);
+  else if (c->type == LS_CHUNK_TIMESTAMP)
+    {
+      if (c->plain)
+        g_byte_array_append(c->plain, pl, stored);
+    }
+  else if (rk->decode && c->plain && (!chain->encrypted || chain->key_set))
+    {
+      const uint8_t *clear = pl;
+      uint8_t *dec = NULL;
+      if (chain->encrypted)
+        {
+          uint8_t tag[LS_TAG_LEN];
+          memcpy(tag, pl + stored, LS_TAG_LEN);
+          dec = g_malloc(stored ? stored : 1);
+          if (!_gcm(false, chain->key, buf + 64, buf, LS_CHUNK_HEADER, pl, stored, dec, tag))
+            {
+              g_free(dec);
+              *error = g_strdup_printf("chunk %" G_GUINT64_FORMAT " at offset %" G_GUINT64_FORMAT ": does "
+                                       "not "
+                                       "authenticate under the file's key (changed)", seq, base);
+              return LS_BAD;
+            }
+          clear = dec;
+        }
+      size_t at = c->plain->len;
+      if (c->flags & LS_CHUNK_COMPRESSED)
+        {
+          g_byte_array_set_size(c->plain, (guint) (at + plain_len));
+          size_t r = ZSTD_decompress(c->plain->data + at, plain_len, clear, stored);
+          if (ZSTD_isError(r) || r != plain_len)
+            {
+              *error = g_strdup_printf("chunk %" G_GUINT64_FORMAT " at offset %" G_GUINT64_FORMAT ": does "
+                                       "not "
+                                       "decompress to its %u bytes", seq, base, plain_len);
+              st = LS_BAD;
+            }
+        }
+      else if (plain_len != stored)
+        {
+          *error = g_strdup_printf("chunk %" G_GUINT64_FORMAT ": %u bytes stored for %u", seq, stored,
+                                   plain_len);
+          st = LS_BAD;
+        }
+      else
+        g_byte_array_append(c->plain, clear, stored);
+      g_free(dec);
+    }
+  if (st != LS_OK)
+    return st;
+  memcpy(chain->prev, hash, LS_HASH_LEN);
+  chain->seq++;
+  return LS_OK;
+}
+
+LsStatus
+ls_record_next(const GByteArray *plain, size_t *pos, LsRecord *r)
+{
+  size_t left = plain->len - *pos;
+  if (left == 0)
+    return LS_END;
+  const uint8_t *p = plain->data + *pos;
+  if (left < LS_RECORD_HEADER)
+    return LS_BAD;
+  uint32_t len = _get32(p);
+  if (len > left - LS_RECORD_HEADER || p[4] > LS_RECORD_TEXT)
+    return LS_BAD;
+  r->kind = p[4];
+  r->recv_us = (int64_t) _get64(p + 5);
+  r->data = p + LS_RECORD_HEADER;
+  r->len = len;
+  *pos += LS_RECORD_HEADER + len;
+  return LS_OK;
+}
+
+uint8_t *
+ls_record_reserve(GByteArray *plain, int kind, int64_t recv_us, size_t len)
+{
+  size_t at = plain->len;
+  g_byte_array_set_size(plain, (guint) (at + LS_RECORD_HEADER + len));
+  uint8_t *h = plain->data + at;
+  _put32(h, (uint32_t) len);
+  h[4] = (uint8_t) kind;
+  _put64(h + 5, (uint64_t) recv_us);
+  return h + LS_RECORD_HEADER;
+}
+
+void
+ls_record_append(GByteArray *plain, int kind, int64_t recv_us, const void *data, size_t len)
+{
+  uint8_t h[LS_RECORD_HEADER];
+  _put32(h, (uint32_t) len);
+  h[4] = (uint8_t) kind;
+  _put64(h + 5, (uint64_t) recv_us);
+  g_byte_array_append(plain, h, sizeof(h));
+  g_byte_array_append(plain, data, (guint) len);
+}
+
+/* ---- descriptors -------------------------------------------------------- */
+
+/* pread up to len bytes at off into buf (resized to what was read). */
+static bool
+_pread_all(int fd, GByteArray *buf, size_t len, uint64_t off, char **error)
+{
+  /* a length read from the file is only believed as far as the file goes */
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+    len = off >= (uint64_t) st.st_size ? 0 : MIN(len, (size_t) ((uint64_t) st.st_size - off));
+  g_byte_array_set_size(buf, (guint) len);
+  size_t got = 0;
+  while (got < len)
+    {
+      ssize_t r = pread(fd, buf->data + got, len - got, (off_t) (off + got));
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        {
+          *error = g_strdup_printf("read error at offset %" G_GUINT64_FORMAT ": %s", off + got,
+                                   g_strerror(errno));
+          return false;
+        }
+      if (r == 0)
+        break;
+      got += (size_t) r;
+    }
+  g_byte_array_set_size(buf, (guint) got);
+  return true;
+}
+
+LsStatus
+ls_fd_header(int fd, LsHeader *h, LsKeyBlock *kb, LsChain *chain, uint64_t *off, char **error)
+{
+  GByteArray *buf = g_byte_array_new();
+  size_t want = LS_HEADER_FIXED + LS_HASH_LEN + LS_HASH_LEN + LS_MAX_KEY_BLOCK;
+  size_t used = 0;
+  LsStatus st = _pread_all(fd, buf, want, 0, error) ? LS_OK : LS_BAD;
+  if (st == LS_OK)
+    st = ls_header_parse(buf->data, buf->len, h, kb, chain, &used, error);
+  if (st == LS_OK)
+    *off = used;
+  g_byte_array_free(buf, TRUE);
+  return st;
+}
+
+LsStatus
+ls_fd_chunk(int fd, LsChain *chain, const LsReadKey *rk, uint64_t *off, GByteArray *buf, LsChunk *c,
+            char **error)
+{
+  c->size = 0;
+  if (!_pread_all(fd, buf, LS_CHUNK_HEADER, *off, error))
+    return LS_BAD;
+  if (buf->len == LS_CHUNK_HEADER)
+    {
+      uint32_t stored = _get32(buf->data + 24);
+      if (stored <= LS_MAX_CHUNK && !_pread_all(fd, buf, LS_CHUNK_HEADER + (size_t) stored + LS_CHUNK_TRAILER,
+                                                *off, error))
+        return LS_BAD;
+    }
+  LsStatus st = ls_chunk_read(chain, rk, buf->data, buf->len, *off, c, error);
+  if (st == LS_OK)
+    *off += c->size;
+  return st;
+}
