@@ -36,7 +36,8 @@
 _Static_assert(SLUICE_BALANCE_RANDOM == 0 && SLUICE_BALANCE_ROUND_ROBIN == 1 && SLUICE_BALANCE_SENDER == 2,
                "balance_names");
 
-static const char *const transport_names[] = { "tcp", "udp", "tls", "framed", "text-with-nuls", NULL };
+static const char *const transport_names[] = { "tcp", "udp", "tls", "framed", "text-with-nuls", "proxied-tcp",
+                                               "proxied-tls", "proxied-tls-passthrough", NULL };
 
 static const char *
 _check_ip_protocol(const CfgOption *opt, const void *field)
@@ -192,6 +193,9 @@ _transport_name(NetSource *s, int transport)
         return "rfc3164+tls";
       return transport == NET_TRANSPORT_FRAMED          ? "rfc3164+framed"
              : transport == NET_TRANSPORT_TEXT_WITH_NULS ? "rfc3164+text-with-nuls"
+             : transport == NET_TRANSPORT_PROXIED_TCP    ? "rfc3164+proxied-tcp"
+             : transport == NET_TRANSPORT_PROXIED_TLS    ? "rfc3164+proxied-tls"
+             : transport == NET_TRANSPORT_PROXIED_TLS_PASSTHROUGH ? "rfc3164+proxied-tls-passthrough"
                                                          : "rfc3164+tcp";
     }
 }
@@ -253,12 +257,15 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
                     call->name);
       return false;
     }
-  if (s->kind == NET_SYSLOG && transport == NET_TRANSPORT_TEXT_WITH_NULS)
+  bool proxied = transport == NET_TRANSPORT_PROXIED_TCP || transport == NET_TRANSPORT_PROXIED_TLS
+                 || transport == NET_TRANSPORT_PROXIED_TLS_PASSTHROUGH;
+  if (s->kind == NET_SYSLOG && (transport == NET_TRANSPORT_TEXT_WITH_NULS || proxied))
     {
-      cfg_error_set(err, &call->loc, "syslog() frames its messages by length: transport(text-with-nuls) is for "
-                    "network()");
+      cfg_error_set(err, &call->loc, "syslog() frames its messages by length: transport(%s) is for network()",
+                    transport_names[transport]);
       return false;
     }
+  s->proxied = proxied ? transport : 0;
   s->is_unix = s->kind == NET_UNIX_STREAM || s->kind == NET_UNIX_DGRAM;
   s->stream = s->kind == NET_UNIX_STREAM || (!s->is_unix && transport != NET_TRANSPORT_UDP);
   if (s->is_unix)
@@ -329,7 +336,8 @@ net_tls_resolve(NetSource *s, const CfgNode *call, int transport, CfgError *err)
 {
   const CfgNode *tls = net_tls_node(call);
   /* tcp(tls(...)) is TLS in syslog-ng 3.38, as is network(transport(tls)) */
-  bool want = transport == NET_TRANSPORT_TLS || (tls && transport != NET_TRANSPORT_UDP);
+  bool want = transport == NET_TRANSPORT_TLS || transport == NET_TRANSPORT_PROXIED_TLS
+              || transport == NET_TRANSPORT_PROXIED_TLS_PASSTHROUGH || (tls && transport != NET_TRANSPORT_UDP);
   if (tls && (s->is_unix || transport == NET_TRANSPORT_UDP))
     {
       cfg_error_set(err, &tls->loc,

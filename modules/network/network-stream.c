@@ -16,6 +16,7 @@
  * clients that connect and say nothing cannot keep the trusted ones out.
  */
 #include "network.h"
+#include "network-proxy.h"
 
 #include "sluice/acceptor.h"
 #include "sluice/handover.h"
@@ -44,6 +45,7 @@ struct NetConn
   char client[160];
   HandoverStream *adopted;  /* from the previous configuration, until started */
   LogTransport *tls;        /* the reader's TLS transport, NULL: plain */
+  LogTransport *proxy;      /* the reader's PROXY header transport (network-proxy.h), or NULL */
   struct iv_timer handshake; /* registered while the TLS handshake may run */
 };
 
@@ -81,6 +83,8 @@ static void
 _conn_deliver(LogMsg *msg, void *user_data)
 {
   NetConn *c = user_data;
+  if (c->proxy)
+    net_proxy_set_values(net_proxy_transport_info(c->proxy), msg);
   net_source_deliver(c->src, msg, &c->peer_name);
 }
 
@@ -194,6 +198,7 @@ _conn_start_job(void *arg)
       /* a connection keeps the transport it started with, TLS or not */
       log_reader_set_transport(c->reader, c->adopted->transport);
       c->tls = c->adopted->transport;
+      c->proxy = net_proxy_transport_info(c->tls) ? c->tls : NULL;
       log_reader_adopt_framer(c->reader, &c->adopted->framer);
       free(c->adopted); /* its fd is c->fd, its framer and transport the reader's now */
       c->adopted = NULL;
@@ -210,8 +215,16 @@ _conn_start_job(void *arg)
           _conn_forget(c);
           return;
         }
-      log_reader_set_transport(c->reader, t);
       c->tls = t;
+      if (s->proxied)
+        t = c->proxy = net_proxy_transport_new(c->fd, t, s->proxied == NET_TRANSPORT_PROXIED_TLS_PASSTHROUGH,
+                                               c->client);
+      log_reader_set_transport(c->reader, t);
+    }
+  else if (s->proxied)
+    {
+      c->proxy = net_proxy_transport_new(c->fd, NULL, true, c->client);
+      log_reader_set_transport(c->reader, c->proxy);
     }
   _conn_start_timer(c);
   log_reader_start(c->reader);

@@ -61,6 +61,9 @@ enum
   NET_TRANSPORT_TLS,
   NET_TRANSPORT_FRAMED,
   NET_TRANSPORT_TEXT_WITH_NULS, /* LF framing, NUL bytes kept in the message */
+  NET_TRANSPORT_PROXIED_TCP,    /* a PROXY v1 header, then lines (network-proxy.h) */
+  NET_TRANSPORT_PROXIED_TLS,    /* TLS, the header inside it */
+  NET_TRANSPORT_PROXIED_TLS_PASSTHROUGH, /* the header in plain text, then TLS */
 };
 
 /* Everything a source's option table can set.  Options that inherit a
@@ -138,6 +141,7 @@ struct NetSource
 
   /* resolved at construction */
   bool stream;              /* tcp/unix-stream: listen and accept */
+  int proxied;              /* NET_TRANSPORT_PROXIED_*, or 0: no PROXY header */
   bool is_unix;
   int family;               /* AF_INET, AF_INET6 or AF_UNIX */
   char *unix_path;
