@@ -154,18 +154,26 @@ _read_header(ProxyTransport *t, bool *want_write)
   size_t line_len = 0, next = 0;
   if (t->header_on_fd)
     {
-      /* peek, so that the bytes after the header stay for TLS */
-      ssize_t n = recv(t->fd, t->hdr, NET_PROXY_V1_MAX, MSG_PEEK);
-      if (n < 0)
-        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? -EAGAIN : -errno;
-      if (n == 0)
-        return 0;
-      t->hdr_len = (size_t) n;
-      if (!_header_end(t->hdr, t->hdr_len, &line_len, &next))
-        return t->hdr_len >= NET_PROXY_V1_MAX ? _fail(t, "no line end within 107 bytes") : -EAGAIN;
-      if (recv(t->fd, t->hdr, next, 0) != (ssize_t) next)
-        return _fail(t, "the header could not be taken off the stream");
-      t->rest_off = t->hdr_len = next;
+      /* peek, so that the bytes after the header stay for TLS; what comes
+       * before its end is taken at once (left in the socket it would keep
+       * the fd readable and the reader spinning) */
+      while (!_header_end(t->hdr, t->hdr_len, &line_len, &next))
+        {
+          if (t->hdr_len >= NET_PROXY_V1_MAX)
+            return _fail(t, "no line end within 107 bytes");
+          char *at = t->hdr + t->hdr_len;
+          ssize_t n = recv(t->fd, at, NET_PROXY_V1_MAX - t->hdr_len, MSG_PEEK);
+          if (n < 0)
+            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? -EAGAIN : -errno;
+          if (n == 0)
+            return 0;
+          const char *nl = memchr(at, '\n', (size_t) n);
+          size_t take = nl ? (size_t) (nl - at) + 1 : (size_t) n;
+          if (recv(t->fd, at, take, 0) != (ssize_t) take)
+            return _fail(t, "the header could not be taken off the stream");
+          t->hdr_len += take;
+        }
+      t->rest_off = t->hdr_len;
     }
   else
     {

@@ -85,6 +85,23 @@ send "$1"
 send_tls "$3" "$4"
 wait_lines "$work/sluice.out" 9
 wait_lines "$work/sluice.out.pass" 1
+# hostile: half a header, and the connection held open: the daemon waits
+# for the rest without spinning on the unread bytes (CPU over 1.5 s)
+cpu() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
+python3 - "$1" "$4" <<'EOP' &
+import socket, sys, time
+held = [socket.create_connection(("127.0.0.1", int(p))) for p in sys.argv[1:3]]
+for s in held:
+    s.sendall(b"PROXY TCP4 1.2.3")
+time.sleep(2.5)
+EOP
+holder=$!
+sleep 0.5
+before=$(cpu)
+sleep 1.5
+after=$(cpu)
+wait $holder
+[ $((after - before)) -lt 50 ] || fail "half a PROXY header took $((after - before)) ticks of CPU in 1.5 s"
 stop_sluice
 sng_start sng
 send "$2"
