@@ -115,7 +115,7 @@ for f in enc plain; do
 done
 "$logcat" --verify "$work/enc.lgs" | grep -q "closed (chain only" || fail "--verify without the key"
 # the lines are syslog-ng's file lines: the same as a file() destination writes
-line1='^[A-Z][a-z][a-z] [ 0-9][0-9] [0-9:]* localhost prg00000\[1234\]: seq: 0000000000, '
+line1='^[A-Z][a-z][a-z] [ 0-9][0-9] [0-9:]* [^ ][^ ]* prg00000\[1234\]: seq: 0000000000, '
 head -1 "$work/enc.txt" | grep -q "$line1" ||
   fail "not a file line: $(head -1 "$work/enc.txt")"
 # compressed (in chunks of 4 KiB here, so less than it could): loggen lines shrink at least

@@ -61,7 +61,9 @@ done
 fds100=$(fds)
 rss100=$(rss_kib)
 echo "fds after 10 reloads: $fds10, after 100: $fds100; RSS $rss10 KiB -> $rss100 KiB"
-[ "$fds100" -eq "$fds10" ] || fail "descriptors leak: $fds10 after 10 reloads, $fds100 after 100"
+# fewer is no leak: the tenth reload's count may still hold the files an old
+# configuration was closing
+[ "$fds100" -le "$fds10" ] || fail "descriptors leak: $fds10 after 10 reloads, $fds100 after 100"
 if [ -z "${ASAN_OPTIONS:-}" ] && [ $((rss100 - rss10)) -gt 4096 ]; then
   fail "memory grew by $((rss100 - rss10)) KiB over 90 reloads"
 fi
