@@ -424,7 +424,10 @@ ls_chunk_read(LsChain *chain, const LsReadKey *rk, const uint8_t *buf, size_t le
       if (c->flags & LS_CHUNK_COMPRESSED)
         {
           g_byte_array_set_size(c->plain, (guint) (at + plain_len));
-          size_t r = ZSTD_decompress(c->plain->data + at, plain_len, clear, stored);
+          /* an empty array may have no data at all: no offset from NULL */
+          uint8_t none;
+          uint8_t *dst = plain_len ? c->plain->data + at : &none;
+          size_t r = ZSTD_decompress(dst, plain_len, clear, stored);
           if (ZSTD_isError(r) || r != plain_len)
             {
               *error = g_strdup_printf("chunk %" G_GUINT64_FORMAT " at offset %" G_GUINT64_FORMAT ": does "
