@@ -78,8 +78,11 @@ typedef struct LogStamp
   int32_t gmtoff;
 } LogStamp;
 
-/* The wall clock now, with the local zone's offset. */
+/* The wall clock now, with the local zone's offset (a localtime call). */
 void log_stamp_now(LogStamp *out);
+
+/* The wall clock now, offset 0: a reception stamp, cheap enough per read. */
+void log_stamp_now_utc(LogStamp *out);
 
 /* The peer address a message came from; family 0 means local/none. */
 typedef struct LogAddr

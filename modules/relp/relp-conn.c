@@ -283,16 +283,6 @@ _rsp(RelpConn *c, uint32_t txnr, const char *text)
 /* ---- commands ---------------------------------------------------------------- */
 
 static void
-_now(LogStamp *stamp)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  stamp->sec = ts.tv_sec;
-  stamp->usec = (uint32_t) (ts.tv_nsec / 1000);
-  stamp->gmtoff = 0;
-}
-
-static void
 _deliver(RelpConn *c, const RelpFrame *f, const LogStamp *recvd)
 {
   RelpSource *s = c->src;
@@ -377,7 +367,7 @@ static void
 _conn_parse(RelpConn *c)
 {
   LogStamp recvd;
-  _now(&recvd);
+  log_stamp_now_utc(&recvd);
   size_t off = 0;
   c->paused = false;
   while (!c->close_pending && !c->dying)

@@ -272,7 +272,6 @@ log_reader_adopt_framer(LogReader *r, LogFramer *framer)
 }
 
 static LogFramerStatus _drain(LogReader *r, const LogStamp *recvd);
-static void _now(LogStamp *stamp);
 
 void
 log_reader_start(LogReader *r)
@@ -298,7 +297,7 @@ log_reader_start(LogReader *r)
   if (r->framer.end > r->framer.pos)
     {
       LogStamp recvd;
-      _now(&recvd);
+      log_stamp_now_utc(&recvd);
       _drain(r, &recvd);
       if (r->cb.batch_done)
         r->cb.batch_done(r->user_data);
@@ -367,16 +366,6 @@ const LogFramerStats *
 log_reader_get_stats(const LogReader *r)
 {
   return &r->framer.stats;
-}
-
-static void
-_now(LogStamp *stamp)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  stamp->sec = ts.tv_sec;
-  stamp->usec = (uint32_t) (ts.tv_nsec / 1000);
-  stamp->gmtoff = 0;
 }
 
 static void
@@ -521,7 +510,7 @@ _ml_timeout(void *cookie)
   size_t len;
   uint32_t flags;
   LogStamp recvd;
-  _now(&recvd);
+  log_stamp_now_utc(&recvd);
   if (log_framer_take_partial(&r->framer, &data, &len, &flags))
     {
       _ml_line_read(r);
@@ -635,14 +624,14 @@ _read_once(LogReader *r)
       if (r->ml)
         {
           /* the stream is over: what was read is not lost with it */
-          _now(&recvd);
+          log_stamp_now_utc(&recvd);
           log_framer_eof(&r->framer);
           _drain(r, &recvd);
         }
       _close(r, error, strerror(error));
       return -1;
     }
-  _now(&recvd);
+  log_stamp_now_utc(&recvd);
   if (n == 0 && !r->dgram && r->cb.eof && r->regular)
     {
       /* a file that may grow: wait, keeping a part line for its rest */
@@ -784,7 +773,7 @@ log_reader_flush_partial(LogReader *r)
   if (r->started)
     assert_worker_owns(r->owner);
   LogStamp recvd;
-  _now(&recvd);
+  log_stamp_now_utc(&recvd);
   log_framer_eof(&r->framer);
   _drain(r, &recvd);
   if (r->cb.batch_done)

@@ -151,6 +151,14 @@ log_msg_alloc(LogMsg *msg, size_t len)
 }
 
 void
+log_stamp_now_utc(LogStamp *out)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  *out = (LogStamp) { .sec = ts.tv_sec, .usec = (uint32_t) (ts.tv_nsec / 1000), .gmtoff = 0 };
+}
+
+void
 log_stamp_now(LogStamp *out)
 {
   struct timespec ts;
