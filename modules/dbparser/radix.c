@@ -107,7 +107,16 @@ _p_estring(const RParser *p, const char *s, size_t n, PRes *r)
 {
   size_t dlen = p->param ? strlen(p->param) : 0;
   if (dlen == 0)
-    return false;
+    {
+      /* "@ESTRING:name:@": syslog-ng looks for the string's terminating
+       * NUL, so an empty delimiter takes the rest of the message (su.pdb
+       * and sudo.pdb of syslog-ng-patterndb end their patterns so) */
+      if (!p->param)
+        return false;
+      r->vlen = n;
+      r->len = n;
+      return true;
+    }
   const char *end = dlen == 1 ? memchr(s, p->param[0], n) : g_strstr_len(s, (gssize) n, p->param);
   if (!end)
     return false;

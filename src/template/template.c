@@ -371,6 +371,16 @@ _is_name_char(char ch)
   return g_ascii_isalnum(ch) || ch == '_';
 }
 
+/* "@@" right after a macro or a template function is one literal '@'
+ * (syslog-ng's escape, since "${NAME}@1" would be a context reference):
+ * the first is dropped, the second stays as text */
+static void
+_skip_escaped_at(Compiler *c)
+{
+  if (c->p + 1 < c->end && c->p[0] == '@' && c->p[1] == '@')
+    c->p++;
+}
+
 /* ${NAME} or ${NAME}@N, c->p just after "${" */
 static bool
 _compile_braced(Compiler *c)
@@ -396,6 +406,7 @@ _compile_braced(Compiler *c)
         }
       ref = (uint32_t) n + 1;
     }
+  _skip_escaped_at(c);
   guint before = c->t->elems->len;
   _add_name(c, name, len);
   if (c->t->elems->len > before)
@@ -497,6 +508,7 @@ _compile_function(Compiler *c)
                  bad_quote ? bad_quote : c->end);
   GPtrArray *argv = _split_args(c->p, close);
   c->p = close + 1;
+  _skip_escaped_at(c);
   if (argv->len == 0)
     {
       /* "$()" compiles to nothing and, as in syslog-ng 3.38 (where literal

@@ -82,6 +82,8 @@ CASES = [
     ("partial_parsers", ["p @NUMBER:n@", "p @NUMBER:n@ x @STRING:s@"],
      ["p 1 x y", "p 1 x", "p 1 zz", "p 12", "p x"]),
     ("estring_multi", ["e @ESTRING:a:<>@@STRING:b@"], ["e x<y<>z", "e <>z", "e x<y"]),
+    # an empty delimiter takes the rest of the message (syslog-ng-patterndb's su.pdb)
+    ("estring_empty", ["h @ESTRING:a:@", "k @ESTRING:a:@ tail"], ["h rest of it", "h ", "k x tail", "k"]),
     ("qstring_long", ["q @QSTRING:a:abc@ end", "r @QSTRING:a:[]@@ANYSTRING:b@"],
      ["q axyza end", "q abca end", "r [a[b]c", "r []x"]),
     ("string_empty_extra", ["s @STRING:a:@.", "t @STRING:a: @."], ["s ab.", "s a b.", "t a b.", "t  ."]),

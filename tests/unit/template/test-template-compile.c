@@ -73,6 +73,10 @@ Test(template_compile, context_message_references)
   assert_format("$HOST|${HOST}@0|${HOST}@1|x${HOST}@2|${PID}@1", b, NULL, "second|second|web01|x|2345");
   log_template_context_set(prev);
   assert_format("${HOST}@1|", b, NULL, "|");
+  /* "@@" after a macro or a function is one '@' (patterndb's sudo.pdb writes
+   * "${user}@@${tty}"); a lone '@' before a non-digit stays as it is */
+  assert_format("${HOST}@@x|${HOST}@y|$(echo a)@@b|${HOST}@@@1|a@@b", b, NULL,
+                "second@x|second@y|a@b|second@@1|a@@b");
   log_msg_unref(a);
   log_msg_unref(b);
 }
