@@ -7,6 +7,11 @@
  *       classify one message; print MESSAGE, PROGRAM, every value the
  *       match set (in the order it set them) and TAGS, as pdbtool does;
  *       exit 0 on a match, 1 without one
+ *   match -p FILE -f LOGFILE
+ *       classify every line of LOGFILE ("-": standard input), each parsed
+ *       as a syslog message first (RFC 3164 or 5424, with or without
+ *       <PRI>); print HOST, MESSAGE, PROGRAM, PID and the rest for each,
+ *       a blank line after each; exit 0
  *   test [-r RULE-ID] FILE...
  *       run every <example> of every rule (or of RULE-ID): its
  *       test_message must match that rule and set each test_value; each
@@ -27,7 +32,9 @@
 
 #include "sluice/cfg-tree.h"
 #include "sluice/logmsg.h"
+#include "sluice/msg-format.h"
 
+#include <errno.h>
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +45,7 @@ static int
 _usage(void)
 {
   fprintf(stderr, "usage: sluice-pdbtool match -p FILE -M MESSAGE [-P PROGRAM]\n"
+                  "       sluice-pdbtool match -p FILE -f LOGFILE\n"
                   "       sluice-pdbtool test [-r RULE-ID] FILE...\n"
                   "       sluice-pdbtool merge -D DIR -p OUTFILE [-r] [-G GLOB]\n"
                   "       sluice-pdbtool dictionary -p FILE [-T]\n");
@@ -88,10 +96,78 @@ _tag_cb(LogTagId id, const char *name, void *ud)
   g_string_append(s, name);
 }
 
+/* Print what the match set, then TAGS and the blank line that ends a
+ * message's block. */
+static void
+_print_match(LogMsg *msg)
+{
+  log_msg_foreach_nv(msg, _print_nv, NULL);
+  GString *tags = g_string_new("");
+  log_msg_foreach_tag(msg, _tag_cb, tags);
+  if (tags->len)
+    printf("TAGS=%s\n", tags->str);
+  printf("\n");
+  g_string_free(tags, TRUE);
+}
+
+static void
+_print_builtin(const LogMsg *msg, const char *name, NVHandle h)
+{
+  size_t len;
+  const char *v = log_msg_get_value(msg, h, &len);
+  if (v && len)
+    printf("%s=%.*s\n", name, (int) len, v);
+}
+
+/* match -f: every line a syslog message, as pdbtool reads its file */
+static int
+_match_file(const PatternDb *db, const char *path)
+{
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+  if (!f)
+    {
+      fprintf(stderr, "sluice-pdbtool: cannot open %s: %s\n", path, g_strerror(errno));
+      return 2;
+    }
+  MsgFormatOptions opts;
+  msg_format_options_defaults(&opts);
+  LogStamp now;
+  log_stamp_now_utc(&now);
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  while ((n = getline(&line, &cap, f)) > 0)
+    {
+      while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        n--;
+      LogMsg *msg = msg_format_parse(&opts, line, (size_t) n, &now);
+      size_t plen, mlen;
+      const char *program = log_msg_get_value(msg, LM_V_PROGRAM, &plen);
+      const char *message = log_msg_get_value(msg, LM_V_MESSAGE, &mlen);
+      /* the lookup reads both while it sets values: keep copies */
+      char *p = g_strndup(program ? program : "", program ? plen : 0);
+      char *m = g_strndup(message ? message : "", message ? mlen : 0);
+      const PdbRule *rule;
+      pdb_process_rule(db, &msg, p, strlen(p), m, strlen(m), &rule);
+      _print_builtin(msg, "HOST", LM_V_HOST);
+      _print_builtin(msg, "MESSAGE", LM_V_MESSAGE);
+      _print_builtin(msg, "PROGRAM", LM_V_PROGRAM);
+      _print_builtin(msg, "PID", LM_V_PID);
+      _print_match(msg);
+      g_free(p);
+      g_free(m);
+      log_msg_unref(msg);
+    }
+  free(line);
+  if (f != stdin)
+    fclose(f);
+  return 0;
+}
+
 static int
 _match(int argc, char **argv)
 {
-  const char *file = NULL, *message = NULL, *program = "";
+  const char *file = NULL, *message = NULL, *program = "", *logfile = NULL;
   for (int i = 0; i < argc; i++)
     {
       if (i + 1 < argc && (strcmp(argv[i], "-p") == 0 || strcmp(argv[i], "--pdb") == 0))
@@ -100,24 +176,26 @@ _match(int argc, char **argv)
         message = argv[++i];
       else if (i + 1 < argc && (strcmp(argv[i], "-P") == 0 || strcmp(argv[i], "--program") == 0))
         program = argv[++i];
+      else if (i + 1 < argc && (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "--file") == 0))
+        logfile = argv[++i];
       else
         return _usage();
     }
-  if (!file || !message)
+  if (!file || !message == !logfile)
     return _usage();
   PatternDb *db = _load(file);
   if (!db)
     return 2;
+  if (logfile)
+    {
+      int rc = _match_file(db, logfile);
+      pdb_free(db);
+      return rc;
+    }
   const PdbRule *rule;
   LogMsg *msg = _classify(db, program, message, &rule);
   printf("MESSAGE=%s\nPROGRAM=%s\n", message, program);
-  log_msg_foreach_nv(msg, _print_nv, NULL);
-  GString *tags = g_string_new("");
-  log_msg_foreach_tag(msg, _tag_cb, tags);
-  if (tags->len)
-    printf("TAGS=%s\n", tags->str);
-  printf("\n");
-  g_string_free(tags, TRUE);
+  _print_match(msg);
   log_msg_unref(msg);
   pdb_free(db);
   return rule ? 0 : 1;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # sluice-pdbtool against syslog-ng 3.38's pdbtool on the same files:
-# match prints the same values (compared sorted: the two set them in
+# match (-M one message, -f a file of syslog lines) prints the same values (compared sorted: the two set them in
 # another order) and the same exit status with and without a match; test
 # passes a file whose examples hold and fails (non-zero, naming the value)
 # one whose example is wrong; dictionary lists the same names; merge makes
@@ -43,6 +43,20 @@ done
   fail "match without a match exits 0"
 "$tool" match -p "$work/ok.xml" -P sshd -M "Failed x for y" >/dev/null ||
   fail "match with a match exits non-zero"
+
+# match -f: every line a syslog message, with and without <PRI>, one block each
+cat >"$work/lines.log" <<'EOF'
+Dec 10 06:55:46 LabSZ sshd[24200]: Accepted password for bob from 10.0.0.1
+<38>Dec 10 06:55:47 LabSZ sshd[24201]: Failed password for eve
+Dec 10 06:55:48 LabSZ cron[1]: nothing like it
+EOF
+pdbtool match -p "$work/ok.xml" -f "$work/lines.log" | grep -v '^LEGACY_MSGHDR=' | sorted >"$work/want"
+"$tool" match -p "$work/ok.xml" -f "$work/lines.log" >"$work/got.raw" || fail "match -f failed"
+sorted <"$work/got.raw" >"$work/got"
+diff "$work/want" "$work/got" || fail "match -f differs from pdbtool's"
+[ "$(grep -c '^$' "$work/got.raw")" = 3 ] || fail "match -f did not print three blocks"
+grep -q "^who=bob@10.0.0.1$" "$work/got" || fail "match -f did not classify the first line"
+grep -q "^PID=24201$" "$work/got" || fail "match -f did not parse the syslog header"
 
 "$tool" test "$work/ok.xml" >"$work/test.out" 2>&1 ||
   fail "test fails on good examples: $(cat "$work/test.out")"
