@@ -5,7 +5,7 @@
 Each scenario is a syslog-ng configuration under bench/scenarios/NAME.conf,
 given unchanged to Sluice and to syslog-ng, with an rsyslog equivalent in
 NAME.rsyslog.conf.  Only the placeholders @PORT@, @OUT@, @WORK@, @CERT@,
-@KEY@ and @SINKPORT@ (bench: sink = tcp or daemon) are filled in, the same way for every daemon.
+@KEY@, @IN@, @SCENARIOS@ and @SINKPORT@ (bench: sink = tcp or daemon) are filled in, the same way for every daemon.
 A chain (bench: sink = daemon) runs a second instance of the same daemon
 as the far end, on NAME.sink.conf (NAME.sink.rsyslog.conf for rsyslog).  A run starts one
 daemon, sends a fixed number of messages with loggen, waits until every
@@ -620,7 +620,8 @@ class Bench:
         with open(conf, "w", encoding="utf-8") as f:
             f.write(render(src, {"PORT": port, "OUT": out, "WORK": rs_work,
                                  "CERT": self.cert, "KEY": self.key, "SINKPORT": sink_port,
-                                 "IN": self.file_input(meta) or os.path.join(self.tmp, "no-input")}))
+                                 "IN": self.file_input(meta) or os.path.join(self.tmp, "no-input"),
+                                 "SCENARIOS": os.path.dirname(os.path.abspath(meta["path"]))}))
         return conf, out
 
     def _shown(self, meta, daemon, conf, text):
