@@ -70,7 +70,7 @@ def main():
         port += 1
     conf = os.path.join(work, "sluice.conf")
     with open(conf, "w", encoding="utf-8") as f:
-        f.write(bench.render(meta["text"], {"PORT": port, "OUT": out}))
+        f.write(bench.render(meta["text"], {"PORT": port, "OUT": out, "SCENARIOS": os.path.join(HERE, "scenarios")}))
     input_path = None
     if meta["input"] != "loggen":
         input_path = os.path.join(work, "input-%s.txt" % meta["input"])

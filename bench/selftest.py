@@ -98,7 +98,7 @@ class T(unittest.TestCase):
             if s["sink"] == "daemon":
                 self.assertIsNotNone(s["sink_rsyslog_path"], s["name"])
                 text += open(s["sink_path"]).read() + open(s["sink_rsyslog_path"]).read()
-            left = re.findall(r"@[A-Z]+@", render(text, dict.fromkeys(("PORT", "OUT", "WORK", "CERT", "KEY", "SINKPORT", "IN"), "x")))
+            left = re.findall(r"@[A-Z]+@", render(text, dict.fromkeys(("PORT", "OUT", "WORK", "CERT", "KEY", "SINKPORT", "IN", "SCENARIOS"), "x")))
             self.assertEqual(left, [], s["name"])
 
     def test_not_for_takes_a_line_per_daemon(self):

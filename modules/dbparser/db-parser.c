@@ -105,8 +105,8 @@ _db_process(LogProcessor *p, LogMsg **pmsg)
       if (!program)
         program = "", plen = 0;
     }
-  /* pdb_process copies both texts before it changes the message; the
-   * parser input's buffer is not the program's */
+  /* pdb_process copies what a match takes from either text before it
+   * changes the message; the parser input's buffer is not the program's */
   const char *message = parser_input_get(&self->input, *pmsg, &mlen);
   if (!message)
     message = "", mlen = 0;

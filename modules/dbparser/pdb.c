@@ -1072,6 +1072,15 @@ pdb_thread_buffer(void)
   return _scratch()->caller;
 }
 
+/* text copied into buf; the copy */
+static const char *
+_keep(GString *buf, const char *text, size_t len)
+{
+  g_string_truncate(buf, 0);
+  g_string_append_len(buf, text, (gssize) len);
+  return buf->str;
+}
+
 static void
 _set_matches(LogMsg *msg, const RMatches *m, const char *text)
 {
@@ -1099,17 +1108,21 @@ pdb_process_rule(const PatternDb *db, LogMsg **pmsg, const char *program, size_t
   if (db->empty)
     return false;
   PdbScratch *s = _scratch();
-  g_string_assign(s->program, "");
-  g_string_append_len(s->program, program, (gssize) program_len);
-  g_string_assign(s->message, "");
-  g_string_append_len(s->message, message, (gssize) message_len);
-
-  const PdbProgram *prog = radix_lookup(db->programs, s->program->str, s->program->len, &s->pm);
+  /* The lookups read the texts where they are (they may lie in the
+   * message's own payload); what a match sets is copied out first, since
+   * setting a value may move that payload.  Most messages of a log
+   * server match no rule and set nothing from the text: they copy
+   * nothing. */
+  const PdbProgram *prog = radix_lookup(db->programs, program, program_len, &s->pm);
   if (!prog)
     return false;
-  const PdbRule *rule = radix_lookup(prog->rules, s->message->str, s->message->len, &s->mm);
+  const PdbRule *rule = radix_lookup(prog->rules, message, message_len, &s->mm);
+  if (s->pm.n)
+    program = _keep(s->program, program, program_len);
+  if (rule && s->mm.n)
+    message = _keep(s->message, message, message_len);
   LogMsg *msg = log_msg_make_writable(pmsg);
-  _set_matches(msg, &s->pm, s->program->str);
+  _set_matches(msg, &s->pm, program);
   if (!rule)
     {
       log_msg_set_value(msg, class_handle, "unknown", 7);
@@ -1118,7 +1131,7 @@ pdb_process_rule(const PatternDb *db, LogMsg **pmsg, const char *program, size_t
     }
   log_msg_set_value(msg, class_handle, rule->class_name ? rule->class_name : "system", -1);
   log_msg_set_value(msg, rule_id_handle, rule->id, -1);
-  _set_matches(msg, &s->mm, s->message->str);
+  _set_matches(msg, &s->mm, message);
   if (!rule->class_name)
     log_msg_set_tag(msg, system_tag);
   log_msg_clear_tag(msg, unknown_tag);
