@@ -676,9 +676,12 @@ _start(GMarkupParseContext *ctx, const char *el, const char **an, const char **a
     case S_EXAMPLE:
       if (strcmp(el, "test_message") == 0)
         {
+          /* an example with several test messages tests the last, as
+           * syslog-ng 3.38 does (syslog-ng-patterndb's sshd.xml has one) */
           const char *prog = _attr(an, av, "program");
           g_free(l->example->program);
           l->example->program = g_strdup(prog);
+          g_clear_pointer(&l->example->message, g_free);
           _push(l, S_TEST_MESSAGE);
         }
       else if (strcmp(el, "test_values") == 0)

@@ -15,6 +15,7 @@ Usage: tests/oracle/pdb-conformance.py --sng /tmp/sng --pdbtool BUILD/tools/slui
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -54,7 +55,11 @@ def compare_logs(args, files):
     same = differ = matched = 0
     with tempfile.TemporaryDirectory() as tmp:
         merged = os.path.join(tmp, "merged.pdb")
-        subprocess.run([args.pdbtool, "merge", "-r", "-D", args.dir, "-p", merged], check=True)
+        rules = os.path.join(tmp, "rules")
+        os.mkdir(rules)
+        for i, path in enumerate(files):  # .pdb and .xml alike
+            shutil.copy(path, os.path.join(rules, "%03d.pdb" % i))
+        subprocess.run([args.pdbtool, "merge", "-D", rules, "-p", merged], check=True)
         for log in args.logs:
             want = list(blocks(sng_cmd(args.sng, "match", "-p", merged, "-f", log).stdout))
             got = list(blocks(subprocess.run([args.pdbtool, "match", "-p", merged, "-f", log],
@@ -92,7 +97,7 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--logs", nargs="*", default=[])
     args = ap.parse_args()
-    files = sorted(os.path.join(d, f) for d, _, fs in os.walk(args.dir) for f in fs if f.endswith(".pdb"))
+    files = sorted(os.path.join(d, f) for d, _, fs in os.walk(args.dir) for f in fs if f.endswith((".pdb", ".xml")))
     same = differ = 0
     for path in files:
         for prog, msg in examples(path):

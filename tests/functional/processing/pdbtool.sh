@@ -69,6 +69,20 @@ st=0; pdbtool test "$work/bad.xml" >/dev/null || st=$?
 [ $st -ne 0 ] || fail "syslog-ng's pdbtool passes the wrong example (the test is wrong)"
 "$tool" test -r acc "$work/bad.xml" >/dev/null 2>&1 || fail "test -r acc ran the other rule's example"
 
+# an example with several test messages tests the last one (3.38 does so;
+# syslog-ng-patterndb's sshd.xml has one)
+cat >"$work/multi.xml" <<'XML'
+<patterndb version='4'><ruleset name='p' id='s'><pattern>p</pattern><rules>
+<rule id='r' class='system' provider='me'><patterns><pattern>user @STRING:user@ by @ANYSTRING:by@</pattern></patterns>
+ <examples><example><test_message program='p'>user first by x</test_message>
+ <test_message program='p'>user last by y</test_message>
+ <test_values><test_value name='user'>last</test_value></test_values></example></examples></rule>
+</rules></ruleset></patterndb>
+XML
+pdbtool test "$work/multi.xml" >/dev/null || fail "syslog-ng's pdbtool does not test the last message (the test is wrong)"
+"$tool" test "$work/multi.xml" >"$work/test.out" 2>&1 ||
+  fail "test did not take the last test_message: $(cat "$work/test.out")"
+
 pdbtool dictionary -p "$work/ok.xml" | sort >"$work/want"
 "$tool" dictionary -p "$work/ok.xml" | sort >"$work/got"
 diff "$work/want" "$work/got" || fail "dictionary differs from pdbtool's"
