@@ -88,6 +88,13 @@ void log_pipeline_deliver(LogPipeline *pl, int source_id, LogMsg *msg);
  * is dropped. */
 void log_pipeline_inject(LogProcessor *p, LogMsg *msg);
 
+/* A synthetic message for the running internal() source instead
+ * (syslog-ng's inject-mode(internal)): it enters the log paths of that
+ * source with the source's name and tag, as the daemon's own events do.
+ * Takes the caller's reference; false (the message dropped) when no
+ * internal() source runs.  Any thread. */
+bool internal_source_post(LogMsg *msg);
+
 /* Messages delivered so far under slot (the source_id a driver passes to
  * log_pipeline_deliver), over all threads, from any thread; stamp (may be
  * NULL) gets the wall-clock second of the last one. */

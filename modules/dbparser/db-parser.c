@@ -16,7 +16,10 @@
  * message-template(), inject-mode() and persist-name(); template() (the
  * same as message-template()) and prefix() (put before the names the
  * parsers store) are later syslog-ng's; max-contexts() is Sluice's.
- * inject-mode(internal) and (aggregate-only) are refused.  syslog-ng also
+ * inject-mode(internal) sends what the actions make to the internal()
+ * source instead (nowhere when none runs), and inject-mode(aggregate-only)
+ * lets only those go on, every message parsed leaving the path, as in
+ * syslog-ng 3.38.  syslog-ng also
  * looks at the file's modification time every few seconds and reloads it;
  * here only a configuration reload does.
  */
@@ -70,6 +73,8 @@ typedef struct DbParser
   ParserInput input;
   LogTemplate *program_tmpl; /* NULL: $PROGRAM read in place */
   bool drop_unmatched;
+  bool inject_internal; /* inject-mode(internal): emitted messages go to internal() */
+  bool aggregate_only;  /* inject-mode(aggregate-only): only emitted messages go on */
   CorrState *corr; /* NULL: no rule correlates */
   char corr_name[256];
 } DbParser;
@@ -118,6 +123,8 @@ _db_process(LogProcessor *p, LogMsg **pmsg)
       log_msg_write_protect(*pmsg);
       corr_submit(self->corr, rule, log_msg_ref(*pmsg), self);
     }
+  if (self->aggregate_only)
+    return false;
   return matched || !self->drop_unmatched;
 }
 
@@ -125,7 +132,10 @@ static void
 _db_emit(void *emitter, LogMsg *msg)
 {
   DbParser *self = emitter;
-  log_pipeline_inject(&self->super, msg);
+  if (self->inject_internal)
+    internal_source_post(msg);
+  else
+    log_pipeline_inject(&self->super, msg);
 }
 
 static bool
@@ -185,13 +195,20 @@ _setup(DbParser *self, const DbParserOptions *o, const CfgNode *call, const LogD
       cfg_error_set(err, &call->loc, "db-parser() needs file(\"...\"), the patterndb file");
       return false;
     }
-  if (o->inject_mode && !cfg_name_equal(o->inject_mode, "pass-through"))
+  if (o->inject_mode)
     {
-      const CfgNode *opt = cfg_option_given(call, "inject-mode");
-      cfg_error_set(err, opt ? &opt->loc : &call->loc,
-                    "db-parser(): inject-mode(%s) is not supported yet (pass-through is)",
-                    o->inject_mode);
-      return false;
+      if (cfg_name_equal(o->inject_mode, "internal"))
+        self->inject_internal = true;
+      else if (cfg_name_equal(o->inject_mode, "aggregate-only"))
+        self->aggregate_only = true;
+      else if (!cfg_name_equal(o->inject_mode, "pass-through"))
+        {
+          const CfgNode *opt = cfg_option_given(call, "inject-mode");
+          cfg_error_set(err, opt ? &opt->loc : &call->loc,
+                        "db-parser(): unknown inject-mode(%s) (pass-through, internal or aggregate-only)",
+                        o->inject_mode);
+          return false;
+        }
     }
   const char *mt = o->message_template ? o->message_template : o->template_text;
   if (!parser_input_init(&self->input, mt, call, ctx, err))

@@ -17,7 +17,9 @@
  * inject-mode(aggregate-only) every message leaves the path (grouped or
  * refused by where(), as in syslog-ng 3.38) and only the aggregates go on;
  * with pass-through (the default) both do.
- * inject-mode(internal) and sort-key() are refused, not supported yet.
+ * inject-mode(internal) sends the aggregates to the internal() source
+ * instead (nowhere when none runs).  sort-key() is refused, not supported
+ * yet.
  */
 #include "correlation.h"
 #include "dbparser.h"
@@ -87,6 +89,7 @@ typedef struct GroupingBy
   LogProcessor super;
   FilterExpr *where;
   bool aggregate_only;
+  bool inject_internal; /* inject-mode(internal): the aggregates go to internal() */
   PdbRule rule;  /* the engine's rule: id "grouping-by" */
   PdbAction *action;
   CorrState *corr;
@@ -145,7 +148,10 @@ static void
 _emit(void *emitter, LogMsg *msg)
 {
   GroupingBy *self = emitter;
-  log_pipeline_inject(&self->super, msg);
+  if (self->inject_internal)
+    internal_source_post(msg);
+  else
+    log_pipeline_inject(&self->super, msg);
 }
 
 static bool
@@ -246,19 +252,13 @@ _setup(GroupingBy *self, const GroupingOptions *o, const CfgNode *call, CfgError
       cfg_error_set(err, &call->loc, "grouping-by() needs timeout(), in seconds");
       return false;
     }
-  if (o->inject_mode == 2)
-    {
-      cfg_error_set(err, _where_given(call, "inject-mode"),
-                    "grouping-by(): inject-mode(internal) is not supported yet "
-                    "(pass-through and aggregate-only are)");
-      return false;
-    }
   if (o->sort_key)
     {
       cfg_error_set(err, _where_given(call, "sort-key"), "grouping-by(): sort-key() is not supported yet");
       return false;
     }
   self->aggregate_only = o->inject_mode == 1;
+  self->inject_internal = o->inject_mode == 2;
   char *e = NULL;
   self->rule.context_id = log_template_compile(o->key, &e);
   if (!self->rule.context_id)

@@ -222,6 +222,26 @@ _internal_post(int level, const char *text)
   g_mutex_unlock(&internal_lock);
 }
 
+bool
+internal_source_post(LogMsg *msg)
+{
+  g_mutex_lock(&internal_lock);
+  InternalSource *s = internal_source;
+  if (s)
+    {
+      LogMsg *m = log_msg_make_writable(&msg);
+      m->flags |= LF_INTERNAL | LF_LOCAL;
+      log_msg_set_value(m, LM_V_SOURCE, s->base.env.name, -1);
+      log_msg_set_tag(m, s->base.host.source_tag);
+      log_pipeline_deliver(s->base.env.pipeline, s->base.env.source_id, m);
+      log_source_flush(&s->base);
+    }
+  else
+    log_msg_unref(msg);
+  g_mutex_unlock(&internal_lock);
+  return s != NULL;
+}
+
 static void
 _internal_sink(SluiceLogLevel level, const char *line, void *user_data)
 {

@@ -5,8 +5,10 @@
 # closes a context at once, timeout() closes one while nothing arrives,
 # having() suppresses an aggregate, ${name}@N, $(context-length) and
 # $(context-values) in aggregate(), inject-mode(aggregate-only) keeps only
-# the aggregates.  Compared sorted, tags sorted within a line
-# (dbparser-correlation.sh says why).
+# the aggregates, inject-mode(internal) sends them to the internal() source
+# (its key spelled otherwise: syslog-ng names a grouping-by's persistent
+# state after its key and refuses two alike).  Compared sorted, tags sorted
+# within a line (dbparser-correlation.sh says why).
 # Usage: grouping-by.sh SLUICE
 . "$(dirname "$0")/../lib.sh"
 sluice=$1
@@ -32,11 +34,20 @@ parser g2 {
     aggregate(value("MESSAGE" "ONLY n=\$(context-length) last=\${MESSAGE}@1") inherit-mode(none))
     timeout(2));
 };
+parser g3 {
+  grouping-by(key("\${HOST}") scope(global) where(program("agg")) inject-mode(internal)
+    aggregate(value("MESSAGE" "INTERNAL n=\$(context-length)") inherit-mode(none) tags("int"))
+    timeout(2));
+};
+source si { internal(); };
 template t { template("\$HOST \$PROGRAM[\$PID] pri=\$PRI \$MESSAGE tags=\$TAGS\n"); };
 destination d { file("$work/$who.out" template(t)); };
 destination d2 { file("$work/$who.out2" template(t)); };
+destination d3 { file("$work/$who.out3" template("\$MESSAGE tags=\$TAGS\n")); };
 log { source(s); parser(g); destination(d); };
 log { source(s); parser(g2); destination(d2); };
+log { source(s); parser(g3); };
+log { source(si); filter { message("^INTERNAL "); }; destination(d3); };
 CONF
 done
 
@@ -68,6 +79,8 @@ wait_lines "$work/sluice.out" 10
 wait_lines "$work/sng.out" 10
 wait_lines "$work/sluice.out2" 1
 wait_lines "$work/sng.out2" 1
+wait_lines "$work/sluice.out3" 1
+wait_lines "$work/sng.out3" 1
 sleep 2.5 # nothing more may come (pid 3)
 stop_sluice
 norm() {
@@ -78,7 +91,7 @@ norm() {
          o = ""; for (x = 1; x <= k; x++) o = o (x > 1 ? "," : "") a[x];
          print substr($0, 1, i + 5) o }' "$1" | sort
 }
-for f in out out2; do
+for f in out out2 out3; do
   norm "$work/sng.$f" >"$work/sng.$f.sorted"
   norm "$work/sluice.$f" >"$work/sluice.$f.sorted"
   if ! diff "$work/sng.$f.sorted" "$work/sluice.$f.sorted" >"$work/diff"; then
@@ -91,4 +104,5 @@ grep -q "AGG n=4 v=a1,a2,END,END first=a2" "$work/sluice.out" || fail "the trigg
 grep -q "AGG n=2 v=b1,b1 first=" "$work/sluice.out" || fail "pid 2 did not time out"
 grep -q "ONLY n=3 last=x2" "$work/sluice.out2" || fail "no aggregate-only aggregate"
 [ "$(wc -l <"$work/sluice.out2")" -eq 1 ] || fail "aggregate-only let other messages through"
-echo "grouping-by: where, having, trigger, timeout and aggregate-only as syslog-ng 3.38"
+grep -q "^INTERNAL n=3 tags=.*int" "$work/sluice.out3" || fail "no aggregate in internal()"
+echo "grouping-by: where, having, trigger, timeout, aggregate-only and internal as syslog-ng 3.38"

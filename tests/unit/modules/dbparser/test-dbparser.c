@@ -557,8 +557,24 @@ Test(dbparser, parser_options_and_drop_unmatched)
   pt_free(p);
   g_free(conf);
 
+  /* aggregate-only: every message parsed leaves the path, matched or not
+   * (only what actions make goes on) */
   conf = g_strdup_printf("parser p { db-parser(file('%s') inject-mode(aggregate-only)); };", path);
-  pt_assert_error(F, conf, "inject-mode(aggregate-only) is not supported yet (pass-through is)");
+  p = pt_new(F, conf);
+  msg = pt_msg("<13>Nov 22 10:00:00 host prog: no match", false);
+  cr_assert_not(pt_run(p, &msg));
+  log_msg_unref(msg);
+  pt_free(p);
+  g_free(conf);
+  conf = g_strdup_printf("parser p { db-parser(file('%s') inject-mode(internal)); };", path);
+  p = pt_new(F, conf);
+  msg = pt_msg("<13>Nov 22 10:00:00 host prog: no match", false);
+  cr_assert(pt_run(p, &msg), "inject-mode(internal) passes the messages it parses");
+  log_msg_unref(msg);
+  pt_free(p);
+  g_free(conf);
+  conf = g_strdup_printf("parser p { db-parser(file('%s') inject-mode(sideways)); };", path);
+  pt_assert_error(F, conf, "unknown inject-mode(sideways) (pass-through, internal or aggregate-only)");
   g_free(conf);
   pt_assert_error(F, "parser p { db-parser(); };", "needs file(");
   pt_assert_error(F, "parser p { db-parser(file('/nonexistent/x.xml')); };", "/nonexistent/x.xml");
