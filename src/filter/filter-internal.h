@@ -59,7 +59,7 @@ struct FilterExpr
 
   /* MATCH */
   NVHandle handle;         /* the value matched; LM_V_NONE: $MSGHDR$MESSAGE */
-  LogTemplate *subject;    /* for LM_V_NONE */
+  LogTemplate *subject;    /* for LM_V_NONE: template(), else $MSGHDR$MESSAGE */
   FilterMatchType type;
   uint32_t match_flags;    /* FILTER_MF_* */
   char *pattern;

@@ -24,6 +24,7 @@
 typedef struct MatchOptions
 {
   char *value;
+  char *template_text;
   int type;
   uint32_t flags;
 } MatchOptions;
@@ -45,6 +46,7 @@ enum
 
 static const CfgOption match_table[] = {
   { .name = "value", .type = CFG_OPT_STRING, .offset = offsetof(MatchOptions, value) },
+  { .name = "template", .type = CFG_OPT_TEMPLATE, .offset = offsetof(MatchOptions, template_text) },
   { .name = "type", .type = CFG_OPT_ENUM, .offset = offsetof(MatchOptions, type), .names = type_names },
   { .name = "flags", .type = CFG_OPT_FLAGS, .offset = offsetof(MatchOptions, flags), .names = flag_names },
   { .name = NULL },
@@ -108,9 +110,13 @@ filter_match_compile(const CfgNode *call, NVHandle handle, CfgError *err)
     mo.flags |= FILTER_MF_IGNORE_CASE;
   if (mo.flags & MF_DUPNAMES_ALIAS)
     mo.flags |= FILTER_MF_DUP_NAMES;
-  if (mo.value && handle != LM_V_NONE)
+  const char *misplaced = handle == LM_V_NONE ? NULL : mo.value ? "value()" : mo.template_text ? "template()" : NULL;
+  if (misplaced || (mo.value && mo.template_text))
     {
-      cfg_error_set(err, &call->loc, "value() belongs to match(), not %s()", call->name);
+      if (misplaced)
+        cfg_error_set(err, &call->loc, "%s belongs to match(), not %s()", misplaced, call->name);
+      else
+        cfg_error_set(err, &call->loc, "match() takes value() or template(), not both");
       cfg_options_free(match_table, &mo);
       return NULL;
     }
@@ -127,10 +133,17 @@ filter_match_compile(const CfgNode *call, NVHandle handle, CfgError *err)
     f->handle = handle;
   if (f->handle == LM_V_NONE)
     {
-      /* match() without value(): syslog-ng matches "$MSGHDR$MESSAGE" */
+      /* match() without value(): template(), else syslog-ng matches "$MSGHDR$MESSAGE" */
       char *terr = NULL;
-      f->subject = log_template_compile("${MSGHDR}${MESSAGE}", &terr);
-      g_free(terr);
+      f->subject = log_template_compile(mo.template_text ? mo.template_text : "${MSGHDR}${MESSAGE}", &terr);
+      if (!f->subject)
+        {
+          cfg_error_set(err, &call->loc, "match(): error compiling template(): %s", terr);
+          g_free(terr);
+          cfg_options_free(match_table, &mo);
+          filter_expr_free(f);
+          return NULL;
+        }
     }
   cfg_options_free(match_table, &mo);
 

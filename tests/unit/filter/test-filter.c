@@ -133,6 +133,16 @@ Test(filter, match_value_and_whole_header)
   check("match(\"nginx\" value(\"PROGRAM\"))", NULL, L_LOCAL7_DBG, true);
   check("match(\"^postfix\\\\[7\\\\]: sent$\")", NULL, L_MAIL_INFO, true);
   check("match(\"mx\" value(\"HOST\") type(string))", NULL, L_MAIL_INFO, true);
+  /* template(): the text matched is the template's, formatted */
+  check("match(\"^mx/postfix$\" template(\"$HOST/$PROGRAM\"))", NULL, L_MAIL_INFO, true);
+  check("match(\"^postfix\" template(\"$HOST/$PROGRAM\"))", NULL, L_MAIL_INFO, false);
+}
+
+Test(filter, match_template_refusals)
+{
+  check_error("match(\"a\" value(\"HOST\") template(\"$HOST\"))", "takes value() or template(), not both");
+  check_error("host(\"a\" template(\"$HOST\"))", "template() belongs to match(), not host()");
+  check_error("match(\"a\" template(\"$(nosuchfunction)\"))", "error compiling template()");
 }
 
 Test(filter, and_or_not_parentheses_and_references)
