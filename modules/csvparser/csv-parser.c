@@ -43,6 +43,7 @@ typedef struct CsvParserOptions
   int dialect;        /* checked by the table; applied in order by _flags() */
   char *prefix;
   char *template_text;
+  bool drop_invalid;  /* checked by the table; applied in order by _drop_invalid() */
 } CsvParserOptions;
 
 typedef struct CsvParser
@@ -104,9 +105,38 @@ static const CfgOption csv_parser_options[] = {
     .check = _check_dialect },
   { .name = "prefix", .type = CFG_OPT_STRING, .offset = OFF(prefix), .empty_ok = true },
   { .name = "template", .type = CFG_OPT_TEMPLATE, .offset = OFF(template_text) },
+  { .name = "drop-invalid", .type = CFG_OPT_BOOL, .offset = OFF(drop_invalid) },
   { .name = NULL },
 };
 #undef OFF
+
+/* drop-invalid(yes|no) sets or clears what flags(drop-invalid) sets, the
+ * later one winning, as in syslog-ng 3.38 */
+static bool
+_drop_invalid(const CfgNode *call, uint32_t flags)
+{
+  bool drop = flags & CSV_FLAG_DROP_INVALID;
+  for (size_t i = 0; i < call->n_children; i++)
+    {
+      const CfgNode *c = call->children[i];
+      if (c->kind != CFG_NODE_CALL)
+        continue;
+      if (cfg_name_equal(c->name, "drop-invalid"))
+        {
+          /* read as the table reads it (it was checked there) */
+          CsvParserOptions one = { 0 };
+          CfgError ignored = { 0 };
+          if (cfg_option_apply_one(csv_parser_options, c, &one, "csv-parser()", &ignored))
+            drop = one.drop_invalid;
+          cfg_error_clear(&ignored);
+        }
+      else if (cfg_name_equal(c->name, "flags"))
+        for (size_t a = 0; a < c->n_args; a++)
+          if (cfg_name_equal(c->args[a].str, "drop-invalid"))
+            drop = true;
+    }
+  return drop;
+}
 
 /* ---- processing ---------------------------------------------------------- */
 
@@ -221,7 +251,7 @@ _csv_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
                                                           : CSV_ESCAPE_NONE;
   self->so.strip_whitespace = flags & CSV_FLAG_STRIP_WHITESPACE;
   self->so.greedy = flags & CSV_FLAG_GREEDY;
-  self->drop_invalid = flags & CSV_FLAG_DROP_INVALID;
+  self->drop_invalid = _drop_invalid(call, flags);
   for (const char *c = self->o.delimiters.chars; c && *c; c++)
     self->so.delim[(uint8_t) *c] = true;
   self->so.strings = self->o.delimiters.strings;

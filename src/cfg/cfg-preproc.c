@@ -164,30 +164,29 @@ _lookup(CfgPre *pre, const char *name)
 
 static const char *_quoted(const char *p, char **value);
 
-/* Whether s[from, to) leaves a "..." string open, given whether one was
- * open at from ('...' strings and backslash escapes minded). */
-static bool
-_in_dq_after(const char *s, size_t from, size_t to, bool in_dq)
+/* The string s[from, to) leaves open: '"', '\'' or 0, given the one open
+ * at from (backslash escapes minded in "..."; '...' has none). */
+static char
+_quote_after(const char *s, size_t from, size_t to, char open)
 {
-  bool in_sq = false;
   for (size_t i = from; i < to; i++)
     {
-      if (in_dq && s[i] == '\\' && i + 1 < to)
+      if (open == '"' && s[i] == '\\' && i + 1 < to)
         i++;
-      else if (!in_sq && s[i] == '"')
-        in_dq = !in_dq;
-      else if (!in_dq && s[i] == '\'')
-        in_sq = !in_sq;
+      else if (open && s[i] == open)
+        open = 0;
+      else if (!open && (s[i] == '"' || s[i] == '\''))
+        open = s[i];
     }
-  return in_dq;
+  return open;
 }
 
-/* A value put inside a "..." string: a value written as one string
- * literal ("a b", 'q"q': a block argument as its reference wrote it) goes
- * in as its text, escaped for the "..." it lands in, as syslog-ng does;
- * anything else as it is. */
+/* A value put inside a string opened by quote: a value written as one
+ * string literal ("a b", 'q"q': a block argument as its reference wrote
+ * it) goes in as its text, escaped for a "..." it lands in ('...' has no
+ * escapes: the text as it is), as syslog-ng does; anything else as it is. */
 static void
-_append_in_string(GString *dst, const char *v)
+_append_in_string(GString *dst, const char *v, char quote)
 {
   char *text = NULL;
   const char *after = _quoted(v, &text);
@@ -199,9 +198,9 @@ _append_in_string(GString *dst, const char *v)
     }
   for (const char *p = text; *p; p++)
     {
-      if (*p == '"' || *p == '\\')
+      if (quote == '"' && (*p == '"' || *p == '\\'))
         g_string_append_c(dst, '\\');
-      if (*p == '\n')
+      if (quote == '"' && *p == '\n')
         g_string_append(dst, "\\n");
       else
         g_string_append_c(dst, *p);
@@ -215,7 +214,7 @@ static bool
 _substitute(CfgPre *pre, const char *file, int line, int col0, const char *s, size_t len, GString *dst, bool record)
 {
   size_t i = 0;
-  bool in_dq = false;
+  char quote = 0; /* the string open where a reference stands */
   while (i < len)
     {
       const char *bt = memchr(s + i, '`', len - i);
@@ -223,15 +222,15 @@ _substitute(CfgPre *pre, const char *file, int line, int col0, const char *s, si
       g_string_append_len(dst, s + i, (gssize) (upto - i));
       if (!bt)
         break;
-      in_dq = _in_dq_after(s, i, upto, in_dq);
+      quote = _quote_after(s, i, upto, quote);
       const char *close = memchr(bt + 1, '`', len - upto - 1);
       if (!close)
         return cfg_pre_fail(pre, file, line, col0 + (int) upto, "unterminated backtick reference");
       char *name = g_strndup(bt + 1, (gsize) (close - bt - 1));
       if (record)
         _segment(pre, file, line, col0 + (int) upto, true);
-      if (in_dq)
-        _append_in_string(dst, _lookup(pre, name));
+      if (quote)
+        _append_in_string(dst, _lookup(pre, name), quote);
       else
         g_string_append(dst, _lookup(pre, name));
       g_free(name);

@@ -184,4 +184,11 @@ Test(cfg_block, string_values_inside_and_outside_strings)
                    "rewrite r1 { set(\"a b\" value(\"a\")); set(\"a b\" value(\"MESSAGE\")); };\n"
                    "rewrite r2 { set(\"q\\\"q\" value(\"a\")); set('q\"q' value(MESSAGE)); };\n"
                    "rewrite r3 { set(\"abc\" value(\"a\")); set(abc value(x)); };\n");
+  /* and inside a '...' string, as its text (no escapes there): syslog-ng's
+   * cisco SCL writes columns('`prefix`facility') */
+  assert_same_tree("@version: 3.38\n"
+                   "block rewrite r(p()) { set('`p`x' value('`p`y')); set(\"'`p`'\" value(\"z\")); };\n"
+                   "rewrite r1 { r(p(\".c.\")); };\n",
+                   "@version: 3.38\n"
+                   "rewrite r1 { set('.c.x' value('.c.y')); set(\"'.c.'\" value(\"z\")); };\n");
 }
