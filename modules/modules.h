@@ -42,6 +42,8 @@ extern const LogDriverFactory *const logstore_driver_factories[];
 extern const LogDriverFactory *const relp_driver_factories[];
 /* tags-parser() (modules/tagsparser) */
 extern const LogDriverFactory *const tagsparser_driver_factories[];
+/* add-contextual-data() (modules/contextdata) */
+extern const LogDriverFactory *const contextdata_driver_factories[];
 /* example-msg-generator() source (modules/examples) */
 extern const LogDriverFactory *const examples_driver_factories[];
 

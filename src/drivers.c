@@ -31,6 +31,7 @@ static const struct
   { "syslogformat", syslogformat_driver_factories },
   { "system", system_driver_factories },
   { "tagsparser", tagsparser_driver_factories },
+  { "contextdata", contextdata_driver_factories },
   { "timestamp", timestamp_driver_factories },
   { "xml", xml_driver_factories },
 };

@@ -20,7 +20,7 @@
  */
 #include "csvparser/csv-parser.h"
 
-#include "csvparser/csv-scanner.h"
+#include "csv-scanner.h"
 #include "parser-util.h"
 
 #include <stdlib.h>

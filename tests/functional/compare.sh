@@ -4,7 +4,8 @@
 #
 # Usage: compare.sh SLUICE CONF INPUT
 #   CONF    a syslog-ng configuration; @OUT@ is replaced by each daemon's
-#           own output directory.  It reads stdin(), so each daemon stops
+#           own output directory, @DATA@ by CONF's directory (for the
+#           files a configuration reads).  It reads stdin(), so each daemon stops
 #           by itself at the end of INPUT (and writes out what it holds).
 #   INPUT   the bytes fed to both.
 # SLUICE_SYSLOG_NG names the directory Debian's syslog-ng-core is unpacked
@@ -20,6 +21,7 @@ work=$(mktemp -d)
 pid=""
 trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
 
+data=$(cd "$(dirname "$conf")" && pwd)
 for who in sluice syslog-ng; do
   mkdir -p "$work/$who/out"
   # a configuration that includes scl.conf gets each daemon's own SCL:
@@ -29,7 +31,7 @@ for who in sluice syslog-ng; do
   else
     : >"$work/$who/conf"
   fi
-  sed "s|@OUT@|$work/$who/out|g" "$conf" >>"$work/$who/conf"
+  sed "s|@OUT@|$work/$who/out|g; s|@DATA@|$data|g" "$conf" >>"$work/$who/conf"
 done
 
 # Sluice gets its input only once it says it is running: an end of input

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The column scanner of csv-parser() (rules in csv-scanner.h). */
-#include "csvparser/csv-scanner.h"
+/* The column scanner of csv-parser() and add-contextual-data()'s database
+ * (rules in csv-scanner.h). */
+#include "csv-scanner.h"
 
 #include <string.h>
 
