@@ -81,7 +81,7 @@ struct LogSourceDriver
    * more than its descriptor limit allows. */
   int max_connections;
   /* A driver that reads one address through several sockets
-   * (udp-balancer()): one "processed" row per socket, at every stats
+   * (udp-balancer()): "processed" and "dropped" rows per socket, at every stats
    * level, with its own instance ("AF_INET(127.0.0.1:514)#2").  Set at
    * start, kept until the driver is freed; NULL: none. */
   struct LogSourceListenerStat *listener_stats;
@@ -90,11 +90,13 @@ struct LogSourceDriver
 
 /* A row of LogSourceDriver.listener_stats: processed is counted by the
  * one worker that reads the socket (rows are far enough apart that two
- * counters never share a cache line). */
+ * counters never share a cache line); dropped is what the kernel dropped
+ * on that socket (a full receive buffer), as that worker last read it. */
 typedef struct LogSourceListenerStat
 {
   char instance[200];
   atomic_uint_least64_t processed;
+  atomic_uint_least64_t dropped;
 } LogSourceListenerStat;
 
 typedef struct LogDestDriver LogDestDriver;

@@ -16,7 +16,9 @@
 #include "sluice/internal-log.h"
 #include "sluice/pipeline.h"
 
+#include <linux/sock_diag.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 static void
@@ -32,10 +34,25 @@ _dgram_deliver(LogMsg *msg, void *user_data)
   net_source_deliver(l->s, msg, &l->peer);
 }
 
+/* udp-balancer(): the kernel's count of what it dropped on l's socket
+ * (SO_MEMINFO, since the socket was made), read after each batch: one
+ * call per read burst, which a busy socket makes long and an idle one
+ * makes rare, and the figure is current once a burst of drops ends. */
+static void
+_read_kernel_drops(NetDgramListener *l)
+{
+  uint32_t mem[SK_MEMINFO_VARS];
+  socklen_t len = sizeof(mem);
+  if (getsockopt(l->fd, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 && len > SK_MEMINFO_DROPS * sizeof(uint32_t))
+    atomic_store_explicit(&l->stat->dropped, mem[SK_MEMINFO_DROPS], memory_order_relaxed);
+}
+
 static void
 _dgram_batch_done(void *user_data)
 {
   NetDgramListener *l = user_data;
+  if (l->stat)
+    _read_kernel_drops(l);
   log_pipeline_flush(l->s->base.env.pipeline);
   log_source_warn_truncated(&l->s->base, l->reader, &l->warned, "local", l->s->local_name, NULL, NULL);
 }
@@ -89,7 +106,10 @@ _balancer_stats(NetSource *s, int n)
       s->base.super.n_listener_stats = n;
     }
   for (int i = 0; i < n; i++)
-    atomic_store(&s->base.super.listener_stats[i].processed, 0);
+    {
+      atomic_store(&s->base.super.listener_stats[i].processed, 0);
+      atomic_store(&s->base.super.listener_stats[i].dropped, 0);
+    }
 }
 
 /* udp-balancer(): the program for the group, listener i at slot i of its

@@ -195,8 +195,13 @@ _source_driver_rows(LogPipeline *pl, StatsRowFunc fn, void *ud)
         _row(fn, ud, component, s->name, sl->drv->conn_instance, "connections",
              (uint64_t) atomic_load(sl->drv->connections));
       for (int k = 0; k < sl->drv->n_listener_stats; k++)
-        _row(fn, ud, component, s->name, sl->drv->listener_stats[k].instance, "processed",
-             (uint64_t) atomic_load_explicit(&sl->drv->listener_stats[k].processed, memory_order_relaxed));
+        {
+          LogSourceListenerStat *ls = &sl->drv->listener_stats[k];
+          _row(fn, ud, component, s->name, ls->instance, "processed",
+               (uint64_t) atomic_load_explicit(&ls->processed, memory_order_relaxed));
+          _row(fn, ud, component, s->name, ls->instance, "dropped",
+               (uint64_t) atomic_load_explicit(&ls->dropped, memory_order_relaxed));
+        }
       if (pl->stats_level < 1)
         continue;
       int64_t stamp;

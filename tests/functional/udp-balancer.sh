@@ -9,7 +9,10 @@
 #  - balance(random) and balance(round-robin), after a reload each: one
 #    sender's datagrams spread over more than one listener;
 #  - a reload (SIGHUP) while a sender sends 3000 datagrams at a modest
-#    rate loses none of them.
+#    rate loses none of them;
+#  - with the daemon stopped (SIGSTOP), 5000 datagrams overflow the
+#    receive buffer of their listener: after SIGCONT each one is either
+#    processed or in that listener's "dropped" row (the kernel's count).
 # Skipped (77) where this process may not load an eBPF program.
 # Usage: udp-balancer.sh SLUICE SLUICE_CTL
 . "$(dirname "$0")/lib.sh"
@@ -46,7 +49,7 @@ wait_total() {
 # the four listeners' counters, "#0 #1 #2 #3" in order
 counters() {
   "$ctl" -c "$work/ctl" stats | awk -F';' -v p="AF_INET(127.0.0.1:$port)#" '
-    $1 == "src.udp-balancer" && index($3, p) == 1 { n[substr($3, length(p) + 1)] = $6; k++ }
+    $1 == "src.udp-balancer" && index($3, p) == 1 && $5 == "processed" { n[substr($3, length(p) + 1)] = $6; k++ }
     END { if (k != 4) exit 1; print n[0], n[1], n[2], n[3] }' || fail "no four listener rows in the stats"
 }
 
@@ -121,5 +124,28 @@ wait_total $total
 got=$(grep -c "^reload " "$out")
 uniq=$(grep "^reload " "$out" | sort -u | wc -l)
 [ "$got" -eq 3000 ] && [ "$uniq" -eq 3000 ] || fail "reload: $got datagrams ($uniq different) of 3000"
-stop_sluice
 echo "udp-balancer: a reload under 1000 datagrams a second lost none of 3000"
+
+# the sums of the listeners' processed and dropped rows: "P D"
+sums() {
+  "$ctl" -c "$work/ctl" stats | awk -F';' -v p="AF_INET(127.0.0.1:$port)#" '
+    $1 == "src.udp-balancer" && index($3, p) == 1 { s[$5] += $6 }
+    END { print s["processed"] + 0, s["dropped"] + 0 }'
+}
+set -- $(sums)
+p0=$1 d0=$2
+kill -STOP "$pid"
+$send "$port" "flood" 5000 1000000000 || { kill -CONT "$pid"; fail "sender"; }
+kill -CONT "$pid"
+i=0
+while :; do
+  set -- $(sums)
+  [ $(($1 - p0 + $2 - d0)) -lt 5000 ] || break
+  i=$((i + 1))
+  [ $i -lt 300 ] || fail "processed $(($1 - p0)) and dropped $(($2 - d0)) of 5000"
+  sleep 0.1
+done
+[ $(($1 - p0 + $2 - d0)) -eq 5000 ] || fail "processed $(($1 - p0)) + dropped $(($2 - d0)) is not 5000"
+[ $(($2 - d0)) -gt 0 ] || fail "5000 datagrams into a stopped daemon and no drop counted"
+stop_sluice
+echo "udp-balancer: 5000 datagrams into a stopped daemon: $(($1 - p0)) processed, $(($2 - d0)) dropped by the kernel"
