@@ -107,8 +107,6 @@ static void
 _rule_free(void *p)
 {
   PdbRule *r = p;
-  g_free(r->id);
-  g_free(r->class_name);
   g_array_free(r->tags, TRUE);
   _values_free(r->values);
   log_template_unref(r->context_id);
@@ -509,7 +507,7 @@ _start_rule(Loader *l, const char **an, const char **av, GError **error)
       return;
     }
   PdbRule *r = g_new0(PdbRule, 1);
-  r->id = g_strdup(id);
+  r->id = g_intern_string(id);
   r->tags = g_array_new(FALSE, FALSE, sizeof(LogTagId));
   r->values = g_array_new(FALSE, FALSE, sizeof(PdbValue));
   r->actions = g_ptr_array_new_with_free_func(_action_free);
@@ -517,7 +515,7 @@ _start_rule(Loader *l, const char **an, const char **av, GError **error)
   r->patterns = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(l->db->all_rules, r);
   if (!g_hash_table_contains(l->db->by_id, r->id))
-    g_hash_table_insert(l->db->by_id, r->id, r);
+    g_hash_table_insert(l->db->by_id, (gpointer) r->id, r);
   if (!_rule_context(l, r, an, av, error))
     return;
   const char *cls = _attr(an, av, "class");
@@ -530,7 +528,7 @@ _start_rule(Loader *l, const char **an, const char **av, GError **error)
       LogTagId t = log_tags_get_by_name(tag);
       g_array_append_val(r->tags, t);
       g_free(tag);
-      r->class_name = g_strdup(cls);
+      r->class_name = g_intern_string(cls);
     }
   l->rule = r;
   _push(l, S_RULE);
@@ -1126,14 +1124,16 @@ pdb_process_rule(const PatternDb *db, LogMsg **pmsg, const char *program, size_t
     message = _keep(s->message, message, message_len);
   LogMsg *msg = log_msg_make_writable(pmsg);
   _set_matches(msg, &s->pm, program);
+  /* the class and id are literals or interned strings: referenced, not copied */
   if (!rule)
     {
-      log_msg_set_value(msg, class_handle, "unknown", 7);
+      log_msg_set_value_ref(msg, class_handle, "unknown", 7);
       log_msg_set_tag(msg, unknown_tag);
       return false;
     }
-  log_msg_set_value(msg, class_handle, rule->class_name ? rule->class_name : "system", -1);
-  log_msg_set_value(msg, rule_id_handle, rule->id, -1);
+  const char *cls = rule->class_name ? rule->class_name : "system";
+  log_msg_set_value_ref(msg, class_handle, cls, strlen(cls));
+  log_msg_set_value_ref(msg, rule_id_handle, rule->id, strlen(rule->id));
   _set_matches(msg, &s->mm, message);
   if (!rule->class_name)
     log_msg_set_tag(msg, system_tag);

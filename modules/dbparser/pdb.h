@@ -75,8 +75,8 @@ typedef struct PdbExample
 
 typedef struct PdbRule
 {
-  char *id;
-  char *class_name; /* NULL: "system" */
+  const char *id;         /* interned: a message may keep it past the database */
+  const char *class_name; /* interned; NULL: "system" */
   GArray *tags;     /* LogTagId, the class tag first */
   GArray *values;   /* PdbValue */
   LogTemplate *context_id; /* NULL: no context */
