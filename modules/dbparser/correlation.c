@@ -448,6 +448,73 @@ _emit(CorrState *s, int emitter, LogMsg *m)
   e->emit(e->emitter, m);
 }
 
+/* A new open context of key, its scope values from msg (not added). */
+static CorrContext *
+_context_new(CorrState *s, const CorrKey *key, const LogMsg *msg)
+{
+  CorrContext *c = g_new0(CorrContext, 1);
+  c->key = _key_dup(key);
+  c->msgs = g_ptr_array_new();
+  size_t len;
+  const char *v = _value(msg, LM_V_HOST, &len);
+  c->host = g_strndup(v, len);
+  v = _value(msg, LM_V_PROGRAM, &len);
+  c->program = g_strndup(v, len);
+  v = _value(msg, LM_V_PID, &len);
+  c->pid = g_strndup(v, len);
+  g_hash_table_insert(s->contexts, c->key, c);
+  atomic_fetch_add(&s->n_contexts, 1);
+  return c;
+}
+
+static void _wheel_start(CorrState *s, int64_t now);
+
+/* <create-context>: m (taken) opens the context its context-id names
+ * (formatted on the trigger's context, or on the trigger alone), of
+ * rule, whose timeout actions run there; it closes after the action's
+ * context-timeout, else the rule's.  A context of that id that is open
+ * already takes m as one more message, its timeout starting again
+ * (syslog-ng puts a new context in its place). */
+static void
+_create_context(CorrState *s, const PdbRule *rule, const PdbAction *a, GPtrArray *use, LogMsg *m, int emitter,
+                int64_t now)
+{
+  GString *id = log_template_scratch_get(LOG_TEMPLATE_SCRATCH_PARSERS + 2);
+  g_string_truncate(id, 0);
+  LogTemplateContext prev =
+    log_template_context_set((LogTemplateContext) { (const LogMsg *const *) use->pdata, use->len });
+  log_template_format(a->cc_id, g_ptr_array_index(use, use->len - 1), NULL, id);
+  log_template_context_set(prev);
+  const CorrKey *key = _make_key(a->cc_scope, m, id->str, id->len);
+  CorrContext *c = g_hash_table_lookup(s->contexts, key);
+  if (c)
+    _wheel_unlink(s, c);
+  else if (g_hash_table_size(s->contexts) >= s->max_contexts)
+    {
+      atomic_fetch_add(&s->contexts_dropped, 1);
+      log_msg_unref(m);
+      return;
+    }
+  else
+    c = _context_new(s, key, m);
+  if (c->msgs->len < CORR_CONTEXT_MAX_MESSAGES)
+    g_ptr_array_add(c->msgs, m);
+  else
+    {
+      atomic_fetch_add(&s->messages_dropped, 1);
+      log_msg_unref(m);
+    }
+  if (!c->rule_id || strcmp(c->rule_id, rule->id) != 0)
+    {
+      g_free(c->rule_id);
+      c->rule_id = g_strdup(rule->id);
+    }
+  c->emitter = emitter;
+  int timeout = a->cc_timeout >= 0 ? a->cc_timeout : rule->context_timeout;
+  _wheel_start(s, now);
+  _wheel_link(s, c, MAX(now + timeout, s->wheel_now + 1));
+}
+
 /* Run rule's actions of trigger.  ctx: the context (NULL: none, then the
  * triggering message and the new one make the context, as in syslog-ng). */
 static void
@@ -495,7 +562,10 @@ _run_actions(CorrState *s, const PdbRule *rule, PdbTrigger trigger, CorrContext 
           _apply(a, two, m);
           g_ptr_array_free(two, TRUE);
         }
-      _emit(s, emitter, m);
+      if (a->cc_id)
+        _create_context(s, rule, a, use, m, emitter, now);
+      else
+        _emit(s, emitter, m);
     }
 }
 
@@ -548,18 +618,7 @@ _handle_msg(CorrState *s, const PdbRule *rule, LogMsg *msg, void *emitter)
           log_msg_unref(msg);
           return;
         }
-      c = g_new0(CorrContext, 1);
-      c->key = _key_dup(key);
-      c->msgs = g_ptr_array_new();
-      size_t len;
-      const char *v = _value(msg, LM_V_HOST, &len);
-      c->host = g_strndup(v, len);
-      v = _value(msg, LM_V_PROGRAM, &len);
-      c->program = g_strndup(v, len);
-      v = _value(msg, LM_V_PID, &len);
-      c->pid = g_strndup(v, len);
-      g_hash_table_insert(s->contexts, c->key, c);
-      atomic_fetch_add(&s->n_contexts, 1);
+      c = _context_new(s, key, msg);
     }
   else
     _wheel_unlink(s, c);

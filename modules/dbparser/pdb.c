@@ -86,6 +86,8 @@ _action_free(void *p)
   filter_expr_free(a->condition);
   if (a->condition_tree)
     cfg_tree_free(a->condition_tree);
+  if (a->cc_id)
+    log_template_unref(a->cc_id);
   g_array_free(a->tags, TRUE);
   _values_free(a->values);
   g_free(a);
@@ -199,6 +201,7 @@ typedef enum
   S_TEST_VALUE,
   S_ACTIONS,
   S_ACTION,
+  S_CREATE_CONTEXT,
   S_ACTION_MESSAGE,
   S_ACTION_VALUE,
   S_ACTION_TAG,
@@ -298,6 +301,40 @@ _start_ruleset_child(Loader *l, const char *el, GError **error)
           "unexpected <%s>, expected <rules>, <urls>, <url>, <description>, <patterns> or <pattern>", el);
 }
 
+/* context-timeout (seconds) and context-scope, of a rule or of a
+ * <create-context>, into *timeout and *scope where given */
+static bool
+_context_timeout_scope(Loader *l, const char *rule_id, const char *timeout, const char *scope, int *t_out,
+                       PdbScope *s_out, GError **error)
+{
+  if (timeout)
+    {
+      char *end = NULL;
+      long v = strtol(timeout, &end, 10);
+      if (end == timeout || *end || v < 0 || v > 31 * 86400)
+        {
+          _fail(l, error, "rule %s: bad context-timeout '%s': seconds from 0 to 2678400", rule_id, timeout);
+          return false;
+        }
+      *t_out = (int) v;
+    }
+  if (scope)
+    {
+      static const char *const names[] = { "process", "program", "host", "global" };
+      bool found = false;
+      for (int i = 0; i < 4 && !found; i++)
+        if (g_ascii_strcasecmp(scope, names[i]) == 0)
+          *s_out = (PdbScope) i, found = true;
+      if (!found)
+        {
+          _fail(l, error, "rule %s: unknown context-scope '%s' (process, program, host or global)", rule_id,
+                scope);
+          return false;
+        }
+    }
+  return true;
+}
+
 /* context-id (a template), context-timeout (seconds), context-scope */
 static bool
 _rule_context(Loader *l, PdbRule *r, const char **an, const char **av, GError **error)
@@ -316,31 +353,8 @@ _rule_context(Loader *l, PdbRule *r, const char **an, const char **av, GError **
           return false;
         }
     }
-  if (timeout)
-    {
-      char *end = NULL;
-      long v = strtol(timeout, &end, 10);
-      if (end == timeout || *end || v < 0 || v > 31 * 86400)
-        {
-          _fail(l, error, "rule %s: bad context-timeout '%s': seconds from 0 to 2678400", r->id, timeout);
-          return false;
-        }
-      r->context_timeout = (int) v;
-    }
-  if (scope)
-    {
-      static const char *const names[] = { "process", "program", "host", "global" };
-      bool found = false;
-      for (int i = 0; i < 4 && !found; i++)
-        if (g_ascii_strcasecmp(scope, names[i]) == 0)
-          r->scope = (PdbScope) i, found = true;
-      if (!found)
-        {
-          _fail(l, error, "rule %s: unknown context-scope '%s' (process, program, host or global)", r->id,
-                scope);
-          return false;
-        }
-    }
+  if (!_context_timeout_scope(l, r->id, timeout, scope, &r->context_timeout, &r->scope, error))
+    return false;
   if (cid)
     l->db->correlates = true;
   return true;
@@ -448,6 +462,43 @@ _start_action(Loader *l, const char **an, const char **av, GError **error)
     }
   if (a->trigger == PDB_TRIGGER_TIMEOUT && !l->rule->context_id)
     _fail(l, error, "rule %s: an action with trigger='timeout' needs the rule's context-id", l->rule->id);
+}
+
+/* <create-context context-id="" context-timeout="" context-scope=""> */
+static void
+_start_create_context(Loader *l, const char **an, const char **av, GError **error)
+{
+  PdbAction *a = l->action;
+  if (l->action_has_message || a->cc_id)
+    {
+      _fail(l, error, "rule %s: an <action> holds one <message> or one <create-context>", l->rule->id);
+      return;
+    }
+  _push(l, S_CREATE_CONTEXT);
+  for (int i = 0; an[i]; i++)
+    if (strcmp(an[i], "context-id") && strcmp(an[i], "context-timeout") && strcmp(an[i], "context-scope"))
+      {
+        _fail(l, error, "rule %s: unknown <create-context> attribute '%s'", l->rule->id, an[i]);
+        return;
+      }
+  const char *cid = _attr(an, av, "context-id");
+  if (!cid)
+    {
+      _fail(l, error, "rule %s: <create-context> without its context-id", l->rule->id);
+      return;
+    }
+  char *err = NULL;
+  a->cc_id = log_template_compile(cid, &err);
+  if (!a->cc_id)
+    {
+      _fail(l, error, "rule %s: bad create-context context-id '%s': %s", l->rule->id, cid, err ? err : "?");
+      g_free(err);
+      return;
+    }
+  a->cc_timeout = -1;
+  a->cc_scope = PDB_SCOPE_PROCESS;
+  _context_timeout_scope(l, l->rule->id, _attr(an, av, "context-timeout"), _attr(an, av, "context-scope"),
+                         &a->cc_timeout, &a->cc_scope, error);
 }
 
 static void
@@ -648,7 +699,13 @@ _start(GMarkupParseContext *ctx, const char *el, const char **an, const char **a
       if (strcmp(el, "message") == 0)
         _start_action_message(l, an, av, error);
       else if (strcmp(el, "create-context") == 0)
-        _fail(l, error, "rule %s: <create-context> actions are not supported yet", l->rule->id);
+        _start_create_context(l, an, av, error);
+      else
+        _fail(l, error, "unexpected <%s>, expected <message> or <create-context>", el);
+      break;
+    case S_CREATE_CONTEXT:
+      if (strcmp(el, "message") == 0)
+        _start_action_message(l, an, av, error);
       else
         _fail(l, error, "unexpected <%s>, expected <message>", el);
       break;
@@ -813,6 +870,10 @@ _end(GMarkupParseContext *ctx, const char *el, gpointer data, GError **error)
     case S_ACTION:
       if (_close(l, el, "action", error) && !l->action_has_message)
         _fail(l, error, "rule %s: an <action> without its <message>", l->rule->id);
+      break;
+    case S_CREATE_CONTEXT:
+      if (_close(l, el, "create-context", error) && !l->action_has_message)
+        _fail(l, error, "rule %s: a <create-context> without its <message>", l->rule->id);
       break;
     case S_ACTION_MESSAGE:
       if (strcmp(el, "values") == 0 || strcmp(el, "tags") == 0)

@@ -62,6 +62,13 @@ typedef struct PdbAction
   PdbInherit inherit;
   GArray *tags;   /* LogTagId */
   GArray *values; /* PdbValue */
+  /* <create-context context-id="" context-timeout="" context-scope="">
+   * around the <message>: the message opens a context of its own (the
+   * rule's: its timeout actions run there) instead of being sent on.
+   * NULL: a plain <message> action. */
+  LogTemplate *cc_id;
+  int cc_timeout; /* seconds; -1: the rule's context-timeout */
+  PdbScope cc_scope;
 } PdbAction;
 
 /* <example>: for sluice-pdbtool test */

@@ -7,7 +7,9 @@
 #    out) and none, ${name}@N, $(context-length);
 #  - a context that nobody closes: its timeout action fires while nothing
 #    arrives, with $(context-values);
-#  - a rate limit (rate='2/60': two of five pings answered).
+#  - a rate limit (rate='2/60': two of five pings answered);
+#  - <create-context>: a job's match opens a second context holding the
+#    action's message; both time out through the rule's timeout action.
 # Lines are compared sorted: Sluice's correlation thread sends its messages
 # after the one that triggered them, syslog-ng before.  Tags are sorted
 # within a line (the two daemons number tags in another order).
@@ -43,6 +45,7 @@ cat >"$work/input" <<'EOF2'
 <38>Nov 22 10:00:01 h2 sshd[13]: ping c
 <38>Nov 22 10:00:01 h2 sshd[13]: ping d
 <38>Nov 22 10:00:01 h2 sshd[13]: ping e
+<38>Nov 22 10:00:01 h3 sshd[14]: open j1
 EOF2
 
 send() {
@@ -55,9 +58,9 @@ start_sluice "$sluice" "$work/sluice.conf"
 sng_start sng
 send "$p_sluice"
 send "$p_sng"
-# 9 lines in, 5 from the logouts, 2 pongs, then bob's timeout (2 s) with
-# nothing arriving
-n=17
+# 10 lines in, 5 from the logouts, 2 pongs, then bob's timeout (2 s) and
+# the two contexts of job j1 (1 s) with nothing arriving
+n=20
 wait_lines "$work/sluice.out" "$n"
 wait_lines "$work/sng.out" "$n"
 sleep 1
@@ -82,4 +85,5 @@ pongs=$(grep -c PONG "$work/sluice.out" || true)
 [ "$pongs" -eq 2 ] || fail "rate='2/60' let $pongs through"
 grep -q "CLOSED alice from 10.0.0.1 a0=logout alice n=3" "$work/sluice.out" ||
   fail "alice's session not closed"
-echo "dbparser-correlation: $n lines as syslog-ng 3.38 makes them (contexts, timeouts, rate limits)"
+grep -q "EXPIRED n=2 last=CHILD of j1" "$work/sluice.out" || fail "the context <create-context> made did not expire"
+echo "dbparser-correlation: $n lines as syslog-ng 3.38 makes them (contexts, timeouts, rate limits, create-context)"

@@ -398,7 +398,18 @@ Test(dbparser, bad_correlation_is_refused_with_the_rule_named)
                           "</rule>"
                           TAIL, "rule a: an action with trigger='timeout' needs the rule's context-id");
   _assert_load_error(HEAD "<rule id='a' context-id='x'><actions><action><create-context/></action></actions>"
-                          "</rule>" TAIL, "rule a: <create-context> actions are not supported yet");
+                          "</rule>" TAIL, "rule a: <create-context> without its context-id");
+  _assert_load_error(HEAD "<rule id='a'><actions><action><create-context context-id='y'/></action></actions>"
+                          "</rule>" TAIL, "rule a: a <create-context> without its <message>");
+  _assert_load_error(HEAD "<rule id='a'><actions><action><create-context context-id='y' context-scope='moon'>"
+                          "<message/></create-context></action></actions></rule>" TAIL,
+                     "rule a: unknown context-scope 'moon'");
+  _assert_load_error(HEAD "<rule id='a'><actions><action><create-context context-id='y' colour='red'>"
+                          "<message/></create-context></action></actions></rule>" TAIL,
+                     "rule a: unknown <create-context> attribute 'colour'");
+  _assert_load_error(HEAD "<rule id='a'><actions><action><message/><create-context context-id='y'>"
+                          "<message/></create-context></action></actions></rule>" TAIL,
+                     "rule a: an <action> holds one <message> or one <create-context>");
   _assert_load_error(HEAD "<rule id='a'><actions><action><message><bogus/></message></action></actions>"
                           "</rule>"
                           TAIL, "unexpected <bogus>");
