@@ -592,6 +592,46 @@ _wheel_start(CorrState *s, int64_t now)
     s->wheel_now = now - 1;
 }
 
+typedef struct SortItem
+{
+  LogMsg *msg;
+  char *key;
+} SortItem;
+
+static gint
+_sort_item_cmp(gconstpointer a, gconstpointer b)
+{
+  return strcmp(((const SortItem *) a)->key, ((const SortItem *) b)->key);
+}
+
+/* grouping-by(sort-key()): c's messages in the order of their keys (a
+ * stable sort: equal keys keep the order they came in), as syslog-ng
+ * sorts a context before it aggregates it */
+static void
+_sort_context(CorrContext *c, const PdbRule *rule)
+{
+  if (!rule->sort_key || c->msgs->len < 2)
+    return;
+  GArray *items = g_array_sized_new(FALSE, FALSE, sizeof(SortItem), c->msgs->len);
+  GString *buf = g_string_sized_new(64);
+  for (guint i = 0; i < c->msgs->len; i++)
+    {
+      g_string_truncate(buf, 0);
+      log_template_format(rule->sort_key, g_ptr_array_index(c->msgs, i), NULL, buf);
+      SortItem it = { g_ptr_array_index(c->msgs, i), g_strndup(buf->str, buf->len) };
+      g_array_append_val(items, it);
+    }
+  g_array_sort(items, _sort_item_cmp);
+  for (guint i = 0; i < items->len; i++)
+    {
+      SortItem *it = &g_array_index(items, SortItem, i);
+      c->msgs->pdata[i] = it->msg;
+      g_free(it->key);
+    }
+  g_array_free(items, TRUE);
+  g_string_free(buf, TRUE);
+}
+
 static void
 _handle_msg(CorrState *s, const PdbRule *rule, LogMsg *msg, void *emitter)
 {
@@ -644,6 +684,7 @@ _handle_msg(CorrState *s, const PdbRule *rule, LogMsg *msg, void *emitter)
   if (rule->close_when && c->msgs->len && _condition_expr(rule->close_when, c->msgs))
     {
       /* grouping-by(trigger()): the context closes now, as at its timeout */
+      _sort_context(c, rule);
       _run_actions(s, rule, PDB_TRIGGER_TIMEOUT, c, NULL, e, now);
       _context_close(s, c);
     }
@@ -654,7 +695,10 @@ _expire(CorrState *s, CorrContext *c, int64_t now)
 {
   const PdbRule *rule = s->rules ? s->lookup(s->rules, c->rule_id) : NULL;
   if (rule && c->msgs->len)
-    _run_actions(s, rule, PDB_TRIGGER_TIMEOUT, c, NULL, c->emitter, now);
+    {
+      _sort_context(c, rule);
+      _run_actions(s, rule, PDB_TRIGGER_TIMEOUT, c, NULL, c->emitter, now);
+    }
   atomic_fetch_add(&s->expired, 1);
   _context_close(s, c);
 }

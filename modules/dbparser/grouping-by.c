@@ -18,8 +18,8 @@
  * refused by where(), as in syslog-ng 3.38) and only the aggregates go on;
  * with pass-through (the default) both do.
  * inject-mode(internal) sends the aggregates to the internal() source
- * instead (nowhere when none runs).  sort-key() is refused, not supported
- * yet.
+ * instead (nowhere when none runs).  sort-key() orders a context's
+ * messages by its template before having() and the aggregate see them.
  */
 #include "correlation.h"
 #include "dbparser.h"
@@ -104,6 +104,8 @@ _free(LogProcessor *p)
   filter_expr_free(self->where);
   filter_expr_free(self->rule.close_when);
   log_template_unref(self->rule.context_id);
+  if (self->rule.sort_key)
+    log_template_unref(self->rule.sort_key);
   if (self->action)
     {
       filter_expr_free(self->action->condition);
@@ -254,8 +256,15 @@ _setup(GroupingBy *self, const GroupingOptions *o, const CfgNode *call, CfgError
     }
   if (o->sort_key)
     {
-      cfg_error_set(err, _where_given(call, "sort-key"), "grouping-by(): sort-key() is not supported yet");
-      return false;
+      char *se = NULL;
+      self->rule.sort_key = log_template_compile(o->sort_key, &se);
+      if (!self->rule.sort_key)
+        {
+          cfg_error_set(err, _where_given(call, "sort-key"), "grouping-by(): bad sort-key() \"%s\": %s",
+                        o->sort_key, se ? se : "?");
+          g_free(se);
+          return false;
+        }
     }
   self->aggregate_only = o->inject_mode == 1;
   self->inject_internal = o->inject_mode == 2;

@@ -95,6 +95,10 @@ typedef struct PdbRule
   /* grouping-by(trigger()): after a message is added, the context closes
    * (its timeout actions run) when this passes on it; NULL: never */
   struct FilterExpr *close_when;
+  /* grouping-by(sort-key()): a context's messages are put in the order of
+   * this template, formatted on each, before its timeout actions run;
+   * NULL: the order they came in */
+  LogTemplate *sort_key;
 } PdbRule;
 
 /* True when a match of rule needs the correlation thread: it has a

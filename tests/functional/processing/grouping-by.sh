@@ -5,7 +5,8 @@
 # closes a context at once, timeout() closes one while nothing arrives,
 # having() suppresses an aggregate, ${name}@N, $(context-length) and
 # $(context-values) in aggregate(), inject-mode(aggregate-only) keeps only
-# the aggregates, inject-mode(internal) sends them to the internal() source
+# the aggregates, inject-mode(internal) sends them to the internal() source,
+# sort-key() puts a context's messages in its order before the aggregate
 # (its key spelled otherwise: syslog-ng names a grouping-by's persistent
 # state after its key and refuses two alike).  Compared sorted, tags sorted
 # within a line (dbparser-correlation.sh says why).
@@ -39,14 +40,22 @@ parser g3 {
     aggregate(value("MESSAGE" "INTERNAL n=\$(context-length)") inherit-mode(none) tags("int"))
     timeout(2));
 };
+parser g4 {
+  grouping-by(key("\$PROGRAM") scope(global) where(program("srt")) inject-mode(aggregate-only)
+    sort-key("\$MESSAGE")
+    aggregate(value("MESSAGE" "SORTED \$(context-values \$MESSAGE) first=\${MESSAGE}@2") inherit-mode(none))
+    timeout(2));
+};
 source si { internal(); };
 template t { template("\$HOST \$PROGRAM[\$PID] pri=\$PRI \$MESSAGE tags=\$TAGS\n"); };
 destination d { file("$work/$who.out" template(t)); };
 destination d2 { file("$work/$who.out2" template(t)); };
 destination d3 { file("$work/$who.out3" template("\$MESSAGE tags=\$TAGS\n")); };
+destination d4 { file("$work/$who.out4" template("\$MESSAGE tags=\$TAGS\n")); };
 log { source(s); parser(g); destination(d); };
 log { source(s); parser(g2); destination(d2); };
 log { source(s); parser(g3); };
+log { source(s); parser(g4); destination(d4); };
 log { source(si); filter { message("^INTERNAL "); }; destination(d3); };
 CONF
 done
@@ -60,6 +69,9 @@ cat >"$work/input" <<'EOF'
 <38>Nov 22 10:00:00 h1 app[1]: END
 <38>Nov 22 10:00:00 h9 agg[7]: x1
 <38>Nov 22 10:00:00 h9 agg[8]: x2
+<38>Nov 22 10:00:00 h9 srt[1]: m3
+<38>Nov 22 10:00:00 h9 srt[1]: m1
+<38>Nov 22 10:00:00 h9 srt[1]: m2
 EOF
 
 send() {
@@ -72,15 +84,17 @@ start_sluice "$sluice" "$work/sluice.conf"
 sng_start sng
 send "$p_sluice"
 send "$p_sng"
-# d: 8 lines and 2 aggregates (pid 1 by trigger, pid 2 by timeout; pid 3's
+# d: 11 lines and 2 aggregates (pid 1 by trigger, pid 2 by timeout; pid 3's
 # is refused by having()); d2: the aggregate only (aggregate-only drops
 # what where() refuses too)
-wait_lines "$work/sluice.out" 10
-wait_lines "$work/sng.out" 10
+wait_lines "$work/sluice.out" 13
+wait_lines "$work/sng.out" 13
 wait_lines "$work/sluice.out2" 1
 wait_lines "$work/sng.out2" 1
 wait_lines "$work/sluice.out3" 1
 wait_lines "$work/sng.out3" 1
+wait_lines "$work/sluice.out4" 1
+wait_lines "$work/sng.out4" 1
 sleep 2.5 # nothing more may come (pid 3)
 stop_sluice
 norm() {
@@ -91,7 +105,7 @@ norm() {
          o = ""; for (x = 1; x <= k; x++) o = o (x > 1 ? "," : "") a[x];
          print substr($0, 1, i + 5) o }' "$1" | sort
 }
-for f in out out2 out3; do
+for f in out out2 out3 out4; do
   norm "$work/sng.$f" >"$work/sng.$f.sorted"
   norm "$work/sluice.$f" >"$work/sluice.$f.sorted"
   if ! diff "$work/sng.$f.sorted" "$work/sluice.$f.sorted" >"$work/diff"; then
@@ -99,10 +113,11 @@ for f in out out2 out3; do
     fail "Sluice's grouping-by() output ($f) differs from syslog-ng's"
   fi
 done
-[ "$(wc -l <"$work/sluice.out")" -eq 10 ] || fail "expected 10 lines in d, got $(wc -l <"$work/sluice.out")"
+[ "$(wc -l <"$work/sluice.out")" -eq 13 ] || fail "expected 13 lines in d, got $(wc -l <"$work/sluice.out")"
 grep -q "AGG n=4 v=a1,a2,END,END first=a2" "$work/sluice.out" || fail "the trigger did not close pid 1"
 grep -q "AGG n=2 v=b1,b1 first=" "$work/sluice.out" || fail "pid 2 did not time out"
 grep -q "ONLY n=3 last=x2" "$work/sluice.out2" || fail "no aggregate-only aggregate"
 [ "$(wc -l <"$work/sluice.out2")" -eq 1 ] || fail "aggregate-only let other messages through"
 grep -q "^INTERNAL n=3 tags=.*int" "$work/sluice.out3" || fail "no aggregate in internal()"
-echo "grouping-by: where, having, trigger, timeout, aggregate-only and internal as syslog-ng 3.38"
+grep -q '^SORTED m1,m2,m3,"" first=m2 ' "$work/sluice.out4" || fail "sort-key() did not order the context"
+echo "grouping-by: where, having, trigger, timeout, aggregate-only, internal and sort-key as syslog-ng 3.38"

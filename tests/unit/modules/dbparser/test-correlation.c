@@ -324,8 +324,8 @@ Test(correlation, grouping_by_options_and_refusals)
   pt_free(p);
   pt_assert_error(&grouping_by_factory, GB("timeout(5)"), "grouping-by() needs key()");
   pt_assert_error(&grouping_by_factory, GB("key(\"$PID\")"), "grouping-by() needs timeout()");
-  pt_assert_error(&grouping_by_factory, GB("key(\"$PID\") timeout(5) sort-key(\"$SEQNUM\")"),
-                  "sort-key() is not supported yet");
+  pt_assert_error(&grouping_by_factory, GB("key(\"$PID\") timeout(5) sort-key(\"$(nosuchfunc)\")"),
+                  "grouping-by(): bad sort-key()");
   pt_assert_error(&grouping_by_factory, GB("key(\"$PID\") timeout(5) aggregate(value(\"a\"))"),
                   "aggregate(value()) takes a name and a template");
   pt_assert_error(&grouping_by_factory, GB("key(\"$PID\") timeout(5) scope(planet)"), "scope");
