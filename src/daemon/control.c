@@ -359,6 +359,11 @@ _dispatch(ControlClient *cl, char *line)
     _cmd_healthcheck(c, out);
   else if (strcmp(cmd, "RESET_STATS") == 0 && !argv[1])
     _cmd_reset_stats(c, out);
+  else if (strcmp(cmd, "REMOVE_ORPHANED_STATS") == 0 && !argv[1])
+    /* syslog-ng keeps the counters of what a reload removed until this
+     * command; Sluice carries counters over by name and drops the rest at
+     * the reload (pipeline-stats.c), so none are orphaned to remove */
+    g_string_append(out, "OK Orphaned statistics have been removed.\n");
   else if (strcmp(cmd, "LOG") == 0)
     _cmd_log(argv, out);
   else if (strcmp(cmd, "LISTFILES") == 0 && !argv[1])

@@ -128,7 +128,7 @@ _request(int argc, char **argv)
   if (strcmp(cmd, "stats") == 0)
     {
       const char *format = "CSV";
-      bool formatted = false, reset = false;
+      bool formatted = false, reset = false, orphans = false;
       for (int i = 1; i < argc; i++)
         {
           const char *v = NULL;
@@ -139,9 +139,8 @@ _request(int argc, char **argv)
             }
           if (strcmp(argv[i], "--remove-orphans") == 0 || strcmp(argv[i], "-o") == 0)
             {
-              fprintf(stderr, "sluice-ctl: 'stats --remove-orphans' is a syslog-ng-ctl command that Sluice "
-                              "does not support yet\n");
-              return NULL;
+              orphans = true;
+              continue;
             }
           if (strcmp(argv[i], "--format") == 0 || strcmp(argv[i], "-m") == 0)
             v = i + 1 < argc ? argv[++i] : "";
@@ -157,8 +156,11 @@ _request(int argc, char **argv)
           else
             return _usage("stats: --format is csv or prometheus"), NULL;
         }
-      if (reset && formatted)
-        return _usage("stats: --reset prints no counters: no --format with it"), NULL;
+      if ((reset || orphans) && formatted)
+        return _usage("stats: --reset and --remove-orphans print no counters: no --format with them"), NULL;
+      /* as syslog-ng-ctl, --remove-orphans before --reset */
+      if (orphans)
+        return g_strdup("REMOVE_ORPHANED_STATS\n");
       if (reset)
         return g_strdup("RESET_STATS\n");
       return g_strdup_printf("STATS %s\n", format);
