@@ -154,6 +154,8 @@ typedef enum CfgUseDns
   CFG_USE_DNS_PERSIST_ONLY,
 } CfgUseDns;
 extern const char *const cfg_use_dns_names[];
+/* an ENUM that is a yes/no option with -1 for "not given" (its def_int) */
+extern const char *const cfg_yes_no_names[];
 /* trim-large-messages(): only yes, Sluice's one behaviour (a row's check) */
 const char *cfg_check_trim_large_messages(const CfgOption *opt, const void *field);
 extern const int cfg_level_codes[];
@@ -216,6 +218,7 @@ struct CfgGlobalOptions
   bool create_dirs;
   bool threaded;
   bool use_uniqid;
+  int pass_unix_credentials; /* -1: not given, 0 no, 1 yes */
   bool dns_cache;
   int ts_format;            /* CfgTsFormat */
   int64_t frac_digits;

@@ -54,6 +54,7 @@
 #include "sluice/transport.h"
 
 #include <stdbool.h>
+#include <sys/socket.h>
 #include <stdint.h>
 
 typedef struct LogReader LogReader;
@@ -78,6 +79,9 @@ typedef struct LogReaderOptions
                            * set to UTF-8 (accepted by log_charset_check, which
                            * says whether there is anything to convert); NULL:
                            * none; must outlive the call to log_reader_new */
+  bool passcred;          /* a unix socket with SO_PASSCRED on: read with recvmsg
+                           * and keep the sender's credentials of each read
+                           * (log_reader_sender_cred) */
 } LogReaderOptions;
 
 typedef struct LogReaderCallbacks
@@ -170,5 +174,10 @@ void log_reader_set_acked(LogReader *r, LogWindowAckedFunc acked, void *data, vo
 
 /* Counters of this reader's framer. */
 const LogFramerStats *log_reader_get_stats(const LogReader *r);
+
+/* With opts.passcred: the credentials (pid, uid, gid) the kernel gave with
+ * the read whose messages are being delivered now (call from the deliver
+ * callback); NULL when that read brought none. */
+const struct ucred *log_reader_sender_cred(const LogReader *r);
 
 #endif

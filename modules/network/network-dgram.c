@@ -31,6 +31,8 @@ _dgram_deliver(LogMsg *msg, void *user_data)
       uint64_t n = atomic_load_explicit(&l->stat->processed, memory_order_relaxed);
       atomic_store_explicit(&l->stat->processed, n + 1, memory_order_relaxed);
     }
+  if (l->s->base.ro.passcred)
+    net_unix_cred_values(log_reader_sender_cred(l->reader), msg);
   net_source_deliver(l->s, msg, &l->peer);
 }
 

@@ -81,7 +81,9 @@ static const CfgOption ebpf_options[] = {
   { .name = "group", .type = CFG_OPT_STRING, .offset = OFF(group), .empty_ok = true },                             \
   { .name = "perm", .type = CFG_OPT_INT, .offset = OFF(perm), .def_int = 0666, .min = 0, .max = 07777 },          \
   { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs), .inherit = "create-dirs" },            \
-  { .name = "optional", .type = CFG_OPT_BOOL, .offset = OFF(optional) }
+  { .name = "optional", .type = CFG_OPT_BOOL, .offset = OFF(optional) },                                          \
+  { .name = "pass-unix-credentials", .type = CFG_OPT_BOOL, .offset = OFF(pass_unix_credentials) },                \
+  { .name = "so-passcred", .type = CFG_OPT_BOOL, .offset = OFF(so_passcred), .def_int = 1 }
 
 #define NET_INET_OPTIONS                                                                                            \
   { .name = "ip", .type = CFG_OPT_STRING, .offset = OFF(ip) },                                                     \
@@ -322,6 +324,16 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
    * for one on a unix socket unless flags(expect-hostname) asks */
   if (s->is_unix && !log_source_has_flag(&s->o.src, "expect-hostname"))
     ro->parse.flags &= ~(uint32_t) MF_EXPECT_HOSTNAME;
+  /* SO_PASSCRED and the .unix.* values, as syslog-ng 3.38 decides: the
+   * source's pass-unix-credentials() when given, else the one of options
+   * {} when given (a source's so-passcred() does not override it), else
+   * so-passcred(), yes by default */
+  bool cred = s->o.so_passcred;
+  if (cfg_option_given(call, "pass-unix-credentials"))
+    cred = s->o.pass_unix_credentials;
+  else if (ctx->global->pass_unix_credentials >= 0)
+    cred = ctx->global->pass_unix_credentials == 1;
+  ro->passcred = s->is_unix && cred;
   s->create_dirs = s->o.create_dirs;
   s->dir_perm = ctx->global->dir_perm >= 0 ? (int) ctx->global->dir_perm : 0700;
   if (!log_source_resolve(&s->base, &s->o.src, call, ctx, s->is_unix, s->transport_name, err))

@@ -247,6 +247,8 @@ _socket_options(NetSource *s, int fd)
     _set_int_opt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_TCLASS : IP_TOS, (int) s->o.ip_tos);
   if (s->family != AF_UNIX)
     _set_int_opt(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+  else if (s->base.ro.passcred)
+    _set_int_opt(fd, SOL_SOCKET, SO_PASSCRED, 1);
   if (s->o.so_reuseport)
     _set_int_opt(fd, SOL_SOCKET, SO_REUSEPORT, 1);
   if (s->o.so_rcvbuf > 0)

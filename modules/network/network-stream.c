@@ -85,6 +85,8 @@ _conn_deliver(LogMsg *msg, void *user_data)
   NetConn *c = user_data;
   if (c->proxy)
     net_proxy_set_values(net_proxy_transport_info(c->proxy), msg);
+  if (c->src->base.ro.passcred)
+    net_unix_cred_values(log_reader_sender_cred(c->reader), msg);
   net_source_deliver(c->src, msg, &c->peer_name);
 }
 
@@ -280,6 +282,13 @@ _conn_add(NetSource *s, int fd, const LogAddr *peer, const char *client, Handove
   c->src = s;
   c->fd = fd;
   c->peer = *peer;
+  if (s->base.ro.passcred)
+    {
+      /* each read brings its sender's credentials (an accepted socket
+       * does not inherit the listener's SO_PASSCRED on every kernel) */
+      int on = 1;
+      setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
+    }
   c->adopted = st;
   IV_TIMER_INIT(&c->handshake);
   c->handshake.cookie = c;

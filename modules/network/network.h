@@ -92,6 +92,8 @@ typedef struct NetSourceOptions
   bool trim_large_messages;
   bool create_dirs;
   bool optional;
+  bool pass_unix_credentials; /* unix sources: read the senders' credentials (when given) */
+  bool so_passcred;           /* the same, where neither pass-unix-credentials() is given */
   bool keep_alive;
   int64_t tcp_keepalive_time;
   int64_t tcp_keepalive_intvl;
@@ -216,5 +218,11 @@ void net_dgram_stop(NetSource *s);
 
 /* The reader callbacks' shared deliver step: host logic, then the pipeline. */
 void net_source_deliver(NetSource *s, LogMsg *msg, LogSourcePeer *peer);
+
+/* pass-unix-credentials(): the sender's credentials (cred, NULL: none came)
+ * as syslog-ng 3.38 sets them on msg: .unix.cmdline, .unix.exe,
+ * .audit.auid and .audit.ses (unless unset) from /proc, then .unix.pid,
+ * .unix.uid and .unix.gid (network-unixcred.c). */
+void net_unix_cred_values(const struct ucred *cred, LogMsg *msg);
 
 #endif

@@ -75,6 +75,11 @@ const CfgOption cfg_global_options_table[] = {
   { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs), .def_int = 0 },
   { .name = "threaded", .type = CFG_OPT_BOOL, .offset = OFF(threaded), .def_int = 1 },
   { .name = "use-uniqid", .type = CFG_OPT_BOOL, .offset = OFF(use_uniqid), .def_int = 0 },
+  /* unix-stream() and unix-dgram() sources read their senders' credentials
+   * (.unix.pid, .unix.uid, ...); -1 (not given): each source's so-passcred(),
+   * yes by default as in syslog-ng 3.38 */
+  { .name = "pass-unix-credentials", .type = CFG_OPT_ENUM, .offset = OFF(pass_unix_credentials), .def_int = -1,
+    .names = cfg_yes_no_names },
   { .name = "use-rcptid", .type = CFG_OPT_BOOL, .offset = OFF(use_uniqid), .def_int = 0,
     .warning = "Your configuration file uses an obsoleted keyword, please update your configuration; "
                "keyword='use_rcptid', change='This has been deprecated, try use_uniqid() instead'" },

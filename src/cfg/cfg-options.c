@@ -564,6 +564,7 @@ const char *const cfg_facility_names[] = {
 };
 
 const char *const cfg_use_dns_names[] = { "no", "yes", "persist-only", NULL };
+const char *const cfg_yes_no_names[] = { "no", "yes", NULL };
 
 const char *const cfg_level_names[] = { "emerg", "alert", "crit",  "err",   "warning", "notice",
                                         "info",  "debug", "panic", "error", "warn",    NULL };

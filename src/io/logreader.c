@@ -51,6 +51,8 @@ struct LogReader
   struct timespec ml_deadline; /* the last read + the timeout */
   uint64_t ml_line_start;   /* file offsets of the line fed to the joiner */
   uint64_t ml_line_end;
+  struct ucred cred;        /* opts.passcred: the sender of the last read */
+  bool has_cred;
 };
 
 void
@@ -585,6 +587,48 @@ _transport_read(LogReader *r, char *space, size_t avail)
   return (ssize_t) got;
 }
 
+/* A read of a unix socket with SO_PASSCRED: recvmsg, keeping the
+ * sender's credentials the kernel attaches (and a datagram's address). */
+static ssize_t
+_recv_with_cred(LogReader *r, char *space, size_t avail)
+{
+  struct sockaddr_storage ss;
+  struct iovec iov = { space, avail };
+  union
+  {
+    char buf[CMSG_SPACE(sizeof(struct ucred))];
+    struct cmsghdr align;
+  } ctl;
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf) };
+  if (r->dgram)
+    {
+      mh.msg_name = &ss;
+      mh.msg_namelen = sizeof(ss);
+    }
+  ssize_t n = recvmsg(r->fd.fd, &mh, r->dgram ? MSG_TRUNC : 0);
+  if (n < 0)
+    return n;
+  if (r->dgram && (size_t) n > avail)
+    n = (ssize_t) avail; /* datagram longer than the buffer: cut */
+  if (r->dgram && mh.msg_namelen > 0)
+    _addr_from_sockaddr(&r->peer, &ss);
+  r->has_cred = false;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+        c->cmsg_len >= CMSG_LEN(sizeof(struct ucred)))
+      {
+        memcpy(&r->cred, CMSG_DATA(c), sizeof(r->cred));
+        r->has_cred = true;
+      }
+  return n;
+}
+
+const struct ucred *
+log_reader_sender_cred(const LogReader *r)
+{
+  return r->has_cred ? &r->cred : NULL;
+}
+
 /* One read (a datagram, or up to LOG_FRAMER_READ_SIZE bytes of a stream).
  * Returns >0 when data came, 0 when there is nothing more now, <0 when the
  * reader was closed. */
@@ -596,7 +640,9 @@ _read_once(LogReader *r)
   log_framer_read_space(&r->framer, &space, &avail);
   ssize_t n;
   LogStamp recvd;
-  if (r->dgram)
+  if (r->opts.passcred && !r->transport)
+    n = _recv_with_cred(r, space, avail);
+  else if (r->dgram)
     {
       struct sockaddr_storage ss;
       socklen_t sl = sizeof(ss);
