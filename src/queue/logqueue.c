@@ -176,6 +176,15 @@ log_queue_ack_batch(LogQueue *q, LogQueueItem *items, size_t n)
 }
 
 void
+log_queue_drop_batch(LogQueue *q, LogQueueItem *items, size_t n)
+{
+  pthread_mutex_lock(&q->lock);
+  q->dropped += n;
+  pthread_mutex_unlock(&q->lock);
+  q->ops->ack(q, items, n);
+}
+
+void
 log_queue_set_stalled(LogQueue *q, bool stalled)
 {
   pthread_mutex_lock(&q->lock);
