@@ -78,6 +78,7 @@ struct KafkaDest
   LogTemplateOptions topts;
   rd_kafka_conf_t *conf;    /* until start */
   rd_kafka_t *rk;
+  rd_kafka_queue_t *main_q; /* what rd_kafka_poll serves: yielding it wakes the poller */
   LogQueue *q;              /* the writer's queue (bind_queue) */
   pthread_mutex_t lock;
   pthread_cond_t room;
@@ -279,7 +280,7 @@ _send(KafkaDest *d, KafkaBufs *b, uint64_t seq, const LogMsg *msg, int wait_ms)
   else
     _retry_locked(d, seq, err);
   pthread_mutex_unlock(&d->lock);
-  rd_kafka_yield(d->rk); /* the poller settles or resends it */
+  rd_kafka_queue_yield(d->main_q); /* the poller settles or resends it */
 }
 
 /* The settled front of the ring leaves it (poller thread, or the writer in
@@ -367,10 +368,11 @@ _stop_poller(KafkaDest *d)
   if (!d->poller_running)
     return;
   atomic_store(&d->stop_poller, true);
-  /* the yield ends a poll in progress, or the next one at once */
+  /* the yield ends a poll in progress, or the next one at once
+   * (rd_kafka_yield() would only end one from inside a callback) */
   while (!atomic_load(&d->poller_done))
     {
-      rd_kafka_yield(d->rk);
+      rd_kafka_queue_yield(d->main_q);
       struct timespec ts = { 0, 5 * 1000000L };
       nanosleep(&ts, NULL);
     }
@@ -425,6 +427,17 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
 }
 
 static void
+_destroy(KafkaDest *d)
+{
+  if (d->main_q)
+    rd_kafka_queue_destroy(d->main_q);
+  d->main_q = NULL;
+  if (d->rk)
+    rd_kafka_destroy(d->rk);
+  d->rk = NULL;
+}
+
+static void
 _finish(void *dest)
 {
   assert_writer_thread(dest);
@@ -464,9 +477,7 @@ _finish(void *dest)
       sluice_log(SLUICE_LOG_WARNING, "Kafka destination stopped with unacknowledged messages; they stay queued",
                  "driver", d->name, "count", n, "reload", reload ? "yes" : "no", NULL);
     }
-  if (d->rk)
-    rd_kafka_destroy(d->rk);
-  d->rk = NULL;
+  _destroy(d);
 }
 
 static void
@@ -527,6 +538,7 @@ kafka_dest_start(KafkaDest *d, char **error)
     }
   d->conf = NULL; /* the producer's now */
   d->rk = rk;
+  d->main_q = rd_kafka_queue_get_main(rk);
   if (pthread_create(&d->poller, NULL, _poller_main, d) != 0)
     {
       *error = g_strdup_printf("%s(): cannot start the Kafka poller thread", d->super.driver);
@@ -552,8 +564,7 @@ kafka_dest_free(KafkaDest *d)
    * it empty */
   for (uint64_t s = d->head; s < d->tail; s++)
     log_queue_items_done(&_slot(d, s)->item, 1);
-  if (d->rk)
-    rd_kafka_destroy(d->rk);
+  _destroy(d);
   if (d->conf)
     rd_kafka_conf_destroy(d->conf);
   _bufs_free(&d->wbufs);
