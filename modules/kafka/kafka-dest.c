@@ -193,12 +193,14 @@ _delivered(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
         {
           char n[24];
           snprintf(n, sizeof(n), "%" G_GUINT64_FORMAT, (guint64) d->failed);
-          sluice_log(SLUICE_LOG_NOTICE, "Kafka deliveries succeed again", "driver", d->name, "failed", n, NULL);
+          sluice_log(SLUICE_LOG_NOTICE, "Kafka deliveries succeed again", "driver", d->name, "failed", n,
+                     NULL);
         }
       d->failing = d->unreachable = d->refusing = false;
       d->failed = 0;
     }
-  else if (d->closing && (m->err == RD_KAFKA_RESP_ERR__PURGE_QUEUE || m->err == RD_KAFKA_RESP_ERR__PURGE_INFLIGHT))
+  else if (d->closing
+           && (m->err == RD_KAFKA_RESP_ERR__PURGE_QUEUE || m->err == RD_KAFKA_RESP_ERR__PURGE_INFLIGHT))
     ; /* stays unacknowledged: given back to the queue */
   else if (_permanent(m->err))
     _drop_locked(d, seq, m->err);
@@ -225,8 +227,9 @@ _error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
     d->unreachable = true;
   pthread_mutex_unlock(&d->lock);
   if (say)
-    sluice_log(SLUICE_LOG_ERROR, "Kafka brokers unreachable, messages are kept until a broker acknowledges them",
-               "driver", d->name, "reason", reason, NULL);
+    sluice_log(SLUICE_LOG_ERROR,
+               "Kafka brokers unreachable, messages are kept until a broker acknowledges them", "driver",
+               d->name, "reason", reason, NULL);
   else if (err != RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN && err != RD_KAFKA_RESP_ERR__TRANSPORT)
     sluice_log(SLUICE_LOG_WARNING, "Kafka client error", "driver", d->name, "error", rd_kafka_err2str(err),
                "reason", reason, NULL);
@@ -474,8 +477,9 @@ _finish(void *dest)
       g_free(items);
       char n[24];
       snprintf(n, sizeof(n), "%zu", left);
-      sluice_log(SLUICE_LOG_WARNING, "Kafka destination stopped with unacknowledged messages; they stay queued",
-                 "driver", d->name, "count", n, "reload", reload ? "yes" : "no", NULL);
+      sluice_log(SLUICE_LOG_WARNING,
+                 "Kafka destination stopped with unacknowledged messages; they stay queued", "driver",
+                 d->name, "count", n, "reload", reload ? "yes" : "no", NULL);
     }
   _destroy(d);
 }
@@ -492,8 +496,8 @@ static const LogWriterOps kafka_dest_writer_ops = { _write_batch, NULL, NULL, _f
 /* ---- construction ----------------------------------------------------------------- */
 
 KafkaDest *
-kafka_dest_new(const char *driver, const char *name, LogTemplate *topic, LogTemplate *key, LogTemplate *message,
-               const LogTemplateOptions *topts, void *conf, const KafkaDestOptions *o)
+kafka_dest_new(const char *driver, const char *name, LogTemplate *topic, LogTemplate *key,
+               LogTemplate *message, const LogTemplateOptions *topts, void *conf, const KafkaDestOptions *o)
 {
   KafkaDest *d = calloc(1, sizeof(*d));
   if (!d)

@@ -44,7 +44,8 @@ static const CfgOption kafka_dest_options[] = {
   { .name = "bootstrap-servers", .type = CFG_OPT_STRING, .offset = OFF(bootstrap_servers) },
   { .name = "topic", .type = CFG_OPT_TEMPLATE, .offset = OFF(topic) },
   { .name = "key", .type = CFG_OPT_TEMPLATE, .offset = OFF(key) },
-  { .name = "message", .type = CFG_OPT_TEMPLATE, .offset = OFF(message), .def_str = "$ISODATE $HOST $MSGHDR$MSG" },
+  { .name = "message", .type = CFG_OPT_TEMPLATE, .offset = OFF(message),
+    .def_str = "$ISODATE $HOST $MSGHDR$MSG" },
   { .name = "config", .type = CFG_OPT_PAIRS, .offset = OFF(config) },
   { .name = "sync-send", .type = CFG_OPT_BOOL, .offset = OFF(sync_send) },
   { .name = "workers", .type = CFG_OPT_INT, .offset = OFF(workers), .def_int = 1, .check = _check_workers },
@@ -63,8 +64,10 @@ static const CfgOption kafka_dest_options[] = {
     .inherit = "ts-format" },
   { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .min = 0, .max = 6,
     .inherit = "frac-digits" },
-  { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone), .check = cfg_check_time_zone },
-  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone), .check = cfg_check_time_zone },
+  { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone),
+    .check = cfg_check_time_zone },
+  { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone),
+    .check = cfg_check_time_zone },
   { .name = "template-escape", .type = CFG_OPT_BOOL, .offset = OFF(template_escape) },
   LOG_DEST_DISK_BUFFER_OPTION,
   { 0 },
@@ -80,8 +83,8 @@ _where(const CfgNode *call, const char *opt)
 /* opt's text: the name of a template {} block (its template("...")), or
  * template text; compiled, or NULL with *err. */
 static LogTemplate *
-_template(const char *what, const char *opt, const char *text, const CfgNode *call, const LogDriverContext *ctx,
-          CfgError *err)
+_template(const char *what, const char *opt, const char *text, const CfgNode *call,
+          const LogDriverContext *ctx, CfgError *err)
 {
   const CfgNode *block = ctx->tree ? cfg_tree_lookup(ctx->tree, CFG_OBJ_TEMPLATE, text) : NULL;
   for (size_t i = 0; block && i < block->n_children; i++)
@@ -101,8 +104,8 @@ _template(const char *what, const char *opt, const char *text, const CfgNode *ca
 }
 
 static bool
-_conf_set(rd_kafka_conf_t *conf, const char *what, const char *name, const char *value, const CfgLocation *loc,
-          CfgError *err)
+_conf_set(rd_kafka_conf_t *conf, const char *what, const char *name, const char *value,
+          const CfgLocation *loc, CfgError *err)
 {
   char why[512];
   if (rd_kafka_conf_set(conf, name, value, why, sizeof(why)) == RD_KAFKA_CONF_OK)
@@ -141,7 +144,8 @@ _make_conf(const KafkaDestOptions *o, const char *what, const CfgNode *call, Cfg
   if (!acks)
     acks = _pair(o->config, "request.required.acks");
   bool full_acks = !acks || !strcmp(acks, "all") || !strcmp(acks, "-1");
-  bool ok = _conf_set(conf, what, "bootstrap.servers", o->bootstrap_servers, _where(call, "bootstrap-servers"), err)
+  const CfgLocation *bloc = _where(call, "bootstrap-servers");
+  bool ok = _conf_set(conf, what, "bootstrap.servers", o->bootstrap_servers, bloc, err)
             && _conf_set(conf, what, "acks", "all", &call->loc, err)
             && _conf_set(conf, what, "enable.idempotence", full_acks ? "true" : "false", &call->loc, err);
   for (size_t i = 0; ok && o->config && o->config[i] && o->config[i + 1]; i += 2)
