@@ -15,7 +15,9 @@
 # Usage: kafka-kill.sh SLUICE LOGGEN CTL BROKER
 . "$(dirname "$0")/lib.sh"
 sluice=$1 loggen=$2 ctl=$3 broker=$4
-trap '"$broker" kill "$work/kafka" >/dev/null 2>&1; [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+# the broker goes too, whatever happens
+trap '"$broker" kill "$work/kafka" >/dev/null 2>&1; [ -n "$pid" ] && kill "$pid" 2>/dev/null
+  rm -rf "$work"' EXIT
 
 set -- $(free_ports tcp tcp tcp)
 kport=$1 cport=$2 port=$3
@@ -52,7 +54,8 @@ read_topic() {
     "$broker" consume "$work/kafka" "$1" >"$work/topic.out"
     cut -f2 "$work/topic.out" >"$work/check.log"
   fi
-  "$loggen" --check "$work/check.log" --allow-duplicates >"$work/report" || { cat "$work/report"; fail "$1: loss"; }
+  "$loggen" --check "$work/check.log" --allow-duplicates >"$work/report" ||
+    { cat "$work/report"; fail "$1: loss"; }
   dups=$(sed -n 's/^check: .* duplicated=\([0-9]*\) .*/\1/p' "$work/report")
   uniq=$(($(sed -n 's/^check: .* received=\([0-9]*\) .*/\1/p' "$work/report") - dups))
   cat "$work/report"
@@ -119,4 +122,5 @@ until [ "$(written)" = $m ]; do
 done
 stop_sluice
 read_topic kill2 $m
-echo "kafka-kill: $m messages in a reliable disk buffer, Sluice SIGKILLed with the broker down: all in the topic"
+echo "kafka-kill: $m messages in a reliable disk buffer, Sluice SIGKILLed with the broker down:" \
+  "all in the topic"

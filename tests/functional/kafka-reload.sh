@@ -9,7 +9,9 @@
 # Usage: kafka-reload.sh SLUICE LOGGEN CTL BROKER
 . "$(dirname "$0")/lib.sh"
 sluice=$1 loggen=$2 ctl=$3 broker=$4
-trap '"$broker" kill "$work/kafka" >/dev/null 2>&1; [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+# the broker goes too, whatever happens
+trap '"$broker" kill "$work/kafka" >/dev/null 2>&1; [ -n "$pid" ] && kill "$pid" 2>/dev/null
+  rm -rf "$work"' EXIT
 
 set -- $(free_ports tcp tcp tcp)
 kport=$1 cport=$2 port=$3
@@ -63,4 +65,5 @@ dups=$(sed -n 's/^check: .* duplicated=\([0-9]*\) .*/\1/p' "$work/report")
 uniq=$(($(sed -n 's/^check: .* received=\([0-9]*\) .*/\1/p' "$work/report") - dups))
 cat "$work/report"
 [ "$uniq" -eq $n ] || fail "$uniq of $n sequence numbers in the topic"
-echo "kafka-reload: 3 reloads mid-stream ($handed handed unacknowledged messages back): all $n in the topic, $dups twice"
+echo "kafka-reload: 3 reloads mid-stream ($handed handed unacknowledged messages back):" \
+  "all $n in the topic, $dups twice"

@@ -11,13 +11,20 @@
 # Usage: kafka.sh SLUICE LOGGEN CTL BROKER
 . "$(dirname "$0")/lib.sh"
 sluice=$1 loggen=$2 ctl=$3 broker=$4
-trap '"$broker" kill "$work/kafka" >/dev/null 2>&1; [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+# the broker goes too, whatever happens
+trap '"$broker" kill "$work/kafka" >/dev/null 2>&1; [ -n "$pid" ] && kill "$pid" 2>/dev/null
+  rm -rf "$work"' EXIT
+
+# conf DEST [PORT]: a configuration with destination DEST
+conf() {
+  printf '@version: 3.38\nsource s { tcp(ip(127.0.0.1) port(%s)); };\n' "${2:-1}"
+  printf 'destination d { %s };\nlog { source(s); destination(d); };\n' "$1"
+}
 
 # ---- refusals (no broker needed) ----
 refused() {
   _what=$1 _want=$2
-  printf '@version: 3.38\nsource s { tcp(port(1)); };\ndestination d { %s };\nlog { source(s); destination(d); };\n' \
-    "$_what" >"$work/bad.conf"
+  conf "$_what" >"$work/bad.conf"
   st=0
   "$sluice" --syntax-only -f "$work/bad.conf" >"$work/bad.out" 2>&1 || st=$?
   [ $st -ne 0 ] || fail "accepted: $_what"
@@ -35,16 +42,18 @@ refused "kafka-c(bootstrap-servers(\"127.0.0.1:1\"));" "needs topic"
 refused "kafka-c($ok message(\"\$(nosuchfunc x)\"));" "bad template in message()"
 refused "kafka-java($ok);" "kafka-java"
 # accepted, both spellings of config() pairs
-printf '@version: 3.38\nsource s { tcp(port(1)); };\ndestination d { kafka(%s config(linger.ms => 1 "client.id" => "x") %s); };\nlog { source(s); destination(d); };\n' \
-  "$ok" 'key("$HOST") sync-send(yes) workers(1) poll-timeout(100) flush-timeout-on-shutdown(1) disk-buffer(disk-buf-size(1M) dir("/tmp"))' >"$work/good.conf"
+conf "kafka($ok config(linger.ms => 1 \"client.id\" => \"x\") key(\"\$HOST\") sync-send(yes) workers(1)
+  poll-timeout(100) flush-timeout-on-shutdown(1) disk-buffer(disk-buf-size(1M) dir(\"$work\")));" \
+  >"$work/good.conf"
 "$sluice" --syntax-only -f "$work/good.conf" || fail "a good kafka() refused"
 # a conflict librdkafka finds only when the producer is made: the start fails
-printf '@version: 3.38\nsource s { tcp(ip(127.0.0.1) port(%s)); };\ndestination d { kafka-c(%s config("enable.idempotence" => "true" "acks" => "1")); };\nlog { source(s); destination(d); };\n' \
-  "$(free_ports tcp)" "$ok" >"$work/conflict.conf"
+conf "kafka-c($ok config(\"enable.idempotence\" => \"true\" \"acks\" => \"1\"));" "$(free_ports tcp)" \
+  >"$work/conflict.conf"
 st=0
 timeout 20 "$sluice" -F -f "$work/conflict.conf" -p "$work/c.pid" >"$work/conflict.out" 2>&1 || st=$?
 [ $st -ne 0 ] && [ $st -ne 124 ] || fail "a conflicting config() started (exit $st)"
-grep -q "cannot create the Kafka producer" "$work/conflict.out" || { cat "$work/conflict.out"; fail "conflict: no reason"; }
+grep -q "cannot create the Kafka producer" "$work/conflict.out" ||
+  { cat "$work/conflict.out"; fail "conflict: no reason"; }
 
 # ---- the broker ----
 set -- $(free_ports tcp tcp tcp)
@@ -59,8 +68,8 @@ cat >"$work/sluice.conf" <<EOF2
 @version: 3.38
 options { stats-freq(0); };
 source s { tcp(ip(127.0.0.1) port($port)); };
-destination d_tmpl { kafka-c(bootstrap-servers("127.0.0.1:$kport") topic("rt-\$PROGRAM") key("\$PROGRAM/\$PID")
-  message("\$MSG") flush-timeout-on-shutdown(5000)); };
+destination d_tmpl { kafka-c(bootstrap-servers("127.0.0.1:$kport") topic("rt-\$PROGRAM")
+  key("\$PROGRAM/\$PID") message("\$MSG") flush-timeout-on-shutdown(5000)); };
 destination d_default { kafka(bootstrap-servers("127.0.0.1:$kport") topic("rt-default")
   flush-timeout-on-shutdown(5000)); };
 log { source(s); destination(d_tmpl); destination(d_default); flags(flow-control); };
@@ -83,15 +92,17 @@ stop_sluice
 "$broker" consume "$work/kafka" rt-prg00000 $n >"$work/tmpl.out"
 "$broker" consume "$work/kafka" rt-default $n >"$work/default.out"
 [ "$(wc -l <"$work/tmpl.out")" -eq $n ] || fail "rt-prg00000 has $(wc -l <"$work/tmpl.out") records, want $n"
-[ "$(wc -l <"$work/default.out")" -eq $n ] || fail "rt-default has $(wc -l <"$work/default.out") records, want $n"
+[ "$(wc -l <"$work/default.out")" -eq $n ] ||
+  fail "rt-default has $(wc -l <"$work/default.out") records, want $n"
 # key() is "$PROGRAM/$PID", message() "$MSG"
 bad=$(grep -cv '^prg00000/[0-9][0-9]*	seq: [0-9]\{10\}, thread: 0000, runid: [0-9]*, stamp: [^ ]* PADD' \
   "$work/tmpl.out" || true)
 [ "$bad" -eq 0 ] || { head -3 "$work/tmpl.out"; fail "$bad records of rt-prg00000 are not key<TAB>\$MSG"; }
 # no key(): a null key; the default message is "$ISODATE $HOST $MSGHDR$MSG"
-bad=$(grep -cv '^null	[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T[0-9:]\{8\}[+-][0-9][0-9]:[0-9][0-9] [^ ]* prg00000\[[0-9]*\]: seq: ' \
-  "$work/default.out" || true)
-[ "$bad" -eq 0 ] || { head -3 "$work/default.out"; fail "$bad records of rt-default are not the default message"; }
+isodate='[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T[0-9:]\{8\}[+-][0-9][0-9]:[0-9][0-9]'
+bad=$(grep -cv "^null	$isodate [^ ]* prg00000\[[0-9]*\]: seq: " "$work/default.out" || true)
+[ "$bad" -eq 0 ] ||
+  { head -3 "$work/default.out"; fail "$bad records of rt-default are not the default message"; }
 cut -f2 "$work/tmpl.out" | sed 's/^/x /' >"$work/check.log"
 "$loggen" --check "$work/check.log" >"$work/report" || { cat "$work/report"; fail "loss or duplicates"; }
 echo "kafka: $n messages into two topics, templates as configured; refusals as expected"

@@ -141,7 +141,9 @@ PROPS
     dir=$2
     [ -f "$dir/pid" ] || exit 0
     pid=$(cat "$dir/pid")
-    if [ "$cmd" = kill ]; then kill -KILL "$pid" 2>/dev/null || true; else kill -TERM "$pid" 2>/dev/null || true; fi
+    sig=TERM
+    [ "$cmd" = kill ] && sig=KILL
+    kill -$sig "$pid" 2>/dev/null || true
     i=0
     while kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
     kill -KILL "$pid" 2>/dev/null || true
@@ -152,7 +154,8 @@ PROPS
     # records come at once; N given: until N came, else until none came
     # for 10 s
     dir=$2 topic=$3 n=${4:-}
-    run_java org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "127.0.0.1:$(cat "$dir/port")" \
+    run_java org.apache.kafka.tools.consumer.ConsoleConsumer \
+      --bootstrap-server "127.0.0.1:$(cat "$dir/port")" \
       --topic "$topic" --partition 0 --offset earliest ${n:+--max-messages "$n"} \
       --timeout-ms "$([ -n "$n" ] && echo 60000 || echo 10000)" \
       --property print.key=true --property key.separator="	" 2>"$dir/consumer.err" || true
