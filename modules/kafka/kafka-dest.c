@@ -264,9 +264,12 @@ _produce(KafkaDest *d, KafkaBufs *b, const LogMsg *msg, uint64_t seq)
 }
 
 /* Produce seq's message; a full local queue is waited out for up to
- * wait_ms; what still fails is marked (dropped or to try again). */
+ * wait_ms; what still fails is marked (dropped or to try again) and, from
+ * the writer (wake), the poller told at once.  The poller's own resends
+ * that fail wait for its next round, so a producer that fails every call
+ * does not make it spin. */
 static void
-_send(KafkaDest *d, KafkaBufs *b, uint64_t seq, const LogMsg *msg, int wait_ms)
+_send(KafkaDest *d, KafkaBufs *b, uint64_t seq, const LogMsg *msg, int wait_ms, bool wake)
 {
   int64_t until = mono_ms() + wait_ms;
   rd_kafka_resp_err_t err;
@@ -283,7 +286,8 @@ _send(KafkaDest *d, KafkaBufs *b, uint64_t seq, const LogMsg *msg, int wait_ms)
   else
     _retry_locked(d, seq, err);
   pthread_mutex_unlock(&d->lock);
-  rd_kafka_queue_yield(d->main_q); /* the poller settles or resends it */
+  if (wake)
+    rd_kafka_queue_yield(d->main_q); /* the poller settles or resends it */
 }
 
 /* The settled front of the ring leaves it (poller thread, or the writer in
@@ -345,7 +349,7 @@ _resend(KafkaDest *d, KafkaBufs *b)
       }
   pthread_mutex_unlock(&d->lock);
   for (size_t i = 0; i < k; i++)
-    _send(d, b, seqs[i], _slot(d, seqs[i])->item.msg, 0);
+    _send(d, b, seqs[i], _slot(d, seqs[i])->item.msg, 0, false);
 }
 
 static void *
@@ -411,7 +415,7 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
       /* the ring's entries keep the messages alive while we format them:
        * none leaves before its delivery report, which comes after this */
       for (size_t i = 0; i < k; i++)
-        _send(d, &d->wbufs, first + i, items[done + i].msg, 1000);
+        _send(d, &d->wbufs, first + i, items[done + i].msg, 1000, true);
       done += k;
       waited_since = mono_ms();
     }

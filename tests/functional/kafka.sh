@@ -3,6 +3,7 @@
 # skipped without Java, Maven or the jars): loggen's messages over TCP
 # arrive in topics named by a template, with the key() and message()
 # templates and the default message() ("$ISODATE $HOST $MSGHDR$MSG"),
+# messages larger than message.max.bytes dropped and counted, logged once,
 # read back with Kafka's own console consumer; the written counter counts
 # them once the broker acknowledged them.  Then the configurations that are
 # refused: unknown options, a property librdkafka refuses, workers(2),
@@ -72,7 +73,9 @@ destination d_tmpl { kafka-c(bootstrap-servers("127.0.0.1:$kport") topic("rt-\$P
   key("\$PROGRAM/\$PID") message("\$MSG") flush-timeout-on-shutdown(5000)); };
 destination d_default { kafka(bootstrap-servers("127.0.0.1:$kport") topic("rt-default")
   flush-timeout-on-shutdown(5000)); };
-log { source(s); destination(d_tmpl); destination(d_default); flags(flow-control); };
+destination d_big { kafka-c(bootstrap-servers("127.0.0.1:$kport") topic("rt-big")
+  message("\$MSG \$MSG \$MSG \$MSG \$MSG") config("message.max.bytes" => "1000")); };
+log { source(s); destination(d_tmpl); destination(d_default); destination(d_big); flags(flow-control); };
 EOF2
 start_sluice "$sluice" "$work/sluice.conf" -c "$work/ctl"
 "$loggen" -Q -r 20000 -n $n 127.0.0.1 "$port" 2>/dev/null || fail "loggen"
@@ -87,6 +90,16 @@ until "$ctl" -c "$work/ctl" stats >"$work/stats.csv" 2>/dev/null &&
   sleep 0.1
 done
 grep -q "^dst.kafka-c;d_tmpl#0;kafka,rt-\$PROGRAM;a;dropped;0$" "$work/stats.csv" || fail "drops counted"
+# larger than message.max.bytes: each dropped and counted, the reason logged once
+until "$ctl" -c "$work/ctl" stats >"$work/stats.csv" 2>/dev/null &&
+    grep -q "^dst.kafka-c;d_big#0;kafka,rt-big;a;dropped;$n$" "$work/stats.csv"; do
+  i=$((i + 1))
+  [ $i -lt 300 ] || { cat "$work/stats.csv"; fail "the big messages were not all counted dropped"; }
+  sleep 0.1
+done
+grep -q "^dst.kafka-c;d_big#0;kafka,rt-big;a;written;0$" "$work/stats.csv" || fail "big messages written"
+[ "$(grep -c "Kafka refused a message for good" "$work/sluice.log")" -eq 1 ] ||
+  fail "the refusal was not logged exactly once"
 stop_sluice
 
 "$broker" consume "$work/kafka" rt-prg00000 $n >"$work/tmpl.out"
