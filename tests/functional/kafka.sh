@@ -98,6 +98,7 @@ until "$ctl" -c "$work/ctl" stats >"$work/stats.csv" 2>/dev/null &&
   sleep 0.1
 done
 grep -q "^dst.kafka-c;d_big#0;kafka,rt-big;a;written;0$" "$work/stats.csv" || fail "big messages written"
+grep -q "^dst.kafka-c;d_big#0;kafka,rt-big;a;processed;$n$" "$work/stats.csv" || fail "drops counted twice"
 [ "$(grep -c "Kafka refused a message for good" "$work/sluice.log")" -eq 1 ] ||
   fail "the refusal was not logged exactly once"
 stop_sluice
