@@ -51,7 +51,10 @@ record=$((record - 1))
 
 c0=$(cpu_ticks)
 t0=$(now_ms)
-"$loggen" -Q -n $((n / conns)) -s "$size" --active-connections="$conns" 127.0.0.1 "$port" >/dev/null 2>&1
+# loggen's -n is per connection, and without -r and -I it sends 1,000
+# messages a second per connection for 10 s at most
+"$loggen" -Q -r 1000000 -I 3600 -n $((n / conns)) -s "$size" --active-connections="$conns" \
+  127.0.0.1 "$port" >/dev/null 2>&1
 want=$((n / conns * conns + 1))
 until [ "$(written)" -ge $want ]; do sleep 0.05; done
 t1=$(now_ms)
