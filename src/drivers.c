@@ -22,6 +22,7 @@ static const struct
   { "examples", examples_driver_factories },
   { "file", file_driver_factories },
   { "json", json_driver_factories },
+  { "kafka", kafka_driver_factories },
   { "kvformat", kvformat_driver_factories },
   { "logstore", logstore_driver_factories },
   { "network", network_driver_factories },

@@ -175,6 +175,11 @@ void log_queue_items_done(LogQueueItem *items, size_t n);
  * in its file) and they are acked and released as log_queue_items_done. */
 void log_queue_ack_batch(LogQueue *q, LogQueueItem *items, size_t n);
 
+/* As log_queue_ack_batch, for items[0..n) the destination gave up on for
+ * good (a message its peer refuses whatever is tried): forgotten, acked
+ * and released the same way, but counted as dropped, not written. */
+void log_queue_drop_batch(LogQueue *q, LogQueueItem *items, size_t n);
+
 /* Congestion: a source that is not flow-controlled would have its messages
  * dropped once a destination queue holds log-fifo-size of them, as in
  * syslog-ng.  Sluice first slows such a source down instead: a push that

@@ -97,6 +97,12 @@ size_t log_writer_stop(LogWriter *w, int timeout_ms);
  * writer waiting for time-reopen stops waiting at once. */
 void log_writer_detach(LogWriter *w);
 
+/* On a writer thread, in its finish: true when the writer was detached
+ * for a reload (its queue goes on to the next configuration's destination
+ * of the same name), false when it is stopped (a stop of the daemon, or
+ * of a destination the new configuration no longer has). */
+bool log_writer_detached(void);
+
 /* Messages written so far. */
 uint64_t log_writer_written(const LogWriter *w);
 

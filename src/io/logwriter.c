@@ -29,6 +29,7 @@ struct LogWriter
   atomic_bool reopen;
   atomic_bool abandon; /* stop retrying: the deadline passed */
   atomic_bool detach;  /* stop after the write in hand, keep the rest queued */
+  atomic_bool stopping; /* log_writer_stop, not a reload's detach */
   atomic_uint_fast64_t written;
   size_t left; /* unwritten when abandoned */
   bool stalled; /* the last batch failed (writer thread only) */
@@ -236,6 +237,8 @@ _suppress_expire(LogWriter *w)
  * &any_dest on a thread that runs destinations' ops itself (a test) */
 static _Thread_local const void *current_dest;
 static const char any_dest;
+/* the writer whose thread this is (NULL elsewhere) */
+static _Thread_local LogWriter *current_writer;
 
 bool
 log_writer_on_thread_of(const void *dest)
@@ -254,6 +257,7 @@ _writer_main(void *arg)
 {
   LogWriter *w = arg;
   current_dest = w->dest;
+  current_writer = w;
   int64_t last_housekeep = mono_ms();
   if (w->ops.bind_queue)
     w->ops.bind_queue(w->dest, w->q);
@@ -393,6 +397,13 @@ log_writer_request_reopen(LogWriter *w)
   atomic_store(&w->reopen, true);
 }
 
+bool
+log_writer_detached(void)
+{
+  LogWriter *w = current_writer;
+  return w && atomic_load(&w->detach) && !atomic_load(&w->stopping);
+}
+
 uint64_t
 log_writer_written(const LogWriter *w)
 {
@@ -402,6 +413,7 @@ log_writer_written(const LogWriter *w)
 size_t
 log_writer_stop(LogWriter *w, int timeout_ms)
 {
+  atomic_store(&w->stopping, true);
   if (log_queue_is_persistent(w->q))
     {
       /* a disk buffer keeps what is not written for the next start, as

@@ -176,6 +176,18 @@ log_queue_ack_batch(LogQueue *q, LogQueueItem *items, size_t n)
 }
 
 void
+log_queue_drop_batch(LogQueue *q, LogQueueItem *items, size_t n)
+{
+  /* they were counted queued when pushed: moved over, so that processed
+   * (queued + dropped) counts each message once */
+  pthread_mutex_lock(&q->lock);
+  q->queued -= n;
+  q->dropped += n;
+  pthread_mutex_unlock(&q->lock);
+  q->ops->ack(q, items, n);
+}
+
+void
 log_queue_set_stalled(LogQueue *q, bool stalled)
 {
   pthread_mutex_lock(&q->lock);

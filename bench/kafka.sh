@@ -1,0 +1,79 @@
+#!/bin/sh
+# Sluice into Apache Kafka beside Kafka's own producer, by hand (bench.py
+# counts lines in files; a topic is not a file): a one-node broker
+# (tests/kafka/kafka-broker.sh), loggen -> tcp() -> kafka-c() with flow
+# control, timed from loggen's start until the destination's written
+# counter (the broker's acknowledgements) reaches MESSAGES; then
+# org.apache.kafka.tools.ProducerPerformance with as many records of the
+# same size, with the same producer settings (acks=all, idempotence,
+# linger.ms 5).  Prints msg/s for both and Sluice's CPU time per message.
+# A benchmark, never a test: nothing asserts a speed.
+#
+# Usage: bench/kafka.sh SLUICE LOGGEN [MESSAGES] [SIZE] [CONNECTIONS]
+set -eu
+sluice=$1 loggen=$2 n=${3:-500000} size=${4:-400} conns=${5:-4}
+here=$(cd "$(dirname "$0")" && pwd)
+broker=$here/../tests/kafka/kafka-broker.sh
+work=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; "$broker" kill "$work/kafka" >/dev/null 2>&1
+  rm -rf "$work"' EXIT
+
+set -- $(python3 "$here/../tests/functional/free-ports.py" tcp tcp tcp)
+kport=$1 cport=$2 port=$3
+"$broker" start "$work/kafka" "$kport" "$cport"
+
+cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+options { stats-freq(0); };
+source s { tcp(ip(127.0.0.1) port($port) log-iw-size($((conns * 10000))) max-connections($conns)); };
+destination d_kafka { kafka-c(bootstrap-servers("127.0.0.1:$kport") topic("bench") message("\$MSG")
+  config("linger.ms" => "5")); };
+log { source(s); destination(d_kafka); flags(flow-control); };
+EOF2
+"$sluice" -F -f "$work/sluice.conf" -p "$work/pid" -c "$work/ctl" >"$work/sluice.log" 2>&1 &
+pid=$!
+until grep -q "starting up" "$work/sluice.log" 2>/dev/null; do sleep 0.1; done
+
+written() {
+  "$sluice_ctl" -c "$work/ctl" stats 2>/dev/null | sed -n 's/^dst.kafka-c;d_kafka#0;[^;]*;a;written;//p'
+}
+sluice_ctl=$(dirname "$sluice")/tools/sluice-ctl/sluice-ctl
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+now_ms() { date +%s%3N; }
+
+# a first message makes the topic; its record's size is the one
+# ProducerPerformance sends
+"$loggen" -Q -n 1 -s "$size" 127.0.0.1 "$port" >/dev/null 2>&1
+until [ "$(written)" = 1 ]; do sleep 0.1; done
+record=$("$broker" consume "$work/kafka" bench 1 | cut -f2 | head -1 | wc -c)
+record=$((record - 1))
+
+c0=$(cpu_ticks)
+t0=$(now_ms)
+# loggen's -n is per connection, and without -r and -I it sends 1,000
+# messages a second per connection for 10 s at most
+"$loggen" -Q -r 1000000 -I 3600 -n $((n / conns)) -s "$size" --active-connections="$conns" \
+  127.0.0.1 "$port" >/dev/null 2>&1
+want=$((n / conns * conns + 1))
+until [ "$(written)" -ge $want ]; do sleep 0.05; done
+t1=$(now_ms)
+c1=$(cpu_ticks)
+hz=$(getconf CLK_TCK)
+sent=$((want - 1))
+echo "sluice kafka-c(): $sent messages of $size bytes ($record-byte records), $conns connections," \
+  "flow control"
+awk -v n=$sent -v ms=$((t1 - t0)) -v c=$((c1 - c0)) -v hz="$hz" 'BEGIN {
+  printf "  %.0f msg/s end to end (acknowledged by the broker), %.2f us CPU/msg\n", n * 1000 / ms,
+    c * 1e6 / hz / n }'
+
+# Kafka's own producer, the same record size and settings
+cp=$("$broker" classpath)
+/usr/bin/time -f "%U %S" -o "$work/perf.time" java -Xmx512m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+  -cp "$cp" org.apache.kafka.tools.ProducerPerformance --topic bench-java --num-records "$sent" \
+  --record-size "$record" --throughput -1 \
+  --producer-props bootstrap.servers=127.0.0.1:$kport acks=all enable.idempotence=true linger.ms=5 \
+  >"$work/perf.out" 2>&1 || { cat "$work/perf.out"; exit 1; }
+echo "ProducerPerformance: $(tail -1 "$work/perf.out")"
+awk -v n=$sent '{ printf "  %.2f us CPU/msg (the JVM, start-up included)\n", ($1 + $2) * 1e6 / n }' \
+  "$work/perf.time"
