@@ -112,7 +112,7 @@ echo "quickstart: ok (the daemon took a line from logger)"
 
 step "README command 2: ./scripts/test.sh"
 status=0
-run "FUZZ_SECONDS=${FUZZ_SECONDS:-20} ./scripts/test.sh" 2>&1 | tee "$dir/tmp/test.log" || true
+run "FUZZ_SECONDS=${FUZZ_SECONDS:-15} ./scripts/test.sh" 2>&1 | tee "$dir/tmp/test.log" || true
 tail -1 "$dir/tmp/test.log" | grep -q "^all: [0-9]* passed, 0 failed" || status=1
 if [ $status = 0 ]; then
   passed=yes

@@ -1,14 +1,14 @@
 #!/bin/sh
 # Build Sluice and run every test: the unit and functional suites with
 # -Werror, the same suites under AddressSanitizer + UndefinedBehaviorSanitizer,
-# and each libFuzzer target for a bounded time (FUZZ_SECONDS, default 20).
+# and each libFuzzer target for a bounded time (FUZZ_SECONDS, default 15).
 # This is README's second quick-start command and all that .ci/run runs.
 set -eu
 
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 OUT=${SLUICE_TEST_BUILDDIR:-$ROOT/build-test}
-FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+FUZZ_SECONDS=${FUZZ_SECONDS:-15}
 
 "$ROOT/scripts/install-deps.sh"
 
