@@ -333,39 +333,6 @@ _compile_statement_seq(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, CfgOb
   return true;
 }
 
-static void
-_filter_stat_free(gpointer p)
-{
-  FilterStat *fs = p;
-  g_free(fs->name);
-  g_free(fs);
-}
-
-/* stats-level(3): the counters of filter statement stmt (one per name,
- * whichever paths use it); NULL below that level */
-static FilterStat *
-_filter_stat(LogPipeline *pl, const CfgNode *stmt)
-{
-  if (pl->stats_level < 3)
-    return NULL;
-  if (!pl->filter_stats)
-    pl->filter_stats = g_ptr_array_new_with_free_func(_filter_stat_free);
-  char *name = stmt->name ? g_strdup(stmt->name) : g_strdup_printf("#anon-filter%u", pl->anon_filters++);
-  for (guint i = 0; i < pl->filter_stats->len; i++)
-    {
-      FilterStat *fs = g_ptr_array_index(pl->filter_stats, i);
-      if (strcmp(fs->name, name) == 0)
-        {
-          g_free(name);
-          return fs;
-        }
-    }
-  FilterStat *fs = g_new0(FilterStat, 1);
-  fs->name = name;
-  g_ptr_array_add(pl->filter_stats, fs);
-  return fs;
-}
-
 /* One element of a log path body (a child of LOG, CHANNEL or BRANCH). */
 static bool
 _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverFactory *const *factories,
@@ -409,7 +376,7 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
             FilterExpr *fe = filter_expr_compile_block(stmt, err);
             if (!fe)
               return false;
-            _elem_add(p, (PathElem) { .kind = PE_FILTER, .filter = fe, .fstat = _filter_stat(pl, stmt) });
+            _elem_add(p, (PathElem) { .kind = PE_FILTER, .filter = fe });
             return true;
           }
         if ((c->obj == CFG_OBJ_PARSER || c->obj == CFG_OBJ_REWRITE) && _has_channel(stmt))

@@ -30,20 +30,10 @@ typedef struct PathGroup
   size_t n;
 } PathGroup;
 
-/* stats-level(3): what a filter statement let through and stopped, as
- * syslog-ng's "filter;NAME;;a;matched" and "not_matched" rows (an inline
- * filter is "#anon-filterN", numbered in the order the paths are built) */
-typedef struct FilterStat
-{
-  char *name;
-  atomic_uint_least64_t matched, not_matched;
-} FilterStat;
-
 typedef struct PathElem
 {
   PathElemKind kind;
   FilterExpr *filter; /* FILTER */
-  FilterStat *fstat;  /* FILTER at stats-level 3: its statement's counters; NULL below that */
   int dest;           /* DEST: index into pl->dests */
   PathGroup group;    /* GROUP; IF: one path per branch */
   FilterExpr **conds; /* IF: one per branch, NULL for else */
@@ -147,8 +137,6 @@ struct LogPipeline
   PersistStore *persist;     /* the daemon's, for LogSourceEnv; NULL: none */
   bool procs_started;        /* between the processors' start and stop */
   GPtrArray *flush_procs;    /* processors with a flush op (read-only while running) */
-  GPtrArray *filter_stats;   /* FilterStat*, one per filter statement, at stats-level 3 */
-  unsigned anon_filters;     /* inline filters named so far */
 };
 
 /* Call fn on every processor of every path (pipeline.c). */

@@ -281,13 +281,6 @@ _foreach_raw(LogPipeline *pl, StatsRowFunc fn, void *ud)
       _row(fn, ud, component, rt->name, inst, "written", qs.written);
     }
   log_pipeline_foreach_processor(pl, _proc_rows, &(ProcRows) { fn, ud, NULL });
-  for (guint i = 0; pl->filter_stats && i < pl->filter_stats->len; i++)
-    {
-      FilterStat *fs = g_ptr_array_index(pl->filter_stats, i);
-      _row(fn, ud, "filter", fs->name, "", "matched", atomic_load_explicit(&fs->matched, memory_order_relaxed));
-      _row(fn, ud, "filter", fs->name, "", "not_matched",
-           atomic_load_explicit(&fs->not_matched, memory_order_relaxed));
-    }
   if (pl->dyn)
     stats_dyn_foreach(pl->dyn, g_get_real_time() / G_USEC_PER_SEC, fn, ud);
 }

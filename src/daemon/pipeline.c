@@ -113,8 +113,6 @@ log_pipeline_free(LogPipeline *pl)
   stats_dyn_free(pl->dyn);
   if (pl->flush_procs)
     g_ptr_array_free(pl->flush_procs, TRUE);
-  if (pl->filter_stats)
-    g_ptr_array_free(pl->filter_stats, TRUE);
   if (pl->dyn_carried)
     g_hash_table_unref(pl->dyn_carried);
   log_pipeline_stats_free(pl);
@@ -429,9 +427,6 @@ _run_elems_at(LogPipeline *pl, Batch *mine, const LogPathRT *p, const LogPathRT 
         {
         case PE_FILTER:
           matched = _filter_passes(e->filter, &msg, own);
-          if (e->fstat)
-            atomic_fetch_add_explicit(matched ? &e->fstat->matched : &e->fstat->not_matched, 1,
-                                      memory_order_relaxed);
           break;
         case PE_PROC:
           matched = _run_procs(e->procs, &msg, own);
@@ -857,8 +852,8 @@ log_pipeline_stop(LogPipeline *pl, int drain_ms)
 }
 
 /* A reload keeps the counts of every source driver next has under the
- * same id ("s_net#0"), the center's, the filter statements' of the same
- * name, and the dynamic rows; the queues' counts went with the queues. */
+ * same id ("s_net#0"), the center's, and the dynamic rows; the queues'
+ * counts went with the queues. */
 static void
 _carry_counters(LogPipeline *pl, LogPipeline *next)
 {
@@ -871,19 +866,6 @@ _carry_counters(LogPipeline *pl, LogPipeline *next)
             sl->base = log_pipeline_slot_received(pl, (int) k, &sl->stamp_base);
             break;
           }
-    }
-  for (guint i = 0; next->filter_stats && pl->filter_stats && i < next->filter_stats->len; i++)
-    {
-      FilterStat *to = g_ptr_array_index(next->filter_stats, i);
-      for (guint k = 0; k < pl->filter_stats->len; k++)
-        {
-          FilterStat *from = g_ptr_array_index(pl->filter_stats, k);
-          if (strcmp(from->name, to->name) != 0)
-            continue;
-          atomic_fetch_add(&to->matched, atomic_load(&from->matched));
-          atomic_fetch_add(&to->not_matched, atomic_load(&from->not_matched));
-          break;
-        }
     }
   atomic_fetch_add(&next->queued, atomic_load(&pl->queued));
   atomic_fetch_add(&next->dropped, atomic_load(&pl->dropped));
