@@ -38,6 +38,8 @@ extern const LogDriverFactory *const xml_driver_factories[];
 extern const LogDriverFactory *const dbparser_driver_factories[];
 /* logstore() destination (modules/logstore) */
 extern const LogDriverFactory *const logstore_driver_factories[];
+/* http() destination (modules/http) */
+extern const LogDriverFactory *const http_driver_factories[];
 /* relp() source and destination (modules/relp) */
 extern const LogDriverFactory *const relp_driver_factories[];
 /* tags-parser() (modules/tagsparser) */

@@ -11,14 +11,16 @@ set -eu
 # that libbpf loads (ebpf(), udp-balancer(); without either they are off)
 run="gcc meson ninja-build pkg-config
   libglib2.0-dev libssl-dev libpcre2-dev libjson-c-dev libivykis-dev libzstd-dev
-  libbpf-dev libsystemd-dev clang python3"
+  libcurl4-openssl-dev libbpf-dev libsystemd-dev clang python3"
 # the tests: Criterion, clang and its sanitizer and libFuzzer runtimes, the
 # commands the functional tests run (openssl makes the TLS certificates,
 # python3 runs the helpers and peers, systemd-journal-remote feeds the
 # journal tests, logrotate rotates under file-logrotate), time zones for
-# the timestamp tests
+# the timestamp tests, a JDK and Maven to fetch and run the OpenSearch node
+# of the elasticsearch-http() test (tests/opensearch)
 tests="clang libclang-rt-14-dev libcriterion-dev
-  openssl python3 systemd-journal-remote logrotate tzdata util-linux procps"
+  openssl python3 systemd-journal-remote logrotate tzdata util-linux procps
+  openjdk-17-jdk-headless maven"
 
 case "${1:-}" in
   --run) set -- $run ;;

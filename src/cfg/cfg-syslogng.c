@@ -28,8 +28,8 @@ static const char *const sources[] = {
 };
 
 static const char *const destinations[] = {
-  "amqp", "collectd", "discord", "elasticsearch-http", "elasticsearch2", "ewmm", "file", "graphite",
-  "graylog2", "hdfs", "http", "java", "kafka", "kafka-c", "kafka-java", "loggly", "logmatic",
+  "amqp", "collectd", "discord", "elasticsearch2", "ewmm", "file", "graphite",
+  "graylog2", "hdfs", "java", "kafka", "kafka-c", "kafka-java", "loggly", "logmatic",
   "mongodb", "mqtt", "network", "network-load-balancer", "osquery", "pipe", "program", "python",
   "redis", "riemann", "slack", "smtp", "snmp", "sql", "stomp", "sumologic-http", "sumologic-syslog",
   "syslog", "syslog-ng", "tcp", "tcp6", "telegram", "udp", "udp6", "unix-dgram", "unix-stream",
