@@ -78,7 +78,8 @@ http_bulk_parse(const char *buf, size_t len, size_t n, HttpBulkItem *out, const 
     *error = "no \"items\" array";
   else if (json_object_array_length(items) != n)
     *error = "another number of items than the request had";
-  else if (json_object_object_get_ex(root, "errors", &errors) && !json_object_is_type(errors, json_type_boolean))
+  else if (json_object_object_get_ex(root, "errors", &errors)
+           && !json_object_is_type(errors, json_type_boolean))
     *error = "\"errors\" is not a boolean";
   else
     {
@@ -96,7 +97,8 @@ http_bulk_parse(const char *buf, size_t len, size_t n, HttpBulkItem *out, const 
                   (void) key;
                   op = val;
                 }
-              if (!json_object_is_type(op, json_type_object) || !json_object_object_get_ex(op, "status", &status)
+              if (!json_object_is_type(op, json_type_object)
+                  || !json_object_object_get_ex(op, "status", &status)
                   || !json_object_is_type(status, json_type_int))
                 ok = false;
             }

@@ -409,6 +409,8 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
   HttpDest *d = dest;
   /* what failed before goes first; until it is delivered nothing new is
    * taken (the writer keeps it and asks again after time-reopen()) */
+  if (d->pending->len && d->failing && mono_ms() - d->failed_at < d->o.time_reopen * 1000)
+    return -EIO;
   if (d->pending->len && !_deliver(d))
     return -EIO;
   for (size_t i = 0; i < n; i++)

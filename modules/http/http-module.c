@@ -22,17 +22,18 @@ static const char *const ts_formats[] = { "rfc3164", "bsd", "rfc3339", "iso", "u
 static const char *const response_formats[] = { "none", "elasticsearch-bulk", NULL };
 
 /* The TLS options, in tls() and (as syslog-ng takes them) in http() itself. */
-#define HTTP_TLS_ROWS(base)                                                                                        \
-  { .name = "ca-dir", .type = CFG_OPT_STRING, .offset = base + TOFF(ca_dir) },                                     \
-  { .name = "ca-file", .type = CFG_OPT_STRING, .offset = base + TOFF(ca_file) },                                   \
-  { .name = "cert-file", .type = CFG_OPT_STRING, .offset = base + TOFF(cert_file) },                               \
-  { .name = "key-file", .type = CFG_OPT_STRING, .offset = base + TOFF(key_file) },                                 \
-  { .name = "cipher-suite", .type = CFG_OPT_STRING, .offset = base + TOFF(cipher_suite) },                         \
-  { .name = "ssl-version", .type = CFG_OPT_ENUM, .offset = base + TOFF(ssl_version), .names = ssl_version_names }, \
-  { .name = "peer-verify", .type = CFG_OPT_BOOL, .offset = base + TOFF(peer_verify), .def_int = 1 },               \
-  { .name = "use-system-cert-store", .type = CFG_OPT_BOOL, .offset = base + TOFF(use_system_cert_store) },         \
-  { .name = "ocsp-stapling-verify", .type = CFG_OPT_BOOL, .offset = base + TOFF(ocsp_stapling_verify) },           \
-  { .name = "send-msg-data-in-header", .type = CFG_OPT_REMOVED,                                                    \
+#define HTTP_TLS_ROWS(base)                                                                                  \
+  { .name = "ca-dir", .type = CFG_OPT_STRING, .offset = base + TOFF(ca_dir) },                               \
+  { .name = "ca-file", .type = CFG_OPT_STRING, .offset = base + TOFF(ca_file) },                             \
+  { .name = "cert-file", .type = CFG_OPT_STRING, .offset = base + TOFF(cert_file) },                         \
+  { .name = "key-file", .type = CFG_OPT_STRING, .offset = base + TOFF(key_file) },                           \
+  { .name = "cipher-suite", .type = CFG_OPT_STRING, .offset = base + TOFF(cipher_suite) },                   \
+  { .name = "ssl-version", .type = CFG_OPT_ENUM, .offset = base + TOFF(ssl_version),                         \
+    .names = ssl_version_names },                                                                            \
+  { .name = "peer-verify", .type = CFG_OPT_BOOL, .offset = base + TOFF(peer_verify), .def_int = 1 },         \
+  { .name = "use-system-cert-store", .type = CFG_OPT_BOOL, .offset = base + TOFF(use_system_cert_store) },   \
+  { .name = "ocsp-stapling-verify", .type = CFG_OPT_BOOL, .offset = base + TOFF(ocsp_stapling_verify) },     \
+  { .name = "send-msg-data-in-header", .type = CFG_OPT_REMOVED,                                              \
     .def_str = "Sluice does not put message data into request headers" }
 
 static const CfgOption http_tls_options[] = {
@@ -51,7 +52,8 @@ static const CfgOption http_dest_options[] = {
   { .name = "body", .type = CFG_OPT_TEMPLATE, .offset = OFF(body) },
   { .name = "body-prefix", .type = CFG_OPT_STRING, .offset = OFF(body_prefix), .empty_ok = true },
   { .name = "body-suffix", .type = CFG_OPT_STRING, .offset = OFF(body_suffix), .empty_ok = true },
-  { .name = "delimiter", .type = CFG_OPT_STRING, .offset = OFF(delimiter), .def_str = "\n", .empty_ok = true },
+  { .name = "delimiter", .type = CFG_OPT_STRING, .offset = OFF(delimiter), .def_str = "\n",
+    .empty_ok = true },
   { .name = "accept-redirects", .type = CFG_OPT_BOOL, .offset = OFF(accept_redirects) },
   { .name = "timeout", .type = CFG_OPT_INT, .offset = OFF(timeout), .min = 0, .max = 86400 },
   { .name = "batch-lines", .type = CFG_OPT_INT, .offset = OFF(batch_lines), .min = 0, .max = 1000000 },
@@ -68,7 +70,8 @@ static const CfgOption http_dest_options[] = {
   { .name = "response-action", .type = CFG_OPT_RAW },
   /* Sluice extension: how to read a 2xx response (the elasticsearch-http()
    * SCL block sets elasticsearch-bulk) */
-  { .name = "response-format", .type = CFG_OPT_ENUM, .offset = OFF(response_format), .names = response_formats },
+  { .name = "response-format", .type = CFG_OPT_ENUM, .offset = OFF(response_format),
+    .names = response_formats },
   { .name = "template-escape", .type = CFG_OPT_BOOL, .offset = OFF(template_escape) },
   { .name = "ts-format", .type = CFG_OPT_ENUM, .offset = OFF(ts_format), .names = ts_formats,
     .inherit = "ts-format" },
@@ -78,8 +81,10 @@ static const CfgOption http_dest_options[] = {
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) },
   { .name = "tls", .type = CFG_OPT_BLOCK, .offset = OFF(tls), .sub = http_tls_options },
   HTTP_TLS_ROWS(OFF(tls)),
-  { .name = "accept-encoding", .type = CFG_OPT_REMOVED, .def_str = "Sluice does not ask for compressed answers" },
-  { .name = "content-compression", .type = CFG_OPT_REMOVED, .def_str = "Sluice sends request bodies as they are" },
+  { .name = "accept-encoding", .type = CFG_OPT_REMOVED,
+    .def_str = "Sluice does not ask for compressed answers" },
+  { .name = "content-compression", .type = CFG_OPT_REMOVED,
+    .def_str = "Sluice sends request bodies as they are" },
   { .name = "flush-on-worker-key-change", .type = CFG_OPT_REMOVED,
     .def_str = "worker-partition-key() is not supported" },
   { .name = "worker-partition-key", .type = CFG_OPT_REMOVED,
@@ -119,8 +124,10 @@ _response_actions(const CfgNode *call, HttpAction *actions, CfgError *err)
               k = j;
           if (k < 0)
             {
-              cfg_error_set(err, &act->loc, "response-action(): unknown action '%s'; it takes success, retry, "
-                            "drop or disconnect", act->str);
+              cfg_error_set(err, &act->loc,
+                            "response-action(): unknown action '%s'; it takes success, retry, drop "
+                            "or disconnect",
+                            act->str);
               return false;
             }
           actions[n] = (HttpAction) (HTTP_ACT_SUCCESS + k);
@@ -154,7 +161,8 @@ static bool
 _check(HttpDestOptions *o, const CfgNode *call, CfgError *err)
 {
   if (g_ascii_strcasecmp(o->method, "POST") != 0 && g_ascii_strcasecmp(o->method, "PUT") != 0)
-    return _refuse(err, call, "method", "http(): method(%s) is not supported; it takes POST or PUT", o->method);
+    return _refuse(err, call, "method", "http(): method(%s) is not supported; it takes POST or PUT",
+                   o->method);
   if (!o->urls || !o->urls[0])
     {
       g_strfreev(o->urls);
@@ -206,7 +214,8 @@ _http_dest_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   LogTemplateOptions topts;
   LogTemplate *body = NULL;
   if (!cfg_options_apply_inherit(http_dest_options, call, &o, "http()", ctx->global, err)
-      || !_response_actions(call, actions, err) || !_check(&o, call, err) || !_topts(&o, call, ctx, &topts, err))
+      || !_response_actions(call, actions, err) || !_check(&o, call, err)
+      || !_topts(&o, call, ctx, &topts, err))
     goto fail;
   if (o.body)
     {

@@ -19,7 +19,8 @@ set -- $(free_ports tcp tcp tcp)
 port=$1 es=$2 tport=$3
 start_node() {
   st=0
-  node=$(sh "$here/../opensearch/opensearch-node.sh" "$work/node" "$es" "$tport" 600 2>"$work/node.err") || st=$?
+  node=$(sh "$here/../opensearch/opensearch-node.sh" "$work/node" "$es" "$tport" 600 2>"$work/node.err") ||
+    st=$?
   [ $st -ne 77 ] || { echo "elasticsearch-http: skipped: $(cat "$work/node.err")"; exit 77; }
   [ $st -eq 0 ] || fail "OpenSearch did not start: $(cat "$work/node.err")"
 }
@@ -83,7 +84,8 @@ sleep 2
 start_node
 wait "$lg" || fail "loggen: $(cat "$work/loggen.err")"
 wait_count sluice-two $n 90
-grep -q "HTTP destination delivering again" "$work/sluice.log" || fail "no 'delivering again' after the restart"
+grep -q "HTTP destination delivering again" "$work/sluice.log" ||
+  fail "no 'delivering again' after the restart"
 stop_sluice
 
 # 3. a mapping that refuses the documents: dropped item by item, logged

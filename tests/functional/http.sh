@@ -16,7 +16,8 @@
 sluice=$1 loggen=$2
 here=$(dirname "$0")
 peers=
-trap '[ -n "$peers" ] && kill $peers 2>/dev/null; [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+trap '[ -n "$peers" ] && kill $peers 2>/dev/null; [ -n "$pid" ] && kill "$pid" 2>/dev/null
+  rm -rf "$work"' EXIT
 n=300
 
 # peer NAME PORT PLAN PREFIX SUFFIX DELIM
@@ -116,7 +117,8 @@ dropped = seqs(rc[0]["body"].split("\n"))
 check(len(dropped) >= 1, "c: the 418 batch was empty")
 got = seqs(lc)
 check(len(got) == len(set(got)), "c: duplicates")
-check(sorted(got + dropped) == list(range(n)), "c: %d delivered + %d dropped != %d" % (len(got), len(dropped), n))
+check(sorted(got + dropped) == list(range(n)),
+      "c: %d delivered + %d dropped != %d" % (len(got), len(dropped), n))
 
 # d: all at the second url
 check(sorted(seqs(lines("d"))) == list(range(n)), "d: failover lost messages")

@@ -19,7 +19,8 @@ public class SluiceOpenSearchNode extends Node
 {
   SluiceOpenSearchNode(Settings settings, List<Class<? extends Plugin>> plugins)
   {
-    super(InternalSettingsPreparer.prepareEnvironment(settings, Collections.emptyMap(), null, () -> "sluice-test"),
+    super(InternalSettingsPreparer.prepareEnvironment(settings, Collections.emptyMap(), null,
+                                                      () -> "sluice-test"),
           plugins, true);
   }
 

@@ -23,7 +23,8 @@ skip() {
 for tool in java javac mvn curl timeout; do
   command -v $tool >/dev/null 2>&1 || skip "$tool is not installed (scripts/install-deps.sh)"
 done
-java -version 2>&1 | grep -q 'version "\(1[7-9]\|2[0-9]\)' || skip "OpenSearch $version needs Java 17 or later"
+java -version 2>&1 | grep -q 'version "\(1[7-9]\|2[0-9]\)' ||
+  skip "OpenSearch $version needs Java 17 or later"
 
 mkdir -p "$cache"
 if [ ! -f "$cache/lib/.complete" ]; then

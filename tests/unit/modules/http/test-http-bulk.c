@@ -19,7 +19,8 @@ Test(http_bulk, all_in)
   const char *error = NULL;
   char *reason = NULL;
   cr_assert(_parse("{\"took\":3,\"errors\":false,\"items\":[{\"index\":{\"_id\":\"1\",\"status\":201}},"
-                   "{\"index\":{\"status\":200}},{\"create\":{\"status\":409}}]}\n", 3, out, &error, &reason));
+                   "{\"index\":{\"status\":200}},{\"create\":{\"status\":409}}]}\n",
+                   3, out, &error, &reason));
   for (int i = 0; i < 3; i++)
     cr_assert_eq(out[i], HTTP_BULK_OK);
   cr_assert_null(reason);
@@ -31,7 +32,8 @@ Test(http_bulk, failed_items)
   const char *error = NULL;
   char *reason = NULL;
   cr_assert(_parse("{\"errors\":true,\"items\":[{\"index\":{\"status\":201}},"
-                   "{\"index\":{\"status\":400,\"error\":{\"type\":\"mapper_parsing_exception\",\"reason\":\"bad\"}}},"
+                   "{\"index\":{\"status\":400,\"error\":"
+                   "{\"type\":\"mapper_parsing_exception\",\"reason\":\"bad\"}}},"
                    "{\"index\":{\"status\":429}},{\"index\":{\"status\":503}}]}", 4, out, &error, &reason));
   cr_assert_eq(out[0], HTTP_BULK_OK);
   cr_assert_eq(out[1], HTTP_BULK_DROP);
