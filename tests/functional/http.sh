@@ -5,15 +5,16 @@
 #      body-prefix(), body-suffix(), delimiter(), batch-lines() with
 #      batch-timeout() and workers(2): every message once, framed, batches
 #      full;
-#   b: three 503 answers first: sent again (retries()), nothing lost;
+#   b: three 503 answers first: sent again (retries()), nothing lost, through a
+#      reliable disk-buffer();
 #   c: response-action(418 => drop, 404 => retry): the 418 batch is
 #      dropped (and logged), the 404 ones are sent again;
 #   d: url() of a port nobody listens on, then the peer: failover.
 # Then a response longer than the bulk API reader takes fails the request
 # and memory stays bounded, and options Sluice does not take are refused.
-# Usage: http.sh SLUICE LOGGEN
+# Usage: http.sh SLUICE LOGGEN DQTOOL
 . "$(dirname "$0")/lib.sh"
-sluice=$1 loggen=$2
+sluice=$1 loggen=$2 dqtool=$3
 here=$(dirname "$0")
 peers=
 trap '[ -n "$peers" ] && kill $peers 2>/dev/null; [ -n "$pid" ] && kill "$pid" 2>/dev/null
@@ -52,7 +53,8 @@ destination a { http(url("http://127.0.0.1:$pa/in?x=1") method("PUT")
   headers("X-Test: one" "Content-Type: text/plain") user("alice") password("s3cret") user-agent("ua-test")
   body("<\${PROGRAM}>\${MSG}") body-prefix("[") body-suffix("]") delimiter("|")
   batch-lines(10) batch-timeout(2000) workers(2)); };
-destination b { http(url("http://127.0.0.1:$pb/") body("\$MSG") batch-lines(25) retries(5)); };
+destination b { http(url("http://127.0.0.1:$pb/") body("\$MSG") batch-lines(25) retries(5)
+  disk-buffer(reliable(yes) disk-buf-size(1048576) dir("$work/db"))); };
 destination c { http(url("http://127.0.0.1:$pc/") body("\$MSG") batch-lines(10) retries(5)
   response-action(418 => drop, 404 => retry)); };
 destination d { http(url("http://127.0.0.1:$dead/" "http://127.0.0.1:$pd/") body("\$MSG") batch-lines(20)); };
@@ -72,6 +74,9 @@ while [ "$(wc -l <"$work/c/lines")" -lt $((n - 10)) ] && [ $i -lt 300 ]; do
 done
 sleep 0.5
 stop_sluice
+# b's disk buffer gave up each record only once the peer had it: empty now
+"$dqtool" info "$work/db/sluice-b_0.rqf" >"$work/info" 2>&1 || fail "dqtool info: $(cat "$work/info")"
+grep -q "^messages: 0 " "$work/info" || fail "b's disk buffer is not empty: $(cat "$work/info")"
 
 python3 - "$work" $n <<'EOF2' || fail "what the peers got is wrong"
 import base64, json, re, sys
