@@ -11,7 +11,9 @@
 #      dropped (and logged), the 404 ones are sent again;
 #   d: url() of a port nobody listens on, then the peer: failover.
 # Then a response longer than the bulk API reader takes fails the request
-# and memory stays bounded, and options Sluice does not take are refused.
+# with memory bounded, a peer answering 503 leaves every message in a
+# reliable disk buffer across kill -9 (acked only on success) and gets
+# them all after the restart, and options Sluice does not take are refused.
 # Usage: http.sh SLUICE LOGGEN DQTOOL
 . "$(dirname "$0")/lib.sh"
 sluice=$1 loggen=$2 dqtool=$3
@@ -151,6 +153,37 @@ wait_log "Bulk API response not understood"
 rss_below 150000
 stop_sluice
 [ "$(wc -l <"$work/h/lines")" -ge 1 ] || fail "the peer took nothing after the huge answers"
+
+# acked only on success: a peer that answers 503 keeps every message in
+# a reliable disk buffer across kill -9; after the restart they all arrive
+set -- $(free_ports tcp)
+pe=$1
+peer e "$pe" "503,503,503,503" "" "" "
+"
+cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+source s { tcp(ip(127.0.0.1) port($port)); };
+destination e { http(url("http://127.0.0.1:$pe/") body("\$MSG") batch-lines(10) retries(1) time-reopen(1)
+  disk-buffer(reliable(yes) disk-buf-size(1048576) dir("$work/dbe"))); };
+log { source(s); destination(e); flags(flow-control); };
+EOF2
+start_sluice "$sluice" "$work/sluice.conf"
+"$loggen" -S -n 50 -r 1000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+wait_log "HTTP destination failing"
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+pid=
+"$dqtool" info "$work/dbe/sluice-e_0.rqf" >"$work/info" 2>&1 || fail "dqtool info: $(cat "$work/info")"
+grep -q "^messages: 50 " "$work/info" || fail "503 answers acked messages: $(cat "$work/info")"
+[ ! -s "$work/e/lines" ] || fail "the peer took messages while answering 503"
+start_sluice "$sluice" "$work/sluice.conf"
+wait_lines "$work/e/lines" 50
+stop_sluice
+python3 - "$work/e/lines" <<'EOF2' || fail "after the restart: $(wc -l <"$work/e/lines") lines"
+import re, sys
+got = sorted(int(m.group(1)) for m in (re.search(r"seq: (\d+)", l) for l in open(sys.argv[1])) if m)
+sys.exit(0 if got == list(range(50)) else 1)
+EOF2
 
 # refused, with the reason
 refused() {
