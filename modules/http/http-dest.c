@@ -351,7 +351,8 @@ _deliver(HttpDest *d)
         {
           HttpReq *r = &d->reqs[w];
           _fill(d, r, &next);
-          results[w] = CURLE_OK;
+          /* a transfer _run did not see finish failed */
+          results[w] = CURLE_RECV_ERROR;
           if (r->n_idx)
             _start(d, r);
         }
