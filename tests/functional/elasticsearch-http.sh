@@ -13,7 +13,8 @@
 sluice=$1 loggen=$2
 here=$(cd "$(dirname "$0")" && pwd)
 node=
-trap '[ -n "$node" ] && kill $node 2>/dev/null; [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+# the node's files go only once it is gone (it writes until it stops)
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$node" ] && stop_node; rm -rf "$work"' EXIT
 
 set -- $(free_ports tcp tcp tcp)
 port=$1 es=$2 tport=$3
@@ -24,9 +25,15 @@ start_node() {
   [ $st -ne 77 ] || { echo "elasticsearch-http: skipped: $(cat "$work/node.err")"; exit 77; }
   [ $st -eq 0 ] || fail "OpenSearch did not start: $(cat "$work/node.err")"
 }
+# stop_node: SIGTERM, and wait (20 s, then SIGKILL) until it is gone
 stop_node() {
-  kill $node
-  while kill -0 $node 2>/dev/null; do sleep 0.2; done
+  kill $node 2>/dev/null || true
+  _sn=0
+  while kill -0 $node 2>/dev/null; do
+    _sn=$((_sn + 1))
+    [ $_sn -lt 100 ] || kill -9 $node 2>/dev/null || true
+    sleep 0.2
+  done
   node=
 }
 es() {

@@ -8,7 +8,7 @@
 # answers GET /_cluster/health with green or yellow; exits 77 with the
 # reason on stderr when Java, javac, mvn or the artifacts cannot be had,
 # 1 when the node does not come up within 150 s.  The node stops after
-# LIFETIME seconds (timeout(1)) or when killed.
+# LIFETIME seconds (timeout(1)) or when killed (SIGTERM; SIGKILL 10 s later).
 # Usage: opensearch-node.sh HOME HTTP_PORT TRANSPORT_PORT LIFETIME
 set -eu
 home=$1 port=$2 tport=$3 lifetime=$4
@@ -55,7 +55,7 @@ if [ ! -f "$cache/classes/SluiceOpenSearchNode.class" ] ||
 fi
 
 mkdir -p "$home"
-timeout "$lifetime" java -Xms256m -Xmx512m -XX:+UseSerialGC -Djava.awt.headless=true \
+timeout -k 10 "$lifetime" java -Xms256m -Xmx512m -XX:+UseSerialGC -Djava.awt.headless=true \
   -Dlog4j2.disable.jmx=true -cp "$cache/classes:$cache/lib/*" SluiceOpenSearchNode "$home" "$port" "$tport" \
   >"$home/node.log" 2>&1 &
 node=$!
