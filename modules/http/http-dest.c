@@ -255,9 +255,11 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
     a = http_default_action(code);
   if (a == HTTP_ACT_DROP)
     {
-      _log(d, SLUICE_LOG_ERROR, "HTTP server refused the batch, its messages are dropped", r, code, NULL);
       for (size_t i = 0; i < r->n_idx; i++)
         _drop(d, _item(d, r->idx[i]));
+      char total[48];
+      snprintf(total, sizeof(total), "dropped_total=%" G_GUINT64_FORMAT, d->dropped);
+      _log(d, SLUICE_LOG_ERROR, "HTTP server refused the batch, its messages are dropped", r, code, total);
       return true;
     }
   if (a != HTTP_ACT_SUCCESS)
@@ -294,10 +296,11 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
     }
   if (dropped)
     {
-      char n[24];
+      char n[24], total[24];
       snprintf(n, sizeof(n), "%zu", dropped);
+      snprintf(total, sizeof(total), "%" G_GUINT64_FORMAT, d->dropped);
       sluice_log(SLUICE_LOG_ERROR, "Bulk API refused documents, they are dropped", "driver", d->name, "url",
-                 d->o.urls[r->url], "dropped", n, "reason", reason ? reason : "", NULL);
+                 d->o.urls[r->url], "dropped", n, "dropped_total", total, "reason", reason ? reason : "", NULL);
     }
   g_free(reason);
   if (retry)
