@@ -11,6 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 node= sl=
 trap '[ -n "$sl" ] && kill $sl 2>/dev/null; [ -n "$node" ] && kill $node 2>/dev/null; rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM
 set -- $(python3 "$root/tests/functional/free-ports.py" tcp tcp tcp)
 port=$1 es=$2 tport=$3
 node=$(sh "$root/tests/opensearch/opensearch-node.sh" "$work/node" "$es" "$tport" 3600)
@@ -72,8 +73,11 @@ EOF2
 sl=$!
 sleep 1
 t0=$(date +%s.%N)
-"$loggen" -S -n "$n" -r 10000000 127.0.0.1 "$port" 2>/dev/null >/dev/null
+"$loggen" -S -n "$n" -r 10000000 -I 3600 127.0.0.1 "$port" 2>/dev/null >/dev/null
+i=0
 while [ "$(count bench-sluice)" -lt "$n" ]; do
+  i=$((i + 1))
+  [ $i -lt 3000 ] || { echo "sluice: only $(count bench-sluice) of $n after 10 min"; exit 1; }
   sleep 0.2
 done
 t1=$(date +%s.%N)

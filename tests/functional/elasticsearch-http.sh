@@ -81,7 +81,7 @@ stop_sluice
 n=3000
 sed -i 's/sluice-one/sluice-two/' "$work/sluice.conf"
 start_sluice "$sluice" "$work/sluice.conf"
-"$loggen" -S -n $n -r 300 127.0.0.1 "$port" 2>"$work/loggen.err" &
+"$loggen" -S -n $n -r 300 -I 60 127.0.0.1 "$port" 2>"$work/loggen.err" &
 lg=$!
 sleep 2
 [ "$(count sluice-two)" -gt 0 ] || fail "nothing indexed before the stop"
