@@ -13,7 +13,8 @@
 # Then a response longer than the bulk API reader takes fails the request
 # with memory bounded, a peer answering 503 leaves every message in a
 # reliable disk buffer across kill -9 (acked only on success) and gets
-# them all after the restart, and options Sluice does not take are refused.
+# them all after the restart, a reload while failing loses nothing, and
+# options Sluice does not take are refused.
 # Usage: http.sh SLUICE LOGGEN DQTOOL
 . "$(dirname "$0")/lib.sh"
 sluice=$1 loggen=$2 dqtool=$3
@@ -183,6 +184,30 @@ python3 - "$work/e/lines" <<'EOF2' || fail "after the restart: $(wc -l <"$work/e
 import re, sys
 got = sorted(int(m.group(1)) for m in (re.search(r"seq: (\d+)", l) for l in open(sys.argv[1])) if m)
 sys.exit(0 if got == list(range(50)) else 1)
+EOF2
+
+# a reload while the destination is failing hands its pending batch back
+# to the queue, and the new configuration's http() delivers it
+set -- $(free_ports tcp)
+pf=$1
+peer f "$pf" "503,503,503,503,503,503" "" "" "
+"
+cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+source s { tcp(ip(127.0.0.1) port($port)); };
+destination f { http(url("http://127.0.0.1:$pf/") body("\$MSG") batch-lines(10) retries(0) time-reopen(1)); };
+log { source(s); destination(f); flags(flow-control); };
+EOF2
+start_sluice "$sluice" "$work/sluice.conf"
+"$loggen" -S -n 40 -r 1000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+wait_log "HTTP destination failing"
+reload_sluice
+wait_lines "$work/f/lines" 40
+stop_sluice
+python3 - "$work/f/lines" <<'EOF2' || fail "after the reload: $(wc -l <"$work/f/lines") lines"
+import re, sys
+got = sorted(int(m.group(1)) for m in (re.search(r"seq: (\d+)", l) for l in open(sys.argv[1])) if m)
+sys.exit(0 if got == list(range(40)) else 1)
 EOF2
 
 # refused, with the reason
