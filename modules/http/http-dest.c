@@ -55,6 +55,7 @@ typedef struct HttpReq
   size_t *idx;             /* the pending items this request carries */
   size_t n_idx;
   bool active;
+  bool fresh;              /* the last try failed: the next one on a new connection */
   char errbuf[CURL_ERROR_SIZE];
 } HttpReq;
 
@@ -196,6 +197,7 @@ _start(HttpDest *d, HttpReq *r)
   curl_easy_setopt(r->h, CURLOPT_URL, d->o.urls[r->url]);
   curl_easy_setopt(r->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) r->body->len);
   curl_easy_setopt(r->h, CURLOPT_POSTFIELDS, r->body->str);
+  curl_easy_setopt(r->h, CURLOPT_FRESH_CONNECT, r->fresh ? 1L : 0L);
   curl_multi_add_handle(d->multi, r->h);
   r->active = true;
 }
@@ -366,7 +368,8 @@ _deliver(HttpDest *d)
           HttpReq *r = &d->reqs[w];
           if (!r->n_idx)
             continue;
-          if (!_settle(d, r, results[w]))
+          r->fresh = !_settle(d, r, results[w]);
+          if (r->fresh)
             {
               round_failed = true;
               r->url = (int) ((size_t) (r->url + 1) % d->n_urls);
