@@ -302,7 +302,8 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
       snprintf(n, sizeof(n), "%zu", dropped);
       snprintf(total, sizeof(total), "%" G_GUINT64_FORMAT, d->dropped);
       sluice_log(SLUICE_LOG_ERROR, "Bulk API refused documents, they are dropped", "driver", d->name, "url",
-                 d->o.urls[r->url], "dropped", n, "dropped_total", total, "reason", reason ? reason : "", NULL);
+                 d->o.urls[r->url], "dropped", n, "dropped_total", total, "reason", reason ? reason : "",
+                 NULL);
     }
   g_free(reason);
   if (retry)
@@ -500,7 +501,15 @@ _setup_handle(HttpDest *d, HttpReq *r, char **error)
   const HttpDestOptions *o = &d->o;
   CURL *h = r->h;
   bool ok = true;
-#define SET(opt, val) ok = ok && curl_easy_setopt(h, opt, val) == CURLE_OK
+  const char *failed = NULL;
+#define SET(opt, val)                                                                                       \
+  do                                                                                                        \
+    if (ok && curl_easy_setopt(h, opt, val) != CURLE_OK)                                                    \
+      {                                                                                                     \
+        ok = false;                                                                                         \
+        failed = #opt;                                                                                      \
+      }                                                                                                     \
+  while (0)
   SET(CURLOPT_NOSIGNAL, 1L);
   SET(CURLOPT_PRIVATE, (void *) r);
   SET(CURLOPT_ERRORBUFFER, r->errbuf);
@@ -542,7 +551,8 @@ _setup_handle(HttpDest *d, HttpReq *r, char **error)
     SET(CURLOPT_SSL_VERIFYSTATUS, 1L);
 #undef SET
   if (!ok)
-    *error = g_strdup("libcurl does not take one of the options (TLS options need a TLS-capable libcurl)");
+    *error = g_strdup_printf("libcurl refuses %s: this libcurl (%s) cannot do that", failed,
+                             curl_version_info(CURLVERSION_NOW)->ssl_version);
   return ok;
 }
 
