@@ -40,6 +40,8 @@ extern const LogDriverFactory *const dbparser_driver_factories[];
 extern const LogDriverFactory *const logstore_driver_factories[];
 /* kafka-c() and kafka() destinations (modules/kafka) */
 extern const LogDriverFactory *const kafka_driver_factories[];
+/* http() destination (modules/http) */
+extern const LogDriverFactory *const http_driver_factories[];
 /* relp() source and destination (modules/relp) */
 extern const LogDriverFactory *const relp_driver_factories[];
 /* tags-parser() (modules/tagsparser) */

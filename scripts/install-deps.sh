@@ -11,13 +11,14 @@ set -eu
 # that libbpf loads (ebpf(), udp-balancer(); without either they are off)
 run="gcc meson ninja-build pkg-config
   libglib2.0-dev libssl-dev libpcre2-dev libjson-c-dev libivykis-dev libzstd-dev
-  libbpf-dev libsystemd-dev librdkafka-dev clang python3"
+  libcurl4-openssl-dev libbpf-dev libsystemd-dev librdkafka-dev clang python3"
 # the tests: Criterion, clang and its sanitizer and libFuzzer runtimes, the
 # commands the functional tests run (openssl makes the TLS certificates,
 # python3 runs the helpers and peers, systemd-journal-remote feeds the
 # journal tests, logrotate rotates under file-logrotate), time zones for
 # the timestamp tests, a JDK and Maven for the Apache Kafka broker of the
-# kafka tests (tests/kafka/kafka-broker.sh)
+# kafka tests (tests/kafka/kafka-broker.sh) and the OpenSearch node of the
+# elasticsearch-http() test (tests/opensearch)
 tests="clang libclang-rt-14-dev libcriterion-dev
   openssl python3 systemd-journal-remote logrotate tzdata util-linux procps
   openjdk-17-jdk-headless maven"

@@ -21,6 +21,7 @@ static const struct
   { "dbparser", dbparser_driver_factories },
   { "examples", examples_driver_factories },
   { "file", file_driver_factories },
+  { "http", http_driver_factories },
   { "json", json_driver_factories },
   { "kafka", kafka_driver_factories },
   { "kvformat", kvformat_driver_factories },

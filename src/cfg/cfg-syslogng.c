@@ -3,7 +3,7 @@
  * The names syslog-ng 3.38 knows: the drivers of its plugins and of its
  * configuration library (SCL), its filter and rewrite functions and its
  * template functions.  A configuration
- * that uses one Sluice does not build yet is told so ("'http()' is a
+ * that uses one Sluice does not build yet is told so ("'riemann()' is a
  * syslog-ng destination that Sluice does not support yet"), never offered
  * the nearest Sluice name as if it had a typo; the suggestion is kept for
  * names syslog-ng does not know either.
@@ -28,8 +28,8 @@ static const char *const sources[] = {
 };
 
 static const char *const destinations[] = {
-  "amqp", "collectd", "discord", "elasticsearch-http", "elasticsearch2", "ewmm", "file", "graphite",
-  "graylog2", "hdfs", "http", "java", "kafka", "kafka-c", "kafka-java", "loggly", "logmatic",
+  "amqp", "collectd", "discord", "elasticsearch2", "ewmm", "file", "graphite",
+  "graylog2", "hdfs", "java", "kafka", "kafka-c", "kafka-java", "loggly", "logmatic",
   "mongodb", "mqtt", "network", "network-load-balancer", "osquery", "pipe", "program", "python",
   "redis", "riemann", "slack", "smtp", "snmp", "sql", "stomp", "sumologic-http", "sumologic-syslog",
   "syslog", "syslog-ng", "tcp", "tcp6", "telegram", "udp", "udp6", "unix-dgram", "unix-stream",

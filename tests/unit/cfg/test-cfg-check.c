@@ -72,8 +72,8 @@ Test(cfg_check, unknown_drivers_named_with_place)
                "t.conf:1:12: 'csv-parser()' is a syslog-ng parser that Sluice does not support yet");
   /* a name syslog-ng knows is never "corrected" into a Sluice one; its SCL's
    * names count, and '_' is '-' */
-  assert_check("destination d { http(url(\"x\")); };", defs,
-               "t.conf:1:17: 'http()' is a syslog-ng destination that Sluice does not support yet");
+  assert_check("destination d { sumologic-http(url(\"x\")); };", defs,
+               "t.conf:1:17: 'sumologic-http()' is a syslog-ng destination that Sluice does not support yet");
   assert_check("parser p { apache_accesslog_parser(); };", defs,
                "t.conf:1:12: 'apache_accesslog_parser()' is a syslog-ng parser that Sluice does not support yet");
   /* a name syslog-ng does not know keeps its suggestion, or plain refusal */

@@ -1,0 +1,659 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The http() destination: batches of messages as HTTP requests, through
+ * libcurl (http.h says when a message is acked).
+ *
+ * One writer thread (sluice/logwriter.h) runs it; workers() is done here,
+ * not by several writers (the core gives one queue one writer): the writer
+ * hands over up to batch-lines() x workers() messages, they are cut into
+ * up to workers() requests that a curl multi handle runs at once, one easy
+ * handle (and its kept-alive connection) per worker.  Worker i starts at
+ * url number i (of url()'s list) and moves to the next url when a request
+ * fails, as syslog-ng's load balancer spreads workers and fails over.
+ *
+ * The destination confirms writes itself (LogWriterOps.bind_queue): what
+ * the writer hands over goes into `pending`, owned here, and leaves it
+ * through log_queue_ack_batch, oldest first, once delivered (or dropped by
+ * a response action).  A request that fails is sent again after a
+ * back-off, up to retries() rounds per url; then the destination waits
+ * time-reopen() (write_batch refuses new messages, so the queue and the
+ * sources' windows fill) and tries again, for ever: nothing is dropped but
+ * by a drop action or a bulk item the server refuses for good.  A message
+ * delivered behind one that is not yet stays in `pending`, marked done, and
+ * is not sent again.  A stop gives what is pending back to the queue.
+ */
+#include "http.h"
+
+#include "sluice/internal-log.h"
+#include "sluice/threads.h"
+#include "sluice/timeutil.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define HTTP_SMALL_RESPONSE 4096   /* kept of a response that is not parsed, for the log */
+#define HTTP_BACKOFF_MAX_MS 5000
+
+typedef struct HttpItem
+{
+  LogQueueItem item;
+  bool done;
+} HttpItem;
+
+typedef struct HttpReq
+{
+  CURL *h;
+  int url;                 /* index into the urls */
+  GString *body;
+  GString *resp;
+  bool resp_over;          /* the response went past what is kept */
+  size_t resp_cap;
+  size_t *idx;             /* the pending items this request carries */
+  size_t n_idx;
+  bool active;
+  bool fresh;              /* the last try failed: the next one on a new connection */
+  char errbuf[CURL_ERROR_SIZE];
+} HttpReq;
+
+struct HttpDest
+{
+  LogDestDriver super;
+  HttpDestOptions o;
+  char *name;
+  LogTemplate *body;
+  LogTemplateOptions topts;
+  HttpAction actions[600];
+  size_t n_urls;
+  LogQueue *q;
+  CURLM *multi;
+  HttpReq *reqs;
+  struct curl_slist *hdrs;
+  GArray *pending;         /* HttpItem, oldest first */
+  HttpBulkItem *bulk;      /* scratch for a bulk response */
+  bool failing;            /* waiting for time-reopen() */
+  int64_t failed_at;       /* CLOCK_MONOTONIC ms */
+  uint64_t dropped;
+};
+
+static const long ssl_versions[] = {
+  CURL_SSLVERSION_DEFAULT, CURL_SSLVERSION_TLSv1, CURL_SSLVERSION_SSLv2, CURL_SSLVERSION_SSLv3,
+  CURL_SSLVERSION_TLSv1_0, CURL_SSLVERSION_TLSv1_1, CURL_SSLVERSION_TLSv1_2, CURL_SSLVERSION_TLSv1_3,
+};
+
+HttpAction
+http_default_action(long code)
+{
+  switch (code / 100)
+    {
+    case 1: return code == 102 || code == 103 ? HTTP_ACT_RETRY : HTTP_ACT_DISCONNECT;
+    case 2: return HTTP_ACT_SUCCESS;
+    case 3: return code == 304 ? HTTP_ACT_RETRY : HTTP_ACT_DISCONNECT;
+    case 4:
+      if (code == 428)
+        return HTTP_ACT_RETRY;
+      if (code == 410 || code == 416 || code == 422 || code == 424 || code == 425 || code == 451)
+        return HTTP_ACT_DROP;
+      return HTTP_ACT_DISCONNECT;
+    case 5:
+      if (code == 508)
+        return HTTP_ACT_DROP;
+      return code == 504 ? HTTP_ACT_RETRY : HTTP_ACT_DISCONNECT;
+    default: return HTTP_ACT_DISCONNECT;
+    }
+}
+
+static size_t
+_on_data(char *ptr, size_t size, size_t nmemb, void *user)
+{
+  HttpReq *r = user;
+  size_t len = size * nmemb;
+  if (r->resp->len + len > r->resp_cap)
+    {
+      r->resp_over = true;
+      size_t room = r->resp_cap - r->resp->len;
+      g_string_append_len(r->resp, ptr, (gssize) room);
+      /* a response we must read whole stops here (curl fails the transfer);
+       * one that is only logged is read on and thrown away */
+      return r->resp_cap == HTTP_SMALL_RESPONSE ? len : 0;
+    }
+  g_string_append_len(r->resp, ptr, (gssize) len);
+  return len;
+}
+
+static void
+_log(HttpDest *d, SluiceLogLevel level, const char *what, const HttpReq *r, long code, const char *extra)
+{
+  char c[16], n[24];
+  snprintf(c, sizeof(c), "%ld", code);
+  snprintf(n, sizeof(n), "%zu", r->n_idx);
+  char *resp = g_strndup(r->resp->str, r->resp->len < 200 ? r->resp->len : 200);
+  sluice_log(level, what, "driver", d->name, "url", d->o.urls[r->url], "status_code", c, "messages", n,
+             "error", extra ? extra : (r->errbuf[0] ? r->errbuf : ""), "response", resp, NULL);
+  g_free(resp);
+}
+
+static HttpItem *
+_item(HttpDest *d, size_t i)
+{
+  return &g_array_index(d->pending, HttpItem, i);
+}
+
+static void
+_append_body(HttpDest *d, GString *out, LogMsg *msg)
+{
+  if (d->body)
+    log_template_format(d->body, msg, &d->topts, out);
+  else
+    {
+      size_t len = 0;
+      const char *m = log_msg_get_value(msg, LM_V_MESSAGE, &len);
+      g_string_append_len(out, m, (gssize) len);
+    }
+}
+
+/* Fill request r with pending items from *next on (the ones not done),
+ * up to batch-lines() and batch-bytes(). */
+static void
+_fill(HttpDest *d, HttpReq *r, size_t *next)
+{
+  size_t max_lines = d->o.batch_lines > 0 ? (size_t) d->o.batch_lines : 1;
+  g_string_truncate(r->body, 0);
+  g_string_append(r->body, d->o.body_prefix ? d->o.body_prefix : "");
+  size_t start_len = r->body->len;
+  r->n_idx = 0;
+  while (*next < d->pending->len && r->n_idx < max_lines)
+    {
+      HttpItem *it = _item(d, *next);
+      if (it->done)
+        {
+          (*next)++;
+          continue;
+        }
+      size_t before = r->body->len;
+      if (r->n_idx)
+        g_string_append(r->body, d->o.delimiter);
+      _append_body(d, r->body, it->item.msg);
+      if (d->o.batch_bytes > 0 && r->n_idx && r->body->len - start_len > (size_t) d->o.batch_bytes)
+        {
+          g_string_truncate(r->body, before);
+          break;
+        }
+      r->idx[r->n_idx++] = (*next)++;
+    }
+  g_string_append(r->body, d->o.body_suffix ? d->o.body_suffix : "");
+}
+
+static void
+_start(HttpDest *d, HttpReq *r)
+{
+  g_string_truncate(r->resp, 0);
+  r->resp_over = false;
+  r->resp_cap = d->o.response_format == HTTP_RESPONSE_ES_BULK ? HTTP_RESPONSE_MAX : HTTP_SMALL_RESPONSE;
+  r->errbuf[0] = 0;
+  curl_easy_setopt(r->h, CURLOPT_URL, d->o.urls[r->url]);
+  curl_easy_setopt(r->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) r->body->len);
+  curl_easy_setopt(r->h, CURLOPT_POSTFIELDS, r->body->str);
+  curl_easy_setopt(r->h, CURLOPT_FRESH_CONNECT, r->fresh ? 1L : 0L);
+  curl_multi_add_handle(d->multi, r->h);
+  r->active = true;
+}
+
+/* Run the active requests to their end; each one's curl result goes to
+ * results[i]. */
+static void
+_run(HttpDest *d, CURLcode *results)
+{
+  int running = 1;
+  while (running)
+    {
+      if (curl_multi_perform(d->multi, &running) != CURLM_OK)
+        break;
+      if (running)
+        curl_multi_poll(d->multi, NULL, 0, 1000, NULL);
+    }
+  CURLMsg *m;
+  int left;
+  while ((m = curl_multi_info_read(d->multi, &left)))
+    if (m->msg == CURLMSG_DONE)
+      {
+        HttpReq *r = NULL;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **) &r);
+        results[r - d->reqs] = m->data.result;
+      }
+  for (int64_t w = 0; w < d->o.workers; w++)
+    if (d->reqs[w].active)
+      {
+        curl_multi_remove_handle(d->multi, d->reqs[w].h);
+        d->reqs[w].active = false;
+      }
+}
+
+static void
+_drop(HttpDest *d, HttpItem *it)
+{
+  it->done = true;
+  d->dropped++;
+}
+
+/* What came back for r: true when every item of it is done (delivered or
+ * dropped), false when some are to be sent again. */
+static bool
+_settle(HttpDest *d, HttpReq *r, CURLcode res)
+{
+  long code = 0;
+  if (res != CURLE_OK)
+    {
+      _log(d, SLUICE_LOG_ERROR, "HTTP request failed, sending it again", r, 0,
+           r->resp_over ? "response too long" : curl_easy_strerror(res));
+      return false;
+    }
+  curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &code);
+  HttpAction a = code >= 100 && code < 600 ? d->actions[code] : HTTP_ACT_DEFAULT;
+  if (a == HTTP_ACT_DEFAULT)
+    a = http_default_action(code);
+  if (a == HTTP_ACT_DROP)
+    {
+      for (size_t i = 0; i < r->n_idx; i++)
+        _drop(d, _item(d, r->idx[i]));
+      char total[48];
+      snprintf(total, sizeof(total), "dropped_total=%" G_GUINT64_FORMAT, d->dropped);
+      _log(d, SLUICE_LOG_ERROR, "HTTP server refused the batch, its messages are dropped", r, code, total);
+      return true;
+    }
+  if (a != HTTP_ACT_SUCCESS)
+    {
+      _log(d, SLUICE_LOG_ERROR, "HTTP server did not take the batch, sending it again", r, code, NULL);
+      return false;
+    }
+  if (d->o.response_format != HTTP_RESPONSE_ES_BULK)
+    {
+      for (size_t i = 0; i < r->n_idx; i++)
+        _item(d, r->idx[i])->done = true;
+      return true;
+    }
+  const char *error = NULL;
+  char *reason = NULL;
+  if (!http_bulk_parse(r->resp->str, r->resp->len, r->n_idx, d->bulk, &error, &reason))
+    {
+      _log(d, SLUICE_LOG_ERROR, "Bulk API response not understood, sending the batch again", r, code, error);
+      return false;
+    }
+  size_t retry = 0, dropped = 0;
+  for (size_t i = 0; i < r->n_idx; i++)
+    {
+      HttpItem *it = _item(d, r->idx[i]);
+      if (d->bulk[i] == HTTP_BULK_OK)
+        it->done = true;
+      else if (d->bulk[i] == HTTP_BULK_DROP)
+        {
+          _drop(d, it);
+          dropped++;
+        }
+      else
+        retry++;
+    }
+  if (dropped)
+    {
+      char n[24], total[24];
+      snprintf(n, sizeof(n), "%zu", dropped);
+      snprintf(total, sizeof(total), "%" G_GUINT64_FORMAT, d->dropped);
+      sluice_log(SLUICE_LOG_ERROR, "Bulk API refused documents, they are dropped", "driver", d->name, "url",
+                 d->o.urls[r->url], "dropped", n, "dropped_total", total, "reason", reason ? reason : "",
+                 NULL);
+    }
+  g_free(reason);
+  if (retry)
+    {
+      char n[24];
+      snprintf(n, sizeof(n), "%zu", retry);
+      sluice_log(SLUICE_LOG_WARNING, "Bulk API could not take some documents now, sending them again",
+                 "driver", d->name, "url", d->o.urls[r->url], "documents", n, NULL);
+    }
+  return retry == 0;
+}
+
+/* Ack the done items at the front of pending. */
+static void
+_ack_front(HttpDest *d)
+{
+  size_t k = 0;
+  while (k < d->pending->len && _item(d, k)->done)
+    k++;
+  if (!k)
+    return;
+  LogQueueItem *items = g_new(LogQueueItem, k);
+  for (size_t i = 0; i < k; i++)
+    items[i] = _item(d, i)->item;
+  g_array_remove_range(d->pending, 0, (guint) k);
+  log_queue_ack_batch(d->q, items, k);
+  g_free(items);
+}
+
+static void
+_sleep_ms(int64_t ms)
+{
+  struct timespec ts = { (time_t) (ms / 1000), (long) (ms % 1000) * 1000000L };
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    ;
+}
+
+/* Send what is pending until it is all done (true), or retries() rounds
+ * per url failed (false: wait time-reopen()). */
+static bool
+_deliver(HttpDest *d)
+{
+  int64_t fails = 0;
+  int64_t max_fails = (d->o.retries + 1) * (int64_t) d->n_urls;
+  CURLcode *results = g_new(CURLcode, (size_t) d->o.workers);
+  bool ok = true;
+  while (d->pending->len)
+    {
+      size_t next = 0;
+      for (int64_t w = 0; w < d->o.workers; w++)
+        {
+          HttpReq *r = &d->reqs[w];
+          _fill(d, r, &next);
+          /* a transfer _run did not see finish failed */
+          results[w] = CURLE_RECV_ERROR;
+          if (r->n_idx)
+            _start(d, r);
+        }
+      _run(d, results);
+      bool round_failed = false;
+      for (int64_t w = 0; w < d->o.workers; w++)
+        {
+          HttpReq *r = &d->reqs[w];
+          if (!r->n_idx)
+            continue;
+          r->fresh = !_settle(d, r, results[w]);
+          if (r->fresh)
+            {
+              round_failed = true;
+              r->url = (int) ((size_t) (r->url + 1) % d->n_urls);
+            }
+          r->n_idx = 0;
+        }
+      _ack_front(d);
+      if (!round_failed)
+        continue;
+      if (++fails >= max_fails)
+        {
+          ok = false;
+          break;
+        }
+      /* every url had its try: back off before the next round */
+      if (fails % (int64_t) d->n_urls == 0)
+        {
+          int64_t ms = 100LL << (fails / (int64_t) d->n_urls - 1 < 6 ? fails / (int64_t) d->n_urls - 1 : 6);
+          _sleep_ms(ms < HTTP_BACKOFF_MAX_MS ? ms : HTTP_BACKOFF_MAX_MS);
+        }
+    }
+  g_free(results);
+  if (!ok && !d->failing)
+    {
+      char n[24];
+      snprintf(n, sizeof(n), "%u", d->pending->len);
+      sluice_log(SLUICE_LOG_ERROR, "HTTP destination failing, trying again after time-reopen()", "driver",
+                 d->name, "messages", n, NULL);
+    }
+  else if (ok && d->failing)
+    sluice_log(SLUICE_LOG_NOTICE, "HTTP destination delivering again", "driver", d->name, NULL);
+  d->failing = !ok;
+  if (!ok)
+    d->failed_at = mono_ms();
+  return ok;
+}
+
+/* ---- the writer's operations ------------------------------------------------------ */
+
+static long
+_write_batch(void *dest, LogQueueItem *items, size_t n)
+{
+  assert_writer_thread(dest);
+  HttpDest *d = dest;
+  /* what failed before goes first; until it is delivered nothing new is
+   * taken (the writer keeps it and asks again after time-reopen()) */
+  if (d->pending->len && d->failing && mono_ms() - d->failed_at < d->o.time_reopen * 1000)
+    return -EIO;
+  if (d->pending->len && !_deliver(d))
+    return -EIO;
+  for (size_t i = 0; i < n; i++)
+    g_array_append_val(d->pending, ((HttpItem) { items[i], false }));
+  /* batch-timeout(): wait that long for the batches to fill */
+  size_t want = (size_t) (d->o.batch_lines > 0 ? d->o.batch_lines : 1) * (size_t) d->o.workers;
+  if (d->o.batch_timeout > 0 && d->pending->len < want)
+    {
+      int64_t until = mono_ms() + d->o.batch_timeout;
+      LogQueueItem more[256];
+      for (int64_t now = mono_ms(); d->pending->len < want && now < until; now = mono_ms())
+        {
+          size_t room = want - d->pending->len;
+          ssize_t k = log_queue_pop_batch(d->q, more, room < 256 ? room : 256, (int) (until - now));
+          if (k <= 0)
+            break;
+          for (ssize_t i = 0; i < k; i++)
+            g_array_append_val(d->pending, ((HttpItem) { more[i], false }));
+        }
+    }
+  _deliver(d);
+  return (long) n;
+}
+
+static void
+_housekeep(void *dest, int64_t now)
+{
+  assert_writer_thread(dest);
+  HttpDest *d = dest;
+  (void) now;
+  if (d->pending->len && (!d->failing || mono_ms() - d->failed_at >= d->o.time_reopen * 1000))
+    _deliver(d);
+}
+
+static void
+_finish(void *dest)
+{
+  assert_writer_thread(dest);
+  HttpDest *d = dest;
+  size_t left = d->pending->len;
+  if (!left)
+    return;
+  LogQueueItem *items = g_new(LogQueueItem, left);
+  for (size_t i = 0; i < left; i++)
+    items[i] = _item(d, i)->item;
+  g_array_set_size(d->pending, 0);
+  log_queue_unpop(d->q, items, left);
+  g_free(items);
+  char n[24];
+  snprintf(n, sizeof(n), "%zu", left);
+  sluice_log(SLUICE_LOG_WARNING, "HTTP destination stopped with undelivered messages; they stay queued",
+             "driver", d->name, "count", n, NULL);
+}
+
+static void
+_bind_queue(void *dest, LogQueue *q)
+{
+  assert_writer_thread(dest);
+  ((HttpDest *) dest)->q = q;
+}
+
+static const LogWriterOps http_dest_writer_ops = { _write_batch, _housekeep, NULL, _finish, _bind_queue };
+
+/* ---- construction ----------------------------------------------------------------- */
+
+static void
+_global_init(void)
+{
+  static gsize once;
+  if (g_once_init_enter(&once))
+    {
+      curl_global_init(CURL_GLOBAL_ALL);
+      g_once_init_leave(&once, 1);
+    }
+}
+
+static bool
+_setup_handle(HttpDest *d, HttpReq *r, char **error)
+{
+  const HttpDestOptions *o = &d->o;
+  CURL *h = r->h;
+  bool ok = true;
+  const char *failed = NULL;
+#define SET(opt, val)                                                                                       \
+  do                                                                                                        \
+    if (ok && curl_easy_setopt(h, opt, val) != CURLE_OK)                                                    \
+      {                                                                                                     \
+        ok = false;                                                                                         \
+        failed = #opt;                                                                                      \
+      }                                                                                                     \
+  while (0)
+  SET(CURLOPT_NOSIGNAL, 1L);
+  SET(CURLOPT_PRIVATE, (void *) r);
+  SET(CURLOPT_ERRORBUFFER, r->errbuf);
+  SET(CURLOPT_WRITEFUNCTION, _on_data);
+  SET(CURLOPT_WRITEDATA, (void *) r);
+  SET(CURLOPT_HTTPHEADER, d->hdrs);
+  SET(CURLOPT_USERAGENT, o->user_agent);
+  SET(CURLOPT_FOLLOWLOCATION, o->accept_redirects ? 1L : 0L);
+  SET(CURLOPT_PROTOCOLS_STR, "http,https");
+  if (o->accept_redirects)
+    SET(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  if (g_ascii_strcasecmp(o->method, "PUT") == 0)
+    SET(CURLOPT_CUSTOMREQUEST, "PUT");
+  if (o->timeout > 0)
+    SET(CURLOPT_TIMEOUT, (long) o->timeout);
+  if (o->user)
+    {
+      SET(CURLOPT_USERNAME, o->user);
+      SET(CURLOPT_HTTPAUTH, (long) CURLAUTH_BASIC);
+    }
+  if (o->password)
+    SET(CURLOPT_PASSWORD, o->password);
+  if (o->proxy)
+    SET(CURLOPT_PROXY, o->proxy);
+  if (o->tls.ca_file)
+    SET(CURLOPT_CAINFO, o->tls.ca_file);
+  if (o->tls.ca_dir)
+    SET(CURLOPT_CAPATH, o->tls.ca_dir);
+  if (o->tls.cert_file)
+    SET(CURLOPT_SSLCERT, o->tls.cert_file);
+  if (o->tls.key_file)
+    SET(CURLOPT_SSLKEY, o->tls.key_file);
+  if (o->tls.cipher_suite)
+    SET(CURLOPT_SSL_CIPHER_LIST, o->tls.cipher_suite);
+  SET(CURLOPT_SSLVERSION, ssl_versions[o->tls.ssl_version]);
+  SET(CURLOPT_SSL_VERIFYPEER, o->tls.peer_verify ? 1L : 0L);
+  SET(CURLOPT_SSL_VERIFYHOST, o->tls.peer_verify ? 2L : 0L);
+  if (o->tls.ocsp_stapling_verify)
+    SET(CURLOPT_SSL_VERIFYSTATUS, 1L);
+#undef SET
+  if (!ok)
+    *error = g_strdup_printf("libcurl refuses %s: this libcurl (%s) cannot do that", failed,
+                             curl_version_info(CURLVERSION_NOW)->ssl_version);
+  return ok;
+}
+
+HttpDest *
+http_dest_new(const HttpDestOptions *o, LogTemplate *body, const LogTemplateOptions *topts,
+              const HttpAction *actions, const char *name, char **error)
+{
+  _global_init();
+  HttpDest *d = g_new0(HttpDest, 1);
+  d->o = *o;
+  d->body = body;
+  d->topts = *topts;
+  memcpy(d->actions, actions, sizeof(d->actions));
+  d->name = g_strdup(name);
+  d->n_urls = g_strv_length(o->urls);
+  d->pending = g_array_new(FALSE, FALSE, sizeof(HttpItem));
+  size_t per_req = (size_t) (o->batch_lines > 0 ? o->batch_lines : 1);
+  d->bulk = g_new(HttpBulkItem, per_req);
+  d->hdrs = curl_slist_append(NULL, "Expect:");
+  for (char **h = o->headers; h && *h; h++)
+    d->hdrs = curl_slist_append(d->hdrs, *h);
+  d->multi = curl_multi_init();
+  d->reqs = g_new0(HttpReq, (size_t) o->workers);
+  bool ok = d->multi != NULL;
+  for (int64_t w = 0; w < o->workers; w++)
+    {
+      HttpReq *r = &d->reqs[w];
+      r->url = (int) ((size_t) w % d->n_urls);
+      r->body = g_string_sized_new(4096);
+      r->resp = g_string_sized_new(256);
+      r->idx = g_new(size_t, per_req);
+      r->h = curl_easy_init();
+      if (ok && (!r->h || !_setup_handle(d, r, error)))
+        ok = false;
+    }
+  d->super.writer_ops = &http_dest_writer_ops;
+  d->super.driver = "http";
+  d->super.log_fifo_size = o->log_fifo_size;
+  d->super.flush_lines = (int64_t) per_req;
+  d->super.batch_files = (uint32_t) o->workers;
+  d->super.time_reopen = o->time_reopen;
+  d->super.throttle = o->throttle;
+  g_snprintf(d->super.stats_instance, sizeof(d->super.stats_instance), "http,%s", o->urls[0]);
+  if (!ok)
+    {
+      if (!*error)
+        *error = g_strdup("libcurl could not be set up");
+      http_dest_free(d);
+      return NULL;
+    }
+  return d;
+}
+
+LogDestDriver *
+http_dest_driver(HttpDest *d)
+{
+  return &d->super;
+}
+
+void
+http_dest_free(HttpDest *d)
+{
+  if (!d)
+    return;
+  /* the writer's finish gave pending back; a writer that never ran left
+   * it empty */
+  for (guint i = 0; i < d->pending->len; i++)
+    log_queue_items_done(&_item(d, i)->item, 1);
+  g_array_free(d->pending, TRUE);
+  for (int64_t w = 0; d->reqs && w < d->o.workers; w++)
+    {
+      HttpReq *r = &d->reqs[w];
+      if (r->h)
+        curl_easy_cleanup(r->h);
+      g_string_free(r->body, TRUE);
+      g_string_free(r->resp, TRUE);
+      g_free(r->idx);
+    }
+  g_free(d->reqs);
+  if (d->multi)
+    curl_multi_cleanup(d->multi);
+  curl_slist_free_all(d->hdrs);
+  g_free(d->bulk);
+  log_template_unref(d->body);
+  g_free(d->name);
+  g_strfreev(d->o.urls);
+  g_strfreev(d->o.headers);
+  g_free(d->o.method);
+  g_free(d->o.user);
+  g_free(d->o.password);
+  g_free(d->o.user_agent);
+  g_free(d->o.proxy);
+  g_free(d->o.body);
+  g_free(d->o.body_prefix);
+  g_free(d->o.body_suffix);
+  g_free(d->o.delimiter);
+  g_free(d->o.send_time_zone);
+  g_free(d->o.tls.ca_dir);
+  g_free(d->o.tls.ca_file);
+  g_free(d->o.tls.cert_file);
+  g_free(d->o.tls.key_file);
+  g_free(d->o.tls.cipher_suite);
+  g_free(d);
+}

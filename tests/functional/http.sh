@@ -1,0 +1,230 @@
+#!/bin/sh
+# http() against python peers (http-peer.py, a real HTTP server): one
+# loggen run goes to four destinations on a flags(flow-control) path:
+#   a: PUT with headers(), user()/password(), user-agent(), body(),
+#      body-prefix(), body-suffix(), delimiter(), batch-lines() with
+#      batch-timeout() and workers(2): every message once, framed, batches
+#      full;
+#   b: three 503 answers first: sent again (retries()), nothing lost, through a
+#      reliable disk-buffer();
+#   c: response-action(418 => drop, 404 => retry): the 418 batch is
+#      dropped (and logged), the 404 ones are sent again;
+#   d: url() of a port nobody listens on, then the peer: failover.
+# Then a response longer than the bulk API reader takes fails the request
+# with memory bounded, a peer answering 503 leaves every message in a
+# reliable disk buffer across kill -9 (acked only on success) and gets
+# them all after the restart, a reload while failing loses nothing, and
+# options Sluice does not take are refused.
+# Usage: http.sh SLUICE LOGGEN DQTOOL
+. "$(dirname "$0")/lib.sh"
+sluice=$1 loggen=$2 dqtool=$3
+here=$(dirname "$0")
+peers=
+trap '[ -n "$peers" ] && kill $peers 2>/dev/null; [ -n "$pid" ] && kill "$pid" 2>/dev/null
+  rm -rf "$work"' EXIT
+n=300
+
+# peer NAME PORT PLAN PREFIX SUFFIX DELIM
+peer() {
+  mkdir -p "$work/$1"
+  : >"$work/$1/lines"
+  python3 "$here/http-peer.py" "$2" "$work/$1" 120 "$3" "$4" "$5" "$6" 2>"$work/$1/err" &
+  peers="$peers $!"
+  _pw=0
+  until python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])))' "$2" \
+      2>/dev/null; do
+    _pw=$((_pw + 1))
+    [ $_pw -lt 50 ] || fail "peer $1 did not start: $(cat "$work/$1/err")"
+    sleep 0.1
+  done
+}
+
+set -- $(free_ports tcp tcp tcp tcp tcp tcp tcp)
+port=$1 pa=$2 pb=$3 pc=$4 pd=$5 dead=$6 ph=$7
+peer a "$pa" "" "[" "]" "|"
+peer b "$pb" "503,503,503" "" "" "
+"
+peer c "$pc" "418,404,404" "" "" "
+"
+peer d "$pd" "" "" "" "
+"
+
+cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+source s { tcp(ip(127.0.0.1) port($port) log-iw-size(1000)); };
+destination a { http(url("http://127.0.0.1:$pa/in?x=1") method("PUT")
+  headers("X-Test: one" "Content-Type: text/plain") user("alice") password("s3cret") user-agent("ua-test")
+  body("<\${PROGRAM}>\${MSG}") body-prefix("[") body-suffix("]") delimiter("|")
+  batch-lines(10) batch-timeout(2000) workers(2)); };
+destination b { http(url("http://127.0.0.1:$pb/") body("\$MSG") batch-lines(25) retries(5)
+  disk-buffer(reliable(yes) disk-buf-size(1048576) dir("$work/db"))); };
+destination c { http(url("http://127.0.0.1:$pc/") body("\$MSG") batch-lines(10) retries(5)
+  response-action(418 => drop, 404 => retry)); };
+destination d { http(url("http://127.0.0.1:$dead/" "http://127.0.0.1:$pd/") body("\$MSG") batch-lines(20)); };
+log { source(s); destination(a); destination(b); destination(c); destination(d); flags(flow-control); };
+EOF2
+start_sluice "$sluice" "$work/sluice.conf"
+"$loggen" -S -n $n -r 2000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+
+# c delivers all but the dropped batch; the others all $n
+for p in a b d; do
+  wait_lines "$work/$p/lines" $n
+done
+i=0
+while [ "$(wc -l <"$work/c/lines")" -lt $((n - 10)) ] && [ $i -lt 300 ]; do
+  i=$((i + 1))
+  sleep 0.1
+done
+sleep 0.5
+stop_sluice
+# b's disk buffer gave up each record only once the peer had it: empty now
+"$dqtool" info "$work/db/sluice-b_0.rqf" >"$work/info" 2>&1 || fail "dqtool info: $(cat "$work/info")"
+grep -q "^messages: 0 " "$work/info" || fail "b's disk buffer is not empty: $(cat "$work/info")"
+
+python3 - "$work" $n <<'EOF2' || fail "what the peers got is wrong"
+import base64, json, re, sys
+work, n = sys.argv[1], int(sys.argv[2])
+ok = True
+
+def check(cond, what):
+    global ok
+    if not cond:
+        print("FAIL:", what)
+        ok = False
+
+def seqs(lines):
+    return [int(m.group(1)) for m in (re.search(r"seq: (\d+)", l) for l in lines) if m]
+
+def reqs(name):
+    return [json.loads(l) for l in open("%s/%s/requests" % (work, name))]
+
+def lines(name):
+    return open("%s/%s/lines" % (work, name)).read().splitlines()
+
+# a: framing, method, headers, batches
+ra, la = reqs("a"), lines("a")
+check(sorted(seqs(la)) == list(range(n)), "a: not every message once (%d lines)" % len(la))
+check(all(l.startswith("<") and ">seq: " in l for l in la), "a: body() not applied: %r" % la[:2])
+check(all(r["method"] == "PUT" and r["path"] == "/in?x=1" for r in ra), "a: method or path")
+h = ra[0]["headers"]
+check(h.get("x-test") == "one" and h.get("content-type") == "text/plain", "a: headers(): %r" % h)
+check(h.get("user-agent") == "ua-test", "a: user-agent(): %r" % h.get("user-agent"))
+check(h.get("authorization") == "Basic " + base64.b64encode(b"alice:s3cret").decode(), "a: user()/password()")
+sizes = [r["body"].count(">seq: ") for r in ra]
+check(max(sizes) == 10 and sizes.count(10) >= len(sizes) - 3, "a: batches not filled to 10: %r" % sizes)
+
+# b: 503 three times, then everything
+rb, lb = reqs("b"), lines("b")
+check([r["status"] for r in rb[:3]] == [503, 503, 503], "b: the peer did not answer 503 first")
+check(sorted(set(seqs(lb))) == list(range(n)), "b: lost messages after 503 (%d)" % len(set(seqs(lb))))
+
+# c: the 418 batch dropped, the 404 ones sent again
+rc, lc = reqs("c"), lines("c")
+check([r["status"] for r in rc[:3]] == [418, 404, 404], "c: statuses %r" % [r["status"] for r in rc[:3]])
+dropped = seqs(rc[0]["body"].split("\n"))
+check(len(dropped) >= 1, "c: the 418 batch was empty")
+got = seqs(lc)
+check(len(got) == len(set(got)), "c: duplicates")
+check(sorted(got + dropped) == list(range(n)),
+      "c: %d delivered + %d dropped != %d" % (len(got), len(dropped), n))
+
+# d: all at the second url
+check(sorted(seqs(lines("d"))) == list(range(n)), "d: failover lost messages")
+sys.exit(0 if ok else 1)
+EOF2
+grep -q "HTTP server refused the batch, its messages are dropped.*status_code=418" "$work/sluice.log" ||
+  grep -q "status_code.*418" "$work/sluice.log" || fail "the 418 drop was not logged"
+
+# a response longer than what is read fails the request (sent again),
+# and the daemon does not take it into memory
+peer h "$ph" "huge,huge" "" "" "
+"
+cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+source s { tcp(ip(127.0.0.1) port($port)); };
+destination h { http(url("http://127.0.0.1:$ph/") body("\$MSG") response-format(elasticsearch-bulk)
+  retries(0) time-reopen(1)); };
+log { source(s); destination(h); flags(flow-control); };
+EOF2
+start_sluice "$sluice" "$work/sluice.conf"
+"$loggen" -S -n 5 -r 1000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+wait_log "response too long"
+# the third try gets a plain 200 that is not a bulk response: still not delivered
+wait_log "Bulk API response not understood"
+rss_below 150000
+stop_sluice
+[ "$(wc -l <"$work/h/lines")" -ge 1 ] || fail "the peer took nothing after the huge answers"
+
+# acked only on success: a peer that answers 503 keeps every message in
+# a reliable disk buffer across kill -9; after the restart they all arrive
+set -- $(free_ports tcp)
+pe=$1
+peer e "$pe" "503,503,503,503" "" "" "
+"
+cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+source s { tcp(ip(127.0.0.1) port($port)); };
+destination e { http(url("http://127.0.0.1:$pe/") body("\$MSG") batch-lines(10) retries(1) time-reopen(1)
+  disk-buffer(reliable(yes) disk-buf-size(1048576) dir("$work/dbe"))); };
+log { source(s); destination(e); flags(flow-control); };
+EOF2
+start_sluice "$sluice" "$work/sluice.conf"
+"$loggen" -S -n 50 -r 1000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+wait_log "HTTP destination failing"
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+pid=
+"$dqtool" info "$work/dbe/sluice-e_0.rqf" >"$work/info" 2>&1 || fail "dqtool info: $(cat "$work/info")"
+grep -q "^messages: 50 " "$work/info" || fail "503 answers acked messages: $(cat "$work/info")"
+[ ! -s "$work/e/lines" ] || fail "the peer took messages while answering 503"
+start_sluice "$sluice" "$work/sluice.conf"
+wait_lines "$work/e/lines" 50
+stop_sluice
+python3 - "$work/e/lines" <<'EOF2' || fail "after the restart: $(wc -l <"$work/e/lines") lines"
+import re, sys
+got = sorted(int(m.group(1)) for m in (re.search(r"seq: (\d+)", l) for l in open(sys.argv[1])) if m)
+sys.exit(0 if got == list(range(50)) else 1)
+EOF2
+
+# a reload while the destination is failing hands its pending batch back
+# to the queue, and the new configuration's http() delivers it
+set -- $(free_ports tcp)
+pf=$1
+peer f "$pf" "503,503,503,503,503,503" "" "" "
+"
+cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+source s { tcp(ip(127.0.0.1) port($port)); };
+destination f { http(url("http://127.0.0.1:$pf/") body("\$MSG") batch-lines(10) retries(0) time-reopen(1)); };
+log { source(s); destination(f); flags(flow-control); };
+EOF2
+start_sluice "$sluice" "$work/sluice.conf"
+"$loggen" -S -n 40 -r 1000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+wait_log "HTTP destination failing"
+reload_sluice
+wait_lines "$work/f/lines" 40
+stop_sluice
+python3 - "$work/f/lines" <<'EOF2' || fail "after the reload: $(wc -l <"$work/f/lines") lines"
+import re, sys
+got = sorted(int(m.group(1)) for m in (re.search(r"seq: (\d+)", l) for l in open(sys.argv[1])) if m)
+sys.exit(0 if got == list(range(40)) else 1)
+EOF2
+
+# refused, with the reason
+refused() {
+  printf '@version: 3.38\ndestination d { %s };\nlog { destination(d); };\n' "$1" >"$work/bad.conf"
+  if "$sluice" -s -f "$work/bad.conf" >"$work/bad.out" 2>&1; then
+    fail "accepted: $1"
+  fi
+  grep -q "$2" "$work/bad.out" || fail "$1: $(cat "$work/bad.out"), want '$2'"
+}
+refused 'http(url("ftp://x/"));' "not an http:// or https:// URL"
+refused 'http(url("http://x/") method("DELETE"));' "method(DELETE) is not supported"
+refused 'http(url("http://x/") response-action(418 => explode));' "unknown action 'explode'"
+refused 'http(url("http://x/") response-action(700 => drop));' "not an HTTP status code"
+refused 'http(url("http://x/") content-compression("gzip"));' "not supported"
+refused 'http(url("http://x/") worker-partition-key("\$HOST"));' "not supported"
+refused 'http(url("http://x/") body("\$(nosuchfunc)"));' "body()"
+refused 'http(url("http://x/") workers(0));' "workers"
+refused 'http(url("https://x/") ssl-version(sslv2));' "libcurl refuses CURLOPT_SSLVERSION"
+echo "http: ok"
