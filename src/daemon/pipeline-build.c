@@ -303,6 +303,41 @@ _has_channel(const CfgNode *stmt)
   return false;
 }
 
+static void
+_parser_discards_free(gpointer data)
+{
+  ParserDiscards *d = data;
+  g_free(d->name);
+  g_free(d);
+}
+
+/* The parsers of stmt share one count of what they drop, by the
+ * statement's name as syslog-ng's does (a rewrite drops nothing). */
+static void
+_count_discards(LogPipeline *pl, const CfgNode *stmt, CfgObjectKind kind, LogProcessor **procs)
+{
+  if (kind != CFG_OBJ_PARSER)
+    return;
+  if (!pl->parser_discards)
+    pl->parser_discards = g_ptr_array_new_with_free_func(_parser_discards_free);
+  ParserDiscards *d = NULL;
+  for (guint i = 0; stmt->name && i < pl->parser_discards->len && !d; i++)
+    {
+      ParserDiscards *o = g_ptr_array_index(pl->parser_discards, i);
+      if (strcmp(o->name, stmt->name) == 0)
+        d = o;
+    }
+  if (!d)
+    {
+      d = g_new0(ParserDiscards, 1);
+      /* an inline one is named as syslog-ng names it: in the order built */
+      d->name = stmt->name ? g_strdup(stmt->name) : g_strdup_printf("#anon-parser%u", pl->anon_parsers++);
+      g_ptr_array_add(pl->parser_discards, d);
+    }
+  for (size_t k = 0; procs[k]; k++)
+    procs[k]->discarded = &d->n;
+}
+
 /* A parser or rewrite statement with channel {} in it (the shape of
  * syslog-ng's SCL parsers: channel { parser {...}; filter {...}; }) runs
  * in p as the sequence it writes: its calls as processors, each channel's
@@ -328,6 +363,7 @@ _compile_statement_seq(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, CfgOb
         return false;
       LogProcessor **procs = calloc(2, sizeof(LogProcessor *));
       procs[0] = proc;
+      _count_discards(pl, stmt, kind, procs);
       _elem_add(p, (PathElem) { .kind = PE_PROC, .procs = procs });
     }
   return true;
@@ -386,6 +422,7 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
             LogProcessor **procs = _build_processors(pl, stmt, c->obj, factories, err);
             if (!procs)
               return false;
+            _count_discards(pl, stmt, c->obj, procs);
             _elem_add(p, (PathElem) { .kind = PE_PROC, .procs = procs });
             for (uint32_t k = 0; procs[k]; k++)
               {

@@ -137,7 +137,16 @@ struct LogPipeline
   PersistStore *persist;     /* the daemon's, for LogSourceEnv; NULL: none */
   bool procs_started;        /* between the processors' start and stop */
   GPtrArray *flush_procs;    /* processors with a flush op (read-only while running) */
+  GPtrArray *parser_discards; /* ParserDiscards*, a parser statement's each, in the order used */
+  unsigned anon_parsers;      /* inline parser statements so far */
 };
+
+/* What the parsers of one parser statement dropped (LogProcessor.discarded). */
+typedef struct ParserDiscards
+{
+  char *name;
+  atomic_uint_fast64_t n;
+} ParserDiscards;
 
 /* Call fn on every processor of every path (pipeline.c). */
 void log_pipeline_foreach_processor(LogPipeline *pl, void (*fn)(LogProcessor *p, void *ud), void *ud);

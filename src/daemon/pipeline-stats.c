@@ -281,6 +281,12 @@ _foreach_raw(LogPipeline *pl, StatsRowFunc fn, void *ud)
       _row(fn, ud, component, rt->name, inst, "written", qs.written);
     }
   log_pipeline_foreach_processor(pl, _proc_rows, &(ProcRows) { fn, ud, NULL });
+  /* what each parser statement dropped, from stats-level 1 */
+  for (guint i = 0; pl->stats_level >= 1 && pl->parser_discards && i < pl->parser_discards->len; i++)
+    {
+      ParserDiscards *d = g_ptr_array_index(pl->parser_discards, i);
+      _row(fn, ud, "parser", d->name, "", "discarded", atomic_load_explicit(&d->n, memory_order_relaxed));
+    }
   if (pl->dyn)
     stats_dyn_foreach(pl->dyn, g_get_real_time() / G_USEC_PER_SEC, fn, ud);
 }
