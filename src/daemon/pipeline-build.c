@@ -304,38 +304,42 @@ _has_channel(const CfgNode *stmt)
 }
 
 static void
-_parser_discards_free(gpointer data)
+_stmt_counts_free(gpointer data)
 {
-  ParserDiscards *d = data;
-  g_free(d->name);
-  g_free(d);
+  StmtCounts *c = data;
+  g_free(c->name);
+  g_free(c);
 }
 
-/* The parsers of stmt share one count of what they drop, by the
- * statement's name as syslog-ng's does (a rewrite drops nothing). */
+/* The counts of statement stmt in *arr, by its name as syslog-ng's
+ * (an inline one "#anon-KINDN", in the order built). */
+static StmtCounts *
+_stmt_counts(GPtrArray **arr, unsigned *anon, const char *kind, const CfgNode *stmt)
+{
+  if (!*arr)
+    *arr = g_ptr_array_new_with_free_func(_stmt_counts_free);
+  for (guint i = 0; stmt->name && i < (*arr)->len; i++)
+    {
+      StmtCounts *o = g_ptr_array_index(*arr, i);
+      if (strcmp(o->name, stmt->name) == 0)
+        return o;
+    }
+  StmtCounts *c = g_new0(StmtCounts, 1);
+  c->name = stmt->name ? g_strdup(stmt->name) : g_strdup_printf("#anon-%s%u", kind, (*anon)++);
+  g_ptr_array_add(*arr, c);
+  return c;
+}
+
+/* The parsers of stmt share one count of what they drop (a rewrite
+ * drops nothing). */
 static void
 _count_discards(LogPipeline *pl, const CfgNode *stmt, CfgObjectKind kind, LogProcessor **procs)
 {
   if (kind != CFG_OBJ_PARSER)
     return;
-  if (!pl->parser_discards)
-    pl->parser_discards = g_ptr_array_new_with_free_func(_parser_discards_free);
-  ParserDiscards *d = NULL;
-  for (guint i = 0; stmt->name && i < pl->parser_discards->len && !d; i++)
-    {
-      ParserDiscards *o = g_ptr_array_index(pl->parser_discards, i);
-      if (strcmp(o->name, stmt->name) == 0)
-        d = o;
-    }
-  if (!d)
-    {
-      d = g_new0(ParserDiscards, 1);
-      /* an inline one is named as syslog-ng names it: in the order built */
-      d->name = stmt->name ? g_strdup(stmt->name) : g_strdup_printf("#anon-parser%u", pl->anon_parsers++);
-      g_ptr_array_add(pl->parser_discards, d);
-    }
+  StmtCounts *c = _stmt_counts(&pl->parser_discards, &pl->anon_parsers, "parser", stmt);
   for (size_t k = 0; procs[k]; k++)
-    procs[k]->discarded = &d->n;
+    procs[k]->discarded = &c->n[0];
 }
 
 /* A parser or rewrite statement with channel {} in it (the shape of
@@ -412,7 +416,8 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
             FilterExpr *fe = filter_expr_compile_block(stmt, err);
             if (!fe)
               return false;
-            _elem_add(p, (PathElem) { .kind = PE_FILTER, .filter = fe });
+            StmtCounts *sc = _stmt_counts(&pl->filter_counts, &pl->anon_filters, "filter", stmt);
+            _elem_add(p, (PathElem) { .kind = PE_FILTER, .filter = fe, .counts = sc->n });
             return true;
           }
         if ((c->obj == CFG_OBJ_PARSER || c->obj == CFG_OBJ_REWRITE) && _has_channel(stmt))

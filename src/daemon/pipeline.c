@@ -117,6 +117,8 @@ log_pipeline_free(LogPipeline *pl)
     g_hash_table_unref(pl->dyn_carried);
   if (pl->parser_discards)
     g_ptr_array_free(pl->parser_discards, TRUE);
+  if (pl->filter_counts)
+    g_ptr_array_free(pl->filter_counts, TRUE);
   log_pipeline_stats_free(pl);
   free(pl);
 }
@@ -433,6 +435,8 @@ _run_elems_at(LogPipeline *pl, Batch *mine, const LogPathRT *p, const LogPathRT 
         {
         case PE_FILTER:
           matched = _filter_passes(e->filter, &msg, own);
+          if (e->counts)
+            atomic_fetch_add_explicit(&e->counts[matched ? 0 : 1], 1, memory_order_relaxed);
           break;
         case PE_PROC:
           matched = _run_procs(e->procs, &msg, own);
