@@ -50,8 +50,8 @@ const char *file_source_check_follow_freq(const CfgOption *opt, const void *fiel
 /* The rows of FileSourceOptions held by STYPE as SMEMBER. */
 #define FILE_SOURCE_OPTION_ROWS(stype, smember)                                                                    \
   LOG_SOURCE_OPTION_ROWS(stype, smember.src, 100),                                                                \
-  { .name = "follow-freq", .type = CFG_OPT_STRING, .offset = offsetof(stype, smember.follow_freq), .def_str = "1", \
-    .check = file_source_check_follow_freq },                                                                    \
+  { .name = "follow-freq", .type = CFG_OPT_STRING, .offset = offsetof(stype, smember.follow_freq),        \
+    .def_str = "1", .check = file_source_check_follow_freq },                                              \
   LOG_MULTI_LINE_CFG_OPTIONS(stype, smember.multi_line),                                                          \
   LOG_MULTI_LINE_CFG_TIMEOUT_OPTION(stype, smember.multi_line),                                                   \
   { .name = "format", .type = CFG_OPT_STRING, .offset = offsetof(stype, smember.format),                          \

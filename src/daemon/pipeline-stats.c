@@ -292,7 +292,8 @@ _foreach_raw(LogPipeline *pl, StatsRowFunc fn, void *ud)
     {
       StmtCounts *c = g_ptr_array_index(pl->filter_counts, i);
       _row(fn, ud, "filter", c->name, "", "matched", atomic_load_explicit(&c->n[0], memory_order_relaxed));
-      _row(fn, ud, "filter", c->name, "", "not_matched", atomic_load_explicit(&c->n[1], memory_order_relaxed));
+      _row(fn, ud, "filter", c->name, "", "not_matched",
+           atomic_load_explicit(&c->n[1], memory_order_relaxed));
     }
   if (pl->dyn)
     stats_dyn_foreach(pl->dyn, g_get_real_time() / G_USEC_PER_SEC, fn, ud);

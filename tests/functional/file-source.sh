@@ -102,7 +102,8 @@ refused "file(\"$work/x\" follow-freq(soon));" "takes a number of seconds, not n
 # syslog-ng 3.38 takes a fraction of a second and 0 too
 for freq in 0 0.0 0.1 1.0; do
   printf '@version: 3.38\nsource s { file("%s/x" follow-freq(%s)); };\n' "$work" "$freq" >"$work/ok.conf"
-  "$sluice" --syntax-only -f "$work/ok.conf" >"$work/ok.err" 2>&1 || fail "follow-freq($freq): $(cat "$work/ok.err")"
+  "$sluice" --syntax-only -f "$work/ok.conf" >"$work/ok.err" 2>&1 \
+    || fail "follow-freq($freq): $(cat "$work/ok.err")"
 done
 refused "file(\"$work/x\" multi-line-mode(regexp));" "please also specify regexps"
 

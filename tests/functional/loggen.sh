@@ -229,11 +229,15 @@ while [ ! -s "$work/port" ]; do
   sleep 0.1
 done
 "$loggen" -U --proxied-tls-passthrough --proxy-src-ip=1.1.1.1 --proxy-dst-ip=2.2.2.2 --proxy-src-port=3333 \
-  --proxy-dst-port=4444 -n 3 127.0.0.1 "$(cat "$work/port")" 2>"$work/err" || { cat "$work/err"; fail "passthrough"; }
+  --proxy-dst-port=4444 -n 3 127.0.0.1 "$(cat "$work/port")" 2>"$work/err" \
+  || { cat "$work/err"; fail "passthrough"; }
 wait "$pp_pid" || fail "passthrough server"
-[ "$(head -1 "$work/pp.out")" = "$(printf 'PROXY TCP4 1.1.1.1 2.2.2.2 3333 4444\r')" ] || fail "passthrough header"
+[ "$(head -1 "$work/pp.out")" = "$(printf 'PROXY TCP4 1.1.1.1 2.2.2.2 3333 4444\r')" ] \
+  || fail "passthrough header"
 [ "$(grep -c 'seq: ' "$work/pp.out")" -eq 3 ] || fail "passthrough: $(cat "$work/pp.out")"
-if "$loggen" --proxied-tls-passthrough 127.0.0.1 1 2>/dev/null; then fail "passthrough without -U accepted"; fi
+if "$loggen" --proxied-tls-passthrough 127.0.0.1 1 2>/dev/null; then
+  fail "passthrough without -U accepted"
+fi
 
 # 10. --reconnect: the sink goes away and comes back on the same port; the
 #     numbers go on where they stopped (the lines in flight at the close are lost).
