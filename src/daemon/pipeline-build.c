@@ -331,11 +331,11 @@ _stmt_counts(GPtrArray **arr, unsigned *anon, const char *kind, const CfgNode *s
 }
 
 /* The parsers of stmt share one count of what they drop (a rewrite
- * drops nothing). */
+ * drops nothing), from stats-level 1 as the filters' counts. */
 static void
 _count_discards(LogPipeline *pl, const CfgNode *stmt, CfgObjectKind kind, LogProcessor **procs)
 {
-  if (kind != CFG_OBJ_PARSER)
+  if (kind != CFG_OBJ_PARSER || pl->stats_level < 1)
     return;
   StmtCounts *c = _stmt_counts(&pl->parser_discards, &pl->anon_parsers, "parser", stmt);
   for (size_t k = 0; procs[k]; k++)
@@ -416,8 +416,11 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
             FilterExpr *fe = filter_expr_compile_block(stmt, err);
             if (!fe)
               return false;
-            StmtCounts *sc = _stmt_counts(&pl->filter_counts, &pl->anon_filters, "filter", stmt);
-            _elem_add(p, (PathElem) { .kind = PE_FILTER, .filter = fe, .counts = sc->n });
+            /* counted from stats-level 1 only, as syslog-ng shows them: a
+             * count shared by the workers costs its cache line */
+            StmtCounts *sc = pl->stats_level >= 1
+                               ? _stmt_counts(&pl->filter_counts, &pl->anon_filters, "filter", stmt) : NULL;
+            _elem_add(p, (PathElem) { .kind = PE_FILTER, .filter = fe, .counts = sc ? sc->n : NULL });
             return true;
           }
         if ((c->obj == CFG_OBJ_PARSER || c->obj == CFG_OBJ_REWRITE) && _has_channel(stmt))
