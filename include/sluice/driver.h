@@ -176,6 +176,10 @@ struct LogProcessor
   struct LogPipeline *pipeline;
   const void *path;
   uint32_t elem, index;
+  /* A parser's: the count of messages it dropped, shared by every parser
+   * of its statement (syslog-ng's "parser;NAME;;a;discarded" row); set by
+   * the pipeline, NULL for a rewrite. */
+  atomic_uint_fast64_t *discarded;
 };
 
 /* What a factory may look at besides the driver call itself. */

@@ -67,6 +67,7 @@ typedef struct FileDestOptions
   bool keep_alive;       /* program(): the child lives on across a reload */
   bool inherit_environment; /* program(): the daemon's environment, else none */
   char *persist_name;    /* program(): the reload handover's key */
+  char *filename;        /* example-destination(): the file's path */
 } FileDestOptions;
 
 /* flags(): the writer flags of syslog-ng 3.38 that Sluice has */
@@ -96,6 +97,7 @@ typedef struct FileDest
 {
   LogDestDriver super;
   FileKind kind;
+  bool example;               /* example-destination(): a file() whose lines are "thread_id=N message=MSG" */
   FileDestOptions o;
   char *name;                 /* for internal log lines: the statement's name */
   LogTemplate *path;          /* NULL for stdout() */
@@ -142,6 +144,7 @@ typedef struct FileDest
 extern const LogDriverFactory file_dest_factory;
 extern const LogDriverFactory pipe_dest_factory;
 extern const LogDriverFactory stdout_dest_factory;
+extern const LogDriverFactory example_dest_factory;
 extern const LogDriverFactory program_dest_factory;
 
 /* file-open.c */

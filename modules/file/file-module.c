@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The file module's registration table: file(), pipe(), stdout() and
- * program(). */
+ * program(), and syslog-ng's example-destination() (a file() underneath). */
 #include "file-dest.h"
 #include "file-source.h"
 #include "stream-sources.h"
@@ -15,5 +15,6 @@ const LogDriverFactory *const file_driver_factories[] = {
   &pipe_dest_factory,
   &stdout_dest_factory,
   &program_dest_factory,
+  &example_dest_factory,
   NULL,
 };

@@ -88,6 +88,22 @@ static const CfgOption program_options[] = {
   { 0 },
 };
 
+/* syslog-ng 3.38's example-destination(): filename() and the options of
+ * its threaded destinations that Sluice's writer has; workers() and the
+ * batching ones are taken with a warning, one writer here */
+#define EXAMPLE_IGNORED(name) "example-destination(): " name "() is ignored: Sluice writes it as one file()"
+static const CfgOption example_options[] = {
+  { .name = "filename", .type = CFG_OPT_STRING, .offset = OFF(filename) },
+  { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .min = 1, .max = INT32_MAX },
+  { .name = "time-reopen", .type = CFG_OPT_INT, .offset = OFF(time_reopen), .min = 1, .max = INT32_MAX },
+  { .name = "throttle", .type = CFG_OPT_INT, .offset = OFF(throttle), .min = 0, .max = INT32_MAX },
+  { .name = "workers", .type = CFG_OPT_IGNORED, .def_str = EXAMPLE_IGNORED("workers") },
+  { .name = "batch-lines", .type = CFG_OPT_IGNORED, .def_str = EXAMPLE_IGNORED("batch-lines") },
+  { .name = "batch-timeout", .type = CFG_OPT_IGNORED, .def_str = EXAMPLE_IGNORED("batch-timeout") },
+  { .name = "retries", .type = CFG_OPT_IGNORED, .def_str = EXAMPLE_IGNORED("retries") },
+  { 0 },
+};
+
 static const CfgOption *
 _table(FileKind kind)
 {
@@ -317,6 +333,9 @@ _setup_templates(FileDest *d, const CfgNode *call, const LogDriverContext *ctx, 
   return ok;
 }
 
+static bool _setup_path_text(FileDest *d, const char *text, const CfgLocation *loc, const CfgNode *call,
+                             CfgError *err);
+
 static bool
 _setup_path(FileDest *d, const CfgNode *call, CfgError *err)
 {
@@ -326,6 +345,13 @@ _setup_path(FileDest *d, const CfgNode *call, CfgError *err)
       cfg_error_set(err, &arg->loc, "%s() needs a path, got an empty one", call->name);
       return false;
     }
+  return _setup_path_text(d, arg->str, &arg->loc, call, err);
+}
+
+static bool
+_setup_path_text(FileDest *d, const char *text, const CfgLocation *loc, const CfgNode *call, CfgError *err)
+{
+  const CfgValue *arg = &(CfgValue) { .str = (char *) text, .loc = *loc };
   char *error = NULL;
   d->path = log_template_compile(arg->str, &error);
   if (!d->path)
@@ -388,7 +414,7 @@ _file_dest_free(LogDestDriver *s)
     program_dest_free(d);
   log_template_unref(d->path);
   log_template_unref(d->tmpl);
-  cfg_options_free(_table(d->kind), &d->o);
+  cfg_options_free(d->example ? example_options : _table(d->kind), &d->o);
   g_free(d->name);
   free(d);
 }
@@ -469,6 +495,69 @@ _stdout_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
   return _new_dest(FILE_KIND_STDOUT, call, ctx, err);
 }
+
+/* example-destination(filename("...")): as syslog-ng's example module, a
+ * line "thread_id=N message=MSG" a message (N the writing thread's id),
+ * appended to the file. */
+static LogDestDriver *
+_example_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  FileDest *d = calloc(1, sizeof(*d));
+  d->kind = FILE_KIND_FILE;
+  d->example = true;
+  d->child_fd = -1;
+  d->super.ops = &file_dest_ops;
+  d->super.writer_ops = &file_writer_ops;
+  d->super.driver = "example-destination";
+  d->super.loc = call->loc;
+  d->name = g_strdup(ctx->stmt_name ? ctx->stmt_name : d->super.driver);
+  cfg_options_defaults(example_options, &d->o);
+  d->o.perm = d->o.dir_perm = -2;
+  d->o.time_reap = -1;
+  bool ok = cfg_options_apply_inherit(example_options, call, &d->o, "example-destination()", ctx->global,
+                                      err);
+  if (ok && (!d->o.filename || !d->o.filename[0]))
+    {
+      cfg_error_set(err, &call->loc, "example-destination() needs filename()");
+      ok = false;
+    }
+  if (ok && ctx->global)
+    _inherit(d, call, ctx->global);
+  /* its lines are its own: not the global file-template() */
+  LogDriverContext own = *ctx;
+  own.global = NULL;
+  ok = ok && _setup_templates(d, call, &own, err);
+  if (ok)
+    {
+      char *error = NULL;
+      d->tmpl = log_template_compile("${MESSAGE}\n", &error);
+      g_free(error);
+      const CfgNode *o = cfg_option_given(call, "filename");
+      ok = d->tmpl && _setup_path_text(d, d->o.filename, o ? &o->loc : &call->loc, call, err)
+           && file_perm_resolve(&d->file_perm, d->o.owner, d->o.group, d->o.perm, call, "owner", "group", err)
+           && file_perm_resolve(&d->dir_perm, d->o.dir_owner, d->o.dir_group, d->o.dir_perm, call,
+                                "dir-owner", "dir-group", err);
+    }
+  if (!ok)
+    {
+      _file_dest_free(&d->super);
+      return NULL;
+    }
+  d->time_reap = d->o.time_reap;
+  g_strlcpy(d->super.stats_instance, d->o.filename, sizeof(d->super.stats_instance));
+  d->super.log_fifo_size = d->o.log_fifo_size;
+  d->super.flush_lines = d->o.flush_lines;
+  d->super.batch_files = 1;
+  d->super.time_reopen = d->o.time_reopen;
+  d->super.throttle = d->o.throttle;
+  return &d->super;
+}
+
+const LogDriverFactory example_dest_factory = {
+  .def = { .kind = CFG_OBJ_DESTINATION, .name = "example-destination", .options = example_options,
+           .struct_size = sizeof(FileDestOptions), .min_args = 0, .max_args = 0 },
+  .new_dest = _example_new,
+};
 
 const LogDriverFactory file_dest_factory = {
   .def = { .kind = CFG_OBJ_DESTINATION, .name = "file", .options = file_options,

@@ -69,9 +69,13 @@ _file_stop(LogSourceDriver *d)
 const char *
 file_source_check_follow_freq(const CfgOption *opt, const void *field)
 {
-  return *(const int64_t *) field >= 1 ? NULL
-                                       : "must be at least 1 (seconds): Sluice follows files by looking at them, "
-                                         "and follow-freq(0) would never look again";
+  (void) opt;
+  const char *text = *(char *const *) field;
+  char *end;
+  double v = text ? g_ascii_strtod(text, &end) : 0;
+  if (text && (!text[0] || *end || !(v >= 0 && v <= 86400)))
+    return "follow-freq() takes a number of seconds, not negative (a fraction such as 0.5 too)";
+  return NULL;
 }
 
 const char *
@@ -96,7 +100,13 @@ file_source_options_resolve(LogSource *s, FileSourceOptions *o, const CfgNode *c
       || !log_multi_line_resolve(&o->multi_line, &call->loc, &s->ro.multi_line, err)
       || !file_source_resolve_pad_size(s, o->pad_size, call, call->name, err))
     return false;
-  o->follow_freq_ms *= 1000;
+  /* As syslog-ng 3.38, seconds with a fraction (0.1: every 100 ms).  Its
+   * follow-freq(0) waits for the file descriptor to be readable, which a
+   * regular file always is: Sluice reads on inotify's word then, and looks
+   * every second besides (where inotify cannot be had, only that). */
+  o->follow_freq_ms = o->follow_freq ? (int64_t) (g_ascii_strtod(o->follow_freq, NULL) * 1000 + 0.5) : 1000;
+  if (o->follow_freq_ms <= 0)
+    o->follow_freq_ms = 1000;
   return true;
 }
 

@@ -12,7 +12,8 @@
 typedef struct FileSourceOptions
 {
   LogSourceOptions src;
-  int64_t follow_freq_ms;  /* follow-freq(): seconds in the table, ms once resolved */
+  char *follow_freq;       /* follow-freq(): seconds as written, a fraction allowed */
+  int64_t follow_freq_ms;  /* follow_freq in ms once resolved (follow-freq(0): 1000, see resolve) */
   LogMultiLineCfg multi_line; /* multi-line-mode() and friends */
   char *format;            /* format(): "syslog" (syslog-ng's default), or "linux-kmsg" in file() */
   int64_t pad_size;        /* pad-size(): records of this many bytes; 0 = lines */
@@ -43,14 +44,14 @@ bool file_source_resolve_pad_size(LogSource *s, int64_t pad_size, const CfgNode 
   { .name = "pad-size", .type = CFG_OPT_SIZE, .offset = offsetof(stype, field), .def_int = 0, .min = 0,            \
     .max = INT32_MAX }
 
-/* follow-freq(): at least a second (a check for the table). */
+/* follow-freq(): seconds, not negative, a fraction allowed (a check for the table). */
 const char *file_source_check_follow_freq(const CfgOption *opt, const void *field);
 
 /* The rows of FileSourceOptions held by STYPE as SMEMBER. */
 #define FILE_SOURCE_OPTION_ROWS(stype, smember)                                                                    \
   LOG_SOURCE_OPTION_ROWS(stype, smember.src, 100),                                                                \
-  { .name = "follow-freq", .type = CFG_OPT_INT, .offset = offsetof(stype, smember.follow_freq_ms), .def_int = 1,  \
-    .min = 0, .max = 86400, .check = file_source_check_follow_freq },                                            \
+  { .name = "follow-freq", .type = CFG_OPT_STRING, .offset = offsetof(stype, smember.follow_freq),        \
+    .def_str = "1", .check = file_source_check_follow_freq },                                              \
   LOG_MULTI_LINE_CFG_OPTIONS(stype, smember.multi_line),                                                          \
   LOG_MULTI_LINE_CFG_TIMEOUT_OPTION(stype, smember.multi_line),                                                   \
   { .name = "format", .type = CFG_OPT_STRING, .offset = offsetof(stype, smember.format),                          \

@@ -43,6 +43,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -387,6 +388,8 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
         return i;
       line.file = f;
       line.offset = d->body->len;
+      if (d->example)
+        g_string_append_printf(d->body, "thread_id=%ld message=", (long) syscall(SYS_gettid));
       if (d->tmpl)
         log_template_format(d->tmpl, items[i].msg, &d->topts, d->body);
       else

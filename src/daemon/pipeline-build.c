@@ -303,6 +303,45 @@ _has_channel(const CfgNode *stmt)
   return false;
 }
 
+static void
+_stmt_counts_free(gpointer data)
+{
+  StmtCounts *c = data;
+  g_free(c->name);
+  g_free(c);
+}
+
+/* The counts of statement stmt in *arr, by its name as syslog-ng's
+ * (an inline one "#anon-KINDN", in the order built). */
+static StmtCounts *
+_stmt_counts(GPtrArray **arr, unsigned *anon, const char *kind, const CfgNode *stmt)
+{
+  if (!*arr)
+    *arr = g_ptr_array_new_with_free_func(_stmt_counts_free);
+  for (guint i = 0; stmt->name && i < (*arr)->len; i++)
+    {
+      StmtCounts *o = g_ptr_array_index(*arr, i);
+      if (strcmp(o->name, stmt->name) == 0)
+        return o;
+    }
+  StmtCounts *c = g_new0(StmtCounts, 1);
+  c->name = stmt->name ? g_strdup(stmt->name) : g_strdup_printf("#anon-%s%u", kind, (*anon)++);
+  g_ptr_array_add(*arr, c);
+  return c;
+}
+
+/* The parsers of stmt share one count of what they drop (a rewrite
+ * drops nothing), from stats-level 1 as the filters' counts. */
+static void
+_count_discards(LogPipeline *pl, const CfgNode *stmt, CfgObjectKind kind, LogProcessor **procs)
+{
+  if (kind != CFG_OBJ_PARSER || pl->stats_level < 1)
+    return;
+  StmtCounts *c = _stmt_counts(&pl->parser_discards, &pl->anon_parsers, "parser", stmt);
+  for (size_t k = 0; procs[k]; k++)
+    procs[k]->discarded = &c->n[0];
+}
+
 /* A parser or rewrite statement with channel {} in it (the shape of
  * syslog-ng's SCL parsers: channel { parser {...}; filter {...}; }) runs
  * in p as the sequence it writes: its calls as processors, each channel's
@@ -328,6 +367,7 @@ _compile_statement_seq(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, CfgOb
         return false;
       LogProcessor **procs = calloc(2, sizeof(LogProcessor *));
       procs[0] = proc;
+      _count_discards(pl, stmt, kind, procs);
       _elem_add(p, (PathElem) { .kind = PE_PROC, .procs = procs });
     }
   return true;
@@ -376,7 +416,11 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
             FilterExpr *fe = filter_expr_compile_block(stmt, err);
             if (!fe)
               return false;
-            _elem_add(p, (PathElem) { .kind = PE_FILTER, .filter = fe });
+            /* counted from stats-level 1 only, as syslog-ng shows them: a
+             * count shared by the workers costs its cache line */
+            StmtCounts *sc = pl->stats_level >= 1
+                               ? _stmt_counts(&pl->filter_counts, &pl->anon_filters, "filter", stmt) : NULL;
+            _elem_add(p, (PathElem) { .kind = PE_FILTER, .filter = fe, .counts = sc ? sc->n : NULL });
             return true;
           }
         if ((c->obj == CFG_OBJ_PARSER || c->obj == CFG_OBJ_REWRITE) && _has_channel(stmt))
@@ -386,6 +430,7 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
             LogProcessor **procs = _build_processors(pl, stmt, c->obj, factories, err);
             if (!procs)
               return false;
+            _count_discards(pl, stmt, c->obj, procs);
             _elem_add(p, (PathElem) { .kind = PE_PROC, .procs = procs });
             for (uint32_t k = 0; procs[k]; k++)
               {

@@ -34,6 +34,7 @@ typedef struct PathElem
 {
   PathElemKind kind;
   FilterExpr *filter; /* FILTER */
+  atomic_uint_fast64_t *counts; /* FILTER: its statement's matched and not (StmtCounts.n) */
   int dest;           /* DEST: index into pl->dests */
   PathGroup group;    /* GROUP; IF: one path per branch */
   FilterExpr **conds; /* IF: one per branch, NULL for else */
@@ -137,7 +138,21 @@ struct LogPipeline
   PersistStore *persist;     /* the daemon's, for LogSourceEnv; NULL: none */
   bool procs_started;        /* between the processors' start and stop */
   GPtrArray *flush_procs;    /* processors with a flush op (read-only while running) */
+  /* StmtCounts*, each parser and filter statement's in a path, in the
+   * order built; and the inline ones so far of each */
+  GPtrArray *parser_discards, *filter_counts;
+  unsigned anon_parsers, anon_filters;
 };
+
+/* A parser statement's count of what its parsers dropped (n[0],
+ * LogProcessor.discarded), or a filter statement's of what it matched
+ * and did not (n[0], n[1], PathElem.counts): syslog-ng's "parser;NAME"
+ * and "filter;NAME" rows. */
+typedef struct StmtCounts
+{
+  char *name;
+  atomic_uint_fast64_t n[2];
+} StmtCounts;
 
 /* Call fn on every processor of every path (pipeline.c). */
 void log_pipeline_foreach_processor(LogPipeline *pl, void (*fn)(LogProcessor *p, void *ud), void *ud);

@@ -281,6 +281,20 @@ _foreach_raw(LogPipeline *pl, StatsRowFunc fn, void *ud)
       _row(fn, ud, component, rt->name, inst, "written", qs.written);
     }
   log_pipeline_foreach_processor(pl, _proc_rows, &(ProcRows) { fn, ud, NULL });
+  /* what each parser statement dropped and each filter statement let
+   * through and not, from stats-level 1 */
+  for (guint i = 0; pl->stats_level >= 1 && pl->parser_discards && i < pl->parser_discards->len; i++)
+    {
+      StmtCounts *c = g_ptr_array_index(pl->parser_discards, i);
+      _row(fn, ud, "parser", c->name, "", "discarded", atomic_load_explicit(&c->n[0], memory_order_relaxed));
+    }
+  for (guint i = 0; pl->stats_level >= 1 && pl->filter_counts && i < pl->filter_counts->len; i++)
+    {
+      StmtCounts *c = g_ptr_array_index(pl->filter_counts, i);
+      _row(fn, ud, "filter", c->name, "", "matched", atomic_load_explicit(&c->n[0], memory_order_relaxed));
+      _row(fn, ud, "filter", c->name, "", "not_matched",
+           atomic_load_explicit(&c->n[1], memory_order_relaxed));
+    }
   if (pl->dyn)
     stats_dyn_foreach(pl->dyn, g_get_real_time() / G_USEC_PER_SEC, fn, ud);
 }

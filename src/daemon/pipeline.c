@@ -115,6 +115,10 @@ log_pipeline_free(LogPipeline *pl)
     g_ptr_array_free(pl->flush_procs, TRUE);
   if (pl->dyn_carried)
     g_hash_table_unref(pl->dyn_carried);
+  if (pl->parser_discards)
+    g_ptr_array_free(pl->parser_discards, TRUE);
+  if (pl->filter_counts)
+    g_ptr_array_free(pl->filter_counts, TRUE);
   log_pipeline_stats_free(pl);
   free(pl);
 }
@@ -296,7 +300,11 @@ _run_procs(LogProcessor *const *procs, LogMsg **pmsg, bool *own)
     }
   for (size_t i = 0; procs[i]; i++)
     if (!procs[i]->ops->process(procs[i], pmsg))
-      return false;
+      {
+        if (procs[i]->discarded)
+          atomic_fetch_add_explicit(procs[i]->discarded, 1, memory_order_relaxed);
+        return false;
+      }
   return true;
 }
 
@@ -427,6 +435,8 @@ _run_elems_at(LogPipeline *pl, Batch *mine, const LogPathRT *p, const LogPathRT 
         {
         case PE_FILTER:
           matched = _filter_passes(e->filter, &msg, own);
+          if (e->counts)
+            atomic_fetch_add_explicit(&e->counts[matched ? 0 : 1], 1, memory_order_relaxed);
           break;
         case PE_PROC:
           matched = _run_procs(e->procs, &msg, own);
@@ -536,7 +546,8 @@ log_pipeline_inject(LogProcessor *proc, LogMsg *msg)
   bool own = true;
   bool go_on = true;
   for (size_t i = proc->index + 1; go_on && e->procs[i]; i++)
-    go_on = e->procs[i]->ops->process(e->procs[i], &msg);
+    if (!(go_on = e->procs[i]->ops->process(e->procs[i], &msg)) && e->procs[i]->discarded)
+      atomic_fetch_add_explicit(e->procs[i]->discarded, 1, memory_order_relaxed);
   if (go_on)
     {
       /* the path's later elements, under the path's own flags */

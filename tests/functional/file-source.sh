@@ -97,7 +97,14 @@ refused "wildcard-file(base-dir(\"$work\") filename-pattern(\"*\") log-msg-size(
 refused "file(\"$work/x\" pad-size(64) multi-line-mode(indented));" "pad-size() cannot be used with multi-line-mode()"
 refused "wildcard-file(filename-pattern(\"*.log\"));" "base-dir() is required"
 refused "wildcard-file(base-dir(\"$work\") filename-pattern(\"a/*.log\"));" "cannot hold a '/'"
-refused "file(\"$work/x\" follow-freq(0));" "must be at least 1"
+refused "file(\"$work/x\" follow-freq(-0.1));" "takes a number of seconds, not negative"
+refused "file(\"$work/x\" follow-freq(soon));" "takes a number of seconds, not negative"
+# syslog-ng 3.38 takes a fraction of a second and 0 too
+for freq in 0 0.0 0.1 1.0; do
+  printf '@version: 3.38\nsource s { file("%s/x" follow-freq(%s)); };\n' "$work" "$freq" >"$work/ok.conf"
+  "$sluice" --syntax-only -f "$work/ok.conf" >"$work/ok.err" 2>&1 \
+    || fail "follow-freq($freq): $(cat "$work/ok.err")"
+done
 refused "file(\"$work/x\" multi-line-mode(regexp));" "please also specify regexps"
 
 "$loggen" --check "$work/out.log" >"$work/report" || { cat "$work/report"; fail "loss"; }

@@ -191,6 +191,53 @@ wait "$sink_pid" || true
 sink_pid=
 grep -q 'TLS handshake failed' "$work/err" || fail "wrong CA message"
 if "$loggen" --tls-cert "$tls/client.pem" 127.0.0.1 1 2>/dev/null; then fail "--tls-cert without -U accepted"; fi
+# --proxied-tls-passthrough: the PROXY line in plain text, then TLS (a
+# server that reads the line, then the handshake, then lines until EOF)
+rm -f "$work/port"
+python3 - "$tls" "$work/port" "$work/pp.out" <<'EOP' &
+import socket, ssl, sys
+tls, port_file, out = sys.argv[1:]
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(tls + "/server.pem", tls + "/server.key")
+srv = socket.socket()
+srv.bind(("127.0.0.1", 0))
+srv.listen(1)
+srv.settimeout(30)
+open(port_file, "w").write(str(srv.getsockname()[1]))
+conn, _ = srv.accept()
+conn.settimeout(30)
+head = b""
+while not head.endswith(b"\n"):
+    head += conn.recv(1)
+s = ctx.wrap_socket(conn, server_side=True)
+data = b""
+while True:
+    try:
+        chunk = s.recv(65536)
+    except (ssl.SSLError, OSError):
+        break
+    if not chunk:
+        break
+    data += chunk
+open(out, "wb").write(head + data)
+EOP
+pp_pid=$!
+i=0
+while [ ! -s "$work/port" ]; do
+  i=$((i + 1))
+  [ $i -lt 100 ] || fail "passthrough server did not start"
+  sleep 0.1
+done
+"$loggen" -U --proxied-tls-passthrough --proxy-src-ip=1.1.1.1 --proxy-dst-ip=2.2.2.2 --proxy-src-port=3333 \
+  --proxy-dst-port=4444 -n 3 127.0.0.1 "$(cat "$work/port")" 2>"$work/err" \
+  || { cat "$work/err"; fail "passthrough"; }
+wait "$pp_pid" || fail "passthrough server"
+[ "$(head -1 "$work/pp.out")" = "$(printf 'PROXY TCP4 1.1.1.1 2.2.2.2 3333 4444\r')" ] \
+  || fail "passthrough header"
+[ "$(grep -c 'seq: ' "$work/pp.out")" -eq 3 ] || fail "passthrough: $(cat "$work/pp.out")"
+if "$loggen" --proxied-tls-passthrough 127.0.0.1 1 2>/dev/null; then
+  fail "passthrough without -U accepted"
+fi
 
 # 10. --reconnect: the sink goes away and comes back on the same port; the
 #     numbers go on where they stopped (the lines in flight at the close are lost).

@@ -135,7 +135,7 @@ _open_fd(const LoggenOptions *o, int type)
   return fd;
 }
 
-static bool _send_proxy(LoggenConn *c, const LoggenOptions *o, int index);
+static bool _send_proxy(LoggenConn *c, const LoggenOptions *o, int index, bool want);
 
 size_t
 loggen_proxy_header(const LoggenOptions *o, int index, char *buf, size_t cap)
@@ -171,7 +171,10 @@ loggen_conn_open(LoggenConn *c, const LoggenOptions *o, SSL_CTX *tls, int index)
       setsockopt(c->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
     }
   if (!tls)
-    return _send_proxy(c, o, index);
+    return _send_proxy(c, o, index, o->proxied);
+  /* --proxied-tls-passthrough: the header in plain text, then TLS */
+  if (!_send_proxy(c, o, index, o->proxied_tls_passthrough))
+    return false;
   c->ssl = SSL_new(tls);
   if (!c->ssl)
     {
@@ -197,14 +200,15 @@ loggen_conn_open(LoggenConn *c, const LoggenOptions *o, SSL_CTX *tls, int index)
       loggen_conn_close(c);
       return false;
     }
-  return _send_proxy(c, o, index);
+  return _send_proxy(c, o, index, o->proxied);
 }
 
-/* -H: the header goes first on every connection, reconnections too. */
+/* -H: the header goes first on every connection, reconnections too (on
+ * c->ssl when there is one); want says whether it goes now. */
 static bool
-_send_proxy(LoggenConn *c, const LoggenOptions *o, int index)
+_send_proxy(LoggenConn *c, const LoggenOptions *o, int index, bool want)
 {
-  if (!o->proxied)
+  if (!want)
     return true;
   char hdr[256];
   size_t len = loggen_proxy_header(o, index, hdr, sizeof(hdr)), done = 0;

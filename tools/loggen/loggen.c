@@ -18,7 +18,7 @@ static LoggenOptions opt = {
 };
 static gboolean o_permanent, o_proto, o_no_framing, o_ipv6, o_csv, o_quiet, o_debug, o_reconnect;
 static gboolean o_inet, o_unix, o_stream, o_dgram, o_ssl, o_loop, o_dont_parse, o_mixed, o_steady;
-static gboolean o_allow_dup, o_allow_reorder, o_proxied;
+static gboolean o_allow_dup, o_allow_reorder, o_proxied, o_pp_passthrough;
 static gint64 o_number, o_expect;
 static gint o_expect_threads;
 static char *o_check;
@@ -80,6 +80,8 @@ static GOptionEntry socket_entries[] = {
 
 static GOptionEntry ssl_entries[] = {
   { "use-ssl", 'U', 0, G_OPTION_ARG_NONE, &o_ssl, "Use ssl layer", NULL },
+  { "proxied-tls-passthrough", 0, 0, G_OPTION_ARG_NONE, &o_pp_passthrough,
+    "Send the PROXY protocol v1 header before the encrypted payload", NULL },
   { "tls-cert", 0, 0, G_OPTION_ARG_FILENAME, &opt.tls_cert, "Client certificate (PEM chain) to present", "<file>" },
   { "tls-key", 0, 0, G_OPTION_ARG_FILENAME, &opt.tls_key, "Private key (PEM) of --tls-cert", "<file>" },
   { "tls-ca", 0, 0, G_OPTION_ARG_FILENAME, &opt.tls_ca,
@@ -150,6 +152,7 @@ _validate(int argc, char **argv)
   opt.steady = o_steady;
   opt.number = o_number;
   opt.proxied = o_proxied;
+  opt.proxied_tls_passthrough = o_pp_passthrough;
 
   if (opt.rate <= 0 || opt.size <= 0 || opt.active <= 0 || opt.idle < 0 || opt.skip_tokens < 0 || opt.number < 0
       || (!opt.permanent && opt.interval <= 0))
@@ -179,9 +182,16 @@ _validate(int argc, char **argv)
       fprintf(stderr, "error: --tls-cert, --tls-key and --tls-ca need --use-ssl\n");
       return false;
     }
-  if ((opt.proxy_src_ip || opt.proxy_dst_ip || opt.proxy_src_port || opt.proxy_dst_port) && !opt.proxied)
+  if (opt.proxied_tls_passthrough && !opt.use_ssl)
     {
-      fprintf(stderr, "error: --proxy-src-ip, --proxy-dst-ip, --proxy-src-port and --proxy-dst-port need -H\n");
+      fprintf(stderr, "error: --proxied-tls-passthrough needs --use-ssl\n");
+      return false;
+    }
+  if ((opt.proxy_src_ip || opt.proxy_dst_ip || opt.proxy_src_port || opt.proxy_dst_port) && !opt.proxied
+      && !opt.proxied_tls_passthrough)
+    {
+      fprintf(stderr, "error: --proxy-src-ip, --proxy-dst-ip, --proxy-src-port and --proxy-dst-port need -H "
+                      "(or --proxied-tls-passthrough)\n");
       return false;
     }
   if (opt.proxied && opt.dgram && !opt.stream)

@@ -52,6 +52,7 @@ typedef struct LoggenOptions
   bool dont_parse;     /* -d */
 
   bool proxied;        /* -H: PROXY protocol v1 header first */
+  bool proxied_tls_passthrough; /* with -U: the header in plain text before the TLS handshake */
   char *proxy_src_ip, *proxy_dst_ip, *proxy_src_port, *proxy_dst_port;
 
   /* Sluice's own */
