@@ -862,12 +862,34 @@ log_pipeline_stop(LogPipeline *pl, int drain_ms)
   return left;
 }
 
+/* the counts of to's statements that from had under the same name */
+static void
+_carry_stmt_counts(GPtrArray *from, GPtrArray *to)
+{
+  for (guint i = 0; from && to && i < to->len; i++)
+    {
+      StmtCounts *t = g_ptr_array_index(to, i);
+      for (guint k = 0; k < from->len; k++)
+        {
+          StmtCounts *f = g_ptr_array_index(from, k);
+          if (strcmp(f->name, t->name) != 0)
+            continue;
+          for (int j = 0; j < 2; j++)
+            atomic_fetch_add(&t->n[j], atomic_load(&f->n[j]));
+          break;
+        }
+    }
+}
+
 /* A reload keeps the counts of every source driver next has under the
- * same id ("s_net#0"), the center's, and the dynamic rows; the queues'
- * counts went with the queues. */
+ * same id ("s_net#0"), the center's, the parser and filter statements'
+ * of the same name, and the dynamic rows; the queues' counts went with
+ * the queues. */
 static void
 _carry_counters(LogPipeline *pl, LogPipeline *next)
 {
+  _carry_stmt_counts(pl->parser_discards, next->parser_discards);
+  _carry_stmt_counts(pl->filter_counts, next->filter_counts);
   for (guint i = 0; i < next->slots->len; i++)
     {
       SourceSlot *sl = g_ptr_array_index(next->slots, i);

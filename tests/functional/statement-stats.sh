@@ -3,8 +3,8 @@
 # not, as syslog-ng 3.38 counts them from stats-level 1: one
 # "parser;NAME;;a;discarded" row a parser statement (its parsers share
 # it, an inline one is "#anon-parser0"), "filter;NAME;;a;matched" and
-# "not_matched" a filter statement; none for a rewrite, none at
-# stats-level 0.
+# "not_matched" a filter statement; none for a rewrite; carried over a
+# reload by name; none at stats-level 0.
 # Usage: statement-stats.sh SLUICE SLUICE_CTL
 . "$(dirname "$0")/lib.sh"
 sluice=$1 ctl=$2
@@ -40,6 +40,13 @@ grep -qx 'filter.#anon-filter0.not_matched=0' "$work/q" || fail "inline filter: 
 "$ctl" -c "$sock" stats >"$work/stats"
 grep -qx 'parser;p_re;;a;discarded;2' "$work/stats" || fail "stats: $(cat "$work/stats")"
 grep -q 'r_set' "$work/stats" && fail "a rewrite has no row: $(cat "$work/stats")"
+# a reload carries the counts over by name (the generators, started again,
+# add theirs: p_re 2 + 2, f_foo 3 + 3)
+reload_sluice
+wait_lines "$work/out.log" 22
+"$ctl" -c "$sock" query get '*.*' >"$work/q"
+grep -qx 'parser.p_re.discarded=4' "$work/q" || fail "p_re after a reload: $(cat "$work/q")"
+grep -qx 'filter.f_foo.matched=6' "$work/q" || fail "f_foo after a reload: $(cat "$work/q")"
 stop_sluice
 
 sed -i 's/stats-level(1)/stats-level(0)/' "$work/sluice.conf"
