@@ -23,7 +23,10 @@ import xml.etree.ElementTree as ET
 
 
 def sng_cmd(sng, *args):
-    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(sng, "usr/lib/syslog-ng"))
+    # pdbtool loads its syslog parser before it reads --module-path: the
+    # prefix from the environment is what finds it
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(sng, "usr/lib/syslog-ng"),
+               SYSLOGNG_PREFIX=os.path.join(sng, "usr"))
     cmd = [os.path.join(sng, "usr/bin/pdbtool"), args[0],
            "--module-path=" + os.path.join(sng, "usr/lib/syslog-ng/3.38"), *args[1:]]
     return subprocess.run(cmd, env=env, capture_output=True, text=True)

@@ -11,8 +11,10 @@
 tool=$1
 need_syslog_ng
 data=$(cd "$(dirname "$0")/data" && pwd)
+# pdbtool loads its syslog parser before it reads --module-path: the
+# prefix it takes from the environment is what finds it (match -f needs it)
 pdbtool() {
-  LD_LIBRARY_PATH=$sng/usr/lib/syslog-ng "$sng/usr/bin/pdbtool" "$@" \
+  SYSLOGNG_PREFIX=$sng/usr LD_LIBRARY_PATH=$sng/usr/lib/syslog-ng "$sng/usr/bin/pdbtool" "$@" \
     --module-path="$sng/usr/lib/syslog-ng/3.38" 2>/dev/null
 }
 
