@@ -18,10 +18,11 @@ run="gcc meson ninja-build pkg-config
 # journal tests, logrotate rotates under file-logrotate), time zones for
 # the timestamp tests, a JDK and Maven for the Apache Kafka broker of the
 # kafka tests (tests/kafka/kafka-broker.sh) and the OpenSearch node of the
-# elasticsearch-http() test (tests/opensearch)
+# elasticsearch-http() test (tests/opensearch), with Java's CA store (Maven
+# fetches over https) and curl (the node's readiness checks)
 tests="clang libclang-rt-14-dev libcriterion-dev
   openssl python3 systemd-journal-remote logrotate tzdata util-linux procps
-  openjdk-17-jdk-headless maven"
+  openjdk-17-jdk-headless ca-certificates-java maven curl"
 
 case "${1:-}" in
   --run) set -- $run ;;

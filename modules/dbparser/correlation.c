@@ -92,6 +92,7 @@ struct CorrState
   GHashTable *rates;     /* CorrKey -> RateLimit */
   CorrContext *wheel[CORR_WHEEL_SLOTS];
   int64_t wheel_now;     /* the last second the wheel has handled */
+  CorrContext *closing;  /* the context whose timeout actions run now (the thread's) */
   GArray *emitters;      /* CorrEmitter */
   const void *rules;     /* the first emitter's; NULL: timers wait */
   CorrRuleLookup lookup;
@@ -474,7 +475,8 @@ static void _wheel_start(CorrState *s, int64_t now);
  * rule, whose timeout actions run there; it closes after the action's
  * context-timeout, else the rule's.  A context of that id that is open
  * already takes m as one more message, its timeout starting again
- * (syslog-ng puts a new context in its place). */
+ * (syslog-ng puts a new context in its place); the context whose timeout
+ * actions run now cannot, and m is counted in messages_dropped. */
 static void
 _create_context(CorrState *s, const PdbRule *rule, const PdbAction *a, GPtrArray *use, LogMsg *m, int emitter,
                 int64_t now)
@@ -487,6 +489,13 @@ _create_context(CorrState *s, const PdbRule *rule, const PdbAction *a, GPtrArray
   log_template_context_set(prev);
   const CorrKey *key = _make_key(a->cc_scope, m, id->str, id->len);
   CorrContext *c = g_hash_table_lookup(s->contexts, key);
+  if (c && c == s->closing)
+    {
+      /* the context closing now: it cannot take the message */
+      atomic_fetch_add(&s->messages_dropped, 1);
+      log_msg_unref(m);
+      return;
+    }
   if (c)
     _wheel_unlink(s, c);
   else if (g_hash_table_size(s->contexts) >= s->max_contexts)
@@ -685,7 +694,9 @@ _handle_msg(CorrState *s, const PdbRule *rule, LogMsg *msg, void *emitter)
     {
       /* grouping-by(trigger()): the context closes now, as at its timeout */
       _sort_context(c, rule);
+      s->closing = c;
       _run_actions(s, rule, PDB_TRIGGER_TIMEOUT, c, NULL, e, now);
+      s->closing = NULL;
       _context_close(s, c);
     }
 }
@@ -697,7 +708,9 @@ _expire(CorrState *s, CorrContext *c, int64_t now)
   if (rule && c->msgs->len)
     {
       _sort_context(c, rule);
+      s->closing = c;
       _run_actions(s, rule, PDB_TRIGGER_TIMEOUT, c, NULL, c->emitter, now);
+      s->closing = NULL;
     }
   atomic_fetch_add(&s->expired, 1);
   _context_close(s, c);
@@ -733,17 +746,24 @@ _tick(CorrState *s, int64_t now)
   int64_t from = s->wheel_now + 1;
   if (now - from >= (int64_t) CORR_WHEEL_SLOTS)
     from = now - CORR_WHEEL_SLOTS + 1;
+  /* the slot's due contexts first: an action's create-context may move
+   * another context of the slot (its timeout starts again), which then
+   * stays; nothing but its own expiry frees a context here */
+  GPtrArray *due = g_ptr_array_new();
   for (int64_t sec = from; sec <= now; sec++)
     {
-      CorrContext *c = s->wheel[(uint64_t) sec % CORR_WHEEL_SLOTS];
-      while (c)
+      g_ptr_array_set_size(due, 0);
+      for (CorrContext *c = s->wheel[(uint64_t) sec % CORR_WHEEL_SLOTS]; c; c = c->next)
+        if (c->expires <= now)
+          g_ptr_array_add(due, c);
+      for (guint i = 0; i < due->len; i++)
         {
-          CorrContext *next = c->next;
+          CorrContext *c = g_ptr_array_index(due, i);
           if (c->expires <= now)
             _expire(s, c, now);
-          c = next;
         }
     }
+  g_ptr_array_free(due, TRUE);
   s->wheel_now = now;
 }
 

@@ -204,8 +204,12 @@ _kafka_new(const char *driver, const CfgNode *call, const LogDriverContext *ctx,
       cfg_error_set(err, &call->loc, "%s: %s", what, e);
       goto fail;
     }
-  if (o.send_time_zone)
-    topts.send_tz = tz_get(o.send_time_zone, NULL);
+  if (o.send_time_zone && !(topts.send_tz = tz_get(o.send_time_zone, NULL)))
+    {
+      const CfgNode *tzn = cfg_option_given(call, "send-time-zone");
+      cfg_error_set(err, tzn ? &tzn->loc : &call->loc, "%s: unknown time zone '%s'", what, o.send_time_zone);
+      goto fail;
+    }
   topts.escape = o.template_escape;
   if (!(topic = _template(what, "topic", o.topic, call, ctx, err))
       || !(message = _template(what, "message", o.message, call, ctx, err))

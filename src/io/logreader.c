@@ -612,6 +612,8 @@ _recv_with_cred(LogReader *r, char *space, size_t avail)
     n = (ssize_t) avail; /* datagram longer than the buffer: cut */
   if (r->dgram && mh.msg_namelen > 0)
     _addr_from_sockaddr(&r->peer, &ss);
+  if (n == 0)
+    return n; /* the end of a stream: its last line keeps the sender it had */
   r->has_cred = false;
   for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
