@@ -49,6 +49,14 @@ if [ ! -x "$dir/usr/bin/apt-get" ]; then
   debootstrap --variant=minbase bookworm "$dir" "$MIRROR"
 fi
 cp /etc/resolv.conf "$dir/etc/resolv.conf"
+# The machine's own certificate authorities (a proxy between it and the
+# package registries may sign with one): copied before anything is
+# installed, so that ca-certificates and Java's store take them in, as the
+# machine's tools do (Maven fetches the Kafka and OpenSearch jars over https)
+if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+  mkdir -p "$dir/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$dir/usr/local/share/ca-certificates/"
+fi
 # A minimal root has no /etc/hosts: leave it so, the tests must not need it.
 rm -f "$dir/etc/hosts"
 
