@@ -60,6 +60,11 @@ fi
 # A minimal root has no /etc/hosts: leave it so, the tests must not need it.
 rm -f "$dir/etc/hosts"
 
+# The root a mount point of its own, as a machine's / is: Java finds a
+# path's file store through /proc/self/mounts (the OpenSearch node of the
+# elasticsearch-http test failed with "Mount point not found" without it)
+mount --bind "$dir" "$dir"
+mounted="$dir"
 for m in proc sys dev dev/pts; do
   mkdir -p "$dir/$m"
   case $m in
