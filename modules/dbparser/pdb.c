@@ -79,6 +79,30 @@ _values_free(GArray *values)
   g_array_free(values, TRUE);
 }
 
+/* Rule ids and classes for the life of the process: a message keeps
+ * them by reference past its database (pdb_process_rule).  Not GLib's
+ * quarks, whose table leaves its old arrays behind as it grows (tens of
+ * thousands of rule ids grow it often); a set of our own, reachable to the
+ * end, one copy per distinct text. */
+static GHashTable *interned;
+static GMutex intern_lock;
+
+static const char *
+_intern(const char *s)
+{
+  g_mutex_lock(&intern_lock);
+  if (!interned)
+    interned = g_hash_table_new(g_str_hash, g_str_equal);
+  char *kept = g_hash_table_lookup(interned, s);
+  if (!kept)
+    {
+      kept = g_strdup(s);
+      g_hash_table_add(interned, kept);
+    }
+  g_mutex_unlock(&intern_lock);
+  return kept;
+}
+
 static void
 _action_free(void *p)
 {
@@ -558,7 +582,7 @@ _start_rule(Loader *l, const char **an, const char **av, GError **error)
       return;
     }
   PdbRule *r = g_new0(PdbRule, 1);
-  r->id = g_intern_string(id);
+  r->id = _intern(id);
   r->tags = g_array_new(FALSE, FALSE, sizeof(LogTagId));
   r->values = g_array_new(FALSE, FALSE, sizeof(PdbValue));
   r->actions = g_ptr_array_new_with_free_func(_action_free);
@@ -579,7 +603,7 @@ _start_rule(Loader *l, const char **an, const char **av, GError **error)
       LogTagId t = log_tags_get_by_name(tag);
       g_array_append_val(r->tags, t);
       g_free(tag);
-      r->class_name = g_intern_string(cls);
+      r->class_name = _intern(cls);
     }
   l->rule = r;
   _push(l, S_RULE);

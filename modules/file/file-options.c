@@ -415,6 +415,15 @@ _file_dest_free(LogDestDriver *s)
   log_template_unref(d->path);
   log_template_unref(d->tmpl);
   cfg_options_free(d->example ? example_options : _table(d->kind), &d->o);
+  if (d->example)
+    {
+      /* options {}'s owners, which _inherit copied in: example_options
+       * has no rows for them to free */
+      g_free(d->o.owner);
+      g_free(d->o.group);
+      g_free(d->o.dir_owner);
+      g_free(d->o.dir_group);
+    }
   g_free(d->name);
   free(d);
 }

@@ -15,6 +15,16 @@
 
 /* ---- the header ------------------------------------------------------------ */
 
+/* A field of the header (not NUL-terminated: it lies in the input) into
+ * dst, cut to fit; g_strlcpy would read the input to its first NUL. */
+static void
+_field_copy(char *dst, size_t cap, const char *src, size_t len)
+{
+  size_t n = MIN(len, cap - 1);
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
 static bool
 _port(const char *s, size_t len, int *out)
 {
@@ -67,8 +77,8 @@ net_proxy_parse_v1(const char *line, size_t len, NetProxyInfo *info, const char 
       return false;
     }
   info->ip_version = v4 ? 4 : 6;
-  g_strlcpy(info->src_ip, f[0], MIN(fl[0] + 1, sizeof(info->src_ip)));
-  g_strlcpy(info->dst_ip, f[1], MIN(fl[1] + 1, sizeof(info->dst_ip)));
+  _field_copy(info->src_ip, sizeof(info->src_ip), f[0], fl[0]);
+  _field_copy(info->dst_ip, sizeof(info->dst_ip), f[1], fl[1]);
   _port(f[2], fl[2], &info->src_port);
   _port(f[3], fl[3], &info->dst_port);
   info->have = true;
