@@ -21,6 +21,7 @@
 #include "pdb.h"
 
 #include "sluice/logmsg.h"
+#include "sluice/pipeline.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -93,5 +94,16 @@ void corr_state_counters(CorrState *s, CorrCounters *out);
 
 /* The clock, in milliseconds (tests set a fake one; NULL: mono_ms). */
 void corr_set_clock(int64_t (*now_ms)(void));
+
+/* Where a parser's correlation messages go (its emit function): the
+ * internal() source with inject-mode(internal), else on in p's path. */
+static inline void
+corr_emit_from(LogProcessor *p, bool to_internal, LogMsg *msg)
+{
+  if (to_internal)
+    internal_source_post(msg);
+  else
+    log_pipeline_inject(p, msg);
+}
 
 #endif

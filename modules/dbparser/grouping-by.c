@@ -150,10 +150,7 @@ static void
 _emit(void *emitter, LogMsg *msg)
 {
   GroupingBy *self = emitter;
-  if (self->inject_internal)
-    internal_source_post(msg);
-  else
-    log_pipeline_inject(&self->super, msg);
+  corr_emit_from(&self->super, self->inject_internal, msg);
 }
 
 static bool

@@ -638,22 +638,6 @@ http_dest_free(HttpDest *d)
   g_free(d->bulk);
   log_template_unref(d->body);
   g_free(d->name);
-  g_strfreev(d->o.urls);
-  g_strfreev(d->o.headers);
-  g_free(d->o.method);
-  g_free(d->o.user);
-  g_free(d->o.password);
-  g_free(d->o.user_agent);
-  g_free(d->o.proxy);
-  g_free(d->o.body);
-  g_free(d->o.body_prefix);
-  g_free(d->o.body_suffix);
-  g_free(d->o.delimiter);
-  g_free(d->o.send_time_zone);
-  g_free(d->o.tls.ca_dir);
-  g_free(d->o.tls.ca_file);
-  g_free(d->o.tls.cert_file);
-  g_free(d->o.tls.key_file);
-  g_free(d->o.tls.cipher_suite);
+  http_dest_options_free(&d->o);
   g_free(d);
 }

@@ -93,6 +93,12 @@ static const CfgOption http_dest_options[] = {
   { 0 },
 };
 
+void
+http_dest_options_free(HttpDestOptions *o)
+{
+  cfg_options_free(http_dest_options, o);
+}
+
 static const char *const action_names[] = { "success", "retry", "drop", "disconnect", NULL };
 
 /* response-action(CODE => ACTION ...), syslog-ng 4's syntax. */

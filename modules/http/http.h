@@ -122,4 +122,7 @@ typedef enum HttpBulkItem
 bool http_bulk_parse(const char *buf, size_t len, size_t n, HttpBulkItem *out, const char **error,
                      char **reason);
 
+/* Free what the option table owns in o (http-module.c, which has the table). */
+void http_dest_options_free(HttpDestOptions *o);
+
 #endif

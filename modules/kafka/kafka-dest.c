@@ -580,12 +580,7 @@ kafka_dest_free(KafkaDest *d)
   log_template_unref(d->key);
   log_template_unref(d->message);
   g_free(d->name);
-  g_free(d->o.bootstrap_servers);
-  g_free(d->o.topic);
-  g_free(d->o.key);
-  g_free(d->o.message);
-  g_strfreev(d->o.config);
-  g_free(d->o.send_time_zone);
+  kafka_dest_options_free(&d->o);
   free(d->ring);
   pthread_mutex_destroy(&d->lock);
   pthread_cond_destroy(&d->room);

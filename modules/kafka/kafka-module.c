@@ -73,6 +73,12 @@ static const CfgOption kafka_dest_options[] = {
   { 0 },
 };
 
+void
+kafka_dest_options_free(KafkaDestOptions *o)
+{
+  cfg_options_free(kafka_dest_options, o);
+}
+
 static const CfgLocation *
 _where(const CfgNode *call, const char *opt)
 {

@@ -54,4 +54,7 @@ LogDestDriver *kafka_dest_driver(KafkaDest *d);
 void kafka_dest_free(KafkaDest *d);
 bool kafka_dest_start(KafkaDest *d, char **error);
 
+/* Free what the option table owns in o (kafka-module.c, which has the table). */
+void kafka_dest_options_free(KafkaDestOptions *o);
+
 #endif
