@@ -143,11 +143,14 @@ context_db_load(const char *text, size_t len, const char *prefix, bool ignore_ca
 const ContextRecord *
 context_db_lookup(const ContextDb *db, const char *selector, size_t len, size_t *n)
 {
+  /* the key NUL-terminated (and folded) on the stack: no allocation a
+   * message unless its selector is long */
   char stack[256];
-  char *key = len < sizeof(stack) && !db->ignore_case ? stack : NULL;
+  char *key = len < sizeof(stack) ? stack : NULL;
   if (key)
     {
-      memcpy(key, selector, len);
+      for (size_t i = 0; i < len; i++)
+        key[i] = db->ignore_case ? g_ascii_tolower(selector[i]) : selector[i];
       key[len] = '\0';
     }
   else
