@@ -27,6 +27,11 @@ CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/sluice-kafka/$KAFKA_VERSION
 skip() { echo "SKIP: $*" >&2; exit 77; }
 
 classpath() {
+  # the kafka tests run side by side: one resolves, the others wait for it
+  # (two mvn writing one lib/ at once fail)
+  mkdir -p "$CACHE"
+  exec 9>"$CACHE/.lock"
+  flock 9
   if [ ! -f "$CACHE/classpath" ]; then
     command -v java >/dev/null 2>&1 || skip "no java (install openjdk-17-jdk-headless)"
     command -v mvn >/dev/null 2>&1 || skip "no mvn (install maven)"
@@ -55,6 +60,7 @@ POM
     ls "$CACHE"/lib/*.jar | tr '\n' ':' >"$CACHE/classpath.tmp"
     mv "$CACHE/classpath.tmp" "$CACHE/classpath"
   fi
+  exec 9>&-
   cat "$CACHE/classpath"
 }
 
