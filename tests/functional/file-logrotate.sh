@@ -3,8 +3,8 @@
 # every second for about ten seconds while three writers append to it
 # without a pause, once with `create` (rename, then a new file under the
 # name) and once with `copytruncate` (copy, then truncate in place).
-# Each writer appends one batch at a time with `>>`, so it opens the file
-# by its name for every batch: after a `create` rotation its next batch
+# Each writer appends one batch at a time, opening the file by its name
+# for every batch: after a `create` rotation its next batch
 # goes to the new file, as a daemon's does after logrotate's postrotate
 # HUP.  loggen's checker counts every line: none missing, none twice.
 # Usage: file-logrotate.sh SLUICE LOGGEN
@@ -19,21 +19,27 @@ batch=20
 
 # writer DIR RUNID T: batches of $batch lines in loggen's format (thread T,
 # numbered from 0) appended to DIR/in.log until DIR/stop exists; then the
-# number written goes to DIR/count.T.  awk writes each line with its own
-# write() (fflush): with O_APPEND a line is never cut by another writer's.
+# number written goes to DIR/count.T.  Every line has the same length, and
+# dd writes each with its own write(): with O_APPEND a line is never cut by
+# another writer's.  dd opens the file without creating it (nocreat): a
+# writer that came between logrotate's rename and its `create` would make
+# the new file first, and logrotate would then move it aside as a .backup
+# (and fail on the second time in an hour).  A batch that found no file is
+# written again a moment later.  A writer stops too when DIR is gone (the
+# test failed and cleaned up).
 writer() {
   _s=0
-  while [ ! -e "$1/stop" ]; do
-    awk -v from=$_s -v n=$batch -v t="$3" -v r="$2" 'BEGIN {
-      for (i = from; i < from + n; i++) {
+  _len=$(printf '<13>Nov 22 10:00:00 host app[1]: seq: %010d, thread: %04d, runid: %d, stamp: x PADD\n' 0 "$3" "$2" | wc -c)
+  while [ -d "$1" ] && [ ! -e "$1/stop" ]; do
+    if awk -v from=$_s -v n=$batch -v t="$3" -v r="$2" 'BEGIN {
+      for (i = from; i < from + n; i++)
         printf "<13>Nov 22 10:00:00 host app[1]: seq: %010d, thread: %04d, runid: %d, stamp: x PADD\n", i, t, r
-        fflush()
-      }
-    }' >>"$1/in.log"
-    _s=$((_s + batch))
+    }' | dd of="$1/in.log" bs="$_len" iflag=fullblock oflag=append conv=notrunc,nocreat status=none 2>/dev/null; then
+      _s=$((_s + batch))
+    fi
     sleep 0.01
   done
-  echo $_s >"$1/count.$3"
+  [ -d "$1" ] && echo $_s >"$1/count.$3"
 }
 
 # keys FILE...: "runid thread seq" of every loggen line in them, sorted
