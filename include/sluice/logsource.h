@@ -145,6 +145,7 @@ typedef struct LogSourceHost
   const MsgFormatOptions *parse; /* the source's parse options (for a reparse) */
   const char *host_override;
   const char *program_override;
+  NVHandle sender_pid;      /* system(): .unix.pid, which becomes PID when set; 0: no */
   LogTagId *tags;
   size_t n_tags;
   LogTagId source_tag;      /* ".source.<group_name>" */
@@ -182,6 +183,7 @@ void log_source_host_free(LogSourceHost *h);
 
 /* ---- the shared driver part ------------------------------------------- */
 
+
 typedef struct LogSource
 {
   LogSourceDriver super;
@@ -190,6 +192,13 @@ typedef struct LogSource
   LogSourceHost host;
   char *location;           /* "file:line:col" of the driver call, for log lines */
 } LogSource;
+
+/* syslog-ng's system() follows its /dev/log reader with
+ *   rewrite { set("${.unix.pid}" value("PID") condition("${.unix.pid}" ne "")); };
+ * this asks the same of d, which must be a LogSource (a driver of the
+ * network module's unix sources): PID becomes the pid the kernel gave
+ * with the datagram, and the header as received no longer stands. */
+void log_source_pid_from_sender(LogSourceDriver *d);
 
 /* Set up s for a driver call (before its options are applied). */
 void log_source_init(LogSource *s, const LogSourceOps *ops, const CfgNode *call);

@@ -28,6 +28,9 @@ void log_source_group_add(LogSourceGroup *g, LogSourceDriver *member);
 /* The group as a driver (its ops start, stop and free the members). */
 LogSourceDriver *log_source_group_driver(LogSourceGroup *g);
 
+/* Its member i (i < log_source_group_size). */
+LogSourceDriver *log_source_group_member(LogSourceGroup *g, size_t i);
+
 /* How many members it has. */
 size_t log_source_group_size(const LogSourceGroup *g);
 

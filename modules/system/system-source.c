@@ -4,7 +4,10 @@
  *
  * syslog-ng 3.38 generates system() as configuration text; on Linux
  * without systemd it is
- *   unix-dgram("/dev/log" so-rcvbuf(8192));
+ *   channel {
+ *     source { unix-dgram("/dev/log" so-rcvbuf(8192) flags(syslog-protocol)); };
+ *     rewrite { set("${.unix.pid}" value("PID") condition("${.unix.pid}" ne "")); };
+ *   };
  *   file("/dev/kmsg" program-override("kernel") flags(kernel)
  *        format("linux-kmsg") keep-timestamp(no));
  * the second only when /dev/kmsg can be read and system(exclude-kmsg(yes))
@@ -14,7 +17,8 @@
  * systemd Sluice builds the same two readers: the first is the
  * network module's unix-dgram() driver, made through its factory from a
  * driver call built here (so it has every default and global option that
- * unix-dgram("/dev/log" so-rcvbuf(8192)) has), the second the file
+ * unix-dgram("/dev/log" so-rcvbuf(8192) flags(syslog-protocol)) has), with
+ * the rewrite as its own step (log_source_pid_from_sender), the second the file
  * module's file(... format("linux-kmsg")), made the same way; the two
  * are one driver as a LogSourceGroup (sluice/source-group.h).
  *
@@ -29,6 +33,7 @@
 #endif
 
 #include "sluice/internal-log.h"
+#include "sluice/logsource.h"
 #include "sluice/source-group.h"
 
 #include <stddef.h>
@@ -103,7 +108,10 @@ _system_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   LogSourceGroup *g = log_source_group_new(call);
   CfgNode *dgram = cfg_call_new("unix-dgram", devlog, &call->loc);
   cfg_call_add_option(dgram, "so-rcvbuf", CFG_VAL_NUMBER, "8192", 8192);
+  cfg_call_add_option(dgram, "flags", CFG_VAL_IDENT, "syslog-protocol", 0);
   bool ok = log_source_group_build(g, network_driver_factories, dgram, ctx, err);
+  if (ok)
+    log_source_pid_from_sender(log_source_group_member(g, 0));
   const char *kmsg = _env_or("SLUICE_DEV_KMSG", "/dev/kmsg");
   if (ok && !o.exclude_kmsg)
     {

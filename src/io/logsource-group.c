@@ -87,6 +87,13 @@ log_source_group_driver(LogSourceGroup *g)
   return &g->super;
 }
 
+LogSourceDriver *
+log_source_group_member(LogSourceGroup *g, size_t i)
+{
+  g_assert(i < g->members->len);
+  return g_ptr_array_index(g->members, i);
+}
+
 size_t
 log_source_group_size(const LogSourceGroup *g)
 {

@@ -350,6 +350,21 @@ _peer_name(const LogSourceHost *h, const LogAddr *addr, LogSourcePeer *peer)
   return peer->name;
 }
 
+/* system()'s rewrite: PID = ${.unix.pid} when that is not empty (copied
+ * out first: setting PID may move the message's values) */
+static void
+_pid_from_sender(LogMsg *msg, NVHandle sender_pid)
+{
+  size_t len;
+  const char *pid = log_msg_get_value(msg, sender_pid, &len);
+  char buf[24];
+  if (!pid || len == 0 || len >= sizeof(buf))
+    return;
+  memcpy(buf, pid, len);
+  log_msg_set_value(msg, LM_V_PID, buf, len);
+  log_msg_unset_value(msg, LM_V_LEGACY_MSGHDR);
+}
+
 void
 log_source_host_apply(const LogSourceHost *h, LogMsg *msg, LogSourcePeer *peer)
 {
@@ -390,7 +405,15 @@ log_source_host_apply(const LogSourceHost *h, LogMsg *msg, LogSourcePeer *peer)
     }
   if (h->host_override)
     log_msg_set_value(msg, LM_V_HOST, h->host_override, -1);
+  if (h->sender_pid)
+    _pid_from_sender(msg, h->sender_pid);
   for (size_t i = 0; i < h->n_tags; i++)
     log_msg_set_tag(msg, h->tags[i]);
   log_msg_set_tag(msg, h->source_tag);
+}
+
+void
+log_source_pid_from_sender(LogSourceDriver *d)
+{
+  ((LogSource *) d)->host.sender_pid = log_msg_get_value_handle(".unix.pid", -1);
 }
