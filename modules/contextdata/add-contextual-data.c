@@ -12,14 +12,22 @@
  * it again); it must end in .csv, as syslog-ng requires.  A relative path
  * is taken from the configuration file's folder (syslog-ng takes it from
  * its own sysconfdir, which is where its configuration lives).
- * selector(filters("FILE")), which names a file of filter statements,
- * is refused: not supported yet.
+ *
+ * selector(filters("FILE")) names a file of filter statements (nothing
+ * else): the selector of a message is the name of the first filter that
+ * matches it, the filters taken in the order the database first names
+ * them; filters the database does not name are left out, and a selector
+ * with no filter of its name is said once, at load, as syslog-ng 3.38
+ * does.  The file is taken from the configuration's folder as the
+ * database is.
  */
 #include "context-db.h"
 #include "modules.h"
 #include "parser-input.h"
 
 #include "sluice/cfg-options.h"
+#include "sluice/filter.h"
+#include "sluice/internal-log.h"
 #include "sluice/scratch.h"
 
 #include <errno.h>
@@ -45,12 +53,22 @@ static const CfgOption context_data_options[] = {
 };
 #undef OFF
 
+/* selector(filters()): one filter, and the records of its name */
+typedef struct ContextFilter
+{
+  FilterExpr *expr;
+  const ContextRecord *records;
+  size_t n;
+} ContextFilter;
+
 typedef struct ContextData
 {
   LogProcessor super;
   ContextDb *db;
   ParserInput selector;   /* unset (no tmpl, no handle): no selector() */
   bool has_selector;
+  ContextFilter *filters; /* selector(filters()), in the database's order */
+  size_t n_filters;
   const ContextRecord *fallback; /* default-selector's records */
   size_t n_fallback;
 } ContextData;
@@ -70,6 +88,12 @@ _process(LogProcessor *p, LogMsg **pmsg)
       const char *sel = parser_input_get(&self->selector, *pmsg, &len);
       r = context_db_lookup(self->db, sel, len, &n);
     }
+  for (size_t i = 0; i < self->n_filters && !r; i++)
+    if (filter_expr_eval(self->filters[i].expr, *pmsg))
+      {
+        r = self->filters[i].records;
+        n = self->filters[i].n;
+      }
   if (!r)
     {
       r = self->fallback;
@@ -94,6 +118,9 @@ _free(LogProcessor *p)
   ContextData *self = (ContextData *) p;
   context_db_free(self->db);
   parser_input_clear(&self->selector);
+  for (size_t i = 0; i < self->n_filters; i++)
+    filter_expr_free(self->filters[i].expr);
+  free(self->filters);
   free(self);
 }
 
@@ -153,19 +180,84 @@ _load(ContextData *self, const ContextDataOptions *o, const CfgNode *call, CfgEr
   return true;
 }
 
-/* selector("TEMPLATE"); selector(filters("FILE")) is refused */
+/* The filter statements of the file fcall names, one for each selector of
+ * the database that has one, in the database's order. */
+static bool
+_filters_load(ContextData *self, const CfgNode *fcall, const CfgNode *call, CfgError *err)
+{
+  if (fcall->n_args != 1 || fcall->args[0].type != CFG_VAL_STRING || fcall->n_children)
+    {
+      cfg_error_set(err, &fcall->loc, "add-contextual-data(): selector(filters()) takes one file name");
+      return false;
+    }
+  char *path = _resolve(fcall->args[0].str, call);
+  CfgError ferr = { 0 };
+  CfgTree *t = cfg_parse_file(path, NULL, &ferr);
+  bool ok = t != NULL;
+  if (!ok)
+    cfg_error_set(err, &fcall->loc, "add-contextual-data(): the filters file %s: %s:%d:%d: %s", path,
+                  ferr.file ? ferr.file : path, ferr.line, ferr.col, ferr.message);
+  GHashTable *named = g_hash_table_new(g_str_hash, g_str_equal);
+  for (size_t i = 0; ok && i < t->root->n_children; i++)
+    {
+      const CfgNode *d = t->root->children[i];
+      if (d->kind != CFG_NODE_DEFINE || d->obj != CFG_OBJ_FILTER)
+        {
+          cfg_error_set(err, &fcall->loc, "add-contextual-data(): the filters file %s holds something other than "
+                        "filter statements (%s:%d)", path, d->loc.file, d->loc.line);
+          ok = false;
+        }
+      else
+        g_hash_table_insert(named, d->name, (gpointer) d);
+    }
+  size_t n_sel = 0;
+  const char *const *sel = ok ? context_db_selectors(self->db, &n_sel) : NULL;
+  self->filters = calloc(n_sel ? n_sel : 1, sizeof(*self->filters));
+  if (!self->filters)
+    abort();
+  for (size_t i = 0; ok && i < n_sel; i++)
+    {
+      const CfgNode *d = g_hash_table_lookup(named, sel[i]);
+      if (!d)
+        {
+          sluice_log(SLUICE_LOG_WARNING, "add-contextual-data(): a filter the database names is not in the filters file",
+                     "filter", sel[i], "filename", path, NULL);
+          continue;
+        }
+      CfgError cerr = { 0 };
+      ContextFilter *f = &self->filters[self->n_filters];
+      f->expr = filter_expr_compile_block(d, &cerr);
+      if (!f->expr)
+        {
+          cfg_error_set(err, &fcall->loc, "add-contextual-data(): the filters file %s: %s:%d:%d: %s", path,
+                        cerr.file ? cerr.file : path, cerr.line, cerr.col, cerr.message);
+          cfg_error_clear(&cerr);
+          ok = false;
+          break;
+        }
+      f->records = context_db_lookup(self->db, sel[i], strlen(sel[i]), &f->n);
+      self->n_filters++;
+    }
+  g_hash_table_destroy(named);
+  if (t)
+    cfg_tree_free(t);
+  cfg_error_clear(&ferr);
+  g_free(path);
+  return ok;
+}
+
+/* selector("TEMPLATE") or selector(filters("FILE")) (after the database) */
 static bool
 _selector(ContextData *self, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
   const CfgNode *sel = cfg_option_given(call, "selector");
   if (!sel)
     return true;
+  if (sel->n_args == 0 && sel->n_children == 1 && cfg_name_equal(sel->children[0]->name, "filters"))
+    return _filters_load(self, sel->children[0], call, err);
   if (sel->n_children || sel->n_args != 1 || sel->args[0].type == CFG_VAL_OP)
     {
-      cfg_error_set(err, &sel->loc, sel->n_children && cfg_name_equal(sel->children[0]->name, "filters")
-                                      ? "add-contextual-data(): selector(filters()) is not supported yet "
-                                        "(selector(\"TEMPLATE\") is)"
-                                      : "add-contextual-data(): selector() takes one template");
+      cfg_error_set(err, &sel->loc, "add-contextual-data(): selector() takes one template or filters(\"FILE\")");
       return false;
     }
   self->has_selector = true;
@@ -184,7 +276,7 @@ _new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   self->super.driver = "add-contextual-data";
   self->super.loc = call->loc;
   bool ok = cfg_options_apply(context_data_options, call, &o, "add-contextual-data()", err) &&
-            _selector(self, call, ctx, err) && _load(self, &o, call, err);
+            _load(self, &o, call, err) && _selector(self, call, ctx, err);
   if (ok && o.default_selector)
     self->fallback = context_db_lookup(self->db, o.default_selector, strlen(o.default_selector),
                                        &self->n_fallback);

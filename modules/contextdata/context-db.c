@@ -16,6 +16,7 @@
 struct ContextDb
 {
   GHashTable *index; /* selector -> GArray of ContextRecord */
+  GPtrArray *order;  /* each selector (key) as first written, in file order (char *) */
   bool ignore_case;
   size_t records;
 };
@@ -86,6 +87,7 @@ _add_line(ContextDb *db, const CsvScannerOptions *so, const char *line, size_t l
             {
               a = g_array_new(FALSE, FALSE, sizeof(ContextRecord));
               g_hash_table_insert(db->index, key, a);
+              g_ptr_array_add(db->order, g_strdup(field[0]));
             }
           else
             g_free(key);
@@ -112,6 +114,7 @@ context_db_load(const char *text, size_t len, const char *prefix, bool ignore_ca
     abort();
   db->ignore_case = ignore_case;
   db->index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, _records_free);
+  db->order = g_ptr_array_new_with_free_func(g_free);
   CsvScannerOptions so;
   _scanner_options(&so);
   GString *buf = g_string_sized_new(256);
@@ -164,6 +167,13 @@ context_db_lookup(const ContextDb *db, const char *selector, size_t len, size_t 
   return (const ContextRecord *) (void *) a->data;
 }
 
+const char *const *
+context_db_selectors(const ContextDb *db, size_t *n)
+{
+  *n = db->order->len;
+  return (const char *const *) db->order->pdata;
+}
+
 size_t
 context_db_size(const ContextDb *db)
 {
@@ -176,5 +186,6 @@ context_db_free(ContextDb *db)
   if (!db)
     return;
   g_hash_table_destroy(db->index);
+  g_ptr_array_free(db->order, TRUE);
   free(db);
 }

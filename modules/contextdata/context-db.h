@@ -40,6 +40,10 @@ ContextDb *context_db_load(const char *text, size_t len, const char *prefix, boo
  * NULL when it has none.  *n gets their number. */
 const ContextRecord *context_db_lookup(const ContextDb *db, const char *selector, size_t len, size_t *n);
 
+/* Every selector, as first written, in the order of the file (syslog-ng's
+ * order for selector(filters())); *n gets their number. */
+const char *const *context_db_selectors(const ContextDb *db, size_t *n);
+
 size_t context_db_size(const ContextDb *db);
 
 void context_db_free(ContextDb *db);

@@ -174,16 +174,67 @@ Test(contextdata, parser, .init = setup, .fini = teardown)
   g_free(p);
 }
 
+/* selector(filters()): the first filter that matches in the database's
+ * order, not the file's; unnamed filters are left out */
+Test(contextdata, filters_selector, .init = setup, .fini = teardown)
+{
+  char *db = db_file("f.csv", "f_b,k,b\nf_a,k,a\nf_b,n,$PROGRAM\n");
+  char *f = db_file("f.conf", "filter f_a { program(\"prog\"); };\n"
+                              "filter f_c { level(debug..emerg); };\n"
+                              "filter f_b { message(\"beta\"); };\n");
+  char *conf = g_strdup_printf("parser p { add-contextual-data(database(\"%s\") selector(filters(\"%s\"))); };",
+                               db, f);
+  LogProcessor *pp = pt_new(F, conf);
+  static const char *const cases[][3] = {
+    { "<13>Nov 22 10:00:00 h prog: beta", "b", "prog" }, /* f_b first although f_a matches too */
+    { "<13>Nov 22 10:00:00 h prog: alpha", "a", "(unset)" },
+    { "<13>Nov 22 10:00:00 h other: alpha", "(unset)", "(unset)" }, /* f_c is not in the database */
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+    {
+      LogMsg *msg = pt_msg(cases[i][0], false);
+      cr_assert(pt_run(pp, &msg));
+      cr_assert_str_eq(val(msg, "k"), cases[i][1], "%s", cases[i][0]);
+      cr_assert_str_eq(val(msg, "n"), cases[i][2], "%s", cases[i][0]);
+      log_msg_unref(msg);
+    }
+  pt_free(pp);
+  g_free(conf);
+  g_free(f);
+  g_free(db);
+}
+
 Test(contextdata, refusals, .init = setup, .fini = teardown)
 {
   pt_assert_error(F, "parser p { add-contextual-data(selector(\"$HOST\")); };", "needs database(");
   pt_assert_error(F, "parser p { add-contextual-data(database(\"x.txt\")); };", "must be a .csv file");
   pt_assert_error(F, "parser p { add-contextual-data(database(\"/nonexistent/x.csv\")); };",
                   "cannot read the database /nonexistent/x.csv");
-  pt_assert_error(F, "parser p { add-contextual-data(database(\"x.csv\") selector(filters(\"f.conf\"))); };",
-                  "selector(filters()) is not supported yet");
+  char *db = db_file("f.csv", "f_a,k,v\n");
+  char *bad[][2] = {
+    { "filter f_a { nosuch(); };", "unknown filter function 'nosuch'" },
+    { "filter f_a { program(\"x\"); }; source s { stdin(); };", "holds something other than filter statements" },
+    { "filter f_a { program(\"x\")", "the filters file" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
+    {
+      char *f = db_file("f.conf", bad[i][0]);
+      char *conf = g_strdup_printf("parser p { add-contextual-data(database(\"%s\") selector(filters(\"%s\"))); };",
+                                   db, f);
+      pt_assert_error(F, conf, bad[i][1]);
+      g_free(conf);
+      g_free(f);
+    }
+  char *conf = g_strdup_printf("parser p { add-contextual-data(database(\"%s\") selector(filters(\"%s/none.conf\"))); };",
+                               db, dir);
+  pt_assert_error(F, conf, "none.conf");
+  g_free(conf);
+  conf = g_strdup_printf("parser p { add-contextual-data(database(\"%s\") selector(filters(\"a\", \"b\"))); };", db);
+  pt_assert_error(F, conf, "selector(filters()) takes one file name");
+  g_free(conf);
+  g_free(db);
   char *p = db_file("bad.csv", "a,b,c\nbroken\n");
-  char *conf = g_strdup_printf("parser p { add-contextual-data(database(\"%s\")); };", p);
+  conf = g_strdup_printf("parser p { add-contextual-data(database(\"%s\")); };", p);
   pt_assert_error(F, conf, "line 2: a name is missing");
   g_free(conf);
   g_free(p);
