@@ -66,6 +66,7 @@ const CfgOption net_tls_options[] = {
 
 /* net-tls.c */
 NetTlsContext *net_tls_context_wrap(SSL_CTX *ctx, const NetTlsOptions *o, bool server, const char *location);
+bool net_tls_context_key(NetTlsContext *c, const char *key_file, bool has_cert, char **error);
 int net_tls_verify_callback(int ok, X509_STORE_CTX *store);
 
 /* The last OpenSSL error as text, for a configuration error. */
@@ -103,16 +104,7 @@ _load_files(SSL_CTX *ctx, const NetTlsOptions *o, char **error)
       *error = _ssl_error("cannot load cert-file", o->cert_file);
       return false;
     }
-  if (o->key_file && SSL_CTX_use_PrivateKey_file(ctx, o->key_file, SSL_FILETYPE_PEM) != 1)
-    {
-      *error = _ssl_error("cannot load key-file", o->key_file);
-      return false;
-    }
-  if (o->key_file && o->cert_file && SSL_CTX_check_private_key(ctx) != 1)
-    {
-      *error = _ssl_error("key-file does not match cert-file", o->key_file);
-      return false;
-    }
+  /* key-file: net_tls_context_key(), once the context is made */
   if ((o->ca_file || o->ca_dir) && SSL_CTX_load_verify_locations(ctx, o->ca_file, o->ca_dir) != 1)
     {
       *error = o->ca_file ? _ssl_error("cannot load ca-file", o->ca_file)
@@ -210,7 +202,13 @@ net_tls_context_new(const NetTlsOptions *o, bool server, const char *location, c
       /* no read-ahead: a source's session reads through a buffering BIO
        * (net_tls_transport_new), which takes several records per read(2) */
     }
-  return net_tls_context_wrap(ctx, o, server, location);
+  NetTlsContext *c = net_tls_context_wrap(ctx, o, server, location);
+  if (o->key_file && !net_tls_context_key(c, o->key_file, o->cert_file != NULL, error))
+    {
+      net_tls_context_unref(c);
+      return NULL;
+    }
+  return c;
 }
 
 const CfgNode *

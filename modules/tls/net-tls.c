@@ -21,6 +21,7 @@
 #include "net-tls.h"
 
 #include "sluice/internal-log.h"
+#include "sluice/secrets.h"
 
 #include <errno.h>
 #include <glib.h>
@@ -47,6 +48,17 @@ struct NetTlsContext
   char **trusted_keys;
   char **trusted_dn;
   char location[128];
+  /* a key-file that needs a passphrase (syslog-ng's secret storage):
+   * until the credential store gives one that opens it, key_pending
+   * holds and no session is made; the rest under key_lock */
+  char *key_file;
+  bool has_cert;
+  atomic_bool key_pending;
+  GMutex key_lock;
+  unsigned key_tried;       /* the store's generation last tried */
+  bool key_asked;           /* OpenSSL asked for a passphrase */
+  bool key_had_secret;      /* ... and the store had one */
+  bool key_warned;          /* a refused session was logged */
 };
 
 /* ---- the context --------------------------------------------------------- */
@@ -54,6 +66,11 @@ struct NetTlsContext
 /* Called by net_tls_context_new(): takes ctx, copies what verification
  * needs out of o (the options are the driver's, which may go first). */
 NetTlsContext *net_tls_context_wrap(SSL_CTX *ctx, const NetTlsOptions *o, bool server, const char *location);
+/* Then its key-file, with the passphrase from the credential store when
+ * it has one: false with *error when the file cannot be used; a key that
+ * waits for its passphrase is not an error (it is logged, and sessions
+ * wait for it). */
+bool net_tls_context_key(NetTlsContext *c, const char *key_file, bool has_cert, char **error);
 int net_tls_verify_callback(int ok, X509_STORE_CTX *store);
 
 NetTlsContext *
@@ -63,6 +80,7 @@ net_tls_context_wrap(SSL_CTX *ctx, const NetTlsOptions *o, bool server, const ch
   if (!c)
     abort();
   atomic_init(&c->refs, 1);
+  g_mutex_init(&c->key_lock);
   c->ctx = ctx;
   c->server = server;
   c->verify = (NetTlsVerify) o->peer_verify;
@@ -98,7 +116,144 @@ net_tls_context_unref(NetTlsContext *c)
   SSL_CTX_free(c->ctx);
   g_strfreev(c->trusted_keys);
   g_strfreev(c->trusted_dn);
+  g_free(c->key_file);
+  g_mutex_clear(&c->key_lock);
   free(c);
+}
+
+/* ---- a key-file and its passphrase -------------------------------------------- */
+
+typedef enum KeyLoad
+{
+  KEY_OK,
+  KEY_NO_SECRET,  /* encrypted, and no passphrase was given */
+  KEY_BAD_SECRET, /* encrypted, and the passphrase given does not open it */
+  KEY_ERROR,      /* anything else: *error says what */
+} KeyLoad;
+
+/* OpenSSL's passphrase callback: the credential store's secret for the
+ * key-file, never a prompt on the terminal */
+static int
+_passphrase(char *buf, int size, int rwflag, void *user_data)
+{
+  (void) rwflag;
+  NetTlsContext *c = user_data;
+  c->key_asked = true;
+  size_t len = 0;
+  if (size <= 0 || !sluice_secret_copy(c->key_file, buf, (size_t) size, &len))
+    return -1;
+  c->key_had_secret = true;
+  return (int) len;
+}
+
+static char *
+_ssl_error_text(const char *what, const char *file)
+{
+  char buf[256] = "";
+  ERR_error_string_n(ERR_peek_last_error(), buf, sizeof(buf));
+  ERR_clear_error();
+  return g_strdup_printf("%s(\"%s\"): %s", what, file, buf);
+}
+
+static KeyLoad
+_key_load(NetTlsContext *c, char **error)
+{
+  c->key_asked = c->key_had_secret = false;
+  ERR_clear_error();
+  if (SSL_CTX_use_PrivateKey_file(c->ctx, c->key_file, SSL_FILETYPE_PEM) != 1)
+    {
+      if (c->key_asked)
+        {
+          ERR_clear_error();
+          return c->key_had_secret ? KEY_BAD_SECRET : KEY_NO_SECRET;
+        }
+      *error = _ssl_error_text("cannot load key-file", c->key_file);
+      return KEY_ERROR;
+    }
+  if (c->has_cert && SSL_CTX_check_private_key(c->ctx) != 1)
+    {
+      *error = _ssl_error_text("key-file does not match cert-file", c->key_file);
+      return KEY_ERROR;
+    }
+  return KEY_OK;
+}
+
+/* What a load says to the store and the log; true when the key is in */
+static bool
+_key_outcome(NetTlsContext *c, KeyLoad r, const char *error)
+{
+  switch (r)
+    {
+    case KEY_OK:
+      if (c->key_asked)
+        sluice_secret_set_state(c->key_file, SLUICE_SECRET_SUCCESS);
+      return true;
+    case KEY_NO_SECRET:
+      sluice_secret_set_state(c->key_file, SLUICE_SECRET_PENDING);
+      sluice_log(SLUICE_LOG_WARNING, "TLS key-file is protected by a passphrase; no TLS session is made until it "
+                 "is given with sluice-ctl credentials add --id=KEY-FILE",
+                 "key-file", c->key_file, "location", c->location, NULL);
+      return false;
+    case KEY_BAD_SECRET:
+      sluice_secret_set_state(c->key_file, SLUICE_SECRET_INVALID_PASSWORD);
+      sluice_log(SLUICE_LOG_ERROR, "The passphrase given for the TLS key-file does not open it; waiting for "
+                 "another", "key-file", c->key_file, "location", c->location, NULL);
+      return false;
+    default:
+      sluice_log(SLUICE_LOG_ERROR, "Cannot use the TLS key-file", "error", error, "location", c->location, NULL);
+      return false;
+    }
+}
+
+bool
+net_tls_context_key(NetTlsContext *c, const char *key_file, bool has_cert, char **error)
+{
+  c->key_file = g_strdup(key_file);
+  c->has_cert = has_cert;
+  SSL_CTX_set_default_passwd_cb(c->ctx, _passphrase);
+  SSL_CTX_set_default_passwd_cb_userdata(c->ctx, c);
+  c->key_tried = sluice_secret_generation();
+  KeyLoad r = _key_load(c, error);
+  if (r == KEY_ERROR)
+    return false;
+  atomic_init(&c->key_pending, !_key_outcome(c, r, NULL));
+  return true;
+}
+
+/* c's SSL_CTX once its key is in, else NULL: a key waiting for its
+ * passphrase is tried again when the store has taken a secret since the
+ * last try (any thread) */
+static SSL_CTX *
+_ssl_ctx(NetTlsContext *c)
+{
+  if (!atomic_load_explicit(&c->key_pending, memory_order_acquire))
+    return c->ctx;
+  g_mutex_lock(&c->key_lock);
+  unsigned gen = sluice_secret_generation();
+  bool pending = atomic_load_explicit(&c->key_pending, memory_order_relaxed);
+  if (pending && gen != c->key_tried)
+    {
+      c->key_tried = gen;
+      char *error = NULL;
+      KeyLoad r = _key_load(c, &error);
+      /* another key's secret leaves this one as it was, unsaid */
+      if (r != KEY_NO_SECRET && _key_outcome(c, r, error))
+        {
+          sluice_log(SLUICE_LOG_NOTICE, "TLS key-file opened with the passphrase given", "key-file", c->key_file,
+                     "location", c->location, NULL);
+          pending = false;
+          atomic_store_explicit(&c->key_pending, false, memory_order_release);
+        }
+      g_free(error);
+    }
+  if (pending && !c->key_warned)
+    {
+      c->key_warned = true;
+      sluice_log(SLUICE_LOG_ERROR, "No TLS session: the key-file waits for its passphrase (sluice-ctl credentials "
+                 "add)", "key-file", c->key_file, "location", c->location, NULL);
+    }
+  g_mutex_unlock(&c->key_lock);
+  return pending ? NULL : c->ctx;
 }
 
 /* ---- verification --------------------------------------------------------- */
@@ -352,7 +507,10 @@ _set_bios(SSL *ssl, int fd)
 LogTransport *
 net_tls_transport_new(NetTlsContext *c, int fd)
 {
-  SSL *ssl = SSL_new(c->ctx);
+  SSL_CTX *ctx = _ssl_ctx(c);
+  if (!ctx)
+    return NULL;
+  SSL *ssl = SSL_new(ctx);
   if (!ssl || !_set_bios(ssl, fd))
     {
       _log_ssl_error("Error setting up TLS session", c->location);
@@ -437,13 +595,19 @@ _expect_host(NetTlsClient *t, const char *hostname)
 NetTlsClient *
 net_tls_client_connect(NetTlsContext *c, int fd, const char *hostname, int timeout_ms, int *err)
 {
+  SSL_CTX *ctx = _ssl_ctx(c);
+  if (!ctx)
+    {
+      *err = -EKEYREJECTED;
+      return NULL;
+    }
   NetTlsClient *t = calloc(1, sizeof(*t));
   if (!t)
     abort();
   t->ctx = net_tls_context_ref(c);
   g_strlcpy(t->hostname, hostname ? hostname : "", sizeof(t->hostname));
   ERR_clear_error();
-  t->ssl = SSL_new(c->ctx);
+  t->ssl = SSL_new(ctx);
   if (!t->ssl || SSL_set_fd(t->ssl, fd) != 1)
     {
       _log_ssl_error("Error setting up TLS session", c->location);

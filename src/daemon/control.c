@@ -11,6 +11,7 @@
 #include "sluice/cfg-tree.h"
 #include "sluice/identity.h"
 #include "sluice/internal-log.h"
+#include "sluice/secrets.h"
 #include "sluice/timeutil.h"
 
 #include <errno.h>
@@ -333,6 +334,30 @@ _cmd_config(Control *c, char **argv, GString *out)
     g_string_append(out, text);
 }
 
+/* syslog-ng-ctl credentials: "PWD status" and "PWD add KEY SECRET" (the
+ * secret is the rest of the line; wiped here, as the line is by the
+ * caller) */
+static void
+_cmd_credentials(char **argv, GString *out)
+{
+  const char *sub = argv[1] ? argv[1] : "";
+  if (strcmp(sub, "status") == 0 && !argv[2])
+    {
+      g_string_append(out, "OK Credential storage status follows\n");
+      sluice_secret_status(out);
+    }
+  else if (strcmp(sub, "add") == 0 && argv[2] && argv[3])
+    {
+      sluice_secret_add(argv[2], argv[3], strlen(argv[3]));
+      sluice_secret_wipe(argv[3], strlen(argv[3]));
+      g_string_append(out, "OK Credentials stored successfully\n");
+    }
+  else if (strcmp(sub, "add") == 0)
+    g_string_append(out, "FAIL missing arguments to add\n");
+  else
+    g_string_append_printf(out, "FAIL invalid subcommand %s\n", sub);
+}
+
 static void
 _cmd_healthcheck(Control *c, GString *out)
 {
@@ -357,6 +382,8 @@ _dispatch(ControlClient *cl, char *line)
     _cmd_config(c, argv, out);
   else if (strcmp(cmd, "HEALTHCHECK") == 0)
     _cmd_healthcheck(c, out);
+  else if (strcmp(cmd, "PWD") == 0)
+    _cmd_credentials(argv, out);
   else if (strcmp(cmd, "RESET_STATS") == 0 && !argv[1])
     _cmd_reset_stats(c, out);
   else if (strcmp(cmd, "REMOVE_ORPHANED_STATS") == 0 && !argv[1])
@@ -437,6 +464,7 @@ _on_client_in(void *cookie)
       return;
     }
   g_string_append_len(cl->in, buf, n);
+  sluice_secret_wipe(buf, (size_t) n);
   c->dispatching++;
   char *nl;
   while (!c->stop_requested && (nl = memchr(cl->in->str, '\n', cl->in->len)) != NULL)
@@ -445,7 +473,10 @@ _on_client_in(void *cookie)
       char *line = g_strdup(cl->in->str);
       g_string_erase(cl->in, 0, (gssize) (nl - cl->in->str) + 1);
       _dispatch(cl, line);
+      /* a line may hold a secret (PWD add): nothing of it stays behind */
+      sluice_secret_wipe(line, strlen(line));
       g_free(line);
+      sluice_secret_wipe(cl->in->str + cl->in->len, cl->in->allocated_len - cl->in->len);
     }
   if (cl->in->len > CONTROL_MAX_LINE)
     {

@@ -166,7 +166,7 @@ reply=$(c stats --remove-orphans) || fail "stats --remove-orphans"
 [ "$reply" = "Orphaned statistics have been removed." ] || fail "stats --remove-orphans: $reply"
 st=0; c stats --remove-orphans --format csv 2>/dev/null || st=$?
 [ $st -eq 2 ] || fail "stats --remove-orphans --format exited $st"
-for cmd in show-license-info credentials export-config-graph; do
+for cmd in show-license-info export-config-graph; do
   st=0
   c $cmd 2>"$work/err" || st=$?
   [ $st -eq 2 ] && grep -q "is a syslog-ng-ctl command that Sluice does not support yet" "$work/err" \

@@ -8,6 +8,7 @@
  *   sluice-ctl verbose|debug|trace [--set=on|off]
  *   sluice-ctl reload | reopen | stop | healthcheck | list-files
  *   sluice-ctl config [--preprocessed | --verify]
+ *   sluice-ctl credentials add [--id=]KEY [[--secret=]SECRET] | credentials status
  *
  * -c/--control PATH anywhere on the line names the socket.  The exit code
  * is 0 when the daemon answered OK (or with data), 1 when it answered FAIL,
@@ -25,6 +26,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <termios.h>
 #include <unistd.h>
 
 /* a reload writes out the old configuration's queues first: give it time */
@@ -48,6 +50,11 @@ _usage(const char *why)
                   "  config [-p|--preprocessed]        the running configuration\n"
                   "  config -v|--verify                whether its file still holds that text\n"
                   "  list-files                        the files the running configuration names\n"
+                  "  credentials add [-i|--id=]KEY [[-s|--secret=]SECRET]\n"
+                  "                                    give the daemon a secret (a TLS key-file's\n"
+                  "                                    passphrase: KEY is its path); without SECRET\n"
+                  "                                    it is read from standard input\n"
+                  "  credentials status                the keys the daemon needs, and their state\n"
                   "  healthcheck                       OK when the daemon answers\n"
                   "  -c, --control PATH                control socket (default " SLUICE_RUNDIR "/sluice.ctl)\n");
   return 2;
@@ -118,6 +125,86 @@ _transact(int fd, const char *request, GString *reply)
         }
       g_string_append_len(reply, buf, n);
     }
+}
+
+/* A secret from standard input, as syslog-ng-ctl reads it: one line,
+ * not echoed on a terminal. */
+static char *
+_read_secret(void)
+{
+  struct termios t;
+  bool tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &t) == 0;
+  if (tty)
+    {
+      struct termios quiet = t;
+      quiet.c_lflag &= ~(tcflag_t) ECHO;
+      tcsetattr(STDIN_FILENO, TCSANOW, &quiet);
+    }
+  fputs("enter password:", stdout);
+  fflush(stdout);
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n = getline(&line, &cap, stdin);
+  if (tty)
+    {
+      tcsetattr(STDIN_FILENO, TCSANOW, &t);
+      fputs("\n", stdout);
+    }
+  if (n < 0)
+    {
+      free(line);
+      return NULL;
+    }
+  line[strcspn(line, "\r\n")] = '\0';
+  return line;
+}
+
+/* credentials add|status: the "PWD ..." request */
+static char *
+_credentials(int argc, char **argv)
+{
+  const char *sub = argc > 1 ? argv[1] : "";
+  if (strcmp(sub, "status") == 0)
+    return argc == 2 ? g_strdup("PWD status\n") : (_usage("credentials status takes no argument"), NULL);
+  if (strcmp(sub, "add") != 0)
+    return _usage("credentials: expected add or status"), NULL;
+  const char *key = NULL, *secret = NULL;
+  for (int i = 2; i < argc; i++)
+    {
+      const char *a = argv[i];
+      if ((strcmp(a, "--id") == 0 || strcmp(a, "-i") == 0) && i + 1 < argc)
+        key = argv[++i];
+      else if (g_str_has_prefix(a, "--id="))
+        key = a + strlen("--id=");
+      else if ((strcmp(a, "--secret") == 0 || strcmp(a, "-s") == 0) && i + 1 < argc)
+        secret = argv[++i];
+      else if (g_str_has_prefix(a, "--secret="))
+        secret = a + strlen("--secret=");
+      else if (!key)
+        key = a;
+      else if (!secret)
+        secret = a;
+      else
+        return _usage("credentials add: too many arguments"), NULL;
+    }
+  if (!key || !key[0] || strpbrk(key, " \t\n"))
+    return _usage("credentials add: expected a KEY without white space"), NULL;
+  char *read = secret ? NULL : _read_secret();
+  if (!secret && !read)
+    {
+      fprintf(stderr, "sluice-ctl: credentials add: no secret on standard input\n");
+      return NULL;
+    }
+  const char *s = secret ? secret : read;
+  char *req = strchr(s, '\n') ? NULL : g_strdup_printf("PWD add %s %s\n", key, s);
+  if (read)
+    {
+      explicit_bzero(read, strlen(read));
+      free(read);
+    }
+  if (!req)
+    fprintf(stderr, "sluice-ctl: credentials add: a secret is one line\n");
+  return req;
 }
 
 /* The request line for argv (without -c), or NULL after printing why. */
@@ -235,8 +322,10 @@ _request(int argc, char **argv)
         return g_strdup("CONFIG VERIFY\n");
       return g_strdup(pre ? "CONFIG GET PREPROCESSED\n" : "CONFIG GET ORIGINAL\n");
     }
+  if (strcmp(cmd, "credentials") == 0)
+    return _credentials(argc, argv);
   /* the rest of syslog-ng-ctl 3.38's commands: said, not guessed at */
-  static const char *const missing[] = { "show-license-info", "credentials", "export-config-graph" };
+  static const char *const missing[] = { "show-license-info", "export-config-graph" };
   for (size_t i = 0; i < G_N_ELEMENTS(missing); i++)
     if (strcmp(cmd, missing[i]) == 0)
       {
@@ -302,15 +391,18 @@ main(int argc, char **argv)
   if (!request)
     return 2;
   int fd = _connect(path);
+  GString *reply = g_string_new(NULL);
+  bool ok = fd >= 0 && _transact(fd, request, reply);
+  if (fd >= 0)
+    close(fd);
+  /* it may hold a secret (credentials add) */
+  explicit_bzero(request, strlen(request));
+  g_free(request);
   if (fd < 0)
     {
-      g_free(request);
+      g_string_free(reply, TRUE);
       return 3;
     }
-  GString *reply = g_string_new(NULL);
-  bool ok = _transact(fd, request, reply);
-  close(fd);
-  g_free(request);
   int rc = ok ? 0 : 3;
   if (ok && g_str_has_prefix(reply->str, "FAIL "))
     {
