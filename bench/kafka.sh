@@ -7,6 +7,10 @@
 # org.apache.kafka.tools.ProducerPerformance with as many records of the
 # same size, with the same producer settings (acks=all, idempotence,
 # linger.ms 5).  Prints msg/s for both and Sluice's CPU time per message.
+# With SLUICE_SYSLOG_NG naming an unpacked syslog-ng 3.38 that has its
+# kafka-c() (apt-get download syslog-ng-mod-rdkafka, dpkg -x into DIR),
+# syslog-ng runs the same way on the same broker, with the same producer
+# settings, timed by its own written counter (syslog-ng-ctl stats).
 # A benchmark, never a test: nothing asserts a speed.
 #
 # Usage: bench/kafka.sh SLUICE LOGGEN [MESSAGES] [SIZE] [CONNECTIONS]
@@ -23,49 +27,75 @@ set -- $(python3 "$here/../tests/functional/free-ports.py" tcp tcp tcp)
 kport=$1 cport=$2 port=$3
 "$broker" start "$work/kafka" "$kport" "$cport"
 
-cat >"$work/sluice.conf" <<EOF2
+# conf TOPIC: the configuration both daemons run, into TOPIC; the producer
+# settings said out loud (Sluice's defaults, not librdkafka's)
+conf() {
+  cat <<EOF2
 @version: 3.38
 options { stats-freq(0); };
 source s { tcp(ip(127.0.0.1) port($port) log-iw-size($((conns * 10000))) max-connections($conns)); };
-destination d_kafka { kafka-c(bootstrap-servers("127.0.0.1:$kport") topic("bench") message("\$MSG")
-  config("linger.ms" => "5")); };
+destination d_kafka { kafka-c(bootstrap-servers("127.0.0.1:$kport") topic("$1") message("\$MSG")
+  config("linger.ms" => "5" "acks" => "all" "enable.idempotence" => "true")); };
 log { source(s); destination(d_kafka); flags(flow-control); };
 EOF2
+}
+now_ms() { date +%s%3N; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+# written: the destination's written counter (the broker's acks)
+written() {
+  $ctl stats -c "$work/ctl" 2>/dev/null | sed -n 's/^dst[.]kafka[^;]*;d_kafka#0;[^;]*;a;written;//p' | head -1
+}
+# run NAME TOPIC: one daemon ($pid, started by the caller) on $port
+run() {
+  # a first message makes the topic; its record's size is the one
+  # ProducerPerformance sends
+  "$loggen" -Q -n 1 -s "$size" 127.0.0.1 "$port" >/dev/null 2>&1
+  until [ "$(written)" = 1 ]; do sleep 0.1; done
+  record=$("$broker" consume "$work/kafka" "$2" 1 | cut -f2 | head -1 | wc -c)
+  record=$((record - 1))
+  c0=$(cpu_ticks)
+  t0=$(now_ms)
+  # loggen's -n is per connection, and without -r and -I it sends 1,000
+  # messages a second per connection for 10 s at most
+  "$loggen" -Q -r 1000000 -I 3600 -n $((n / conns)) -s "$size" --active-connections="$conns" \
+    127.0.0.1 "$port" >/dev/null 2>&1
+  want=$((n / conns * conns + 1))
+  until [ "$(written)" -ge $want ]; do sleep 0.05; done
+  t1=$(now_ms)
+  # syslog-ng 3.38 counts a message written once librdkafka took it, not
+  # once the broker has it: the time that counts is when the topic holds
+  # them all (asked of the broker, a JVM start: ~1-2 s, for both daemons)
+  until [ "$("$broker" offset "$work/kafka" "$2")" -ge $want ]; do sleep 0.2; done
+  t2=$(now_ms)
+  c1=$(cpu_ticks)
+  sent=$((want - 1))
+  echo "$1 kafka-c(): $sent messages of $size bytes ($record-byte records), $conns connections, flow control"
+  awk -v n=$sent -v ms=$((t1 - t0)) -v ms2=$((t2 - t0)) -v c=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" 'BEGIN {
+    printf "  written counter at %.1f s, all in the topic at %.1f s: %.0f msg/s, %.2f us CPU/msg\n",
+      ms / 1000, ms2 / 1000, n * 1000 / ms2, c * 1e6 / hz / n }'
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+  pid=
+}
+
+conf bench >"$work/sluice.conf"
 "$sluice" -F -f "$work/sluice.conf" -p "$work/pid" -c "$work/ctl" >"$work/sluice.log" 2>&1 &
 pid=$!
 until grep -q "starting up" "$work/sluice.log" 2>/dev/null; do sleep 0.1; done
+ctl=$(dirname "$sluice")/tools/sluice-ctl/sluice-ctl
+run sluice bench
 
-written() {
-  "$sluice_ctl" -c "$work/ctl" stats 2>/dev/null | sed -n 's/^dst.kafka-c;d_kafka#0;[^;]*;a;written;//p'
-}
-sluice_ctl=$(dirname "$sluice")/tools/sluice-ctl/sluice-ctl
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
-now_ms() { date +%s%3N; }
-
-# a first message makes the topic; its record's size is the one
-# ProducerPerformance sends
-"$loggen" -Q -n 1 -s "$size" 127.0.0.1 "$port" >/dev/null 2>&1
-until [ "$(written)" = 1 ]; do sleep 0.1; done
-record=$("$broker" consume "$work/kafka" bench 1 | cut -f2 | head -1 | wc -c)
-record=$((record - 1))
-
-c0=$(cpu_ticks)
-t0=$(now_ms)
-# loggen's -n is per connection, and without -r and -I it sends 1,000
-# messages a second per connection for 10 s at most
-"$loggen" -Q -r 1000000 -I 3600 -n $((n / conns)) -s "$size" --active-connections="$conns" \
-  127.0.0.1 "$port" >/dev/null 2>&1
-want=$((n / conns * conns + 1))
-until [ "$(written)" -ge $want ]; do sleep 0.05; done
-t1=$(now_ms)
-c1=$(cpu_ticks)
-hz=$(getconf CLK_TCK)
-sent=$((want - 1))
-echo "sluice kafka-c(): $sent messages of $size bytes ($record-byte records), $conns connections," \
-  "flow control"
-awk -v n=$sent -v ms=$((t1 - t0)) -v c=$((c1 - c0)) -v hz="$hz" 'BEGIN {
-  printf "  %.0f msg/s end to end (acknowledged by the broker), %.2f us CPU/msg\n", n * 1000 / ms,
-    c * 1e6 / hz / n }'
+sng=${SLUICE_SYSLOG_NG:-}
+if [ -n "$sng" ] && [ -e "$sng/usr/lib/syslog-ng/3.38/libkafka.so" ]; then
+  conf bench-sng >"$work/sng.conf"
+  LD_LIBRARY_PATH=$sng/usr/lib/syslog-ng "$sng/usr/sbin/syslog-ng" -F --no-caps \
+    --module-path="$sng/usr/lib/syslog-ng/3.38" -f "$work/sng.conf" -R "$work/sng.persist" \
+    -p "$work/sng.pid" -c "$work/ctl" >"$work/sng.log" 2>&1 &
+  pid=$!
+  until [ -S "$work/ctl" ]; do sleep 0.1; done
+  ctl="env LD_LIBRARY_PATH=$sng/usr/lib/syslog-ng $sng/usr/sbin/syslog-ng-ctl"
+  run syslog-ng bench-sng
+fi
 
 # Kafka's own producer, the same record size and settings
 cp=$("$broker" classpath)

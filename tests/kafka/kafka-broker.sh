@@ -166,5 +166,11 @@ PROPS
       --timeout-ms "$([ -n "$n" ] && echo 60000 || echo 10000)" \
       --property print.key=true --property key.separator="	" 2>"$dir/consumer.err" || true
     ;;
-  *) echo "usage: $0 classpath|start|stop|kill|restart|consume ..." >&2; exit 2 ;;
+  offset)
+    # the end offset of TOPIC's partition 0: how many records it holds
+    dir=$2 topic=$3
+    run_java org.apache.kafka.tools.GetOffsetShell --bootstrap-server "127.0.0.1:$(cat "$dir/port")" \
+      --topic "$topic" --time -1 2>"$dir/offset.err" | awk -F: '$2 == 0 { print $3 }'
+    ;;
+  *) echo "usage: $0 classpath|start|stop|kill|restart|consume|offset ..." >&2; exit 2 ;;
 esac
