@@ -180,6 +180,33 @@ void log_queue_ack_batch(LogQueue *q, LogQueueItem *items, size_t n);
  * and released the same way, but counted as dropped, not written. */
 void log_queue_drop_batch(LogQueue *q, LogQueueItem *items, size_t n);
 
+/* What became of an item a destination that confirms writes itself
+ * (LogWriterOps.bind_queue) holds: its peer has not settled it yet, has
+ * it (written), or refused it for good (dropped). */
+typedef enum LogQueueOutcome
+{
+  LOG_QUEUE_UNSETTLED,
+  LOG_QUEUE_WRITTEN,
+  LOG_QUEUE_DROPPED,
+} LogQueueOutcome;
+
+/* items[0..n), the oldest popped from q and not acked, in pop order, with
+ * outcome[i] for each: the settled front (up to the first unsettled item)
+ * goes through log_queue_ack_batch and log_queue_drop_batch, in order, a
+ * run of each at a time.  Returns how many it took (the caller forgets
+ * them). */
+size_t log_queue_settle_front(LogQueue *q, LogQueueItem *items, const LogQueueOutcome *outcome, size_t n);
+
+/* The same destination stops (its finish) with items[0..n) still held:
+ * the settled front is taken as by log_queue_settle_front, the unsettled
+ * ones go back to the front of q in their order (log_queue_unpop), to be
+ * sent again by the next writer of q.  A settled item behind an unsettled
+ * one is acked (or dropped) by a memory queue, which keeps no positions; a
+ * disk queue can forget only its oldest records, so there it goes back
+ * with the rest and is sent again (at least once, never lost).  Returns
+ * how many went back. */
+size_t log_queue_give_back(LogQueue *q, LogQueueItem *items, const LogQueueOutcome *outcome, size_t n);
+
 /* Congestion: a source that is not flow-controlled would have its messages
  * dropped once a destination queue holds log-fifo-size of them, as in
  * syslog-ng.  Sluice first slows such a source down instead: a push that

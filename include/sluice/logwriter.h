@@ -47,6 +47,11 @@ typedef struct LogWriterOps
    * back with log_queue_unpop(q, ...) in finish when they never were, so
    * a disk buffer frees a message's place only once the peer has it. */
   void (*bind_queue)(void *dest, LogQueue *q);
+  /* May be NULL.  Called on another thread when the writer is told to stop
+   * (a reload's detach, a stop's deadline): a destination that waits inside
+   * write_batch or housekeep for its peer ends that wait (it asks
+   * log_writer_stopping() on its own thread). */
+  void (*interrupt)(void *dest);
 } LogWriterOps;
 
 typedef struct LogWriterOptions
@@ -102,6 +107,17 @@ void log_writer_detach(LogWriter *w);
  * of the same name), false when it is stopped (a stop of the daemon, or
  * of a destination the new configuration no longer has). */
 bool log_writer_detached(void);
+
+/* On a writer thread: true once the writer is told to stop (a reload's
+ * detach, a stop's deadline): a write in progress should give up now, its
+ * messages unwritten. */
+bool log_writer_stopping(void);
+
+/* On a writer thread, inside write_batch: pop up to max more items of its
+ * queue to go with the batch in hand (waiting up to timeout_ms for some),
+ * within what throttle() allows now; the caller owns them as it owns the
+ * batch.  Returns how many (0 when throttle() allows none now). */
+size_t log_writer_pop_more(LogQueueItem *out, size_t max, int timeout_ms);
 
 /* Messages written so far. */
 uint64_t log_writer_written(const LogWriter *w);

@@ -13,14 +13,16 @@
  *
  * The destination confirms writes itself (LogWriterOps.bind_queue): what
  * the writer hands over goes into `pending`, owned here, and leaves it
- * through log_queue_ack_batch, oldest first, once delivered (or dropped by
- * a response action).  A request that fails is sent again after a
- * back-off, up to retries() rounds per url; then the destination waits
- * time-reopen() (write_batch refuses new messages, so the queue and the
- * sources' windows fill) and tries again, for ever: nothing is dropped but
- * by a drop action or a bulk item the server refuses for good.  A message
- * delivered behind one that is not yet stays in `pending`, marked done, and
- * is not sent again.  A stop gives what is pending back to the queue.
+ * oldest first once settled (log_queue_settle_front): delivered, or
+ * dropped by a response action (counted as dropped).  A request that fails
+ * is sent again after a back-off, up to retries() rounds per url; then the
+ * destination waits time-reopen() (write_batch refuses new messages, so the
+ * queue and the sources' windows fill) and tries again, for ever: nothing
+ * is dropped but by a drop action or a bulk item the server refuses for
+ * good.  A message settled behind one that is not yet stays in `pending`,
+ * marked, and is not sent again.  A stop or a reload ends the requests in
+ * flight at once (LogWriterOps.interrupt wakes the curl multi loop) and
+ * gives what is not settled back to the queue (log_queue_give_back).
  */
 #include "http.h"
 
@@ -33,16 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define HTTP_SMALL_RESPONSE 4096   /* kept of a response that is not parsed, for the log */
 #define HTTP_BACKOFF_MAX_MS 5000
-
-typedef struct HttpItem
-{
-  LogQueueItem item;
-  bool done;
-} HttpItem;
 
 typedef struct HttpReq
 {
@@ -72,11 +67,13 @@ struct HttpDest
   CURLM *multi;
   HttpReq *reqs;
   struct curl_slist *hdrs;
-  GArray *pending;         /* HttpItem, oldest first */
+  GArray *pending;         /* LogQueueItem, oldest first */
+  GArray *outcome;         /* LogQueueOutcome of each pending item */
   HttpBulkItem *bulk;      /* scratch for a bulk response */
   bool failing;            /* waiting for time-reopen() */
   int64_t failed_at;       /* CLOCK_MONOTONIC ms */
   uint64_t dropped;
+  bool said_too_long;      /* a bulk answer past HTTP_RESPONSE_MAX was logged */
 };
 
 static const long ssl_versions[] = {
@@ -136,10 +133,10 @@ _log(HttpDest *d, SluiceLogLevel level, const char *what, const HttpReq *r, long
   g_free(resp);
 }
 
-static HttpItem *
-_item(HttpDest *d, size_t i)
+static LogQueueOutcome *
+_outcome(HttpDest *d, size_t i)
 {
-  return &g_array_index(d->pending, HttpItem, i);
+  return &g_array_index(d->outcome, LogQueueOutcome, i);
 }
 
 static void
@@ -155,7 +152,7 @@ _append_body(HttpDest *d, GString *out, LogMsg *msg)
     }
 }
 
-/* Fill request r with pending items from *next on (the ones not done),
+/* Fill request r with pending items from *next on (the unsettled ones),
  * up to batch-lines() and batch-bytes(). */
 static void
 _fill(HttpDest *d, HttpReq *r, size_t *next)
@@ -167,8 +164,7 @@ _fill(HttpDest *d, HttpReq *r, size_t *next)
   r->n_idx = 0;
   while (*next < d->pending->len && r->n_idx < max_lines)
     {
-      HttpItem *it = _item(d, *next);
-      if (it->done)
+      if (*_outcome(d, *next) != LOG_QUEUE_UNSETTLED)
         {
           (*next)++;
           continue;
@@ -176,7 +172,7 @@ _fill(HttpDest *d, HttpReq *r, size_t *next)
       size_t before = r->body->len;
       if (r->n_idx)
         g_string_append(r->body, d->o.delimiter);
-      _append_body(d, r->body, it->item.msg);
+      _append_body(d, r->body, g_array_index(d->pending, LogQueueItem, *next).msg);
       if (d->o.batch_bytes > 0 && r->n_idx && r->body->len - start_len > (size_t) d->o.batch_bytes)
         {
           g_string_truncate(r->body, before);
@@ -202,13 +198,15 @@ _start(HttpDest *d, HttpReq *r)
   r->active = true;
 }
 
-/* Run the active requests to their end; each one's curl result goes to
- * results[i]. */
-static void
+/* Run the active requests to their end, or until the writer is told to
+ * stop (false: what did not finish keeps CURL_LAST in results); each one's
+ * curl result goes to results[i]. */
+static bool
 _run(HttpDest *d, CURLcode *results)
 {
   int running = 1;
-  while (running)
+  bool stopped = false;
+  while (running && !(stopped = log_writer_stopping()))
     {
       if (curl_multi_perform(d->multi, &running) != CURLM_OK)
         break;
@@ -229,26 +227,31 @@ _run(HttpDest *d, CURLcode *results)
       {
         curl_multi_remove_handle(d->multi, d->reqs[w].h);
         d->reqs[w].active = false;
+        /* a transfer not seen to finish, not for a stop, failed */
+        if (!stopped && results[w] == CURL_LAST)
+          results[w] = CURLE_RECV_ERROR;
       }
+  return !stopped;
 }
 
 static void
-_drop(HttpDest *d, HttpItem *it)
+_drop(HttpDest *d, size_t i)
 {
-  it->done = true;
+  *_outcome(d, i) = LOG_QUEUE_DROPPED;
   d->dropped++;
 }
 
-/* What came back for r: true when every item of it is done (delivered or
- * dropped), false when some are to be sent again. */
+/* What came back for r: true when every item of it is settled (delivered
+ * or dropped), false when some are to be sent again. */
 static bool
 _settle(HttpDest *d, HttpReq *r, CURLcode res)
 {
   long code = 0;
-  if (res != CURLE_OK)
+  /* a bulk answer past HTTP_RESPONSE_MAX was cut there: its status decides */
+  bool cut = res == CURLE_WRITE_ERROR && r->resp_over;
+  if (res != CURLE_OK && !cut)
     {
-      _log(d, SLUICE_LOG_ERROR, "HTTP request failed, sending it again", r, 0,
-           r->resp_over ? "response too long" : curl_easy_strerror(res));
+      _log(d, SLUICE_LOG_ERROR, "HTTP request failed, sending it again", r, 0, curl_easy_strerror(res));
       return false;
     }
   curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &code);
@@ -258,7 +261,7 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
   if (a == HTTP_ACT_DROP)
     {
       for (size_t i = 0; i < r->n_idx; i++)
-        _drop(d, _item(d, r->idx[i]));
+        _drop(d, r->idx[i]);
       char total[48];
       snprintf(total, sizeof(total), "dropped_total=%" G_GUINT64_FORMAT, d->dropped);
       _log(d, SLUICE_LOG_ERROR, "HTTP server refused the batch, its messages are dropped", r, code, total);
@@ -269,10 +272,14 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
       _log(d, SLUICE_LOG_ERROR, "HTTP server did not take the batch, sending it again", r, code, NULL);
       return false;
     }
-  if (d->o.response_format != HTTP_RESPONSE_ES_BULK)
+  if (cut && !d->said_too_long)
+    _log(d, SLUICE_LOG_WARNING, "Bulk API response too long to read: the batch is taken as its status says, "
+         "its items are not checked (said once)", r, code, NULL);
+  d->said_too_long |= cut;
+  if (d->o.response_format != HTTP_RESPONSE_ES_BULK || cut)
     {
       for (size_t i = 0; i < r->n_idx; i++)
-        _item(d, r->idx[i])->done = true;
+        *_outcome(d, r->idx[i]) = LOG_QUEUE_WRITTEN;
       return true;
     }
   const char *error = NULL;
@@ -285,12 +292,11 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
   size_t retry = 0, dropped = 0;
   for (size_t i = 0; i < r->n_idx; i++)
     {
-      HttpItem *it = _item(d, r->idx[i]);
       if (d->bulk[i] == HTTP_BULK_OK)
-        it->done = true;
+        *_outcome(d, r->idx[i]) = LOG_QUEUE_WRITTEN;
       else if (d->bulk[i] == HTTP_BULK_DROP)
         {
-          _drop(d, it);
+          _drop(d, r->idx[i]);
           dropped++;
         }
       else
@@ -316,33 +322,19 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
   return retry == 0;
 }
 
-/* Ack the done items at the front of pending. */
+/* The settled front of pending leaves it. */
 static void
 _ack_front(HttpDest *d)
 {
-  size_t k = 0;
-  while (k < d->pending->len && _item(d, k)->done)
-    k++;
-  if (!k)
-    return;
-  LogQueueItem *items = g_new(LogQueueItem, k);
-  for (size_t i = 0; i < k; i++)
-    items[i] = _item(d, i)->item;
+  size_t k = log_queue_settle_front(d->q, (LogQueueItem *) d->pending->data, (LogQueueOutcome *) d->outcome->data,
+                                    d->pending->len);
   g_array_remove_range(d->pending, 0, (guint) k);
-  log_queue_ack_batch(d->q, items, k);
-  g_free(items);
+  g_array_remove_range(d->outcome, 0, (guint) k);
 }
 
-static void
-_sleep_ms(int64_t ms)
-{
-  struct timespec ts = { (time_t) (ms / 1000), (long) (ms % 1000) * 1000000L };
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-    ;
-}
-
-/* Send what is pending until it is all done (true), or retries() rounds
- * per url failed (false: wait time-reopen()). */
+/* Send what is pending until it is all settled (true), retries() rounds
+ * per url failed (false: wait time-reopen()), or the writer is told to
+ * stop (false: finish gives back what is not settled). */
 static bool
 _deliver(HttpDest *d)
 {
@@ -350,35 +342,36 @@ _deliver(HttpDest *d)
   int64_t max_fails = (d->o.retries + 1) * (int64_t) d->n_urls;
   CURLcode *results = g_new(CURLcode, (size_t) d->o.workers);
   bool ok = true;
-  while (d->pending->len)
+  while (d->pending->len && !log_writer_stopping())
     {
       size_t next = 0;
       for (int64_t w = 0; w < d->o.workers; w++)
         {
           HttpReq *r = &d->reqs[w];
           _fill(d, r, &next);
-          /* a transfer _run did not see finish failed */
-          results[w] = CURLE_RECV_ERROR;
+          results[w] = CURL_LAST;
           if (r->n_idx)
             _start(d, r);
         }
-      _run(d, results);
+      bool stopped = !_run(d, results);
       bool round_failed = false;
       for (int64_t w = 0; w < d->o.workers; w++)
         {
           HttpReq *r = &d->reqs[w];
-          if (!r->n_idx)
-            continue;
-          r->fresh = !_settle(d, r, results[w]);
-          if (r->fresh)
+          /* a request a stop cut short leaves its items unsettled */
+          if (r->n_idx && results[w] != CURL_LAST)
             {
-              round_failed = true;
-              r->url = (int) ((size_t) (r->url + 1) % d->n_urls);
+              r->fresh = !_settle(d, r, results[w]);
+              if (r->fresh)
+                {
+                  round_failed = true;
+                  r->url = (int) ((size_t) (r->url + 1) % d->n_urls);
+                }
             }
           r->n_idx = 0;
         }
       _ack_front(d);
-      if (!round_failed)
+      if (!round_failed || stopped)
         continue;
       if (++fails >= max_fails)
         {
@@ -389,10 +382,13 @@ _deliver(HttpDest *d)
       if (fails % (int64_t) d->n_urls == 0)
         {
           int64_t ms = 100LL << (fails / (int64_t) d->n_urls - 1 < 6 ? fails / (int64_t) d->n_urls - 1 : 6);
-          _sleep_ms(ms < HTTP_BACKOFF_MAX_MS ? ms : HTTP_BACKOFF_MAX_MS);
+          /* a sleep that LogWriterOps.interrupt ends */
+          curl_multi_poll(d->multi, NULL, 0, (int) (ms < HTTP_BACKOFF_MAX_MS ? ms : HTTP_BACKOFF_MAX_MS), NULL);
         }
     }
   g_free(results);
+  if (log_writer_stopping())
+    return d->pending->len == 0;
   if (!ok && !d->failing)
     {
       char n[24];
@@ -410,20 +406,32 @@ _deliver(HttpDest *d)
 
 /* ---- the writer's operations ------------------------------------------------------ */
 
+/* items[0..n) join pending, unsettled. */
+static void
+_take(HttpDest *d, const LogQueueItem *items, size_t n)
+{
+  LogQueueOutcome unsettled = LOG_QUEUE_UNSETTLED;
+  g_array_append_vals(d->pending, items, (guint) n);
+  for (size_t i = 0; i < n; i++)
+    g_array_append_val(d->outcome, unsettled);
+}
+
 static long
 _write_batch(void *dest, LogQueueItem *items, size_t n)
 {
   assert_writer_thread(dest);
   HttpDest *d = dest;
+  if (log_writer_stopping())
+    return -EIO; /* the writer keeps the batch for the queue */
   /* what failed before goes first; until it is delivered nothing new is
    * taken (the writer keeps it and asks again after time-reopen()) */
   if (d->pending->len && d->failing && mono_ms() - d->failed_at < d->o.time_reopen * 1000)
     return -EIO;
   if (d->pending->len && !_deliver(d))
     return -EIO;
-  for (size_t i = 0; i < n; i++)
-    g_array_append_val(d->pending, ((HttpItem) { items[i], false }));
-  /* batch-timeout(): wait that long for the batches to fill */
+  _take(d, items, n);
+  /* batch-timeout(): wait that long for the batches to fill, within
+   * throttle() (log_writer_pop_more) */
   size_t want = (size_t) (d->o.batch_lines > 0 ? d->o.batch_lines : 1) * (size_t) d->o.workers;
   if (d->o.batch_timeout > 0 && d->pending->len < want)
     {
@@ -432,11 +440,10 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
       for (int64_t now = mono_ms(); d->pending->len < want && now < until; now = mono_ms())
         {
           size_t room = want - d->pending->len;
-          ssize_t k = log_queue_pop_batch(d->q, more, room < 256 ? room : 256, (int) (until - now));
-          if (k <= 0)
+          size_t k = log_writer_pop_more(more, room < 256 ? room : 256, (int) (until - now));
+          if (!k)
             break;
-          for (ssize_t i = 0; i < k; i++)
-            g_array_append_val(d->pending, ((HttpItem) { more[i], false }));
+          _take(d, more, k);
         }
     }
   _deliver(d);
@@ -458,15 +465,12 @@ _finish(void *dest)
 {
   assert_writer_thread(dest);
   HttpDest *d = dest;
-  size_t left = d->pending->len;
+  size_t left = log_queue_give_back(d->q, (LogQueueItem *) d->pending->data, (LogQueueOutcome *) d->outcome->data,
+                                    d->pending->len);
+  g_array_set_size(d->pending, 0);
+  g_array_set_size(d->outcome, 0);
   if (!left)
     return;
-  LogQueueItem *items = g_new(LogQueueItem, left);
-  for (size_t i = 0; i < left; i++)
-    items[i] = _item(d, i)->item;
-  g_array_set_size(d->pending, 0);
-  log_queue_unpop(d->q, items, left);
-  g_free(items);
   char n[24];
   snprintf(n, sizeof(n), "%zu", left);
   sluice_log(SLUICE_LOG_WARNING, "HTTP destination stopped with undelivered messages; they stay queued",
@@ -480,7 +484,14 @@ _bind_queue(void *dest, LogQueue *q)
   ((HttpDest *) dest)->q = q;
 }
 
-static const LogWriterOps http_dest_writer_ops = { _write_batch, _housekeep, NULL, _finish, _bind_queue };
+static void
+_interrupt(void *dest)
+{
+  curl_multi_wakeup(((HttpDest *) dest)->multi);
+}
+
+static const LogWriterOps http_dest_writer_ops = { _write_batch, _housekeep, NULL, _finish, _bind_queue,
+                                                   _interrupt };
 
 /* ---- construction ----------------------------------------------------------------- */
 
@@ -568,7 +579,8 @@ http_dest_new(const HttpDestOptions *o, LogTemplate *body, const LogTemplateOpti
   memcpy(d->actions, actions, sizeof(d->actions));
   d->name = g_strdup(name);
   d->n_urls = g_strv_length(o->urls);
-  d->pending = g_array_new(FALSE, FALSE, sizeof(HttpItem));
+  d->pending = g_array_new(FALSE, FALSE, sizeof(LogQueueItem));
+  d->outcome = g_array_new(FALSE, FALSE, sizeof(LogQueueOutcome));
   size_t per_req = (size_t) (o->batch_lines > 0 ? o->batch_lines : 1);
   d->bulk = g_new(HttpBulkItem, per_req);
   d->hdrs = curl_slist_append(NULL, "Expect:");
@@ -619,9 +631,9 @@ http_dest_free(HttpDest *d)
     return;
   /* the writer's finish gave pending back; a writer that never ran left
    * it empty */
-  for (guint i = 0; i < d->pending->len; i++)
-    log_queue_items_done(&_item(d, i)->item, 1);
+  log_queue_items_done((LogQueueItem *) d->pending->data, d->pending->len);
   g_array_free(d->pending, TRUE);
+  g_array_free(d->outcome, TRUE);
   for (int64_t w = 0; d->reqs && w < d->o.workers; w++)
     {
       HttpReq *r = &d->reqs[w];

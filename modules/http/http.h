@@ -26,7 +26,8 @@
 #include <stdint.h>
 
 /* The most of a server's response read (the bulk API's answer); a longer
- * one fails the request, which is tried again. */
+ * one is cut there and its status decides for the whole batch, its items
+ * unchecked (logged once). */
 #define HTTP_RESPONSE_MAX (16 * 1024 * 1024)
 
 typedef enum HttpResponseFormat

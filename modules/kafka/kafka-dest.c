@@ -26,9 +26,12 @@
  * count.  A stop waits up to flush-timeout-on-shutdown() (a reload
  * flush-timeout-on-reload()) for the reports due, purges what librdkafka
  * still holds and gives every message not yet acknowledged back to the
- * queue, in order: a disk buffer keeps it for the next start, a reload's
- * new destination sends it.  A message delivered whose report did not come
- * in time is so sent twice; none is lost.
+ * queue, in order (log_queue_give_back): a disk buffer keeps it for the
+ * next start, a reload's new destination sends it.  One acknowledged
+ * behind it is acked, not given back, except in a disk buffer, which can
+ * forget only its oldest records: there it goes back too and is sent
+ * twice.  So is a message delivered whose report did not come in time;
+ * none is lost.
  */
 #include "kafka.h"
 
@@ -290,45 +293,51 @@ _send(KafkaDest *d, KafkaBufs *b, uint64_t seq, const LogMsg *msg, int wait_ms, 
     rd_kafka_queue_yield(d->main_q); /* the poller settles or resends it */
 }
 
+static LogQueueOutcome
+_outcome(const KafkaPending *p)
+{
+  return p->state == KAFKA_DELIVERED ? LOG_QUEUE_WRITTEN
+         : p->state == KAFKA_DROPPED ? LOG_QUEUE_DROPPED
+                                     : LOG_QUEUE_UNSETTLED;
+}
+
+/* The ring's first n entries (lock held) in g_new arrays; they leave it. */
+static void
+_take_front(KafkaDest *d, size_t n, LogQueueItem **items, LogQueueOutcome **outcome)
+{
+  *items = g_new(LogQueueItem, n);
+  *outcome = g_new(LogQueueOutcome, n);
+  for (size_t i = 0; i < n; i++)
+    {
+      (*items)[i] = _slot(d, d->head + i)->item;
+      (*outcome)[i] = _outcome(_slot(d, d->head + i));
+    }
+  d->head += n;
+}
+
 /* The settled front of the ring leaves it (poller thread, or the writer in
- * finish once the poller stopped): delivered runs through
- * log_queue_ack_batch, dropped runs through log_queue_drop_batch, in the
- * order the queue gave them. */
+ * finish once the poller stopped), through log_queue_settle_front: acked
+ * (delivered) or dropped (refused for good), in the order the queue gave
+ * them. */
 static void
 _settle(KafkaDest *d)
 {
   pthread_mutex_lock(&d->lock);
   size_t n = 0;
-  while (d->head + n < d->tail && (_slot(d, d->head + n)->state == KAFKA_DELIVERED
-                                   || _slot(d, d->head + n)->state == KAFKA_DROPPED))
+  while (d->head + n < d->tail && _outcome(_slot(d, d->head + n)) != LOG_QUEUE_UNSETTLED)
     n++;
   if (!n)
     {
       pthread_mutex_unlock(&d->lock);
       return;
     }
-  LogQueueItem *items = g_new(LogQueueItem, n);
-  bool *dropped = g_new(bool, n);
-  for (size_t i = 0; i < n; i++)
-    {
-      items[i] = _slot(d, d->head + i)->item;
-      dropped[i] = _slot(d, d->head + i)->state == KAFKA_DROPPED;
-    }
-  d->head += n;
+  LogQueueItem *items;
+  LogQueueOutcome *outcome;
+  _take_front(d, n, &items, &outcome);
   pthread_cond_broadcast(&d->room);
   pthread_mutex_unlock(&d->lock);
-  for (size_t i = 0; i < n;)
-    {
-      size_t j = i;
-      while (j < n && dropped[j] == dropped[i])
-        j++;
-      if (dropped[i])
-        log_queue_drop_batch(d->q, items + i, j - i);
-      else
-        log_queue_ack_batch(d->q, items + i, j - i);
-      i = j;
-    }
-  g_free(dropped);
+  log_queue_settle_front(d->q, items, outcome, n);
+  g_free(outcome);
   g_free(items);
 }
 
@@ -468,17 +477,21 @@ _finish(void *dest)
       _settle(d);
     }
   /* what was not acknowledged goes back to the queue, in order, before
-   * what the writer gives back of its own batch (which is newer) */
-  size_t left = (size_t) (d->tail - d->head);
+   * what the writer gives back of its own batch (which is newer); what was
+   * behind it and acknowledged is acked (log_queue_give_back) */
+  size_t held = (size_t) (d->tail - d->head), left = 0;
+  if (held)
+    {
+      LogQueueItem *items;
+      LogQueueOutcome *outcome;
+      _take_front(d, held, &items, &outcome);
+      d->retries = 0;
+      left = log_queue_give_back(d->q, items, outcome, held);
+      g_free(outcome);
+      g_free(items);
+    }
   if (left)
     {
-      LogQueueItem *items = g_new(LogQueueItem, left);
-      for (size_t i = 0; i < left; i++)
-        items[i] = _slot(d, d->head + i)->item;
-      d->head = d->tail;
-      d->retries = 0;
-      log_queue_unpop(d->q, items, left);
-      g_free(items);
       char n[24];
       snprintf(n, sizeof(n), "%zu", left);
       sluice_log(SLUICE_LOG_WARNING,

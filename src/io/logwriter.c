@@ -57,6 +57,19 @@ _pause(LogWriter *w, int64_t ms)
     }
 }
 
+/* throttle(): the bucket gets what the time since it was last filled
+ * earned, up to a second's worth. */
+static void
+_throttle_fill(LogWriter *w)
+{
+  double rate = w->opts.throttle;
+  int64_t now = mono_us();
+  w->tokens += (double) (now - w->tokens_us) * rate / 1e6;
+  if (w->tokens > rate)
+    w->tokens = rate;
+  w->tokens_us = now;
+}
+
 /* throttle(): how many of want may be written now, from a bucket that
  * fills at opts.throttle a second and holds a second's worth (syslog-ng's
  * throttle() allows a burst of that size too); waits, 50 ms at a time,
@@ -67,11 +80,7 @@ _throttle_take(LogWriter *w, size_t want)
   double rate = w->opts.throttle;
   for (;;)
     {
-      int64_t now = mono_us();
-      w->tokens += (double) (now - w->tokens_us) * rate / 1e6;
-      if (w->tokens > rate)
-        w->tokens = rate;
-      w->tokens_us = now;
+      _throttle_fill(w);
       if (w->tokens >= 1)
         {
           size_t n = w->tokens < (double) want ? (size_t) w->tokens : want;
@@ -373,6 +382,8 @@ log_writer_detach(LogWriter *w)
 {
   atomic_store(&w->detach, true);
   log_queue_interrupt(w->q);
+  if (w->ops.interrupt)
+    w->ops.interrupt(w->dest);
   pthread_join(w->thread, NULL);
   _writer_free(w);
 }
@@ -404,6 +415,34 @@ log_writer_detached(void)
   return w && atomic_load(&w->detach) && !atomic_load(&w->stopping);
 }
 
+bool
+log_writer_stopping(void)
+{
+  LogWriter *w = current_writer;
+  return w && (atomic_load(&w->abandon) || atomic_load(&w->detach));
+}
+
+size_t
+log_writer_pop_more(LogQueueItem *out, size_t max, int timeout_ms)
+{
+  LogWriter *w = current_writer;
+  if (!w)
+    return 0; /* a test acting as the writer has no queue to pop */
+  if (w->opts.throttle)
+    {
+      _throttle_fill(w);
+      max = w->tokens < (double) max ? (size_t) w->tokens : max;
+      if (!max)
+        return 0;
+    }
+  ssize_t k = log_queue_pop_batch(w->q, out, max, timeout_ms);
+  if (k <= 0)
+    return 0;
+  if (w->opts.throttle)
+    w->tokens -= (double) k;
+  return (size_t) k;
+}
+
 uint64_t
 log_writer_written(const LogWriter *w)
 {
@@ -430,6 +469,8 @@ log_writer_stop(LogWriter *w, int timeout_ms)
       break;
   pthread_mutex_unlock(&w->lock);
   atomic_store(&w->abandon, true);
+  if (w->ops.interrupt)
+    w->ops.interrupt(w->dest);
   pthread_join(w->thread, NULL);
   size_t left = w->left;
   _writer_free(w);

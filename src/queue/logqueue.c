@@ -5,6 +5,7 @@
 #include "sluice/timeutil.h"
 
 #include <errno.h>
+#include <glib.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -185,6 +186,67 @@ log_queue_drop_batch(LogQueue *q, LogQueueItem *items, size_t n)
   q->dropped += n;
   pthread_mutex_unlock(&q->lock);
   q->ops->ack(q, items, n);
+}
+
+/* Ack or drop the settled items[0..n) in runs of the same outcome. */
+static void
+_settle_runs(LogQueue *q, LogQueueItem *items, const LogQueueOutcome *outcome, size_t n)
+{
+  for (size_t i = 0, j; i < n; i = j)
+    {
+      for (j = i + 1; j < n && outcome[j] == outcome[i]; j++)
+        ;
+      if (outcome[i] == LOG_QUEUE_DROPPED)
+        log_queue_drop_batch(q, items + i, j - i);
+      else
+        log_queue_ack_batch(q, items + i, j - i);
+    }
+}
+
+size_t
+log_queue_settle_front(LogQueue *q, LogQueueItem *items, const LogQueueOutcome *outcome, size_t n)
+{
+  size_t k = 0;
+  while (k < n && outcome[k] != LOG_QUEUE_UNSETTLED)
+    k++;
+  _settle_runs(q, items, outcome, k);
+  return k;
+}
+
+size_t
+log_queue_give_back(LogQueue *q, LogQueueItem *items, const LogQueueOutcome *outcome, size_t n)
+{
+  size_t k = log_queue_settle_front(q, items, outcome, n);
+  items += k;
+  outcome += k;
+  n -= k;
+  if (!n)
+    return 0;
+  if (q->ops->persistent)
+    {
+      /* its ack forgets the oldest records popped, whatever items it is
+       * given: what follows an unsettled item goes back with it */
+      log_queue_unpop(q, items, n);
+      return n;
+    }
+  LogQueueItem *back = g_new(LogQueueItem, n);
+  size_t nb = 0;
+  for (size_t i = 0; i < n;)
+    {
+      if (outcome[i] == LOG_QUEUE_UNSETTLED)
+        {
+          back[nb++] = items[i++];
+          continue;
+        }
+      size_t j = i;
+      while (j < n && outcome[j] != LOG_QUEUE_UNSETTLED)
+        j++;
+      _settle_runs(q, items + i, outcome + i, j - i);
+      i = j;
+    }
+  log_queue_unpop(q, back, nb);
+  g_free(back);
+  return nb;
 }
 
 void

@@ -37,7 +37,9 @@ typedef struct LogQueueOps
   /* Under q->lock: items[0..n), popped and not written, back at the front. */
   void (*unpop)(LogQueue *q, LogQueueItem *items, size_t n);
   /* The writer wrote items[0..n), the oldest popped and not acked (no lock
-   * held); the kind forgets them and calls log_queue_items_done(). */
+   * held); the kind forgets them and calls log_queue_items_done().  A kind
+   * that is not persistent keeps no positions: it takes any items popped
+   * (log_queue_give_back relies on this). */
   void (*ack)(LogQueue *q, LogQueueItem *items, size_t n);
   /* Under q->lock: a reload's new log-fifo-size; NULL: the kind has none. */
   void (*set_fifo_size)(LogQueue *q, uint32_t fifo_size);

@@ -8,16 +8,20 @@
 #   b: three 503 answers first: sent again (retries()), nothing lost, through a
 #      reliable disk-buffer();
 #   c: response-action(418 => drop, 404 => retry): the 418 batch is
-#      dropped (and logged), the 404 ones are sent again;
+#      dropped (logged, and counted dropped, not written, in the stats),
+#      the 404 ones are sent again;
 #   d: url() of a port nobody listens on, then the peer: failover.
-# Then a response longer than the bulk API reader takes fails the request
-# with memory bounded, a peer answering 503 leaves every message in a
-# reliable disk buffer across kill -9 (acked only on success) and gets
-# them all after the restart, a reload while failing loses nothing, and
-# options Sluice does not take are refused.
-# Usage: http.sh SLUICE LOGGEN DQTOOL
+# Then a bulk response longer than the reader takes is cut with memory
+# bounded and its status decides (not sent again), a peer answering 503
+# leaves every message in a reliable disk buffer across kill -9 (acked
+# only on success) and gets them all after the restart, a reload while
+# failing loses nothing, a server that never answers holds up neither a
+# stop nor a reload (nothing lost, nothing it acknowledged sent twice),
+# batch-timeout() keeps to throttle(), and options Sluice does not take
+# are refused.
+# Usage: http.sh SLUICE LOGGEN DQTOOL CTL
 . "$(dirname "$0")/lib.sh"
-sluice=$1 loggen=$2 dqtool=$3
+sluice=$1 loggen=$2 dqtool=$3 ctl=$4
 here=$(dirname "$0")
 peers=
 trap '[ -n "$peers" ] && kill $peers 2>/dev/null; [ -n "$pid" ] && kill "$pid" 2>/dev/null
@@ -63,7 +67,7 @@ destination c { http(url("http://127.0.0.1:$pc/") body("\$MSG") batch-lines(10) 
 destination d { http(url("http://127.0.0.1:$dead/" "http://127.0.0.1:$pd/") body("\$MSG") batch-lines(20)); };
 log { source(s); destination(a); destination(b); destination(c); destination(d); flags(flow-control); };
 EOF2
-start_sluice "$sluice" "$work/sluice.conf"
+start_sluice "$sluice" "$work/sluice.conf" -c "$work/ctl"
 "$loggen" -S -n $n -r 2000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
 
 # c delivers all but the dropped batch; the others all $n
@@ -76,6 +80,13 @@ while [ "$(wc -l <"$work/c/lines")" -lt $((n - 10)) ] && [ $i -lt 300 ]; do
   sleep 0.1
 done
 sleep 0.5
+# c's dropped batch is counted dropped, the rest written
+nd=$(python3 -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["body"].count("seq: "))' \
+  "$work/c/requests")
+"$ctl" -c "$work/ctl" stats >"$work/stats.csv" || fail "sluice-ctl stats"
+grep -q "^dst.http;c#0;.*;a;dropped;$nd$" "$work/stats.csv" &&
+  grep -q "^dst.http;c#0;.*;a;written;$((n - nd))$" "$work/stats.csv" ||
+  fail "c: not $nd dropped and $((n - nd)) written: $(grep '^dst.http;c#0' "$work/stats.csv")"
 stop_sluice
 # b's disk buffer gave up each record only once the peer had it: empty now
 "$dqtool" info "$work/db/sluice-b_0.rqf" >"$work/info" 2>&1 || fail "dqtool info: $(cat "$work/info")"
@@ -135,25 +146,27 @@ EOF2
 grep -q "HTTP server refused the batch, its messages are dropped.*status_code=418" "$work/sluice.log" ||
   grep -q "status_code.*418" "$work/sluice.log" || fail "the 418 drop was not logged"
 
-# a response longer than what is read fails the request (sent again),
-# and the daemon does not take it into memory
-peer h "$ph" "huge,huge" "" "" "
+# a bulk response longer than the reader takes is cut there, so the daemon
+# does not take it into memory; its status (200) decides: delivered, its
+# items unchecked, said once, and not sent again
+peer h "$ph" "huge" "" "" "
 "
 cat >"$work/sluice.conf" <<EOF2
 @version: 3.38
 source s { tcp(ip(127.0.0.1) port($port)); };
 destination h { http(url("http://127.0.0.1:$ph/") body("\$MSG") response-format(elasticsearch-bulk)
-  retries(0) time-reopen(1)); };
+  batch-lines(5) batch-timeout(2000) retries(0) time-reopen(1)); };
 log { source(s); destination(h); flags(flow-control); };
 EOF2
-start_sluice "$sluice" "$work/sluice.conf"
+start_sluice "$sluice" "$work/sluice.conf" -c "$work/ctl"
 "$loggen" -S -n 5 -r 1000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
-wait_log "response too long"
-# the third try gets a plain 200 that is not a bulk response: still not delivered
-wait_log "Bulk API response not understood"
+wait_log "Bulk API response too long to read"
+sleep 2
 rss_below 150000
+"$ctl" -c "$work/ctl" stats >"$work/stats.csv" || fail "sluice-ctl stats"
 stop_sluice
-[ "$(wc -l <"$work/h/lines")" -ge 1 ] || fail "the peer took nothing after the huge answers"
+[ "$(wc -l <"$work/h/requests")" -eq 1 ] || fail "the batch with the long answer was sent $(wc -l <"$work/h/requests") times"
+grep -q "^dst.http;h#0;.*;a;written;5$" "$work/stats.csv" || fail "h: $(grep '^dst.http;h#0' "$work/stats.csv")"
 
 # acked only on success: a peer that answers 503 keeps every message in
 # a reliable disk buffer across kill -9; after the restart they all arrive
@@ -208,6 +221,104 @@ python3 - "$work/f/lines" <<'EOF2' || fail "after the reload: $(wc -l <"$work/f/
 import re, sys
 got = sorted(int(m.group(1)) for m in (re.search(r"seq: (\d+)", l) for l in open(sys.argv[1])) if m)
 sys.exit(0 if got == list(range(40)) else 1)
+EOF2
+
+# seqs_once FILE N: FILE has messages 0..N-1, each once
+seqs_once() {
+  python3 - "$1" "$2" <<'EOF2' || fail "$1: $(wc -l <"$1") lines, not $2 messages once each"
+import re, sys
+got = sorted(int(m.group(1)) for m in (re.search(r"seq: (\d+)", l) for l in open(sys.argv[1])) if m)
+sys.exit(0 if got == list(range(int(sys.argv[2]))) else 1)
+EOF2
+}
+
+# a server that takes requests and never answers (timeout(0), the
+# default): a stop does not wait for it (the request is cut short) and the
+# disk buffer keeps the messages for the next start, at a server that
+# answers
+set -- $(free_ports tcp tcp)
+pg=$1 pg2=$2
+peer g "$pg" "silent" "" "" "
+"
+peer g2 "$pg2" "" "" "" "
+"
+cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+source s { tcp(ip(127.0.0.1) port($port)); };
+destination g { http(url("http://127.0.0.1:$pg/") body("\$MSG") batch-lines(10)
+  disk-buffer(reliable(yes) disk-buf-size(1048576) dir("$work/dbg"))); };
+log { source(s); destination(g); flags(flow-control); };
+EOF2
+start_sluice "$sluice" "$work/sluice.conf"
+"$loggen" -S -n 20 -r 1000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+wait_lines "$work/g/held" 1
+kill -TERM "$pid"
+i=0
+while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
+  i=$((i + 1))
+  sleep 0.1
+done
+kill -0 "$pid" 2>/dev/null && fail "the stop waits for a request the server never answers"
+st=0
+wait "$pid" || st=$?
+pid=
+[ $st -eq 0 ] || fail "sluice exited with $st"
+sed -i "s/:$pg\//:$pg2\//" "$work/sluice.conf"
+start_sluice "$sluice" "$work/sluice.conf"
+wait_lines "$work/g2/lines" 20
+sleep 0.5
+stop_sluice
+seqs_once "$work/g2/lines" 20
+
+# two workers: the request with the first messages is never answered, the
+# other one is; a reload does not wait for the first and sends only its
+# messages again, not the ones the server acknowledged
+set -- $(free_ports tcp)
+pi=$1
+peer i "$pi" "hold0" "" "" "
+"
+cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+source s { tcp(ip(127.0.0.1) port($port)); };
+destination i { http(url("http://127.0.0.1:$pi/") body("\$MSG") batch-lines(5) batch-timeout(2000) workers(2)); };
+log { source(s); destination(i); flags(flow-control); };
+EOF2
+start_sluice "$sluice" "$work/sluice.conf"
+"$loggen" -S -n 10 -r 1000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+wait_lines "$work/i/held" 1
+wait_lines "$work/i/lines" 5
+sleep 0.5
+reload_sluice
+wait_lines "$work/i/lines" 10
+sleep 0.5
+stop_sluice
+grep -q "seq: 0000000000" "$work/i/held" && ! grep -q "seq: 0000000009" "$work/i/held" ||
+  fail "the held request: $(cat "$work/i/held")"
+seqs_once "$work/i/lines" 10
+
+# batch-timeout() fills a batch within throttle(), not past it: one
+# message starts a batch, 29 more come while it waits for them
+set -- $(free_ports tcp)
+pj=$1
+peer j "$pj" "" "" "" "
+"
+cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+source s { tcp(ip(127.0.0.1) port($port) log-iw-size(1000)); };
+destination j { http(url("http://127.0.0.1:$pj/") body("\$MSG") batch-lines(100) batch-timeout(2000) throttle(10)); };
+log { source(s); destination(j); flags(flow-control); };
+EOF2
+start_sluice "$sluice" "$work/sluice.conf"
+"$loggen" -S -n 1 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+"$loggen" -S -n 29 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+wait_lines "$work/j/lines" 30
+sleep 0.5
+stop_sluice
+python3 - "$work/j/requests" <<'EOF2' || fail "throttle(10) let a batch past it"
+import json, sys
+sizes = [json.loads(l)["body"].count("seq: ") for l in open(sys.argv[1])]
+print("throttled batches:", sizes)
+sys.exit(0 if sum(sizes) == 30 and max(sizes) <= 10 else 1)
 EOF2
 
 # refused, with the reason

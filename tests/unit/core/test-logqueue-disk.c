@@ -150,6 +150,26 @@ Test(logqueue_disk, unpop_puts_messages_back_in_order)
   log_queue_free(q);
 }
 
+/* A disk queue forgets only its oldest records: give_back acks the settled
+ * front and puts back everything from the first unsettled one on, settled
+ * or not, and they are still there after a restart. */
+Test(logqueue_disk, give_back_keeps_all_from_the_first_unsettled)
+{
+  DiskBufferOptions o = _opts(true, 3);
+  LogQueue *q = _open(&o);
+  _push_range(q, 0, 10, 0);
+  LogQueueItem out[5];
+  cr_assert_eq(log_queue_pop_batch(q, out, 5, 0), 5);
+  LogQueueOutcome how[] = { LOG_QUEUE_WRITTEN, LOG_QUEUE_UNSETTLED, LOG_QUEUE_WRITTEN, LOG_QUEUE_DROPPED,
+                            LOG_QUEUE_UNSETTLED };
+  cr_assert_eq(log_queue_give_back(q, out, how, 5), 4);
+  cr_assert_eq(_length(q), 9);
+  log_queue_free(q);
+  q = _open(&o);
+  _pop_expect(q, 1, 9);
+  log_queue_free(q);
+}
+
 /* A child pushes, pops and acks, then dies by SIGKILL without a word;
  * returns after it is gone. */
 static void

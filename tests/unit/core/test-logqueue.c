@@ -282,6 +282,35 @@ Test(logqueue, a_batch_acks_each_window_in_order)
   g_string_free(acked_log, TRUE);
 }
 
+/* A destination that confirms writes itself stops with 0..5 held: 0 and
+ * 3 unsettled, 1 and 4 written, 2 dropped; 5 written at the front the
+ * next time.  A memory queue keeps no positions: only 0 and 3 go back. */
+Test(logqueue, give_back_returns_only_the_unsettled)
+{
+  LogQueue *q = log_queue_new(100);
+  LogQueueItem items[6];
+  for (uint32_t i = 0; i < 6; i++)
+    items[i] = (LogQueueItem) { numbered(i), false };
+  log_queue_push_batch(q, items, 6);
+  LogQueueItem out[6];
+  cr_assert_eq(log_queue_pop_batch(q, out, 6, 0), 6);
+  LogQueueOutcome front[] = { LOG_QUEUE_WRITTEN, LOG_QUEUE_UNSETTLED };
+  cr_assert_eq(log_queue_settle_front(q, out, front, 2), 1, "the settled front only");
+  LogQueueOutcome how[] = { LOG_QUEUE_UNSETTLED, LOG_QUEUE_WRITTEN, LOG_QUEUE_DROPPED, LOG_QUEUE_UNSETTLED,
+                            LOG_QUEUE_WRITTEN };
+  cr_assert_eq(log_queue_give_back(q, out + 1, how, 5), 2);
+  LogQueueStats st;
+  log_queue_get_stats(q, &st);
+  cr_assert_eq(st.written, 3);
+  cr_assert_eq(st.dropped, 1);
+  cr_assert_eq(st.length, 2);
+  cr_assert_eq(log_queue_pop_batch(q, out, 6, 0), 2);
+  cr_assert_eq(out[0].msg->seqnum, 1);
+  cr_assert_eq(out[1].msg->seqnum, 4);
+  log_queue_items_done(out, 2);
+  log_queue_free(q);
+}
+
 Test(logqueue, closed_queue_drains_then_reports_end)
 {
   LogQueue *q = log_queue_new(10);
