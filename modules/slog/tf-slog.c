@@ -16,9 +16,9 @@
  */
 #include "slog.h"
 
-#include "basicfuncs/basicfuncs.h"
 #include "slog-module.h"
 #include "sluice/internal-log.h"
+#include "sluice/template.h"
 
 #include <inttypes.h>
 #include <openssl/crypto.h>
@@ -199,8 +199,9 @@ _slog_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, c
   SlogKeyState *ks = st->ks;
   if (st->msg_arg >= argc)
     return;
-  int level = tf_level_push();
-  GString *text = tf_format_arg(args, st->msg_arg, msg, opts, level);
+  /* its own buffer: the scratch levels belong to basicfuncs' nesting */
+  GString *text = g_string_sized_new(256);
+  log_template_format(args[st->msg_arg], msg, opts, text);
   pthread_mutex_lock(&ks->lock);
   if (ks->bad)
     {
@@ -241,7 +242,7 @@ _slog_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, c
     }
 done:
   pthread_mutex_unlock(&ks->lock);
-  tf_level_pop();
+  g_string_free(text, TRUE);
 }
 
 static const LogTemplateFunction slog_f = { "slog", _slog_prepare, _slog_call, _state_free };
