@@ -4,7 +4,8 @@
 # slogverify with k0 (a copy taken before the start) gives them back as
 # "%020x: line" and exits 0; a changed, a removed and a reordered line
 # each make it exit 1.  A restart goes on from the key and MAC files, and
-# the iterative mode (-i -p -r) checks the new part from the saved key.
+# the iterative mode (-i -p -r) checks the new part from the saved key;
+# across a reload the records go on with the next key.
 # Hostile input: a truncated key file, a FIFO, garbage lines, a counter
 # that asks for 2^64 key derivations and a 70 MiB line give a clear error
 # and a non-zero exit in bounded time and memory; the daemon refuses a
@@ -62,9 +63,20 @@ stop_sluice
 "$slogverify" -i -p prev.key -r prev.cmac -m cmac out2.log dec2.txt 2>verify.err || fail "iterative: $(cat verify.err)"
 expect want2.txt 12 16
 cmp want2.txt dec2.txt || { diff want2.txt dec2.txt; fail "iterative output differs"; }
-cat out.log out2.log >all.log
+# a reload: the new configuration's $(slog) goes on from the old one's key
+lines in4.txt 17 19
+conf four in4.txt out4.log
+start_sluice "$sluice" four.conf -R "$work/four.persist"
+wait_lines out4.log 3
+reload_sluice
+lines more.txt 20 22
+cat more.txt >>in4.txt
+wait_lines out4.log 6
+stop_sluice
+[ "$("$slogkey" -c derived.key)" = "counter=23" ] || fail "counter after the reload: $("$slogkey" -c derived.key)"
+cat out.log out2.log out4.log >all.log
 "$slogverify" -k decryption.key -m cmac all.log dec.txt 2>verify.err || fail "whole archive: $(cat verify.err)"
-expect want.txt 0 16
+expect want.txt 0 22
 cmp want.txt dec.txt || fail "whole archive decrypted differs"
 # buffer sizes: syslog-ng's range (more than 10)
 "$slogverify" -k decryption.key -m cmac all.log dec.txt 11 2>/dev/null || fail "buffer size 11 refused"
