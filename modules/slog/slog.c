@@ -625,7 +625,9 @@ slog_verifier_line(SlogVerifier *v, const char *line, size_t len)
       OPENSSL_cleanse(ekey, sizeof(ekey));
       if (decrypted)
         {
-          g_string_set_size(v->text, head + (size_t) (got + fin));
+          /* syslog-ng prints the text with "%.*s": it ends at a NUL */
+          const unsigned char *nul = memchr(pt, 0, (size_t) (got + fin));
+          g_string_set_size(v->text, head + (nul ? (size_t) (nul - pt) : (size_t) (got + fin)));
           g_string_append_c(v->text, '\n');
           if (v->output && !v->output(v->text->str, v->text->len, v->user))
             v->ok = false;
