@@ -132,6 +132,7 @@ mkfifo fifo
 quick "FIFO key" "$slogverify" -k fifo -m cmac all.log x.txt
 grep -q "not a regular file" quick.out || fail "FIFO key: $(cat quick.out)"
 quick "FIFO input" "$slogverify" -k decryption.key -m cmac fifo x.txt
+quick "FIFO output" "$slogverify" -k decryption.key -m cmac all.log fifo
 head -c 100000 /dev/urandom >garbage.log
 printf '\n\n:\n============:====\n' >>garbage.log
 quick "garbage" "$slogverify" -k decryption.key -m cmac garbage.log x.txt

@@ -217,7 +217,8 @@ main(int argc, char **argv)
       return 1;
     }
   Out out = { .path = argv[2] };
-  out.fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
+  /* O_NONBLOCK: a FIFO with no reader is an error, not a hang */
+  out.fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
   if (out.fd < 0)
     {
       fprintf(stderr, "slogverify: cannot open %s: %s\n", argv[2], g_strerror(errno));
