@@ -78,6 +78,42 @@ cat out.log out2.log out4.log >all.log
 "$slogverify" -k decryption.key -m cmac all.log dec.txt 2>verify.err || fail "whole archive: $(cat verify.err)"
 expect want.txt 0 22
 cmp want.txt dec.txt || fail "whole archive decrypted differs"
+# two destinations (two writer threads) on one key file: every record
+# number once, and merged in counter order the records form one archive
+cp derived.key two-dest.key
+cp derived.key two-dest0.key
+cp cmac two-dest.cmac
+cp cmac two-dest0.cmac
+lines in5.txt 0 49
+cat >five.conf <<EOF2
+@version: 3.38
+source s { file("$work/in5.txt" flags(no-parse)); };
+destination a { file("$work/a.log" template("\$(slog -k $work/two-dest.key -m $work/two-dest.cmac \$MSG)\n")); };
+destination b { file("$work/b.log" template("\$(slog --key-file=$work/two-dest.key --mac-file $work/two-dest.cmac \$MSG)\n")); };
+log { source(s); destination(a); destination(b); };
+EOF2
+start_sluice "$sluice" five.conf
+wait_lines a.log 50
+wait_lines b.log 50
+stop_sluice
+python3 - a.log b.log merged.log <<'EOF2' || fail "two destinations: $(cat merged.log)"
+import base64, struct, sys
+recs = {}
+for f in sys.argv[1:3]:
+    for line in open(f):
+        n = struct.unpack("<Q", base64.b64decode(line[:12]))[0]
+        if n in recs:
+            open(sys.argv[3], "w").write("record %d twice\n" % n)
+            sys.exit(1)
+        recs[n] = line
+open(sys.argv[3], "w").write("".join(recs[n] for n in sorted(recs)))
+EOF2
+"$slogverify" -i -p two-dest0.key -r two-dest0.cmac -m two-dest.cmac merged.log x.txt 2>verify.err \
+  || fail "two destinations: $(cat verify.err)"
+[ "$(wc -l <x.txt)" -eq 100 ] || fail "two destinations: $(wc -l <x.txt) records"
+[ -z "$(sed 's/^[0-9a-f]*: //' x.txt | sort | uniq -c | awk '$1 != 2')" ] || fail "two destinations: not each message twice"
+[ "$("$slogkey" -c two-dest.key)" = "counter=123" ] || fail "two destinations: $("$slogkey" -c two-dest.key)"
+
 # buffer sizes: syslog-ng's range (more than 10)
 "$slogverify" -k decryption.key -m cmac all.log dec.txt 11 2>/dev/null || fail "buffer size 11 refused"
 "$slogverify" -k decryption.key -m cmac all.log dec.txt 10 2>/dev/null && fail "buffer size 10 taken"
