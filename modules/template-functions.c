@@ -4,6 +4,7 @@
 #include "dbparser/dbparser.h"
 #include "json/json-module.h"
 #include "modules.h"
+#include "slog/slog-module.h"
 
 #include <pthread.h>
 
@@ -15,6 +16,7 @@ _register(void)
   basicfuncs_register_template_functions();
   json_register_template_functions();
   dbparser_register_template_functions();
+  slog_register_template_functions();
 }
 
 void

@@ -17,6 +17,10 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-15}
 SLUICE_SYSLOG_NG=${SLUICE_SYSLOG_NG:-$OUT/syslog-ng}
 "$ROOT/scripts/fetch-syslog-ng.sh" "$SLUICE_SYSLOG_NG"
 export SLUICE_SYSLOG_NG
+# compare-slog runs syslog-ng's $(slog), slogkey and slogverify from the
+# same unpack (syslog-ng-mod-slog)
+SLUICE_SYSLOG_NG_SLOG=${SLUICE_SYSLOG_NG_SLOG:-$SLUICE_SYSLOG_NG}
+export SLUICE_SYSLOG_NG_SLOG
 # The RELP interop tests run Debian's rsyslog with imrelp/omrelp beside it.
 SLUICE_RSYSLOG=${SLUICE_RSYSLOG:-$OUT/rsyslog}
 "$ROOT/scripts/fetch-rsyslog.sh" "$SLUICE_RSYSLOG"
