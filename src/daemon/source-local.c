@@ -23,6 +23,7 @@
 
 #include <fcntl.h>
 #include <glib.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -188,7 +189,7 @@ typedef struct InternalSource
  * itself, so delivering there would take those locks in the other order
  * (or again on the same thread). */
 static InternalSource *internal_source;
-static GMutex internal_lock;
+static pthread_mutex_t internal_lock = PTHREAD_MUTEX_INITIALIZER; /* as log_lock: helgrind sees both */
 
 static LogMsg *
 _internal_msg_new(InternalSource *s, int level, const char *text)
@@ -220,10 +221,10 @@ static void
 _internal_drain(void *arg)
 {
   InternalSource *s = arg;
-  g_mutex_lock(&internal_lock);
+  pthread_mutex_lock(&internal_lock);
   GPtrArray *msgs = s->pending;
   s->pending = g_ptr_array_new();
-  g_mutex_unlock(&internal_lock);
+  pthread_mutex_unlock(&internal_lock);
   for (guint i = 0; i < msgs->len; i++)
     log_pipeline_deliver(s->base.env.pipeline, s->base.env.source_id, msgs->pdata[i]);
   log_source_flush(&s->base);
@@ -242,17 +243,17 @@ _internal_queue(InternalSource *s, LogMsg *msg)
 static void
 _internal_post(int level, const char *text)
 {
-  g_mutex_lock(&internal_lock);
+  pthread_mutex_lock(&internal_lock);
   InternalSource *s = internal_source;
   if (s)
     _internal_queue(s, _internal_msg_new(s, level, text));
-  g_mutex_unlock(&internal_lock);
+  pthread_mutex_unlock(&internal_lock);
 }
 
 bool
 internal_source_post(LogMsg *msg)
 {
-  g_mutex_lock(&internal_lock);
+  pthread_mutex_lock(&internal_lock);
   InternalSource *s = internal_source;
   if (s)
     {
@@ -264,7 +265,7 @@ internal_source_post(LogMsg *msg)
     }
   else
     log_msg_unref(msg);
-  g_mutex_unlock(&internal_lock);
+  pthread_mutex_unlock(&internal_lock);
   return s != NULL;
 }
 
@@ -285,16 +286,16 @@ _internal_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
 {
   InternalSource *s = (InternalSource *) d;
   log_source_begin(&s->base, env);
-  g_mutex_lock(&internal_lock);
+  pthread_mutex_lock(&internal_lock);
   if (internal_source)
     {
-      g_mutex_unlock(&internal_lock);
+      pthread_mutex_unlock(&internal_lock);
       *error = g_strdup("internal() may be used by one source only");
       return false;
     }
   s->worker = worker_pool_pick(env->pool);
   internal_source = s;
-  g_mutex_unlock(&internal_lock);
+  pthread_mutex_unlock(&internal_lock);
   sluice_log_set_sink(_internal_sink, NULL);
   return true;
 }
@@ -304,9 +305,9 @@ _internal_stop(LogSourceDriver *d)
 {
   InternalSource *s = (InternalSource *) d;
   sluice_log_set_sink(NULL, NULL);
-  g_mutex_lock(&internal_lock);
+  pthread_mutex_lock(&internal_lock);
   internal_source = NULL;
-  g_mutex_unlock(&internal_lock);
+  pthread_mutex_unlock(&internal_lock);
   /* what was queued still goes through the paths, which run until the
    * sources have stopped */
   worker_run(s->worker, _internal_drain, s);
