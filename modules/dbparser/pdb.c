@@ -44,6 +44,7 @@
 typedef struct PdbProgram
 {
   RNode *rules;
+  bool empty; /* no pattern: the tree finds nothing (the programs of no ruleset) */
 } PdbProgram;
 
 struct PatternDb
@@ -158,6 +159,7 @@ _program_new(PatternDb *db)
 {
   PdbProgram *p = g_new0(PdbProgram, 1);
   p->rules = radix_new();
+  p->empty = true;
   g_ptr_array_add(db->all_programs, p);
   return p;
 }
@@ -820,6 +822,7 @@ _end_ruleset(Loader *l, GError **error)
           g_free(err);
           break;
         }
+      prog->empty = false;
     }
   for (guint i = 0; i < l->pending->len; i++)
     {
@@ -1250,7 +1253,7 @@ pdb_process_rule(const PatternDb *db, LogMsg **pmsg, const char *program, size_t
   const PdbProgram *prog = _program_lookup(db, s, program, program_len);
   if (!prog)
     return false;
-  const PdbRule *rule = radix_lookup(prog->rules, message, message_len, &s->mm);
+  const PdbRule *rule = prog->empty ? NULL : radix_lookup(prog->rules, message, message_len, &s->mm);
   if (s->pm.n)
     program = _keep(s->program, program, program_len);
   if (rule && s->mm.n)

@@ -243,9 +243,10 @@ _p_ipv4(const RParser *p, const char *s, size_t n, PRes *r)
           i++;
         }
       size_t start = i;
-      long octet = 0;
-      for (; i < n && g_ascii_isdigit(s[i]); i++)
-        octet = SAT(octet * 10 + (s[i] - '0'));
+      int octet = 0; /* past 255 it only has to stay there */
+      for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+        if (octet <= 255)
+          octet = octet * 10 + (s[i] - '0');
       if (i == start || octet > 255)
         return false;
     }
