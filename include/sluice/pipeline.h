@@ -92,7 +92,8 @@ void log_pipeline_inject(LogProcessor *p, LogMsg *msg);
  * (syslog-ng's inject-mode(internal)): it enters the log paths of that
  * source with the source's name and tag, as the daemon's own events do.
  * Takes the caller's reference; false (the message dropped) when no
- * internal() source runs.  Any thread. */
+ * internal() source runs.  Any thread, holding any lock: the message is
+ * queued and the source's worker delivers it later. */
 bool internal_source_post(LogMsg *msg);
 
 /* Messages delivered so far under slot (the source_id a driver passes to

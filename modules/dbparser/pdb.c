@@ -36,12 +36,15 @@
 
 #include <errno.h>
 #include <glib.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct PdbProgram
 {
   RNode *rules;
+  bool empty; /* no pattern: the tree finds nothing (the programs of no ruleset) */
 } PdbProgram;
 
 struct PatternDb
@@ -52,6 +55,7 @@ struct PatternDb
   GPtrArray *all_programs;
   GPtrArray *all_rules;
   GHashTable *by_id;     /* rule id -> PdbRule (the first of that id) */
+  uint64_t serial;       /* this database among all loaded: never reused */
 };
 
 static NVHandle class_handle, rule_id_handle;
@@ -155,6 +159,7 @@ _program_new(PatternDb *db)
 {
   PdbProgram *p = g_new0(PdbProgram, 1);
   p->rules = radix_new();
+  p->empty = true;
   g_ptr_array_add(db->all_programs, p);
   return p;
 }
@@ -817,6 +822,7 @@ _end_ruleset(Loader *l, GError **error)
           g_free(err);
           break;
         }
+      prog->empty = false;
     }
   for (guint i = 0; i < l->pending->len; i++)
     {
@@ -1022,7 +1028,9 @@ PatternDb *
 pdb_load_buffer(const char *name, const char *data, size_t len, const char *prefix, char **error)
 {
   _globals_init();
+  static atomic_uint_fast64_t serials;
   PatternDb *db = g_new0(PatternDb, 1);
+  db->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
   db->empty = true;
   db->all_programs = g_ptr_array_new_with_free_func(_program_free);
   db->all_rules = g_ptr_array_new_with_free_func(_rule_free);
@@ -1111,12 +1119,26 @@ pdb_load_file(const char *path, const char *prefix, char **error)
 
 /* ---- classifying -------------------------------------------------------- */
 
-/* Per-thread copies of the texts, the value buffer and the match arrays;
- * freed when the thread ends (sluice/scratch.h). */
+/* A program's ruleset, as the program tree gave it for a database. */
+#define PROG_CACHE_SLOTS 64 /* a power of two */
+#define PROG_CACHE_LEN 32   /* longer programs are not kept */
+
+typedef struct ProgCacheEntry
+{
+  uint64_t serial; /* the database's; 0: empty */
+  const PdbProgram *prog;
+  size_t len;
+  char text[PROG_CACHE_LEN];
+} ProgCacheEntry;
+
+/* Per-thread copies of the texts, the value buffer, the match arrays and
+ * the programs looked up lately; freed when the thread ends
+ * (sluice/scratch.h). */
 typedef struct PdbScratch
 {
   GString *program, *message, *value, *caller;
   RMatches pm, mm;
+  ProgCacheEntry progs[PROG_CACHE_SLOTS];
 } PdbScratch;
 
 static _Thread_local PdbScratch scratch;
@@ -1167,6 +1189,35 @@ _keep(GString *buf, const char *text, size_t len)
   return buf->str;
 }
 
+/* The ruleset of program, with s->pm the values its pattern took.  A log
+ * server sees a few programs over and over, and the tree's answer for one
+ * that took no values (a literal pattern, or none matched) is kept in a
+ * small per-thread table: most lookups are a hash and a compare. */
+static const PdbProgram *
+_program_lookup(const PatternDb *db, PdbScratch *s, const char *program, size_t len)
+{
+  if (len > PROG_CACHE_LEN)
+    return radix_lookup(db->programs, program, len, &s->pm);
+  uint32_t h = (uint32_t) db->serial * 0x9E3779B1u;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (uint8_t) program[i]) * 0x01000193u; /* FNV-1a */
+  ProgCacheEntry *e = &s->progs[(h ^ (h >> 16)) & (PROG_CACHE_SLOTS - 1)];
+  if (e->serial == db->serial && e->len == len && memcmp(e->text, program, len) == 0)
+    {
+      s->pm.n = 0;
+      return e->prog;
+    }
+  const PdbProgram *prog = radix_lookup(db->programs, program, len, &s->pm);
+  if (s->pm.n == 0)
+    {
+      e->serial = db->serial;
+      e->prog = prog;
+      e->len = len;
+      memcpy(e->text, program, len);
+    }
+  return prog;
+}
+
 static void
 _set_matches(LogMsg *msg, const RMatches *m, const char *text)
 {
@@ -1199,10 +1250,10 @@ pdb_process_rule(const PatternDb *db, LogMsg **pmsg, const char *program, size_t
    * setting a value may move that payload.  Most messages of a log
    * server match no rule and set nothing from the text: they copy
    * nothing. */
-  const PdbProgram *prog = radix_lookup(db->programs, program, program_len, &s->pm);
+  const PdbProgram *prog = _program_lookup(db, s, program, program_len);
   if (!prog)
     return false;
-  const PdbRule *rule = radix_lookup(prog->rules, message, message_len, &s->mm);
+  const PdbRule *rule = prog->empty ? NULL : radix_lookup(prog->rules, message, message_len, &s->mm);
   if (s->pm.n)
     program = _keep(s->program, program, program_len);
   if (rule && s->mm.n)

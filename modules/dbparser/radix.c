@@ -43,6 +43,7 @@ struct RParser
   char *name;        /* "" when the match is not stored */
   NVHandle handle;   /* prefix + name, 0 when name is "" */
   char *param;       /* the third field, NULL when absent */
+  size_t param_len;
   int first, last;   /* the first byte must be in [first, last] (as signed char) */
   char close;        /* QSTRING: the closing quote */
   int lladdr_parts;  /* LLADDR: octets at most */
@@ -105,7 +106,7 @@ _p_qstring(const RParser *p, const char *s, size_t n, PRes *r)
 static bool
 _p_estring(const RParser *p, const char *s, size_t n, PRes *r)
 {
-  size_t dlen = p->param ? strlen(p->param) : 0;
+  size_t dlen = p->param_len;
   if (dlen == 0)
     {
       /* "@ESTRING:name:@": syslog-ng looks for the string's terminating
@@ -232,28 +233,24 @@ static bool
 _p_ipv4(const RParser *p, const char *s, size_t n, PRes *r)
 {
   (void) p;
-  int dots = 0;
-  long octet = -1;
   size_t i = 0;
-  for (;; i++)
+  for (int part = 0; part < 4; part++)
     {
-      char c = AT(i);
-      if (c == '.')
+      if (part > 0)
         {
-          if (octet > 255 || octet == -1)
+          if (i >= n || s[i] != '.')
             return false;
-          if (dots == 3)
-            break;
-          dots++;
-          octet = -1;
+          i++;
         }
-      else if (g_ascii_isdigit(c))
-        octet = SAT((octet == -1 ? 0 : octet * 10) + g_ascii_digit_value(c));
-      else
-        break;
+      size_t start = i;
+      int octet = 0; /* past 255 it only has to stay there */
+      for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+        if (octet <= 255)
+          octet = octet * 10 + (s[i] - '0');
+      if (i == start || octet > 255)
+        return false;
     }
-  if (dots != 3 || octet > 255 || octet == -1)
-    return false;
+  /* a fifth part's '.' is left out */
   r->len = r->vlen = i;
   return true;
 }
@@ -532,6 +529,7 @@ _parser_new(const char *spec, const char *prefix, char **error)
     }
   p->name = g_strdup(nf >= 2 ? f[1] : "");
   p->param = nf >= 3 ? g_strdup(f[2]) : NULL;
+  p->param_len = p->param ? strlen(p->param) : 0;
   if (p->name[0])
     {
       char *full = g_strconcat(prefix ? prefix : "", p->name, NULL);
@@ -871,6 +869,8 @@ static const RNode *
 _find_by_parser(Lookup *st, const RNode *node, const char *key, size_t len)
 {
   size_t slot = 0;
+  if (node->n_pkids == 0)
+    return NULL;
   if (st->m)
     {
       slot = st->m->n;
@@ -903,52 +903,67 @@ _find_by_parser(Lookup *st, const RNode *node, const char *key, size_t len)
 static const RNode *
 _find(Lookup *st, const RNode *node, const char *key, size_t len)
 {
-  size_t in = 0, rx = 0;
-  bool is_parser = node->parser != NULL;
-  if (!is_parser)
-    while (in < len && rx < node->keylen)
-      {
-        if (key[in] == '\r' && node->key[rx] == '\n')
-          in++; /* a CR before the LF of the pattern */
-        if (in >= len || key[in] != node->key[rx])
-          break;
-        in++;
-        rx++;
-      }
+  for (;;)
+    {
+      size_t in = 0, rx = 0;
+      bool is_parser = node->parser != NULL;
+      if (!is_parser)
+        while (in < len && rx < node->keylen)
+          {
+            if (key[in] != node->key[rx])
+              {
+                /* a CR before the LF of the pattern is skipped */
+                if (key[in] != '\r' || node->key[rx] != '\n' || in + 1 >= len || key[in + 1] != '\n')
+                  break;
+                in++;
+              }
+            in++;
+            rx++;
+          }
 
-  if (in == len)
-    {
-      if (is_parser || rx == node->keylen)
-        return node->value ? node : NULL;
-      return NULL;
-    }
-  if (!is_parser && rx < node->keylen)
-    return NULL;
+      if (in == len)
+        {
+          if (is_parser || rx == node->keylen)
+            return node->value ? node : NULL;
+          return NULL;
+        }
+      if (!is_parser && rx < node->keylen)
+        return NULL;
 
-  /* the node's text is matched and input is left: a literal child first,
-   * then the parsers in order */
-  const char *rest = key + in;
-  size_t rest_len = len - in;
-  const RNode *ret = NULL;
-  const char *lit = rest;
-  size_t lit_len = rest_len;
-  if (lit_len >= 2 && lit[0] == '\r' && lit[1] == '\n')
-    {
-      lit++;
-      lit_len--;
+      /* the node's text is matched and input is left: a literal child first,
+       * then the parsers in order */
+      const char *rest = key + in;
+      size_t rest_len = len - in;
+      const char *lit = rest;
+      size_t lit_len = rest_len;
+      if (lit_len >= 2 && lit[0] == '\r' && lit[1] == '\n')
+        {
+          lit++;
+          lit_len--;
+        }
+      const RNode *kid = _find_kid(node, lit[0]);
+      if (node->n_pkids == 0 && !node->value)
+        {
+          /* nothing else to try here: the child's answer is this node's,
+           * found without a call */
+          if (!kid)
+            return NULL;
+          node = kid;
+          key = lit;
+          len = lit_len;
+          continue;
+        }
+      const RNode *ret = kid ? _find(st, kid, lit, lit_len) : NULL;
+      if (!ret)
+        ret = _find_by_parser(st, node, rest, rest_len);
+      if (!ret && node->value)
+        {
+          if (!st->complete_only)
+            return node;
+          st->partial_seen = true;
+        }
+      return ret;
     }
-  const RNode *kid = _find_kid(node, lit[0]);
-  if (kid)
-    ret = _find(st, kid, lit, lit_len);
-  if (!ret)
-    ret = _find_by_parser(st, node, rest, rest_len);
-  if (!ret && node->value)
-    {
-      if (!st->complete_only)
-        return node;
-      st->partial_seen = true;
-    }
-  return ret;
 }
 
 void *

@@ -23,6 +23,7 @@
 
 #include <fcntl.h>
 #include <glib.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -176,13 +177,19 @@ _stdin_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 
 typedef struct InternalSource
 {
-  LogSource base;      /* makes its messages itself, whole: no host logic */
+  LogSource base;     /* makes its messages itself, whole: no host logic */
+  Worker *worker;     /* delivers them */
+  GPtrArray *pending; /* messages for the worker; under internal_lock */
 } InternalSource;
 
 /* The one running internal() source; events before it starts only go to
- * stderr. */
+ * stderr.  Its messages are queued under internal_lock and delivered by
+ * its worker with no lock held: events come in under the log's lock
+ * (sluice_log's sink) and sometimes a queue's, and a delivery may log
+ * itself, so delivering there would take those locks in the other order
+ * (or again on the same thread). */
 static InternalSource *internal_source;
-static GMutex internal_lock;
+static pthread_mutex_t internal_lock = PTHREAD_MUTEX_INITIALIZER; /* as log_lock: helgrind sees both */
 
 static LogMsg *
 _internal_msg_new(InternalSource *s, int level, const char *text)
@@ -208,24 +215,45 @@ _internal_msg_new(InternalSource *s, int level, const char *text)
   return msg;
 }
 
+/* On s's worker: deliver what is queued, then push the batches at once
+ * (events are rare: none waits in a worker's batch). */
+static void
+_internal_drain(void *arg)
+{
+  InternalSource *s = arg;
+  pthread_mutex_lock(&internal_lock);
+  GPtrArray *msgs = s->pending;
+  s->pending = g_ptr_array_new();
+  pthread_mutex_unlock(&internal_lock);
+  for (guint i = 0; i < msgs->len; i++)
+    log_pipeline_deliver(s->base.env.pipeline, s->base.env.source_id, msgs->pdata[i]);
+  log_source_flush(&s->base);
+  g_ptr_array_free(msgs, TRUE);
+}
+
+/* internal_lock held */
+static void
+_internal_queue(InternalSource *s, LogMsg *msg)
+{
+  g_ptr_array_add(s->pending, msg);
+  if (s->pending->len == 1)
+    worker_post(s->worker, _internal_drain, s);
+}
+
 static void
 _internal_post(int level, const char *text)
 {
-  g_mutex_lock(&internal_lock);
+  pthread_mutex_lock(&internal_lock);
   InternalSource *s = internal_source;
   if (s)
-    {
-      log_pipeline_deliver(s->base.env.pipeline, s->base.env.source_id, _internal_msg_new(s, level, text));
-      /* events are rare: do not let one wait in a worker's batch */
-      log_source_flush(&s->base);
-    }
-  g_mutex_unlock(&internal_lock);
+    _internal_queue(s, _internal_msg_new(s, level, text));
+  pthread_mutex_unlock(&internal_lock);
 }
 
 bool
 internal_source_post(LogMsg *msg)
 {
-  g_mutex_lock(&internal_lock);
+  pthread_mutex_lock(&internal_lock);
   InternalSource *s = internal_source;
   if (s)
     {
@@ -233,12 +261,11 @@ internal_source_post(LogMsg *msg)
       m->flags |= LF_INTERNAL | LF_LOCAL;
       log_msg_set_value(m, LM_V_SOURCE, s->base.env.name, -1);
       log_msg_set_tag(m, s->base.host.source_tag);
-      log_pipeline_deliver(s->base.env.pipeline, s->base.env.source_id, m);
-      log_source_flush(&s->base);
+      _internal_queue(s, m);
     }
   else
     log_msg_unref(msg);
-  g_mutex_unlock(&internal_lock);
+  pthread_mutex_unlock(&internal_lock);
   return s != NULL;
 }
 
@@ -259,15 +286,16 @@ _internal_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
 {
   InternalSource *s = (InternalSource *) d;
   log_source_begin(&s->base, env);
-  g_mutex_lock(&internal_lock);
+  pthread_mutex_lock(&internal_lock);
   if (internal_source)
     {
-      g_mutex_unlock(&internal_lock);
+      pthread_mutex_unlock(&internal_lock);
       *error = g_strdup("internal() may be used by one source only");
       return false;
     }
+  s->worker = worker_pool_pick(env->pool);
   internal_source = s;
-  g_mutex_unlock(&internal_lock);
+  pthread_mutex_unlock(&internal_lock);
   sluice_log_set_sink(_internal_sink, NULL);
   return true;
 }
@@ -275,13 +303,24 @@ _internal_start(LogSourceDriver *d, const LogSourceEnv *env, char **error)
 static void
 _internal_stop(LogSourceDriver *d)
 {
+  InternalSource *s = (InternalSource *) d;
   sluice_log_set_sink(NULL, NULL);
-  g_mutex_lock(&internal_lock);
+  pthread_mutex_lock(&internal_lock);
   internal_source = NULL;
-  g_mutex_unlock(&internal_lock);
+  pthread_mutex_unlock(&internal_lock);
+  /* what was queued still goes through the paths, which run until the
+   * sources have stopped */
+  worker_run(s->worker, _internal_drain, s);
 }
 
-static const LogSourceOps internal_ops = { _internal_start, _internal_stop, _local_free };
+static void
+_internal_free(LogSourceDriver *d)
+{
+  g_ptr_array_free(((InternalSource *) d)->pending, TRUE);
+  _local_free(d);
+}
+
+static const LogSourceOps internal_ops = { _internal_start, _internal_stop, _internal_free };
 
 static LogSourceDriver *
 _internal_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
@@ -290,6 +329,7 @@ _internal_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   if (!s)
     abort();
   log_source_init(&s->base, &internal_ops, call);
+  s->pending = g_ptr_array_new();
   return &s->base.super;
 }
 

@@ -8,6 +8,7 @@
 #include "sluice/msg-format.h"
 #include "sluice/pipeline.h"
 
+#include "daemon/source-local.h"
 #include "fake-source.h"
 
 #include <criterion/criterion.h>
@@ -60,7 +61,7 @@ rec_new_dest(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   d->super.ops = &rec_ops;
   d->super.writer_ops = &rec_writer_ops;
   d->super.driver = "rec";
-  d->super.log_fifo_size = 1000;
+  d->super.log_fifo_size = 10000;
   d->log = all_writes;
   d->name = g_strdup(call->n_args ? call->args[0].str : "?");
   return &d->super;
@@ -114,6 +115,17 @@ probe_process(LogProcessor *p, LogMsg **pmsg)
   return true;
 }
 
+/* chatty(x): logs an event for each message whose MESSAGE begins with x,
+ * as a parser or a queue that logs while a message is delivered */
+static bool
+chatty_process(LogProcessor *p, LogMsg **pmsg)
+{
+  const char *arg = ((FakeProc *) p)->arg;
+  if (g_str_has_prefix(log_msg_get_value(*pmsg, LM_V_MESSAGE, NULL), arg))
+    sluice_log(SLUICE_LOG_WARNING, "chatty saw it", NULL);
+  return true;
+}
+
 static void
 fake_proc_free(LogProcessor *p)
 {
@@ -124,6 +136,7 @@ fake_proc_free(LogProcessor *p)
 static const LogProcessorOps append_ops = { append_process, fake_proc_free };
 static const LogProcessorOps need_ops = { need_process, fake_proc_free };
 static const LogProcessorOps probe_ops = { probe_process, fake_proc_free };
+static const LogProcessorOps chatty_ops = { chatty_process, fake_proc_free };
 
 static LogProcessor *
 fake_new_processor(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
@@ -134,9 +147,10 @@ fake_new_processor(const CfgNode *call, const LogDriverContext *ctx, CfgError *e
       return NULL;
     }
   FakeProc *p = calloc(1, sizeof(*p));
-  p->super.ops = strcmp(call->name, "append") == 0 ? &append_ops
-                 : strcmp(call->name, "probe") == 0 ? &probe_ops
-                                                    : &need_ops;
+  p->super.ops = strcmp(call->name, "append") == 0   ? &append_ops
+                 : strcmp(call->name, "probe") == 0  ? &probe_ops
+                 : strcmp(call->name, "chatty") == 0 ? &chatty_ops
+                                                     : &need_ops;
   p->super.driver = call->name;
   p->arg = g_strdup(call->args[0].str);
   return &p->super;
@@ -154,8 +168,13 @@ static const LogDriverFactory probe_factory = {
   .def = { .kind = CFG_OBJ_REWRITE, .name = "probe", .min_args = 1, .max_args = 1 },
   .new_processor = fake_new_processor,
 };
-static const LogDriverFactory *const factories[] = { &fake_factory, &rec_factory, &append_factory, &need_factory,
-                                                     &probe_factory, NULL };
+static const LogDriverFactory chatty_factory = {
+  .def = { .kind = CFG_OBJ_REWRITE, .name = "chatty", .min_args = 1, .max_args = 1 },
+  .new_processor = fake_new_processor,
+};
+/* the last place is internal()'s (run_start) */
+static const LogDriverFactory *factories[] = { &fake_factory,  &rec_factory,    &append_factory, &need_factory,
+                                               &probe_factory, &chatty_factory, NULL,           NULL };
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -171,6 +190,7 @@ static void
 run_start(Run *r, const char *body)
 {
   sluice_log_set_stderr(false, SLUICE_LOG_ERROR);
+  factories[G_N_ELEMENTS(factories) - 2] = local_driver_factories[1];
   all_writes = g_string_new("");
   char *text = g_strdup_printf("@version: 3.38\n"
                                "source s1 { fake(); }; source s2 { fake(); };\n"
@@ -534,4 +554,52 @@ Test(pipeline, statistics_count_per_source_and_destination)
   cfg_options_free(cfg_global_options_table, &r.global);
   cfg_tree_free(r.tree);
   g_string_free(all_writes, TRUE);
+}
+
+/* internal(): messages injected into it (inject-mode(internal)) and events
+ * logged on other threads at once, while its path logs on delivery.  Both
+ * used to be delivered under a lock: an event under the log's lock and
+ * then internal()'s, an injected message under internal()'s and, when its
+ * delivery logged, then the log's: the two threads (or even the injecting
+ * one alone) hung.  Now both are queued for the source's worker. */
+#define INTERNAL_N 2000
+
+static gpointer
+inject_thread(gpointer data)
+{
+  for (int i = 0; i < INTERNAL_N; i++)
+    {
+      LogMsg *m = log_msg_new(64);
+      log_msg_set_value(m, LM_V_MESSAGE, "inject", -1);
+      cr_assert(internal_source_post(m));
+    }
+  return NULL;
+}
+
+static int
+count_of(const char *text, const char *needle)
+{
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+    n++;
+  return n;
+}
+
+Test(pipeline, internal_takes_injected_messages_and_events_from_any_thread, .timeout = 60)
+{
+  sluice_log_set_rate_limit(0);
+  Run r;
+  run_start(&r, "source si { internal(); };"
+                "log { source(si); rewrite { chatty(\"inject\"); }; destination(a); };");
+  GThread *t = g_thread_new("inject", inject_thread, NULL);
+  for (int i = 0; i < INTERNAL_N; i++)
+    sluice_log(SLUICE_LOG_WARNING, "an event", NULL);
+  g_thread_join(t);
+  char *got = run_finish(&r);
+  sluice_log_set_rate_limit(SLUICE_LOG_RATE_LIMIT);
+  cr_assert_eq(count_of(got, "a:inject;"), INTERNAL_N);
+  cr_assert_eq(count_of(got, "a:an event;"), INTERNAL_N);
+  /* those logged while the last ones went through come after the stop */
+  cr_assert_gt(count_of(got, "a:chatty saw it;"), 0);
+  g_free(got);
 }

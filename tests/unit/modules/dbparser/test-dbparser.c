@@ -652,3 +652,62 @@ Test(dbparser, one_tree_many_threads)
     }
   pdb_free(db);
 }
+
+/* The rule id pdb_process_rule finds for program and message, and what it
+ * sets (_describe) in *set. */
+static const char *
+_process(const PatternDb *db, const char *program, const char *message, char **set)
+{
+  LogMsg *msg = _msg(program, message);
+  const PdbRule *rule;
+  pdb_process_rule(db, &msg, program, strlen(program), message, strlen(message), &rule);
+  *set = _describe(msg);
+  log_msg_unref(msg);
+  return rule ? rule->id : "-";
+}
+
+#define ONE_RULESET(program, id)                                                                              \
+  "<patterndb version='4' pub_date='x'><ruleset name='r' id='r'><patterns><pattern>" program                  \
+  "</pattern></patterns><rules><rule id='" id "' class='c'><patterns><pattern>x</pattern></patterns></rule>" \
+  "</rules></ruleset></patterndb>"
+
+/* The programs each thread looked up lately are kept per database: the
+ * same program finds each database's own ruleset, a database loaded where
+ * a freed one was finds its own, and a program whose pattern took values
+ * sets them every time. */
+Test(dbparser, program_lookups_are_kept_per_database)
+{
+  PatternDb *a = _load(ONE_RULESET("sshd", "a")), *b = _load(ONE_RULESET("sshd", "b"));
+  char *set;
+  for (int i = 0; i < 3; i++)
+    {
+      cr_assert_str_eq(_process(a, "sshd", "x", &set), "a");
+      g_free(set);
+      cr_assert_str_eq(_process(b, "sshd", "x", &set), "b");
+      g_free(set);
+      cr_assert_str_eq(_process(a, "sshd-session", "x", &set), "a"); /* a partial match */
+      g_free(set);
+      cr_assert_str_eq(_process(a, "sshd-session-with-a-name-too-long-to-keep", "x", &set), "a");
+      g_free(set);
+      cr_assert_str_eq(_process(a, "cron", "x", &set), "-");
+      g_free(set);
+    }
+  pdb_free(a);
+  PatternDb *c = _load(ONE_RULESET("sshd", "c"));
+  cr_assert_str_eq(_process(c, "sshd", "x", &set), "c");
+  g_free(set);
+  pdb_free(b);
+  pdb_free(c);
+
+  PatternDb *d = _load(ONE_RULESET("app@NUMBER:n@", "d"));
+  for (int i = 0; i < 2; i++)
+    {
+      cr_assert_str_eq(_process(d, "app12", "x", &set), "d");
+      cr_assert(strstr(set, "\nn=12\n"), "%s", set);
+      g_free(set);
+      cr_assert_str_eq(_process(d, "app7", "x", &set), "d");
+      cr_assert(strstr(set, "\nn=7\n"), "%s", set);
+      g_free(set);
+    }
+  pdb_free(d);
+}
