@@ -634,6 +634,7 @@ ls_record_append_lean(GByteArray *plain, int64_t recv_us, const uint8_t *ser, si
   const uint8_t *p = ser + SER_FIXED + 4, *end = ser + len;
   const uint8_t *prog = NULL, *pid = NULL;
   size_t prog_len = 0, pid_len = 0;
+  bool derived = false;
   for (uint32_t i = 0; i < count; i++)
     {
       if (end - p < 2 || (size_t) (end - p) < 6u + _get16(p))
@@ -651,9 +652,10 @@ ls_record_append_lean(GByteArray *plain, int64_t recv_us, const uint8_t *ser, si
         }
       p = v + vl;
       uint8_t code = _lean_code(name, nl);
-      if (code == LEAN_MSGHDR && _msghdr_derived(v, vl, prog, prog_len, pid, pid_len))
+      if (code == LEAN_MSGHDR && !derived && _msghdr_derived(v, vl, prog, prog_len, pid, pid_len))
         {
           *o++ = code | LEAN_DERIVED;
+          derived = true;
           continue;
         }
       *o++ = code;
