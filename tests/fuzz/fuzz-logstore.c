@@ -3,8 +3,9 @@
  * libFuzzer target: a logstore file (docs/logstore-format.md) read the
  * way sluice-logcat and the daemon's scan before appending read one:
  * ls_fd_header and ls_fd_chunk over a descriptor, each DATA chunk
- * decompressed, its records walked and the serialized messages decoded,
- * each TIMESTAMP chunk's RFC 3161 token parsed and checked.
+ * decompressed, its records walked and the messages decoded (serialized
+ * or lean: ls_record_msg), each TIMESTAMP chunk's RFC 3161 token parsed
+ * and checked.
  * Whatever the file says, nothing may crash, read out of bounds or
  * allocate more than the format's limits.
  *
