@@ -61,6 +61,7 @@ typedef struct LsFile
   int fd;
   int64_t last_used;      /* CLOCK_MONOTONIC seconds */
   uint64_t size;          /* bytes in the file that are whole chunks */
+  bool lean;              /* a version 2 file: whole messages as lean records */
   LsChain chain;
   GByteArray *pending;    /* the records of the chunk being gathered */
   uint32_t records;

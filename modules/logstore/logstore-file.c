@@ -5,6 +5,8 @@
  */
 #include "logstore-file.h"
 
+#include "sluice/logmsg-serialize.h"
+
 #include <errno.h>
 #include <openssl/rand.h>
 #include <openssl/rsa.h>
@@ -114,9 +116,9 @@ ls_header_parse(const uint8_t *buf, size_t len, LsHeader *h, LsKeyBlock *kb, LsC
   h->wrap = buf[13];
   size_t k = _get16(buf + 14);
   memcpy(h->file_id, buf + 16, LS_FILE_ID_LEN);
-  if (h->version != LS_VERSION)
+  if (h->version < 1 || h->version > LS_VERSION)
     {
-      *error = g_strdup_printf("logstore format version %u is not known here (this reader knows %d)",
+      *error = g_strdup_printf("logstore format version %u is not known here (this reader knows 1 to %d)",
                                h->version,
                                LS_VERSION);
       return LS_BAD;
@@ -463,7 +465,7 @@ ls_record_next(const GByteArray *plain, size_t *pos, LsRecord *r)
   if (left < LS_RECORD_HEADER)
     return LS_BAD;
   uint32_t len = _get32(p);
-  if (len > left - LS_RECORD_HEADER || p[4] > LS_RECORD_TEXT)
+  if (len > left - LS_RECORD_HEADER || p[4] > LS_RECORD_LEAN)
     return LS_BAD;
   r->kind = p[4];
   r->recv_us = (int64_t) _get64(p + 5);
@@ -494,6 +496,334 @@ ls_record_append(GByteArray *plain, int kind, int64_t recv_us, const void *data,
   _put64(h + 5, (uint64_t) recv_us);
   g_byte_array_append(plain, h, sizeof(h));
   g_byte_array_append(plain, data, (guint) len);
+}
+
+/* ---- lean message records (format version 2) ---------------------------- */
+
+/* The serialized form (sluice/logmsg-serialize.h, version 1) up to its
+ * value count: 'M', version, pri, flags, seqnum, rcptid, 3 stamps, peer. */
+#define SER_FIXED (2 + 2 + 4 + 4 + 8 + 3 * 16 + 20)
+#define SER_STAMPS 20
+#define SER_PEER 68
+
+/* Value names written as one byte (the format's numbers, not the process's
+ * handles); 0: the name follows. */
+#define LEAN_NAME(s) { s, sizeof(s) - 1 }
+static const struct
+{
+  const char *name;
+  size_t len;
+} lean_names[] = { { NULL, 0 }, LEAN_NAME("HOST"), LEAN_NAME("HOST_FROM"), LEAN_NAME("PROGRAM"), LEAN_NAME("PID"),
+                   LEAN_NAME("MSGID"), LEAN_NAME("MESSAGE"), LEAN_NAME("LEGACY_MSGHDR"), LEAN_NAME("SOURCE"),
+                   LEAN_NAME("RAWMSG"), LEAN_NAME("TRANSPORT") };
+enum { LEAN_PROGRAM = 3, LEAN_PID = 4, LEAN_MSGHDR = 7, LEAN_DERIVED = 0x80 };
+enum { LEAN_STAMP_RECVD = 0, LEAN_STAMP_OTHER = 1, LEAN_STAMP_ZERO = 2 };
+
+static uint8_t *
+_putv(uint8_t *o, uint64_t v)
+{
+  for (; v >= 0x80; v >>= 7)
+    *o++ = (uint8_t) (v | 0x80);
+  *o++ = (uint8_t) v;
+  return o;
+}
+
+static uint64_t
+_zigzag(int64_t v)
+{
+  return ((uint64_t) v << 1) ^ (uint64_t) -(int64_t) ((uint64_t) v >> 63);
+}
+
+static int64_t
+_unzigzag(uint64_t v)
+{
+  return (int64_t) ((v >> 1) ^ (uint64_t) -(int64_t) (v & 1));
+}
+
+static void
+_split_us(int64_t us, int64_t *sec, uint32_t *usec)
+{
+  int64_t s = us / 1000000, u = us % 1000000;
+  if (u < 0)
+    {
+      u += 1000000;
+      s--;
+    }
+  *sec = s;
+  *usec = (uint32_t) u;
+}
+
+static uint8_t
+_lean_code(const uint8_t *name, size_t len)
+{
+  for (uint8_t c = 1; c < G_N_ELEMENTS(lean_names); c++)
+    if (lean_names[c].len == len && memcmp(lean_names[c].name, name, len) == 0)
+      return c;
+  return 0;
+}
+
+/* The LEGACY_MSGHDR an RFC 3164 header leaves: "PROGRAM[PID]: ", or
+ * "PROGRAM: " without a PID (pid_len 0); its length. */
+static size_t
+_msghdr_len(size_t prog_len, size_t pid_len)
+{
+  return prog_len + (pid_len ? pid_len + 2 : 0) + 2;
+}
+
+static void
+_msghdr_make(uint8_t *out, const uint8_t *prog, size_t prog_len, const uint8_t *pid, size_t pid_len)
+{
+  memcpy(out, prog, prog_len);
+  out += prog_len;
+  if (pid_len)
+    {
+      *out++ = '[';
+      memcpy(out, pid, pid_len);
+      out += pid_len;
+      *out++ = ']';
+    }
+  memcpy(out, ": ", 2);
+}
+
+static bool
+_msghdr_derived(const uint8_t *v, size_t len, const uint8_t *prog, size_t prog_len, const uint8_t *pid,
+                size_t pid_len)
+{
+  if (!prog || len != _msghdr_len(prog_len, pid_len) || memcmp(v, prog, prog_len) != 0)
+    return false;
+  v += prog_len;
+  if (pid_len && (v[0] != '[' || memcmp(v + 1, pid, pid_len) != 0 || v[1 + pid_len] != ']'))
+    return false;
+  v += pid_len ? pid_len + 2 : 0;
+  return v[0] == ':' && v[1] == ' ';
+}
+
+bool
+ls_record_append_lean(GByteArray *plain, int64_t recv_us, const uint8_t *ser, size_t len)
+{
+  if (len < SER_FIXED + 4 || ser[0] != 'M' || ser[1] != LOG_MSG_SERIALIZE_VERSION)
+    return false;
+  uint32_t count = _get32(ser + SER_FIXED);
+  if (count > len)
+    return false;
+  /* at most: varints 2 bytes longer than the fields, 5 more per stamp,
+   * a value's code and lengths 3 more than its lengths */
+  guint start = plain->len;
+  uint8_t *o0 = ls_record_reserve(plain, LS_RECORD_LEAN, recv_us, len + 32 + 3 * (size_t) count), *o = o0;
+  int64_t rs;
+  uint32_t ru;
+  _split_us(recv_us, &rs, &ru);
+  /* what changes from message to message first, then what mostly repeats */
+  o = _putv(o, _get16(ser + 2));
+  for (const uint8_t *s = ser + SER_STAMPS; s < ser + SER_PEER; s += 16)
+    {
+      int64_t sec = (int64_t) _get64(s);
+      uint32_t usec = _get32(s + 8);
+      uint8_t tag = sec == rs && usec == ru ? LEAN_STAMP_RECVD : sec == 0 && usec == 0 ? LEAN_STAMP_ZERO
+        : LEAN_STAMP_OTHER;
+      *o++ = tag;
+      if (tag == LEAN_STAMP_OTHER)
+        o = _putv(_putv(o, _zigzag((int64_t) ((uint64_t) sec - (uint64_t) rs))), usec);
+      o = _putv(o, _zigzag((int32_t) _get32(s + 12)));
+    }
+  o = _putv(o, _get32(ser + 4));
+  o = _putv(o, _get32(ser + 8));
+  o = _putv(o, _get64(ser + 12));
+  memcpy(o, ser + SER_PEER, 20);
+  o = _putv(o + 20, count);
+  const uint8_t *p = ser + SER_FIXED + 4, *end = ser + len;
+  const uint8_t *prog = NULL, *pid = NULL;
+  size_t prog_len = 0, pid_len = 0;
+  bool derived = false;
+  for (uint32_t i = 0; i < count; i++)
+    {
+      if (end - p < 2 || (size_t) (end - p) < 6u + _get16(p))
+        {
+          g_byte_array_set_size(plain, start);
+          return false;
+        }
+      size_t nl = _get16(p);
+      const uint8_t *name = p + 2, *v = p + 6 + nl;
+      size_t vl = _get32(p + 2 + nl);
+      if ((size_t) (end - v) < vl)
+        {
+          g_byte_array_set_size(plain, start);
+          return false;
+        }
+      p = v + vl;
+      uint8_t code = _lean_code(name, nl);
+      if (code == LEAN_MSGHDR && !derived && _msghdr_derived(v, vl, prog, prog_len, pid, pid_len))
+        {
+          *o++ = code | LEAN_DERIVED;
+          derived = true;
+          continue;
+        }
+      *o++ = code;
+      if (!code)
+        {
+          o = _putv(o, nl);
+          memcpy(o, name, nl);
+          o += nl;
+        }
+      o = _putv(o, vl);
+      memcpy(o, v, vl);
+      o += vl;
+      if (code == LEAN_PROGRAM)
+        prog = v, prog_len = vl;
+      else if (code == LEAN_PID)
+        pid = v, pid_len = vl;
+    }
+  memcpy(o, p, (size_t) (end - p)); /* the tags, as they are */
+  o += end - p;
+  _put32(o0 - LS_RECORD_HEADER, (uint32_t) (o - o0));
+  g_byte_array_set_size(plain, (guint) (o - plain->data));
+  return true;
+}
+
+typedef struct LeanIn
+{
+  const uint8_t *p, *end;
+  bool bad;
+} LeanIn;
+
+static const uint8_t *
+_take(LeanIn *in, uint64_t n)
+{
+  if (in->bad || (uint64_t) (in->end - in->p) < n)
+    {
+      in->bad = true;
+      return NULL;
+    }
+  const uint8_t *p = in->p;
+  in->p += n;
+  return p;
+}
+
+/* A varint of at most max. */
+static uint64_t
+_getv(LeanIn *in, uint64_t max)
+{
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64; shift += 7)
+    {
+      const uint8_t *b = _take(in, 1);
+      if (!b)
+        return 0;
+      v |= (uint64_t) (*b & 0x7f) << shift;
+      if (!(*b & 0x80))
+        {
+          in->bad |= v > max;
+          return v;
+        }
+    }
+  in->bad = true;
+  return 0;
+}
+
+static void
+_append_le(GByteArray *out, uint64_t v, int bytes)
+{
+  uint8_t b[8];
+  for (int i = 0; i < bytes; i++)
+    b[i] = (uint8_t) (v >> (8 * i));
+  g_byte_array_append(out, b, (guint) bytes);
+}
+
+/* A lean record back to the serialized form, in out. */
+static bool
+_lean_decode(const LsRecord *r, GByteArray *out)
+{
+  LeanIn in = { r->data, r->data + r->len, false };
+  uint8_t fx[SER_FIXED];
+  int64_t rs;
+  uint32_t ru;
+  _split_us(r->recv_us, &rs, &ru);
+  fx[0] = 'M';
+  fx[1] = LOG_MSG_SERIALIZE_VERSION;
+  _put16(fx + 2, (uint16_t) _getv(&in, UINT16_MAX));
+  for (uint8_t *s = fx + SER_STAMPS; s < fx + SER_PEER; s += 16)
+    {
+      const uint8_t *tag = _take(&in, 1);
+      int64_t sec = 0;
+      uint64_t usec = 0;
+      if (tag && *tag == LEAN_STAMP_RECVD)
+        sec = rs, usec = ru;
+      else if (tag && *tag == LEAN_STAMP_OTHER)
+        {
+          sec = (int64_t) ((uint64_t) rs + (uint64_t) _unzigzag(_getv(&in, UINT64_MAX)));
+          usec = _getv(&in, UINT32_MAX);
+        }
+      else if (!tag || *tag != LEAN_STAMP_ZERO)
+        in.bad = true;
+      int64_t gmtoff = _unzigzag(_getv(&in, UINT32_MAX));
+      _put64(s, (uint64_t) sec);
+      _put32(s + 8, (uint32_t) usec);
+      _put32(s + 12, (uint32_t) gmtoff);
+    }
+  _put32(fx + 4, (uint32_t) _getv(&in, UINT32_MAX));
+  _put32(fx + 8, (uint32_t) _getv(&in, UINT32_MAX));
+  _put64(fx + 12, _getv(&in, UINT64_MAX));
+  const uint8_t *peer = _take(&in, 20);
+  uint32_t count = (uint32_t) _getv(&in, UINT32_MAX);
+  if (in.bad)
+    return false;
+  memcpy(fx + SER_PEER, peer, 20);
+  g_byte_array_set_size(out, 0);
+  g_byte_array_append(out, fx, sizeof(fx));
+  _append_le(out, count, 4);
+  size_t prog = 0, prog_len = 0, pid = 0, pid_len = 0; /* offsets in out */
+  bool have_prog = false, derived = false;
+  for (uint32_t i = 0; i < count && !in.bad; i++)
+    {
+      const uint8_t *c = _take(&in, 1);
+      int code = c ? *c & ~LEAN_DERIVED : 0;
+      bool d = c && (*c & LEAN_DERIVED);
+      /* derived once a record at most: a few bytes may not make megabytes */
+      if (!c || code >= (int) G_N_ELEMENTS(lean_names) || (d && (code != LEAN_MSGHDR || !have_prog || derived)))
+        return false;
+      size_t nl = code ? lean_names[code].len : _getv(&in, UINT16_MAX);
+      const uint8_t *name = code ? (const uint8_t *) lean_names[code].name : _take(&in, nl);
+      if (in.bad)
+        return false;
+      _append_le(out, nl, 2);
+      g_byte_array_append(out, name, (guint) nl);
+      if (d)
+        {
+          size_t vl = _msghdr_len(prog_len, pid_len), at = out->len + 4;
+          _append_le(out, vl, 4);
+          g_byte_array_set_size(out, (guint) (at + vl));
+          _msghdr_make(out->data + at, out->data + prog, prog_len, out->data + pid, pid_len);
+          derived = true;
+          continue;
+        }
+      size_t vl = _getv(&in, UINT32_MAX);
+      const uint8_t *v = _take(&in, vl);
+      if (in.bad)
+        return false;
+      _append_le(out, vl, 4);
+      if (code == LEAN_PROGRAM)
+        prog = out->len, prog_len = vl, have_prog = true;
+      else if (code == LEAN_PID)
+        pid = out->len, pid_len = vl;
+      g_byte_array_append(out, v, (guint) vl);
+    }
+  if (in.bad)
+    return false;
+  g_byte_array_append(out, in.p, (guint) (in.end - in.p));
+  return true;
+}
+
+LogMsg *
+ls_record_msg(const LsRecord *r, GByteArray *scratch, const char **error)
+{
+  if (r->kind == LS_RECORD_MSG)
+    return log_msg_deserialize(r->data, r->len, error);
+  if (r->kind != LS_RECORD_LEAN || !_lean_decode(r, scratch))
+    {
+      *error = "a lean record does not decode";
+      return NULL;
+    }
+  return log_msg_deserialize(scratch->data, scratch->len, error);
 }
 
 /* ---- descriptors -------------------------------------------------------- */

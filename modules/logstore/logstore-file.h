@@ -12,6 +12,8 @@
 #ifndef SLUICE_LOGSTORE_FILE_H
 #define SLUICE_LOGSTORE_FILE_H
 
+#include "sluice/logmsg.h"
+
 #include <glib.h>
 #include <openssl/evp.h>
 #include <stdbool.h>
@@ -19,7 +21,7 @@
 #include <stdint.h>
 
 #define LS_MAGIC "SLUICELS"
-#define LS_VERSION 1
+#define LS_VERSION 2             /* 2: lean message records; a reader takes 1 too */
 #define LS_HASH_LEN 32           /* SHA-256 */
 #define LS_KEY_LEN 32            /* AES-256 */
 #define LS_NONCE_LEN 12
@@ -50,6 +52,7 @@ enum
 {
   LS_RECORD_MSG = 0,  /* a serialized LogMsg (sluice/logmsg-serialize.h) */
   LS_RECORD_TEXT = 1, /* the text of the destination's template() */
+  LS_RECORD_LEAN = 2, /* a serialized LogMsg in the lean form (version 2; docs/logstore-format.md) */
 };
 
 /* The header's fixed fields. */
@@ -164,6 +167,14 @@ void ls_record_append(GByteArray *plain, int kind, int64_t recv_us, const void *
 /* Append a record of len bytes whose contents the caller writes at the
  * pointer returned (valid until plain changes), saving a copy. */
 uint8_t *ls_record_reserve(GByteArray *plain, int kind, int64_t recv_us, size_t len);
+
+/* Append the serialized message ser[0..len) (log_msg_serialize) as a lean
+ * record: false, with plain as it was, when it is not a form this knows. */
+bool ls_record_append_lean(GByteArray *plain, int64_t recv_us, const uint8_t *ser, size_t len);
+
+/* The message of a MSG or LEAN record (a new one, the caller's), or NULL
+ * with *error (static text); scratch is the caller's buffer. */
+LogMsg *ls_record_msg(const LsRecord *r, GByteArray *scratch, const char **error);
 
 /* ---- reading from a descriptor (pread: the offset is the caller's) ------ */
 

@@ -230,6 +230,7 @@ _start_file(LogstoreDest *d, LsFile *f)
   memcpy(f->chain.prev, hash, LS_HASH_LEN);
   f->chain.encrypted = d->pub != NULL;
   f->chain.key_set = d->pub != NULL;
+  f->lean = true;
   return 0;
 }
 
@@ -252,6 +253,7 @@ _scan(LogstoreDest *d, LsFile *f, uint64_t size, uint64_t *torn, char **why)
     }
   if (st != LS_OK)
     return -1;
+  f->lean = h.version >= 2; /* a version 1 file goes on with records its readers know */
   if ((h.cipher == LS_CIPHER_AES_256_GCM) != (d->pub != NULL))
     {
       *why = g_strdup_printf("it was written %s and logstore() is now configured %s",
@@ -502,9 +504,11 @@ _add_record(LogstoreDest *d, LsFile *f, const LogMsg *msg)
   else
     {
       size_t n = log_msg_serialized_size(msg);
-      uint8_t *p = ls_record_reserve(f->pending, LS_RECORD_MSG, recv_us, n);
-      size_t w = log_msg_serialize(msg, p);
+      g_byte_array_set_size(d->ser, (guint) n);
+      size_t w = log_msg_serialize(msg, d->ser->data);
       g_assert(w == n);
+      if (!f->lean || !ls_record_append_lean(f->pending, recv_us, d->ser->data, n))
+        ls_record_append(f->pending, LS_RECORD_MSG, recv_us, d->ser->data, n);
     }
   f->records++;
 }

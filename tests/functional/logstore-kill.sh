@@ -10,9 +10,15 @@
 # written but not yet acknowledged may come twice); each start seals what
 # a kill tore (an OPEN chunk after the last whole one) and the chain
 # holds; after a final SIGTERM --verify passes the whole file.
-# Usage: logstore-kill.sh SLUICE LOGCAT LOGGEN
+# With disk-buffer, the logstore has a reliable disk-buffer(): the source
+# is acknowledged once a message is in the buffer's file, the buffer
+# frees a record once the logstore acknowledges it (its chunk is written),
+# and after a kill the buffer gives back what was not: still none lost.
+# Usage: logstore-kill.sh SLUICE LOGCAT LOGGEN [disk-buffer]
 . "$(dirname "$0")/lib.sh"
-sluice=$1 logcat=$2 loggen=$3
+sluice=$1 logcat=$2 loggen=$3 mode=${4:-}
+buffer=
+[ "$mode" = disk-buffer ] && buffer="disk-buffer(reliable(yes) disk-buf-size(64M) dir(\"$work/dq\"))"
 
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$work/store.key" -out "$work/store.pem" -days 2 \
   -subj "/CN=store" >/dev/null 2>&1 || fail "openssl could not make a certificate"
@@ -20,7 +26,8 @@ batch=2000 batches=600 # 20,000 lines a second, until the kills are done (60 s a
 cat >"$work/sluice.conf" <<EOF2
 @version: 3.38
 source s { file("$work/in.log" follow-freq(1)); };
-destination d { logstore("$work/out.lgs" encrypt-certificate("$work/store.pem") fsync(yes)); };
+destination d { logstore("$work/out.lgs" encrypt-certificate("$work/store.pem") fsync(yes)
+                         $buffer); };
 log { source(s); destination(d); flags(flow-control); };
 EOF2
 
@@ -65,6 +72,7 @@ while [ $kills -lt 5 ]; do
   fi
   echo "kill $kills: $uniq different lines read back, $dups twice; $(cat "$work/cat.err")"
 done
+[ -z "$buffer" ] || ls "$work"/dq/*.rqf >/dev/null 2>&1 || fail "no disk buffer file in $work/dq"
 kill -0 $writer 2>/dev/null || fail "the writer ended before the last kill: the kills were not mid-file"
 touch "$work/stop"
 wait $writer
@@ -90,5 +98,5 @@ check "SIGTERM"
   fail "$(cat "$work/verify")"
 grep -q "1 torn tails (308 bytes) sealed" "$work/verify" ||
   fail "the seal is not in the file: $(cat "$work/verify")"
-echo "logstore-kill: $lines lines, $kills SIGKILLs ($torn left a torn tail): none lost, $dups twice;" \
+echo "logstore-kill${mode:+ ($mode)}: $lines lines, $kills SIGKILLs ($torn left a torn tail): none lost, $dups twice;" \
   "$(cat "$work/verify")"

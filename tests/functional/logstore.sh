@@ -5,6 +5,7 @@
 # start again and a reload under load; every message read back by sluice-logcat and counted by
 # loggen's checker; every byte value round trip; --json, --template and a
 # time range; a file that is not a logstore renamed aside, not appended to;
+# a version 1 file appended to as version 1;
 # --follow while the daemon writes; --verify passing the files as written and failing a chunk removed,
 # swapped, cut or flipped and a changed header; the wrong key and a
 # missing key refused by name; options that cannot work refused at start.
@@ -34,13 +35,18 @@ destination tmpl { logstore("$work/tmpl.lgs" template("\$PROGRAM \$MSG\n") fsync
 destination hosts { logstore("$work/hosts/\${HOST}.lgs" create-dirs(yes) perm(0640) time-reap(1)
   encrypt-certificate("$work/store.pem")); };
 destination rawd { logstore("$work/raw.lgs" encrypt-certificate("$work/store.pem")); };
-log { source(s); destination(enc); destination(plain); destination(tmpl); flags(flow-control); };
+destination old { logstore("$work/old.lgs"); };
+log { source(s); destination(enc); destination(plain); destination(tmpl); destination(old); flags(flow-control); };
 log { source(raw); destination(rawd); };
 log { source(h); destination(hosts); };
 EOF2
 
 # a file in the way that is not a logstore: kept aside, untouched
 echo "not a logstore" >"$work/plain.lgs"
+# a version 1 file (a header, unencrypted): appended to with version 1's
+# records, which its readers know
+printf 'SLUICELS\001\000\001\000\001\000\000\0000123456789abcdef' >"$work/old.lgs"
+openssl dgst -sha256 -binary "$work/old.lgs" >>"$work/old.lgs"
 
 start_sluice "$sluice" "$work/sluice.conf"
 "$loggen" -S -r 20000 -I 1 127.0.0.1 "$port" >"$work/loggen1" 2>&1 || fail "loggen"
@@ -104,7 +110,8 @@ kill "$follower"
 stop_sluice
 
 # every message, once, in every store
-for f in enc plain; do
+[ "$(od -An -tu2 -j8 -N2 "$work/old.lgs" | tr -d ' ')" = 1 ] || fail "old.lgs is no longer version 1"
+for f in enc plain old; do
   "$logcat" --key "$work/store.key" "$work/$f.lgs" >"$work/$f.txt" || fail "$f: logcat failed"
   "$loggen" --check "$work/$f.txt" >"$work/$f.check" 2>&1 || fail "$f: $(cat "$work/$f.check")"
   grep -q "received=$total missing=0 duplicated=0" "$work/$f.check" ||

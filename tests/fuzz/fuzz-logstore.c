@@ -3,8 +3,9 @@
  * libFuzzer target: a logstore file (docs/logstore-format.md) read the
  * way sluice-logcat and the daemon's scan before appending read one:
  * ls_fd_header and ls_fd_chunk over a descriptor, each DATA chunk
- * decompressed, its records walked and the serialized messages decoded,
- * each TIMESTAMP chunk's RFC 3161 token parsed and checked.
+ * decompressed, its records walked and the messages decoded (serialized
+ * or lean: ls_record_msg), each TIMESTAMP chunk's RFC 3161 token parsed
+ * and checked.
  * Whatever the file says, nothing may crash, read out of bounds or
  * allocate more than the format's limits.
  *
@@ -91,7 +92,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       if (chain.encrypted && (opts & 2))
         chain.key_set = true; /* the key: 32 zero bytes */
       LsReadKey rk = { .priv = NULL, .decode = true };
-      GByteArray *scratch = g_byte_array_new(), *plain = g_byte_array_new();
+      GByteArray *scratch = g_byte_array_new(), *plain = g_byte_array_new(), *ser = g_byte_array_new();
       for (int n = 0; n < 10000; n++)
         {
           LsChunk c = { .plain = plain };
@@ -114,14 +115,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
           while (ls_record_next(plain, &pos, &r) == LS_OK)
             {
               const char *e = NULL;
-              if (r.kind != LS_RECORD_MSG)
+              if (r.kind == LS_RECORD_TEXT)
                 continue;
-              LogMsg *m = log_msg_deserialize(r.data, r.len, &e);
+              LogMsg *m = ls_record_msg(&r, ser, &e);
               if (m)
                 log_msg_unref(m);
             }
         }
       g_byte_array_free(scratch, TRUE);
+      g_byte_array_free(ser, TRUE);
       g_byte_array_free(plain, TRUE);
     }
   g_free(error);

@@ -59,6 +59,7 @@ static X509_STORE *tsa_ca;
 static LogTemplate *tmpl;
 static LogTemplateOptions topts;
 static GString *out;
+static GByteArray *scratch; /* a lean record as serialized */
 
 /* A descriptor on path when it is a regular file (a FIFO would block, a
  * device never end), else -1 with a message. */
@@ -163,10 +164,10 @@ _print(const LsRecord *r, const char *file, uint64_t chunk, char **error)
   if (r->recv_us < since_us || r->recv_us >= until_us)
     return true;
   LogMsg *msg = NULL;
-  if (r->kind == LS_RECORD_MSG)
+  if (r->kind != LS_RECORD_TEXT)
     {
       const char *e = NULL;
-      msg = log_msg_deserialize(r->data, r->len, &e);
+      msg = ls_record_msg(r, scratch, &e);
       if (!msg)
         {
           *error = g_strdup_printf("chunk %" G_GUINT64_FORMAT ": a record does not decode: %s", chunk, e);
@@ -413,6 +414,7 @@ main(int argc, char **argv)
         }
     }
   out = g_string_new("");
+  scratch = g_byte_array_new();
   int rc = 0;
   for (int i = 1; i < argc; i++)
     rc |= _cat(argv[i], o_follow && i == argc - 1);
