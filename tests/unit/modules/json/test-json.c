@@ -196,6 +196,18 @@ Test(json, shift_levels_beyond_the_name_ends_at_once, .timeout = 10)
   log_msg_unref(msg);
 }
 
+/* --auto-cast is taken and changes nothing, as in syslog-ng 3.38 (its
+ * SCL's format-cim gives it; 3.38 wrote {"n":"5","_j":{"a":"1"}}). */
+Test(json, auto_cast_is_taken_and_ignored)
+{
+  LogMsg *msg = test_parse("<14>1 2025-03-10T11:58:01Z h app 42 m - body");
+  log_msg_set_value_by_name(msg, ".j.a", "1", -1);
+  LogTemplateOptions opts;
+  log_template_options_defaults(&opts);
+  assert_format("$(format-json --auto-cast --key .j.* --pair n=5)", msg, &opts, "{\"n\":\"5\",\"_j\":{\"a\":\"1\"}}");
+  log_msg_unref(msg);
+}
+
 /* An SD-ID with dots (Junos's junos@2636.1.1.1.2.129) is one object
  * under _SDATA, as syslog-ng 3.38's walker nests it (compare-scl-junos);
  * other names split at each dot, "_SDATA.a.b.c" too. */
