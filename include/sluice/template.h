@@ -138,6 +138,9 @@ typedef struct LogTemplateNamedSource
   const char *(*text)(const void *data, const char *name);
   void (*each_name)(const void *data, void (*func)(const char *name, void *user), void *user);
   const void *data;
+  /* the text of template-function NAME "TEXT"; (NULL: none; the field
+   * may be NULL) */
+  const char *(*function_text)(const void *data, const char *name);
 } LogTemplateNamedSource;
 
 /* Set (NULL: clear) this thread's source; returns the previous one. */

@@ -10,7 +10,9 @@
  * opened for the name's tokens past the current depth, and the value goes
  * in under the last token.  A token is the text up to the next '.' that
  * is not its first byte ("a..b" is "a" then ".b"), a trailing '.' adds no
- * token, and a leading '.' is shown as '_'.  format-flat-json writes every
+ * token, and a leading '.' is shown as '_'.  In a ".SDATA." name the
+ * SD-ID is one token however many dots it holds (junos@2636.1.1.1.2.129),
+ * the parameter after the last dot the next.  format-flat-json writes every
  * name whole.
  *
  * Strings are escaped as syslog-ng does: '"' and '\\' with a backslash,
@@ -379,10 +381,18 @@ _token_end(const char *key, size_t len, size_t start)
   return dot ? (size_t) (dot - key) : len;
 }
 
+/* A name of an SD parameter, ".SDATA.ID.PARAM" (not one that was renamed
+ * to "_SDATA..."). */
+static bool
+_is_sdata(const char *name, size_t len)
+{
+  return len > 7 && memcmp(name, ".SDATA.", 7) == 0;
+}
+
 /* Close, open and separate objects for key, then write its last token and
- * the ':' its value follows. */
+ * the ':' its value follows; sdata: key is an SD parameter's name. */
 static void
-_walk_key(Walker *w, const char *key, size_t len)
+_walk_key(Walker *w, const char *key, size_t len, bool sdata)
 {
   while (w->ends->len)
     {
@@ -394,9 +404,14 @@ _walk_key(Walker *w, const char *key, size_t len)
       g_array_set_size(w->first, w->first->len - 1);
     }
   size_t depth = w->ends->len, idx = 0, start = 0;
+  /* ".SDATA.junos@2636.1.1.1.2.129.reason": the SD-ID, dots and all, is
+   * one token, the parameter the last */
+  const char *last_dot = sdata ? memrchr(key, '.', len) : NULL;
   for (;;)
     {
       size_t end = _token_end(key, len, start);
+      if (idx == 1 && last_dot && (size_t) (last_dot - key) > end)
+        end = (size_t) (last_dot - key);
       if (end + 1 >= len)
         {
           /* the last token (a trailing '.' makes no empty one) */
@@ -426,7 +441,7 @@ _walk_key(Walker *w, const char *key, size_t len)
 static bool
 _walk_entry(Walker *w, const char *key, size_t len, const ValuePairsEntry *e)
 {
-  _walk_key(w, key, len);
+  _walk_key(w, key, len, _is_sdata(e->name, e->name_len));
   return _append_value(w->out, e, w->tmp);
 }
 
@@ -702,7 +717,7 @@ _plan_build(JsonFormat *jf)
       char *key = _shown_name(&f[i]);
       g_string_truncate(text, 0);
       if (nested)
-        _walk_key(&w, key, f[i].name_len); /* everything shows: the nesting is the same for every message */
+        _walk_key(&w, key, f[i].name_len, _is_sdata(f[i].name, f[i].name_len)); /* everything shows: the nesting is the same for every message */
       else
         {
           it->sep = true;

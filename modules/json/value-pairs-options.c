@@ -369,6 +369,10 @@ value_pairs_new_from_argv(int argc, char **argv, char **error)
           vp->omit_empty = true;
           continue;
         }
+      /* syslog-ng 3.38 takes --auto-cast and writes every value as it
+       * would without it (the SCL's format-cim gives it) */
+      if (strcmp(a, "--auto-cast") == 0)
+        continue;
       char *opt = g_strdup(a);
       char *eq = strchr(opt, '=');
       const char *arg = NULL;

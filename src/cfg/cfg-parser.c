@@ -44,7 +44,7 @@ typedef struct Parser
 static const char *const object_kinds[] = { "source", "destination", "filter", "parser",
                                             "rewrite", "template", NULL };
 static const char *const top_keywords[] = { "options", "source", "destination", "filter", "parser",
-                                            "rewrite", "template", "log", NULL };
+                                            "rewrite", "template", "template-function", "log", NULL };
 static const char *const log_keywords[] = { "source", "destination", "filter", "parser", "rewrite",
                                             "log", "junction", "channel", "if", "flags", NULL };
 static const char *const string_cmp_ops[] = { "eq", "ne", "lt", "le", "gt", "ge", NULL };
@@ -946,6 +946,35 @@ _statement(Parser *p)
       node = cfg_node_new(CFG_NODE_LOG, &t->loc);
       if (!_expect(p, CFG_TOK_LBRACE, "'{'", "after 'log'") || !_log_items(p, node, "log path")
           || !_expect(p, CFG_TOK_SEMI, "';'", "after 'log' block"))
+        goto fail;
+      return node;
+    }
+  if (_is_kw(t, "template-function"))
+    {
+      /* template-function NAME "TEXT"; (a CALL with the two as its
+       * arguments): $(NAME) expands TEXT */
+      _take(p);
+      const CfgToken *name = _peek(p, 0), *text = _peek(p, 1);
+      char buf[64];
+      if (name->type != CFG_TOK_IDENT && name->type != CFG_TOK_STRING)
+        {
+          _fail_at(p, name, "expected a name after 'template-function', got %s",
+                   cfg_tok_describe(name, buf, sizeof(buf)));
+          return NULL;
+        }
+      if (text->type != CFG_TOK_STRING)
+        {
+          _fail_at(p, text, "expected the template of 'template-function %s' as a string, got %s", name->text,
+                   cfg_tok_describe(text, buf, sizeof(buf)));
+          return NULL;
+        }
+      node = cfg_node_new(CFG_NODE_CALL, &t->loc);
+      node->name = g_strdup("template-function");
+      cfg_node_add_arg(node, CFG_VAL_STRING, name->text, 0, &name->loc);
+      cfg_node_add_arg(node, CFG_VAL_STRING, text->text, 0, &text->loc);
+      _take(p);
+      _take(p);
+      if (!_expect(p, CFG_TOK_SEMI, "';'", "after 'template-function'"))
         goto fail;
       return node;
     }

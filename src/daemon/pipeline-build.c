@@ -652,11 +652,27 @@ _named_template_each(const void *data, void (*func)(const char *name, void *user
     }
 }
 
+/* template-function NAME "TEXT";: the last one of that name */
+static const char *
+_template_function_text(const void *data, const char *name)
+{
+  const CfgTree *tree = data;
+  const char *text = NULL;
+  for (size_t i = 0; i < tree->root->n_children; i++)
+    {
+      const CfgNode *n = tree->root->children[i];
+      if (n->kind == CFG_NODE_CALL && cfg_name_equal(n->name, "template-function") && n->n_args == 2
+          && strcmp(n->args[0].str, name) == 0)
+        text = n->args[1].str;
+    }
+  return text;
+}
+
 bool
 log_pipeline_build(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *factories, CfgError *err)
 {
   pl->tree = tree; /* for LogDriverContext; the tree is the caller's */
-  LogTemplateNamedSource named = { _named_template_text, _named_template_each, tree };
+  LogTemplateNamedSource named = { _named_template_text, _named_template_each, tree, _template_function_text };
   const LogTemplateNamedSource *old = log_template_set_named_source(&named);
   bool ok = _check_processors(pl, tree, factories, err) && _build_all(pl, tree, factories, err);
   log_template_set_named_source(old);

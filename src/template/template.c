@@ -498,6 +498,72 @@ _split_args(const char *s, const char *end)
   return argv;
 }
 
+/* ---- template-function NAME "TEXT"; ------------------------------------- */
+
+/* The user functions being compiled on this thread (a short stack: one
+ * that reaches itself is refused, syslog-ng would recurse forever). */
+static _Thread_local GPtrArray *user_compiling;
+
+static void
+_user_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+           GString *out)
+{
+  (void) argc;
+  (void) args;
+  log_template_format(state, msg, opts, out);
+}
+
+static void
+_user_free(void *state)
+{
+  log_template_unref(state);
+}
+
+static const LogTemplateFunction user_function = { "template-function", NULL, _user_call, _user_free };
+
+/* $(NAME) of template-function NAME "TEXT";: TEXT in its place, compiled
+ * now; arguments are refused, as syslog-ng 3.38 refuses them. */
+static bool
+_compile_user_function(Compiler *c, const char *name, const char *text, guint argc)
+{
+  if (argc != 1)
+    {
+      c->error = g_strdup_printf("User defined template function $(%s) cannot have arguments", name);
+      return false;
+    }
+  for (guint i = 0; user_compiling && i < user_compiling->len; i++)
+    if (strcmp(g_ptr_array_index(user_compiling, i), name) == 0)
+      {
+        c->error = g_strdup_printf("template-function %s reaches itself", name);
+        return false;
+      }
+  if (!user_compiling)
+    user_compiling = g_ptr_array_new();
+  g_ptr_array_add(user_compiling, (gpointer) name);
+  char *err = NULL;
+  LogTemplate *t = log_template_compile(text, &err);
+  g_ptr_array_remove_index(user_compiling, user_compiling->len - 1);
+  if (user_compiling->len == 0)
+    {
+      g_ptr_array_free(user_compiling, TRUE);
+      user_compiling = NULL;
+    }
+  if (!t)
+    {
+      c->error = g_strdup_printf("In template-function %s: %s", name, err);
+      g_free(err);
+      return false;
+    }
+  TemplateElem e;
+  memset(&e, 0, sizeof(e));
+  e.kind = E_FUNC;
+  e.func.func = &user_function;
+  e.func.state = t;
+  e.func.args = g_new0(LogTemplate *, 1);
+  g_array_append_val(c->t->elems, e);
+  return true;
+}
+
 static bool
 _compile_function(Compiler *c)
 {
@@ -525,6 +591,15 @@ _compile_function(Compiler *c)
     }
   const char *name = g_ptr_array_index(argv, 0);
   const LogTemplateFunction *f = log_template_function_lookup(name);
+  const char *user_text = NULL;
+  if (!f && named_source && named_source->function_text)
+    user_text = named_source->function_text(named_source->data, name);
+  if (user_text)
+    {
+      bool ok = _compile_user_function(c, name, user_text, argv->len);
+      g_ptr_array_free(argv, TRUE);
+      return ok;
+    }
   if (!f)
     {
       if (cfg_syslogng_knows_template_function(name))

@@ -218,6 +218,39 @@ Test(basicfuncs, named_templates)
   log_template_set_named_source(old);
 }
 
+/* template-function NAME "TEXT"; (the builder hands the texts over):
+ * $(NAME) is TEXT, other user functions and built-ins inside it; no
+ * arguments, no function that reaches itself, the error inside named. */
+static const char *
+_function_text(const void *data, const char *name)
+{
+  (void) data;
+  static const char *const fns[][2] = {
+    { "hello", "<${PROGRAM}:$(uppercase $MSG)>" }, { "two", "$(hello)$(hello)" },
+    { "loop", "a$(loop2)" }, { "loop2", "b$(loop)" }, { "broken", "$(nosuchfn)" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(fns); i++)
+    if (strcmp(fns[i][0], name) == 0)
+      return fns[i][1];
+  return NULL;
+}
+
+Test(basicfuncs, template_function_statement)
+{
+  static const LogTemplateNamedSource src = { _named_text, _named_each, NULL, _function_text };
+  tfunc_assert_compile_error("$(hello)", "Unknown template function \"hello\"");
+  const LogTemplateNamedSource *old = log_template_set_named_source(&src);
+  LogMsg *msg = test_parse("<38>2025-03-10T11:58:01Z web01 sshd[2345]: hello world");
+  assert_format("$(two)|$(hello)|$(echo $(hello))", msg, NULL,
+                "<sshd:HELLO WORLD><sshd:HELLO WORLD>|<sshd:HELLO WORLD>|<sshd:HELLO WORLD>");
+  tfunc_assert_compile_error("$(hello x)", "User defined template function $(hello) cannot have arguments");
+  tfunc_assert_compile_error("$(loop)", "In template-function loop: In template-function loop2: template-function "
+                                        "loop reaches itself");
+  tfunc_assert_compile_error("$(broken)", "In template-function broken: Unknown template function \"nosuchfn\"");
+  log_msg_unref(msg);
+  log_template_set_named_source(old);
+}
+
 /* format-date and tag are syslog-ng 4 functions that 3.38 lacks: their
  * expected values come from the documentation and Python's strftime. */
 Test(basicfuncs, format_date_and_tag)

@@ -196,6 +196,36 @@ Test(json, shift_levels_beyond_the_name_ends_at_once, .timeout = 10)
   log_msg_unref(msg);
 }
 
+/* --auto-cast is taken and changes nothing, as in syslog-ng 3.38 (its
+ * SCL's format-cim gives it; 3.38 wrote {"n":"5","_j":{"a":"1"}}). */
+Test(json, auto_cast_is_taken_and_ignored)
+{
+  LogMsg *msg = test_parse("<14>1 2025-03-10T11:58:01Z h app 42 m - body");
+  log_msg_set_value_by_name(msg, ".j.a", "1", -1);
+  LogTemplateOptions opts;
+  log_template_options_defaults(&opts);
+  assert_format("$(format-json --auto-cast --key .j.* --pair n=5)", msg, &opts, "{\"n\":\"5\",\"_j\":{\"a\":\"1\"}}");
+  log_msg_unref(msg);
+}
+
+/* An SD-ID with dots (Junos's junos@2636.1.1.1.2.129) is one object
+ * under _SDATA, as syslog-ng 3.38's walker nests it (compare-scl-junos);
+ * other names split at each dot, "_SDATA.a.b.c" too. */
+Test(json, sdata_id_with_dots_is_one_object)
+{
+  LogMsg *msg = test_parse("<14>1 2019-04-12T14:29:06Z - RT_FLOW - X [junos@2636.1.1.1.2.129 reason=\"TCP FIN\" "
+                           "source-port=\"80\"][meta seq=\"1\"] m");
+  log_msg_set_value_by_name(msg, ".x.a.b.c", "v", -1);
+  log_msg_set_value_by_name(msg, "_SDATA.a.b.c", "w", -1);
+  LogTemplateOptions opts;
+  log_template_options_defaults(&opts);
+  assert_format("$(format-json --scope sdata --key .x.* --key _SDATA.*)", msg, &opts,
+                "{\"_x\":{\"a\":{\"b\":{\"c\":\"v\"}}},\"_SDATA\":{\"meta\":{\"seq\":\"1\"},"
+                "\"junos@2636.1.1.1.2.129\":{\"source-port\":\"80\",\"reason\":\"TCP FIN\"},"
+                "\"a\":{\"b\":{\"c\":\"w\"}}}}");
+  log_msg_unref(msg);
+}
+
 /* syslog-ng 3.38 with ts-format(iso) frac-digits(3) wrote
  * "DATE":"Mar 10 11:58:00.003" for rfc3164's DATE: $DATE, not $STAMP. */
 Test(json, rfc3164_date_is_bsd_with_fraction)
