@@ -648,7 +648,13 @@ _dgram_slots(size_t slot)
   d->slot = slot;
   d->count = count;
   for (size_t i = 0; i < count; i++)
-    d->iov[i] = (struct iovec) { d->buf + i * slot, slot };
+    {
+      d->iov[i] = (struct iovec) { d->buf + i * slot, slot };
+      /* a control buffer on every socket: none without SO_PASSCRED */
+      d->mh[i].msg_hdr = (struct msghdr) { .msg_name = &d->addr[i], .msg_namelen = sizeof(d->addr[i]),
+                                           .msg_iov = &d->iov[i], .msg_iovlen = 1, .msg_control = d->ctl[i].buf,
+                                           .msg_controllen = sizeof(d->ctl[i].buf) };
+    }
   return d;
 }
 
@@ -681,15 +687,6 @@ _read_dgrams(LogReader *r)
       if (room < (int) n)
         n = room > 1 ? (unsigned int) room : 1;
     }
-  for (unsigned int i = 0; i < n; i++)
-    d->mh[i].msg_hdr = (struct msghdr) {
-      .msg_name = &d->addr[i],
-      .msg_namelen = sizeof(d->addr[i]),
-      .msg_iov = &d->iov[i],
-      .msg_iovlen = 1,
-      .msg_control = r->opts.passcred ? d->ctl[i].buf : NULL,
-      .msg_controllen = r->opts.passcred ? sizeof(d->ctl[i].buf) : 0,
-    };
   /* MSG_TRUNC: msg_len is the datagram's length, however much was read */
   int got = recvmmsg(r->fd.fd, d->mh, n, MSG_TRUNC, NULL);
   if (got <= 0)
@@ -707,6 +704,10 @@ _read_dgrams(LogReader *r)
         _addr_from_sockaddr(&r->peer, &d->addr[i]);
       if (r->opts.passcred && len > 0)
         _take_cred(r, mh);
+      /* what the kernel wrote back, ready for the next call: only the
+       * slots filled are reset, not DGRAM_BATCH of them a call */
+      mh->msg_namelen = sizeof(d->addr[i]);
+      mh->msg_controllen = sizeof(d->ctl[i].buf);
       r->offset += len;
       const char *data;
       size_t mlen;
