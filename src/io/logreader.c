@@ -589,7 +589,8 @@ _transport_read(LogReader *r, char *space, size_t avail)
 }
 
 /* Datagram sockets are read with recvmmsg(2), up to DGRAM_BATCH datagrams
- * a call (bench/README.md, "recvmmsg"), into the worker's own slots: each
+ * a call (modules/network/README.md, "Reading datagrams: recvmmsg", has
+ * the figures), into the worker's own slots: each
  * batch is parsed (copied into its messages) before the next, so one set
  * per thread serves all its readers.  A slot holds log_msg_size and
  * DGRAM_SLACK bytes, so a datagram cut by its slot (MSG_TRUNC) was longer
