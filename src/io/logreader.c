@@ -626,12 +626,14 @@ _dgram_slots_free(void *obj)
   free(d);
 }
 
-/* This thread's slots, for datagrams up to slot bytes */
+/* This thread's slots, of slot bytes or more: they only grow, so that
+ * readers of different log-msg-size() on one worker do not make them
+ * again in turn (a larger slot cuts less; the framer truncates anyway) */
 static DgramSlots *
 _dgram_slots(size_t slot)
 {
   DgramSlots *d = tls_dgram;
-  if (G_LIKELY(d && d->slot == slot))
+  if (G_LIKELY(d && d->slot >= slot))
     return d;
   if (!d)
     {
