@@ -190,6 +190,14 @@ void log_framer_eof(LogFramer *f);
  * error are still handed out first. */
 LogFramerStatus log_framer_next(LogFramer *f, const char **msg, size_t *len, uint32_t *flags);
 
+/* DGRAM mode, for a datagram read outside the framer's buffer (a batch
+ * of recvmmsg(2)): len bytes of data as read, cut when the datagram was
+ * longer than the space it was read into.  Frames it as log_framer_next
+ * would (a cut datagram is truncated), with the view into data.  Returns
+ * LOG_FRAMER_MESSAGE, or LOG_FRAMER_NEED_MORE for an empty datagram. */
+LogFramerStatus log_framer_dgram(LogFramer *f, const char *data, size_t len, bool cut, const char **msg,
+                                 size_t *msg_len, uint32_t *flags);
+
 /* LINES mode: hand out the partial line buffered after the last complete
  * one as a line (LOG_FRAMER_NO_END) and forget it, as if it had ended;
  * what comes next starts a new line.  Returns false when there is none

@@ -37,9 +37,10 @@ _dgram_deliver(LogMsg *msg, void *user_data)
 }
 
 /* udp-balancer(): the kernel's count of what it dropped on l's socket
- * (SO_MEMINFO, since the socket was made), read after each batch: one
- * call per read burst, which a busy socket makes long and an idle one
- * makes rare, and the figure is current once a burst of drops ends. */
+ * (SO_MEMINFO, since the socket was made), read after each read (a
+ * recvmmsg of up to 32 datagrams): a busy socket reads many a call and an
+ * idle one calls rarely, and the figure is current once a burst of drops
+ * ends. */
 static void
 _read_kernel_drops(NetDgramListener *l)
 {

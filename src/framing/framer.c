@@ -547,6 +547,26 @@ _record_next(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
 
 /* ---- DGRAM -------------------------------------------------------------- */
 
+/* A datagram of data[0, end): its view, truncated to log_msg_size when
+ * longer or cut when it was read */
+static LogFramerStatus
+_dgram_frame(LogFramer *f, const char *data, size_t end, bool cut, const char **msg, size_t *len,
+             uint32_t *flags)
+{
+  size_t stop = end;
+  /* syslog-ng drops trailing '\n' and NUL bytes of a datagram, not '\r' */
+  while (stop > 0 && (data[stop - 1] == '\n' || data[stop - 1] == '\0'))
+    stop--;
+  bool truncated = cut || stop > f->log_msg_size;
+  *msg = data;
+  *len = truncated && stop > f->log_msg_size ? f->log_msg_size : stop;
+  *flags = truncated ? LOG_FRAMER_TRUNCATED : 0;
+  f->stats.messages++;
+  if (truncated)
+    f->stats.truncated++;
+  return LOG_FRAMER_MESSAGE;
+}
+
 static LogFramerStatus
 _dgram_next(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
 {
@@ -556,14 +576,20 @@ _dgram_next(LogFramer *f, const char **msg, size_t *len, uint32_t *flags)
       return _starved(f);
     }
   f->dgram_ready = false;
-  size_t stop = f->end;
-  /* syslog-ng drops trailing '\n' and NUL bytes of a datagram, not '\r' */
-  while (stop > 0 && (f->buf[stop - 1] == '\n' || f->buf[stop - 1] == '\0'))
-    stop--;
   f->pos = f->end;
-  if (stop > f->log_msg_size)
-    return _emit(f, 0, f->log_msg_size, true, msg, len, flags);
-  return _emit(f, 0, stop, false, msg, len, flags);
+  return _dgram_frame(f, f->buf, f->end, false, msg, len, flags);
+}
+
+LogFramerStatus
+log_framer_dgram(LogFramer *f, const char *data, size_t len, bool cut, const char **msg, size_t *msg_len,
+                 uint32_t *flags)
+{
+  *msg = NULL;
+  *msg_len = 0;
+  *flags = 0;
+  if (len == 0)
+    return LOG_FRAMER_NEED_MORE;
+  return _dgram_frame(f, data, len, cut, msg, msg_len, flags);
 }
 
 /* ---- dispatch ----------------------------------------------------------- */

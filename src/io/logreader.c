@@ -3,6 +3,7 @@
 #include "sluice/logreader.h"
 #include "sluice/charset.h"
 #include "sluice/logsource.h"
+#include "sluice/scratch.h"
 #include "sluice/threads.h"
 #include "sluice/timeutil.h"
 
@@ -587,12 +588,144 @@ _transport_read(LogReader *r, char *space, size_t avail)
   return (ssize_t) got;
 }
 
-/* A read of a unix socket with SO_PASSCRED: recvmsg, keeping the
- * sender's credentials the kernel attaches (and a datagram's address). */
+/* Datagram sockets are read with recvmmsg(2), up to DGRAM_BATCH datagrams
+ * a call (modules/network/README.md, "Reading datagrams: recvmmsg", has
+ * the figures), into the worker's own slots: each
+ * batch is parsed (copied into its messages) before the next, so one set
+ * per thread serves all its readers.  A slot holds log_msg_size and
+ * DGRAM_SLACK bytes, so a datagram cut by its slot (MSG_TRUNC) was longer
+ * than log_msg_size unless what was cut off were only the trailing
+ * newlines and NULs a datagram loses anyway; it is counted as truncated
+ * all the same.  Large log-msg-size() values read fewer datagrams a call,
+ * so the slots stay within DGRAM_BUDGET bytes (at least one slot). */
+#define DGRAM_BATCH 32
+#define DGRAM_SLACK 64
+#define DGRAM_BUDGET ((size_t) DGRAM_BATCH * (LOG_FRAMER_DEFAULT_MSG_SIZE + DGRAM_SLACK))
+
+typedef struct
+{
+  char *buf;
+  size_t slot, count; /* bytes a slot, slots in buf */
+  struct mmsghdr mh[DGRAM_BATCH];
+  struct iovec iov[DGRAM_BATCH];
+  struct sockaddr_storage addr[DGRAM_BATCH];
+  union
+  {
+    char buf[CMSG_SPACE(sizeof(struct ucred))];
+    struct cmsghdr align;
+  } ctl[DGRAM_BATCH];
+} DgramSlots;
+
+static _Thread_local DgramSlots *tls_dgram;
+
+static void
+_dgram_slots_free(void *obj)
+{
+  DgramSlots *d = obj;
+  free(d->buf);
+  free(d);
+}
+
+/* This thread's slots, of slot bytes or more: they only grow, so that
+ * readers of different log-msg-size() on one worker do not make them
+ * again in turn (a larger slot cuts less; the framer truncates anyway) */
+static DgramSlots *
+_dgram_slots(size_t slot)
+{
+  DgramSlots *d = tls_dgram;
+  if (G_LIKELY(d && d->slot >= slot))
+    return d;
+  if (!d)
+    {
+      d = tls_dgram = calloc(1, sizeof(*d));
+      if (!d)
+        abort();
+      scratch_register((void **) &tls_dgram, _dgram_slots_free);
+    }
+  size_t count = DGRAM_BUDGET / slot;
+  count = count < 1 ? 1 : count > DGRAM_BATCH ? DGRAM_BATCH : count;
+  free(d->buf);
+  d->buf = malloc(slot * count); /* touched only as far as datagrams reach */
+  if (!d->buf)
+    abort();
+  d->slot = slot;
+  d->count = count;
+  for (size_t i = 0; i < count; i++)
+    {
+      d->iov[i] = (struct iovec) { d->buf + i * slot, slot };
+      /* a control buffer on every socket: none without SO_PASSCRED */
+      d->mh[i].msg_hdr = (struct msghdr) { .msg_name = &d->addr[i], .msg_namelen = sizeof(d->addr[i]),
+                                           .msg_iov = &d->iov[i], .msg_iovlen = 1, .msg_control = d->ctl[i].buf,
+                                           .msg_controllen = sizeof(d->ctl[i].buf) };
+    }
+  return d;
+}
+
+/* The credentials of a datagram read with SO_PASSCRED */
+static void
+_take_cred(LogReader *r, struct msghdr *mh)
+{
+  r->has_cred = false;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+        c->cmsg_len >= CMSG_LEN(sizeof(struct ucred)))
+      {
+        memcpy(&r->cred, CMSG_DATA(c), sizeof(r->cred));
+        r->has_cred = true;
+      }
+}
+
+/* One recvmmsg: each datagram framed and handed on with its sender (and
+ * credentials), all stamped with one clock read.  No more than the flow
+ * control window has room for (at least one, as for a stream's read).
+ * Returns as _read_once. */
+static int
+_read_dgrams(LogReader *r)
+{
+  DgramSlots *d = _dgram_slots(r->framer.log_msg_size + DGRAM_SLACK);
+  unsigned int n = (unsigned int) d->count;
+  if (r->window)
+    {
+      int room = atomic_load_explicit(&r->window->free, memory_order_relaxed);
+      if (room < (int) n)
+        n = room > 1 ? (unsigned int) room : 1;
+    }
+  /* MSG_TRUNC: msg_len is the datagram's length, however much was read */
+  int got = recvmmsg(r->fd.fd, d->mh, n, MSG_TRUNC, NULL);
+  if (got <= 0)
+    return 0; /* nothing now, or e.g. an ICMP error reported on a UDP socket */
+  LogStamp recvd;
+  log_stamp_now_utc(&recvd);
+  for (int i = 0; i < got; i++)
+    {
+      struct msghdr *mh = &d->mh[i].msg_hdr;
+      size_t len = d->mh[i].msg_len;
+      bool cut = len > d->slot || (mh->msg_flags & MSG_TRUNC);
+      if (cut)
+        len = d->slot;
+      if (mh->msg_namelen > 0)
+        _addr_from_sockaddr(&r->peer, &d->addr[i]);
+      if (r->opts.passcred && len > 0)
+        _take_cred(r, mh);
+      /* what the kernel wrote back, ready for the next call: only the
+       * slots filled are reset, not DGRAM_BATCH of them a call */
+      mh->msg_namelen = sizeof(d->addr[i]);
+      mh->msg_controllen = sizeof(d->ctl[i].buf);
+      r->offset += len;
+      const char *data;
+      size_t mlen;
+      uint32_t flags;
+      if (log_framer_dgram(&r->framer, d->iov[i].iov_base, len, cut, &data, &mlen, &flags) == LOG_FRAMER_MESSAGE)
+        _deliver(r, data, mlen, &recvd);
+    }
+  return 1;
+}
+
+/* A read of a unix stream with SO_PASSCRED: recvmsg, keeping the
+ * sender's credentials the kernel attaches (datagrams: _read_dgrams). */
 static ssize_t
 _recv_with_cred(LogReader *r, char *space, size_t avail)
 {
-  struct sockaddr_storage ss;
   struct iovec iov = { space, avail };
   union
   {
@@ -600,28 +733,9 @@ _recv_with_cred(LogReader *r, char *space, size_t avail)
     struct cmsghdr align;
   } ctl;
   struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf) };
-  if (r->dgram)
-    {
-      mh.msg_name = &ss;
-      mh.msg_namelen = sizeof(ss);
-    }
-  ssize_t n = recvmsg(r->fd.fd, &mh, r->dgram ? MSG_TRUNC : 0);
-  if (n < 0)
-    return n;
-  if (r->dgram && (size_t) n > avail)
-    n = (ssize_t) avail; /* datagram longer than the buffer: cut */
-  if (r->dgram && mh.msg_namelen > 0)
-    _addr_from_sockaddr(&r->peer, &ss);
-  if (n == 0)
-    return n; /* the end of a stream: its last line keeps the sender it had */
-  r->has_cred = false;
-  for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
-        c->cmsg_len >= CMSG_LEN(sizeof(struct ucred)))
-      {
-        memcpy(&r->cred, CMSG_DATA(c), sizeof(r->cred));
-        r->has_cred = true;
-      }
+  ssize_t n = recvmsg(r->fd.fd, &mh, 0);
+  if (n > 0) /* at the end of the stream its last line keeps the sender it had */
+    _take_cred(r, &mh);
   return n;
 }
 
@@ -631,12 +745,14 @@ log_reader_sender_cred(const LogReader *r)
   return r->has_cred ? &r->cred : NULL;
 }
 
-/* One read (a datagram, or up to LOG_FRAMER_READ_SIZE bytes of a stream).
+/* One read (a batch of datagrams, or up to LOG_FRAMER_READ_SIZE bytes of a stream).
  * Returns >0 when data came, 0 when there is nothing more now, <0 when the
  * reader was closed. */
 static int
 _read_once(LogReader *r)
 {
+  if (r->dgram && !r->transport)
+    return _read_dgrams(r);
   char *space;
   size_t avail;
   log_framer_read_space(&r->framer, &space, &avail);
@@ -644,19 +760,6 @@ _read_once(LogReader *r)
   LogStamp recvd;
   if (r->opts.passcred && !r->transport)
     n = _recv_with_cred(r, space, avail);
-  else if (r->dgram)
-    {
-      struct sockaddr_storage ss;
-      socklen_t sl = sizeof(ss);
-      n = recvfrom(r->fd.fd, space, avail, MSG_TRUNC, (struct sockaddr *) &ss, &sl);
-      if (n >= 0)
-        {
-          if ((size_t) n > avail)
-            n = (ssize_t) avail; /* datagram longer than the buffer: cut */
-          if (sl > 0)
-            _addr_from_sockaddr(&r->peer, &ss);
-        }
-    }
   else if (r->transport)
     n = _transport_read(r, space, avail);
   else
@@ -666,8 +769,6 @@ _read_once(LogReader *r)
     {
       if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
         return 0;
-      if (r->dgram)
-        return 0; /* e.g. ICMP errors reported on a UDP socket */
       int error = errno;
       if (r->ml)
         {
@@ -680,14 +781,14 @@ _read_once(LogReader *r)
       return -1;
     }
   log_stamp_now_utc(&recvd);
-  if (n == 0 && !r->dgram && r->cb.eof && r->regular)
+  if (n == 0 && r->cb.eof && r->regular)
     {
       /* a file that may grow: wait, keeping a part line for its rest */
       _set_polling(r, false);
       r->cb.eof(r->user_data);
       return 0;
     }
-  if (n == 0 && !r->dgram)
+  if (n == 0)
     {
       log_framer_eof(&r->framer);
       LogFramerStatus st = _drain(r, &recvd);

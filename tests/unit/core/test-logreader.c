@@ -255,6 +255,78 @@ Test(logreader, datagrams_record_their_sender)
   sink_free(s);
 }
 
+/* 40 datagrams waiting before the reader starts: without a window they
+ * come in two recvmmsg calls (32 and 8, then one that finds none: three
+ * batch_done), in order; with a window of 5 no call reads more than the
+ * window has room for, and each ack lets the next ones in. */
+static void
+queued_datagrams(int iw_size)
+{
+  int rx = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+  int tx = socket(AF_INET, SOCK_DGRAM, 0);
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  socklen_t al = sizeof(a);
+  cr_assert_eq(bind(rx, (struct sockaddr *) &a, sizeof(a)), 0);
+  cr_assert_eq(getsockname(rx, (struct sockaddr *) &a, &al), 0);
+  cr_assert_eq(connect(tx, (struct sockaddr *) &a, sizeof(a)), 0);
+  char line[64];
+  for (int i = 0; i < 40; i++)
+    {
+      int n = snprintf(line, sizeof(line), "<13>a: m%d", i);
+      cr_assert_eq(send(tx, line, (size_t) n, 0), n);
+    }
+
+  const char *err;
+  WorkerPool *pool = worker_pool_start(1, &err);
+  Sink *s = sink_new();
+  LogReaderOptions opts;
+  log_reader_options_defaults(&opts);
+  opts.iw_size = iw_size;
+  s->reader = log_reader_new(rx, true, &opts, &sink_cb, s, NULL);
+  worker_post(worker_pool_get(pool, 0), start_reader, s);
+  if (iw_size)
+    {
+      for (int got = 5; got <= 40; got += 5)
+        {
+          WAIT_FOR(s, s->n >= got);
+          usleep(20000);
+          pthread_mutex_lock(&s->lock);
+          int n = s->n;
+          pthread_mutex_unlock(&s->lock);
+          cr_assert_eq(n, got, "read %d with room for %d", n, got);
+          for (int i = got - 5; i < got; i++)
+            log_msg_ack(s->msgs[i]);
+        }
+    }
+  else
+    {
+      WAIT_FOR(s, s->n == 40);
+      usleep(50000); /* batch_done signals nothing: the last read's */
+      pthread_mutex_lock(&s->lock);
+      cr_assert_eq(s->batches, 3, "40 datagrams in %d reads", s->batches);
+      pthread_mutex_unlock(&s->lock);
+    }
+  for (int i = 0; i < 40; i++)
+    {
+      snprintf(line, sizeof(line), "m%d", i);
+      assert_msg(s->msgs[i], line);
+    }
+  close(tx);
+  worker_post(worker_pool_get(pool, 0), free_reader, s);
+  worker_pool_stop(pool);
+  sink_free(s);
+}
+
+Test(logreader, queued_datagrams_are_read_32_a_call)
+{
+  queued_datagrams(0);
+}
+
+Test(logreader, queued_datagrams_are_read_no_more_than_the_window_holds)
+{
+  queued_datagrams(5);
+}
+
 /* ---- multi-line (sluice/multiline.h) -------------------------------------- */
 
 static LogMultiLineOptions *

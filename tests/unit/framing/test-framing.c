@@ -389,3 +389,44 @@ Test(framing, random_chunks)
         }
     }
 }
+
+/* log_framer_dgram (a recvmmsg slot) frames every DGRAM case as a datagram
+ * read into the framer's buffer is framed; a datagram cut by its slot is
+ * truncated, whatever was left in the slot */
+Test(framing, dgram_from_a_slot)
+{
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    {
+      const FramingCase *c = &cases[i];
+      if (c->mode != DG)
+        continue;
+      LogFramer f;
+      cr_assert(log_framer_init(&f, DG, c->msg_size));
+      const char *msg;
+      size_t len;
+      uint32_t flags;
+      LogFramerStatus st = log_framer_dgram(&f, c->in, c->in_len, false, &msg, &len, &flags);
+      if (!c->out[0].data)
+        cr_assert_eq(st, LOG_FRAMER_NEED_MORE, "%s", c->name);
+      else
+        {
+          cr_assert_eq(st, LOG_FRAMER_MESSAGE, "%s", c->name);
+          cr_assert(len == c->out[0].len && memcmp(msg, c->out[0].data, len) == 0, "%s", c->name);
+          cr_assert_eq(flags, c->out[0].truncated ? LOG_FRAMER_TRUNCATED : 0u, "%s", c->name);
+          cr_assert_eq(f.stats.truncated, c->out[0].truncated ? 1u : 0u, "%s", c->name);
+        }
+      log_framer_deinit(&f);
+    }
+  LogFramer f;
+  cr_assert(log_framer_init(&f, DG, 16));
+  const char *msg;
+  size_t len;
+  uint32_t flags;
+  cr_assert_eq(log_framer_dgram(&f, "abc\n", 4, true, &msg, &len, &flags), LOG_FRAMER_MESSAGE);
+  cr_assert(len == 3 && memcmp(msg, "abc", 3) == 0 && flags == LOG_FRAMER_TRUNCATED);
+  cr_assert_eq(log_framer_dgram(&f, D16 "XYZ", 19, true, &msg, &len, &flags), LOG_FRAMER_MESSAGE);
+  cr_assert(len == 16 && memcmp(msg, D16, 16) == 0 && flags == LOG_FRAMER_TRUNCATED);
+  cr_assert_eq(f.stats.messages, 2u);
+  cr_assert_eq(f.stats.truncated, 2u);
+  log_framer_deinit(&f);
+}
