@@ -68,19 +68,7 @@ const CfgOption net_tls_options[] = {
 NetTlsContext *net_tls_context_wrap(SSL_CTX *ctx, const NetTlsOptions *o, bool server, const char *location);
 bool net_tls_context_key(NetTlsContext *c, const char *key_file, bool has_cert, char **error);
 int net_tls_verify_callback(int ok, X509_STORE_CTX *store);
-
-/* The last OpenSSL error as text, for a configuration error. */
-static char *
-_ssl_error(const char *what, const char *file)
-{
-  char buf[256] = "unknown error";
-  unsigned long e, last = 0;
-  while ((e = ERR_get_error()) != 0)
-    last = e;
-  if (last)
-    ERR_error_string_n(last, buf, sizeof(buf));
-  return g_strdup_printf("%s(\"%s\"): %s", what, file, buf);
-}
+char *net_tls_error_text(const char *what, const char *file);
 
 static bool
 _load_files(SSL_CTX *ctx, const NetTlsOptions *o, char **error)
@@ -101,14 +89,14 @@ _load_files(SSL_CTX *ctx, const NetTlsOptions *o, char **error)
     }
   if (o->cert_file && SSL_CTX_use_certificate_chain_file(ctx, o->cert_file) != 1)
     {
-      *error = _ssl_error("cannot load cert-file", o->cert_file);
+      *error = net_tls_error_text("cannot load cert-file", o->cert_file);
       return false;
     }
   /* key-file: net_tls_context_key(), once the context is made */
   if ((o->ca_file || o->ca_dir) && SSL_CTX_load_verify_locations(ctx, o->ca_file, o->ca_dir) != 1)
     {
-      *error = o->ca_file ? _ssl_error("cannot load ca-file", o->ca_file)
-                          : _ssl_error("cannot use ca-dir", o->ca_dir);
+      *error = o->ca_file ? net_tls_error_text("cannot load ca-file", o->ca_file)
+                          : net_tls_error_text("cannot use ca-dir", o->ca_dir);
       return false;
     }
   if (o->crl_dir)
@@ -117,7 +105,7 @@ _load_files(SSL_CTX *ctx, const NetTlsOptions *o, char **error)
       X509_LOOKUP *lookup = X509_STORE_add_lookup(store, X509_LOOKUP_hash_dir());
       if (!lookup || X509_LOOKUP_add_dir(lookup, o->crl_dir, X509_FILETYPE_PEM) != 1)
         {
-          *error = _ssl_error("cannot use crl-dir", o->crl_dir);
+          *error = net_tls_error_text("cannot use crl-dir", o->crl_dir);
           return false;
         }
       X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK);
@@ -167,7 +155,7 @@ net_tls_context_new(const NetTlsOptions *o, bool server, const char *location, c
   SSL_CTX *ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
   if (!ctx)
     {
-      *error = _ssl_error("cannot create an SSL context", "");
+      *error = net_tls_error_text("cannot create an SSL context", "");
       return NULL;
     }
   uint64_t opts = SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION
@@ -184,7 +172,7 @@ net_tls_context_new(const NetTlsOptions *o, bool server, const char *location, c
     }
   if (o->cipher_suite && SSL_CTX_set_cipher_list(ctx, o->cipher_suite) != 1)
     {
-      *error = _ssl_error("cipher-suite", o->cipher_suite);
+      *error = net_tls_error_text("cipher-suite", o->cipher_suite);
       SSL_CTX_free(ctx);
       return NULL;
     }

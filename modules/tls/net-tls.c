@@ -71,6 +71,7 @@ NetTlsContext *net_tls_context_wrap(SSL_CTX *ctx, const NetTlsOptions *o, bool s
  * waits for its passphrase is not an error (it is logged, and sessions
  * wait for it). */
 bool net_tls_context_key(NetTlsContext *c, const char *key_file, bool has_cert, char **error);
+char *net_tls_error_text(const char *what, const char *file);
 int net_tls_verify_callback(int ok, X509_STORE_CTX *store);
 
 NetTlsContext *
@@ -140,18 +141,23 @@ _passphrase(char *buf, int size, int rwflag, void *user_data)
   NetTlsContext *c = user_data;
   c->key_asked = true;
   size_t len = 0;
-  if (size <= 0 || !sluice_secret_copy(c->key_file, buf, (size_t) size, &len))
-    return -1;
-  c->key_had_secret = true;
-  return (int) len;
+  bool ok = size > 0 && sluice_secret_copy(c->key_file, buf, (size_t) size, &len);
+  /* one too long for OpenSSL's buffer was given too: a wrong one */
+  c->key_had_secret = ok || len > 0;
+  return ok ? (int) len : -1;
 }
 
-static char *
-_ssl_error_text(const char *what, const char *file)
+/* The last OpenSSL error as text, for a configuration error or a log
+ * line (the error queue is emptied). */
+char *
+net_tls_error_text(const char *what, const char *file)
 {
-  char buf[256] = "";
-  ERR_error_string_n(ERR_peek_last_error(), buf, sizeof(buf));
-  ERR_clear_error();
+  char buf[256] = "unknown error";
+  unsigned long e, last = 0;
+  while ((e = ERR_get_error()) != 0)
+    last = e;
+  if (last)
+    ERR_error_string_n(last, buf, sizeof(buf));
   return g_strdup_printf("%s(\"%s\"): %s", what, file, buf);
 }
 
@@ -167,12 +173,12 @@ _key_load(NetTlsContext *c, char **error)
           ERR_clear_error();
           return c->key_had_secret ? KEY_BAD_SECRET : KEY_NO_SECRET;
         }
-      *error = _ssl_error_text("cannot load key-file", c->key_file);
+      *error = net_tls_error_text("cannot load key-file", c->key_file);
       return KEY_ERROR;
     }
   if (c->has_cert && SSL_CTX_check_private_key(c->ctx) != 1)
     {
-      *error = _ssl_error_text("key-file does not match cert-file", c->key_file);
+      *error = net_tls_error_text("key-file does not match cert-file", c->key_file);
       return KEY_ERROR;
     }
   return KEY_OK;
@@ -200,6 +206,7 @@ _key_outcome(NetTlsContext *c, KeyLoad r, const char *error)
                  "another", "key-file", c->key_file, "location", c->location, NULL);
       return false;
     default:
+      sluice_secret_set_state(c->key_file, SLUICE_SECRET_FAILED);
       sluice_log(SLUICE_LOG_ERROR, "Cannot use the TLS key-file", "error", error, "location", c->location, NULL);
       return false;
     }

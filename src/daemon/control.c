@@ -334,22 +334,33 @@ _cmd_config(Control *c, char **argv, GString *out)
     g_string_append(out, text);
 }
 
-/* syslog-ng-ctl credentials: "PWD status" and "PWD add KEY SECRET" (the
- * secret is the rest of the line; wiped here, as the line is by the
- * caller) */
+/* syslog-ng-ctl credentials: "PWD status" and "PWD add KEY SECRET".  The
+ * line is taken as sent, not stripped: the secret is everything after the
+ * key's separator, blanks included (a trailing CR aside); it is wiped here,
+ * as the line is by the caller. */
 static void
-_cmd_credentials(char **argv, GString *out)
+_cmd_credentials(char *line, GString *out)
 {
-  const char *sub = argv[1] ? argv[1] : "";
-  if (strcmp(sub, "status") == 0 && !argv[2])
+  size_t n = strlen(line);
+  if (n && line[n - 1] == '\r')
+    line[--n] = '\0';
+  char *sub = line + 3;
+  while (*sub == ' ' || *sub == '\t')
+    sub++;
+  char *key = sub + strcspn(sub, " \t");
+  if (*key)
+    *key++ = '\0';
+  char *secret = *key ? key + strcspn(key, " \t") : key;
+  if (*secret)
+    *secret++ = '\0';
+  if (strcmp(sub, "status") == 0 && !*key)
     {
       g_string_append(out, "OK Credential storage status follows\n");
       sluice_secret_status(out);
     }
-  else if (strcmp(sub, "add") == 0 && argv[2] && argv[3])
+  else if (strcmp(sub, "add") == 0 && *key && *secret)
     {
-      sluice_secret_add(argv[2], argv[3], strlen(argv[3]));
-      sluice_secret_wipe(argv[3], strlen(argv[3]));
+      sluice_secret_add(key, secret, strlen(secret));
       g_string_append(out, "OK Credentials stored successfully\n");
     }
   else if (strcmp(sub, "add") == 0)
@@ -370,11 +381,15 @@ static void
 _dispatch(ControlClient *cl, char *line)
 {
   Control *c = cl->ctl;
-  char **argv = g_strsplit_set(g_strstrip(line), " \t", 4);
-  const char *cmd = argv[0] ? argv[0] : "";
+  /* a PWD line keeps its blanks: they may be the secret's */
+  bool pwd = strncmp(line, "PWD", 3) == 0 && (line[3] == ' ' || line[3] == '\t' || line[3] == '\0');
+  char **argv = pwd ? NULL : g_strsplit_set(g_strstrip(line), " \t", 4);
+  const char *cmd = pwd ? "PWD" : argv[0] ? argv[0] : "";
   GString *out = cl->out;
   bool stop = false;
-  if (strcmp(cmd, "STATS") == 0)
+  if (pwd)
+    _cmd_credentials(line, out);
+  else if (strcmp(cmd, "STATS") == 0)
     _cmd_stats(c, argv, out);
   else if (strcmp(cmd, "QUERY") == 0)
     _cmd_query(c, argv, out);
@@ -382,8 +397,6 @@ _dispatch(ControlClient *cl, char *line)
     _cmd_config(c, argv, out);
   else if (strcmp(cmd, "HEALTHCHECK") == 0)
     _cmd_healthcheck(c, out);
-  else if (strcmp(cmd, "PWD") == 0)
-    _cmd_credentials(argv, out);
   else if (strcmp(cmd, "RESET_STATS") == 0 && !argv[1])
     _cmd_reset_stats(c, out);
   else if (strcmp(cmd, "REMOVE_ORPHANED_STATS") == 0 && !argv[1])
@@ -472,14 +485,16 @@ _on_client_in(void *cookie)
       *nl = '\0';
       char *line = g_strdup(cl->in->str);
       g_string_erase(cl->in, 0, (gssize) (nl - cl->in->str) + 1);
+      size_t line_len = strlen(line);
       _dispatch(cl, line);
       /* a line may hold a secret (PWD add): nothing of it stays behind */
-      sluice_secret_wipe(line, strlen(line));
+      sluice_secret_wipe(line, line_len);
       g_free(line);
       sluice_secret_wipe(cl->in->str + cl->in->len, cl->in->allocated_len - cl->in->len);
     }
   if (cl->in->len > CONTROL_MAX_LINE)
     {
+      sluice_secret_wipe(cl->in->str, cl->in->len);
       g_string_truncate(cl->in, 0);
       g_string_append(cl->out, "FAIL Request line too long\n.\n");
       _client_flush(cl);
@@ -507,6 +522,8 @@ _client_free(ControlClient *cl)
       }
   iv_fd_unregister(&cl->fd);
   close(cl->fd.fd);
+  /* a request cut short may hold a secret */
+  sluice_secret_wipe(cl->in->str, cl->in->allocated_len);
   g_string_free(cl->in, TRUE);
   g_string_free(cl->out, TRUE);
   free(cl);
@@ -522,7 +539,9 @@ _on_accept(void *cookie, int fd, const struct sockaddr_storage *peer, socklen_t 
   (void) len;
   ControlClient *cl = calloc(1, sizeof(*cl));
   cl->ctl = c;
-  cl->in = g_string_new(NULL);
+  /* room for the longest request and one more read: never moved (and so
+   * never left behind unwiped) by a realloc */
+  cl->in = g_string_sized_new(CONTROL_MAX_LINE + 1024);
   cl->out = g_string_new(NULL);
   IV_FD_INIT(&cl->fd);
   cl->fd.fd = fd;

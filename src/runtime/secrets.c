@@ -3,7 +3,8 @@
  * The credential store (sluice/secrets.h): two tables under one lock, the
  * secrets by key and the states by key.  Secrets are kept in locked memory
  * where the system allows it (mlock; a failure is not an error: an
- * unprivileged daemon has a small limit) and wiped when replaced.
+ * unprivileged daemon has a small limit; never unlocked, as a page may
+ * hold several) and wiped when replaced.
  */
 #include "sluice/secrets.h"
 
@@ -33,8 +34,8 @@ static void
 _secret_free(gpointer p)
 {
   Secret *s = p;
+  /* no munlock: locks do not nest, and the page may hold another secret */
   sluice_secret_wipe(s->bytes, s->len);
-  munlock(s->bytes, s->len ? s->len : 1);
   g_free(s->bytes);
   g_free(s);
 }
@@ -70,11 +71,9 @@ sluice_secret_copy(const char *key, char *buf, size_t size, size_t *len)
   g_mutex_lock(&lock);
   Secret *s = secrets ? g_hash_table_lookup(secrets, key) : NULL;
   bool ok = s && s->len <= size;
+  *len = s ? s->len : 0;
   if (ok)
-    {
-      memcpy(buf, s->bytes, s->len);
-      *len = s->len;
-    }
+    memcpy(buf, s->bytes, s->len);
   g_mutex_unlock(&lock);
   return ok;
 }
@@ -106,7 +105,7 @@ sluice_secret_set_state(const char *key, SluiceSecretState state)
 void
 sluice_secret_status(GString *out)
 {
-  static const char *const names[] = { "PENDING", "SUCCESS", "INVALID_PASSWORD" };
+  static const char *const names[] = { "PENDING", "SUCCESS", "INVALID_PASSWORD", "FAILED" };
   g_mutex_lock(&lock);
   for (guint i = 0; order && i < order->len; i++)
     {

@@ -16,7 +16,7 @@ plain=$1 tls_port=$2
 sock=$work/ctl
 skey=$work/server-protected.key ckey=$work/client-protected.key
 openssl pkey -in "$tls/server.key" -aes256 -passout pass:asdfg -out "$skey" || fail "openssl pkey"
-openssl pkey -in "$tls/client.key" -aes256 -passout pass:'two words' -out "$ckey" || fail "openssl pkey"
+openssl pkey -in "$tls/client.key" -aes256 -passout pass:' two words ' -out "$ckey" || fail "openssl pkey"
 
 cat >"$work/sluice.conf" <<EOF
 @version: 3.38
@@ -62,21 +62,26 @@ sleep 1.5
 grep -q "No TLS session: the key-file waits for its passphrase" "$work/sluice.log" || fail "the refusal is not logged"
 
 # a wrong passphrase: said, and still no session
-[ "$(c credentials add --id="$skey" --secret=wrong)" = "Credentials stored successfully" ] || fail "add"
+[ "$(c credentials add --id="$skey" --secret=wr0ngsecret)" = "Credentials stored successfully" ] || fail "add"
 tls_send 10 && fail "a TLS session with a wrong passphrase"
 wait_state "$skey" INVALID_PASSWORD
 grep -q "The passphrase given for the TLS key-file does not open it" "$work/sluice.log" || fail "wrong one not logged"
 
-# the right ones: the server's as arguments, the client's (with a blank)
-# on standard input, as syslog-ng-ctl reads it
+# the right ones: the server's as arguments, the client's (with blanks
+# inside and at both ends, which are the secret's) on standard input, as
+# syslog-ng-ctl reads it
 c credentials add "$skey" asdfg >/dev/null || fail "add"
-printf 'two words\n' | c credentials add --id "$ckey" >/dev/null || fail "add from stdin"
+printf ' two words \n' | c credentials add --id "$ckey" >/dev/null || fail "add from stdin"
 tls_send 100 || fail "loggen over TLS after the passphrase"
 wait_state "$skey" SUCCESS
 wait_lines "$work/out.log" 200
 wait_state "$ckey" SUCCESS
 [ "$(wc -l <"$work/out.log")" -eq 200 ] || fail "$(wc -l <"$work/out.log") lines, want 100 direct and 100 held"
 grep -q "TLS key-file opened with the passphrase given" "$work/sluice.log" || fail "the opening is not logged"
+
+# no secret is written anywhere: not in the log, not in the status
+! grep -q "asdfg\|two words\|wr0ngsecret" "$work/sluice.log" || fail "a secret is in the daemon's log"
+! c credentials status | grep -q "asdfg\|two words" || fail "a secret is in credentials status"
 
 # a reload builds new contexts: the passphrases are kept
 reload_sluice
