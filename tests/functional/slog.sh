@@ -114,6 +114,26 @@ EOF2
 [ -z "$(sed 's/^[0-9a-f]*: //' x.txt | sort | uniq -c | awk '$1 != 2')" ] || fail "two destinations: not each message twice"
 [ "$("$slogkey" -c two-dest.key)" = "counter=123" ] || fail "two destinations: $("$slogkey" -c two-dest.key)"
 
+# the output a pipe with a slow reader: slogverify blocks on the full pipe
+# (O_NONBLOCK is for the open only), every record comes through
+lines in6.txt 0 4999
+cp derived.key many.key
+cp derived.key many0.key
+cp cmac many.cmac
+cp cmac many0.cmac
+conf six in6.txt many.log
+sed -i "s|$work/derived.key|$work/many.key|; s|$work/cmac|$work/many.cmac|" six.conf
+start_sluice "$sluice" six.conf
+wait_lines many.log 5000
+stop_sluice
+{
+  st=0
+  "$slogverify" -i -p many0.key -r many0.cmac -m many.cmac many.log /dev/stdout 2>verify.err || st=$?
+  echo $st >many.st
+} | (sleep 1; cat) >many.txt
+[ "$(cat many.st)" -eq 0 ] || fail "slow pipe: exit $(cat many.st): $(cat verify.err)"
+[ "$(wc -l <many.txt)" -eq 5000 ] || fail "slow pipe: $(wc -l <many.txt) of 5000 records"
+
 # buffer sizes: syslog-ng's range (more than 10)
 "$slogverify" -k decryption.key -m cmac all.log dec.txt 11 2>/dev/null || fail "buffer size 11 refused"
 "$slogverify" -k decryption.key -m cmac all.log dec.txt 10 2>/dev/null && fail "buffer size 10 taken"

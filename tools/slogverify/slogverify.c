@@ -225,6 +225,16 @@ main(int argc, char **argv)
       close(in);
       return 1;
     }
+  /* ... but only for the open: a pipe with a slow reader must block, not
+   * fail with EAGAIN once its buffer is full */
+  int fl = fcntl(out.fd, F_GETFL);
+  if (fl < 0 || fcntl(out.fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
+    {
+      fprintf(stderr, "slogverify: cannot make %s blocking: %s\n", argv[2], g_strerror(errno));
+      close(out.fd);
+      close(in);
+      return 1;
+    }
   SlogVerifier *v =
     slog_verifier_new(key, counter, o_iterative ? prev_mac : NULL, (uint64_t) o_max_skip, _write_out, &out);
   OPENSSL_cleanse(key, sizeof(key));
