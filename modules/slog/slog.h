@@ -32,12 +32,17 @@
 /* AES-256-CMAC of data under key.  False when OpenSSL fails. */
 bool slog_cmac(const unsigned char key[SLOG_KEY_LEN], const void *data, size_t len, unsigned char out[SLOG_MAC_LEN]);
 
-/* The next key: key_{i+1} = PRF(key_i, 0x6A...). */
-void slog_evolve(unsigned char key[SLOG_KEY_LEN]);
+/* Whether AES-256-CMAC works on this thread (its context can be made). */
+bool slog_cmac_available(void);
 
-/* The key record i's encryption and its MAC step use. */
-void slog_enc_key(const unsigned char key[SLOG_KEY_LEN], unsigned char out[SLOG_KEY_LEN]);
-void slog_mac_key(const unsigned char key[SLOG_KEY_LEN], unsigned char out[SLOG_KEY_LEN]);
+/* The next key: key_{i+1} = PRF(key_i, 0x6A...).  False (key untouched)
+ * when CMAC fails: the caller must not use or persist a key then. */
+bool slog_evolve(unsigned char key[SLOG_KEY_LEN]);
+
+/* The key record i's encryption and its MAC step use.  False (out zeroed)
+ * when CMAC fails. */
+bool slog_enc_key(const unsigned char key[SLOG_KEY_LEN], unsigned char out[SLOG_KEY_LEN]);
+bool slog_mac_key(const unsigned char key[SLOG_KEY_LEN], unsigned char out[SLOG_KEY_LEN]);
 
 /* Host key k0 = SHA-256(master || mac_addr || serial). */
 bool slog_host_key(const unsigned char master[SLOG_KEY_LEN], const char *mac_addr, const char *serial,
@@ -54,7 +59,7 @@ bool slog_mac_write(const char *path, const unsigned char mac[SLOG_MAC_LEN], cha
 /* Encrypt record number counter (text, len > 0) under key and append it
  * to out; mac is the aggregated MAC, updated (counter 0 starts it, later
  * ones chain on its old value).  False (out and mac untouched) when
- * OpenSSL fails. */
+ * OpenSSL fails, CMAC included. */
 bool slog_encrypt_record(const unsigned char key[SLOG_KEY_LEN], uint64_t counter, const char *text, size_t len,
                          unsigned char mac[SLOG_MAC_LEN], GString *out);
 

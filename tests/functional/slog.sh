@@ -8,7 +8,8 @@
 # across a reload the records go on with the next key.
 # Hostile input: a truncated key file, a FIFO, garbage lines, a counter
 # that asks for 2^64 key derivations and a 70 MiB line give a clear error
-# and a non-zero exit in bounded time and memory; the daemon refuses a
+# and a non-zero exit in bounded time and memory, as does an OpenSSL
+# without AES-256-CMAC (the daemon refuses $(slog) then); the daemon refuses a
 # missing key file and logs in clear with a corrupted one (syslog-ng's
 # behaviour).  syslog-ng 3.38 on the same files: compare-slog.sh.
 # Usage: slog.sh SLUICE SLOGKEY SLOGVERIFY
@@ -214,6 +215,16 @@ crashed "long line" quick.out $st
 grep -q "Line longer than 64 MiB" quick.out || fail "long line: $(cat quick.out)"
 # the 64 MiB cap bounds it (a growing buffer of up to 128 MiB; more under ASan)
 [ "$(tail -1 rss.txt)" -lt 320000 ] || fail "long line: peak RSS $(tail -1 rss.txt) kB"
+
+# no AES-256-CMAC (OpenSSL without its default provider): the daemon
+# refuses $(slog) and slogverify fails, nothing runs on a zeroed key
+cp "$SLUICE_SRCDIR/tests/unit/modules/slog/nocmac.cnf" nocmac.cnf
+st=0
+OPENSSL_CONF=$work/nocmac.cnf "$sluice" -s -f one.conf >quick.out 2>&1 || st=$?
+[ $st -ne 0 ] || fail "no CMAC: configuration accepted"
+grep -q "AES-256-CMAC is not available" quick.out || fail "no CMAC: $(cat quick.out)"
+quick "no CMAC" env OPENSSL_CONF="$work/nocmac.cnf" "$slogverify" -k decryption.key -m cmac all.log x.txt
+grep -q "CMAC failed" quick.out || fail "no CMAC: $(cat quick.out)"
 
 # the daemon: a missing key file is a configuration error, a corrupted one
 # means clear text with a warning
