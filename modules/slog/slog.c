@@ -377,6 +377,14 @@ _mac_step(const unsigned char key[SLOG_KEY_LEN], bool first, const unsigned char
   return ok;
 }
 
+void
+slog_append_counter(GString *out, uint64_t counter)
+{
+  unsigned char le[8];
+  _put_le64(le, counter);
+  _append_base64(out, le, sizeof(le));
+}
+
 
 bool
 slog_encrypt_record(const unsigned char key[SLOG_KEY_LEN], uint64_t counter, const char *text, size_t len,
@@ -402,9 +410,7 @@ slog_encrypt_record(const unsigned char key[SLOG_KEY_LEN], uint64_t counter, con
   ok = ok && _mac_step(key, counter == 0, blob, blob_len, mac);
   if (ok)
     {
-      unsigned char le[8];
-      _put_le64(le, counter);
-      _append_base64(out, le, sizeof(le));
+      slog_append_counter(out, counter);
       g_string_append_c(out, ':');
       _append_base64(out, blob, blob_len);
     }

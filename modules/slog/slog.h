@@ -44,6 +44,10 @@ bool slog_evolve(unsigned char key[SLOG_KEY_LEN]);
 bool slog_enc_key(const unsigned char key[SLOG_KEY_LEN], unsigned char out[SLOG_KEY_LEN]);
 bool slog_mac_key(const unsigned char key[SLOG_KEY_LEN], unsigned char out[SLOG_KEY_LEN]);
 
+/* A record's counter field: base64 of the counter's 8 little-endian bytes
+ * (SLOG_COUNTER_B64_LEN characters), appended to out. */
+void slog_append_counter(GString *out, uint64_t counter);
+
 /* Host key k0 = SHA-256(master || mac_addr || serial). */
 bool slog_host_key(const unsigned char master[SLOG_KEY_LEN], const char *mac_addr, const char *serial,
                    unsigned char out[SLOG_KEY_LEN]);

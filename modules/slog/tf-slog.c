@@ -224,13 +224,9 @@ _slog_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, c
   if (!evolved || !slog_encrypt_record(ks->key, ks->counter, p, len, ks->mac, out))
     {
       /* syslog-ng's line for it: the counter field, then the text in clear */
-      unsigned char le[8];
-      for (int i = 0; i < 8; i++)
-        le[i] = (unsigned char) (ks->counter >> (8 * i));
-      char *c = g_base64_encode(le, sizeof(le));
-      g_string_append_printf(out, "%s:[SLOG] ERROR: Unable to correctly encrypt the following log message:: ", c);
+      slog_append_counter(out, ks->counter);
+      g_string_append(out, ":[SLOG] ERROR: Unable to correctly encrypt the following log message:: ");
       g_string_append_len(out, p, (gssize) len);
-      g_free(c);
       sluice_log(SLUICE_LOG_ERROR, "[SLOG] ERROR: Unable to correctly encrypt log message", NULL);
     }
   if (!evolved)
