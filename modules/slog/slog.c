@@ -385,7 +385,6 @@ slog_append_counter(GString *out, uint64_t counter)
   _append_base64(out, le, sizeof(le));
 }
 
-
 bool
 slog_encrypt_record(const unsigned char key[SLOG_KEY_LEN], uint64_t counter, const char *text, size_t len,
                     unsigned char mac[SLOG_MAC_LEN], GString *out)
@@ -487,6 +486,9 @@ struct SlogVerifier
   GHashTable *seen; /* record numbers decrypted */
   GByteArray *blob;
   GString *text;
+  GString *pending;  /* the line slog_verifier_feed has not seen the end of */
+  size_t max_line;
+  bool too_long;     /* pending's line went past max_line: dropped */
   SlogOutput output;
   void *user;
 };
@@ -520,6 +522,8 @@ slog_verifier_new(const unsigned char key[SLOG_KEY_LEN], uint64_t counter, const
   v->seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   v->blob = g_byte_array_new();
   v->text = g_string_new(NULL);
+  v->pending = g_string_new(NULL);
+  v->max_line = SLOG_MAX_LINE;
   v->output = output;
   v->user = user;
   return v;
@@ -535,6 +539,7 @@ slog_verifier_free(SlogVerifier *v)
   g_hash_table_destroy(v->seen);
   g_byte_array_free(v->blob, TRUE);
   g_string_free(v->text, TRUE);
+  g_string_free(v->pending, TRUE);
   g_free(v);
 }
 
@@ -729,22 +734,59 @@ slog_verifier_finish(SlogVerifier *v, const unsigned char *mac)
   return v->ok;
 }
 
-bool
-slog_verify_buffer(SlogVerifier *v, const char *data, size_t len, const unsigned char *mac)
+void
+slog_verifier_set_max_line(SlogVerifier *v, size_t max_line)
 {
-  size_t start = 0;
-  for (size_t i = 0; i < len; i++)
-    if (data[i] == '\n')
-      {
-        slog_verifier_line(v, data + start, i - start);
-        start = i + 1;
-      }
-  if (start < len)
-    _report(v, SLUICE_LOG_WARNING, "[SLOG] WARNING: Last line has no newline; left out", "bytes", len - start);
+  v->max_line = max_line;
+}
+
+void
+slog_verifier_feed(SlogVerifier *v, const char *buf, size_t n)
+{
+  const char *p = buf, *end = buf + n;
+  while (p < end)
+    {
+      const char *nl = memchr(p, '\n', (size_t) (end - p));
+      size_t len = (size_t) ((nl ? nl : end) - p);
+      if (!v->too_long && len > v->max_line - v->pending->len)
+        {
+          v->too_long = true;
+          g_string_truncate(v->pending, 0);
+        }
+      if (!v->too_long)
+        {
+          if (!nl || v->pending->len)
+            g_string_append_len(v->pending, p, (gssize) len);
+        }
+      if (!nl)
+        break;
+      if (v->too_long)
+        _report(v, SLUICE_LOG_ERROR, "[SLOG] ERROR: Line longer than the limit; not read", "limit", v->max_line);
+      if (v->pending->len || v->too_long)
+        {
+          /* a dropped line is still a line: it counts, and is too short */
+          slog_verifier_line(v, v->pending->str, v->pending->len);
+          g_string_truncate(v->pending, 0);
+        }
+      else
+        slog_verifier_line(v, p, len); /* whole in buf: no copy */
+      v->too_long = false;
+      p = nl + 1;
+    }
+}
+
+bool
+slog_verifier_end(SlogVerifier *v)
+{
+  if (v->pending->len || v->too_long)
+    _report(v, SLUICE_LOG_WARNING, "[SLOG] WARNING: Last line has no newline; left out", "bytes",
+            v->pending->len);
+  g_string_truncate(v->pending, 0);
+  v->too_long = false;
   if (v->lines == 0)
     {
       sluice_log(SLUICE_LOG_ERROR, "[SLOG] ERROR: Nothing to verify", NULL);
       v->ok = false;
     }
-  return slog_verifier_finish(v, mac);
+  return v->ok;
 }

@@ -92,8 +92,17 @@ void slog_verifier_line(SlogVerifier *v, const char *line, size_t len);
 bool slog_verifier_finish(SlogVerifier *v, const unsigned char *mac);
 void slog_verifier_free(SlogVerifier *v);
 
-/* Verify a whole archive held in memory (split on '\n'; an unterminated
- * tail is reported and left out, as syslog-ng counts lines by newlines). */
-bool slog_verify_buffer(SlogVerifier *v, const char *data, size_t len, const unsigned char *mac);
+/* The archive as it is read, in pieces of any size: split into lines at
+ * '\n' (a line may span pieces) and passed to slog_verifier_line.  A line
+ * longer than the limit (SLOG_MAX_LINE unless set) is reported and not
+ * kept: it counts as a line too short to be a record, so memory stays
+ * bounded by the limit. */
+#define SLOG_MAX_LINE ((size_t) 64 << 20)
+void slog_verifier_set_max_line(SlogVerifier *v, size_t max_line);
+void slog_verifier_feed(SlogVerifier *v, const char *buf, size_t n);
+/* The end of the archive: an unterminated last line is reported and left
+ * out (syslog-ng counts lines by newlines); no line at all is an error.
+ * Then slog_verifier_finish.  True when nothing was wrong so far. */
+bool slog_verifier_end(SlogVerifier *v);
 
 #endif
