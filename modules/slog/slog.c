@@ -101,35 +101,47 @@ slog_cmac(const unsigned char key[SLOG_KEY_LEN], const void *data, size_t len, u
 
 /* syslog-ng's PRF: 32 bytes as two CMACs of a 16-byte pattern, the second
  * with the pattern's last byte plus one. */
-static void
+static bool
 _prf(const unsigned char key[SLOG_KEY_LEN], unsigned char pad, unsigned char out[SLOG_KEY_LEN])
 {
   unsigned char in[16];
   memset(in, pad, sizeof(in));
-  slog_cmac(key, in, sizeof(in), out);
+  bool ok = slog_cmac(key, in, sizeof(in), out);
   in[15]++;
-  slog_cmac(key, in, sizeof(in), out + 16);
+  ok = ok && slog_cmac(key, in, sizeof(in), out + 16);
+  if (!ok)
+    OPENSSL_cleanse(out, SLOG_KEY_LEN);
+  return ok;
 }
 
-void
+bool
 slog_enc_key(const unsigned char key[SLOG_KEY_LEN], unsigned char out[SLOG_KEY_LEN])
 {
-  _prf(key, 0x36, out);
+  return _prf(key, 0x36, out);
 }
 
-void
+bool
 slog_mac_key(const unsigned char key[SLOG_KEY_LEN], unsigned char out[SLOG_KEY_LEN])
 {
-  _prf(key, 0x5C, out);
+  return _prf(key, 0x5C, out);
 }
 
-void
+bool
 slog_evolve(unsigned char key[SLOG_KEY_LEN])
 {
   unsigned char next[SLOG_KEY_LEN];
-  _prf(key, 0x6A, next);
-  memcpy(key, next, SLOG_KEY_LEN);
+  bool ok = _prf(key, 0x6A, next);
+  if (ok)
+    memcpy(key, next, SLOG_KEY_LEN);
   OPENSSL_cleanse(next, sizeof(next));
+  return ok;
+}
+
+bool
+slog_cmac_available(void)
+{
+  unsigned char key[SLOG_KEY_LEN] = { 0 }, zero[SLOG_MAC_LEN] = { 0 }, out[SLOG_MAC_LEN];
+  return slog_cmac(key, zero, sizeof(zero), out);
 }
 
 bool
@@ -247,7 +259,12 @@ slog_key_read(const char *path, unsigned char key[SLOG_KEY_LEN], uint64_t *count
       return false;
     }
   unsigned char check[SLOG_MAC_LEN];
-  slog_cmac(buf, buf + SLOG_KEY_LEN + SLOG_MAC_LEN, 8, check);
+  if (!slog_cmac(buf, buf + SLOG_KEY_LEN + SLOG_MAC_LEN, 8, check))
+    {
+      *error = g_strdup_printf("cannot check key file %s: AES-256-CMAC failed", path);
+      OPENSSL_cleanse(buf, sizeof(buf));
+      return false;
+    }
   if (CRYPTO_memcmp(check, buf + SLOG_KEY_LEN, SLOG_MAC_LEN) != 0)
     {
       *error = g_strdup_printf("key file %s is corrupted: its CMAC does not match", path);
@@ -266,21 +283,24 @@ slog_key_write(const char *path, const unsigned char key[SLOG_KEY_LEN], uint64_t
   unsigned char buf[SLOG_KEY_FILE_LEN];
   memcpy(buf, key, SLOG_KEY_LEN);
   _put_le64(buf + SLOG_KEY_LEN + SLOG_MAC_LEN, counter);
-  slog_cmac(key, buf + SLOG_KEY_LEN + SLOG_MAC_LEN, 8, buf + SLOG_KEY_LEN);
-  bool ok = _write_small(path, buf, sizeof(buf), error);
+  bool ok = slog_cmac(key, buf + SLOG_KEY_LEN + SLOG_MAC_LEN, 8, buf + SLOG_KEY_LEN);
+  if (!ok)
+    *error = g_strdup_printf("cannot write key file %s: AES-256-CMAC failed", path);
+  else
+    ok = _write_small(path, buf, sizeof(buf), error);
   OPENSSL_cleanse(buf, sizeof(buf));
   return ok;
 }
 
 /* The MAC file's check: CMAC under the MAC padded with zeros to a key, of
  * 16 zero bytes. */
-static void
+static bool
 _mac_check(const unsigned char mac[SLOG_MAC_LEN], unsigned char out[SLOG_MAC_LEN])
 {
   unsigned char key[SLOG_KEY_LEN] = { 0 };
   unsigned char zero[SLOG_MAC_LEN] = { 0 };
   memcpy(key, mac, SLOG_MAC_LEN);
-  slog_cmac(key, zero, sizeof(zero), out);
+  return slog_cmac(key, zero, sizeof(zero), out);
 }
 
 bool
@@ -296,7 +316,11 @@ slog_mac_read(const char *path, unsigned char mac[SLOG_MAC_LEN], char **error)
       return false;
     }
   unsigned char check[SLOG_MAC_LEN];
-  _mac_check(buf, check);
+  if (!_mac_check(buf, check))
+    {
+      *error = g_strdup_printf("cannot check MAC file %s: AES-256-CMAC failed", path);
+      return false;
+    }
   if (CRYPTO_memcmp(check, buf + SLOG_MAC_LEN, SLOG_MAC_LEN) != 0)
     {
       *error = g_strdup_printf("MAC file %s is corrupted: its check does not match", path);
@@ -311,7 +335,11 @@ slog_mac_write(const char *path, const unsigned char mac[SLOG_MAC_LEN], char **e
 {
   unsigned char buf[SLOG_MAC_FILE_LEN];
   memcpy(buf, mac, SLOG_MAC_LEN);
-  _mac_check(mac, buf + SLOG_MAC_LEN);
+  if (!_mac_check(mac, buf + SLOG_MAC_LEN))
+    {
+      *error = g_strdup_printf("cannot write MAC file %s: AES-256-CMAC failed", path);
+      return false;
+    }
   return _write_small(path, buf, sizeof(buf), error);
 }
 
@@ -326,24 +354,35 @@ _append_base64(GString *out, const unsigned char *p, size_t len)
 }
 
 /* The aggregated MAC's step: the first record's MAC covers iv||tag||ct,
- * every later one mac||iv||tag||ct. */
-static void
+ * every later one mac||iv||tag||ct.  False (mac untouched) when CMAC fails. */
+static bool
 _mac_step(const unsigned char key[SLOG_KEY_LEN], bool first, const unsigned char *blob, size_t len,
           unsigned char mac[SLOG_MAC_LEN])
 {
-  unsigned char mkey[SLOG_KEY_LEN];
-  slog_mac_key(key, mkey);
-  if (first)
-    slog_cmac(mkey, blob, len, mac);
-  else
+  unsigned char mkey[SLOG_KEY_LEN], next[SLOG_MAC_LEN];
+  bool ok = slog_mac_key(key, mkey);
+  if (ok && first)
+    ok = slog_cmac(mkey, blob, len, next);
+  else if (ok)
     {
       unsigned char *buf = g_malloc(SLOG_MAC_LEN + len);
       memcpy(buf, mac, SLOG_MAC_LEN);
       memcpy(buf + SLOG_MAC_LEN, blob, len);
-      slog_cmac(mkey, buf, SLOG_MAC_LEN + len, mac);
+      ok = slog_cmac(mkey, buf, SLOG_MAC_LEN + len, next);
       g_free(buf);
     }
+  if (ok)
+    memcpy(mac, next, SLOG_MAC_LEN);
   OPENSSL_cleanse(mkey, sizeof(mkey));
+  return ok;
+}
+
+void
+slog_append_counter(GString *out, uint64_t counter)
+{
+  unsigned char le[8];
+  _put_le64(le, counter);
+  _append_base64(out, le, sizeof(le));
 }
 
 bool
@@ -353,7 +392,8 @@ slog_encrypt_record(const unsigned char key[SLOG_KEY_LEN], uint64_t counter, con
   if (len == 0 || len > INT32_MAX - 64)
     return false;
   unsigned char ekey[SLOG_KEY_LEN];
-  slog_enc_key(key, ekey);
+  if (!slog_enc_key(key, ekey))
+    return false;
   size_t blob_len = SLOG_IV_LEN + SLOG_TAG_LEN + len;
   unsigned char *blob = g_malloc(blob_len);
   unsigned char *iv = blob, *tag = blob + SLOG_IV_LEN, *ct = blob + SLOG_IV_LEN + SLOG_TAG_LEN;
@@ -366,14 +406,12 @@ slog_encrypt_record(const unsigned char key[SLOG_KEY_LEN], uint64_t counter, con
             && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, SLOG_TAG_LEN, tag) == 1;
   EVP_CIPHER_CTX_free(ctx);
   OPENSSL_cleanse(ekey, sizeof(ekey));
+  ok = ok && _mac_step(key, counter == 0, blob, blob_len, mac);
   if (ok)
     {
-      unsigned char le[8];
-      _put_le64(le, counter);
-      _append_base64(out, le, sizeof(le));
+      slog_append_counter(out, counter);
       g_string_append_c(out, ':');
       _append_base64(out, blob, blob_len);
-      _mac_step(key, counter == 0, blob, blob_len, mac);
     }
   g_free(blob);
   return ok;
@@ -448,6 +486,9 @@ struct SlogVerifier
   GHashTable *seen; /* record numbers decrypted */
   GByteArray *blob;
   GString *text;
+  GString *pending;  /* the line slog_verifier_feed has not seen the end of */
+  size_t max_line;
+  bool too_long;     /* pending's line went past max_line: dropped */
   SlogOutput output;
   void *user;
 };
@@ -481,6 +522,8 @@ slog_verifier_new(const unsigned char key[SLOG_KEY_LEN], uint64_t counter, const
   v->seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   v->blob = g_byte_array_new();
   v->text = g_string_new(NULL);
+  v->pending = g_string_new(NULL);
+  v->max_line = SLOG_MAX_LINE;
   v->output = output;
   v->user = user;
   return v;
@@ -496,6 +539,7 @@ slog_verifier_free(SlogVerifier *v)
   g_hash_table_destroy(v->seen);
   g_byte_array_free(v->blob, TRUE);
   g_string_free(v->text, TRUE);
+  g_string_free(v->pending, TRUE);
   g_free(v);
 }
 
@@ -527,7 +571,11 @@ _skip(SlogVerifier *v, uint64_t n, uint64_t to)
     }
   v->max_skip -= n;
   for (uint64_t i = 0; i < n; i++)
-    slog_evolve(v->key);
+    if (!slog_evolve(v->key))
+      {
+        _report(v, SLUICE_LOG_ERROR, "[SLOG] ERROR: Cannot derive the key: AES-256-CMAC failed", "entry", to);
+        return false;
+      }
   return true;
 }
 
@@ -609,7 +657,7 @@ slog_verifier_line(SlogVerifier *v, const char *line, size_t len)
       const unsigned char *iv = v->blob->data, *tag = iv + SLOG_IV_LEN, *ct = tag + SLOG_TAG_LEN;
       int ct_len = (int) (v->blob->len - SLOG_IV_LEN - SLOG_TAG_LEN);
       unsigned char ekey[SLOG_KEY_LEN];
-      slog_enc_key(v->key, ekey);
+      bool have_ekey = slog_enc_key(v->key, ekey);
       g_string_set_size(v->text, 0);
       g_string_printf(v->text, "%020" PRIx64 ": ", n);
       size_t head = v->text->len;
@@ -617,7 +665,7 @@ slog_verifier_line(SlogVerifier *v, const char *line, size_t len)
       unsigned char *pt = (unsigned char *) v->text->str + head;
       EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
       int got = 0, fin = 0;
-      decrypted = ctx && EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, ekey, iv) == 1
+      decrypted = have_ekey && ctx && EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, ekey, iv) == 1
                   && EVP_DecryptUpdate(ctx, pt, &got, ct, ct_len) == 1
                   && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, SLOG_TAG_LEN, (void *) tag) == 1
                   && EVP_DecryptFinal_ex(ctx, pt + got, &fin) == 1;
@@ -635,7 +683,9 @@ slog_verifier_line(SlogVerifier *v, const char *line, size_t len)
           *k = n;
           if (!g_hash_table_add(v->seen, k))
             _report(v, SLUICE_LOG_WARNING, "[SLOG] WARNING: Entry decrypted twice", "entry", n);
-          _mac_step(v->key, v->processed == 0, v->blob->data, v->blob->len, v->mac);
+          if (!_mac_step(v->key, v->processed == 0, v->blob->data, v->blob->len, v->mac))
+            _report(v, SLUICE_LOG_ERROR, "[SLOG] ERROR: Cannot update the aggregated MAC: AES-256-CMAC failed",
+                    "entry", n);
         }
     }
   if (!decrypted)
@@ -643,8 +693,15 @@ slog_verifier_line(SlogVerifier *v, const char *line, size_t len)
   v->processed++;
   if (have_key)
     {
-      slog_evolve(v->key);
-      v->next++;
+      if (slog_evolve(v->key))
+        v->next++;
+      else
+        {
+          /* no next key: every later record fails to decrypt */
+          _report(v, SLUICE_LOG_ERROR, "[SLOG] ERROR: Cannot derive the next key: AES-256-CMAC failed", "entry", n);
+          OPENSSL_cleanse(v->key, sizeof(v->key));
+          v->next++;
+        }
     }
 }
 
@@ -677,22 +734,59 @@ slog_verifier_finish(SlogVerifier *v, const unsigned char *mac)
   return v->ok;
 }
 
-bool
-slog_verify_buffer(SlogVerifier *v, const char *data, size_t len, const unsigned char *mac)
+void
+slog_verifier_set_max_line(SlogVerifier *v, size_t max_line)
 {
-  size_t start = 0;
-  for (size_t i = 0; i < len; i++)
-    if (data[i] == '\n')
-      {
-        slog_verifier_line(v, data + start, i - start);
-        start = i + 1;
-      }
-  if (start < len)
-    _report(v, SLUICE_LOG_WARNING, "[SLOG] WARNING: Last line has no newline; left out", "bytes", len - start);
+  v->max_line = max_line;
+}
+
+void
+slog_verifier_feed(SlogVerifier *v, const char *buf, size_t n)
+{
+  const char *p = buf, *end = buf + n;
+  while (p < end)
+    {
+      const char *nl = memchr(p, '\n', (size_t) (end - p));
+      size_t len = (size_t) ((nl ? nl : end) - p);
+      if (!v->too_long && len > v->max_line - v->pending->len)
+        {
+          v->too_long = true;
+          g_string_truncate(v->pending, 0);
+        }
+      if (!v->too_long)
+        {
+          if (!nl || v->pending->len)
+            g_string_append_len(v->pending, p, (gssize) len);
+        }
+      if (!nl)
+        break;
+      if (v->too_long)
+        _report(v, SLUICE_LOG_ERROR, "[SLOG] ERROR: Line longer than the limit; not read", "limit", v->max_line);
+      if (v->pending->len || v->too_long)
+        {
+          /* a dropped line is still a line: it counts, and is too short */
+          slog_verifier_line(v, v->pending->str, v->pending->len);
+          g_string_truncate(v->pending, 0);
+        }
+      else
+        slog_verifier_line(v, p, len); /* whole in buf: no copy */
+      v->too_long = false;
+      p = nl + 1;
+    }
+}
+
+bool
+slog_verifier_end(SlogVerifier *v)
+{
+  if (v->pending->len || v->too_long)
+    _report(v, SLUICE_LOG_WARNING, "[SLOG] WARNING: Last line has no newline; left out", "bytes",
+            v->pending->len);
+  g_string_truncate(v->pending, 0);
+  v->too_long = false;
   if (v->lines == 0)
     {
       sluice_log(SLUICE_LOG_ERROR, "[SLOG] ERROR: Nothing to verify", NULL);
       v->ok = false;
     }
-  return slog_verifier_finish(v, mac);
+  return v->ok;
 }

@@ -32,12 +32,21 @@
 /* AES-256-CMAC of data under key.  False when OpenSSL fails. */
 bool slog_cmac(const unsigned char key[SLOG_KEY_LEN], const void *data, size_t len, unsigned char out[SLOG_MAC_LEN]);
 
-/* The next key: key_{i+1} = PRF(key_i, 0x6A...). */
-void slog_evolve(unsigned char key[SLOG_KEY_LEN]);
+/* Whether AES-256-CMAC works on this thread (its context can be made). */
+bool slog_cmac_available(void);
 
-/* The key record i's encryption and its MAC step use. */
-void slog_enc_key(const unsigned char key[SLOG_KEY_LEN], unsigned char out[SLOG_KEY_LEN]);
-void slog_mac_key(const unsigned char key[SLOG_KEY_LEN], unsigned char out[SLOG_KEY_LEN]);
+/* The next key: key_{i+1} = PRF(key_i, 0x6A...).  False (key untouched)
+ * when CMAC fails: the caller must not use or persist a key then. */
+bool slog_evolve(unsigned char key[SLOG_KEY_LEN]);
+
+/* The key record i's encryption and its MAC step use.  False (out zeroed)
+ * when CMAC fails. */
+bool slog_enc_key(const unsigned char key[SLOG_KEY_LEN], unsigned char out[SLOG_KEY_LEN]);
+bool slog_mac_key(const unsigned char key[SLOG_KEY_LEN], unsigned char out[SLOG_KEY_LEN]);
+
+/* A record's counter field: base64 of the counter's 8 little-endian bytes
+ * (SLOG_COUNTER_B64_LEN characters), appended to out. */
+void slog_append_counter(GString *out, uint64_t counter);
 
 /* Host key k0 = SHA-256(master || mac_addr || serial). */
 bool slog_host_key(const unsigned char master[SLOG_KEY_LEN], const char *mac_addr, const char *serial,
@@ -54,7 +63,7 @@ bool slog_mac_write(const char *path, const unsigned char mac[SLOG_MAC_LEN], cha
 /* Encrypt record number counter (text, len > 0) under key and append it
  * to out; mac is the aggregated MAC, updated (counter 0 starts it, later
  * ones chain on its old value).  False (out and mac untouched) when
- * OpenSSL fails. */
+ * OpenSSL fails, CMAC included. */
 bool slog_encrypt_record(const unsigned char key[SLOG_KEY_LEN], uint64_t counter, const char *text, size_t len,
                          unsigned char mac[SLOG_MAC_LEN], GString *out);
 
@@ -83,8 +92,17 @@ void slog_verifier_line(SlogVerifier *v, const char *line, size_t len);
 bool slog_verifier_finish(SlogVerifier *v, const unsigned char *mac);
 void slog_verifier_free(SlogVerifier *v);
 
-/* Verify a whole archive held in memory (split on '\n'; an unterminated
- * tail is reported and left out, as syslog-ng counts lines by newlines). */
-bool slog_verify_buffer(SlogVerifier *v, const char *data, size_t len, const unsigned char *mac);
+/* The archive as it is read, in pieces of any size: split into lines at
+ * '\n' (a line may span pieces) and passed to slog_verifier_line.  A line
+ * longer than the limit (SLOG_MAX_LINE unless set) is reported and not
+ * kept: it counts as a line too short to be a record, so memory stays
+ * bounded by the limit. */
+#define SLOG_MAX_LINE ((size_t) 64 << 20)
+void slog_verifier_set_max_line(SlogVerifier *v, size_t max_line);
+void slog_verifier_feed(SlogVerifier *v, const char *buf, size_t n);
+/* The end of the archive: an unterminated last line is reported and left
+ * out (syslog-ng counts lines by newlines); no line at all is an error.
+ * Then slog_verifier_finish.  True when nothing was wrong so far. */
+bool slog_verifier_end(SlogVerifier *v);
 
 #endif

@@ -140,6 +140,8 @@ _slog_prepare(int argc, char **argv, void **state)
     }
   if (err)
     return err;
+  if (!slog_cmac_available())
+    return g_strdup("[SLOG] ERROR: AES-256-CMAC is not available (OpenSSL); cannot encrypt");
   struct stat sb;
   if (key && (stat(key, &sb) != 0 || !S_ISREG(sb.st_mode)))
     return g_strdup_printf("Invalid path or non existing regular file: %s", key);
@@ -213,19 +215,30 @@ _slog_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, c
   size_t len = text->len ? text->len : strlen(empty);
   if (!text->len)
     sluice_log(SLUICE_LOG_ERROR, empty, NULL);
-  if (!slog_encrypt_record(ks->key, ks->counter, p, len, ks->mac, out))
+  /* the next key first: when CMAC fails it cannot be made, and then this
+   * key is not used (encrypting under it and keeping it would use it
+   * twice) nor is a key derived from CMAC's zeroed output persisted */
+  unsigned char next[SLOG_KEY_LEN];
+  memcpy(next, ks->key, SLOG_KEY_LEN);
+  bool evolved = slog_evolve(next);
+  if (!evolved || !slog_encrypt_record(ks->key, ks->counter, p, len, ks->mac, out))
     {
       /* syslog-ng's line for it: the counter field, then the text in clear */
-      unsigned char le[8];
-      for (int i = 0; i < 8; i++)
-        le[i] = (unsigned char) (ks->counter >> (8 * i));
-      char *c = g_base64_encode(le, sizeof(le));
-      g_string_append_printf(out, "%s:[SLOG] ERROR: Unable to correctly encrypt the following log message:: ", c);
+      slog_append_counter(out, ks->counter);
+      g_string_append(out, ":[SLOG] ERROR: Unable to correctly encrypt the following log message:: ");
       g_string_append_len(out, p, (gssize) len);
-      g_free(c);
       sluice_log(SLUICE_LOG_ERROR, "[SLOG] ERROR: Unable to correctly encrypt log message", NULL);
     }
-  slog_evolve(ks->key);
+  if (!evolved)
+    {
+      OPENSSL_cleanse(next, sizeof(next));
+      sluice_log(SLUICE_LOG_ERROR,
+                 "[SLOG] ERROR: Cannot derive the next key (AES-256-CMAC failed); key and MAC files left as they are",
+                 "file", ks->key_path, NULL);
+      goto done;
+    }
+  memcpy(ks->key, next, SLOG_KEY_LEN);
+  OPENSSL_cleanse(next, sizeof(next));
   ks->counter++;
   char *err = NULL;
   if (!slog_key_write(ks->key_path, ks->key, ks->counter, &err))

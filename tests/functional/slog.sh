@@ -8,7 +8,8 @@
 # across a reload the records go on with the next key.
 # Hostile input: a truncated key file, a FIFO, garbage lines, a counter
 # that asks for 2^64 key derivations and a 70 MiB line give a clear error
-# and a non-zero exit in bounded time and memory; the daemon refuses a
+# and a non-zero exit in bounded time and memory, as does an OpenSSL
+# without AES-256-CMAC (the daemon refuses $(slog) then); the daemon refuses a
 # missing key file and logs in clear with a corrupted one (syslog-ng's
 # behaviour).  syslog-ng 3.38 on the same files: compare-slog.sh.
 # Usage: slog.sh SLUICE SLOGKEY SLOGVERIFY
@@ -114,6 +115,26 @@ EOF2
 [ -z "$(sed 's/^[0-9a-f]*: //' x.txt | sort | uniq -c | awk '$1 != 2')" ] || fail "two destinations: not each message twice"
 [ "$("$slogkey" -c two-dest.key)" = "counter=123" ] || fail "two destinations: $("$slogkey" -c two-dest.key)"
 
+# the output a pipe with a slow reader: slogverify blocks on the full pipe
+# (O_NONBLOCK is for the open only), every record comes through
+lines in6.txt 0 4999
+cp derived.key many.key
+cp derived.key many0.key
+cp cmac many.cmac
+cp cmac many0.cmac
+conf six in6.txt many.log
+sed -i "s|$work/derived.key|$work/many.key|; s|$work/cmac|$work/many.cmac|" six.conf
+start_sluice "$sluice" six.conf
+wait_lines many.log 5000
+stop_sluice
+{
+  st=0
+  "$slogverify" -i -p many0.key -r many0.cmac -m many.cmac many.log /dev/stdout 2>verify.err || st=$?
+  echo $st >many.st
+} | (sleep 1; cat) >many.txt
+[ "$(cat many.st)" -eq 0 ] || fail "slow pipe: exit $(cat many.st): $(cat verify.err)"
+[ "$(wc -l <many.txt)" -eq 5000 ] || fail "slow pipe: $(wc -l <many.txt) of 5000 records"
+
 # buffer sizes: syslog-ng's range (more than 10)
 "$slogverify" -k decryption.key -m cmac all.log dec.txt 11 2>/dev/null || fail "buffer size 11 refused"
 "$slogverify" -k decryption.key -m cmac all.log dec.txt 10 2>/dev/null && fail "buffer size 10 taken"
@@ -180,6 +201,13 @@ quick "FIFO output" "$slogverify" -k decryption.key -m cmac all.log fifo
 head -c 100000 /dev/urandom >garbage.log
 printf '\n\n:\n============:====\n' >>garbage.log
 quick "garbage" "$slogverify" -k decryption.key -m cmac garbage.log x.txt
+: >empty.log
+quick "empty archive" "$slogverify" -k decryption.key -m cmac empty.log x.txt
+grep -q "Nothing to verify" quick.out || fail "empty archive: $(cat quick.out)"
+head -c -1 all.log >unterminated.log
+quick "unterminated" "$slogverify" -k decryption.key -m cmac unterminated.log x.txt
+grep -q "Last line has no newline; left out" quick.out || fail "unterminated: $(cat quick.out)"
+[ "$(wc -l <x.txt)" -eq 22 ] || fail "unterminated: $(wc -l <x.txt) records, not 22"
 # a counter of 2^64 - 1: the key derivation budget ends it
 printf '//////////8=:%s\n' "$(head -1 all.log | cut -c14-)" >far.log
 quick "far counter" "$slogverify" --max-skip 100000 -k decryption.key -m cmac far.log x.txt
@@ -191,9 +219,19 @@ st=0
   >quick.out 2>&1 || st=$?
 [ $st -ne 0 ] && [ $st -ne 124 ] || fail "long line: exit $st"
 crashed "long line" quick.out $st
-grep -q "Line longer than 64 MiB" quick.out || fail "long line: $(cat quick.out)"
+grep -q "Line longer than the limit; not read; limit=.67108864." quick.out || fail "long line: $(cat quick.out)"
 # the 64 MiB cap bounds it (a growing buffer of up to 128 MiB; more under ASan)
 [ "$(tail -1 rss.txt)" -lt 320000 ] || fail "long line: peak RSS $(tail -1 rss.txt) kB"
+
+# no AES-256-CMAC (OpenSSL without its default provider): the daemon
+# refuses $(slog) and slogverify fails, nothing runs on a zeroed key
+cp "$SLUICE_SRCDIR/tests/unit/modules/slog/nocmac.cnf" nocmac.cnf
+st=0
+OPENSSL_CONF=$work/nocmac.cnf "$sluice" -s -f one.conf >quick.out 2>&1 || st=$?
+[ $st -ne 0 ] || fail "no CMAC: configuration accepted"
+grep -q "AES-256-CMAC is not available" quick.out || fail "no CMAC: $(cat quick.out)"
+quick "no CMAC" env OPENSSL_CONF="$work/nocmac.cnf" "$slogverify" -k decryption.key -m cmac all.log x.txt
+grep -q "CMAC failed" quick.out || fail "no CMAC: $(cat quick.out)"
 
 # the daemon: a missing key file is a configuration error, a corrupted one
 # means clear text with a warning

@@ -30,8 +30,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_LINE (64u << 20)
-
 static gboolean o_iterative;
 static gchar *o_key, *o_mac, *o_prev_key, *o_prev_mac;
 static gint64 o_max_skip = 1 << 24;
@@ -74,12 +72,10 @@ _write_out(const char *line, size_t len, void *user)
   return !o->failed;
 }
 
-/* Feed the input to v a line at a time. */
+/* Feed the input to v as it is read (slog_verifier_feed splits the lines). */
 static bool
 _feed(SlogVerifier *v, int fd, const char *path)
 {
-  GString *line = g_string_new(NULL);
-  bool too_long = false;
   char buf[65536];
   for (;;)
     {
@@ -89,41 +85,13 @@ _feed(SlogVerifier *v, int fd, const char *path)
       if (r < 0)
         {
           fprintf(stderr, "slogverify: cannot read %s: %s\n", path, g_strerror(errno));
-          g_string_free(line, TRUE);
           return false;
         }
       if (r == 0)
         break;
-      const char *p = buf, *end = buf + r;
-      while (p < end)
-        {
-          const char *nl = memchr(p, '\n', (size_t) (end - p));
-          size_t n = (size_t) ((nl ? nl : end) - p);
-          if (!too_long && line->len + n > MAX_LINE)
-            {
-              too_long = true;
-              g_string_truncate(line, 0);
-            }
-          if (!too_long)
-            g_string_append_len(line, p, (gssize) n);
-          if (!nl)
-            break;
-          if (too_long)
-            sluice_log(SLUICE_LOG_ERROR, "[SLOG] ERROR: Line longer than 64 MiB; not read", NULL);
-          slog_verifier_line(v, line->str, line->len);
-          g_string_truncate(line, 0);
-          too_long = false;
-          p = nl + 1;
-        }
+      slog_verifier_feed(v, buf, (size_t) r);
     }
-  bool ok = true;
-  if (line->len || too_long)
-    {
-      fprintf(stderr, "slogverify: the last line of %s has no newline; left out\n", path);
-      ok = false;
-    }
-  g_string_free(line, TRUE);
-  return ok;
+  return slog_verifier_end(v);
 }
 
 static int
@@ -222,6 +190,16 @@ main(int argc, char **argv)
   if (out.fd < 0)
     {
       fprintf(stderr, "slogverify: cannot open %s: %s\n", argv[2], g_strerror(errno));
+      close(in);
+      return 1;
+    }
+  /* ... but only for the open: a pipe with a slow reader must block, not
+   * fail with EAGAIN once its buffer is full */
+  int fl = fcntl(out.fd, F_GETFL);
+  if (fl < 0 || fcntl(out.fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
+    {
+      fprintf(stderr, "slogverify: cannot make %s blocking: %s\n", argv[2], g_strerror(errno));
+      close(out.fd);
       close(in);
       return 1;
     }
