@@ -86,6 +86,10 @@ struct LogSourceDriver
    * start, kept until the driver is freed; NULL: none. */
   struct LogSourceListenerStat *listener_stats;
   int n_listener_stats;
+  /* What the driver itself dropped before the pipeline saw it (internal():
+   * its queue was full), a "dropped" row of its stats instance at every
+   * stats level; set at construction, NULL: none. */
+  atomic_uint_least64_t *dropped;
 };
 
 /* A row of LogSourceDriver.listener_stats: processed is counted by the

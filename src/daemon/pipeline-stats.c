@@ -177,8 +177,8 @@ log_pipeline_stats_free(LogPipeline *pl)
   pl->stats_reset = NULL;
 }
 
-/* The rows of the source drivers: live connections of listeners (every
- * level), and at stats-level 1 and above what each driver delivered and
+/* The rows of the source drivers: live connections of listeners and what
+ * a driver dropped itself (every level), and at stats-level 1 and above what each driver delivered and
  * when it last did ("src.network;s_net#0;tcp,127.0.0.1"). */
 static void
 _source_driver_rows(LogPipeline *pl, StatsRowFunc fn, void *ud)
@@ -194,6 +194,9 @@ _source_driver_rows(LogPipeline *pl, StatsRowFunc fn, void *ud)
       if (sl->drv->connections)
         _row(fn, ud, component, s->name, sl->drv->conn_instance, "connections",
              (uint64_t) atomic_load(sl->drv->connections));
+      if (sl->drv->dropped)
+        _row(fn, ud, component, s->name, sl->drv->stats_instance, "dropped",
+             (uint64_t) atomic_load_explicit(sl->drv->dropped, memory_order_relaxed));
       for (int k = 0; k < sl->drv->n_listener_stats; k++)
         {
           LogSourceListenerStat *ls = &sl->drv->listener_stats[k];

@@ -23,7 +23,9 @@
 
 #include <fcntl.h>
 #include <glib.h>
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -175,11 +177,23 @@ _stdin_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 
 /* ---- internal() --------------------------------------------------------- */
 
+/* How many messages internal() holds for its worker: syslog-ng 3.38's
+ * internal() takes log-fifo-size() for this (default 10000) and drops,
+ * counted, what comes beyond; Sluice's internal() takes no options, so it
+ * is that default. */
+#define INTERNAL_QUEUE_CAPACITY 10000
+/* The drops are said at most this often (seconds), by the worker. */
+#define INTERNAL_DROP_REPORT_INTERVAL 60
+
 typedef struct InternalSource
 {
   LogSource base;     /* makes its messages itself, whole: no host logic */
   Worker *worker;     /* delivers them */
   GPtrArray *pending; /* messages for the worker; under internal_lock */
+  guint capacity;     /* pending holds no more than this */
+  atomic_uint_least64_t dropped; /* the "dropped" row: what did not fit */
+  uint64_t unreported;           /* drops not yet said; under internal_lock */
+  int64_t reported_at;           /* monotonic seconds of the last saying (worker); 0: never */
 } InternalSource;
 
 /* The one running internal() source; events before it starts only go to
@@ -189,6 +203,12 @@ typedef struct InternalSource
  * itself, so delivering there would take those locks in the other order
  * (or again on the same thread). */
 static InternalSource *internal_source;
+/* Its queue is bounded (s->capacity): what does not fit is unreffed and
+ * counted, as syslog-ng does; otherwise messages injected faster than the
+ * worker delivers them, or a path from internal() through a parser that
+ * injects into it again, would grow it without end.  The drops are said
+ * by the worker after a drain (and at stop), not where they happen:
+ * saying them there would come back into this queue, under this lock. */
 static pthread_mutex_t internal_lock = PTHREAD_MUTEX_INITIALIZER; /* as log_lock: helgrind sees both */
 
 static LogMsg *
@@ -215,6 +235,29 @@ _internal_msg_new(InternalSource *s, int level, const char *text)
   return msg;
 }
 
+/* On s's worker, no lock held: say what was dropped since the last time,
+ * at most once an interval.  The line goes into this queue again (and to
+ * stderr): one line an interval, whatever the load. */
+static void
+_internal_report_drops(InternalSource *s, bool now_anyway)
+{
+  int64_t now = (int64_t) (g_get_monotonic_time() / G_USEC_PER_SEC);
+  if (!now_anyway && s->reported_at && now - s->reported_at < INTERNAL_DROP_REPORT_INTERVAL)
+    return;
+  pthread_mutex_lock(&internal_lock);
+  uint64_t n = s->unreported;
+  s->unreported = 0;
+  pthread_mutex_unlock(&internal_lock);
+  if (!n)
+    return;
+  s->reported_at = now;
+  char dropped[24], size[24];
+  snprintf(dropped, sizeof(dropped), "%" PRIu64, n);
+  snprintf(size, sizeof(size), "%u", s->capacity);
+  sluice_log(SLUICE_LOG_WARNING, "The internal() source's queue is full, messages dropped", "dropped", dropped,
+             "log_fifo_size", size, NULL);
+}
+
 /* On s's worker: deliver what is queued, then push the batches at once
  * (events are rare: none waits in a worker's batch). */
 static void
@@ -229,12 +272,20 @@ _internal_drain(void *arg)
     log_pipeline_deliver(s->base.env.pipeline, s->base.env.source_id, msgs->pdata[i]);
   log_source_flush(&s->base);
   g_ptr_array_free(msgs, TRUE);
+  _internal_report_drops(s, false);
 }
 
 /* internal_lock held */
 static void
 _internal_queue(InternalSource *s, LogMsg *msg)
 {
+  if (s->pending->len >= s->capacity)
+    {
+      log_msg_unref(msg);
+      atomic_fetch_add_explicit(&s->dropped, 1, memory_order_relaxed);
+      s->unreported++;
+      return;
+    }
   g_ptr_array_add(s->pending, msg);
   if (s->pending->len == 1)
     worker_post(s->worker, _internal_drain, s);
@@ -311,6 +362,8 @@ _internal_stop(LogSourceDriver *d)
   /* what was queued still goes through the paths, which run until the
    * sources have stopped */
   worker_run(s->worker, _internal_drain, s);
+  /* what was dropped and not said yet, to stderr now (no sink) */
+  _internal_report_drops(s, true);
 }
 
 static void
@@ -330,6 +383,8 @@ _internal_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
     abort();
   log_source_init(&s->base, &internal_ops, call);
   s->pending = g_ptr_array_new();
+  s->capacity = INTERNAL_QUEUE_CAPACITY;
+  s->base.super.dropped = &s->dropped;
   return &s->base.super;
 }
 

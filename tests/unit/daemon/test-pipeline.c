@@ -8,6 +8,7 @@
 #include "sluice/msg-format.h"
 #include "sluice/pipeline.h"
 
+#include "daemon/pipeline-stats.h"
 #include "daemon/source-local.h"
 #include "fake-source.h"
 
@@ -602,4 +603,92 @@ Test(pipeline, internal_takes_injected_messages_and_events_from_any_thread, .tim
   /* those logged while the last ones went through come after the stop */
   cr_assert_gt(count_of(got, "a:chatty saw it;"), 0);
   g_free(got);
+}
+
+/* internal() holds what its worker has not delivered yet up to syslog-ng's
+ * log-fifo-size() default for it (10000), and drops and counts the rest:
+ * with its worker held back, messages injected far beyond that leave the
+ * queue at 10000, the rest in its "dropped" row, and the drops are said
+ * once.  Unbounded, the queue took them all. */
+#define INTERNAL_CAP 10000
+#define INTERNAL_OVER 25000
+
+typedef struct Gate
+{
+  GMutex lock;
+  GCond cond;
+  bool held;
+  bool open;
+} Gate;
+
+static void
+gate_job(void *arg)
+{
+  Gate *g = arg;
+  g_mutex_lock(&g->lock);
+  g->held = true;
+  g_cond_broadcast(&g->cond);
+  while (!g->open)
+    g_cond_wait(&g->cond, &g->lock);
+  g_mutex_unlock(&g->lock);
+}
+
+static void
+noop_job(void *arg)
+{
+  (void) arg;
+}
+
+static void
+internal_dropped_row(const StatsRow *row, void *user_data)
+{
+  if (strcmp(row->component, "src.internal") == 0 && strcmp(row->type, "dropped") == 0)
+    *(int64_t *) user_data = (int64_t) row->value;
+}
+
+Test(pipeline, internal_bounds_its_queue_and_counts_what_it_drops, .timeout = 60)
+{
+  Run r;
+  /* a's queue (log-fifo-size 10000) takes the injected ones, b the line */
+  run_start(&r, "source si { internal(); };"
+                "log { source(si); parser { need(\"inject\"); }; destination(a); };"
+                "log { source(si); parser { need(\"queue is full\"); }; destination(b); };");
+  Gate g = { .held = false, .open = false };
+  g_mutex_init(&g.lock);
+  g_cond_init(&g.cond);
+  worker_post(worker_pool_pick(r.pool), gate_job, &g); /* the one worker */
+  g_mutex_lock(&g.lock);
+  while (!g.held)
+    g_cond_wait(&g.cond, &g.lock);
+  g_mutex_unlock(&g.lock);
+  for (int i = 0; i < INTERNAL_OVER; i++)
+    {
+      LogMsg *m = log_msg_new(64);
+      log_msg_set_value(m, LM_V_MESSAGE, "inject", -1);
+      cr_assert(internal_source_post(m));
+    }
+  int64_t dropped = -1;
+  log_pipeline_foreach_stat(r.pl, internal_dropped_row, &dropped);
+  cr_assert_eq(dropped, INTERNAL_OVER - INTERNAL_CAP, "dropped %" G_GINT64_FORMAT, dropped);
+  g_mutex_lock(&g.lock);
+  g.open = true;
+  g_cond_broadcast(&g.cond);
+  g_mutex_unlock(&g.lock);
+  /* the drain (and its line about the drops) is done once a later job ran */
+  worker_run(worker_pool_pick(r.pool), noop_job, NULL);
+  cr_assert_eq(log_pipeline_stop(r.pl, 5000), 0);
+  dropped = -1;
+  log_pipeline_foreach_stat(r.pl, internal_dropped_row, &dropped);
+  cr_assert_eq(dropped, INTERNAL_OVER - INTERNAL_CAP);
+  log_pipeline_free(r.pl);
+  worker_pool_stop(r.pool);
+  cfg_options_free(cfg_global_options_table, &r.global);
+  cfg_tree_free(r.tree);
+  char *got = g_string_free(all_writes, FALSE);
+  cr_assert_eq(count_of(got, "a:inject;"), INTERNAL_CAP);
+  /* said once, through internal() itself after the drain */
+  cr_assert_eq(count_of(got, "b:The internal() source's queue is full, messages dropped; dropped='15000'"), 1);
+  g_free(got);
+  g_mutex_clear(&g.lock);
+  g_cond_clear(&g.cond);
 }
