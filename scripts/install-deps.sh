@@ -15,13 +15,14 @@ run="gcc meson ninja-build pkg-config
 # the tests: Criterion, clang and its sanitizer and libFuzzer runtimes, the
 # commands the functional tests run (openssl makes the TLS certificates,
 # python3 runs the helpers and peers, systemd-journal-remote feeds the
-# journal tests, logrotate rotates under file-logrotate), time zones for
+# journal tests, logrotate rotates under file-logrotate, GNU time measures
+# slogverify's peak memory in slog), time zones for
 # the timestamp tests, a JDK and Maven for the Apache Kafka broker of the
 # kafka tests (tests/kafka/kafka-broker.sh) and the OpenSearch node of the
 # elasticsearch-http() test (tests/opensearch), with Java's CA store (Maven
 # fetches over https) and curl (the node's readiness checks)
 tests="clang libclang-rt-14-dev libcriterion-dev
-  openssl python3 systemd-journal-remote logrotate tzdata util-linux procps
+  openssl python3 systemd-journal-remote logrotate time tzdata util-linux procps
   openjdk-17-jdk-headless ca-certificates-java maven curl"
 
 case "${1:-}" in
