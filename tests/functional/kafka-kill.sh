@@ -26,7 +26,7 @@ st=0
 [ $st -eq 77 ] && { echo "kafka-kill: skipped: no Kafka broker (Java, Maven or the jars)"; exit 77; }
 [ $st -eq 0 ] || fail "the Kafka broker did not start"
 
-n=15000
+n=30000
 cat >"$work/sluice.conf" <<EOF2
 @version: 3.38
 options { stats-freq(0); };
@@ -62,10 +62,13 @@ read_topic() {
   [ "$uniq" -eq "$2" ] || fail "$uniq of $2 sequence numbers in $1"
 }
 
-# 3,000 a second for 5 s; the kill once the broker has taken some (not
+# 3,000 a second for 10 s; the kill once the broker has taken some (not
 # at a fixed time: under a sanitizer on a busy machine the first
 # acknowledgements can take seconds, and flow control holds loggen back
-# meanwhile), the restart 2 s later
+# meanwhile), the restart 2 s later.  What makes the kill mid-run is that
+# the broker had not acknowledged them all: loggen may have sent its last
+# (a late first acknowledgement, then the window's rest in a burst), and
+# what it sent waits unacknowledged in Sluice all the same.
 "$loggen" -Q -r 3000 -n $n 127.0.0.1 "$port" >"$work/loggen.out" 2>&1 &
 lg=$!
 sleep 1
@@ -77,7 +80,6 @@ until [ "$(written)" -gt 0 ] 2>/dev/null; do
 done
 before=$(written)
 "$broker" kill "$work/kafka"
-kill -0 $lg 2>/dev/null || fail "loggen ended before the kill"
 [ "${before:-0}" -gt 0 ] && [ "$before" -lt $n ] || fail "the kill was not mid-run: $before written"
 echo "broker killed with $before of $n written"
 sleep 2
