@@ -68,8 +68,10 @@ read_topic() {
 # meanwhile), the restart 2 s later.  What makes the kill mid-run is that
 # the broker had not acknowledged them all: loggen may have sent its last
 # (a late first acknowledgement, then the window's rest in a burst), and
-# what it sent waits unacknowledged in Sluice all the same.
-"$loggen" -Q -r 3000 -n $n 127.0.0.1 "$port" >"$work/loggen.out" 2>&1 &
+# what it sent waits unacknowledged in Sluice all the same.  -I 600:
+# loggen stops after -I seconds (10 by default) whether or not it has sent
+# -n, and flow control holds it back for as long as the broker is away.
+"$loggen" -Q -r 3000 -I 600 -n $n 127.0.0.1 "$port" >"$work/loggen.out" 2>&1 &
 lg=$!
 sleep 1
 i=0

@@ -34,8 +34,9 @@ written() {
   "$ctl" -c "$work/ctl" stats 2>/dev/null | sed -n 's/^dst.kafka-c;d_kafka#0;[^;]*;a;written;//p'
 }
 
-# 4,000 a second for 5 s, a reload each second from the first
-"$loggen" -Q -r 4000 -n $n 127.0.0.1 "$port" >"$work/loggen.out" 2>&1 &
+# 4,000 a second for 5 s, a reload each second from the first (-I 600:
+# loggen would stop at 10 s, sent or not, and flow control may hold it)
+"$loggen" -Q -r 4000 -I 600 -n $n 127.0.0.1 "$port" >"$work/loggen.out" 2>&1 &
 lg=$!
 sleep 1
 for r in 1 2 3; do
