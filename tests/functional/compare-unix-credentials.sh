@@ -57,6 +57,18 @@ for who in ("sng", "slc"):
     for line in (b"<13>Nov 22 10:00:00 pidtest[4242]: pid-check", b"<13>Nov 22 10:00:00 nopid: nopid-check",
                  b"<13>1 2026-11-22T10:00:00Z h app 77 ID1 - five424", b"<13>Nov 22 10:00:00 host app[5]: a host"):
         s.sendto(line, "%s/%s.sys" % (work, who))
+# the daemons read /proc/PID/cmdline and exe when a message comes: stay
+# alive until both have written everything (a sender gone by then has its
+# ids only, in syslog-ng and Sluice alike)
+def lines(name):
+    try:
+        with open("%s/%s" % (work, name)) as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return 0
+deadline = time.time() + 30
+while time.time() < deadline and min(lines(n) for n in ("sng.out", "slc.out", "sng.sys.out", "slc.sys.out")) < 4:
+    time.sleep(0.05)
 EOF2
 wait_lines "$work/sng.out" 4
 wait_lines "$work/slc.out" 4
