@@ -38,21 +38,7 @@ cmp derived.key sng-derived.key || fail "the host keys differ"
 cp derived.key decryption.key
 cp sng-derived.key sng-decryption.key
 
-# conf NAME INPUT OUTPUT KEY MAC: a file source read whole into $(slog)
-conf() {
-  cat >"$1.conf" <<EOF2
-@version: 3.38
-source s { file("$work/$2" flags(no-parse)); };
-destination d { file("$work/$3" template("\$(slog -k $work/$4 -m $work/$5 \$MSG)\n")); };
-log { source(s); destination(d); };
-EOF2
-}
-lines() {
-  seq "$2" "$3" | sed 's/^/example-message: /' >"$1"
-}
-expect() {
-  seq "$2" "$3" | awk '{ printf "%020x: example-message: %d\n", $1, $1 }' >"$1"
-}
+. "$(dirname "$0")/slog-lib.sh"
 # both_verify WANT ARGS...: Sluice's and syslog-ng's slogverify with ARGS
 # and the output files slc.txt and sng.txt: both exit 0 and give WANT
 both_verify() {

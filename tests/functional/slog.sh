@@ -23,23 +23,7 @@ cd "$work"
 [ "$("$slogkey" -c derived.key)" = "counter=0" ] || fail "new host key's counter"
 cp derived.key decryption.key
 
-# conf NAME INPUT OUTPUT: a file source read whole into $(slog)
-conf() {
-  cat >"$1.conf" <<EOF2
-@version: 3.38
-source s { file("$work/$2" flags(no-parse)); };
-destination d { file("$work/$3" template("\$(slog -k $work/derived.key -m $work/cmac \$MSG)\n")); };
-log { source(s); destination(d); };
-EOF2
-}
-# lines FILE FROM TO: "example-message: N" for N in FROM..TO
-lines() {
-  seq "$2" "$3" | sed 's/^/example-message: /' >"$1"
-}
-# expect FILE FROM TO: what slogverify gives back for those records
-expect() {
-  seq "$2" "$3" | awk '{ printf "%020x: example-message: %d\n", $1, $1 }' >"$1"
-}
+. "$(dirname "$0")/slog-lib.sh"
 
 lines in1.txt 0 11
 conf one in1.txt out.log
