@@ -330,6 +330,16 @@ def port_is_free(port):
     return True
 
 
+def make_cert(directory):
+    """A self-signed certificate and its key in directory, for @CERT@ and
+    @KEY@ (TLS scenarios, logstore()'s encrypt-certificate())."""
+    cert = os.path.join(directory, "cert.pem")
+    key = os.path.join(directory, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "2", "-subj", "/CN=localhost"], check=True, capture_output=True)
+    return cert, key
+
+
 class LineCounter:
     """Counts newlines in every file under a directory, reading only what
     was appended since the last call; a *.lgs file (logstore()) counts its
@@ -550,11 +560,7 @@ class Bench:
             print("bench: kept %s" % self.tmp)
 
     def _make_cert(self):
-        cert = os.path.join(self.tmp, "cert.pem")
-        key = os.path.join(self.tmp, "key.pem")
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
-                        "-days", "2", "-subj", "/CN=localhost"], check=True, capture_output=True)
-        return cert, key
+        return make_cert(self.tmp)
 
     def input_for(self, kind):
         if kind == "loggen":

@@ -22,7 +22,6 @@ Build with debug information for the annotation (meson -Ddebug=true).
 Not a test; nothing asserts a count.
 """
 import argparse
-import glob
 import os
 import re
 import subprocess
@@ -33,15 +32,6 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench  # noqa: E402
-
-
-def _lines(out):
-    n = 0
-    for path in glob.glob(os.path.join(out, "**", "*"), recursive=True):
-        if os.path.isfile(path):
-            with open(path, "rb") as f:
-                n += sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
-    return n
 
 
 def _total_ir(path):
@@ -80,7 +70,9 @@ def main():
         port += 1
     conf = os.path.join(work, "sluice.conf")
     with open(conf, "w", encoding="utf-8") as f:
-        f.write(bench.render(meta["text"], {"PORT": port, "OUT": out, "SCENARIOS": os.path.join(HERE, "scenarios")}))
+        cert, key = bench.make_cert(work)
+        f.write(bench.render(meta["text"], {"PORT": port, "OUT": out, "CERT": cert, "KEY": key,
+                                            "SCENARIOS": os.path.join(HERE, "scenarios")}))
     input_path = None
     if meta["input"] != "loggen":
         input_path = os.path.join(work, "input-%s.txt" % meta["input"])
@@ -109,8 +101,9 @@ def main():
         subprocess.run(lcmd, check=True, capture_output=True)
         deadline = time.monotonic() + 600
         last, last_t = -1, time.monotonic()
+        counter = bench.LineCounter(out)
         while True:
-            n = _lines(out)
+            n = counter.poll()
             if n >= expected:
                 break
             if n != last:
@@ -125,7 +118,7 @@ def main():
     ir = _total_ir(prof)
     sent = (meta["messages"] // meta["connections"]) * meta["connections"]
     if udp:
-        sent = _lines(out)  # per datagram read and written
+        sent = bench.LineCounter(out).poll()  # per datagram read and written
     print("%s: %d messages, %d instructions, %.0f per message (profile %s)" % (
         args.scenario, sent, ir, ir / sent, prof))
 
