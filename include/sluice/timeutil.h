@@ -5,9 +5,9 @@
 /*
  * Time zones and calendar arithmetic without localtime()/mktime() per
  * message.  Civil dates are computed arithmetically (proleptic Gregorian);
- * a zone's UTC offset comes from glib's GTimeZone once per 15-minute bucket
- * and is then cached in the zone object (lock-free, shared by all threads),
- * since every real zone changes offset only on quarter-hour boundaries.
+ * a zone's UTC offsets over 1900-2200 are tabled from glib's GTimeZone
+ * when the zone is first named, and read by a binary search after that
+ * (read-only, shared by all threads).
  */
 
 #include <stdbool.h>
@@ -100,6 +100,9 @@ int32_t tz_offset_at(TimeZoneInfo *tz, int64_t utc_sec);
  * just before the change is used. */
 int64_t tz_local_to_utc(TimeZoneInfo *tz, int32_t year, int mon, int mday, int hour, int min, int sec,
                         int32_t *gmtoff);
+/* The same for a wall time given as seconds since the epoch read as UTC
+ * (civil_to_seconds of its fields). */
+int64_t tz_wall_to_utc(TimeZoneInfo *tz, int64_t wall, int32_t *gmtoff);
 
 /* Days since 1970-01-01 of a civil date (mon 0..11). */
 int64_t civil_to_days(int64_t year, int mon, int mday);

@@ -3,19 +3,29 @@
 #include "sluice/timeutil.h"
 
 #include <glib.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TZ_BUCKET 900 /* seconds: offsets change only on quarter hours */
+/* The UTC seconds over which a zone's offsets are tabled: 1900-01-01 to
+ * 2200-01-01.  A time outside asks GTimeZone each time (only garbage
+ * dates are out there). */
+#define TZ_TABLE_FROM INT64_C(-2208988800)
+#define TZ_TABLE_TO INT64_C(7258118400)
+
+/* From from (UTC seconds) until the next span's from, offset is in force. */
+typedef struct TzSpan
+{
+  int64_t from;
+  int32_t offset;
+} TzSpan;
 
 struct TimeZoneInfo
 {
   char *name;
   GTimeZone *gtz;       /* NULL for a fixed offset */
   int32_t fixed_offset; /* when gtz is NULL */
-  /* cache: (bucket << 24) | (offset + 2^23), 0 when empty */
-  atomic_uint_fast64_t cache;
+  TzSpan *spans;        /* gtz's offsets over the table's years, by from; */
+  size_t n_spans;       /* read-only once the zone is made */
 };
 
 static GMutex zones_lock;
@@ -58,30 +68,59 @@ civil_days_in_month(int32_t year, int mon)
   return days[mon] + (mon == 1 && _is_leap(year));
 }
 
-void
-civil_from_seconds(int64_t local_sec, CivilTime *out)
-{
-  int64_t days = _floor_div(local_sec, 86400);
-  int64_t rem = local_sec - days * 86400;
-  out->hour = (int8_t) (rem / 3600);
-  out->min = (int8_t) (rem % 3600 / 60);
-  out->sec = (int8_t) (rem % 60);
-  out->wday = (int8_t) ((days % 7 + 11) % 7); /* 1970-01-01 was a Thursday */
+/* Days since 1970-01-01 (day 0) of the 400-year eras the fast path adds
+ * to keep every number unsigned: 100 eras (146097 days each, a whole
+ * number of weeks) reach from about 38,000 BC. */
+#define CIVIL_SHIFT_ERAS 100
+#define CIVIL_SHIFT_SEC ((int64_t) CIVIL_SHIFT_ERAS * 146097 * 86400)
 
-  int64_t z = days + 719468;
-  int64_t era = _floor_div(z, 146097);
-  int64_t doe = z - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t y = yoe + era * 400;
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  int64_t mp = (5 * doy + 2) / 153;
+/* From a day count (days_1970 + 719468 + the shift), 0 being 0000-03-01
+ * less the shift: Howard Hinnant's civil_from_days in unsigned arithmetic,
+ * every division by a constant. */
+static void
+_civil_from_shifted(uint64_t z, CivilTime *out)
+{
+  uint64_t era = z / 146097;
+  uint64_t doe = z - era * 146097;
+  uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  uint64_t mp = (5 * doy + 2) / 153;
   int d = (int) (doy - (153 * mp + 2) / 5 + 1);
   int m = (int) (mp < 10 ? mp + 3 : mp - 9);
-  y += (m <= 2);
+  int64_t y = (int64_t) (yoe + era * 400) - (int64_t) CIVIL_SHIFT_ERAS * 400 + (m <= 2);
   out->year = (int32_t) y;
   out->mon = (int8_t) (m - 1);
   out->mday = (int8_t) d;
-  out->yday = (int16_t) (days - civil_to_days(y, 0, 1));
+  /* doy counts from March 1st: January and February end the year before */
+  out->yday = (int16_t) (m <= 2 ? (int64_t) doy - 306 : (int64_t) doy + 59 + _is_leap(y));
+}
+
+void
+civil_from_seconds(int64_t local_sec, CivilTime *out)
+{
+  uint64_t days; /* since 1970-01-01, plus the shift */
+  uint32_t rem;  /* seconds into the day */
+  int64_t eras = 0;
+  if (local_sec > -CIVIL_SHIFT_SEC && local_sec < CIVIL_SHIFT_SEC)
+    {
+      uint64_t s = (uint64_t) (local_sec + CIVIL_SHIFT_SEC);
+      days = s / 86400;
+      rem = (uint32_t) (s - days * 86400);
+    }
+  else
+    {
+      /* garbage dates: whole eras aside, the rest as above */
+      int64_t d = _floor_div(local_sec, 86400);
+      rem = (uint32_t) (local_sec - d * 86400);
+      eras = _floor_div(d, 146097);
+      days = (uint64_t) (d - eras * 146097) + (uint64_t) CIVIL_SHIFT_ERAS * 146097;
+    }
+  out->hour = (int8_t) (rem / 3600);
+  out->min = (int8_t) (rem % 3600 / 60);
+  out->sec = (int8_t) (rem % 60);
+  out->wday = (int8_t) ((days + 4) % 7); /* 1970-01-01 was a Thursday */
+  _civil_from_shifted(days + 719468, out);
+  out->year = (int32_t) (out->year + eras * 400);
 }
 
 int64_t
@@ -134,6 +173,65 @@ _parse_fixed_offset(const char *s, int32_t *offset)
   return true;
 }
 
+static gint
+_interval_at(GTimeZone *gtz, int64_t utc_sec)
+{
+  return g_time_zone_find_interval(gtz, G_TIME_TYPE_UNIVERSAL, utc_sec);
+}
+
+/* The first second after t (whose interval is idx) in another interval,
+ * or TZ_TABLE_TO: an interval is a run of seconds, and runs come in
+ * order, so a doubling step finds one past the end and halving finds it. */
+static int64_t
+_interval_end(GTimeZone *gtz, int64_t t, gint idx)
+{
+  int64_t step = 3600, lo = t;
+  int64_t hi = t + step;
+  while (hi < TZ_TABLE_TO && _interval_at(gtz, hi) == idx)
+    {
+      lo = hi;
+      step *= 2;
+      hi = t + step;
+    }
+  if (hi >= TZ_TABLE_TO)
+    {
+      if (_interval_at(gtz, TZ_TABLE_TO) == idx)
+        return TZ_TABLE_TO;
+      hi = TZ_TABLE_TO;
+    }
+  while (hi - lo > 1)
+    {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (_interval_at(gtz, mid) == idx)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  return hi;
+}
+
+/* The zone's offsets over the table's years, once: a message's offset is
+ * then a binary search of a few hundred spans at most (one for UTC), the
+ * same for every time of the years however the times jump about.
+ * GTimeZone's own lookup walks its transitions one by one. */
+static void
+_table_spans(TimeZoneInfo *tz)
+{
+  GArray *spans = g_array_new(FALSE, FALSE, sizeof(TzSpan));
+  int64_t t = TZ_TABLE_FROM;
+  while (t < TZ_TABLE_TO)
+    {
+      gint idx = _interval_at(tz->gtz, t);
+      TzSpan span = { .from = t, .offset = idx >= 0 ? g_time_zone_get_offset(tz->gtz, idx) : 0 };
+      /* intervals that differ in name only make one span */
+      if (!spans->len || g_array_index(spans, TzSpan, spans->len - 1).offset != span.offset)
+        g_array_append_val(spans, span);
+      t = _interval_end(tz->gtz, t, idx);
+    }
+  tz->n_spans = spans->len;
+  tz->spans = (TzSpan *) (void *) g_array_free(spans, FALSE);
+}
+
 static TimeZoneInfo *
 _zone_new(const char *name, const char **error)
 {
@@ -157,6 +255,8 @@ _zone_new(const char *name, const char **error)
           return NULL;
         }
     }
+  if (tz->gtz)
+    _table_spans(tz);
   tz->name = g_strdup(name && *name ? name : "local");
   return tz;
 }
@@ -203,23 +303,28 @@ tz_offset_at(TimeZoneInfo *tz, int64_t utc_sec)
 {
   if (!tz->gtz)
     return tz->fixed_offset;
-
-  uint64_t bucket = (uint64_t) _floor_div(utc_sec, TZ_BUCKET) & ((UINT64_C(1) << 40) - 1);
-  uint64_t cached = atomic_load_explicit(&tz->cache, memory_order_relaxed);
-  if (cached && (cached >> 24) == bucket)
-    return (int32_t) (cached & 0xffffff) - (1 << 23);
-
-  gint interval = g_time_zone_find_interval(tz->gtz, G_TIME_TYPE_UNIVERSAL, utc_sec);
-  int32_t offset = interval >= 0 ? g_time_zone_get_offset(tz->gtz, interval) : 0;
-  atomic_store_explicit(&tz->cache, (bucket << 24) | (uint64_t) (offset + (1 << 23)), memory_order_relaxed);
-  return offset;
+  if (utc_sec < TZ_TABLE_FROM || utc_sec >= TZ_TABLE_TO)
+    {
+      gint interval = _interval_at(tz->gtz, utc_sec);
+      return interval >= 0 ? g_time_zone_get_offset(tz->gtz, interval) : 0;
+    }
+  /* the last span that starts at or before utc_sec (spans[0] starts at
+   * the table's start; a zone that keeps one offset has only that) */
+  size_t lo = 0, hi = tz->n_spans;
+  while (hi - lo > 1)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (tz->spans[mid].from <= utc_sec)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  return tz->spans[lo].offset;
 }
 
 int64_t
-tz_local_to_utc(TimeZoneInfo *tz, int32_t year, int mon, int mday, int hour, int min, int sec,
-                int32_t *gmtoff)
+tz_wall_to_utc(TimeZoneInfo *tz, int64_t wall, int32_t *gmtoff)
 {
-  int64_t wall = civil_to_seconds(year, mon, mday, hour, min, sec);
   /* Two rounds of fixed-point iteration: the offset at the guessed UTC
    * time.  In a skipped or repeated hour this settles on one of the two
    * offsets around the change. */
@@ -228,6 +333,13 @@ tz_local_to_utc(TimeZoneInfo *tz, int32_t year, int mon, int mday, int hour, int
   if (gmtoff)
     *gmtoff = off;
   return wall - off;
+}
+
+int64_t
+tz_local_to_utc(TimeZoneInfo *tz, int32_t year, int mon, int mday, int hour, int min, int sec,
+                int32_t *gmtoff)
+{
+  return tz_wall_to_utc(tz, civil_to_seconds(year, mon, mday, hour, min, sec), gmtoff);
 }
 
 void

@@ -260,9 +260,8 @@ syslog_scan_rfc5424_time(const char **p, const char *end, SyslogTime *t)
  * Per-thread memo of the zone arithmetic, so that a message costs no
  * civil_from_seconds() and no zone lookup in the common case.  It is exact
  * because every UTC offset in use since 1980 is a multiple of 15 minutes
- * and changes only on a UTC quarter hour (the assumption timeutil's own
- * cache makes): then the local date at "now" depends only on now's
- * 15-minute bucket, and the offset tz_local_to_utc() picks for a wall time
+ * and changes only on a UTC quarter hour: then the local date at "now"
+ * depends only on now's 15-minute bucket, and the offset tz_wall_to_utc() picks for a wall time
  * only on the wall time's 15-minute bucket.  Older wall times skip the memo.
  */
 #define QUARTER 900
@@ -335,19 +334,19 @@ _wall_seconds(int32_t year, int mon, const SyslogTime *t)
 }
 
 static int32_t
-_zone_offset(TimeZoneInfo *tz, int32_t year, int mon, const SyslogTime *t, int64_t wall)
+_zone_offset(TimeZoneInfo *tz, int64_t wall)
 {
   if (wall < MEMO_FROM)
     {
       int32_t gmtoff;
-      tz_local_to_utc(tz, year, mon, t->mday, t->hour, t->min, t->sec, &gmtoff);
+      tz_wall_to_utc(tz, wall, &gmtoff);
       return gmtoff;
     }
   int64_t q = wall / QUARTER;
   unsigned slot = (unsigned) q % OFFSET_SLOTS;
   if (memo.offsets[slot].tz != tz || memo.offsets[slot].quarter != q)
     {
-      tz_local_to_utc(tz, year, mon, t->mday, t->hour, t->min, t->sec, &memo.offsets[slot].gmtoff);
+      tz_wall_to_utc(tz, wall, &memo.offsets[slot].gmtoff);
       memo.offsets[slot].tz = tz;
       memo.offsets[slot].quarter = q;
     }
@@ -371,6 +370,6 @@ syslog_time_to_stamp(const SyslogTime *t, TimeZoneInfo *tz, const LogStamp *recv
     }
   int64_t wall = _wall_seconds(year, mon, t);
   out->usec = t->usec;
-  out->gmtoff = t->has_offset ? t->gmtoff : _zone_offset(tz, year, mon, t, wall);
+  out->gmtoff = t->has_offset ? t->gmtoff : _zone_offset(tz, wall);
   out->sec = wall - out->gmtoff;
 }

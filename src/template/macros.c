@@ -296,7 +296,7 @@ _iso_week(const CivilTime *t)
 static void
 _expand_date(LogMacro m, const LogStamp *stamp, const LogTemplateOptions *opts, GString *out)
 {
-  const DateSecond *d = date_second_get(stamp, opts);
+  DateSecond *d = date_second_get(stamp, opts);
   const CivilTime *t = &d->tm;
   switch (m)
     {
@@ -373,7 +373,7 @@ _expand_date(LogMacro m, const LogStamp *stamp, const LogTemplateOptions *opts, 
       fmt_append_uint(out, (uint64_t) _iso_week(t), 2);
       break;
     case M_TZOFFSET:
-      g_string_append_len(out, d->tzofs, 6);
+      g_string_append_len(out, date_second_tzofs(d), 6);
       break;
     default:
       break;

@@ -86,6 +86,7 @@ typedef struct DateSecond
   int64_t sec;    /* UTC */
   int32_t gmtoff; /* the offset it is shown in */
   bool valid;
+  uint8_t rendered; /* DATE_FORM_*: which of the texts below are made */
   CivilTime tm;
   char bsd[16];  /* "Mar 10 11:58:01" */
   char iso[20];  /* "2025-03-10T11:58:01" */
@@ -94,12 +95,18 @@ typedef struct DateSecond
   uint8_t unix_len;
 } DateSecond;
 
-/* The rendered second of stamp under opts (send_tz or the stamp's own
- * offset).  The result lives in this thread's cache until the next call. */
-const DateSecond *date_second_get(const LogStamp *stamp, const LogTemplateOptions *opts);
+/* The second of stamp under opts (send_tz or the stamp's own offset), its
+ * civil time worked out; each text form is made the first time it is
+ * asked for (a stream of times that jump about misses the cache on every
+ * message, and a template uses one form or two).  The result lives in
+ * this thread's cache until the next call. */
+DateSecond *date_second_get(const LogStamp *stamp, const LogTemplateOptions *opts);
+
+/* "+hh:mm" of d's offset. */
+const char *date_second_tzofs(DateSecond *d);
 
 /* Append a date of ts_format with frac_digits of usec. */
-void date_append_stamp(const DateSecond *d, uint32_t usec, LogTimestampFormat fmt, int frac_digits, GString *out);
+void date_append_stamp(DateSecond *d, uint32_t usec, LogTimestampFormat fmt, int frac_digits, GString *out);
 
 /* Append ".ddd" (frac_digits digits of usec, truncated); nothing for 0. */
 void date_append_frac(uint32_t usec, int frac_digits, GString *out);

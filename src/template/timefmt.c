@@ -2,10 +2,10 @@
 /*
  * Dates for templates without localtime/strftime per message.
  *
- * Each thread keeps a small direct-mapped cache of rendered seconds keyed
- * by (UTC second, offset shown).  A miss does the civil arithmetic and
- * renders the BSD, ISO and unix forms of that second once; a hit only
- * copies them and appends the fraction.  Messages mostly arrive in time
+ * Each thread keeps a small direct-mapped cache of seconds keyed by (UTC
+ * second, offset shown).  A miss does the civil arithmetic; the BSD, ISO,
+ * offset and unix forms of that second are made when first asked for, and
+ * after that a hit only copies them and appends the fraction.  Messages mostly arrive in time
  * order, so a few slots catch nearly everything, including a mix of zones.
  */
 #include "template-internal.h"
@@ -47,15 +47,20 @@ fmt_append_uint(GString *out, uint64_t n, int width)
   g_string_append_len(out, buf + i, (gssize) sizeof(buf) - i);
 }
 
-static void
-_render(DateSecond *d, int64_t sec, int32_t gmtoff)
+enum
 {
-  d->sec = sec;
-  d->gmtoff = gmtoff;
-  d->valid = true;
-  civil_from_seconds(sec + gmtoff, &d->tm);
-  const CivilTime *t = &d->tm;
+  DATE_FORM_BSD = 1,
+  DATE_FORM_ISO = 2,
+  DATE_FORM_TZOFS = 4,
+  DATE_FORM_UNIX = 8,
+};
 
+static const char *
+_bsd(DateSecond *d)
+{
+  if (d->rendered & DATE_FORM_BSD)
+    return d->bsd;
+  const CivilTime *t = &d->tm;
   memcpy(d->bsd, month_abbrev[t->mon], 3);
   d->bsd[3] = ' ';
   if (t->mday < 10)
@@ -72,7 +77,16 @@ _render(DateSecond *d, int64_t sec, int32_t gmtoff)
   d->bsd[12] = ':';
   _put2(d->bsd + 13, t->sec);
   d->bsd[15] = '\0';
+  d->rendered |= DATE_FORM_BSD;
+  return d->bsd;
+}
 
+static const char *
+_iso(DateSecond *d)
+{
+  if (d->rendered & DATE_FORM_ISO)
+    return d->iso;
+  const CivilTime *t = &d->tm;
   /* years outside 0..9999 do not fit ISO 8601's four digits: clamp, as
    * such dates only come from garbage input */
   int y = t->year < 0 ? 0 : t->year > 9999 ? 9999 : t->year;
@@ -83,39 +97,67 @@ _render(DateSecond *d, int64_t sec, int32_t gmtoff)
   d->iso[7] = '-';
   _put2(d->iso + 8, t->mday);
   d->iso[10] = 'T';
-  memcpy(d->iso + 11, d->bsd + 7, 8);
+  _put2(d->iso + 11, t->hour);
+  d->iso[13] = ':';
+  _put2(d->iso + 14, t->min);
+  d->iso[16] = ':';
+  _put2(d->iso + 17, t->sec);
   d->iso[19] = '\0';
+  d->rendered |= DATE_FORM_ISO;
+  return d->iso;
+}
 
-  int32_t a = gmtoff < 0 ? -gmtoff : gmtoff;
-  d->tzofs[0] = gmtoff < 0 ? '-' : '+';
+const char *
+date_second_tzofs(DateSecond *d)
+{
+  if (d->rendered & DATE_FORM_TZOFS)
+    return d->tzofs;
+  int32_t a = d->gmtoff < 0 ? -d->gmtoff : d->gmtoff;
+  d->tzofs[0] = d->gmtoff < 0 ? '-' : '+';
   _put2(d->tzofs + 1, (a / 3600) % 100);
   d->tzofs[3] = ':';
   _put2(d->tzofs + 4, a % 3600 / 60);
   d->tzofs[6] = '\0';
+  d->rendered |= DATE_FORM_TZOFS;
+  return d->tzofs;
+}
 
+static const char *
+_unix(DateSecond *d)
+{
+  if (d->rendered & DATE_FORM_UNIX)
+    return d->unix_;
   char buf[24];
   int i = sizeof(buf);
-  uint64_t u = sec < 0 ? (uint64_t) -sec : (uint64_t) sec;
+  uint64_t u = d->sec < 0 ? (uint64_t) -d->sec : (uint64_t) d->sec;
   do
     {
       buf[--i] = (char) ('0' + u % 10);
       u /= 10;
     }
   while (u);
-  if (sec < 0)
+  if (d->sec < 0)
     buf[--i] = '-';
   d->unix_len = (uint8_t) (sizeof(buf) - i);
   memcpy(d->unix_, buf + i, d->unix_len);
+  d->rendered |= DATE_FORM_UNIX;
+  return d->unix_;
 }
 
-const DateSecond *
+DateSecond *
 date_second_get(const LogStamp *stamp, const LogTemplateOptions *opts)
 {
   int32_t gmtoff = opts && opts->send_tz ? tz_offset_at(opts->send_tz, stamp->sec) : stamp->gmtoff;
   uint64_t h = (uint64_t) stamp->sec * 0x9E3779B97F4A7C15ull + (uint64_t) (int64_t) gmtoff;
   DateSecond *d = &date_cache[(h >> 59) & (DATE_SLOTS - 1)];
   if (!d->valid || d->sec != stamp->sec || d->gmtoff != gmtoff)
-    _render(d, stamp->sec, gmtoff);
+    {
+      d->sec = stamp->sec;
+      d->gmtoff = gmtoff;
+      d->valid = true;
+      d->rendered = 0;
+      civil_from_seconds(stamp->sec + gmtoff, &d->tm);
+    }
   return d;
 }
 
@@ -138,25 +180,28 @@ date_append_frac(uint32_t usec, int frac_digits, GString *out)
 }
 
 void
-date_append_stamp(const DateSecond *d, uint32_t usec, LogTimestampFormat fmt, int frac_digits, GString *out)
+date_append_stamp(DateSecond *d, uint32_t usec, LogTimestampFormat fmt, int frac_digits, GString *out)
 {
   switch (fmt)
     {
     case LTZ_FORMAT_RFC3339:
-      str_append(out, d->iso, 19);
+      str_append(out, _iso(d), 19);
       date_append_frac(usec, frac_digits, out);
-      str_append(out, d->tzofs, 6);
+      str_append(out, date_second_tzofs(d), 6);
       break;
     case LTZ_FORMAT_FULL:
       fmt_append_uint(out, (uint64_t) (d->tm.year < 0 ? 0 : d->tm.year), 0);
       g_string_append_c(out, ' ');
       /* fall through */
     case LTZ_FORMAT_RFC3164:
-      str_append(out, d->bsd, 15);
+      str_append(out, _bsd(d), 15);
       date_append_frac(usec, frac_digits, out);
       break;
     case LTZ_FORMAT_UNIX:
-      g_string_append_len(out, d->unix_, d->unix_len);
+      {
+        const char *u = _unix(d); /* sets unix_len */
+        g_string_append_len(out, u, d->unix_len);
+      }
       date_append_frac(usec, frac_digits, out);
       break;
     }

@@ -2,6 +2,8 @@
 #include "sluice/timeutil.h"
 
 #include <criterion/criterion.h>
+#include <glib.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -25,6 +27,31 @@ Test(timeutil, civil_roundtrip_matches_gmtime)
       cr_assert_eq(c.yday, tm.tm_yday);
       cr_assert_eq(civil_to_seconds(c.year, c.mon, c.mday, c.hour, c.min, c.sec), t);
     }
+}
+
+/* Far from the present (garbage dates): around where the unsigned fast
+ * path ends, and out to years of nine digits. */
+Test(timeutil, civil_far_dates_match_gmtime)
+{
+  const int64_t points[] = { 1262278080000LL, 10000000000000LL, 60000000000000000LL };
+  for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++)
+    for (int sign = -1; sign <= 1; sign += 2)
+      for (int64_t k = -3 * 86400; k <= 3 * 86400; k += 86400 / 4 + 1)
+        {
+          int64_t t = sign * points[i] + k;
+          time_t tt = (time_t) t;
+          struct tm tm;
+          cr_assert_not_null(gmtime_r(&tt, &tm));
+          CivilTime c;
+          civil_from_seconds(t, &c);
+          cr_assert_eq(c.year, (int64_t) tm.tm_year + 1900, "t=%lld", (long long) t);
+          cr_assert_eq(c.mon, tm.tm_mon, "t=%lld", (long long) t);
+          cr_assert_eq(c.mday, tm.tm_mday, "t=%lld", (long long) t);
+          cr_assert_eq(c.hour, tm.tm_hour, "t=%lld", (long long) t);
+          cr_assert_eq(c.sec, tm.tm_sec, "t=%lld", (long long) t);
+          cr_assert_eq(c.wday, tm.tm_wday, "t=%lld", (long long) t);
+          cr_assert_eq(c.yday, tm.tm_yday, "t=%lld", (long long) t);
+        }
 }
 
 Test(timeutil, days_in_month_handles_leap_years)
@@ -98,5 +125,56 @@ Test(timeutil, local_zone_agrees_with_libc)
       struct tm tm;
       localtime_r(&tt, &tm);
       cr_assert_eq(tz_offset_at(tz, t), tm.tm_gmtoff, "t=%lld", (long long) t);
+    }
+}
+
+/* The offset table agrees with GTimeZone's own lookup at every second
+ * where an offset changes (found by stepping six hours and halving), on
+ * both sides of it, at times that jump about, and outside the tabled
+ * years; Lord Howe changes by half an hour, Kathmandu sits at +05:45. */
+Test(timeutil, zone_table_agrees_with_glib)
+{
+  const char *names[] = { "Europe/Budapest", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu",
+                          "America/Sao_Paulo", "Africa/Casablanca", "Etc/UTC", "Pacific/Apia" };
+  for (size_t z = 0; z < G_N_ELEMENTS(names); z++)
+    {
+      TimeZoneInfo *tz = tz_get(names[z], NULL);
+      GTimeZone *g = g_time_zone_new_identifier(names[z]);
+      cr_assert(tz && g, "%s", names[z]);
+      int changes = 0;
+      int32_t prev = g_time_zone_get_offset(g, g_time_zone_find_interval(g, G_TIME_TYPE_UNIVERSAL, -2208988800LL));
+      for (int64_t t = -2208988800LL; t < 7258118400LL; t += 6 * 3600)
+        {
+          int32_t want = g_time_zone_get_offset(g, g_time_zone_find_interval(g, G_TIME_TYPE_UNIVERSAL, t));
+          if (want == prev)
+            continue;
+          int64_t lo = t - 6 * 3600, hi = t; /* prev at lo, want at hi */
+          while (hi - lo > 1)
+            {
+              int64_t mid = lo + (hi - lo) / 2;
+              if (g_time_zone_get_offset(g, g_time_zone_find_interval(g, G_TIME_TYPE_UNIVERSAL, mid)) == prev)
+                lo = mid;
+              else
+                hi = mid;
+            }
+          cr_assert_eq(tz_offset_at(tz, lo), prev, "%s at %lld", names[z], (long long) lo);
+          cr_assert_eq(tz_offset_at(tz, hi), want, "%s at %lld", names[z], (long long) hi);
+          prev = want;
+          changes++;
+        }
+      if (strcmp(names[z], "Etc/UTC") != 0)
+        cr_assert_geq(changes, 2, "%s", names[z]);
+      uint64_t x = 88172645463325252ULL;
+      for (int i = 0; i < 20000; i++)
+        {
+          x ^= x << 13;
+          x ^= x >> 7;
+          x ^= x << 17;
+          /* 1800 to 2300: outside the table too */
+          int64_t t = -5364662400LL + (int64_t) (x % 15778800000ULL);
+          int32_t want = g_time_zone_get_offset(g, g_time_zone_find_interval(g, G_TIME_TYPE_UNIVERSAL, t));
+          cr_assert_eq(tz_offset_at(tz, t), want, "%s at %lld", names[z], (long long) t);
+        }
+      g_time_zone_unref(g);
     }
 }
