@@ -20,7 +20,8 @@
  * before, except json-c's lenient extensions (comments, single quotes,
  * leading zeros), which no server sends.  A number longer than
  * BULK_NUMBER_MAX bytes is refused.  Raw control bytes within strings are
- * taken, as json-c took them; bytes are not checked to be UTF-8.
+ * taken, as json-c took them, but NUL, where json-c's tokener stopped;
+ * bytes are not checked to be UTF-8.
  *
  * What it asks of the answer, as http_bulk_parse with json-c did: an
  * object; "errors", when there, true or false; one "items" array of
@@ -719,6 +720,8 @@ _byte(HttpBulkReader *r, char c)
           r->state = ST_ESCAPE;
           return true;
         }
+      if (!c)
+        return _fail(r, E_JSON); /* json-c's tokener ended there */
       _flush_high(r);
       _emit(r, &c, 1);
       return true;
@@ -796,7 +799,7 @@ http_bulk_reader_feed(HttpBulkReader *r, const char *buf, size_t len)
       /* the bulk of a long answer: text nobody keeps, skipped at once */
       if (r->state == ST_STRING && !r->in_key && r->capture == CAP_NONE && !r->high)
         {
-          while (i < len && buf[i] != '"' && buf[i] != '\\')
+          while (i < len && buf[i] != '"' && buf[i] != '\\' && buf[i])
             i++;
           if (i == len)
             break;

@@ -234,6 +234,19 @@ Test(http_bulk, refused)
     }
 }
 
+/* a NUL, where json-c's tokener stopped: in a string, after the answer */
+Test(http_bulk, nul)
+{
+  static const char in_string[] = "{\"items\":[{\"index\":{\"status\":200,\"x\":\"a\0b\"}}]}";
+  static const char after[] = "{\"items\":[{\"index\":{\"status\":200}}]}\n\0";
+  HttpBulkItem out[1];
+  const char *error = NULL;
+  char *reason = NULL;
+  cr_assert_not(http_bulk_parse(in_string, sizeof(in_string) - 1, 1, out, &error, &reason));
+  cr_assert_not(http_bulk_parse(after, sizeof(after) - 1, 1, out, &error, &reason));
+  cr_assert(http_bulk_parse(after, sizeof(after) - 2, 1, out, &error, &reason));
+}
+
 Test(http_bulk, nesting)
 {
   HttpBulkItem out[1];
