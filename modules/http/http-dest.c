@@ -51,6 +51,7 @@ typedef struct HttpReq
    * into one outcome per item */
   HttpBulkReader bulk;
   HttpBulkItem *bulk_out;
+  bool bulk_cut;           /* a 2xx answer it refused was not read on */
   bool active;
   bool fresh;              /* the last try failed: the next one on a new connection */
   char errbuf[CURL_ERROR_SIZE];
@@ -110,10 +111,21 @@ _on_data(char *ptr, size_t size, size_t nmemb, void *user)
   size_t len = size * nmemb;
   size_t room = HTTP_SMALL_RESPONSE - r->resp->len;
   g_string_append_len(r->resp, ptr, (gssize) (len < room ? len : room));
-  /* a bulk answer is read as it comes, whatever its length (once it is
-   * refused, the rest is thrown away like any other response's) */
-  if (r->bulk_out)
-    http_bulk_reader_feed(&r->bulk, ptr, len);
+  /* a bulk answer is read as it comes, whatever its length */
+  if (r->bulk_out && !http_bulk_reader_feed(&r->bulk, ptr, len))
+    {
+      /* a 2xx that is not a bulk response: its batch goes again whatever
+       * follows, so the rest is not waited for (curl ends the transfer);
+       * another status's body is read on and thrown away, its status
+       * decides */
+      long code = 0;
+      curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &code);
+      if (code >= 200 && code < 300)
+        {
+          r->bulk_cut = true;
+          return 0;
+        }
+    }
   return len;
 }
 
@@ -185,6 +197,7 @@ _start(HttpDest *d, HttpReq *r)
   g_string_truncate(r->resp, 0);
   if (r->bulk_out)
     http_bulk_reader_init(&r->bulk, r->bulk_out, r->n_idx);
+  r->bulk_cut = false;
   r->errbuf[0] = 0;
   curl_easy_setopt(r->h, CURLOPT_URL, d->o.urls[r->url]);
   curl_easy_setopt(r->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) r->body->len);
@@ -243,7 +256,8 @@ static bool
 _settle(HttpDest *d, HttpReq *r, CURLcode res)
 {
   long code = 0;
-  if (res != CURLE_OK)
+  /* a bulk answer refused and cut short: its status and the reader decide */
+  if (res != CURLE_OK && !(res == CURLE_WRITE_ERROR && r->bulk_cut))
     {
       _log(d, SLUICE_LOG_ERROR, "HTTP request failed, sending it again", r, 0, curl_easy_strerror(res));
       return false;
