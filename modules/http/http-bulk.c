@@ -179,11 +179,13 @@ _capture_start(HttpBulkReader *r)
     case W_TYPE:
       r->capture = CAP_TYPE;
       r->type_len = 0;
+      r->type[0] = 0;
       r->has_type = true;
       break;
     case W_REASON:
       r->capture = CAP_WHY;
       r->why_len = 0;
+      r->why[0] = 0;
       r->why_max = HTTP_BULK_WHY_MAX - HTTP_BULK_TYPE_MAX;
       r->has_why = true;
       break;

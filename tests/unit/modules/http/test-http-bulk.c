@@ -157,6 +157,13 @@ Test(http_bulk, reasons)
   r = _parse("{\"items\":[{\"index\":{\"status\":400,\"error\":{\"type\":{\"a\":1},\"reason\":\"r\"}}}]}", 1);
   cr_assert_str_eq(r.reason, "?: r");
   g_free(r.reason);
+  /* a key twice: the last one, as json-c kept it */
+  r = _parse("{\"items\":[{\"index\":{\"status\":200,\"error\":{\"type\":\"t\",\"reason\":\"long\","
+             "\"reason\":\"\"},\"status\":400}}]}", 1);
+  cr_assert(r.ok);
+  cr_assert_eq(r.out[0], HTTP_BULK_DROP);
+  cr_assert_str_eq(r.reason, "t: ");
+  g_free(r.reason);
   /* a dropped item without an error has no reason; a later one does */
   r = _parse("{\"items\":[{\"index\":{\"status\":400}},{\"index\":{\"status\":403,\"error\":\"no\"}}]}", 2);
   cr_assert(r.ok);
