@@ -67,7 +67,8 @@ _parse(const char *s, size_t n)
   whole.ok = http_bulk_parse(s, len, n, whole.out, &whole.error, &whole.reason);
   if (whole.ok)
     for (size_t i = 0; i < n; i++)
-      cr_assert(whole.out[i] == HTTP_BULK_OK || whole.out[i] == HTTP_BULK_RETRY || whole.out[i] == HTTP_BULK_DROP);
+      cr_assert(whole.out[i] == HTTP_BULK_OK || whole.out[i] == HTTP_BULK_RETRY
+                || whole.out[i] == HTTP_BULK_DROP);
   else
     cr_assert_null(whole.reason);
   for (size_t cut = 0; cut <= len; cut++)
@@ -123,12 +124,15 @@ Test(http_bulk, failed_items)
 /* Keys in any order, and whatever JSON the reader must step over. */
 Test(http_bulk, skipped_values)
 {
-  Result r = _parse(" \r\n\t{\"items\" : [ {\"index\":{\"error\":{\"caused_by\":{\"type\":\"inner\",\"x\":[1,-2.5e+3,0.0,"
-                    "1E-2,[],{}]},\"reason\":\"a \\\"quoted\\\" \\\\ \\/ \\b\\f\\n\\r\\t \\u00e9\\ud83d\\ude00 reason\","
-                    "\"type\":\"first\\u0020type\",\"more\":[true,false,null]},\"_index\":\"i]}\\\"\",\"status\":400}},"
+  Result r = _parse(" \r\n\t{\"items\" : [ {\"index\":{\"error\":{\"caused_by\":{\"type\":\"inner\","
+                    "\"x\":[1,-2.5e+3,0.0,1E-2,[],{}]},"
+                    "\"reason\":\"a \\\"quoted\\\" \\\\ \\/ \\b\\f\\n\\r\\t \\u00e9\\ud83d\\ude00 reason\","
+                    "\"type\":\"first\\u0020type\",\"more\":[true,false,null]},"
+                    "\"_index\":\"i]}\\\"\",\"status\":400}},"
                     "{\"create\":{\"_seq_no\":-0,\"status\":201,\"_shards\":{\"total\":2,\"failed\":0}}},"
                     "{\"update\":{\"st\\u0061tus\":500,\"result\":null}} ],"
-                    "\"took\" : 30, \"errors\" : true, \"other\":{\"items\":\"not these\",\"a\":[[[\"]\"]]]} }  \n",
+                    "\"took\" : 30, \"errors\" : true,"
+                    " \"other\":{\"items\":\"not these\",\"a\":[[[\"]\"]]]} }  \n",
                     3);
   cr_assert(r.ok, "%s", r.error);
   cr_assert_eq(r.out[0], HTTP_BULK_DROP);
@@ -170,7 +174,8 @@ Test(http_bulk, reasons)
   cr_assert_str_eq(r.reason, "no");
   g_free(r.reason);
   /* statuses out of range are dropped, as before (json-c saturated) */
-  r = _parse("{\"items\":[{\"index\":{\"status\":-200}},{\"index\":{\"status\":99999999999999999999200}}]}", 2);
+  r = _parse("{\"items\":[{\"index\":{\"status\":-200}},"
+             "{\"index\":{\"status\":99999999999999999999200}}]}", 2);
   cr_assert(r.ok);
   cr_assert_eq(r.out[0], HTTP_BULK_DROP);
   cr_assert_eq(r.out[1], HTTP_BULK_DROP);
@@ -314,15 +319,17 @@ _answer_chunk(size_t i, GString *out)
     }
   if (i < ITEMS - 1)
     {
-      g_string_append_printf(out, "{\"index\":{\"_id\":\"%zu\",\"status\":400,\"error\":{\"type\":\"mapper_parsing_exception\","
-                             "\"reason\":\"%s",
+      g_string_append_printf(out,
+                             "{\"index\":{\"_id\":\"%zu\",\"status\":400,"
+                             "\"error\":{\"type\":\"mapper_parsing_exception\",\"reason\":\"%s",
                              i, i == ITEMS - 3 ? "first" : "second");
       for (size_t k = 0; k < FILLER; k++)
         g_string_append_c(out, (char) ('a' + k % 26));
       g_string_append(out, "\",\"caused_by\":{\"type\":\"x\",\"reason\":\"y\"}}}}");
       return;
     }
-  g_string_append(out, "{\"index\":{\"_id\":\"last\",\"status\":429,\"error\":{\"type\":\"es_rejected_execution_exception\","
+  g_string_append(out, "{\"index\":{\"_id\":\"last\",\"status\":429,"
+                       "\"error\":{\"type\":\"es_rejected_execution_exception\","
                        "\"reason\":\"queue full\"}}}]}\n");
 }
 
