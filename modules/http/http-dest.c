@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HTTP_SMALL_RESPONSE 4096   /* kept of a response that is not parsed, for the log */
+#define HTTP_SMALL_RESPONSE 4096   /* kept of a response, for the log; the rest is read and thrown away */
 #define HTTP_BACKOFF_MAX_MS 5000
 
 typedef struct HttpReq
@@ -44,11 +44,14 @@ typedef struct HttpReq
   CURL *h;
   int url;                 /* index into the urls */
   GString *body;
-  GString *resp;
-  bool resp_over;          /* the response went past what is kept */
-  size_t resp_cap;
+  GString *resp;           /* its first HTTP_SMALL_RESPONSE bytes */
   size_t *idx;             /* the pending items this request carries */
   size_t n_idx;
+  /* response-format(elasticsearch-bulk): the answer read as it comes,
+   * into one outcome per item */
+  HttpBulkReader bulk;
+  HttpBulkItem *bulk_out;
+  bool bulk_cut;           /* a 2xx answer it refused was not read on */
   bool active;
   bool fresh;              /* the last try failed: the next one on a new connection */
   char errbuf[CURL_ERROR_SIZE];
@@ -69,11 +72,9 @@ struct HttpDest
   struct curl_slist *hdrs;
   GArray *pending;         /* LogQueueItem, oldest first */
   GArray *outcome;         /* LogQueueOutcome of each pending item */
-  HttpBulkItem *bulk;      /* scratch for a bulk response */
   bool failing;            /* waiting for time-reopen() */
   int64_t failed_at;       /* CLOCK_MONOTONIC ms */
   uint64_t dropped;
-  bool said_too_long;      /* a bulk answer past HTTP_RESPONSE_MAX was logged */
 };
 
 static const long ssl_versions[] = {
@@ -108,16 +109,23 @@ _on_data(char *ptr, size_t size, size_t nmemb, void *user)
 {
   HttpReq *r = user;
   size_t len = size * nmemb;
-  if (r->resp->len + len > r->resp_cap)
+  size_t room = HTTP_SMALL_RESPONSE - r->resp->len;
+  g_string_append_len(r->resp, ptr, (gssize) (len < room ? len : room));
+  /* a bulk answer is read as it comes, whatever its length */
+  if (r->bulk_out && !http_bulk_reader_feed(&r->bulk, ptr, len))
     {
-      r->resp_over = true;
-      size_t room = r->resp_cap - r->resp->len;
-      g_string_append_len(r->resp, ptr, (gssize) room);
-      /* a response we must read whole stops here (curl fails the transfer);
-       * one that is only logged is read on and thrown away */
-      return r->resp_cap == HTTP_SMALL_RESPONSE ? len : 0;
+      /* a 2xx that is not a bulk response: its batch goes again whatever
+       * follows, so the rest is not waited for (curl ends the transfer);
+       * another status's body is read on and thrown away, its status
+       * decides */
+      long code = 0;
+      curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &code);
+      if (code >= 200 && code < 300)
+        {
+          r->bulk_cut = true;
+          return 0;
+        }
     }
-  g_string_append_len(r->resp, ptr, (gssize) len);
   return len;
 }
 
@@ -187,8 +195,9 @@ static void
 _start(HttpDest *d, HttpReq *r)
 {
   g_string_truncate(r->resp, 0);
-  r->resp_over = false;
-  r->resp_cap = d->o.response_format == HTTP_RESPONSE_ES_BULK ? HTTP_RESPONSE_MAX : HTTP_SMALL_RESPONSE;
+  if (r->bulk_out)
+    http_bulk_reader_init(&r->bulk, r->bulk_out, r->n_idx);
+  r->bulk_cut = false;
   r->errbuf[0] = 0;
   curl_easy_setopt(r->h, CURLOPT_URL, d->o.urls[r->url]);
   curl_easy_setopt(r->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) r->body->len);
@@ -247,9 +256,8 @@ static bool
 _settle(HttpDest *d, HttpReq *r, CURLcode res)
 {
   long code = 0;
-  /* a bulk answer past HTTP_RESPONSE_MAX was cut there: its status decides */
-  bool cut = res == CURLE_WRITE_ERROR && r->resp_over;
-  if (res != CURLE_OK && !cut)
+  /* a bulk answer refused and cut short: its status and the reader decide */
+  if (res != CURLE_OK && !(res == CURLE_WRITE_ERROR && r->bulk_cut))
     {
       _log(d, SLUICE_LOG_ERROR, "HTTP request failed, sending it again", r, 0, curl_easy_strerror(res));
       return false;
@@ -272,11 +280,7 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
       _log(d, SLUICE_LOG_ERROR, "HTTP server did not take the batch, sending it again", r, code, NULL);
       return false;
     }
-  if (cut && !d->said_too_long)
-    _log(d, SLUICE_LOG_WARNING, "Bulk API response too long to read: the batch is taken as its status says, "
-         "its items are not checked (said once)", r, code, NULL);
-  d->said_too_long |= cut;
-  if (d->o.response_format != HTTP_RESPONSE_ES_BULK || cut)
+  if (!r->bulk_out)
     {
       for (size_t i = 0; i < r->n_idx; i++)
         *_outcome(d, r->idx[i]) = LOG_QUEUE_WRITTEN;
@@ -284,7 +288,7 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
     }
   const char *error = NULL;
   char *reason = NULL;
-  if (!http_bulk_parse(r->resp->str, r->resp->len, r->n_idx, d->bulk, &error, &reason))
+  if (!http_bulk_reader_finish(&r->bulk, &error, &reason))
     {
       _log(d, SLUICE_LOG_ERROR, "Bulk API response not understood, sending the batch again", r, code, error);
       return false;
@@ -292,9 +296,9 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
   size_t retry = 0, dropped = 0;
   for (size_t i = 0; i < r->n_idx; i++)
     {
-      if (d->bulk[i] == HTTP_BULK_OK)
+      if (r->bulk_out[i] == HTTP_BULK_OK)
         *_outcome(d, r->idx[i]) = LOG_QUEUE_WRITTEN;
-      else if (d->bulk[i] == HTTP_BULK_DROP)
+      else if (r->bulk_out[i] == HTTP_BULK_DROP)
         {
           _drop(d, r->idx[i]);
           dropped++;
@@ -582,7 +586,6 @@ http_dest_new(const HttpDestOptions *o, LogTemplate *body, const LogTemplateOpti
   d->pending = g_array_new(FALSE, FALSE, sizeof(LogQueueItem));
   d->outcome = g_array_new(FALSE, FALSE, sizeof(LogQueueOutcome));
   size_t per_req = (size_t) (o->batch_lines > 0 ? o->batch_lines : 1);
-  d->bulk = g_new(HttpBulkItem, per_req);
   d->hdrs = curl_slist_append(NULL, "Expect:");
   for (char **h = o->headers; h && *h; h++)
     d->hdrs = curl_slist_append(d->hdrs, *h);
@@ -596,6 +599,8 @@ http_dest_new(const HttpDestOptions *o, LogTemplate *body, const LogTemplateOpti
       r->body = g_string_sized_new(4096);
       r->resp = g_string_sized_new(256);
       r->idx = g_new(size_t, per_req);
+      if (o->response_format == HTTP_RESPONSE_ES_BULK)
+        r->bulk_out = g_new(HttpBulkItem, per_req);
       r->h = curl_easy_init();
       if (ok && (!r->h || !_setup_handle(d, r, error)))
         ok = false;
@@ -642,12 +647,12 @@ http_dest_free(HttpDest *d)
       g_string_free(r->body, TRUE);
       g_string_free(r->resp, TRUE);
       g_free(r->idx);
+      g_free(r->bulk_out);
     }
   g_free(d->reqs);
   if (d->multi)
     curl_multi_cleanup(d->multi);
   curl_slist_free_all(d->hdrs);
-  g_free(d->bulk);
   log_template_unref(d->body);
   g_free(d->name);
   http_dest_options_free(&d->o);

@@ -25,11 +25,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The most of a server's response read (the bulk API's answer); a longer
- * one is cut there and its status decides for the whole batch, its items
- * unchecked (logged once). */
-#define HTTP_RESPONSE_MAX (16 * 1024 * 1024)
-
 typedef enum HttpResponseFormat
 {
   HTTP_RESPONSE_ANY,
@@ -115,11 +110,68 @@ typedef enum HttpBulkItem
   HTTP_BULK_DROP,    /* any other failure: the server will not take it */
 } HttpBulkItem;
 
-/* Read a bulk API response of len bytes (not NUL-terminated) for a
- * request of n items into out[0..n).  Returns false with *error (static)
- * when it is not one: not JSON, no "items", another number of items, an
- * item without a status; then nothing is known about any item.  The
- * first dropped item's reason goes to *reason (g_free; may stay NULL). */
+/* The bulk API's answer is read as it arrives (curl's write callback
+ * feeds it chunk by chunk), whatever its length, in a bounded state: the
+ * outcome array it is given, the open containers (at most
+ * HTTP_BULK_DEPTH), the scanner's place in a token, and a little of the
+ * first dropped item's error for the log line.  Its fields are the
+ * reader's own (http-bulk.c); they are here so that it can be embedded. */
+#define HTTP_BULK_DEPTH 15        /* nested arrays and objects: json-c's tokener with depth 16 took 15 */
+#define HTTP_BULK_TYPE_MAX 200    /* of the first dropped item's error type, */
+#define HTTP_BULK_WHY_MAX 1000    /* and of its reason (800 when it has a type) */
+
+typedef struct HttpBulkReader
+{
+  HttpBulkItem *out;        /* out[0..n): the items' outcomes */
+  size_t n;
+  size_t items;             /* items begun so far */
+  const char *error;        /* why the answer was refused (static), or NULL */
+  uint8_t state;            /* the scanner's state (http-bulk.c) */
+  uint8_t sub;              /* within a number: where in its grammar; within a literal: how far */
+  uint8_t literal;          /* which of true, false, null */
+  uint8_t want;             /* what the value to come means */
+  uint8_t depth;
+  uint8_t frame[HTTP_BULK_DEPTH]; /* each open container: what it is, array or object */
+  uint16_t token_len;       /* bytes of the number read so far */
+  uint8_t hex_left;         /* \uXXXX: hex digits still to come */
+  uint16_t hex;             /* and their value so far */
+  uint16_t high;            /* a high surrogate waiting for its low half */
+  bool in_key;              /* the string being read is a key */
+  char key[8];              /* the key read, when it is short enough to matter */
+  uint8_t key_len;
+  bool seen_items;
+  bool item_keyed;          /* the item object has its one key */
+  bool has_status;          /* the operation object had an integer status */
+  bool negative;
+  int status;               /* saturated at 1000 */
+  /* the error of the operation being read, until an item is dropped;
+   * then it stays that item's */
+  bool reason_set;
+  uint8_t err_kind;         /* none, an object (type: reason), anything else (its text) */
+  uint8_t capture;          /* the value being read goes to: nothing, type, why */
+  bool capture_stopped;     /* a NUL ended it, as %s would */
+  bool has_type, has_why;
+  uint16_t type_len, why_len, why_max;
+  char type[HTTP_BULK_TYPE_MAX + 1];
+  char why[HTTP_BULK_WHY_MAX + 1];
+} HttpBulkReader;
+
+/* Start reading the answer to a request of n items into out[0..n). */
+void http_bulk_reader_init(HttpBulkReader *r, HttpBulkItem *out, size_t n);
+
+/* The next len bytes of the answer.  False once it is refused: what
+ * follows need not be fed (it is ignored). */
+bool http_bulk_reader_feed(HttpBulkReader *r, const char *buf, size_t len);
+
+/* The answer ended.  True when it was a bulk response for the request:
+ * every out[i] is set, and *reason (g_free) has the first dropped item's
+ * error when it had one (NULL otherwise).  False with *error (static)
+ * when it was not: not JSON, no "items", another number of items, an item
+ * without a status, bytes after it, nested too deep; then nothing is known
+ * about any item and *reason is NULL. */
+bool http_bulk_reader_finish(HttpBulkReader *r, const char **error, char **reason);
+
+/* The three above on a whole answer of len bytes (not NUL-terminated). */
 bool http_bulk_parse(const char *buf, size_t len, size_t n, HttpBulkItem *out, const char **error,
                      char **reason);
 

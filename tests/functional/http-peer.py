@@ -6,7 +6,13 @@
 # body), the rest with 200.  PLAN "silent" answers no request (each is
 # noted in DIR/held, a line each, and left open); "hold0" leaves the first
 # request that carries message seq 0 unanswered (noted in DIR/held) and
-# answers the rest with 200.  Each request goes as one JSON line to
+# answers the rest with 200.  With "bulk" in PLAN (e.g. "huge,bulk") a
+# 200 is a bulk API answer of more than 16 MiB, one item a line of the
+# body: the message of seq N with N % 10 == 7 or 8 is refused (400, a long
+# reason), with N % 10 == 9 told to come again (429) the first time, the
+# others are taken (201) and carry the bulk of the answer (items in the
+# order of the request: with seq 0..9, the failed ones come past 16 MiB);
+# only the taken ones go to DIR/lines.  Each request goes as one JSON line to
 # DIR/requests (method, path, headers, status, body); the body of each one
 # answered 2xx, less PREFIX and SUFFIX and cut at DELIM, is appended to
 # DIR/lines, one message a line.  It stops on its own after LIFETIME s.
@@ -21,9 +27,45 @@ import threading
 
 port, out, lifetime, plan = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), sys.argv[4]
 prefix, suffix, delim = sys.argv[5], sys.argv[6], sys.argv[7]
-codes = [c for c in plan.split(",") if c and plan not in ("silent", "hold0")]
+codes = [c for c in plan.split(",") if c and c != "bulk" and plan not in ("silent", "hold0")]
+bulk = "bulk" in plan.split(",")
 lock = threading.Lock()
 held = []
+seen = set()
+BULK_SIZE = 17 << 20
+
+
+def bulk_answer(text):
+    """The answer to a bulk request, and the lines taken."""
+    lines = text.split(delim)
+    outcome = []
+    for line in lines:
+        m = re.search(r"seq: (\d+)", line)
+        seq = int(m.group(1)) if m else -1
+        if seq % 10 in (7, 8):
+            outcome.append(400)
+        elif seq % 10 == 9 and seq not in seen:
+            seen.add(seq)
+            outcome.append(429)
+        else:
+            outcome.append(201)
+    taken = [l for l, o in zip(lines, outcome) if o == 201]
+    filler = "x\\\"\u00e9" * (BULK_SIZE // 10 // max(1, len(taken)))
+    items = []
+    for i, o in enumerate(outcome):
+        if o == 201:
+            items.append({"index": {"_index": "t", "_id": str(i), "result": "created", "status": 201,
+                                    "echo": filler}})
+        elif o == 400:
+            items.append({"index": {"_index": "t", "_id": str(i), "status": 400,
+                                    "error": {"type": "mapper_parsing_exception",
+                                              "reason": "failed to parse " + "r" * 100000}}})
+        else:
+            items.append({"index": {"_index": "t", "_id": str(i), "status": 429,
+                                    "error": {"type": "es_rejected_execution_exception",
+                                              "reason": "rejected execution"}}})
+    answer = {"took": 5, "errors": any(o != 201 for o in outcome), "items": items}
+    return json.dumps(answer).encode(), taken
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -62,7 +104,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 f.write(json.dumps({"method": self.command, "path": self.path, "status": status,
                                     "headers": {k.lower(): v for k, v in self.headers.items()},
                                     "body": text}) + "\n")
-            if 200 <= status < 300:
+            if 200 <= status < 300 and bulk:
+                reply, taken = bulk_answer(text)
+                with open(os.path.join(out, "lines"), "a") as f:
+                    for line in taken:
+                        f.write(line + "\n")
+            elif 200 <= status < 300:
                 if not text.startswith(prefix) or not text.endswith(suffix):
                     text = "BAD FRAMING " + text.replace("\n", " ")
                 else:
@@ -70,7 +117,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 with open(os.path.join(out, "lines"), "a") as f:
                     for line in text.split(delim):
                         f.write(line + "\n")
-        reply = b'{"ok":true}'
+            if not (200 <= status < 300 and bulk):
+                reply = b'{"ok":true}'
         self.send_response(status)
         self.send_header("Content-Length", str(len(reply)))
         self.end_headers()
