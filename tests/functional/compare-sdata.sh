@@ -3,7 +3,8 @@
 # changed structured data, against syslog-ng 3.38: a new parameter of an
 # SD-ID the message has, a new SD-ID, a parameter overwritten, unset, unset
 # and set again, several new ones in a row, SD-IDs with dots, an SD-ID that
-# is a prefix of another, kv-parser() into .SDATA., groupunset(), and in a
+# is a prefix of another, rename(), subst(), groupset(), groupunset(),
+# kv-parser() into .SDATA., and in a
 # template function's argument.  Both daemons run at once, each on its own
 # port, and get the same RFC 5424 messages over TCP (local messages are
 # left out: 3.38 adds [meta sequenceId] to theirs, which Sluice does not).
@@ -27,6 +28,8 @@ unset-new|unset(value(".SDATA.b@1.z")); set("n" value(".SDATA.b@1.n"));
 dots|set("1" value(".SDATA.x.y.z")); set("2" value(".SDATA.x.y.w")); set("3" value(".SDATA.x.q"));
 unset-all|unset(value(".SDATA.a@1.x")); unset(value(".SDATA.a@1.x2")); set("n" value(".SDATA.a@1.n"));
 groupunset|groupunset(values(".SDATA.a@1.*")); set("n" value(".SDATA.a@1.n")); set("m" value(".SDATA.e@1.m"));
+rename|rename(".SDATA.a@1.x" ".SDATA.c@1.y"); rename(".SDATA.b@1.z" ".SDATA.a@1.zz");
+subst|subst("y" "Y" value(".SDATA.a@1.x")); groupset("G" values(".SDATA.b@1.*"));
 EOC
 
 conf() { # conf NAME PORT: $work/NAME.conf, writing $work/NAME.*.out
