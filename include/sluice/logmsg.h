@@ -104,6 +104,11 @@ enum
   LF_CHAINED_HOSTNAME = 1u << 6, /* HOST is a chain (chain-hostnames): "h1/relay", "group@h1" */
   LF_ACK_WRITTEN = 1u << 7, /* its sender waits for the write (relp()): every
                              * destination acks it as with flow control */
+  LF_SDATA_IN_ORDER = 1u << 8, /* while set, a new SD parameter goes after the
+                                * others (a parser filling the message, a copy
+                                * being made): syslog-ng 3.38's initial_parse.
+                                * Otherwise it goes where 3.38 puts one
+                                * (log_msg_set_value_ref).  Never kept set. */
 };
 
 /* A string view into memory the message keeps alive. */
@@ -139,14 +144,19 @@ typedef struct LogMsg
 
   LogMsgStr builtin[LM_V_MAX];
 
-  LogMsgNV *nv; /* name-value pairs in the order they were first set */
+  /* name-value pairs in the order they were first set, but for SD
+   * parameters (".SDATA.ID.PARAM"), which stand in the order $SDATA writes
+   * them: an SD parameter set after parsing goes where syslog-ng 3.38
+   * puts it (log_msg_set_value_ref), and one unset stays as a place
+   * holder with ptr NULL, skipped by every reader. */
+  LogMsgNV *nv;
   /* Bit (handle % 64) is set for every handle in nv (and may stay set after
    * an unset): a clear bit proves a handle absent without scanning nv, which
    * is what a parser adding new names asks on every pair. */
   uint64_t nv_bloom;
   uint16_t nv_len;
   uint16_t nv_cap;
-  uint16_t sdata_count; /* how many of nv are .SDATA. params */
+  uint16_t sdata_count; /* how many of nv are .SDATA. params that are set */
 
   uint16_t tags_words; /* length of tags_ext in 64-bit words */
   uint64_t tags;       /* tag ids 0..63 */
@@ -236,7 +246,10 @@ void log_msg_set_value(LogMsg *msg, NVHandle handle, const char *value, ssize_t 
 /* Set handle to value[0..len) without copying: value must point into memory
  * msg already keeps alive (its raw copy or arena), or into storage that
  * outlives every message (a string literal, a g_intern_string()).  msg must
- * be writable. */
+ * be writable.  A new SD parameter (".SDATA.ID.PARAM") goes where syslog-ng
+ * 3.38 puts one set after parsing: after the last SD parameter (set or
+ * unset) whose name starts with its own up to its last dot, or before all
+ * of them when none does; with LF_SDATA_IN_ORDER, after all of them. */
 void log_msg_set_nv_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len);
 
 /* Parsers set several built-in values per message: those are a store each,
@@ -257,7 +270,8 @@ log_msg_set_value_ref(LogMsg *msg, NVHandle handle, const char *value, size_t le
 /* Set by name; convenience for tests and configuration-time code. */
 void log_msg_set_value_by_name(LogMsg *msg, const char *name, const char *value, ssize_t len);
 
-/* Remove handle from msg (built-in slots become empty). */
+/* Remove handle from msg (built-in slots become empty; an SD parameter
+ * keeps its place in the table as an unset entry). */
 void log_msg_unset_value(LogMsg *msg, NVHandle handle);
 
 /* Reserve len bytes in msg's arena (for a parser that builds a value in
@@ -265,7 +279,8 @@ void log_msg_unset_value(LogMsg *msg, NVHandle handle);
 char *log_msg_alloc(LogMsg *msg, size_t len);
 
 /* Call func for each name-value pair (not the built-in slots) in the order
- * they were set; stop early when it returns false. */
+ * they were set (SD parameters: in $SDATA's order); stop early when it
+ * returns false. */
 typedef bool (*LogMsgForeachFunc)(NVHandle handle, const char *name, const char *value, size_t value_len,
                                   void *user_data);
 void log_msg_foreach_nv(const LogMsg *msg, LogMsgForeachFunc func, void *user_data);

@@ -310,7 +310,9 @@ _copy_msg(const LogMsg *src)
       if (v && len)
         log_msg_set_value(m, h, v, (ssize_t) len);
     }
+  m->flags |= LF_SDATA_IN_ORDER; /* src's SD parameters in src's order */
   log_msg_foreach_nv(src, _copy_nv, m);
+  m->flags &= ~(uint32_t) LF_SDATA_IN_ORDER;
   log_msg_foreach_tag(src, _copy_tag, m);
   return m;
 }

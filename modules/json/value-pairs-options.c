@@ -399,11 +399,16 @@ value_pairs_new_from_argv(int argc, char **argv, char **error)
       return NULL;
     }
   vp_fixed_build(vp);
+  /* TRANSPORT is left out whatever picks it: Sluice's sources set it
+   * (syslog-ng 4's names) where syslog-ng 3.38 sets no such value, so 3.38
+   * never writes it, under nv-pairs nor under a pattern (checked with
+   * tcp(), udp(), network() and syslog() in compare-nv-pairs) */
   for (NVHandle h = 1; h < LM_V_MAX; h++)
     {
       size_t len;
       const char *name = log_msg_get_value_name(h, &len);
-      vp->builtin_sel[h] = name && vp_selected(vp, name, (uint32_t) len, VPS_NV_PAIRS);
+      vp->builtin_sel[h] =
+          h != LM_V_TRANSPORT && name && vp_selected(vp, name, (uint32_t) len, VPS_NV_PAIRS);
     }
   vp->any_nv = vp->patterns->len > 0 || (vp->scopes & (VPS_NV_PAIRS | VPS_DOT_NV_PAIRS | VPS_SDATA));
   vp_static_build(vp);

@@ -57,7 +57,7 @@ _collect(const RewriteGroup *self, const LogMsg *msg, GString *buf)
     if (log_msg_is_value_set(msg, h) && _name_matches(self, h))
       g_string_append_len(buf, (const char *) &h, sizeof(h));
   for (uint32_t i = 0; i < msg->nv_len; i++)
-    if (_name_matches(self, msg->nv[i].handle))
+    if (msg->nv[i].ptr && _name_matches(self, msg->nv[i].handle))
       g_string_append_len(buf, (const char *) &msg->nv[i].handle, sizeof(NVHandle));
   return buf->len / sizeof(NVHandle);
 }

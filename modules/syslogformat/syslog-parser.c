@@ -116,7 +116,11 @@ _copy_fields(LogMsg *msg, const LogMsg *parsed)
   if (!log_msg_is_value_set(parsed, LM_V_LEGACY_MSGHDR) &&
       (log_msg_is_value_set(parsed, LM_V_PROGRAM) || log_msg_is_value_set(parsed, LM_V_PID)))
     log_msg_unset_value(msg, LM_V_LEGACY_MSGHDR);
+  /* syslog-ng parses into the message itself, as a source's parser
+   * (initial_parse): new SD parameters after the ones it has */
+  msg->flags |= LF_SDATA_IN_ORDER;
   log_msg_foreach_nv(parsed, _copy_nv, msg);
+  msg->flags &= ~(uint32_t) LF_SDATA_IN_ORDER;
 }
 
 static bool

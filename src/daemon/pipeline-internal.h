@@ -92,6 +92,7 @@ typedef struct SourceSlot
   char *id;              /* "s_net#0", the statement's name and the driver's place */
   uint64_t base;         /* counted by the configuration this one replaced */
   int64_t stamp_base;
+  uint64_t dropped_base; /* the driver's own "dropped" (internal()) likewise */
   atomic_uint_fast64_t other;       /* delivered on threads that are not workers */
   atomic_int_fast64_t other_stamp;
 } SourceSlot;
@@ -160,6 +161,10 @@ void log_pipeline_foreach_processor(LogPipeline *pl, void (*fn)(LogProcessor *p,
 /* Messages source statement source_id delivered, over all threads (the
  * sum of its slots: log_pipeline_slot_received in sluice/pipeline.h). */
 uint64_t log_pipeline_source_received(LogPipeline *pl, int source_id);
+
+/* What the driver of slot dropped itself (LogSourceDriver.dropped), the
+ * configurations it replaced included; 0 for a driver without the row. */
+uint64_t log_pipeline_slot_dropped(LogPipeline *pl, int slot);
 
 /* pipeline-build.c */
 bool log_pipeline_build(LogPipeline *pl, const CfgTree *tree, const LogDriverFactory *const *factories,

@@ -195,8 +195,7 @@ _source_driver_rows(LogPipeline *pl, StatsRowFunc fn, void *ud)
         _row(fn, ud, component, s->name, sl->drv->conn_instance, "connections",
              (uint64_t) atomic_load(sl->drv->connections));
       if (sl->drv->dropped)
-        _row(fn, ud, component, s->name, sl->drv->stats_instance, "dropped",
-             (uint64_t) atomic_load_explicit(sl->drv->dropped, memory_order_relaxed));
+        _row(fn, ud, component, s->name, sl->drv->stats_instance, "dropped", log_pipeline_slot_dropped(pl, (int) i));
       for (int k = 0; k < sl->drv->n_listener_stats; k++)
         {
           LogSourceListenerStat *ls = &sl->drv->listener_stats[k];

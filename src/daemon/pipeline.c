@@ -897,6 +897,7 @@ _carry_counters(LogPipeline *pl, LogPipeline *next)
         if (strcmp(((SourceSlot *) g_ptr_array_index(pl->slots, k))->id, sl->id) == 0)
           {
             sl->base = log_pipeline_slot_received(pl, (int) k, &sl->stamp_base);
+            sl->dropped_base = log_pipeline_slot_dropped(pl, (int) k);
             break;
           }
     }
@@ -931,6 +932,16 @@ log_pipeline_reopen(LogPipeline *pl)
       if (rt->writer)
         log_writer_request_reopen(rt->writer);
     }
+}
+
+uint64_t
+log_pipeline_slot_dropped(LogPipeline *pl, int slot)
+{
+  SourceSlot *sl = g_ptr_array_index(pl->slots, slot);
+  uint64_t n = sl->dropped_base;
+  if (sl->drv && sl->drv->dropped)
+    n += (uint64_t) atomic_load_explicit(sl->drv->dropped, memory_order_relaxed);
+  return n;
 }
 
 uint64_t

@@ -26,6 +26,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -177,11 +178,39 @@ _stdin_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 
 /* ---- internal() --------------------------------------------------------- */
 
-/* How many messages internal() holds for its worker: syslog-ng 3.38's
- * internal() takes log-fifo-size() for this (default 10000) and drops,
- * counted, what comes beyond; Sluice's internal() takes no options, so it
- * is that default. */
-#define INTERNAL_QUEUE_CAPACITY 10000
+/* How many messages internal() holds for its worker: log-fifo-size(), as
+ * syslog-ng 3.38's internal() takes it (its own default, 10000, not the
+ * global log-fifo-size()); what comes beyond is dropped and counted.  Of
+ * 3.38's other internal() options (the common source options: tags(),
+ * program-override(), keep-hostname(), ...) Sluice takes none yet. */
+typedef struct InternalOptions
+{
+  int64_t log_fifo_size;
+} InternalOptions;
+
+#define INTERNAL_NOT_YET(n)                                                                                        \
+  { .name = n, .type = CFG_OPT_REMOVED,                                                                              \
+    .def_str = "syslog-ng 3.38's internal() takes it, Sluice's internal() takes only log-fifo-size() so far" }
+
+static const CfgOption internal_options[] = {
+  { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = offsetof(InternalOptions, log_fifo_size),
+    .def_int = 10000, .min = 1, .max = INT32_MAX },
+  INTERNAL_NOT_YET("log-iw-size"),
+  INTERNAL_NOT_YET("chain-hostnames"),
+  INTERNAL_NOT_YET("keep-hostname"),
+  INTERNAL_NOT_YET("program-override"),
+  INTERNAL_NOT_YET("host-override"),
+  INTERNAL_NOT_YET("log-prefix"),
+  INTERNAL_NOT_YET("keep-timestamp"),
+  INTERNAL_NOT_YET("read-old-records"),
+  INTERNAL_NOT_YET("use-syslogng-pid"),
+  INTERNAL_NOT_YET("tags"),
+  INTERNAL_NOT_YET("use-dns"),
+  INTERNAL_NOT_YET("use-fqdn"),
+  INTERNAL_NOT_YET("dns-cache"),
+  INTERNAL_NOT_YET("normalize-hostnames"),
+  { 0 },
+};
 /* The drops are said at most this often (seconds), by the worker. */
 #define INTERNAL_DROP_REPORT_INTERVAL 60
 
@@ -382,8 +411,19 @@ _internal_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   if (!s)
     abort();
   log_source_init(&s->base, &internal_ops, call);
+  InternalOptions o;
+  cfg_options_defaults(internal_options, &o);
+  if (!cfg_options_apply(internal_options, call, &o, "internal()", err))
+    {
+      cfg_options_free(internal_options, &o);
+      _local_free(&s->base.super);
+      return NULL;
+    }
   s->pending = g_ptr_array_new();
-  s->capacity = INTERNAL_QUEUE_CAPACITY;
+  s->capacity = (guint) o.log_fifo_size;
+  cfg_options_free(internal_options, &o);
+  /* the pipeline carries this row's count over a reload (by the driver's
+   * place, as every source driver's counts) */
   s->base.super.dropped = &s->dropped;
   return &s->base.super;
 }
@@ -397,7 +437,8 @@ static const LogDriverFactory stdin_factory = {
 };
 
 static const LogDriverFactory internal_factory = {
-  .def = { .kind = CFG_OBJ_SOURCE, .name = "internal", .min_args = 0, .max_args = 0 },
+  .def = { .kind = CFG_OBJ_SOURCE, .name = "internal", .options = internal_options,
+           .struct_size = sizeof(InternalOptions), .min_args = 0, .max_args = 0 },
   .new_source = _internal_new,
 };
 

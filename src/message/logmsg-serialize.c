@@ -99,6 +99,8 @@ log_msg_serialized_size(const LogMsg *msg)
   for (uint32_t i = 0; i < msg->nv_len; i++)
     {
       size_t name_len;
+      if (!msg->nv[i].ptr)
+        continue; /* an unset SD parameter's place */
       log_msg_get_value_name(msg->nv[i].handle, &name_len);
       size += 2 + name_len + 4 + msg->nv[i].len;
     }
@@ -162,7 +164,9 @@ log_msg_serialize(const LogMsg *msg, uint8_t *out)
   p = _put16(p, msg->saddr.port);
   p = _put_bytes(p, msg->saddr.addr, sizeof(msg->saddr.addr));
 
-  uint32_t count = msg->nv_len;
+  uint32_t count = 0;
+  for (uint32_t i = 0; i < msg->nv_len; i++)
+    count += msg->nv[i].ptr != NULL; /* not the places of unset SD parameters */
   for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
     count += msg->builtin[h].ptr != NULL;
   p = _put32(p, count);
@@ -170,7 +174,8 @@ log_msg_serialize(const LogMsg *msg, uint8_t *out)
     if (msg->builtin[h].ptr)
       p = _put_named(p, names[h].name, names[h].len, msg->builtin[h].ptr, msg->builtin[h].len);
   for (uint32_t i = 0; i < msg->nv_len; i++)
-    p = _put_value(p, msg->nv[i].handle, msg->nv[i].ptr, msg->nv[i].len);
+    if (msg->nv[i].ptr)
+      p = _put_value(p, msg->nv[i].handle, msg->nv[i].ptr, msg->nv[i].len);
 
   TagWriter tags = { p + 4, 0 };
   log_msg_foreach_tag(msg, _put_tag, &tags);
@@ -288,11 +293,8 @@ _tag_id(const char *name, size_t len)
 }
 
 static const char *
-_read_values(Reader *r, LogMsg *msg)
+_read_value_list(Reader *r, LogMsg *msg, uint32_t count)
 {
-  uint32_t count = (uint32_t) _get(r, 4);
-  if (count > UINT16_MAX + LM_V_MAX)
-    return "too many values";
   for (uint32_t i = 0; i < count && !r->bad; i++)
     {
       size_t name_len, len;
@@ -310,6 +312,19 @@ _read_values(Reader *r, LogMsg *msg)
       log_msg_set_value(msg, h, value, (ssize_t) len);
     }
   return r->bad ? "truncated values" : NULL;
+}
+
+static const char *
+_read_values(Reader *r, LogMsg *msg)
+{
+  uint32_t count = (uint32_t) _get(r, 4);
+  if (count > UINT16_MAX + LM_V_MAX)
+    return "too many values";
+  /* the SD parameters were written in $SDATA's order: keep it */
+  msg->flags |= LF_SDATA_IN_ORDER;
+  const char *err = _read_value_list(r, msg, count);
+  msg->flags &= ~(uint32_t) LF_SDATA_IN_ORDER;
+  return err;
 }
 
 static const char *

@@ -376,31 +376,33 @@ log_msg_is_value_set(const LogMsg *msg, NVHandle handle)
     return false;
   if (handle < LM_V_MAX)
     return msg->builtin[handle].ptr != NULL;
-  return _nv_find(msg, handle) != NULL;
+  const LogMsgNV *nv = _nv_find(msg, handle);
+  return nv && nv->ptr;
 }
 
 /* A new pair at the end of the table (which has room for it). */
 static inline void
-_nv_append(LogMsg *msg, NVHandle handle, const char *value, uint32_t len)
+_nv_append(LogMsg *msg, NVHandle handle, const char *value, uint32_t len, bool sdata)
 {
   LogMsgNV *nv = &msg->nv[msg->nv_len++];
   nv->handle = handle;
   nv->ptr = value;
   nv->len = len;
   msg->nv_bloom |= _nv_bloom_bit(handle);
-  if (_handle_is_sdata(handle))
+  if (sdata)
     msg->sdata_count++;
 }
 
-/* A new pair when the table is full: a table twice the size first (the
- * first one holds 16: parsers set ten or more), or nothing at 65535
- * pairs (refused rather than crash).  Out of line, so that the common
- * path calls nothing and saves no registers. */
-static __attribute__((noinline)) void
-_nv_append_grown(LogMsg *msg, NVHandle handle, const char *value, uint32_t len)
+/* Room for one more pair: a table twice the size (the first one holds
+ * 16: parsers set ten or more), or false at 65535 pairs (refused rather
+ * than crash). */
+static bool
+_nv_grow(LogMsg *msg)
 {
+  if (msg->nv_len < msg->nv_cap)
+    return true;
   if (msg->nv_cap == UINT16_MAX)
-    return;
+    return false;
   size_t cap = msg->nv_cap ? (size_t) msg->nv_cap * 2 : 16;
   if (cap > UINT16_MAX)
     cap = UINT16_MAX;
@@ -409,7 +411,58 @@ _nv_append_grown(LogMsg *msg, NVHandle handle, const char *value, uint32_t len)
     memcpy(table, msg->nv, msg->nv_len * sizeof(LogMsgNV));
   msg->nv = table;
   msg->nv_cap = (uint16_t) cap;
-  _nv_append(msg, handle, value, len);
+  return true;
+}
+
+/* A new pair when the table is full.  Out of line, so that the common
+ * path calls nothing and saves no registers. */
+static __attribute__((noinline)) void
+_nv_append_grown(LogMsg *msg, NVHandle handle, const char *value, uint32_t len, bool sdata)
+{
+  if (_nv_grow(msg))
+    _nv_append(msg, handle, value, len, sdata);
+}
+
+/* A new SD parameter set after the message was parsed, placed as syslog-ng
+ * 3.38 places it in its list of SD parameters (log_msg_update_sdata),
+ * which is the order $SDATA writes: after the last SD parameter, unset
+ * ones included, whose name starts with the new name up to its last dot
+ * (".SDATA.a@1" for ".SDATA.a@1.new": its element, but a plain prefix
+ * match, so ".SDATA.ab.x" matches ".SDATA.a.y" too), or before every SD
+ * parameter when none does (a new SD-ID comes first).  The table's order
+ * is the SD parameters' order, so the pair goes there; where it stands
+ * among the other pairs matters to nothing. */
+static __attribute__((noinline)) void
+_nv_insert_sdata(LogMsg *msg, NVHandle handle, const char *value, uint32_t len)
+{
+  if (!_nv_grow(msg))
+    return;
+  size_t name_len;
+  const char *name = log_msg_get_value_name(handle, &name_len);
+  const char *dot = memrchr(name, '.', name_len);
+  size_t prefix = (size_t) (dot - name); /* a .SDATA. name has a dot */
+  uint32_t at = msg->nv_len;
+  for (uint32_t i = msg->nv_len; i-- > 0;)
+    {
+      if (!_handle_is_sdata(msg->nv[i].handle))
+        continue;
+      at = i; /* the first SD parameter, unless one matches */
+      size_t other_len;
+      const char *other = log_msg_get_value_name(msg->nv[i].handle, &other_len);
+      if (other_len > prefix && memcmp(other, name, prefix) == 0)
+        {
+          at = i + 1;
+          break;
+        }
+    }
+  LogMsgNV *nv = &msg->nv[at];
+  memmove(nv + 1, nv, (msg->nv_len - at) * sizeof(LogMsgNV));
+  msg->nv_len++;
+  nv->handle = handle;
+  nv->ptr = value;
+  nv->len = len;
+  msg->nv_bloom |= _nv_bloom_bit(handle);
+  msg->sdata_count++;
 }
 
 /* log_msg_set_value_ref's out-of-line half (and its checks) */
@@ -430,13 +483,20 @@ log_msg_set_nv_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len)
   LogMsgNV *nv = _nv_find(msg, handle);
   if (nv)
     {
+      /* an SD parameter unset earlier keeps its place (as in syslog-ng) */
+      if (__builtin_expect(!nv->ptr, 0) && _handle_is_sdata(handle))
+        msg->sdata_count++;
       nv->ptr = value;
       nv->len = (uint32_t) len;
+      return;
     }
+  bool sdata = _handle_is_sdata(handle);
+  if (__builtin_expect(sdata && !(msg->flags & LF_SDATA_IN_ORDER), 0))
+    _nv_insert_sdata(msg, handle, value, (uint32_t) len);
   else if (__builtin_expect(msg->nv_len < msg->nv_cap, 1))
-    _nv_append(msg, handle, value, (uint32_t) len);
+    _nv_append(msg, handle, value, (uint32_t) len, sdata);
   else
-    _nv_append_grown(msg, handle, value, (uint32_t) len);
+    _nv_append_grown(msg, handle, value, (uint32_t) len, sdata);
 }
 
 void
@@ -466,10 +526,18 @@ log_msg_unset_value(LogMsg *msg, NVHandle handle)
       return;
     }
   LogMsgNV *nv = _nv_find(msg, handle);
-  if (!nv)
+  if (!nv || !nv->ptr)
     return;
   if (_handle_is_sdata(handle))
-    msg->sdata_count--;
+    {
+      /* an unset SD parameter stays as a place holder (ptr NULL), as in
+       * syslog-ng 3.38's list of SD parameters: set again, it is where it
+       * was, and a new parameter of its element goes after it */
+      msg->sdata_count--;
+      nv->ptr = NULL;
+      nv->len = 0;
+      return;
+    }
   size_t idx = (size_t) (nv - msg->nv);
   memmove(nv, nv + 1, (msg->nv_len - idx - 1) * sizeof(LogMsgNV));
   msg->nv_len--;
@@ -481,6 +549,8 @@ log_msg_foreach_nv(const LogMsg *msg, LogMsgForeachFunc func, void *user_data)
   for (uint32_t i = 0; i < msg->nv_len; i++)
     {
       const LogMsgNV *nv = &msg->nv[i];
+      if (!nv->ptr)
+        continue; /* an unset SD parameter's place */
       const char *name = log_msg_get_value_name(nv->handle, NULL);
       if (!func(nv->handle, name, nv->ptr, nv->len, user_data))
         return;

@@ -241,7 +241,10 @@ msg_format_parse(const MsgFormatOptions *opts, const char *data, size_t len, con
         .begin = raw,
         .end = raw + len,
       };
+      /* the SD parameters in the order of the line (syslog-ng's initial_parse) */
+      msg->flags |= LF_SDATA_IN_ORDER;
       bool ok = (flags & MF_SYSLOG_PROTOCOL) ? syslog_parse_rfc5424(&sp) : syslog_parse_rfc3164(&sp);
+      msg->flags &= ~(uint32_t) LF_SDATA_IN_ORDER;
       if (!ok)
         _mark_parse_error(&sp);
     }

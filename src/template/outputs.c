@@ -172,8 +172,8 @@ log_format_sdata(const LogMsg *msg, GString *out)
   for (uint32_t i = 0; i < msg->nv_len; i++)
     {
       const LogMsgNV *nv = &msg->nv[i];
-      if (!log_msg_is_handle_sdata(nv->handle))
-        continue;
+      if (!nv->ptr || !log_msg_is_handle_sdata(nv->handle))
+        continue; /* not SD, or an unset SD parameter's place */
       size_t name_len;
       const char *name = log_msg_get_value_name(nv->handle, &name_len);
       /* ".SDATA.elem.param": the element runs to the last dot */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The serialized form of LogMsg: every field round-trips, bad bytes are refused. */
 #include "sluice/logmsg-serialize.h"
+#include "sluice/template.h"
 
 #include <criterion/criterion.h>
 #include <glib.h>
@@ -155,6 +156,38 @@ Test(logmsg_serialize, unset_values_stay_unset_and_clone_serializes_its_view)
   free(buf);
   log_msg_unref(back);
   log_msg_unref(clone);
+  log_msg_unref(msg);
+}
+
+/* The SD parameters come back in $SDATA's order, also one placed by a
+ * rewrite (not where it was set) and without unset ones' places. */
+Test(logmsg_serialize, sdata_order_round_trips)
+{
+  LogMsg *msg = log_msg_new(0);
+  msg->flags |= LF_SDATA_IN_ORDER;
+  log_msg_set_value_by_name(msg, ".SDATA.a@1.x", "1", -1);
+  log_msg_set_value_by_name(msg, ".SDATA.b@1.z", "2", -1);
+  msg->flags &= ~(uint32_t) LF_SDATA_IN_ORDER;
+  log_msg_set_value_by_name(msg, ".SDATA.a@1.n", "3", -1);
+  log_msg_set_value_by_name(msg, ".SDATA.c@1.p", "4", -1);
+  log_msg_unset_value(msg, log_msg_get_value_handle(".SDATA.a@1.x", -1));
+  size_t len;
+  uint8_t *buf = _serialize(msg, &len);
+  const char *error = NULL;
+  LogMsg *back = log_msg_deserialize(buf, len, &error);
+  cr_assert_not_null(back, "%s", error);
+  GString *a = g_string_new(NULL), *b = g_string_new(NULL);
+  log_format_sdata(msg, a);
+  log_format_sdata(back, b);
+  cr_assert_str_eq(a->str, "[c@1 p=\"4\"][a@1 n=\"3\"][b@1 z=\"2\"]");
+  cr_assert_str_eq(b->str, a->str);
+  cr_assert_eq(back->sdata_count, 3);
+  cr_assert_eq(back->nv_len, 3);
+  cr_assert_not(back->flags & LF_SDATA_IN_ORDER);
+  g_string_free(a, TRUE);
+  g_string_free(b, TRUE);
+  free(buf);
+  log_msg_unref(back);
   log_msg_unref(msg);
 }
 

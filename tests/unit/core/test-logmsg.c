@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "sluice/internal-log.h"
 #include "sluice/logmsg.h"
+#include "sluice/template.h"
 
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -157,6 +158,107 @@ Test(logmsg, sdata_params_are_counted)
   cr_assert_eq(msg->sdata_count, 2);
   log_msg_unset_value(msg, log_msg_get_value_handle(".SDATA.a.x", -1));
   cr_assert_eq(msg->sdata_count, 1);
+  log_msg_unref(msg);
+}
+
+static bool
+_count_nv(NVHandle handle, const char *name, const char *value, size_t value_len, void *user_data)
+{
+  (void) handle;
+  (void) name;
+  (void) value_len;
+  cr_assert_not_null(value);
+  (*(int *) user_data)++;
+  return true;
+}
+
+/* $SDATA of msg, in a static buffer */
+static const char *
+_sdata(const LogMsg *msg)
+{
+  static char text[512];
+  GString *out = g_string_new(NULL);
+  log_format_sdata(msg, out);
+  snprintf(text, sizeof(text), "%s", out->str);
+  g_string_free(out, TRUE);
+  return text;
+}
+
+static void
+_set(LogMsg *msg, const char *name, const char *value)
+{
+  log_msg_set_value_by_name(msg, name, value, -1);
+}
+
+/* A message as the RFC 5424 parser leaves it: [a@1 x="1" y="2"][b@1 z="3"] */
+static LogMsg *
+_parsed_sd(void)
+{
+  LogMsg *msg = log_msg_new(0);
+  msg->flags |= LF_SDATA_IN_ORDER;
+  _set(msg, ".SDATA.a@1.x", "1");
+  _set(msg, "plain", "p");
+  _set(msg, ".SDATA.a@1.y", "2");
+  _set(msg, ".SDATA.b@1.z", "3");
+  msg->flags &= ~(uint32_t) LF_SDATA_IN_ORDER;
+  return msg;
+}
+
+/* syslog-ng 3.38's places for SD parameters set after parsing
+ * (log_msg_update_sdata), as tests/functional/compare-sdata.sh checks
+ * against it: after the last one of the same element, a new SD-ID
+ * first, an overwritten or unset-and-set-again one where it was. */
+Test(logmsg, sdata_set_after_parsing_goes_where_syslog_ng_puts_it)
+{
+  LogMsg *msg = _parsed_sd();
+  cr_assert_str_eq(_sdata(msg), "[a@1 x=\"1\" y=\"2\"][b@1 z=\"3\"]");
+  _set(msg, ".SDATA.a@1.n", "4");
+  cr_assert_str_eq(_sdata(msg), "[a@1 x=\"1\" y=\"2\" n=\"4\"][b@1 z=\"3\"]");
+  _set(msg, ".SDATA.c@1.p", "5");
+  _set(msg, ".SDATA.d@1.p", "6");
+  cr_assert_str_eq(_sdata(msg), "[d@1 p=\"6\"][c@1 p=\"5\"][a@1 x=\"1\" y=\"2\" n=\"4\"][b@1 z=\"3\"]");
+  _set(msg, ".SDATA.b@1.z", "7");
+  cr_assert_str_eq(_sdata(msg), "[d@1 p=\"6\"][c@1 p=\"5\"][a@1 x=\"1\" y=\"2\" n=\"4\"][b@1 z=\"7\"]");
+  /* a plain prefix, as syslog-ng matches it: "a" goes after "a@1" */
+  _set(msg, ".SDATA.a.q", "8");
+  cr_assert_str_eq(_sdata(msg), "[d@1 p=\"6\"][c@1 p=\"5\"][a@1 x=\"1\" y=\"2\" n=\"4\"][a q=\"8\"][b@1 z=\"7\"]");
+  size_t len;
+  cr_assert_str_eq(log_msg_get_value(msg, log_msg_get_value_handle("plain", -1), &len), "p");
+  cr_assert_eq(msg->sdata_count, 7);
+  log_msg_unref(msg);
+}
+
+Test(logmsg, unset_sdata_keeps_its_place)
+{
+  LogMsg *msg = _parsed_sd();
+  NVHandle x = log_msg_get_value_handle(".SDATA.a@1.x", -1);
+  NVHandle y = log_msg_get_value_handle(".SDATA.a@1.y", -1);
+  log_msg_unset_value(msg, x);
+  log_msg_unset_value(msg, x); /* twice: nothing more */
+  cr_assert_not(log_msg_is_value_set(msg, x));
+  cr_assert_eq(msg->sdata_count, 2);
+  size_t len = 9;
+  cr_assert_str_eq(log_msg_get_value(msg, x, &len), "");
+  cr_assert_eq(len, 0);
+  cr_assert_str_eq(_sdata(msg), "[a@1 y=\"2\"][b@1 z=\"3\"]");
+  /* set again: where it was */
+  _set(msg, ".SDATA.a@1.x", "back");
+  cr_assert_str_eq(_sdata(msg), "[a@1 x=\"back\" y=\"2\"][b@1 z=\"3\"]");
+  cr_assert_eq(msg->sdata_count, 3);
+  /* the element's parameters all unset: a new one goes after their places */
+  log_msg_unset_value(msg, x);
+  log_msg_unset_value(msg, y);
+  _set(msg, ".SDATA.a@1.n", "n");
+  cr_assert_str_eq(_sdata(msg), "[a@1 n=\"n\"][b@1 z=\"3\"]");
+  /* a copy keeps the places; foreach and is_value_set do not see them */
+  LogMsg *copy = log_msg_clone_cow(msg);
+  log_msg_set_value_by_name(copy, ".SDATA.a@1.x", "c", -1);
+  cr_assert_str_eq(_sdata(copy), "[a@1 x=\"c\" n=\"n\"][b@1 z=\"3\"]");
+  cr_assert_str_eq(_sdata(msg), "[a@1 n=\"n\"][b@1 z=\"3\"]");
+  int seen = 0;
+  log_msg_foreach_nv(msg, _count_nv, &seen);
+  cr_assert_eq(seen, 3); /* plain, a@1.n, b@1.z */
+  log_msg_unref(copy);
   log_msg_unref(msg);
 }
 

@@ -605,14 +605,11 @@ Test(pipeline, internal_takes_injected_messages_and_events_from_any_thread, .tim
   g_free(got);
 }
 
-/* internal() holds what its worker has not delivered yet up to syslog-ng's
- * log-fifo-size() default for it (10000), and drops and counts the rest:
- * with its worker held back, messages injected far beyond that leave the
- * queue at 10000, the rest in its "dropped" row, and the drops are said
- * once.  Unbounded, the queue took them all. */
-#define INTERNAL_CAP 10000
-#define INTERNAL_OVER 25000
-
+/* internal() holds what its worker has not delivered yet up to its
+ * log-fifo-size() (syslog-ng 3.38's default for it: 10000), and drops and
+ * counts the rest: with its worker held back, messages injected far
+ * beyond that leave the queue at the cap, the rest in its "dropped" row,
+ * and the drops are said once.  Unbounded, the queue took them all. */
 typedef struct Gate
 {
   GMutex lock;
@@ -646,49 +643,138 @@ internal_dropped_row(const StatsRow *row, void *user_data)
     *(int64_t *) user_data = (int64_t) row->value;
 }
 
-Test(pipeline, internal_bounds_its_queue_and_counts_what_it_drops, .timeout = 60)
+static int64_t
+internal_dropped(LogPipeline *pl)
 {
-  Run r;
-  /* a's queue (log-fifo-size 10000) takes the injected ones, b the line */
-  run_start(&r, "source si { internal(); };"
-                "log { source(si); parser { need(\"inject\"); }; destination(a); };"
-                "log { source(si); parser { need(\"queue is full\"); }; destination(b); };");
-  Gate g = { .held = false, .open = false };
-  g_mutex_init(&g.lock);
-  g_cond_init(&g.cond);
-  worker_post(worker_pool_pick(r.pool), gate_job, &g); /* the one worker */
-  g_mutex_lock(&g.lock);
-  while (!g.held)
-    g_cond_wait(&g.cond, &g.lock);
-  g_mutex_unlock(&g.lock);
-  for (int i = 0; i < INTERNAL_OVER; i++)
+  int64_t dropped = -1;
+  log_pipeline_foreach_stat(pl, internal_dropped_row, &dropped);
+  return dropped;
+}
+
+/* Hold pool's one worker back (gate_job) until gate_open. */
+static void
+gate_hold(Gate *g, WorkerPool *pool)
+{
+  g->held = g->open = false;
+  g_mutex_init(&g->lock);
+  g_cond_init(&g->cond);
+  worker_post(worker_pool_pick(pool), gate_job, g);
+  g_mutex_lock(&g->lock);
+  while (!g->held)
+    g_cond_wait(&g->cond, &g->lock);
+  g_mutex_unlock(&g->lock);
+}
+
+static void
+gate_open(Gate *g, WorkerPool *pool)
+{
+  g_mutex_lock(&g->lock);
+  g->open = true;
+  g_cond_broadcast(&g->cond);
+  g_mutex_unlock(&g->lock);
+  /* the drain (and its line about the drops) is done once a later job ran */
+  worker_run(worker_pool_pick(pool), noop_job, NULL);
+  g_mutex_clear(&g->lock);
+  g_cond_clear(&g->cond);
+}
+
+static void
+inject(int n)
+{
+  for (int i = 0; i < n; i++)
     {
       LogMsg *m = log_msg_new(64);
       log_msg_set_value(m, LM_V_MESSAGE, "inject", -1);
       cr_assert(internal_source_post(m));
     }
-  int64_t dropped = -1;
-  log_pipeline_foreach_stat(r.pl, internal_dropped_row, &dropped);
-  cr_assert_eq(dropped, INTERNAL_OVER - INTERNAL_CAP, "dropped %" G_GINT64_FORMAT, dropped);
-  g_mutex_lock(&g.lock);
-  g.open = true;
-  g_cond_broadcast(&g.cond);
-  g_mutex_unlock(&g.lock);
-  /* the drain (and its line about the drops) is done once a later job ran */
-  worker_run(worker_pool_pick(r.pool), noop_job, NULL);
+}
+
+/* internal() written as call holds cap messages: inject over of them */
+static void
+internal_bounds(const char *call, int cap, int over)
+{
+  Run r;
+  /* a's queue (log-fifo-size 10000) takes the injected ones, b the line */
+  char *body = g_strdup_printf("source si { %s; };"
+                               "log { source(si); parser { need(\"inject\"); }; destination(a); };"
+                               "log { source(si); parser { need(\"queue is full\"); }; destination(b); };",
+                               call);
+  run_start(&r, body);
+  g_free(body);
+  Gate g;
+  gate_hold(&g, r.pool);
+  inject(over);
+  cr_assert_eq(internal_dropped(r.pl), over - cap, "dropped %" G_GINT64_FORMAT, internal_dropped(r.pl));
+  gate_open(&g, r.pool);
   cr_assert_eq(log_pipeline_stop(r.pl, 5000), 0);
-  dropped = -1;
-  log_pipeline_foreach_stat(r.pl, internal_dropped_row, &dropped);
-  cr_assert_eq(dropped, INTERNAL_OVER - INTERNAL_CAP);
+  cr_assert_eq(internal_dropped(r.pl), over - cap);
   log_pipeline_free(r.pl);
   worker_pool_stop(r.pool);
   cfg_options_free(cfg_global_options_table, &r.global);
   cfg_tree_free(r.tree);
   char *got = g_string_free(all_writes, FALSE);
-  cr_assert_eq(count_of(got, "a:inject;"), INTERNAL_CAP);
+  cr_assert_eq(count_of(got, "a:inject;"), cap);
   /* said once, through internal() itself after the drain */
-  cr_assert_eq(count_of(got, "b:The internal() source's queue is full, messages dropped; dropped='15000'"), 1);
+  char *line = g_strdup_printf("b:The internal() source's queue is full, messages dropped; dropped='%d'", over - cap);
+  cr_assert_eq(count_of(got, line), 1, "%s in %s", line, got);
+  g_free(line);
   g_free(got);
-  g_mutex_clear(&g.lock);
-  g_cond_clear(&g.cond);
+}
+
+Test(pipeline, internal_bounds_its_queue_and_counts_what_it_drops, .timeout = 60)
+{
+  internal_bounds("internal()", 10000, 25000);
+}
+
+/* log-fifo-size() sets the cap (the global one does not: 3.38's
+ * internal() has its own default) */
+Test(pipeline, internal_log_fifo_size_sets_its_cap, .timeout = 60)
+{
+  internal_bounds("internal(log-fifo-size(50))", 50, 120);
+}
+
+/* A reload keeps the "dropped" row of internal(), as every source
+ * driver's counts, by its place in the statement of the same name. */
+Test(pipeline, internal_dropped_goes_on_across_a_reload, .timeout = 60)
+{
+  Run r;
+  run_start(&r, "source si { internal(log-fifo-size(5)); };"
+                "log { source(si); parser { need(\"inject\"); }; destination(a); };");
+  Gate g;
+  gate_hold(&g, r.pool);
+  inject(8);
+  gate_open(&g, r.pool);
+  cr_assert_eq(internal_dropped(r.pl), 3);
+
+  const char *text = "@version: 3.38\n"
+                     "source s1 { fake(); };\n"
+                     "destination a { rec(\"a\"); };\n"
+                     "source si { internal(log-fifo-size(5)); };"
+                     "log { source(si); parser { need(\"inject\"); }; destination(a); };";
+  CfgError err = { 0 };
+  CfgTree *tree = cfg_parse_string("test.conf", text, strlen(text), NULL, &err);
+  cr_assert_not_null(tree, "%s", err.message);
+  CfgGlobalOptions global;
+  cr_assert(cfg_global_options_load(&global, tree, &err), "%s", err.message);
+  LogPipeline *next = log_pipeline_new(tree, &global, factories, &err);
+  cr_assert_not_null(next, "%s", err.message);
+  cr_assert_eq(log_pipeline_stop_handover(r.pl, next, 5000), 0);
+  char *serr = NULL;
+  cr_assert(log_pipeline_start(next, r.pool, &serr), "%s", serr);
+  cr_assert_eq(internal_dropped(next), 3, "after the reload: %" G_GINT64_FORMAT, internal_dropped(next));
+  gate_hold(&g, r.pool);
+  inject(7);
+  gate_open(&g, r.pool);
+  cr_assert_eq(internal_dropped(next), 5);
+  cr_assert_eq(log_pipeline_stop(next, 5000), 0);
+  log_pipeline_free(next);
+  cfg_options_free(cfg_global_options_table, &global);
+  cfg_tree_free(tree);
+  log_pipeline_free(r.pl);
+  worker_pool_stop(r.pool);
+  cfg_options_free(cfg_global_options_table, &r.global);
+  cfg_tree_free(r.tree);
+  char *got = g_string_free(all_writes, FALSE);
+  cr_assert_eq(count_of(got, "a:inject;"), 10);
+  g_free(got);
 }

@@ -395,6 +395,37 @@ Test(json, fixed_names_plan_matches_the_general_path)
     }
 }
 
+/* syslog-ng 3.38 has no TRANSPORT value: neither a scope nor a pattern
+ * picks Sluice's, in the plan (no pairs of the message's own) or the walk
+ * (one), while the template's ${TRANSPORT} still gives it. */
+Test(json, transport_never_picked)
+{
+  LogMsg *msg = tfunc_case_msg(&cases[2]);
+  log_msg_set_value(msg, LM_V_TRANSPORT, "rfc3164+tcp", -1);
+  static const char *const texts[] = {
+    "$(format-json --scope nv-pairs --exclude SOURCE --exclude L* --exclude M* --exclude P* --exclude HOST_FROM)",
+    "$(format-json --scope all-nv-pairs --exclude SOURCE --exclude L* --exclude M* --exclude P* --exclude HOST_FROM)",
+    "$(format-json --key HOST --key TRANSPORT)",
+    "$(format-json --key HOST --key TRANS*)",
+  };
+  for (int own = 0; own < 2; own++)
+    {
+      if (own)
+        log_msg_set_value_by_name(msg, "zz", "1", -1);
+      for (size_t i = 0; i < G_N_ELEMENTS(texts); i++)
+        {
+          GString *out = tfunc_format(texts[i], msg);
+          const char *want = own && i < 2 ? "{\"zz\":\"1\",\"HOST\":\"web01\"}" : "{\"HOST\":\"web01\"}";
+          cr_expect_str_eq(out->str, want, "%s, own pairs %d", texts[i], own);
+          g_string_free(out, TRUE);
+        }
+    }
+  GString *out = tfunc_format("${TRANSPORT}", msg);
+  cr_expect_str_eq(out->str, "rfc3164+tcp");
+  g_string_free(out, TRUE);
+  log_msg_unref(msg);
+}
+
 /* --scope nv-pairs picks the built-in values that are set, even empty,
  * and the message's own pairs; the plan must show the same. */
 Test(json, nv_pairs_plan_shows_set_builtins_only)
