@@ -431,10 +431,20 @@ _nv_append_grown(LogMsg *msg, NVHandle handle, const char *value, uint32_t len, 
  * match, so ".SDATA.ab.x" matches ".SDATA.a.y" too), or before every SD
  * parameter when none does (a new SD-ID comes first).  The table's order
  * is the SD parameters' order, so the pair goes there; where it stands
- * among the other pairs matters to nothing. */
+ * among the other pairs matters to nothing.  The search is a walk of the
+ * SD parameters: past SDATA_PLACED_MAX of them (syslog-ng 3.38 keeps at
+ * most 255) a new one goes last, so that a sender who makes a parser set
+ * thousands costs a walk each no longer than that. */
+#define SDATA_PLACED_MAX 255
+
 static __attribute__((noinline)) void
 _nv_insert_sdata(LogMsg *msg, NVHandle handle, const char *value, uint32_t len)
 {
+  if (msg->sdata_count >= SDATA_PLACED_MAX)
+    {
+      _nv_append_grown(msg, handle, value, len, true);
+      return;
+    }
   if (!_nv_grow(msg))
     return;
   size_t name_len;

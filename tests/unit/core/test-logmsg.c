@@ -228,6 +228,29 @@ Test(logmsg, sdata_set_after_parsing_goes_where_syslog_ng_puts_it)
   log_msg_unref(msg);
 }
 
+/* Past 255 SD parameters a new SD-ID goes last instead of first: placing
+ * each walks the SD parameters, and a sender whose message makes a parser
+ * set thousands must not cost a walk of them all per value. */
+Test(logmsg, sdata_placed_up_to_255_then_appended)
+{
+  LogMsg *msg = log_msg_new(0);
+  char name[64];
+  for (int i = 0; i < 300; i++)
+    {
+      snprintf(name, sizeof(name), ".SDATA.e%d.x", i);
+      _set(msg, name, "v");
+    }
+  cr_assert_eq(msg->sdata_count, 300);
+  GString *out = g_string_new(NULL);
+  log_format_sdata(msg, out);
+  /* the first 255 each came first (newest first), the rest in order after */
+  cr_assert(g_str_has_prefix(out->str, "[e254 x=\"v\"][e253 x=\"v\"]"), "%.80s", out->str);
+  cr_assert(strstr(out->str, "[e1 x=\"v\"][e0 x=\"v\"][e255 x=\"v\"][e256 x=\"v\"]"));
+  cr_assert(g_str_has_suffix(out->str, "[e298 x=\"v\"][e299 x=\"v\"]"));
+  g_string_free(out, TRUE);
+  log_msg_unref(msg);
+}
+
 Test(logmsg, unset_sdata_keeps_its_place)
 {
   LogMsg *msg = _parsed_sd();
