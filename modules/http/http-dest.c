@@ -37,6 +37,11 @@
 #include <string.h>
 
 #define HTTP_SMALL_RESPONSE 4096   /* kept of a response, for the log; the rest is read and thrown away */
+/* The most of a response body read: 64 MiB, and for a bulk answer 64 KiB
+ * more an item (what memory it takes does not grow with it: a bulk answer
+ * is read as it comes).  A longer one is cut there, so that a server that
+ * never ends its answer holds no request open even with timeout(0). */
+#define HTTP_RESPONSE_LIMIT(items) ((size_t) (items) * 65536 + ((size_t) 64 << 20))
 #define HTTP_BACKOFF_MAX_MS 5000
 
 typedef struct HttpReq
@@ -52,6 +57,8 @@ typedef struct HttpReq
   HttpBulkReader bulk;
   HttpBulkItem *bulk_out;
   bool bulk_cut;           /* a 2xx answer it refused was not read on */
+  size_t resp_bytes;       /* of the body so far */
+  bool too_long;           /* the body went past HTTP_RESPONSE_LIMIT: not read on */
   bool active;
   bool fresh;              /* the last try failed: the next one on a new connection */
   char errbuf[CURL_ERROR_SIZE];
@@ -109,6 +116,15 @@ _on_data(char *ptr, size_t size, size_t nmemb, void *user)
 {
   HttpReq *r = user;
   size_t len = size * nmemb;
+  /* a body that goes on and on (a server that never ends its answer, and
+   * timeout() is 0 by default) is cut: its status decides as for a short
+   * one, and a bulk answer that long is not one */
+  r->resp_bytes += len;
+  if (r->resp_bytes > HTTP_RESPONSE_LIMIT(r->bulk_out ? r->n_idx : 0))
+    {
+      r->too_long = true;
+      return 0;
+    }
   size_t room = HTTP_SMALL_RESPONSE - r->resp->len;
   g_string_append_len(r->resp, ptr, (gssize) (len < room ? len : room));
   /* a bulk answer is read as it comes, whatever its length */
@@ -198,6 +214,8 @@ _start(HttpDest *d, HttpReq *r)
   if (r->bulk_out)
     http_bulk_reader_init(&r->bulk, r->bulk_out, r->n_idx);
   r->bulk_cut = false;
+  r->resp_bytes = 0;
+  r->too_long = false;
   r->errbuf[0] = 0;
   curl_easy_setopt(r->h, CURLOPT_URL, d->o.urls[r->url]);
   curl_easy_setopt(r->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t) r->body->len);
@@ -256,8 +274,9 @@ static bool
 _settle(HttpDest *d, HttpReq *r, CURLcode res)
 {
   long code = 0;
-  /* a bulk answer refused and cut short: its status and the reader decide */
-  if (res != CURLE_OK && !(res == CURLE_WRITE_ERROR && r->bulk_cut))
+  /* an answer cut short (a bulk answer refused, a body too long): its
+   * status and the reader decide */
+  if (res != CURLE_OK && !(res == CURLE_WRITE_ERROR && (r->bulk_cut || r->too_long)))
     {
       _log(d, SLUICE_LOG_ERROR, "HTTP request failed, sending it again", r, 0, curl_easy_strerror(res));
       return false;
@@ -288,6 +307,12 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
     }
   const char *error = NULL;
   char *reason = NULL;
+  if (r->too_long)
+    {
+      _log(d, SLUICE_LOG_ERROR, "Bulk API response not understood, sending the batch again", r, code,
+           "longer than its items can take");
+      return false;
+    }
   if (!http_bulk_reader_finish(&r->bulk, &error, &reason))
     {
       _log(d, SLUICE_LOG_ERROR, "Bulk API response not understood, sending the batch again", r, code, error);

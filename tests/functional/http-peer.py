@@ -3,7 +3,8 @@
 # An HTTP server on 127.0.0.1 for http.sh, the peer of Sluice's http()
 # destination.  The first requests are answered with the codes of PLAN
 # (comma-separated, e.g. "503,503"; "huge" answers 200 with an endless
-# body), the rest with 200.  PLAN "silent" answers no request (each is
+# body, "endless" 200 with a bulk answer that opens its items and never
+# ends: blanks for ever), the rest with 200.  PLAN "silent" answers no request (each is
 # noted in DIR/held, a line each, and left open); "hold0" leaves the first
 # request that carries message seq 0 unanswered (noted in DIR/held) and
 # answers the rest with 200.  With "bulk" in PLAN (e.g. "huge,bulk") a
@@ -85,6 +86,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if hold:
             time.sleep(lifetime)
             return
+        if code == "endless":
+            with lock:
+                with open(os.path.join(out, "requests"), "a") as f:
+                    f.write(json.dumps({"status": 200, "body": text}) + "\n")
+            self.send_response(200)
+            self.send_header("Content-Length", str(1 << 40))
+            self.end_headers()
+            chunk = b" " * 65536
+            try:
+                self.wfile.write(b'{"took":1,"errors":false,"items":[')
+                while True:
+                    self.wfile.write(chunk)
+            except OSError:
+                return
         if code == "huge":
             with lock:
                 with open(os.path.join(out, "requests"), "a") as f:
