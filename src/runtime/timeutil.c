@@ -109,9 +109,15 @@ civil_from_seconds(int64_t local_sec, CivilTime *out)
     }
   else
     {
-      /* garbage dates: whole eras aside, the rest as above */
-      int64_t d = _floor_div(local_sec, 86400);
-      rem = (uint32_t) (local_sec - d * 86400);
+      /* garbage dates: whole eras aside, the rest as above (no product
+       * that could pass INT64_MIN) */
+      int64_t d = local_sec / 86400, r = local_sec % 86400;
+      if (r < 0)
+        {
+          r += 86400;
+          d--;
+        }
+      rem = (uint32_t) r;
       eras = _floor_div(d, 146097);
       days = (uint64_t) (d - eras * 146097) + (uint64_t) CIVIL_SHIFT_ERAS * 146097;
     }
@@ -120,7 +126,8 @@ civil_from_seconds(int64_t local_sec, CivilTime *out)
   out->sec = (int8_t) (rem % 60);
   out->wday = (int8_t) ((days + 4) % 7); /* 1970-01-01 was a Thursday */
   _civil_from_shifted(days + 719468, out);
-  out->year = (int32_t) (out->year + eras * 400);
+  int64_t year = out->year + eras * 400;
+  out->year = year < INT32_MIN ? INT32_MIN : year > INT32_MAX ? INT32_MAX : (int32_t) year;
 }
 
 int64_t

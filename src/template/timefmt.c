@@ -129,7 +129,7 @@ _unix(DateSecond *d)
     return d->unix_;
   char buf[24];
   int i = sizeof(buf);
-  uint64_t u = d->sec < 0 ? (uint64_t) -d->sec : (uint64_t) d->sec;
+  uint64_t u = d->sec < 0 ? 0 - (uint64_t) d->sec : (uint64_t) d->sec;
   do
     {
       buf[--i] = (char) ('0' + u % 10);

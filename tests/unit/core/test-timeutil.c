@@ -52,6 +52,15 @@ Test(timeutil, civil_far_dates_match_gmtime)
           cr_assert_eq(c.wday, tm.tm_wday, "t=%lld", (long long) t);
           cr_assert_eq(c.yday, tm.tm_yday, "t=%lld", (long long) t);
         }
+  /* the ends of int64: no overflow (the sanitizer build checks), the year
+   * held to int32, the time of day still right */
+  CivilTime c;
+  civil_from_seconds(INT64_MIN, &c);
+  cr_assert_eq(c.year, INT32_MIN);
+  cr_assert_eq(c.hour * 3600 + c.min * 60 + c.sec, (int) (INT64_MIN % 86400 + 86400));
+  civil_from_seconds(INT64_MAX, &c);
+  cr_assert_eq(c.year, INT32_MAX);
+  cr_assert_eq(c.hour * 3600 + c.min * 60 + c.sec, (int) (INT64_MAX % 86400));
 }
 
 Test(timeutil, days_in_month_handles_leap_years)
