@@ -120,7 +120,8 @@ sink_pid=$!
 wait "$loggen_pid" || fail "loggen --reconnect"
 loggen_pid=
 stop_sink
-[ "$(grep -c 'is lost, try to reconnect' "$work/err")" -eq 3 ] || fail "reconnect messages"
+# (a connection made while the first sink is closing is lost once more)
+[ "$(grep -c 'is lost, try to reconnect' "$work/err")" -ge 3 ] || fail "reconnect messages"
 for t in 0000 0001 0002; do
   first=$(grep "thread: $t," "$work/rc2.out" | head -1 | sed -n 's/.*seq: \([0-9]*\),.*/\1/p')
   [ -n "$first" ] && [ "$first" -gt 0 ] || fail "thread $t started over at '$first' after reconnecting"
