@@ -184,7 +184,7 @@ _gen_line(Gen *g, int index, char *at, uint64_t seq, const LoggenStamp *st)
 }
 
 static void
-_finish(Group *g, Conn *c)
+_finish(Conn *c)
 {
   if (c->finished)
     return;
@@ -196,7 +196,6 @@ _finish(Group *g, Conn *c)
   c->pend_n = 0;
   file_reader_free(c->gen.file);
   c->gen.file = NULL;
-  (void) g;
 }
 
 static bool
@@ -213,14 +212,14 @@ _lost(Group *g, Conn *c, int err)
   fprintf(stderr, "error sending buffer: %s\n", strerror(-err));
   if (!g->opt->reconnect)
     {
-      _finish(g, c);
+      _finish(c);
       return;
     }
   fprintf(stderr, "destination connection %s:%s is lost, try to reconnect\n", g->opt->target,
           g->opt->port ? g->opt->port : "");
   if (_stopped(g, _now()))
     {
-      _finish(g, c);
+      _finish(c);
       return;
     }
   loggen_conn_close(&c->conn);
@@ -466,7 +465,7 @@ _group_main(void *arg)
           if (!c->up)
             {
               if (stop)
-                _finish(g, c);
+                _finish(c);
               else if (c->retry_at <= now)
                 _reconnect(g, c, now);
               if (!c->up)
@@ -500,7 +499,7 @@ _group_main(void *arg)
               g->polled[npoll++] = c;
             }
           else if (stop || c->eof || (o->number && c->seq >= (uint64_t) o->number))
-            _finish(g, c);
+            _finish(c);
           else if (c->next_at < wake)
             wake = c->next_at;
         }
