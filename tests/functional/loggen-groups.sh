@@ -129,6 +129,51 @@ done
 "$loggen" --check "$work/rc1.out" "$work/rc2.out" --expect-threads 3 >"$work/check" || true
 grep -q '^check: threads=3 ' "$work/check" || fail "reconnect check"
 
-# 7. --sender-threads must not be negative.
+# 7. A receiver that stops reading holds back only its own connection: a
+#    server reads the first connection and leaves the second unread for 3 s;
+#    meanwhile the first of the same thread goes on.
+rm -f "$work/port"
+python3 - "$work/port" "$work/slow.out" <<'EOP' &
+import socket, sys, time, select
+port_file, out = sys.argv[1:]
+srv = socket.socket()
+srv.bind(("127.0.0.1", 0))
+srv.listen(2)
+srv.settimeout(30)
+open(port_file, "w").write(str(srv.getsockname()[1]))
+fast, _ = srv.accept()
+slow, _ = srv.accept()
+start = time.monotonic()
+fast_lines = 0
+while time.monotonic() - start < 3:
+    if select.select([fast], [], [], 0.1)[0]:
+        fast_lines += fast.recv(1 << 20).count(b"\n")
+# now drain both until loggen closes them
+slow_lines = 0
+open_socks = [fast, slow]
+while open_socks:
+    for s in select.select(open_socks, [], [], 30)[0]:
+        data = s.recv(1 << 20)
+        if not data:
+            open_socks.remove(s)
+        elif s is slow:
+            slow_lines += data.count(b"\n")
+open(out, "w").write("%d %d\n" % (fast_lines, slow_lines))
+EOP
+py_pid=$!
+i=0
+while [ ! -s "$work/port" ]; do
+  i=$((i + 1))
+  [ $i -lt 100 ] || fail "slow server did not start"
+  sleep 0.1
+done
+"$loggen" -S -Q -r 100000000 -I 2 --active-connections=2 --sender-threads=1 127.0.0.1 "$(cat "$work/port")" \
+  2>"$work/err" || fail "loggen with a stalled receiver"
+wait "$py_pid" || fail "slow server"
+read -r fast slow <"$work/slow.out"
+# the unread one fills its socket buffers (a few MB at most, some 10,000 lines)
+[ "$fast" -gt 200000 ] || fail "the first connection sent only $fast lines while the second was stalled"
+
+# 8. --sender-threads must not be negative.
 if "$loggen" --sender-threads=-1 127.0.0.1 1 2>"$work/err"; then fail "--sender-threads=-1 accepted"; fi
 echo "loggen-groups: all cases passed"
