@@ -3,6 +3,7 @@
 # every connection's numbers complete, the per-connection rate kept, idle
 # connections held, TLS and a reconnection in a group of several (the
 # non-blocking path), one connection per thread unchanged.
+# Unix stream and UDP in a group too; a stalled receiver holds only its own.
 # Usage: loggen-groups.sh LOGGEN SINK
 set -eu
 LC_ALL=C
@@ -174,6 +175,34 @@ read -r fast slow <"$work/slow.out"
 # the unread one fills its socket buffers (a few MB at most, some 10,000 lines)
 [ "$fast" -gt 200000 ] || fail "the first connection sent only $fast lines while the second was stalled"
 
-# 8. --sender-threads must not be negative.
+# 8. A unix stream socket and UDP, several connections on one thread.
+rm -f "$work/port"
+"$sink" --unix-stream "$work/sock" --port-file "$work/port" --out "$work/us.out" --idle 1 --max 60 &
+sink_pid=$!
+i=0
+while [ ! -s "$work/port" ]; do
+  i=$((i + 1))
+  [ $i -lt 100 ] || fail "unix sink did not start"
+  sleep 0.1
+done
+"$loggen" -x -Q -n 20000 -r 100000000 -I 60 --active-connections=4 --sender-threads=1 "$work/sock" 2>"$work/err" \
+  || fail "loggen -x"
+stop_sink
+"$loggen" --check "$work/us.out" --expect 20000 --expect-threads 4 >"$work/check" || fail "unix stream check"
+rm -f "$work/port"
+"$sink" --udp --port-file "$work/port" --out "$work/udp.out" --idle 1 --max 60 &
+sink_pid=$!
+i=0
+while [ ! -s "$work/port" ]; do
+  i=$((i + 1))
+  [ $i -lt 100 ] || fail "udp sink did not start"
+  sleep 0.1
+done
+"$loggen" -D --steady -Q -n 300 -r 3000 --active-connections=3 --sender-threads=1 127.0.0.1 "$(cat "$work/port")" \
+  2>"$work/err" || fail "loggen -D"
+stop_sink
+"$loggen" --check "$work/udp.out" --expect 300 --expect-threads 3 >"$work/check" || fail "udp check"
+
+# 9. --sender-threads must not be negative.
 if "$loggen" --sender-threads=-1 127.0.0.1 1 2>"$work/err"; then fail "--sender-threads=-1 accepted"; fi
 echo "loggen-groups: all cases passed"
