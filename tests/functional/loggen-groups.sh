@@ -1,9 +1,9 @@
 #!/bin/sh
 # Many connections over a few sender threads, against the loopback sink:
 # every connection's numbers complete, the per-connection rate kept, idle
-# connections held, TLS and a reconnection in a group of several (the
-# non-blocking path), one connection per thread unchanged.
-# Unix stream and UDP in a group too; a stalled receiver holds only its own.
+# connections held, TLS, a reconnection, unix stream and UDP in a group of
+# several (the non-blocking path), and a stalled receiver holds back only
+# its own connection.
 # Usage: loggen-groups.sh LOGGEN SINK
 set -eu
 LC_ALL=C
