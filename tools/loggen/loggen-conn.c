@@ -3,6 +3,7 @@
 #include "loggen-conn.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -223,10 +224,24 @@ _send_proxy(LoggenConn *c, const LoggenOptions *o, int index, bool want)
 }
 
 void
+loggen_conn_set_nonblocking(LoggenConn *c)
+{
+  if (c->dgram || c->fd < 0)
+    return;
+  fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK);
+  /* a write may then stop part way, and its rest is retried from another
+   * buffer (the connection's own copy) */
+  if (c->ssl)
+    SSL_set_mode(c->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+}
+
+void
 loggen_conn_close(LoggenConn *c)
 {
   if (c->ssl)
     {
+      /* the goodbye below waits as it always did */
+      fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) & ~O_NONBLOCK);
       SSL_shutdown(c->ssl);
       SSL_free(c->ssl);
       c->ssl = NULL;
@@ -256,9 +271,15 @@ _send_stream(LoggenConn *c, const char *buf, size_t len, size_t *done)
           if (rc <= 0)
             {
               int err = errno;
+              int why = SSL_get_error(c->ssl, rc);
+              if (why == SSL_ERROR_WANT_WRITE || why == SSL_ERROR_WANT_READ)
+                {
+                  c->want = why == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN;
+                  return -EAGAIN;
+                }
               if (ERR_peek_error())
                 _tls_errors("TLS write failed");
-              return SSL_get_error(c->ssl, rc) == SSL_ERROR_SYSCALL && err ? -err : -EPIPE;
+              return why == SSL_ERROR_SYSCALL && err ? -err : -EPIPE;
             }
           *done += (size_t) rc;
           continue;
@@ -268,6 +289,11 @@ _send_stream(LoggenConn *c, const char *buf, size_t len, size_t *done)
         {
           if (errno == EINTR)
             continue;
+          if (errno == EAGAIN || errno == EWOULDBLOCK)
+            {
+              c->want = POLLOUT;
+              return -EAGAIN;
+            }
           return -errno;
         }
       *done += (size_t) rc;

@@ -13,6 +13,7 @@ typedef struct LoggenConn
   int fd;
   SSL *ssl;
   bool dgram;
+  short want; /* after -EAGAIN: the poll() events to wait for */
 } LoggenConn;
 
 /* The TLS context all connections share; NULL with a message on stderr when
@@ -27,9 +28,15 @@ bool loggen_conn_open(LoggenConn *c, const LoggenOptions *o, SSL_CTX *tls, int i
 size_t loggen_proxy_header(const LoggenOptions *o, int index, char *buf, size_t cap);
 void loggen_conn_close(LoggenConn *c);
 
+/* Makes a stream connection non-blocking (datagram ones stay blocking: a
+ * datagram socket blocks only while the kernel hands earlier ones on). */
+void loggen_conn_set_nonblocking(LoggenConn *c);
+
 /* Sends lines [0, n) of buf, line i ending at ends[i]; on a stream from
- * byte *done on, advancing *done as bytes go out. Returns 0, or a negative
- * errno when the connection failed (then *done says what went out). */
+ * byte *done on, advancing *done as bytes go out. Returns 0, -EAGAIN when a
+ * non-blocking connection can take no more now (c->want says what to poll
+ * for; retry with the same bytes from *done), or another negative errno
+ * when the connection failed (then *done says what went out). */
 int loggen_conn_send(LoggenConn *c, const char *buf, const size_t *ends, size_t n, size_t *done);
 
 #endif

@@ -2,16 +2,37 @@
 /*
  * loggen's sender threads and the main thread's progress and summary.
  *
- * Each active connection has its own thread that fills a buffer with up to
- * BATCH_LINES lines (or BATCH_BYTES bytes) and sends it at once. The rate
- * limit is syslog-ng loggen's token bucket per connection (it starts 90%
- * full, refills at -r per second and holds at most one second's worth), so
- * that its bursts look the same to the receiver; --steady instead spaces
- * the lines evenly and reports how late each one went out.
+ * A few sender threads (--sender-threads, by default one per CPU, never more
+ * than the active connections) each drive a slice of the connections; a
+ * thread with one connection is simply a group of one. Per connection the
+ * rate limit is syslog-ng loggen's token bucket (it starts 90% full, refills
+ * at -r per second and holds at most one second's worth; once empty the
+ * connection waits for three lines' worth, at most 0.1 s), so that its
+ * bursts look the same to the receiver; --steady instead spaces the lines
+ * evenly and reports how late each one went out. Nothing sleeps per
+ * connection: a thread passes over its connections, gives each what it is
+ * due as one batch of up to BATCH_LINES lines (or BATCH_BYTES bytes) in one
+ * system call, and then waits in ppoll() until the earliest one is due
+ * again (no sooner than a millisecond, or a line's time when that is less,
+ * when it has several, so that thousands of connections cost a pass a
+ * millisecond at most, not one per connection).
+ *
+ * Back pressure: a group of one connection uses blocking sends, exactly as
+ * a thread per connection did (nothing else waits on it, and a full socket
+ * then costs nothing). In a larger group the stream connections are
+ * non-blocking: what a full socket did not take is kept with its
+ * connection (from the start of its first line not wholly sent) and goes
+ * out when poll() says the socket can take it, while the others go on;
+ * that connection sends nothing new until then. Blocking only when all
+ * are blocked was the alternative, but a single slow receiver would then
+ * hold the rest of its group to its pace. Datagram sockets stay blocking:
+ * they block only while the kernel hands earlier datagrams on, never on a
+ * receiver. Lines count as sent once wholly handed to the kernel.
  */
 #include "loggen-conn.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -22,20 +43,58 @@
 #define BATCH_LINES 1024
 #define BATCH_BYTES (256 * 1024)
 
-typedef struct Sender
+/* The generator of one connection: the standard line, mixed lines or the file. */
+typedef struct Gen
+{
+  const LineTemplate *tmpl;
+  MixedGen mixed;
+  FileReader *file;
+  bool use_mixed;
+} Gen;
+
+/* One active connection. Its number (index) is the `thread:` of its lines. */
+typedef struct Conn
+{
+  int index;
+  LoggenConn conn;
+  bool up;            /* connected */
+  bool finished;      /* -n reached, end of input, or given up */
+  bool eof;           /* no more lines to generate */
+  double retry_at;    /* while down (--reconnect): the next attempt */
+  double next_at;     /* nothing is due before this */
+  double tokens;      /* the token bucket */
+  double last;        /* its last refill */
+  uint64_t seq;       /* the next line to generate */
+  uint64_t sent;      /* lines wholly handed to the kernel */
+  Gen gen;
+  LoggenCounters ctr;
+  SendTimes *times;   /* with --latency-listen */
+  /* what the socket did not take yet: lines [sent, seq), the first one
+   * starting at pend[0], line i ending at pend_ends[i]; pend_done bytes of
+   * them went out */
+  char *pend;
+  size_t *pend_ends;
+  size_t pend_n, pend_done, pend_cap, pend_ends_cap;
+} Conn;
+
+/* A sender thread and the connections it drives. */
+typedef struct Group
 {
   pthread_t thread;
-  int index;
-  bool idle;
   LoggenOptions *opt;
   SSL_CTX *tls;
-  const LineTemplate *tmpl;
-  LoggenConn conn;
-  bool connected;
-  LoggenCounters ctr;
-  LoggenLatency lat;
-  SendTimes *times; /* with --latency-listen */
-} Sender;
+  Conn *conns;
+  int nconns;
+  LoggenConn *idle;   /* --idle-connections: opened, held, closed */
+  int nidle, idle_first;
+  bool blocking;      /* a group of one connection */
+  double start, deadline;
+  LoggenLatency lat;  /* --steady */
+  char *buf;
+  size_t ends[BATCH_LINES];
+  struct pollfd *pfd;
+  Conn **polled;
+} Group;
 
 static struct
 {
@@ -77,21 +136,23 @@ _now(void)
   return loggen_now();
 }
 
-static void
-_sleep_s(double s)
+/* Waits for the polled connections, or until `until` (CLOCK_MONOTONIC). */
+static int
+_wait(struct pollfd *pfd, int n, double until)
 {
-  if (s <= 0)
-    return;
+  double s = until - _now();
+  if (s < 0)
+    s = 0;
   struct timespec ts = { (time_t) s, (long) ((s - (double) (time_t) s) * 1e9) };
-  while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-    ;
+  int rc = ppoll(pfd, (nfds_t) n, &ts, NULL);
+  return rc < 0 ? 0 : rc;
 }
 
 static void
-_connect_finished(bool ok, bool idle)
+_connect_finished(bool failed)
 {
   pthread_mutex_lock(&run.lock);
-  if (!ok && !idle)
+  if (failed)
     run.connect_failed = true;
   run.pending_connect--;
   pthread_cond_broadcast(&run.cond);
@@ -106,33 +167,10 @@ _active_finished(void)
   pthread_mutex_lock(&run.lock);
   run.running_active--;
   pthread_cond_broadcast(&run.cond);
-  pthread_mutex_unlock(&run.lock);
-}
-
-static void *
-_idle_main(void *arg)
-{
-  Sender *s = arg;
-  s->connected = loggen_conn_open(&s->conn, s->opt, s->tls, s->opt->active + s->index);
-  _connect_finished(s->connected, true);
-  /* hold the connection open until the active ones are done */
-  pthread_mutex_lock(&run.lock);
   while (run.running_active > 0)
     pthread_cond_wait(&run.cond, &run.lock);
   pthread_mutex_unlock(&run.lock);
-  if (s->connected)
-    loggen_conn_close(&s->conn);
-  return NULL;
 }
-
-/* The generator of one thread: the standard line, mixed lines or the file. */
-typedef struct Gen
-{
-  const LineTemplate *tmpl;
-  MixedGen mixed;
-  FileReader *file;
-  bool use_mixed;
-} Gen;
 
 /* Appends the line for seq; returns its length, or -1 at the end of the file. */
 static long
@@ -145,179 +183,364 @@ _gen_line(Gen *g, int index, char *at, uint64_t seq, const LoggenStamp *st)
   return (long) line_template_format(g->tmpl, at, seq, index, st);
 }
 
-/* After a broken connection: reconnect once a second until it works or the
- * run is over. */
+static void
+_finish(Conn *c)
+{
+  if (c->finished)
+    return;
+  c->finished = true;
+  LOGGEN_DEBUG("thread %d finished after %llu messages\n", c->index, (unsigned long long) c->sent);
+  if (c->up)
+    loggen_conn_close(&c->conn);
+  c->up = false;
+  c->pend_n = 0;
+  file_reader_free(c->gen.file);
+  c->gen.file = NULL;
+}
+
 static bool
-_reconnect(Sender *s, double deadline)
+_stopped(const Group *g, double now)
 {
-  fprintf(stderr, "destination connection %s:%s is lost, try to reconnect\n", s->opt->target,
-          s->opt->port ? s->opt->port : "");
-  loggen_conn_close(&s->conn);
-  while ((deadline <= 0 || _now() < deadline) && !atomic_load(&interrupted))
-    {
-      if (loggen_conn_open(&s->conn, s->opt, s->tls, s->index))
-        {
-          LOGGEN_DEBUG("(%d) reconnected to server\n", s->index);
-          return true;
-        }
-      fprintf(stderr, "can not reconnect to %s:%s, try again after 1 sec\n", s->opt->target,
-              s->opt->port ? s->opt->port : "");
-      _sleep_s(1.0);
-    }
-  return false;
+  return (g->deadline > 0 && now >= g->deadline) || atomic_load(&interrupted);
 }
 
-/* How many lines may go now: the token bucket, or the steady schedule. */
-typedef struct Pacer
+/* A broken connection: with --reconnect it is tried again at once and then
+ * once a second until it works or the run is over. */
+static void
+_lost(Group *g, Conn *c, int err)
 {
-  double tokens;
-  double last;
-  double start;
-} Pacer;
-
-static size_t
-_pace(Sender *s, Pacer *p, uint64_t sent, double deadline)
-{
-  for (;;)
+  fprintf(stderr, "error sending buffer: %s\n", strerror(-err));
+  if (!g->opt->reconnect)
     {
-      int rate = atomic_load(&current_rate);
+      _finish(c);
+      return;
+    }
+  fprintf(stderr, "destination connection %s:%s is lost, try to reconnect\n", g->opt->target,
+          g->opt->port ? g->opt->port : "");
+  if (_stopped(g, _now()))
+    {
+      _finish(c);
+      return;
+    }
+  loggen_conn_close(&c->conn);
+  c->up = false;
+  c->retry_at = 0;
+  /* the line sent in part goes again whole */
+  c->pend_done = 0;
+}
+
+static void
+_reconnect(Group *g, Conn *c, double now)
+{
+  if (loggen_conn_open(&c->conn, g->opt, g->tls, c->index))
+    {
+      LOGGEN_DEBUG("(%d) reconnected to server\n", c->index);
+      if (!g->blocking)
+        loggen_conn_set_nonblocking(&c->conn);
+      c->up = true;
+      c->next_at = now;
+      c->conn.want = POLLOUT; /* for the rest kept from the lost connection */
+      return;
+    }
+  fprintf(stderr, "can not reconnect to %s:%s, try again after 1 sec\n", g->opt->target,
+          g->opt->port ? g->opt->port : "");
+  c->retry_at = _now() + 1.0;
+}
+
+/* k more lines went out whole, `bytes` bytes in all. */
+static void
+_account(Group *g, Conn *c, size_t k, size_t bytes)
+{
+  if (k == 0)
+    return;
+  if (g->opt->steady)
+    {
       double now = _now();
-      if ((deadline > 0 && now >= deadline) || atomic_load(&interrupted))
-        return 0;
-      if (s->opt->steady)
+      int rate = atomic_load(&current_rate);
+      for (size_t i = 0; i < k; i++)
         {
-          double due = (now - p->start) * rate;
-          if (due >= (double) sent + 1)
-            {
-              double n = due - (double) sent;
-              return n > BATCH_LINES ? BATCH_LINES : (size_t) n;
-            }
-          _sleep_s(((double) sent + 1) / rate - (now - p->start));
-          continue;
+          double late = now - (g->start + (double) (c->sent + i + 1) / rate);
+          loggen_latency_add(&g->lat, late > 0 ? (uint64_t) (late * 1e6) : 0);
         }
-      p->tokens += (now - p->last) * rate;
-      p->last = now;
-      if (p->tokens > rate)
-        p->tokens = rate;
-      if (p->tokens >= 1)
-        return p->tokens > BATCH_LINES ? BATCH_LINES : (size_t) p->tokens;
-      /* wait for three lines' worth, at most 0.1 s, as syslog-ng's does */
-      double wait = 3.0 / rate;
-      _sleep_s(wait > 0.1 ? 0.1 : wait);
     }
+  c->sent += k;
+  atomic_fetch_add(&c->ctr.sent, k);
+  atomic_fetch_add(&c->ctr.bytes, bytes);
 }
 
-static void *
-_active_main(void *arg)
+/* After sending lines [0, n) of buf (buf may be c->pend): counts what went
+ * out whole and keeps the rest in c->pend. */
+static void
+_sent(Group *g, Conn *c, const char *buf, const size_t *ends, size_t n, size_t done, int rc)
 {
-  Sender *s = arg;
-  LoggenOptions *o = s->opt;
-  s->connected = loggen_conn_open(&s->conn, o, s->tls, s->index);
-  _connect_finished(s->connected, false);
-  if (!s->connected)
+  size_t k = 0;
+  while (k < n && ends[k] <= done)
+    k++;
+  size_t base = k ? ends[k - 1] : 0;
+  _account(g, c, k, base);
+  if (rc == 0 || k == n)
     {
-      _active_finished();
-      return NULL;
+      c->pend_n = 0;
+      return;
     }
+  size_t rest = ends[n - 1] - base;
+  if (rest > c->pend_cap)
+    {
+      char *p = malloc(rest);
+      memcpy(p, buf + base, rest);
+      free(c->pend);
+      c->pend = p;
+      c->pend_cap = rest;
+    }
+  else
+    memmove(c->pend, buf + base, rest);
+  if (n - k > c->pend_ends_cap)
+    {
+      size_t *e = malloc((n - k) * sizeof(*e));
+      for (size_t i = k; i < n; i++)
+        e[i - k] = ends[i] - base;
+      free(c->pend_ends);
+      c->pend_ends = e;
+      c->pend_ends_cap = n - k;
+    }
+  else
+    for (size_t i = k; i < n; i++)
+      c->pend_ends[i - k] = ends[i] - base;
+  c->pend_n = n - k;
+  c->pend_done = done - base;
+  if (rc != -EAGAIN)
+    _lost(g, c, rc);
+}
 
-  Gen g = { .tmpl = s->tmpl };
+/* How many lines connection c may send now: the token bucket, or the
+ * steady schedule. 0 sets c->next_at. */
+static size_t
+_due(Group *g, Conn *c, double now)
+{
+  int rate = atomic_load(&current_rate);
+  if (g->opt->steady)
+    {
+      double due = (now - g->start) * rate;
+      if (due >= (double) c->seq + 1)
+        {
+          double n = due - (double) c->seq;
+          return n > BATCH_LINES ? BATCH_LINES : (size_t) n;
+        }
+      c->next_at = g->start + ((double) c->seq + 1) / rate;
+      return 0;
+    }
+  c->tokens += (now - c->last) * rate;
+  c->last = now;
+  if (c->tokens > rate)
+    c->tokens = rate;
+  if (c->tokens >= 1)
+    return c->tokens > BATCH_LINES ? BATCH_LINES : (size_t) c->tokens;
+  /* wait for three lines' worth, at most 0.1 s, as syslog-ng's does */
+  double wait = 3.0 / rate;
+  c->next_at = now + (wait > 0.1 ? 0.1 : wait);
+  return 0;
+}
+
+/* Generates up to `allowed` lines of c into the group's buffer and sends them. */
+static void
+_send_batch(Group *g, Conn *c, size_t allowed, LoggenStamp *st)
+{
+  const LoggenOptions *o = g->opt;
+  if (o->number && allowed > (uint64_t) o->number - c->seq)
+    allowed = (size_t) ((uint64_t) o->number - c->seq);
+  loggen_stamp_refresh(st);
+  size_t n = 0, len = 0;
+  while (n < allowed && len < BATCH_BYTES)
+    {
+      long l = _gen_line(&c->gen, c->index, g->buf + len, c->seq + n, st);
+      if (l < 0)
+        {
+          fprintf(stderr, "can't generate more log lines. end of input file?\n");
+          c->eof = true;
+          break;
+        }
+      len += (size_t) l;
+      g->ends[n++] = len;
+    }
+  if (c->times)
+    {
+      double now = _now();
+      for (size_t i = 0; i < n; i++)
+        send_times_set(c->times, c->seq + i,
+                       o->steady ? g->start + (double) (c->seq + i + 1) / atomic_load(&current_rate) : now);
+      send_times_publish(c->times, c->seq + n);
+    }
+  c->seq += n;
+  c->tokens -= (double) n;
+  size_t done = 0;
+  int rc = loggen_conn_send(&c->conn, g->buf, g->ends, n, &done);
+  _sent(g, c, g->buf, g->ends, n, done, rc);
+}
+
+static void
+_flush(Group *g, Conn *c)
+{
+  size_t done = c->pend_done;
+  int rc = loggen_conn_send(&c->conn, c->pend, c->pend_ends, c->pend_n, &done);
+  _sent(g, c, c->pend, c->pend_ends, c->pend_n, done, rc);
+}
+
+/* Connects c and prepares its lines; false when it could not connect. */
+static bool
+_start(Group *g, Conn *c)
+{
+  const LoggenOptions *o = g->opt;
+  c->up = loggen_conn_open(&c->conn, o, g->tls, c->index);
+  if (!c->up)
+    {
+      c->finished = true;
+      return false;
+    }
   if (o->read_file)
     {
-      g.file = file_reader_new(o);
-      if (!g.file)
+      c->gen.file = file_reader_new(o);
+      if (!c->gen.file)
         {
-          loggen_conn_close(&s->conn);
-          _active_finished();
-          return NULL;
+          loggen_conn_close(&c->conn);
+          c->up = false;
+          c->finished = true;
+          return true;
         }
     }
   else if (o->mixed)
     {
-      g.use_mixed = true;
-      mixed_gen_init(&g.mixed, s->index, o->runid, o->framing);
+      c->gen.use_mixed = true;
+      mixed_gen_init(&c->gen.mixed, c->index, o->runid, o->framing);
     }
-
-  char *buf = malloc(BATCH_BYTES + LOGGEN_MAX_MESSAGE + 64);
-  size_t ends[BATCH_LINES];
-  LoggenStamp st = { 0 };
-  uint64_t seq = 0;
-  double start = _now();
-  double deadline = o->permanent ? 0 : start + o->interval;
-  Pacer pacer = { .tokens = o->rate - o->rate / 10, .last = start, .start = start };
-  LOGGEN_DEBUG("thread %d started (rate=%d, number=%lld, interval=%d%s)\n", s->index, o->rate,
-               (long long) o->number, o->interval, o->permanent ? ", permanent" : "");
-  bool eof = false;
-
-  while (!eof && (o->number == 0 || seq < (uint64_t) o->number))
-    {
-      size_t allowed = _pace(s, &pacer, seq, deadline);
-      if (allowed == 0)
-        break;
-      if (o->number && allowed > (uint64_t) o->number - seq)
-        allowed = (size_t) ((uint64_t) o->number - seq);
-      loggen_stamp_refresh(&st);
-      size_t n = 0, len = 0;
-      while (n < allowed && len < BATCH_BYTES)
-        {
-          long l = _gen_line(&g, s->index, buf + len, seq + n, &st);
-          if (l < 0)
-            {
-              fprintf(stderr, "can't generate more log lines. end of input file?\n");
-              eof = true;
-              break;
-            }
-          len += (size_t) l;
-          ends[n++] = len;
-        }
-      if (s->times)
-        {
-          double now = _now();
-          for (size_t i = 0; i < n; i++)
-            send_times_set(s->times, seq + i,
-                           o->steady ? start + (double) (seq + i + 1) / atomic_load(&current_rate) : now);
-          send_times_publish(s->times, seq + n);
-        }
-      size_t done = 0;
-      int rc;
-      while ((rc = loggen_conn_send(&s->conn, buf, ends, n, &done)) < 0)
-        {
-          fprintf(stderr, "error sending buffer: %s\n", strerror(-rc));
-          size_t k = 0;
-          while (k < n && ends[k] <= done)
-            k++;
-          if (!o->reconnect || !_reconnect(s, deadline))
-            {
-              /* the lines that went out whole still count */
-              n = k;
-              eof = true;
-              break;
-            }
-          /* resend from the start of the first line not wholly sent */
-          done = k ? ends[k - 1] : 0;
-        }
-      if (o->steady)
-        {
-          double now = _now();
-          for (size_t i = 0; i < n; i++)
-            {
-              double due = start + (double) (seq + i + 1) / atomic_load(&current_rate);
-              double late = now - due;
-              loggen_latency_add(&s->lat, late > 0 ? (uint64_t) (late * 1e6) : 0);
-            }
-        }
-      seq += n;
-      pacer.tokens -= (double) n;
-      atomic_fetch_add(&s->ctr.sent, n);
-      atomic_fetch_add(&s->ctr.bytes, n ? ends[n - 1] : 0);
-    }
-  free(buf);
-  file_reader_free(g.file);
-  LOGGEN_DEBUG("thread %d finished after %llu messages\n", s->index, (unsigned long long) seq);
-  loggen_conn_close(&s->conn);
-  _active_finished();
-  return NULL;
+  if (!g->blocking)
+    loggen_conn_set_nonblocking(&c->conn);
+  return true;
 }
 
+static void *
+_group_main(void *arg)
+{
+  Group *g = arg;
+  LoggenOptions *o = g->opt;
+  bool failed = false;
+  for (int i = 0; i < g->nconns; i++)
+    if (!_start(g, &g->conns[i]))
+      failed = true;
+  for (int i = 0; i < g->nidle; i++)
+    if (!loggen_conn_open(&g->idle[i], o, g->tls, o->active + g->idle_first + i))
+      g->idle[i].fd = -1;
+  _connect_finished(failed);
+
+  g->buf = malloc(BATCH_BYTES + LOGGEN_MAX_MESSAGE + 64);
+  g->pfd = calloc((size_t) g->nconns, sizeof(*g->pfd));
+  g->polled = calloc((size_t) g->nconns, sizeof(*g->polled));
+  LoggenStamp st = { 0 };
+  g->start = _now();
+  g->deadline = o->permanent ? 0 : g->start + o->interval;
+  int live = 0;
+  for (int i = 0; i < g->nconns; i++)
+    {
+      Conn *c = &g->conns[i];
+      c->tokens = o->rate - o->rate / 10;
+      c->last = c->next_at = g->start;
+      if (!c->finished)
+        {
+          live++;
+          LOGGEN_DEBUG("thread %d started (rate=%d, number=%lld, interval=%d%s)\n", c->index, o->rate,
+                       (long long) o->number, o->interval, o->permanent ? ", permanent" : "");
+        }
+    }
+
+  while (live > 0)
+    {
+      double now = _now();
+      bool stop = _stopped(g, now);
+      double wake = now + 0.1;
+      int npoll = 0;
+      for (int i = 0; i < g->nconns; i++)
+        {
+          Conn *c = &g->conns[i];
+          if (c->finished)
+            continue;
+          if (!c->up)
+            {
+              if (stop)
+                _finish(c);
+              else if (c->retry_at <= now)
+                _reconnect(g, c, now);
+              if (!c->up)
+                {
+                  if (!c->finished && c->retry_at < wake)
+                    wake = c->retry_at;
+                  continue;
+                }
+            }
+          if (c->pend_n == 0 && !stop && !c->eof && (o->number == 0 || c->seq < (uint64_t) o->number)
+              && c->next_at <= now)
+            {
+              size_t n = _due(g, c, now);
+              if (n > 0)
+                {
+                  _send_batch(g, c, n, &st);
+                  /* more is due at once, or _due says when */
+                  if (_due(g, c, now) > 0)
+                    c->next_at = now;
+                }
+            }
+          if (c->finished || !c->up)
+            {
+              if (!c->finished && c->retry_at < wake)
+                wake = c->retry_at;
+              continue;
+            }
+          if (c->pend_n > 0)
+            {
+              g->pfd[npoll] = (struct pollfd) { .fd = c->conn.fd, .events = c->conn.want };
+              g->polled[npoll++] = c;
+            }
+          else if (stop || c->eof || (o->number && c->seq >= (uint64_t) o->number))
+            _finish(c);
+          else if (c->next_at < wake)
+            wake = c->next_at;
+        }
+      live = 0;
+      for (int i = 0; i < g->nconns; i++)
+        live += !g->conns[i].finished;
+      if (live == 0)
+        break;
+      /* with several connections, wake at most once a millisecond (or a
+       * line's time at the rate, when shorter) and serve all that are due */
+      if (g->nconns > 1)
+        {
+          double step = 1.0 / atomic_load(&current_rate);
+          double min_wake = now + (step < 1e-3 ? step : 1e-3);
+          if (wake < min_wake)
+            wake = min_wake;
+        }
+      if (g->deadline > 0 && wake > g->deadline)
+        wake = g->deadline;
+      if (npoll == 0 && wake <= _now())
+        continue;
+      if (_wait(g->pfd, npoll, stop ? _now() + 0.1 : wake) > 0)
+        for (int i = 0; i < npoll; i++)
+          if (g->pfd[i].revents)
+            _flush(g, g->polled[i]);
+    }
+  free(g->buf);
+  free(g->pfd);
+  free(g->polled);
+  for (int i = 0; i < g->nconns; i++)
+    {
+      free(g->conns[i].pend);
+      free(g->conns[i].pend_ends);
+    }
+  /* hold the idle connections open until all the active ones are done */
+  _active_finished();
+  for (int i = 0; i < g->nidle; i++)
+    if (g->idle[i].fd >= 0)
+      loggen_conn_close(&g->idle[i]);
+  return NULL;
+}
 
 /* ---- the main thread ---------------------------------------------------- */
 
@@ -330,13 +553,13 @@ typedef struct Progress
 } Progress;
 
 static uint64_t
-_total(Sender *s, int n, uint64_t *bytes)
+_total(Conn *c, int n, uint64_t *bytes)
 {
   uint64_t count = 0, b = 0;
   for (int i = 0; i < n; i++)
     {
-      count += atomic_load(&s[i].ctr.sent);
-      b += atomic_load(&s[i].ctr.bytes);
+      count += atomic_load(&c[i].ctr.sent);
+      b += atomic_load(&c[i].ctr.bytes);
     }
   if (bytes)
     *bytes = b;
@@ -346,7 +569,7 @@ _total(Sender *s, int n, uint64_t *bytes)
 /* syslog-ng loggen's progress: a rate line (not on the first tick), or with
  * -C one CSV line per connection. */
 static void
-_print_progress(const LoggenOptions *o, Progress *p, Sender *s)
+_print_progress(const LoggenOptions *o, Progress *p, Conn *conns)
 {
   double now = _now();
   double diff = now - p->last;
@@ -354,7 +577,7 @@ _print_progress(const LoggenOptions *o, Progress *p, Sender *s)
     return;
   if (!o->quiet && !o->csv)
     {
-      uint64_t count = _total(s, o->active, NULL);
+      uint64_t count = _total(conns, o->active, NULL);
       if (count > p->last_count && p->last_count > 0)
         fprintf(stderr, "count=%llu, rate = %.2lf msg/sec\n", (unsigned long long) count,
                 (double) (count - p->last_count) / diff);
@@ -365,7 +588,7 @@ _print_progress(const LoggenOptions *o, Progress *p, Sender *s)
       double el = now - p->start;
       for (int j = 0; j < o->active; j++)
         {
-          uint64_t c = atomic_load(&s[j].ctr.sent);
+          uint64_t c = atomic_load(&conns[j].ctr.sent);
           fprintf(stderr, "%d;%lu.%06lu;%.2lf;%llu\n", j, (unsigned long) el,
                   (unsigned long) ((el - (double) (unsigned long) el) * 1e6), (double) (c - p->last_thread[j]) / diff,
                   (unsigned long long) c);
@@ -376,10 +599,10 @@ _print_progress(const LoggenOptions *o, Progress *p, Sender *s)
 }
 
 static void
-_print_summary(const LoggenOptions *o, Sender *s, double runtime)
+_print_summary(const LoggenOptions *o, Conn *conns, Group *groups, int ngroups, double runtime)
 {
   uint64_t bytes;
-  uint64_t count = _total(s, o->active, &bytes);
+  uint64_t count = _total(conns, o->active, &bytes);
   if (runtime > 0 && count > 0)
     fprintf(stderr,
             "average rate = %.2lf msg/sec, count=%llu, time=%g, (average) msg size=%llu, bandwidth=%.2f kB/sec\n",
@@ -390,8 +613,8 @@ _print_summary(const LoggenOptions *o, Sender *s, double runtime)
   if (o->steady)
     {
       LoggenLatency all = { 0 };
-      for (int i = 0; i < o->active; i++)
-        loggen_latency_merge(&all, &s[i].lat);
+      for (int i = 0; i < ngroups; i++)
+        loggen_latency_merge(&all, &groups[i].lat);
       fprintf(stderr, "latency (usec behind schedule): ");
       loggen_latency_print(&all, stderr);
       fprintf(stderr, "\n");
@@ -412,6 +635,18 @@ _check_read_file(const LoggenOptions *o)
   FileReader *r = file_reader_new(o);
   file_reader_free(r);
   return r != NULL;
+}
+
+int
+loggen_sender_threads(const LoggenOptions *o)
+{
+  int n = o->threads;
+  if (n <= 0)
+    {
+      long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+      n = cpus > 0 ? (int) cpus : 1;
+    }
+  return n < o->active ? n : o->active;
 }
 
 int
@@ -444,8 +679,8 @@ loggen_run(LoggenOptions *o)
       return 1;
     }
 
-  int total = o->active + o->idle;
-  Sender *s = calloc((size_t) total, sizeof(*s));
+  Conn *conns = calloc((size_t) o->active, sizeof(*conns));
+  LoggenConn *idle = calloc((size_t) o->idle + 1, sizeof(*idle));
   SendTimes *times = NULL;
   LatencyReceiver *receiver = NULL;
   if (o->latency_listen)
@@ -455,25 +690,41 @@ loggen_run(LoggenOptions *o)
       if (!receiver)
         {
           free(times);
-          free(s);
+          free(conns);
+          free(idle);
           free(tmpl);
           if (tls)
             SSL_CTX_free(tls);
           return 1;
         }
     }
-  run.pending_connect = total;
-  run.running_active = o->active;
-  for (int i = 0; i < total; i++)
+  for (int i = 0; i < o->active; i++)
     {
-      s[i].index = i < o->active ? i : i - o->active;
-      s[i].idle = i >= o->active;
-      s[i].opt = o;
-      s[i].tls = tls;
-      s[i].tmpl = tmpl;
-      s[i].conn.fd = -1;
-      s[i].times = times && i < o->active ? &times[i] : NULL;
-      pthread_create(&s[i].thread, NULL, s[i].idle ? _idle_main : _active_main, &s[i]);
+      conns[i].index = i;
+      conns[i].conn.fd = -1;
+      conns[i].gen.tmpl = tmpl;
+      conns[i].times = times ? &times[i] : NULL;
+    }
+  /* each thread a contiguous slice of the active and of the idle connections */
+  int ngroups = loggen_sender_threads(o);
+  Group *groups = calloc((size_t) ngroups, sizeof(*groups));
+  run.pending_connect = ngroups;
+  run.running_active = ngroups;
+  LOGGEN_DEBUG("%d active connections over %d sender threads\n", o->active, ngroups);
+  for (int i = 0; i < ngroups; i++)
+    {
+      Group *g = &groups[i];
+      int first = (int) ((int64_t) o->active * i / ngroups);
+      int end = (int) ((int64_t) o->active * (i + 1) / ngroups);
+      g->opt = o;
+      g->tls = tls;
+      g->conns = conns + first;
+      g->nconns = end - first;
+      g->blocking = g->nconns == 1;
+      g->idle_first = (int) ((int64_t) o->idle * i / ngroups);
+      g->nidle = (int) ((int64_t) o->idle * (i + 1) / ngroups) - g->idle_first;
+      g->idle = idle + g->idle_first;
+      pthread_create(&g->thread, NULL, _group_main, g);
     }
 
   pthread_mutex_lock(&run.lock);
@@ -509,28 +760,30 @@ loggen_run(LoggenOptions *o)
           continue;
         }
       pthread_mutex_unlock(&run.lock);
-      _print_progress(o, &p, s);
+      _print_progress(o, &p, conns);
       next += 0.5;
       pthread_mutex_lock(&run.lock);
     }
   bool failed = run.connect_failed;
   pthread_mutex_unlock(&run.lock);
   double runtime = _now() - p.start;
-  _print_progress(o, &p, s);
-  _print_summary(o, s, runtime);
+  _print_progress(o, &p, conns);
+  _print_summary(o, conns, groups, ngroups, runtime);
 
-  for (int i = 0; i < total; i++)
-    pthread_join(s[i].thread, NULL);
+  for (int i = 0; i < ngroups; i++)
+    pthread_join(groups[i].thread, NULL);
   if (receiver)
     {
       /* the lines still on their way back: until all came or 2 s of silence */
-      latency_receiver_finish(receiver, _total(s, o->active, NULL), 2.0, stderr);
+      latency_receiver_finish(receiver, _total(conns, o->active, NULL), 2.0, stderr);
       for (int i = 0; i < o->active; i++)
         send_times_free(&times[i]);
       free(times);
     }
   free(p.last_thread);
-  free(s);
+  free(groups);
+  free(conns);
+  free(idle);
   free(tmpl);
   if (tls)
     SSL_CTX_free(tls);

@@ -48,6 +48,10 @@ static GOptionEntry main_entries[] = {
     "Number of active connections to the server (default = 1)", "<number>" },
   { "idle-connections", 0, 0, G_OPTION_ARG_INT, &opt.idle,
     "Number of inactive connections to the server (default = 0)", "<number>" },
+  { "sender-threads", 0, 0, G_OPTION_ARG_INT, &opt.threads,
+    "Number of threads that drive the connections, each a share of them (default = one per CPU, at most one per "
+    "active connection)",
+    "<number>" },
   { "ipv6", '6', 0, G_OPTION_ARG_NONE, &o_ipv6, "Use AF_INET6 sockets instead of AF_INET (can use both IPv4 & IPv6)",
     NULL },
   { "csv", 'C', 0, G_OPTION_ARG_NONE, &o_csv, "Produce CSV output", NULL },
@@ -155,10 +159,10 @@ _validate(int argc, char **argv)
   opt.proxied_tls_passthrough = o_pp_passthrough;
 
   if (opt.rate <= 0 || opt.size <= 0 || opt.active <= 0 || opt.idle < 0 || opt.skip_tokens < 0 || opt.number < 0
-      || (!opt.permanent && opt.interval <= 0))
+      || opt.threads < 0 || (!opt.permanent && opt.interval <= 0))
     {
       fprintf(stderr, "error: --rate, --size, --active-connections and --interval must be positive, "
-                      "--idle-connections, --skip-tokens and --number not negative\n");
+                      "--idle-connections, --sender-threads, --skip-tokens and --number not negative\n");
       return false;
     }
   if (opt.size > LOGGEN_MAX_MESSAGE)

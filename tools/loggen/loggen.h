@@ -2,8 +2,8 @@
 /*
  * loggen: Sluice's load generator, option compatible with syslog-ng's loggen.
  *
- * The main thread parses the options, starts one sender thread per active
- * connection (plus the idle ones), prints the progress every half second
+ * The main thread parses the options, starts a few sender threads that
+ * each drive a slice of the active (and idle) connections, prints the progress every half second
  * and the summary line at the end, in syslog-ng loggen's formats, so that
  * scripts that scrape them keep working.
  *
@@ -37,6 +37,7 @@ typedef struct LoggenOptions
   char *sdata;         /* -p */
   bool no_framing;     /* -F */
   int active;          /* --active-connections */
+  int threads;         /* --sender-threads; 0: one per CPU (never more than active) */
   int idle;            /* --idle-connections */
   bool ipv6;           /* -6 */
   bool csv;            /* -C */
@@ -184,6 +185,9 @@ bool loggen_body_parse(const char *line, size_t len, uint64_t *seq, uint64_t *th
 
 /* CLOCK_MONOTONIC in seconds. */
 double loggen_now(void);
+
+/* How many sender threads drive the active connections. */
+int loggen_sender_threads(const LoggenOptions *o);
 
 /* Runs the senders and returns the exit status. */
 int loggen_run(LoggenOptions *o);
