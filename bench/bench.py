@@ -529,6 +529,11 @@ def loggen_cmd(env, meta, port, input_path):
     rate = max(1, meta["rate"] // meta["connections"]) if meta["rate"] else 100000000
     cmd += ["--active-connections=%d" % meta["connections"], "-r", str(rate), "-n", str(per_conn),
             "-I", "600", "-Q"]
+    if env.loggen_kind == "sluice" and meta["connections"] <= 16:
+        # a thread per connection, blocking in its sends, as loggen ran
+        # before it had sender threads: the leanest sender for a few
+        # connections, and the load earlier results were measured with
+        cmd.append("--sender-threads=%d" % meta["connections"])
     if meta["steady"] == "yes" and env.loggen_kind == "sluice":
         # syslog-ng's loggen sends its rate in bursts that overflow a UDP
         # socket buffer at any rate; Sluice's can space the messages evenly
