@@ -53,7 +53,7 @@ EOF2
 
 start_sluice "$sluice" "$work/sluice.conf" -R "$work/persist"
 grep -q "TLS port is not opened" "$work/sluice.log" || fail "no word on the TLS port"
-ss -ltn 2>/dev/null | grep -q ":$4 " && fail "the TLS port was opened without tls()"
+[ "$(python3 "$(dirname "$0")/tcp-sockets.py" listen "$4")" = 0 ] || fail "the TLS port was opened without tls()"
 sng_start sng
 send "$1" "$2" "$3"
 send "$5" "$6" "$7"

@@ -86,7 +86,7 @@ start_sink "$work/idle.out"
   2>"$work/err" &
 loggen_pid=$!
 sleep 1.5
-held=$(ss -Htn state established "( dport = :$port )" | wc -l)
+held=$(python3 "$SLUICE_SRCDIR/tests/functional/tcp-sockets.py" established "$port")
 wait "$loggen_pid" || fail "loggen idle"
 loggen_pid=
 stop_sink
