@@ -15,6 +15,7 @@ fail() {
   [ -f "$work/report" ] && cat "$work/report"
   exit 1
 }
+. "$(dirname "$0")/sink-lib.sh"
 
 # check EXPECTED_STATUS ARGS...: runs the checker, report in $work/report.
 check() {
@@ -29,13 +30,8 @@ check() {
 
 "$sink" --tcp --port-file "$work/port" --out "$work/clean" --idle 2 --max 60 &
 sink_pid=$!
-i=0
-while [ ! -s "$work/port" ]; do
-  i=$((i + 1))
-  [ $i -lt 100 ] || fail "sink did not start"
-  sleep 0.1
-done
-"$loggen" -S -n 200 -r 1000000 --active-connections=2 127.0.0.1 "$(cat "$work/port")" 2>/dev/null
+sink_port
+"$loggen" -S -n 200 -r 1000000 --active-connections=2 127.0.0.1 "$port" 2>/dev/null
 wait "$sink_pid"
 sink_pid=
 

@@ -20,6 +20,7 @@ fail() {
   [ -f "$work/check" ] && tail -3 "$work/check"
   exit 1
 }
+. "$(dirname "$0")/sink-lib.sh"
 
 # start_sink OUT [SINK OPTIONS...]: a TCP sink in the background; sets $port.
 start_sink() {
@@ -28,18 +29,7 @@ start_sink() {
   rm -f "$work/port"
   "$sink" --tcp --port-file "$work/port" --out "$out" --idle 2 --max 60 "$@" &
   sink_pid=$!
-  i=0
-  while [ ! -s "$work/port" ]; do
-    i=$((i + 1))
-    [ $i -lt 100 ] || fail "sink did not start"
-    sleep 0.1
-  done
-  port=$(cat "$work/port")
-}
-
-stop_sink() {
-  wait "$sink_pid" || fail "sink failed"
-  sink_pid=
+  sink_port
 }
 
 # 1. 200 connections over 2 threads, as fast as they go: exactly -n each,
@@ -106,13 +96,7 @@ stop_sink
 rm -f "$work/port"
 "$sink" --tcp --port-file "$work/port" --out "$work/rc1.out" --max 1 2>/dev/null &
 sink1=$!
-i=0
-while [ ! -s "$work/port" ]; do
-  i=$((i + 1))
-  [ $i -lt 100 ] || fail "sink did not start"
-  sleep 0.1
-done
-port=$(cat "$work/port")
+sink_port
 "$loggen" -S -I 5 -r 500 --reconnect --active-connections=3 --sender-threads=1 127.0.0.1 "$port" 2>"$work/err" &
 loggen_pid=$!
 wait "$sink1"
@@ -162,13 +146,8 @@ while open_socks:
 open(out, "w").write("%d %d\n" % (fast_lines, slow_lines))
 EOP
 py_pid=$!
-i=0
-while [ ! -s "$work/port" ]; do
-  i=$((i + 1))
-  [ $i -lt 100 ] || fail "slow server did not start"
-  sleep 0.1
-done
-"$loggen" -S -Q -r 100000000 -I 2 --active-connections=2 --sender-threads=1 127.0.0.1 "$(cat "$work/port")" \
+sink_port
+"$loggen" -S -Q -r 100000000 -I 2 --active-connections=2 --sender-threads=1 127.0.0.1 "$port" \
   2>"$work/err" || fail "loggen with a stalled receiver"
 wait "$py_pid" || fail "slow server"
 read -r fast slow <"$work/slow.out"
@@ -179,12 +158,7 @@ read -r fast slow <"$work/slow.out"
 rm -f "$work/port"
 "$sink" --unix-stream "$work/sock" --port-file "$work/port" --out "$work/us.out" --idle 1 --max 60 &
 sink_pid=$!
-i=0
-while [ ! -s "$work/port" ]; do
-  i=$((i + 1))
-  [ $i -lt 100 ] || fail "unix sink did not start"
-  sleep 0.1
-done
+sink_port
 "$loggen" -x -Q -n 20000 -r 100000000 -I 60 --active-connections=4 --sender-threads=1 "$work/sock" 2>"$work/err" \
   || fail "loggen -x"
 stop_sink
@@ -192,13 +166,8 @@ stop_sink
 rm -f "$work/port"
 "$sink" --udp --port-file "$work/port" --out "$work/udp.out" --idle 1 --max 60 &
 sink_pid=$!
-i=0
-while [ ! -s "$work/port" ]; do
-  i=$((i + 1))
-  [ $i -lt 100 ] || fail "udp sink did not start"
-  sleep 0.1
-done
-"$loggen" -D --steady -Q -n 300 -r 3000 --active-connections=3 --sender-threads=1 127.0.0.1 "$(cat "$work/port")" \
+sink_port
+"$loggen" -D --steady -Q -n 300 -r 3000 --active-connections=3 --sender-threads=1 127.0.0.1 "$port" \
   2>"$work/err" || fail "loggen -D"
 stop_sink
 "$loggen" --check "$work/udp.out" --expect 300 --expect-threads 3 >"$work/check" || fail "udp check"

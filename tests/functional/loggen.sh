@@ -14,6 +14,7 @@ fail() {
   echo "FAIL: $*"
   exit 1
 }
+. "$(dirname "$0")/sink-lib.sh"
 
 # start_sink KIND OUT: a sink in the background; sets $port (TCP and UDP).
 start_sink() {
@@ -23,18 +24,7 @@ start_sink() {
     *) "$sink" "--$1" "$work/sock" --port-file "$work/port" --out "$2" --idle 1 --max 60 & ;;
   esac
   sink_pid=$!
-  i=0
-  while [ ! -s "$work/port" ]; do
-    i=$((i + 1))
-    [ $i -lt 100 ] || fail "sink did not start"
-    sleep 0.1
-  done
-  port=$(cat "$work/port")
-}
-
-stop_sink() {
-  wait "$sink_pid" || fail "sink failed"
-  sink_pid=
+  sink_port
 }
 
 summary_re='^average rate = [0-9]+\.[0-9]{2} msg/sec, count=%s, time=[0-9.e+-]+, \(average\) msg size=%s, bandwidth=[0-9]+\.[0-9]{2} kB/sec$'
@@ -164,13 +154,7 @@ start_tls_sink() {
   "$sink" --tcp --tls-cert "$tls/server.pem" --tls-key "$tls/server.key" --tls-ca "$tls/ca.pem" \
     --port-file "$work/port" --out "$1" --idle 1 --max "$2" &
   sink_pid=$!
-  i=0
-  while [ ! -s "$work/port" ]; do
-    i=$((i + 1))
-    [ $i -lt 100 ] || fail "sink did not start"
-    sleep 0.1
-  done
-  port=$(cat "$work/port")
+  sink_port
 }
 start_tls_sink "$work/tls.out" 20
 "$loggen" -U --tls-cert "$tls/client.pem" --tls-key "$tls/client.key" --tls-ca "$tls/ca.pem" \
@@ -244,13 +228,7 @@ fi
 rm -f "$work/port"
 "$sink" --tcp --port-file "$work/port" --out "$work/rc1.out" --max 1 2>/dev/null &
 sink1=$!
-i=0
-while [ ! -s "$work/port" ]; do
-  i=$((i + 1))
-  [ $i -lt 100 ] || fail "sink did not start"
-  sleep 0.1
-done
-port=$(cat "$work/port")
+sink_port
 "$loggen" -S -I 6 -r 1000 --reconnect 127.0.0.1 "$port" 2>"$work/err" &
 loggen_pid=$!
 wait "$sink1"
@@ -285,12 +263,7 @@ grep -Eq '^average rate = .* msg/sec, count=[0-9]+, ' "$work/err" || fail "no su
 rm -f "$work/port"
 "$sink" --tcp --ipv6 --port-file "$work/port" --out "$work/v6.out" --idle 1 --max 20 &
 sink_pid=$!
-i=0
-while [ ! -s "$work/port" ]; do
-  i=$((i + 1))
-  [ $i -lt 100 ] || fail "sink did not start"
-  sleep 0.1
-done
+sink_port
 "$loggen" -6 -n 100 ::1 "$(cat "$work/port")" 2>/dev/null || fail "loggen -6"
 stop_sink
 "$loggen" --check "$work/v6.out" --expect 100 >/dev/null || fail "ipv6 check"
