@@ -86,29 +86,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if hold:
             time.sleep(lifetime)
             return
-        if code == "endless":
+        # 200 with a body that never ends: HEAD, then FILL for ever
+        endless = {"endless": (b'{"took":1,"errors":false,"items":[', b" "), "huge": (b"", b"x")}
+        if code in endless:
+            head, fill = endless[code]
             with lock:
                 with open(os.path.join(out, "requests"), "a") as f:
                     f.write(json.dumps({"status": 200, "body": text}) + "\n")
             self.send_response(200)
             self.send_header("Content-Length", str(1 << 40))
             self.end_headers()
-            chunk = b" " * 65536
+            chunk = fill * 65536
             try:
-                self.wfile.write(b'{"took":1,"errors":false,"items":[')
-                while True:
-                    self.wfile.write(chunk)
-            except OSError:
-                return
-        if code == "huge":
-            with lock:
-                with open(os.path.join(out, "requests"), "a") as f:
-                    f.write(json.dumps({"status": 200, "body": text}) + "\n")
-            self.send_response(200)
-            self.send_header("Content-Length", str(1 << 40))
-            self.end_headers()
-            chunk = b"x" * 65536
-            try:
+                self.wfile.write(head)
                 while True:
                     self.wfile.write(chunk)
             except OSError:
