@@ -40,6 +40,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sluice/prefetch.h"
+
 typedef uint32_t NVHandle;
 typedef uint32_t LogTagId;
 
@@ -195,6 +197,19 @@ LogMsg *log_msg_ref(LogMsg *msg);
 
 /* Drop a reference; the last one frees the message (and its original). */
 void log_msg_unref(LogMsg *msg);
+
+/* The bytes of a message most of its readers touch: the header and the
+ * raw line parsers point into (a 300-byte line ends near here). */
+#define LOG_MSG_HOT_BYTES 768
+
+/* Ask for msg's hot lines ahead of reading them (sluice/prefetch.h): a
+ * writer does it for the next message of its batch, which a reader on
+ * another CPU wrote. */
+static inline void
+log_msg_prefetch(const LogMsg *msg)
+{
+  prefetch_read(msg, LOG_MSG_HOT_BYTES);
+}
 
 /* Mark msg read-only: from now on it may be shared between consumers. */
 void log_msg_write_protect(LogMsg *msg);

@@ -354,6 +354,8 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
   int64_t now = mono_sec();
   for (size_t i = 0; i < n; i++)
     {
+      if (i + 1 < n)
+        log_msg_prefetch(items[i + 1].msg);
       FileLine line = { 0 };
       size_t ahead = resume ? d->ahead[i] : 0;
       if (ahead == AHEAD_DONE)

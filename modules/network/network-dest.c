@@ -612,6 +612,8 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
   bool resume = d->stream && d->partial && d->partial == items[0].msg && d->partial_gen == d->conn_gen;
   for (size_t i = 0; i < n; i++)
     {
+      if (i + 1 < n)
+        log_msg_prefetch(items[i + 1].msg);
       lines[i].offset = d->body->len;
       if (i == 0 && resume)
         {
