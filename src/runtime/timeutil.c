@@ -75,24 +75,33 @@ civil_days_in_month(int32_t year, int mon)
 #define CIVIL_SHIFT_SEC ((int64_t) CIVIL_SHIFT_ERAS * 146097 * 86400)
 
 /* From a day count (days_1970 + 719468 + the shift), 0 being 0000-03-01
- * less the shift: Howard Hinnant's civil_from_days in unsigned arithmetic,
- * every division by a constant. */
+ * less the shift, in the years that start in March (so that the leap day
+ * ends one).  Neri and Schneider's calendar arithmetic ("Euclidean affine
+ * functions and their application to calendar algorithms", 2022): each
+ * division is by a constant or a power of two, in 32 or 64 bits, with no
+ * correction steps.  z stays below 2^30 (the shift is 100 eras, and the
+ * caller keeps the rest within one more). */
 static void
-_civil_from_shifted(uint64_t z, CivilTime *out)
+_civil_from_shifted(uint32_t z, CivilTime *out)
 {
-  uint64_t era = z / 146097;
-  uint64_t doe = z - era * 146097;
-  uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  uint64_t mp = (5 * doy + 2) / 153;
-  int d = (int) (doy - (153 * mp + 2) / 5 + 1);
-  int m = (int) (mp < 10 ? mp + 3 : mp - 9);
-  int64_t y = (int64_t) (yoe + era * 400) - (int64_t) CIVIL_SHIFT_ERAS * 400 + (m <= 2);
+  uint32_t n1 = 4 * z + 3;
+  uint32_t century = n1 / 146097;
+  uint32_t n2 = (n1 % 146097) | 3; /* 4 * (day of the century) + 3 */
+  uint64_t p2 = (uint64_t) 2939745 * n2;
+  uint32_t yoc = (uint32_t) (p2 >> 32);                  /* year of the century */
+  uint32_t doy = (uint32_t) p2 / 2939745 / 4;             /* from March 1st */
+  uint32_t n3 = 2141 * doy + 197913;
+  uint32_t m = n3 >> 16;                                  /* 3..14 */
+  uint32_t d = (n3 & 0xffff) / 2141 + 1;
+  bool jan_feb = doy >= 306;
+  /* the March year's leap day is that of its number (100 eras are whole
+   * leap cycles) */
+  bool leap = (yoc & 3) == 0 && (yoc != 0 || (century & 3) == 0);
+  int64_t y = (int64_t) (100 * (uint64_t) century + yoc) - (int64_t) CIVIL_SHIFT_ERAS * 400 + jan_feb;
   out->year = (int32_t) y;
-  out->mon = (int8_t) (m - 1);
+  out->mon = (int8_t) ((jan_feb ? m - 12 : m) - 1);
   out->mday = (int8_t) d;
-  /* doy counts from March 1st: January and February end the year before */
-  out->yday = (int16_t) (m <= 2 ? (int64_t) doy - 306 : (int64_t) doy + 59 + _is_leap(y));
+  out->yday = (int16_t) (jan_feb ? doy - 306 : doy + 59 + leap);
 }
 
 void
@@ -125,7 +134,7 @@ civil_from_seconds(int64_t local_sec, CivilTime *out)
   out->min = (int8_t) (rem % 3600 / 60);
   out->sec = (int8_t) (rem % 60);
   out->wday = (int8_t) ((days + 4) % 7); /* 1970-01-01 was a Thursday */
-  _civil_from_shifted(days + 719468, out);
+  _civil_from_shifted((uint32_t) (days + 719468), out);
   int64_t year = out->year + eras * 400;
   out->year = year < INT32_MIN ? INT32_MIN : year > INT32_MAX ? INT32_MAX : (int32_t) year;
 }

@@ -29,6 +29,29 @@ Test(timeutil, civil_roundtrip_matches_gmtime)
     }
 }
 
+/* Every day from year 1 to 9999 (at a different second of each), against
+ * the C library and against civil_to_days, which counts the other way by
+ * another method. */
+Test(timeutil, civil_every_day_of_ten_millennia)
+{
+  const int64_t first = -62135596800LL, last = 253402300799LL; /* 0001-01-01 .. 9999-12-31 */
+  int64_t day = 0;
+  for (int64_t t = first; t <= last; t += 86400, day++)
+    {
+      int64_t at = t + (day * 7919) % 86400;
+      time_t tt = (time_t) at;
+      struct tm tm;
+      cr_assert_not_null(gmtime_r(&tt, &tm));
+      CivilTime c;
+      civil_from_seconds(at, &c);
+      if (c.year != tm.tm_year + 1900 || c.mon != tm.tm_mon || c.mday != tm.tm_mday || c.yday != tm.tm_yday
+          || c.wday != tm.tm_wday || c.hour != tm.tm_hour || c.min != tm.tm_min || c.sec != tm.tm_sec)
+        cr_assert_fail("t=%lld: %d-%d-%d yday %d wday %d, libc %d-%d-%d yday %d wday %d", (long long) at, c.year,
+                 c.mon, c.mday, c.yday, c.wday, tm.tm_year + 1900, tm.tm_mon, tm.tm_mday, tm.tm_yday, tm.tm_wday);
+      cr_assert_eq(civil_to_days(c.year, c.mon, c.mday), t / 86400 - (t < 0 && t % 86400 ? 1 : 0));
+    }
+}
+
 /* Far from the present (garbage dates): around where the unsigned fast
  * path ends, and out to years of nine digits. */
 Test(timeutil, civil_far_dates_match_gmtime)
