@@ -114,6 +114,8 @@ typedef struct FileDest
                                * cache in front of files (NULL whenever an
                                * entry may have been removed) */
   GString *path_buf, *body;
+  GString *spare;             /* the body again, each file's lines together
+                               * (file-writer.c: _group_by_file) */
   GArray *lines;              /* FileLine, this batch */
   guint lines_room;           /* what lines has room for (file-writer.c: _push) */
   GPtrArray *order;           /* OpenFile* in order of first use this batch */

@@ -119,6 +119,7 @@ _ensure_state(FileDest *d)
   d->files = g_hash_table_new_full(_path_hash, g_str_equal, NULL, _open_file_free);
   d->path_buf = g_string_sized_new(256);
   d->body = g_string_sized_new(64 * 1024);
+  d->spare = g_string_sized_new(0);
   d->lines = g_array_new(FALSE, FALSE, sizeof(FileLine));
   d->order = g_ptr_array_new();
   d->iov = g_array_new(FALSE, FALSE, sizeof(struct iovec));
@@ -236,14 +237,26 @@ _write_file(FileDest *d, OpenFile *f)
       if (k == f->lines->len)
         return 0;
       g_array_set_size(d->iov, 0);
-      for (guint j = k; j < f->lines->len && d->iov->len < IOV_MAX; j++)
+      struct iovec *v = NULL;
+      for (guint j = k; j < f->lines->len; j++)
         {
           FileLine *l = &lines[idx[j]];
           if (l->done >= l->len)
             continue;
-          struct iovec *v = _push(d->iov, &d->iov_room, sizeof(struct iovec));
-          v->iov_base = d->body->str + l->offset + l->done;
-          v->iov_len = l->len - l->done;
+          char *base = d->body->str + l->offset + l->done;
+          size_t len = l->len - l->done;
+          /* lines that follow each other in the body go out as one piece:
+           * a file's whole batch, when it is the only one */
+          if (v && (char *) v->iov_base + v->iov_len == base)
+            {
+              v->iov_len += len;
+              continue;
+            }
+          if (d->iov->len == IOV_MAX)
+            break;
+          v = _push(d->iov, &d->iov_room, sizeof(struct iovec));
+          v->iov_base = base;
+          v->iov_len = len;
         }
       ssize_t w = writev(f->fd, (const struct iovec *) d->iov->data, (int) d->iov->len);
       if (w > 0 && d->kind == FILE_KIND_PROGRAM)
@@ -438,6 +451,36 @@ _keep_ahead(FileDest *d, LogQueueItem *items, size_t n, size_t limit, bool resum
   d->ahead_first = items[limit].msg;
 }
 
+/* When a batch goes to several files, copy the body again with each
+ * file's lines together, in their order: each file then takes one piece
+ * of memory in one writev, instead of a piece a line that the kernel
+ * copies in one at a time. */
+static void
+_group_by_file(FileDest *d)
+{
+  if (d->order->len < 2)
+    return;
+  FileLine *lines = (FileLine *) d->lines->data;
+  g_string_set_size(d->spare, d->body->len);
+  size_t at = 0;
+  for (guint i = 0; i < d->order->len; i++)
+    {
+      const OpenFile *f = g_ptr_array_index(d->order, i);
+      const guint *idx = (const guint *) f->lines->data;
+      for (guint k = 0; k < f->lines->len; k++)
+        {
+          FileLine *l = &lines[idx[k]];
+          memcpy(d->spare->str + at, d->body->str + l->offset, l->len);
+          l->offset = at;
+          at += l->len;
+        }
+    }
+  g_string_set_size(d->spare, at);
+  GString *t = d->body;
+  d->body = d->spare;
+  d->spare = t;
+}
+
 static long
 _write_batch(void *dest, LogQueueItem *items, size_t n)
 {
@@ -460,6 +503,7 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
 
   int err = 0;
   size_t limit = _prepare(d, items, n, resume, &err);
+  _group_by_file(d);
   for (guint i = 0; i < d->order->len; i++)
     {
       OpenFile *f = g_ptr_array_index(d->order, i);
@@ -573,6 +617,8 @@ file_writer_free(FileDest *d)
     g_string_free(d->path_buf, TRUE);
   if (d->body)
     g_string_free(d->body, TRUE);
+  if (d->spare)
+    g_string_free(d->spare, TRUE);
   if (d->lines)
     g_array_free(d->lines, TRUE);
   if (d->order)
