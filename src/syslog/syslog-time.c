@@ -39,6 +39,30 @@ _scan_int(const char **p, const char *end, int width, int *out)
   return true;
 }
 
+/* _scan_int's two-character field where the caller knows both are there
+ * (the separators around it are checked): "12", " 7", or "  " (0). */
+static inline bool
+_two(const char *s, int *out)
+{
+  unsigned hi = (unsigned char) s[0] - '0', lo = (unsigned char) s[1] - '0';
+  if (lo <= 9)
+    {
+      if (hi <= 9)
+        *out = (int) (hi * 10 + lo);
+      else if (s[0] == ' ')
+        *out = (int) lo;
+      else
+        return false;
+      return true;
+    }
+  if (s[0] == ' ' && s[1] == ' ')
+    {
+      *out = 0;
+      return true;
+    }
+  return false;
+}
+
 static bool
 _expect(const char **p, const char *end, char c)
 {
@@ -218,9 +242,11 @@ _scan_bsd(const char **p, const char *end, SyslogTime *t)
     }
   else if (_looks_bsd(s, end))
     {
-      if (!_scan_month(&s, end, &t->mon) || !_expect(&s, end, ' ') || !_scan_int(&s, end, 2, &t->mday) ||
-          !_expect(&s, end, ' ') || !_scan_hms(&s, end, t))
+      /* "MMM DD HH:MM:SS", its separators checked: the fields in place */
+      if (!_scan_month(&s, end, &t->mon) || !_two(s + 1, &t->mday) || !_two(s + 4, &t->hour) ||
+          !_two(s + 7, &t->min) || !_two(s + 10, &t->sec))
         return false;
+      s += 12;
       t->usec = _scan_usec(&s, end);
     }
   else

@@ -2,6 +2,7 @@
 /* Timestamps in RFC 3164 headers: the shapes syslog-ng 3.38 accepts, year
  * guessing, fractions and zones. */
 #include "syslog-test.h"
+#include "syslog/syslog-internal.h"
 
 #include <stdio.h>
 
@@ -224,4 +225,47 @@ Test(syslog_time, old_timestamps_bypass_the_memo)
       assert_stamp(msg, utc, 0, gmtoff);
       log_msg_unref(msg);
     }
+}
+
+/* _scan_int's rule for a two-character field: leading spaces, then digits,
+ * exactly two characters in all ("07", " 7", "  "). */
+static bool
+field_model(const char *s, int *out)
+{
+  int i = 0, v = 0;
+  while (i < 2 && s[i] == ' ')
+    i++;
+  while (i < 2 && s[i] >= '0' && s[i] <= '9')
+    v = v * 10 + (s[i++] - '0');
+  *out = v;
+  return i == 2;
+}
+
+/* The BSD shape reads its fields in place: every pair of characters in
+ * each field position gives what the scanner of other shapes gives. */
+Test(syslog_time, bsd_fields_in_place_follow_the_field_rule)
+{
+  static const char alphabet[] = " 0159a:+-\t";
+  static const int at[] = { 4, 7, 10, 13 }; /* mday, hour, min, sec */
+  for (size_t f = 0; f < 4; f++)
+    for (size_t i = 0; alphabet[i]; i++)
+      for (size_t j = 0; alphabet[j]; j++)
+        {
+          char line[] = "Jan 11 12:34:56 host";
+          line[at[f]] = alphabet[i];
+          line[at[f] + 1] = alphabet[j];
+          const char *p = line;
+          SyslogTime t;
+          int want;
+          bool ok = field_model(line + at[f], &want);
+          cr_assert_eq(syslog_scan_rfc3164_time(&p, line + strlen(line), &t), ok, "\"%s\"", line);
+          if (!ok)
+            continue;
+          int got[] = { t.mday, t.hour, t.min, t.sec };
+          int plain[] = { 11, 12, 34, 56 };
+          for (size_t k = 0; k < 4; k++)
+            cr_assert_eq(got[k], k == f ? want : plain[k], "\"%s\" field %zu", line, k);
+          cr_assert_eq(t.mon, 0);
+          cr_assert_eq(p, line + 15, "\"%s\"", line);
+        }
 }
