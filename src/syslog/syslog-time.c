@@ -79,25 +79,61 @@ _lower(char c)
 }
 
 /* "Jan".."Dec": syslog-ng 3.38 wants the first letter in upper case and
- * takes the other two in any case ("MAR" is March, "mar" is not). */
+ * takes the other two in any case ("MAR" is March, "mar" is not).  The
+ * three letters as one number (the last two lowered) pick the month. */
+#define MONTH_KEY(a, b, c) \
+  (((uint32_t) (unsigned char) (a) << 16) | ((uint32_t) (unsigned char) (b) << 8) | (unsigned char) (c))
+
 static bool
 _scan_month(const char **p, const char *end, int *mon)
 {
-  static const char names[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-
   if (end - *p < 3)
     return false;
-  char a = (*p)[0], b = _lower((*p)[1]), c = _lower((*p)[2]);
-  for (int i = 0; i < 12; i++)
+  int m;
+  switch (MONTH_KEY((*p)[0], _lower((*p)[1]), _lower((*p)[2])))
     {
-      if (names[i * 3] == a && names[i * 3 + 1] == b && names[i * 3 + 2] == c)
-        {
-          *mon = i;
-          *p += 3;
-          return true;
-        }
+    case MONTH_KEY('J', 'a', 'n'):
+      m = 0;
+      break;
+    case MONTH_KEY('F', 'e', 'b'):
+      m = 1;
+      break;
+    case MONTH_KEY('M', 'a', 'r'):
+      m = 2;
+      break;
+    case MONTH_KEY('A', 'p', 'r'):
+      m = 3;
+      break;
+    case MONTH_KEY('M', 'a', 'y'):
+      m = 4;
+      break;
+    case MONTH_KEY('J', 'u', 'n'):
+      m = 5;
+      break;
+    case MONTH_KEY('J', 'u', 'l'):
+      m = 6;
+      break;
+    case MONTH_KEY('A', 'u', 'g'):
+      m = 7;
+      break;
+    case MONTH_KEY('S', 'e', 'p'):
+      m = 8;
+      break;
+    case MONTH_KEY('O', 'c', 't'):
+      m = 9;
+      break;
+    case MONTH_KEY('N', 'o', 'v'):
+      m = 10;
+      break;
+    case MONTH_KEY('D', 'e', 'c'):
+      m = 11;
+      break;
+    default:
+      return false;
     }
-  return false;
+  *mon = m;
+  *p += 3;
+  return true;
 }
 
 /* "HH:MM:SS" */

@@ -269,3 +269,32 @@ Test(syslog_time, bsd_fields_in_place_follow_the_field_rule)
           cr_assert_eq(p, line + 15, "\"%s\"", line);
         }
 }
+
+/* Every month by name: the first letter as written, the others in any case. */
+Test(syslog_time, every_month_name_in_each_case)
+{
+  static const char *names[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+  for (int m = 0; m < 12; m++)
+    for (int form = 0; form < 4; form++)
+      {
+        char line[] = "Xxx 11 12:34:56 host";
+        for (int k = 0; k < 3; k++)
+          {
+            char c = names[m][k];
+            if (form == 1 && k > 0)
+              c = (char) (c - 32); /* "JAN" */
+            if (form == 2 && k == 2)
+              c = (char) (c - 32); /* "JaN" */
+            if (form == 3 && k == 0)
+              c = (char) (c + 32); /* "jan": refused */
+            line[k] = c;
+          }
+        const char *p = line;
+        SyslogTime t;
+        bool ok = syslog_scan_rfc3164_time(&p, line + strlen(line), &t);
+        cr_assert_eq(ok, form != 3, "\"%s\"", line);
+        if (ok)
+          cr_assert_eq(t.mon, m, "\"%s\"", line);
+      }
+}
