@@ -341,11 +341,19 @@ tz_offset_at(TimeZoneInfo *tz, int64_t utc_sec)
 int64_t
 tz_wall_to_utc(TimeZoneInfo *tz, int64_t wall, int32_t *gmtoff)
 {
-  /* Two rounds of fixed-point iteration: the offset at the guessed UTC
-   * time.  In a skipped or repeated hour this settles on one of the two
-   * offsets around the change. */
-  int32_t off = tz_offset_at(tz, wall - tz_offset_at(tz, wall));
-  off = tz_offset_at(tz, wall - off);
+  int32_t off;
+  if (!tz->gtz)
+    off = tz->fixed_offset;
+  else if (tz->n_spans == 1 && wall > TZ_TABLE_FROM + 86400 && wall < TZ_TABLE_TO - 86400)
+    off = tz->spans[0].offset; /* one offset over the whole table (UTC) */
+  else
+    {
+      /* Two rounds of fixed-point iteration: the offset at the guessed
+       * UTC time.  In a skipped or repeated hour this settles on one of
+       * the two offsets around the change. */
+      off = tz_offset_at(tz, wall - tz_offset_at(tz, wall));
+      off = tz_offset_at(tz, wall - off);
+    }
   if (gmtoff)
     *gmtoff = off;
   return wall - off;

@@ -144,6 +144,19 @@ Test(timeutil, local_to_utc_in_zone)
   t = tz_local_to_utc(tz, 2026, 11, 25, 8, 30, 0, &off);
   cr_assert_eq(off, -5 * 3600);
   cr_assert_eq(t, civil_to_seconds(2026, 11, 25, 13, 30, 0));
+
+  /* a zone of one offset all along (its shortcut), inside the table, at
+   * its ends and outside it, against what each offset lookup says */
+  TimeZoneInfo *one = tz_get("Etc/GMT-3", NULL);
+  cr_assert_not_null(one);
+  const int64_t walls[] = { 0, 1764000000, -2208988800LL, -2208988800LL + 86401, 7258118400LL - 86401,
+                            7258118400LL, -9000000000LL, 9000000000LL };
+  for (size_t i = 0; i < sizeof(walls) / sizeof(walls[0]); i++)
+    {
+      cr_assert_eq(tz_wall_to_utc(one, walls[i], &off), walls[i] - 3 * 3600, "wall %lld", (long long) walls[i]);
+      cr_assert_eq(off, 3 * 3600);
+      cr_assert_eq(tz_offset_at(one, walls[i]), 3 * 3600);
+    }
 }
 
 Test(timeutil, local_zone_agrees_with_libc)
