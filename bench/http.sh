@@ -10,10 +10,13 @@
 # the same configuration into the same sink.  Each daemon's line: msg/s
 # from loggen's start until the sink counted them all, its CPU us per
 # message (user + system, all threads) and the sink's meanwhile.
+# A batch goes as soon as the queue runs dry, full or not (both daemons'
+# default); TIMEOUT (ms) sets batch-timeout() in both, to wait that long
+# for a batch to fill.
 # A benchmark, never a test: nothing asserts a speed.
-# Usage: bench/http.sh SLUICE LOGGEN [MESSAGES [WORKERS [BATCH]]]
+# Usage: bench/http.sh SLUICE LOGGEN [MESSAGES [WORKERS [BATCH [TIMEOUT]]]]
 set -eu
-sluice=$1 loggen=$2 n=${3:-200000} workers=${4:-4} batch=${5:-500}
+sluice=$1 loggen=$2 n=${3:-200000} workers=${4:-4} batch=${5:-500} timeout=${6:-}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 sl= sink=
@@ -36,7 +39,7 @@ cat >"$work/conf" <<EOF2
 source s { tcp(ip(127.0.0.1) port($port) log-iw-size(20000)); };
 destination d { http(url("http://127.0.0.1:$hport/") method("POST") headers("Content-Type: text/plain")
   body("\${MSG}") delimiter("\n") body-suffix("\n") workers($workers) batch-lines($batch)
-  log-fifo-size(100000)); };
+  ${timeout:+batch-timeout($timeout)} log-fifo-size(100000)); };
 log { source(s); destination(d); flags(flow-control); };
 EOF2
 
@@ -70,10 +73,11 @@ run() {
   kill $sl
   wait $sl || true
   sl=
+  grep -i 'error\|fail' "$work/$1.log" | head -3 | sed 's/^/  log: /'
   [ "$(lines)" -eq $want ] || echo "  the sink counted $(($(lines) - base)) lines, not $n"
 }
 
-echo "$n messages, workers($workers) batch-lines($batch)"
+echo "$n messages, workers($workers) batch-lines($batch)${timeout:+ batch-timeout($timeout)}"
 "$sluice" -F -f "$work/conf" -p "$work/pid" -R "$work/persist" -c "$work/ctl" >"$work/sluice.log" 2>&1 &
 sl=$!
 run sluice
