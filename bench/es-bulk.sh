@@ -11,14 +11,16 @@
 # way (SLUICE_BENCH_ORDER="syslog-ng sluice" runs it first).  Each
 # daemon's line: docs/s from loggen's start until _count has them all, CPU
 # us per message (user + system, all threads, over that time), and the
-# node's CPU per document meanwhile; error lines of its log follow.
+# node's CPU per document meanwhile, then how busy the node's write
+# threads were (sampled once a second); error lines of its log follow.
 # Usage: bench/es-bulk.sh SLUICE LOGGEN [MESSAGES [WORKERS [BATCH]]]
 set -eu
 sluice=$1 loggen=$2 n=${3:-200000} workers=${4:-4} batch=${5:-500}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
-node= sl=
+node= sl= pl=
 cleanup() {
+  [ -z "$pl" ] || kill $pl 2>/dev/null || true
   [ -z "$sl" ] || kill $sl 2>/dev/null || true
   if [ -n "$node" ]; then
     kill $node 2>/dev/null || true
@@ -96,6 +98,17 @@ destination d { elasticsearch-http(url("$url/_bulk") index("$1") type("")
 log { source(s); destination(d); flags(flow-control); };
 EOF2
 }
+# pool: the node's write thread pool (active threads, queued tasks) once a
+# second into $work/pool until killed: a daemon that leaves the threads
+# idle is not keeping the node busy
+pool() {
+  while :; do
+    # (the answer has no newline at its end: sed would leave none)
+    { curl -s -m 1 "$url/_nodes/stats/thread_pool?filter_path=nodes.*.thread_pool.write"; echo; } |
+      sed -n 's/.*"threads":\([0-9]*\),"queue":\([0-9]*\),"active":\([0-9]*\).*/\1 \2 \3/p' >>"$work/pool"
+    sleep 1
+  done
+}
 # run NAME INDEX: loggen into the daemon $sl (started by the caller, its
 # log in $work/NAME.log) until INDEX holds MESSAGES documents
 run() {
@@ -107,6 +120,9 @@ run() {
     sleep 0.1
   done
   c0=$(ticks $sl) j0=$(ticks $jvm)
+  : >"$work/pool"
+  pool &
+  pl=$!
   t0=$(date +%s.%N)
   "$loggen" -S -n "$n" -r 10000000 -I 3600 127.0.0.1 "$port" 2>/dev/null >/dev/null
   i=0
@@ -117,9 +133,15 @@ run() {
   done
   t1=$(date +%s.%N)
   c1=$(ticks $sl) j1=$(ticks $jvm)
+  kill $pl
+  wait $pl 2>/dev/null || true
+  pl=
   awk -v name="$1" -v n="$n" -v t0="$t0" -v t1="$t1" -v c=$((c1 - c0)) -v j=$((j1 - j0)) -v hz="$hz" 'BEGIN {
     printf "%s: %d docs in %.2f s: %.0f docs/s, %.1f CPU us/msg (the node: %.1f CPU us/doc)\n",
       name, n, t1 - t0, n / (t1 - t0), c * 1e6 / hz / n, j * 1e6 / hz / n }'
+  awk 'NF == 3 { k++; t = $1; q += $2; a += $3; if ($3 < $1) idle++ }
+    END { if (k) printf "  the node'"'"'s write pool: %.2f of %d threads active, %.2f queued on average, not all active in %.0f %% of %d samples\n",
+      a / k, t, q / k, 100 * idle / k, k }' "$work/pool"
   kill $sl
   wait $sl || true
   sl=
