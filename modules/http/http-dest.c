@@ -4,12 +4,15 @@
  * libcurl (http.h says when a message is acked).
  *
  * One writer thread (sluice/logwriter.h) runs it; workers() is done here,
- * not by several writers (the core gives one queue one writer): the writer
- * hands over up to batch-lines() x workers() messages, they are cut into
- * up to workers() requests that a curl multi handle runs at once, one easy
- * handle (and its kept-alive connection) per worker.  Worker i starts at
- * url number i (of url()'s list) and moves to the next url when a request
- * fails, as syslog-ng's load balancer spreads workers and fails over.
+ * not by several writers (the core gives one queue one writer): a curl
+ * multi handle runs up to workers() requests at once, one easy handle (and
+ * its kept-alive connection) per worker, each of up to batch-lines()
+ * messages.  The workers do not wait for each other: one whose answer
+ * came takes the next messages (from the queue, when those handed over
+ * are all on their way) and sends them while the others' requests are
+ * still out.  Worker i starts at url number i (of url()'s list) and moves
+ * to the next url when a request fails, as syslog-ng's load balancer
+ * spreads workers and fails over.
  *
  * The destination confirms writes itself (LogWriterOps.bind_queue): what
  * the writer hands over goes into `pending`, owned here, and leaves it
@@ -61,6 +64,8 @@ typedef struct HttpReq
   bool too_long;           /* the body went past HTTP_RESPONSE_LIMIT: not read on */
   bool active;
   bool fresh;              /* the last try failed: the next one on a new connection */
+  int64_t fails;           /* this worker's failed tries since its last success */
+  int64_t not_before;      /* CLOCK_MONOTONIC ms: its back-off ends */
   char errbuf[CURL_ERROR_SIZE];
 } HttpReq;
 
@@ -79,6 +84,7 @@ struct HttpDest
   struct curl_slist *hdrs;
   GArray *pending;         /* LogQueueItem, oldest first */
   GArray *outcome;         /* LogQueueOutcome of each pending item */
+  GArray *inflight;        /* guint8 of each pending item: a request carries it now */
   bool failing;            /* waiting for time-reopen() */
   int64_t failed_at;       /* CLOCK_MONOTONIC ms */
   uint64_t dropped;
@@ -176,33 +182,45 @@ _append_body(HttpDest *d, GString *out, LogMsg *msg)
     }
 }
 
-/* Fill request r with pending items from *next on (the unsettled ones),
- * up to batch-lines() and batch-bytes(). */
+static guint8 *
+_inflight(HttpDest *d, size_t i)
+{
+  return &g_array_index(d->inflight, guint8, i);
+}
+
+/* Whether pending[i] waits for a request: not settled, and no request
+ * carries it now. */
+static bool
+_waiting(HttpDest *d, size_t i)
+{
+  return *_outcome(d, i) == LOG_QUEUE_UNSETTLED && !*_inflight(d, i);
+}
+
+/* Fill request r with the oldest pending items that wait for one, up to
+ * batch-lines() and batch-bytes(); they are in flight from now on. */
 static void
-_fill(HttpDest *d, HttpReq *r, size_t *next)
+_fill(HttpDest *d, HttpReq *r)
 {
   size_t max_lines = d->o.batch_lines > 0 ? (size_t) d->o.batch_lines : 1;
   g_string_truncate(r->body, 0);
   g_string_append(r->body, d->o.body_prefix ? d->o.body_prefix : "");
   size_t start_len = r->body->len;
   r->n_idx = 0;
-  while (*next < d->pending->len && r->n_idx < max_lines)
+  for (size_t i = 0; i < d->pending->len && r->n_idx < max_lines; i++)
     {
-      if (*_outcome(d, *next) != LOG_QUEUE_UNSETTLED)
-        {
-          (*next)++;
-          continue;
-        }
+      if (!_waiting(d, i))
+        continue;
       size_t before = r->body->len;
       if (r->n_idx)
         g_string_append(r->body, d->o.delimiter);
-      _append_body(d, r->body, g_array_index(d->pending, LogQueueItem, *next).msg);
+      _append_body(d, r->body, g_array_index(d->pending, LogQueueItem, i).msg);
       if (d->o.batch_bytes > 0 && r->n_idx && r->body->len - start_len > (size_t) d->o.batch_bytes)
         {
           g_string_truncate(r->body, before);
           break;
         }
-      r->idx[r->n_idx++] = (*next)++;
+      *_inflight(d, i) = 1;
+      r->idx[r->n_idx++] = i;
     }
   g_string_append(r->body, d->o.body_suffix ? d->o.body_suffix : "");
 }
@@ -223,42 +241,6 @@ _start(HttpDest *d, HttpReq *r)
   curl_easy_setopt(r->h, CURLOPT_FRESH_CONNECT, r->fresh ? 1L : 0L);
   curl_multi_add_handle(d->multi, r->h);
   r->active = true;
-}
-
-/* Run the active requests to their end, or until the writer is told to
- * stop (false: what did not finish keeps CURL_LAST in results); each one's
- * curl result goes to results[i]. */
-static bool
-_run(HttpDest *d, CURLcode *results)
-{
-  int running = 1;
-  bool stopped = false;
-  while (running && !(stopped = log_writer_stopping()))
-    {
-      if (curl_multi_perform(d->multi, &running) != CURLM_OK)
-        break;
-      if (running)
-        curl_multi_poll(d->multi, NULL, 0, 1000, NULL);
-    }
-  CURLMsg *m;
-  int left;
-  while ((m = curl_multi_info_read(d->multi, &left)))
-    if (m->msg == CURLMSG_DONE)
-      {
-        HttpReq *r = NULL;
-        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **) &r);
-        results[r - d->reqs] = m->data.result;
-      }
-  for (int64_t w = 0; w < d->o.workers; w++)
-    if (d->reqs[w].active)
-      {
-        curl_multi_remove_handle(d->multi, d->reqs[w].h);
-        d->reqs[w].active = false;
-        /* a transfer not seen to finish, not for a stop, failed */
-        if (!stopped && results[w] == CURL_LAST)
-          results[w] = CURLE_RECV_ERROR;
-      }
-  return !stopped;
 }
 
 static void
@@ -351,73 +333,262 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
   return retry == 0;
 }
 
-/* The settled front of pending leaves it. */
+/* The settled front of pending leaves it; the requests in flight, which
+ * carry none of it, count their items from the new front. */
 static void
 _ack_front(HttpDest *d)
 {
   size_t k = log_queue_settle_front(d->q, (LogQueueItem *) d->pending->data, (LogQueueOutcome *) d->outcome->data,
                                     d->pending->len);
+  if (!k)
+    return;
   g_array_remove_range(d->pending, 0, (guint) k);
   g_array_remove_range(d->outcome, 0, (guint) k);
+  g_array_remove_range(d->inflight, 0, (guint) k);
+  for (int64_t w = 0; w < d->o.workers; w++)
+    for (size_t j = 0; j < d->reqs[w].n_idx; j++)
+      d->reqs[w].idx[j] -= k;
 }
 
-/* Send what is pending until it is all settled (true), retries() rounds
- * per url failed (false: wait time-reopen()), or the writer is told to
- * stop (false: finish gives back what is not settled). */
+/* items[0..n) join pending, unsettled. */
+static void
+_take(HttpDest *d, const LogQueueItem *items, size_t n)
+{
+  LogQueueOutcome unsettled = LOG_QUEUE_UNSETTLED;
+  guint8 no = 0;
+  g_array_append_vals(d->pending, items, (guint) n);
+  for (size_t i = 0; i < n; i++)
+    {
+      g_array_append_val(d->outcome, unsettled);
+      g_array_append_val(d->inflight, no);
+    }
+}
+
+/* The most messages pending holds: what the workers carry, as many again
+ * waiting, and room for those settled behind an older one still out (a
+ * server that holds one request must not let the others pile up). */
+static size_t
+_pending_max(const HttpDest *d)
+{
+  return 4 * (size_t) d->o.workers * (size_t) (d->o.batch_lines > 0 ? d->o.batch_lines : 1);
+}
+
+/* How many pending items wait for a request, counted up to max. */
+static size_t
+_count_waiting(HttpDest *d, size_t max)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < d->pending->len && n < max; i++)
+    n += _waiting(d, i);
+  return n;
+}
+
+/* batch-timeout(): wait up to that long for the queue to bring the
+ * waiting items to want, within throttle() (log_writer_pop_more). */
+static void
+_wait_for(HttpDest *d, size_t want)
+{
+  if (d->o.batch_timeout <= 0)
+    return;
+  int64_t until = mono_ms() + d->o.batch_timeout;
+  LogQueueItem more[256];
+  for (int64_t now = mono_ms(); now < until; now = mono_ms())
+    {
+      size_t have = _count_waiting(d, want);
+      if (have >= want)
+        break;
+      size_t room = want - have;
+      size_t k = log_writer_pop_more(more, room < 256 ? room : 256, (int) (until - now));
+      if (!k)
+        break;
+      _take(d, more, k);
+    }
+}
+
+/* When every message pending is settled or on its way and there is room,
+ * take what the queue has now, for a worker that would have none. */
+static void
+_top_up(HttpDest *d)
+{
+  for (size_t i = 0; i < d->pending->len; i++)
+    if (_waiting(d, i))
+      return;
+  size_t max = _pending_max(d);
+  LogQueueItem more[256];
+  while (d->pending->len < max)
+    {
+      size_t room = max - d->pending->len;
+      size_t k = log_writer_pop_more(more, room < 256 ? room : 256, 0);
+      if (!k)
+        break;
+      _take(d, more, k);
+    }
+}
+
+/* Request r ended with res: its items are settled or wait again (for any
+ * worker); a failed worker moves to the next url, on a new connection,
+ * and backs off once it has tried every url.  False once it has failed
+ * max_fails times in a row. */
+static bool
+_ended(HttpDest *d, HttpReq *r, CURLcode res, int64_t max_fails)
+{
+  curl_multi_remove_handle(d->multi, r->h);
+  r->active = false;
+  bool settled = _settle(d, r, res);
+  for (size_t j = 0; j < r->n_idx; j++)
+    *_inflight(d, r->idx[j]) = 0;
+  r->n_idx = 0;
+  r->fresh = !settled;
+  if (settled)
+    {
+      r->fails = 0;
+      return true;
+    }
+  r->url = (int) ((size_t) (r->url + 1) % d->n_urls);
+  if (++r->fails >= max_fails)
+    return false;
+  int64_t rounds = r->fails / (int64_t) d->n_urls;
+  if (r->fails % (int64_t) d->n_urls == 0)
+    {
+      /* every url had its try: back off before the next round */
+      int64_t ms = 100LL << (rounds - 1 < 6 ? rounds - 1 : 6);
+      r->not_before = mono_ms() + (ms < HTTP_BACKOFF_MAX_MS ? ms : HTTP_BACKOFF_MAX_MS);
+    }
+  return true;
+}
+
+/* Settle the requests that ended (broken: the multi handle failed, and
+ * what it ran is not seen to finish); *ok goes false when a worker has
+ * failed max_fails times in a row.  Returns how many ended. */
+static int
+_collect(HttpDest *d, bool broken, int64_t max_fails, bool *ok)
+{
+  int ended = 0;
+  CURLMsg *m;
+  int left;
+  while ((m = curl_multi_info_read(d->multi, &left)))
+    if (m->msg == CURLMSG_DONE)
+      {
+        HttpReq *r = NULL;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **) &r);
+        if (!r->active)
+          continue;
+        ended++;
+        if (!_ended(d, r, m->data.result, max_fails))
+          *ok = false;
+      }
+  for (int64_t w = 0; broken && w < d->o.workers; w++)
+    if (d->reqs[w].active)
+      {
+        ended++;
+        if (!_ended(d, &d->reqs[w], CURLE_RECV_ERROR, max_fails))
+          *ok = false;
+      }
+  return ended;
+}
+
+/* Whether some request is out. */
+static bool
+_any_active(const HttpDest *d)
+{
+  for (int64_t w = 0; w < d->o.workers; w++)
+    if (d->reqs[w].active)
+      return true;
+  return false;
+}
+
+/* Whether some pending item waits for a request. */
+static bool
+_any_waiting(HttpDest *d)
+{
+  for (size_t i = 0; i < d->pending->len; i++)
+    if (_waiting(d, i))
+      return true;
+  return false;
+}
+
+/* A stop: the requests out end here, their items unsettled (finish gives
+ * them back to the queue). */
+static void
+_abandon(HttpDest *d)
+{
+  for (int64_t w = 0; w < d->o.workers; w++)
+    {
+      HttpReq *r = &d->reqs[w];
+      if (!r->active)
+        continue;
+      curl_multi_remove_handle(d->multi, r->h);
+      r->active = false;
+      for (size_t j = 0; j < r->n_idx; j++)
+        *_inflight(d, r->idx[j]) = 0;
+      r->n_idx = 0;
+    }
+}
+
+/* Send what is pending, and what the queue has meanwhile, until it is
+ * all settled (true), a worker failed retries() rounds per url (false:
+ * wait time-reopen(); the requests still out are seen to their end
+ * first), or the writer is told to stop (false: finish gives back what is
+ * not settled). */
 static bool
 _deliver(HttpDest *d)
 {
-  int64_t fails = 0;
   int64_t max_fails = (d->o.retries + 1) * (int64_t) d->n_urls;
-  CURLcode *results = g_new(CURLcode, (size_t) d->o.workers);
+  size_t lines = (size_t) (d->o.batch_lines > 0 ? d->o.batch_lines : 1);
   bool ok = true;
-  while (d->pending->len && !log_writer_stopping())
+  /* messages are taken from the queue for a second at most, then the
+   * writer's loop has its turn (suppress(), housekeeping) */
+  int64_t take_until = mono_ms() + 1000;
+  while (!log_writer_stopping())
     {
-      size_t next = 0;
+      /* every idle worker takes the next messages, unless it backs off */
+      int64_t now = mono_ms(), wake = now + 1000;
+      bool active = false, backing_off = false;
+      if (ok && now < take_until)
+        _top_up(d);
       for (int64_t w = 0; w < d->o.workers; w++)
         {
           HttpReq *r = &d->reqs[w];
-          _fill(d, r, &next);
-          results[w] = CURL_LAST;
-          if (r->n_idx)
-            _start(d, r);
-        }
-      bool stopped = !_run(d, results);
-      bool round_failed = false;
-      for (int64_t w = 0; w < d->o.workers; w++)
-        {
-          HttpReq *r = &d->reqs[w];
-          /* a request a stop cut short leaves its items unsettled */
-          if (r->n_idx && results[w] != CURL_LAST)
+          if (!r->active && ok && _any_waiting(d))
             {
-              r->fresh = !_settle(d, r, results[w]);
-              if (r->fresh)
+              if (r->not_before > now)
                 {
-                  round_failed = true;
-                  r->url = (int) ((size_t) (r->url + 1) % d->n_urls);
+                  backing_off = true;
+                  wake = MIN(wake, r->not_before);
+                }
+              else if (_count_waiting(d, lines) < lines && d->o.batch_timeout > 0 && _any_active(d))
+                ; /* a part of a batch waits for the requests out to end */
+              else
+                {
+                  /* a part of a batch, and nothing else out: it waits
+                   * batch-timeout() for the rest, as the first did */
+                  _wait_for(d, lines);
+                  _fill(d, r);
+                  _start(d, r);
                 }
             }
-          r->n_idx = 0;
+          active |= r->active;
         }
+      if (!active && !backing_off)
+        break; /* all settled, or a worker gave up and the others are back */
+      /* run the transfers; when none ended, wait for one, a back-off's
+       * end, or LogWriterOps.interrupt */
+      int running = 0;
+      bool broken = curl_multi_perform(d->multi, &running) != CURLM_OK;
+      int ended = broken ? 0 : _collect(d, false, max_fails, &ok);
+      if (!broken && !ended)
+        {
+          curl_multi_poll(d->multi, NULL, 0, (int) MAX(wake - now, 1), NULL);
+          broken = curl_multi_perform(d->multi, &running) != CURLM_OK;
+        }
+      _collect(d, broken, max_fails, &ok);
       _ack_front(d);
-      if (!round_failed || stopped)
-        continue;
-      if (++fails >= max_fails)
-        {
-          ok = false;
-          break;
-        }
-      /* every url had its try: back off before the next round */
-      if (fails % (int64_t) d->n_urls == 0)
-        {
-          int64_t ms = 100LL << (fails / (int64_t) d->n_urls - 1 < 6 ? fails / (int64_t) d->n_urls - 1 : 6);
-          /* a sleep that LogWriterOps.interrupt ends */
-          curl_multi_poll(d->multi, NULL, 0, (int) (ms < HTTP_BACKOFF_MAX_MS ? ms : HTTP_BACKOFF_MAX_MS), NULL);
-        }
     }
-  g_free(results);
   if (log_writer_stopping())
-    return d->pending->len == 0;
+    {
+      _abandon(d);
+      return d->pending->len == 0;
+    }
   if (!ok && !d->failing)
     {
       char n[24];
@@ -429,21 +600,15 @@ _deliver(HttpDest *d)
     sluice_log(SLUICE_LOG_NOTICE, "HTTP destination delivering again", "driver", d->name, NULL);
   d->failing = !ok;
   if (!ok)
-    d->failed_at = mono_ms();
+    {
+      d->failed_at = mono_ms();
+      for (int64_t w = 0; w < d->o.workers; w++)
+        d->reqs[w].fails = 0, d->reqs[w].not_before = 0;
+    }
   return ok;
 }
 
 /* ---- the writer's operations ------------------------------------------------------ */
-
-/* items[0..n) join pending, unsettled. */
-static void
-_take(HttpDest *d, const LogQueueItem *items, size_t n)
-{
-  LogQueueOutcome unsettled = LOG_QUEUE_UNSETTLED;
-  g_array_append_vals(d->pending, items, (guint) n);
-  for (size_t i = 0; i < n; i++)
-    g_array_append_val(d->outcome, unsettled);
-}
 
 static long
 _write_batch(void *dest, LogQueueItem *items, size_t n)
@@ -459,22 +624,8 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
   if (d->pending->len && !_deliver(d))
     return -EIO;
   _take(d, items, n);
-  /* batch-timeout(): wait that long for the batches to fill, within
-   * throttle() (log_writer_pop_more) */
-  size_t want = (size_t) (d->o.batch_lines > 0 ? d->o.batch_lines : 1) * (size_t) d->o.workers;
-  if (d->o.batch_timeout > 0 && d->pending->len < want)
-    {
-      int64_t until = mono_ms() + d->o.batch_timeout;
-      LogQueueItem more[256];
-      for (int64_t now = mono_ms(); d->pending->len < want && now < until; now = mono_ms())
-        {
-          size_t room = want - d->pending->len;
-          size_t k = log_writer_pop_more(more, room < 256 ? room : 256, (int) (until - now));
-          if (!k)
-            break;
-          _take(d, more, k);
-        }
-    }
+  /* batch-timeout(): wait that long for the batches to fill */
+  _wait_for(d, (size_t) (d->o.batch_lines > 0 ? d->o.batch_lines : 1) * (size_t) d->o.workers);
   _deliver(d);
   return (long) n;
 }
@@ -498,6 +649,7 @@ _finish(void *dest)
                                     d->pending->len);
   g_array_set_size(d->pending, 0);
   g_array_set_size(d->outcome, 0);
+  g_array_set_size(d->inflight, 0);
   if (!left)
     return;
   char n[24];
@@ -610,6 +762,7 @@ http_dest_new(const HttpDestOptions *o, LogTemplate *body, const LogTemplateOpti
   d->n_urls = g_strv_length(o->urls);
   d->pending = g_array_new(FALSE, FALSE, sizeof(LogQueueItem));
   d->outcome = g_array_new(FALSE, FALSE, sizeof(LogQueueOutcome));
+  d->inflight = g_array_new(FALSE, FALSE, sizeof(guint8));
   size_t per_req = (size_t) (o->batch_lines > 0 ? o->batch_lines : 1);
   d->hdrs = curl_slist_append(NULL, "Expect:");
   for (char **h = o->headers; h && *h; h++)
@@ -664,6 +817,7 @@ http_dest_free(HttpDest *d)
   log_queue_items_done((LogQueueItem *) d->pending->data, d->pending->len);
   g_array_free(d->pending, TRUE);
   g_array_free(d->outcome, TRUE);
+  g_array_free(d->inflight, TRUE);
   for (int64_t w = 0; d->reqs && w < d->o.workers; w++)
     {
       HttpReq *r = &d->reqs[w];
