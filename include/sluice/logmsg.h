@@ -274,6 +274,10 @@ void log_msg_set_value_by_name(LogMsg *msg, const char *name, const char *value,
  * keeps its place in the table as an unset entry). */
 void log_msg_unset_value(LogMsg *msg, NVHandle handle);
 
+/* Drop every name-value pair (built-in values and tags stay): a parser
+ * that gives up on a message starts it again.  msg must be writable. */
+void log_msg_clear_nv(LogMsg *msg);
+
 /* Reserve len bytes in msg's arena (for a parser that builds a value in
  * place, such as an unescaped SD param); the memory lives with msg. */
 char *log_msg_alloc(LogMsg *msg, size_t len);
