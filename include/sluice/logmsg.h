@@ -274,6 +274,11 @@ void log_msg_set_value_by_name(LogMsg *msg, const char *name, const char *value,
  * keeps its place in the table as an unset entry). */
 void log_msg_unset_value(LogMsg *msg, NVHandle handle);
 
+/* log_msg_unset_value for each of handles[0..n), in one pass over the
+ * pairs however many there are (unset one by one, each plain pair that
+ * goes moves those behind it). */
+void log_msg_unset_values(LogMsg *msg, const NVHandle *handles, size_t n);
+
 /* Drop every name-value pair (built-in values and tags stay): a parser
  * that gives up on a message starts it again.  msg must be writable. */
 void log_msg_clear_nv(LogMsg *msg);

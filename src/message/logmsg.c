@@ -699,6 +699,41 @@ log_msg_unset_value(LogMsg *msg, NVHandle handle)
 }
 
 void
+log_msg_unset_values(LogMsg *msg, const NVHandle *handles, size_t n)
+{
+  assert(log_msg_is_writable(msg));
+  size_t going = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      NVHandle handle = handles[i];
+      if (handle < LM_V_MAX || _handle_is_sdata(handle))
+        {
+          log_msg_unset_value(msg, handle); /* nothing moves */
+          continue;
+        }
+      LogMsgNV *nv = _nv_find(msg, handle);
+      if (nv && nv->ptr)
+        {
+          /* marked: no other plain pair is ever without a value */
+          nv->ptr = NULL;
+          nv->len = 0;
+          going++;
+        }
+    }
+  if (!going)
+    return;
+  /* one pass closes every gap, where an unset each would move the pairs
+   * behind it: unsetting most of n pairs would cost n * n */
+  uint32_t to = 0;
+  for (uint32_t from = 0; from < msg->nv_len; from++)
+    if (msg->nv[from].ptr || _handle_is_sdata(msg->nv[from].handle))
+      msg->nv[to++] = msg->nv[from];
+  msg->nv_len = (uint16_t) to;
+  if (_nv_has_index(msg->nv_cap))
+    _nv_index_build(msg);
+}
+
+void
 log_msg_clear_nv(LogMsg *msg)
 {
   assert(log_msg_is_writable(msg));

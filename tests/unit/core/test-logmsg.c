@@ -764,3 +764,55 @@ Test(logmsg, sdata_params_placed_among_many_pairs)
   log_msg_unref(copy);
   log_msg_unref(msg);
 }
+
+Test(logmsg, unset_values_removes_many_in_one_pass)
+{
+  static NVHandle h[MANY];
+  static const char *want[MANY];
+  LogMsg *msg = log_msg_new(0);
+  NVHandle sd = log_msg_get_value_handle(".SDATA.u@1.x", -1);
+  msg->flags |= LF_SDATA_IN_ORDER;
+  log_msg_set_value(msg, sd, "sd", -1);
+  msg->flags &= ~(uint32_t) LF_SDATA_IN_ORDER;
+  log_msg_set_value(msg, LM_V_PROGRAM, "prog", -1);
+  for (int i = 0; i < MANY; i++)
+    {
+      h[i] = many_handle("unsetmany.", i);
+      log_msg_set_value(msg, h[i], "v", -1);
+      want[i] = "v";
+    }
+  /* two of every three, one twice, a built-in, an SD parameter and a name
+   * the message does not hold */
+  static NVHandle gone[MANY];
+  size_t n = 0;
+  for (int i = 0; i < MANY; i++)
+    if (i % 3 != 1)
+      {
+        gone[n++] = h[i];
+        want[i] = NULL;
+      }
+  gone[n++] = h[0];
+  gone[n++] = LM_V_PROGRAM;
+  gone[n++] = sd;
+  gone[n++] = log_msg_get_value_handle("unsetmany.absent", -1);
+  log_msg_unset_values(msg, gone, n);
+
+  cr_assert_not(log_msg_is_value_set(msg, LM_V_PROGRAM));
+  cr_assert_not(log_msg_is_value_set(msg, sd));
+  cr_assert_eq(msg->sdata_count, 0);
+  /* the unset SD parameter keeps its place, the others close up in order */
+  cr_assert_eq(msg->nv_len, 1 + (MANY + 1) / 3);
+  cr_assert_eq(msg->nv[0].handle, sd);
+  for (int i = 1, at = 1; i < MANY; i += 3)
+    cr_assert_eq(msg->nv[at++].handle, h[i], "pair %d moved", i);
+  assert_many(msg, h, want, MANY);
+  /* and the table takes new pairs after them */
+  log_msg_set_value(msg, h[0], "again", -1);
+  cr_assert_eq(msg->nv[msg->nv_len - 1].handle, h[0]);
+  assert_value(msg, h[0], "again");
+  assert_value(msg, h[1], "v");
+  log_msg_set_value(msg, sd, "sd2", -1);
+  cr_assert_eq(msg->nv[0].handle, sd);
+  assert_value(msg, sd, "sd2");
+  log_msg_unref(msg);
+}
