@@ -270,7 +270,7 @@ _nv_index_home(NVHandle handle, uint32_t bits)
 }
 
 /* Record that nv[pos] holds handle (absent from the index). */
-static void
+static __attribute__((noinline)) void
 _nv_index_put(LogMsg *msg, NVHandle handle, uint32_t pos)
 {
   uint16_t *index = _nv_index(msg);
@@ -282,10 +282,13 @@ _nv_index_put(LogMsg *msg, NVHandle handle, uint32_t pos)
   index[i] = (uint16_t) pos;
 }
 
-/* Fill the index from nv[0..nv_len). */
-static void
+/* Fill the index from nv[0..nv_len), and set every bloom bit: a table
+ * with an index keeps them all set, so that log_msg_set_nv_ref asks
+ * whether there is an index only when the bloom bit is set. */
+static __attribute__((noinline)) void
 _nv_index_build(LogMsg *msg)
 {
+  msg->nv_bloom = ~UINT64_C(0);
   memset(_nv_index(msg), 0xff, ((size_t) 1 << _nv_index_bits(msg->nv_cap)) * sizeof(uint16_t));
   for (uint32_t i = 0; i < msg->nv_len; i++)
     _nv_index_put(msg, msg->nv[i].handle, i);
@@ -306,7 +309,7 @@ _nv_index_find(const LogMsg *msg, NVHandle handle)
 /* Take nv[pos] out of the index, before the table changes: the slots
  * after its own that hold pairs which may stand in it shift back, so that
  * no probe meets a hole before the pair it looks for. */
-static void
+static __attribute__((noinline)) void
 _nv_index_remove(LogMsg *msg, uint32_t pos)
 {
   uint16_t *index = _nv_index(msg);
@@ -330,7 +333,7 @@ _nv_index_remove(LogMsg *msg, uint32_t pos)
 }
 
 /* The pairs from position from on moved by delta (+1 or -1) in nv. */
-static void
+static __attribute__((noinline)) void
 _nv_index_shift(LogMsg *msg, uint32_t from, int delta)
 {
   uint16_t *index = _nv_index(msg);
@@ -511,9 +514,10 @@ log_msg_is_value_set(const LogMsg *msg, NVHandle handle)
   return nv && nv->ptr;
 }
 
-/* A new pair at the end of the table (which has room for it). */
+/* A new pair at the end of a table without an index (which has room for
+ * it). */
 static inline void
-_nv_append(LogMsg *msg, NVHandle handle, const char *value, uint32_t len, bool sdata)
+_nv_append_unindexed(LogMsg *msg, NVHandle handle, const char *value, uint32_t len, bool sdata)
 {
   LogMsgNV *nv = &msg->nv[msg->nv_len++];
   nv->handle = handle;
@@ -522,7 +526,14 @@ _nv_append(LogMsg *msg, NVHandle handle, const char *value, uint32_t len, bool s
   msg->nv_bloom |= _nv_bloom_bit(handle);
   if (sdata)
     msg->sdata_count++;
-  if (__builtin_expect(_nv_has_index(msg->nv_cap), 0))
+}
+
+/* A new pair at the end of the table (which has room for it). */
+static inline void
+_nv_append(LogMsg *msg, NVHandle handle, const char *value, uint32_t len, bool sdata)
+{
+  _nv_append_unindexed(msg, handle, value, len, sdata);
+  if (_nv_has_index(msg->nv_cap))
     _nv_index_put(msg, handle, msg->nv_len - 1u);
 }
 
@@ -615,6 +626,36 @@ _nv_insert_sdata(LogMsg *msg, NVHandle handle, const char *value, uint32_t len)
     }
 }
 
+/* A new value for a pair the message holds. */
+static inline void
+_nv_update(LogMsg *msg, LogMsgNV *nv, const char *value, uint32_t len)
+{
+  /* an SD parameter unset earlier keeps its place (as in syslog-ng) */
+  if (__builtin_expect(!nv->ptr, 0) && _handle_is_sdata(nv->handle))
+    msg->sdata_count++;
+  nv->ptr = value;
+  nv->len = len;
+}
+
+/* log_msg_set_nv_ref on a table with an index: out of line, so that the
+ * common path (a table without one) calls nothing and saves no
+ * registers. */
+static __attribute__((noinline)) void
+_nv_set_indexed(LogMsg *msg, NVHandle handle, const char *value, uint32_t len)
+{
+  LogMsgNV *nv = _nv_index_find(msg, handle);
+  if (nv)
+    {
+      _nv_update(msg, nv, value, len);
+      return;
+    }
+  bool sdata = _handle_is_sdata(handle);
+  if (sdata && !(msg->flags & LF_SDATA_IN_ORDER))
+    _nv_insert_sdata(msg, handle, value, len);
+  else
+    _nv_append_grown(msg, handle, value, len, sdata);
+}
+
 /* log_msg_set_value_ref's out-of-line half (and its checks) */
 void
 log_msg_set_nv_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len)
@@ -630,21 +671,27 @@ log_msg_set_nv_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len)
       msg->builtin[handle].len = (uint32_t) len;
       return;
     }
-  LogMsgNV *nv = _nv_find(msg, handle);
-  if (nv)
+  if (msg->nv_bloom & _nv_bloom_bit(handle))
     {
-      /* an SD parameter unset earlier keeps its place (as in syslog-ng) */
-      if (__builtin_expect(!nv->ptr, 0) && _handle_is_sdata(handle))
-        msg->sdata_count++;
-      nv->ptr = value;
-      nv->len = (uint32_t) len;
-      return;
+      /* every bit is set in a table with an index: a name it does not
+       * hold comes here too, and no other path asks for the index */
+      if (__builtin_expect(_nv_has_index(msg->nv_cap), 0))
+        {
+          _nv_set_indexed(msg, handle, value, (uint32_t) len);
+          return;
+        }
+      for (uint32_t i = 0; i < msg->nv_len; i++)
+        if (msg->nv[i].handle == handle)
+          {
+            _nv_update(msg, &msg->nv[i], value, (uint32_t) len);
+            return;
+          }
     }
   bool sdata = _handle_is_sdata(handle);
   if (__builtin_expect(sdata && !(msg->flags & LF_SDATA_IN_ORDER), 0))
     _nv_insert_sdata(msg, handle, value, (uint32_t) len);
   else if (__builtin_expect(msg->nv_len < msg->nv_cap, 1))
-    _nv_append(msg, handle, value, (uint32_t) len, sdata);
+    _nv_append_unindexed(msg, handle, value, (uint32_t) len, sdata);
   else
     _nv_append_grown(msg, handle, value, (uint32_t) len, sdata);
 }
