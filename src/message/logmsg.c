@@ -540,7 +540,7 @@ _nv_append(LogMsg *msg, NVHandle handle, const char *value, uint32_t len, bool s
 /* Room for one more pair: a table twice the size (the first one holds
  * 16: parsers set ten or more), with its index from NV_INDEX_MIN_CAP
  * pairs on, or false at 65535 pairs (refused rather than crash). */
-static bool
+static inline bool
 _nv_grow(LogMsg *msg)
 {
   if (msg->nv_len < msg->nv_cap)
