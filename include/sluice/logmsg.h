@@ -152,7 +152,10 @@ typedef struct LogMsg
   LogMsgNV *nv;
   /* Bit (handle % 64) is set for every handle in nv (and may stay set after
    * an unset): a clear bit proves a handle absent without scanning nv, which
-   * is what a parser adding new names asks on every pair. */
+   * is what a parser adding new names asks on every pair.  A table of 64 or
+   * more pairs (nv_cap) has a hash index of its pairs after its nv_cap
+   * entries (logmsg.c) and every bit set: set, unset and reset pairs only
+   * through the functions below, which keep the index. */
   uint64_t nv_bloom;
   uint16_t nv_len;
   uint16_t nv_cap;
