@@ -154,7 +154,10 @@ typedef struct LogMsg
   LogMsgNV *nv;
   /* Bit (handle % 64) is set for every handle in nv (and may stay set after
    * an unset): a clear bit proves a handle absent without scanning nv, which
-   * is what a parser adding new names asks on every pair. */
+   * is what a parser adding new names asks on every pair.  A table of 64 or
+   * more pairs (nv_cap) has a hash index of its pairs after its nv_cap
+   * entries (logmsg.c) and every bit set: set, unset and reset pairs only
+   * through the functions below, which keep the index. */
   uint64_t nv_bloom;
   uint16_t nv_len;
   uint16_t nv_cap;
@@ -288,6 +291,15 @@ void log_msg_set_value_by_name(LogMsg *msg, const char *name, const char *value,
 /* Remove handle from msg (built-in slots become empty; an SD parameter
  * keeps its place in the table as an unset entry). */
 void log_msg_unset_value(LogMsg *msg, NVHandle handle);
+
+/* log_msg_unset_value for each of handles[0..n), in one pass over the
+ * pairs however many there are (unset one by one, each plain pair that
+ * goes moves those behind it). */
+void log_msg_unset_values(LogMsg *msg, const NVHandle *handles, size_t n);
+
+/* Drop every name-value pair (built-in values and tags stay): a parser
+ * that gives up on a message starts it again.  msg must be writable. */
+void log_msg_clear_nv(LogMsg *msg);
 
 /* Reserve len bytes in msg's arena (for a parser that builds a value in
  * place, such as an unescaped SD param); the memory lives with msg. */

@@ -216,12 +216,142 @@ log_msg_is_writable(const LogMsg *msg)
   return !msg->write_protected && atomic_load_explicit(&msg->refcnt, memory_order_acquire) == 1;
 }
 
+/* ---- the index of a large table of pairs ------------------------------ */
+
+/* The index of a large table.  Past 64 pairs every bloom bit is set, and
+ * a scan of the table per lookup (a new name is a lookup that must prove
+ * it absent) makes a message of n pairs cost n * n: a sender could make a
+ * parser set thousands of names.  So a table of NV_INDEX_MIN_CAP or more
+ * pairs carries an open-addressing hash index of the positions of its
+ * pairs, in the same arena block right after its nv_cap pairs: a power of
+ * two of 16-bit slots, at least twice nv_cap (at most half full), each
+ * NV_INDEX_EMPTY or a position in nv (below 65535, as nv_len is).  The
+ * index is where the table is, sized by nv_cap: nothing in the header
+ * says it is there, and a smaller table (every common message) neither
+ * has one nor pays for it but a compare of nv_cap.  Linear probing from a
+ * multiplicative hash of the handle (handles are handed out in sequence:
+ * the low bits alone would pile a message's pairs into one run). */
+#define NV_INDEX_MIN_CAP 64
+#define NV_INDEX_EMPTY UINT16_MAX
+
+static inline bool
+_nv_has_index(uint32_t cap)
+{
+  return cap >= NV_INDEX_MIN_CAP;
+}
+
+/* log2 of the slots of the index of a table of cap pairs: 2^bits >= 2 * cap */
+static inline uint32_t
+_nv_index_bits(uint32_t cap)
+{
+  return 33u - (uint32_t) __builtin_clz(cap);
+}
+
+/* bytes a table of cap pairs takes, its index included */
+static inline size_t
+_nv_table_size(uint32_t cap)
+{
+  size_t size = (size_t) cap * sizeof(LogMsgNV);
+  if (_nv_has_index(cap))
+    size += ((size_t) 1 << _nv_index_bits(cap)) * sizeof(uint16_t);
+  return size;
+}
+
+static inline uint16_t *
+_nv_index(const LogMsg *msg)
+{
+  return (uint16_t *) (msg->nv + msg->nv_cap);
+}
+
+static inline uint32_t
+_nv_index_home(NVHandle handle, uint32_t bits)
+{
+  return ((uint32_t) handle * 0x9E3779B1u) >> (32u - bits);
+}
+
+/* Record that nv[pos] holds handle (absent from the index). */
+static __attribute__((noinline)) void
+_nv_index_put(LogMsg *msg, NVHandle handle, uint32_t pos)
+{
+  uint16_t *index = _nv_index(msg);
+  uint32_t bits = _nv_index_bits(msg->nv_cap);
+  uint32_t mask = (1u << bits) - 1;
+  uint32_t i = _nv_index_home(handle, bits);
+  while (index[i] != NV_INDEX_EMPTY)
+    i = (i + 1) & mask;
+  index[i] = (uint16_t) pos;
+}
+
+/* Fill the index from nv[0..nv_len), and set every bloom bit: a table
+ * with an index keeps them all set, so that log_msg_set_nv_ref asks
+ * whether there is an index only when the bloom bit is set. */
+static __attribute__((noinline)) void
+_nv_index_build(LogMsg *msg)
+{
+  msg->nv_bloom = ~UINT64_C(0);
+  memset(_nv_index(msg), 0xff, ((size_t) 1 << _nv_index_bits(msg->nv_cap)) * sizeof(uint16_t));
+  for (uint32_t i = 0; i < msg->nv_len; i++)
+    _nv_index_put(msg, msg->nv[i].handle, i);
+}
+
+static __attribute__((noinline)) LogMsgNV *
+_nv_index_find(const LogMsg *msg, NVHandle handle)
+{
+  const uint16_t *index = _nv_index(msg);
+  uint32_t bits = _nv_index_bits(msg->nv_cap);
+  uint32_t mask = (1u << bits) - 1;
+  for (uint32_t i = _nv_index_home(handle, bits); index[i] != NV_INDEX_EMPTY; i = (i + 1) & mask)
+    if (msg->nv[index[i]].handle == handle)
+      return &msg->nv[index[i]];
+  return NULL;
+}
+
+/* Take nv[pos] out of the index, before the table changes: the slots
+ * after its own that hold pairs which may stand in it shift back, so that
+ * no probe meets a hole before the pair it looks for. */
+static __attribute__((noinline)) void
+_nv_index_remove(LogMsg *msg, uint32_t pos)
+{
+  uint16_t *index = _nv_index(msg);
+  uint32_t bits = _nv_index_bits(msg->nv_cap);
+  uint32_t mask = (1u << bits) - 1;
+  uint32_t hole = _nv_index_home(msg->nv[pos].handle, bits);
+  while (index[hole] != pos)
+    hole = (hole + 1) & mask;
+  for (uint32_t j = (hole + 1) & mask; index[j] != NV_INDEX_EMPTY; j = (j + 1) & mask)
+    {
+      uint32_t home = _nv_index_home(msg->nv[index[j]].handle, bits);
+      /* it may move back into the hole when the hole is between its home
+       * and where it is */
+      if (((j - home) & mask) >= ((j - hole) & mask))
+        {
+          index[hole] = index[j];
+          hole = j;
+        }
+    }
+  index[hole] = NV_INDEX_EMPTY;
+}
+
+/* The pairs from position from on moved by delta (+1 or -1) in nv. */
+static __attribute__((noinline)) void
+_nv_index_shift(LogMsg *msg, uint32_t from, int delta)
+{
+  uint16_t *index = _nv_index(msg);
+  size_t slots = (size_t) 1 << _nv_index_bits(msg->nv_cap);
+  for (size_t i = 0; i < slots; i++)
+    if (index[i] != NV_INDEX_EMPTY && index[i] >= from)
+      index[i] = (uint16_t) (index[i] + delta);
+}
+
 LogMsg *
 log_msg_clone_cow(LogMsg *msg)
 {
   size_t nv_cap = msg->nv_len ? msg->nv_len + 4u : 0;
+  if (nv_cap > UINT16_MAX)
+    nv_cap = UINT16_MAX;
+  size_t nv_bytes = nv_cap ? _nv_table_size((uint32_t) nv_cap) : 0;
   size_t tag_bytes = msg->tags_words * sizeof(uint64_t);
-  LogMsg *copy = _msg_alloc(nv_cap * sizeof(LogMsgNV) + tag_bytes + 16);
+  LogMsg *copy = _msg_alloc(nv_bytes + tag_bytes + 16);
 
   log_msg_write_protect(msg);
   copy->pri = msg->pri;
@@ -240,12 +370,14 @@ log_msg_clone_cow(LogMsg *msg)
     }
   if (msg->nv_len)
     {
-      copy->nv = (LogMsgNV *) _arena_alloc(copy, nv_cap * sizeof(LogMsgNV), _Alignof(LogMsgNV));
+      copy->nv = (LogMsgNV *) _arena_alloc(copy, nv_bytes, _Alignof(LogMsgNV));
       memcpy(copy->nv, msg->nv, msg->nv_len * sizeof(LogMsgNV));
       copy->nv_len = msg->nv_len;
       copy->nv_cap = (uint16_t) nv_cap;
       copy->sdata_count = msg->sdata_count;
       copy->nv_bloom = msg->nv_bloom;
+      if (_nv_has_index(copy->nv_cap))
+        _nv_index_build(copy);
     }
   /* The copy's strings point into msg (and whatever msg points into). */
   copy->original = log_msg_ref(msg);
@@ -339,6 +471,8 @@ _nv_find(const LogMsg *msg, NVHandle handle)
 {
   if (!(msg->nv_bloom & _nv_bloom_bit(handle)))
     return NULL;
+  if (__builtin_expect(_nv_has_index(msg->nv_cap), 0))
+    return _nv_index_find(msg, handle);
   for (uint32_t i = 0; i < msg->nv_len; i++)
     if (msg->nv[i].handle == handle)
       return &msg->nv[i];
@@ -380,9 +514,10 @@ log_msg_is_value_set(const LogMsg *msg, NVHandle handle)
   return nv && nv->ptr;
 }
 
-/* A new pair at the end of the table (which has room for it). */
+/* A new pair at the end of a table without an index (which has room for
+ * it). */
 static inline void
-_nv_append(LogMsg *msg, NVHandle handle, const char *value, uint32_t len, bool sdata)
+_nv_append_unindexed(LogMsg *msg, NVHandle handle, const char *value, uint32_t len, bool sdata)
 {
   LogMsgNV *nv = &msg->nv[msg->nv_len++];
   nv->handle = handle;
@@ -393,10 +528,19 @@ _nv_append(LogMsg *msg, NVHandle handle, const char *value, uint32_t len, bool s
     msg->sdata_count++;
 }
 
+/* A new pair at the end of the table (which has room for it). */
+static inline void
+_nv_append(LogMsg *msg, NVHandle handle, const char *value, uint32_t len, bool sdata)
+{
+  _nv_append_unindexed(msg, handle, value, len, sdata);
+  if (_nv_has_index(msg->nv_cap))
+    _nv_index_put(msg, handle, msg->nv_len - 1u);
+}
+
 /* Room for one more pair: a table twice the size (the first one holds
- * 16: parsers set ten or more), or false at 65535 pairs (refused rather
- * than crash). */
-static bool
+ * 16: parsers set ten or more), with its index from NV_INDEX_MIN_CAP
+ * pairs on, or false at 65535 pairs (refused rather than crash). */
+static inline bool
 _nv_grow(LogMsg *msg)
 {
   if (msg->nv_len < msg->nv_cap)
@@ -406,11 +550,13 @@ _nv_grow(LogMsg *msg)
   size_t cap = msg->nv_cap ? (size_t) msg->nv_cap * 2 : 16;
   if (cap > UINT16_MAX)
     cap = UINT16_MAX;
-  LogMsgNV *table = (LogMsgNV *) _arena_alloc(msg, cap * sizeof(LogMsgNV), _Alignof(LogMsgNV));
+  LogMsgNV *table = (LogMsgNV *) _arena_alloc(msg, _nv_table_size((uint32_t) cap), _Alignof(LogMsgNV));
   if (msg->nv_len)
     memcpy(table, msg->nv, msg->nv_len * sizeof(LogMsgNV));
   msg->nv = table;
   msg->nv_cap = (uint16_t) cap;
+  if (_nv_has_index(msg->nv_cap))
+    _nv_index_build(msg);
   return true;
 }
 
@@ -473,6 +619,41 @@ _nv_insert_sdata(LogMsg *msg, NVHandle handle, const char *value, uint32_t len)
   nv->len = len;
   msg->nv_bloom |= _nv_bloom_bit(handle);
   msg->sdata_count++;
+  if (_nv_has_index(msg->nv_cap))
+    {
+      _nv_index_shift(msg, at, +1);
+      _nv_index_put(msg, handle, at);
+    }
+}
+
+/* A new value for a pair the message holds. */
+static inline void
+_nv_update(LogMsg *msg, LogMsgNV *nv, const char *value, uint32_t len)
+{
+  /* an SD parameter unset earlier keeps its place (as in syslog-ng) */
+  if (__builtin_expect(!nv->ptr, 0) && _handle_is_sdata(nv->handle))
+    msg->sdata_count++;
+  nv->ptr = value;
+  nv->len = len;
+}
+
+/* log_msg_set_nv_ref on a table with an index: out of line, so that the
+ * common path (a table without one) calls nothing and saves no
+ * registers. */
+static __attribute__((noinline)) void
+_nv_set_indexed(LogMsg *msg, NVHandle handle, const char *value, uint32_t len)
+{
+  LogMsgNV *nv = _nv_index_find(msg, handle);
+  if (nv)
+    {
+      _nv_update(msg, nv, value, len);
+      return;
+    }
+  bool sdata = _handle_is_sdata(handle);
+  if (sdata && !(msg->flags & LF_SDATA_IN_ORDER))
+    _nv_insert_sdata(msg, handle, value, len);
+  else
+    _nv_append_grown(msg, handle, value, len, sdata);
 }
 
 /* log_msg_set_value_ref's out-of-line half (and its checks) */
@@ -490,21 +671,27 @@ log_msg_set_nv_ref(LogMsg *msg, NVHandle handle, const char *value, size_t len)
       msg->builtin[handle].len = (uint32_t) len;
       return;
     }
-  LogMsgNV *nv = _nv_find(msg, handle);
-  if (nv)
+  if (msg->nv_bloom & _nv_bloom_bit(handle))
     {
-      /* an SD parameter unset earlier keeps its place (as in syslog-ng) */
-      if (__builtin_expect(!nv->ptr, 0) && _handle_is_sdata(handle))
-        msg->sdata_count++;
-      nv->ptr = value;
-      nv->len = (uint32_t) len;
-      return;
+      /* every bit is set in a table with an index: a name it does not
+       * hold comes here too, and no other path asks for the index */
+      if (__builtin_expect(_nv_has_index(msg->nv_cap), 0))
+        {
+          _nv_set_indexed(msg, handle, value, (uint32_t) len);
+          return;
+        }
+      for (uint32_t i = 0; i < msg->nv_len; i++)
+        if (msg->nv[i].handle == handle)
+          {
+            _nv_update(msg, &msg->nv[i], value, (uint32_t) len);
+            return;
+          }
     }
   bool sdata = _handle_is_sdata(handle);
   if (__builtin_expect(sdata && !(msg->flags & LF_SDATA_IN_ORDER), 0))
     _nv_insert_sdata(msg, handle, value, (uint32_t) len);
   else if (__builtin_expect(msg->nv_len < msg->nv_cap, 1))
-    _nv_append(msg, handle, value, (uint32_t) len, sdata);
+    _nv_append_unindexed(msg, handle, value, (uint32_t) len, sdata);
   else
     _nv_append_grown(msg, handle, value, (uint32_t) len, sdata);
 }
@@ -549,8 +736,59 @@ log_msg_unset_value(LogMsg *msg, NVHandle handle)
       return;
     }
   size_t idx = (size_t) (nv - msg->nv);
+  bool indexed = _nv_has_index(msg->nv_cap);
+  if (indexed)
+    _nv_index_remove(msg, (uint32_t) idx);
   memmove(nv, nv + 1, (msg->nv_len - idx - 1) * sizeof(LogMsgNV));
   msg->nv_len--;
+  if (indexed)
+    _nv_index_shift(msg, (uint32_t) idx + 1, -1);
+}
+
+void
+log_msg_unset_values(LogMsg *msg, const NVHandle *handles, size_t n)
+{
+  assert(log_msg_is_writable(msg));
+  size_t going = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      NVHandle handle = handles[i];
+      if (handle < LM_V_MAX || _handle_is_sdata(handle))
+        {
+          log_msg_unset_value(msg, handle); /* nothing moves */
+          continue;
+        }
+      LogMsgNV *nv = _nv_find(msg, handle);
+      if (nv && nv->ptr)
+        {
+          /* marked: no other plain pair is ever without a value */
+          nv->ptr = NULL;
+          nv->len = 0;
+          going++;
+        }
+    }
+  if (!going)
+    return;
+  /* one pass closes every gap, where an unset each would move the pairs
+   * behind it: unsetting most of n pairs would cost n * n */
+  uint32_t to = 0;
+  for (uint32_t from = 0; from < msg->nv_len; from++)
+    if (msg->nv[from].ptr || _handle_is_sdata(msg->nv[from].handle))
+      msg->nv[to++] = msg->nv[from];
+  msg->nv_len = (uint16_t) to;
+  if (_nv_has_index(msg->nv_cap))
+    _nv_index_build(msg);
+}
+
+void
+log_msg_clear_nv(LogMsg *msg)
+{
+  assert(log_msg_is_writable(msg));
+  msg->nv_len = 0;
+  msg->nv_bloom = 0;
+  msg->sdata_count = 0;
+  if (_nv_has_index(msg->nv_cap))
+    _nv_index_build(msg);
 }
 
 void

@@ -190,9 +190,7 @@ _mark_parse_error(SyslogParse *sp)
   LogMsgStr raw = msg->builtin[LM_V_RAWMSG];
   memset(msg->builtin, 0, sizeof(msg->builtin));
   msg->builtin[LM_V_RAWMSG] = raw;
-  msg->nv_len = 0;
-  msg->nv_bloom = 0;
-  msg->sdata_count = 0;
+  log_msg_clear_nv(msg);
   msg->flags &= ~(uint32_t) LF_RFC5424;
 
   msg->pri = PRI_SYSLOG_ERR;

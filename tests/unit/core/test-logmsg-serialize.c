@@ -191,6 +191,54 @@ Test(logmsg_serialize, sdata_order_round_trips)
   log_msg_unref(msg);
 }
 
+/* A message of thousands of pairs (a table with an index) comes back with
+ * every pair, in order, found by name; the index is not written but made
+ * again as the pairs are set. */
+Test(logmsg_serialize, thousands_of_pairs_round_trip)
+{
+  LogMsg *msg = log_msg_new(0);
+  char name[32], value[32];
+  msg->flags |= LF_SDATA_IN_ORDER;
+  log_msg_set_value_by_name(msg, ".SDATA.many@1.x", "sd", -1);
+  msg->flags &= ~(uint32_t) LF_SDATA_IN_ORDER;
+  for (int i = 0; i < 3000; i++)
+    {
+      snprintf(name, sizeof(name), "ser.many%d", i);
+      snprintf(value, sizeof(value), "v%d", i);
+      log_msg_set_value_by_name(msg, name, value, -1);
+    }
+  log_msg_unset_value(msg, log_msg_get_value_handle("ser.many7", -1));
+  size_t len;
+  uint8_t *buf = _serialize(msg, &len);
+  const char *error = NULL;
+  LogMsg *back = log_msg_deserialize(buf, len, &error);
+  cr_assert_not_null(back, "%s", error);
+  cr_assert_eq(back->nv_len, msg->nv_len);
+  for (uint32_t i = 0; i < msg->nv_len; i++)
+    cr_assert_eq(back->nv[i].handle, msg->nv[i].handle, "pair %u out of order", i);
+  for (int i = 0; i < 3000; i++)
+    {
+      snprintf(name, sizeof(name), "ser.many%d", i);
+      snprintf(value, sizeof(value), "v%d", i);
+      NVHandle h = log_msg_get_value_handle(name, -1);
+      if (i == 7)
+        {
+          cr_assert_not(log_msg_is_value_set(back, h));
+          continue;
+        }
+      size_t vlen;
+      const char *v = log_msg_get_value(back, h, &vlen);
+      cr_assert(vlen == strlen(value) && memcmp(v, value, vlen) == 0, "%s is \"%.*s\"", name, (int) vlen, v);
+    }
+  cr_assert_not(log_msg_is_value_set(back, log_msg_get_value_handle("ser.absent", -1)));
+  log_msg_set_value_by_name(back, "ser.many7", "again", -1);
+  log_msg_set_value_by_name(back, ".SDATA.many@1.y", "sd2", -1);
+  cr_assert_eq(back->nv[1].handle, log_msg_get_value_handle(".SDATA.many@1.y", -1));
+  free(buf);
+  log_msg_unref(back);
+  log_msg_unref(msg);
+}
+
 Test(logmsg_serialize, every_truncation_and_extension_is_refused)
 {
   LogMsg *msg = _full_message();

@@ -559,3 +559,260 @@ Test(logmsg, name_registries_are_bounded)
   cr_assert_null(log_tags_get_name(tag));
   log_msg_unref(msg);
 }
+
+/* ---- many pairs: the index of a large table ---------------------------- */
+
+#define MANY 20000
+
+static NVHandle
+many_handle(const char *prefix, int i)
+{
+  char name[48];
+  snprintf(name, sizeof(name), "%s%d", prefix, i);
+  return log_msg_get_value_handle(name, -1);
+}
+
+static void
+assert_many(const LogMsg *msg, const NVHandle *h, const char *const *want, int n)
+{
+  for (int i = 0; i < n; i++)
+    {
+      if (!want[i])
+        {
+          cr_assert_not(log_msg_is_value_set(msg, h[i]), "pair %d still set", i);
+          continue;
+        }
+      size_t len;
+      const char *v = log_msg_get_value(msg, h[i], &len);
+      cr_assert(log_msg_is_value_set(msg, h[i]), "pair %d lost", i);
+      cr_assert(len == strlen(want[i]) && memcmp(v, want[i], len) == 0, "pair %d is \"%.*s\", not \"%s\"", i,
+                (int) len, v, want[i]);
+    }
+}
+
+Test(logmsg, twenty_thousand_names_set_read_unset_and_clone)
+{
+  static NVHandle h[MANY];
+  static const char *want[MANY];
+  static char text[MANY][16];
+  for (int i = 0; i < MANY; i++)
+    {
+      h[i] = many_handle("many.", i);
+      cr_assert_neq(h[i], LM_V_NONE);
+      snprintf(text[i], sizeof(text[i]), "v%d", i);
+    }
+  NVHandle absent = log_msg_get_value_handle("many.absent", -1);
+
+  LogMsg *msg = log_msg_new(0);
+  for (int i = 0; i < MANY; i++)
+    {
+      cr_assert_not(log_msg_is_value_set(msg, h[i]));
+      log_msg_set_value(msg, h[i], text[i], -1);
+      want[i] = text[i];
+    }
+  cr_assert_eq(msg->nv_len, MANY);
+  for (int i = 0; i < MANY; i++)
+    cr_assert_eq(msg->nv[i].handle, h[i], "pair %d out of order", i);
+  assert_many(msg, h, want, MANY);
+  cr_assert_not(log_msg_is_value_set(msg, absent));
+
+  /* set again: in place, no new pair */
+  for (int i = 0; i < MANY; i += 3)
+    {
+      log_msg_set_value(msg, h[i], "again", -1);
+      want[i] = "again";
+    }
+  cr_assert_eq(msg->nv_len, MANY);
+  assert_many(msg, h, want, MANY);
+
+  /* unset every seventh: the others keep their order and values */
+  int unset = 0;
+  for (int i = 0; i < MANY; i += 7)
+    {
+      log_msg_unset_value(msg, h[i]);
+      want[i] = NULL;
+      unset++;
+    }
+  cr_assert_eq(msg->nv_len, MANY - unset);
+  assert_many(msg, h, want, MANY);
+  for (int i = 0, at = 0; i < MANY; i++)
+    if (want[i])
+      cr_assert_eq(msg->nv[at++].handle, h[i], "pair %d moved", i);
+  /* set again after an unset: at the end */
+  log_msg_set_value(msg, h[0], "back", -1);
+  want[0] = "back";
+  cr_assert_eq(msg->nv[msg->nv_len - 1].handle, h[0]);
+  assert_many(msg, h, want, MANY);
+
+  /* a clone reads them all, and what it changes stays in the clone */
+  LogMsg *copy = log_msg_clone_cow(msg);
+  cr_assert_eq(copy->nv_len, msg->nv_len);
+  assert_many(copy, h, want, MANY);
+  static const char *copy_want[MANY];
+  memcpy(copy_want, want, sizeof(want));
+  NVHandle more[100];
+  for (int i = 0; i < 100; i++)
+    {
+      more[i] = many_handle("more.", i);
+      log_msg_set_value(copy, more[i], "more", -1);
+    }
+  for (int i = 1; i < MANY; i += 5)
+    {
+      log_msg_set_value(copy, h[i], "copy", -1);
+      copy_want[i] = "copy";
+    }
+  log_msg_unset_value(copy, h[2]);
+  copy_want[2] = NULL;
+  assert_many(copy, h, copy_want, MANY);
+  for (int i = 0; i < 100; i++)
+    {
+      assert_value(copy, more[i], "more");
+      cr_assert_not(log_msg_is_value_set(msg, more[i]));
+    }
+  assert_many(msg, h, want, MANY);
+
+  /* a clone of the clone, which is write protected now */
+  LogMsg *copy2 = log_msg_clone_cow(copy);
+  assert_many(copy2, h, copy_want, MANY);
+  log_msg_set_value(copy2, absent, "x", -1);
+  assert_value(copy2, absent, "x");
+  cr_assert_not(log_msg_is_value_set(copy, absent));
+
+  /* dropping them all leaves none to find, and the table fills again */
+  log_msg_clear_nv(copy2);
+  cr_assert_eq(copy2->nv_len, 0);
+  for (int i = 0; i < MANY; i++)
+    cr_assert_not(log_msg_is_value_set(copy2, h[i]));
+  for (int i = 0; i < MANY; i += 2)
+    log_msg_set_value(copy2, h[i], text[i], -1);
+  for (int i = 0; i < MANY; i++)
+    {
+      if (i % 2 == 0)
+        assert_value(copy2, h[i], text[i]);
+      else
+        cr_assert_not(log_msg_is_value_set(copy2, h[i]));
+    }
+  log_msg_unref(copy2);
+  log_msg_unref(copy);
+  log_msg_unref(msg);
+}
+
+Test(logmsg, sdata_params_placed_among_many_pairs)
+{
+  static NVHandle h[MANY];
+  static const char *want[MANY];
+  for (int i = 0; i < MANY; i++)
+    {
+      h[i] = many_handle("sdmany.", i);
+      want[i] = "p";
+    }
+  NVHandle ax = log_msg_get_value_handle(".SDATA.a@1.x", -1);
+  NVHandle by = log_msg_get_value_handle(".SDATA.b@1.y", -1);
+  NVHandle az = log_msg_get_value_handle(".SDATA.a@1.z", -1);
+  NVHandle cw = log_msg_get_value_handle(".SDATA.c@1.w", -1);
+
+  LogMsg *msg = log_msg_new(0);
+  /* as a parser fills it: the SD parameters first, in order */
+  msg->flags |= LF_SDATA_IN_ORDER;
+  log_msg_set_value(msg, ax, "ax", -1);
+  log_msg_set_value(msg, by, "by", -1);
+  msg->flags &= ~(uint32_t) LF_SDATA_IN_ORDER;
+  for (int i = 0; i < MANY; i++)
+    log_msg_set_value(msg, h[i], "p", -1);
+
+  /* set later: after its element's last parameter, and a new element
+   * before them all; every pair behind moves up one */
+  log_msg_set_value(msg, az, "az", -1);
+  cr_assert_eq(msg->nv[0].handle, ax);
+  cr_assert_eq(msg->nv[1].handle, az);
+  cr_assert_eq(msg->nv[2].handle, by);
+  log_msg_set_value(msg, cw, "cw", -1);
+  cr_assert_eq(msg->nv[0].handle, cw);
+  cr_assert_eq(msg->nv[1].handle, ax);
+  cr_assert_eq(msg->sdata_count, 4);
+  cr_assert_eq(msg->nv_len, MANY + 4);
+  for (int i = 0; i < MANY; i++)
+    cr_assert_eq(msg->nv[i + 4].handle, h[i], "pair %d out of place", i);
+  assert_many(msg, h, want, MANY);
+  assert_value(msg, ax, "ax");
+  assert_value(msg, az, "az");
+  assert_value(msg, by, "by");
+  assert_value(msg, cw, "cw");
+
+  /* an unset SD parameter keeps its place; a plain pair goes */
+  log_msg_unset_value(msg, ax);
+  log_msg_unset_value(msg, h[5]);
+  want[5] = NULL;
+  cr_assert_eq(msg->nv_len, MANY + 3);
+  cr_assert_eq(msg->nv[1].handle, ax);
+  cr_assert_not(log_msg_is_value_set(msg, ax));
+  assert_many(msg, h, want, MANY);
+  log_msg_set_value(msg, ax, "ax2", -1);
+  cr_assert_eq(msg->nv[1].handle, ax);
+  assert_value(msg, ax, "ax2");
+  assert_value(msg, az, "az");
+
+  /* in a clone too */
+  LogMsg *copy = log_msg_clone_cow(msg);
+  NVHandle bq = log_msg_get_value_handle(".SDATA.b@1.q", -1);
+  log_msg_set_value(copy, bq, "bq", -1);
+  cr_assert_eq(copy->nv[4].handle, bq);
+  assert_value(copy, bq, "bq");
+  assert_value(copy, by, "by");
+  assert_many(copy, h, want, MANY);
+  cr_assert_not(log_msg_is_value_set(msg, bq));
+  log_msg_unref(copy);
+  log_msg_unref(msg);
+}
+
+Test(logmsg, unset_values_removes_many_in_one_pass)
+{
+  static NVHandle h[MANY];
+  static const char *want[MANY];
+  LogMsg *msg = log_msg_new(0);
+  NVHandle sd = log_msg_get_value_handle(".SDATA.u@1.x", -1);
+  msg->flags |= LF_SDATA_IN_ORDER;
+  log_msg_set_value(msg, sd, "sd", -1);
+  msg->flags &= ~(uint32_t) LF_SDATA_IN_ORDER;
+  log_msg_set_value(msg, LM_V_PROGRAM, "prog", -1);
+  for (int i = 0; i < MANY; i++)
+    {
+      h[i] = many_handle("unsetmany.", i);
+      log_msg_set_value(msg, h[i], "v", -1);
+      want[i] = "v";
+    }
+  /* two of every three, one twice, a built-in, an SD parameter and a name
+   * the message does not hold */
+  static NVHandle gone[MANY];
+  size_t n = 0;
+  for (int i = 0; i < MANY; i++)
+    if (i % 3 != 1)
+      {
+        gone[n++] = h[i];
+        want[i] = NULL;
+      }
+  gone[n++] = h[0];
+  gone[n++] = LM_V_PROGRAM;
+  gone[n++] = sd;
+  gone[n++] = log_msg_get_value_handle("unsetmany.absent", -1);
+  log_msg_unset_values(msg, gone, n);
+
+  cr_assert_not(log_msg_is_value_set(msg, LM_V_PROGRAM));
+  cr_assert_not(log_msg_is_value_set(msg, sd));
+  cr_assert_eq(msg->sdata_count, 0);
+  /* the unset SD parameter keeps its place, the others close up in order */
+  cr_assert_eq(msg->nv_len, 1 + (MANY + 1) / 3);
+  cr_assert_eq(msg->nv[0].handle, sd);
+  for (int i = 1, at = 1; i < MANY; i += 3)
+    cr_assert_eq(msg->nv[at++].handle, h[i], "pair %d moved", i);
+  assert_many(msg, h, want, MANY);
+  /* and the table takes new pairs after them */
+  log_msg_set_value(msg, h[0], "again", -1);
+  cr_assert_eq(msg->nv[msg->nv_len - 1].handle, h[0]);
+  assert_value(msg, h[0], "again");
+  assert_value(msg, h[1], "v");
+  log_msg_set_value(msg, sd, "sd2", -1);
+  cr_assert_eq(msg->nv[0].handle, sd);
+  assert_value(msg, sd, "sd2");
+  log_msg_unref(msg);
+}

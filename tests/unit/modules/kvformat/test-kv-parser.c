@@ -10,6 +10,8 @@
 #include "kvformat/kv-parser.h"
 #include "parser-util.h"
 
+#include <time.h>
+
 static const LogDriverFactory *F = &kv_parser_factory;
 
 /* Parse text with a kv-parser built from conf; the message is returned
@@ -329,4 +331,67 @@ Test(kvparser, key_after_a_space_whatever_byte_ends_its_run)
         }
     }
   p->ops->free(p);
+}
+
+/* A hostile sender: 64 KiB lines of 13,000 distinct keys each ("abc= ",
+ * the shortest pair there is).  Set one by one, each new name must be
+ * proven absent from the message; a scan of its pairs for that made a line
+ * cost 13,000 * 13,000 / 2 compares.  The bound is on the CPU time the
+ * test takes, not on the clock, so that a busy machine does not fail it:
+ * before the index of the pairs these lines took about 45 s of CPU; with
+ * it, about 2 s (debug build) or 5 s (sanitizers).  Criterion's timeout
+ * stops the test either way. */
+#define HOSTILE_KEYS 13000
+#define HOSTILE_LINES 1000
+#define HOSTILE_BOUND 20.0
+
+static double
+_cpu_seconds(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static void
+_hostile_key(char *out, int i)
+{
+  out[0] = (char) ('a' + i / 26 / 26 % 26);
+  out[1] = (char) ('a' + i / 26 % 26);
+  out[2] = (char) ('a' + i % 26);
+  out[3] = '\0';
+}
+
+Test(kvparser, thousands_of_distinct_keys_cost_no_square, .timeout = 300)
+{
+  GString *line = g_string_new(NULL);
+  for (int i = 0; i < HOSTILE_KEYS; i++)
+    {
+      char key[4];
+      _hostile_key(key, i);
+      g_string_append_printf(line, "%s= ", key);
+    }
+  cr_assert_leq(line->len, 65536);
+  LogProcessor *p = pt_new(F, KV);
+  double start = _cpu_seconds();
+  for (int n = 0; n < HOSTILE_LINES; n++)
+    {
+      LogMsg *msg = pt_msg_prog(line->str, (ssize_t) line->len);
+      cr_assert(pt_run(p, &msg));
+      cr_assert_eq(msg->nv_len, HOSTILE_KEYS);
+      if (n == 0)
+        for (int i = 0; i < HOSTILE_KEYS; i += 97)
+          {
+            char key[4], name[8];
+            _hostile_key(key, i);
+            snprintf(name, sizeof(name), "kv.%s", key);
+            pt_assert_value(msg, name, "");
+          }
+      log_msg_unref(msg);
+    }
+  double took = _cpu_seconds() - start;
+  fprintf(stderr, "kv-parser: %d lines of %d distinct keys took %.3f s of CPU\n", HOSTILE_LINES, HOSTILE_KEYS, took);
+  cr_assert_lt(took, HOSTILE_BOUND, "%d lines of %d keys took %.1f s of CPU", HOSTILE_LINES, HOSTILE_KEYS, took);
+  p->ops->free(p);
+  g_string_free(line, TRUE);
 }

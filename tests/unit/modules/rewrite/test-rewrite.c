@@ -172,6 +172,26 @@ Test(rewrite, groupunset_unsets_every_matching_value)
   log_msg_unref(m);
 }
 
+Test(rewrite, groupunset_of_thousands_of_values_keeps_the_rest)
+{
+  GString *pairs = g_string_new("keep=k");
+  for (int i = 0; i < 5000; i++)
+    g_string_append_printf(pairs, " g%d=%d", i, i);
+  g_string_append(pairs, " zkeep=z");
+  LogMsg *m = rw_apply("groupunset(values(\"g*\"))", pairs->str, 13);
+  for (int i = 0; i < 5000; i += 7)
+    {
+      char name[16];
+      snprintf(name, sizeof(name), "g%d", i);
+      rw_assert_value(m, name, NULL);
+    }
+  rw_assert_value(m, "keep", "k");
+  rw_assert_value(m, "zkeep", "z");
+  cr_assert_eq(m->nv_len, 2);
+  log_msg_unref(m);
+  g_string_free(pairs, TRUE);
+}
+
 Test(rewrite, rename_moves_a_set_value_only)
 {
   LogMsg *m = rw_apply("rename(\"r1\" \"r2\")", "r1=R", 13);
