@@ -405,14 +405,13 @@ _wait_for(HttpDest *d, size_t want)
     }
 }
 
-/* When every message pending is settled or on its way and there is room,
- * take what the queue has now, for a worker that would have none. */
+/* When less than a batch waits for a request and there is room, take
+ * what the queue has now, so that the next worker free has a full one. */
 static void
-_top_up(HttpDest *d)
+_top_up(HttpDest *d, size_t lines)
 {
-  for (size_t i = 0; i < d->pending->len; i++)
-    if (_waiting(d, i))
-      return;
+  if (_count_waiting(d, lines) >= lines)
+    return;
   size_t max = _pending_max(d);
   LogQueueItem more[256];
   while (d->pending->len < max)
@@ -545,7 +544,7 @@ _deliver(HttpDest *d)
       int64_t now = mono_ms(), wake = now + 1000;
       bool active = false, backing_off = false;
       if (ok && now < take_until)
-        _top_up(d);
+        _top_up(d, lines);
       for (int64_t w = 0; w < d->o.workers; w++)
         {
           HttpReq *r = &d->reqs[w];
