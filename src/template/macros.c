@@ -388,13 +388,17 @@ log_macro_expand(LogMacro m, int stamp, const LogMsg *msg, const LogTemplateOpti
       _expand_other(m, msg, out);
       return;
     }
-  if (stamp < LM_TS_MAX)
+  /* P_: syslog-ng 3.38 writes the current time, as C_, while the
+   * processed stamp is unset, and nothing sets it there or here */
+  const LogStamp *ps = &msg->stamps[LM_TS_PROCESSED];
+  bool processed_unset = stamp == LM_TS_PROCESSED && ps->sec == 0 && ps->usec == 0;
+  if (stamp < LM_TS_MAX && !processed_unset)
     {
       _expand_date(m, &msg->stamps[stamp], opts, out);
       return;
     }
-  /* C_: the current time, in the local zone unless send_tz says otherwise;
-   * the coarse clock is a vDSO read, not a syscall */
+  /* C_ (and an unset P_): the current time, in the local zone unless
+   * send_tz says otherwise; the coarse clock is a vDSO read, not a syscall */
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   LogStamp now = { .sec = ts.tv_sec, .usec = (uint32_t) (ts.tv_nsec / 1000) };
