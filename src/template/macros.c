@@ -213,15 +213,20 @@ _expand_other(LogMacro m, const LogMsg *msg, GString *out)
       log_macro_append_msghdr(msg, out);
       break;
     case M_SDATA:
-      log_format_sdata(msg, out);
+      log_format_sdata_seq(msg, log_template_seq_get(), out);
       break;
     case M_SOURCEIP:
       _append_sourceip(msg, out);
       break;
     case M_SEQNUM:
-      if (msg->seqnum)
-        fmt_append_uint(out, msg->seqnum, 0);
-      break;
+      {
+        uint32_t seq = log_template_seq_get();
+        if (!seq)
+          seq = msg->seqnum;
+        if (seq)
+          fmt_append_uint(out, seq, 0);
+        break;
+      }
     case M_RCPTID:
       if (msg->rcptid)
         fmt_append_uint(out, msg->rcptid, 0);
