@@ -898,9 +898,10 @@ _carry_counters(LogPipeline *pl, LogPipeline *next)
           {
             int64_t stamp = 0;
             uint64_t received = log_pipeline_slot_received(pl, (int) k, &stamp);
+            uint64_t dropped = log_pipeline_slot_dropped(pl, (int) k);
             atomic_store_explicit(&sl->base, received, memory_order_relaxed);
             atomic_store_explicit(&sl->stamp_base, stamp, memory_order_relaxed);
-            atomic_store_explicit(&sl->dropped_base, log_pipeline_slot_dropped(pl, (int) k), memory_order_relaxed);
+            atomic_store_explicit(&sl->dropped_base, dropped, memory_order_relaxed);
             break;
           }
     }
