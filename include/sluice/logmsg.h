@@ -67,7 +67,7 @@ enum
 {
   LM_TS_STAMP = 0, /* the time in the header (S_ macros, and the plain ones) */
   LM_TS_RECVD,     /* when Sluice read it (R_ macros) */
-  LM_TS_PROCESSED, /* when it entered processing (P_ macros) */
+  LM_TS_PROCESSED, /* P_ macros; never set: unset, they give the current time, as in syslog-ng 3.38 */
   LM_TS_MAX
 };
 

@@ -212,4 +212,19 @@ void log_format_rfc5424_frame(const LogMsg *msg, const LogTemplateOptions *opts,
  * order they were set, values escaped ('"', '\\', ']'). */
 void log_format_sdata(const LogMsg *msg, GString *out);
 
+/* log_format_sdata, and when seq is not 0 and msg has no
+ * .SDATA.meta.sequenceId, sequenceId="SEQ" as syslog-ng 3.38's $SDATA adds
+ * it: first in a "meta" element that has parameters, else as a new
+ * [meta sequenceId="SEQ"] at the end. */
+void log_format_sdata_seq(const LogMsg *msg, uint32_t seq, GString *out);
+
+/* The sequence number of the message the calling thread formats for a
+ * destination, 0 (the default) for none: $SEQNUM, and the sequenceId that
+ * $SDATA adds (log_format_sdata_seq).  syslog-ng 3.38 numbers the local
+ * messages (LF_LOCAL) each destination writes, from 1; a destination sets
+ * it around log_template_format and back to 0 after.  Returns the previous
+ * one. */
+uint32_t log_template_seq_set(uint32_t seq);
+uint32_t log_template_seq_get(void);
+
 #endif

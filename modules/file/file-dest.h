@@ -124,6 +124,7 @@ typedef struct FileDest
   size_t *ahead;              /* bytes written of items not yet reported */
   size_t ahead_n, ahead_cap;
   const LogMsg *ahead_first;
+  uint32_t seq;               /* local messages written: $SEQNUM, as in syslog-ng 3.38 */
   uint64_t dropped;           /* messages refused for a spurious path */
   bool sigpipe_blocked;       /* SIGPIPE blocked on the writer thread */
 

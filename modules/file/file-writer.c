@@ -365,11 +365,14 @@ static size_t
 _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
 {
   int64_t now = mono_sec();
+  uint32_t seq = d->seq; /* a retry numbers its local messages again */
   for (size_t i = 0; i < n; i++)
     {
       if (i + 1 < n)
         log_msg_prefetch(items[i + 1].msg);
       FileLine line = { 0 };
+      if (items[i].msg->flags & LF_LOCAL)
+        seq++;
       size_t ahead = resume ? d->ahead[i] : 0;
       if (ahead == AHEAD_DONE)
         {
@@ -406,7 +409,11 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
       if (d->example)
         g_string_append_printf(d->body, "thread_id=%ld message=", (long) syscall(SYS_gettid));
       if (d->tmpl)
-        log_template_format(d->tmpl, items[i].msg, &d->topts, d->body);
+        {
+          log_template_seq_set(items[i].msg->flags & LF_LOCAL ? seq : 0);
+          log_template_format(d->tmpl, items[i].msg, &d->topts, d->body);
+          log_template_seq_set(0);
+        }
       else
         log_format_file_line(items[i].msg, &d->topts, d->body);
       line.len = d->body->len - line.offset;
@@ -528,6 +535,9 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
         break;
       }
   _keep_ahead(d, items, n, limit, resume);
+  for (size_t i = 0; i < limit; i++)
+    if (items[i].msg->flags & LF_LOCAL)
+      d->seq++;
   for (guint i = 0; i < d->order->len; i++)
     g_array_set_size(((OpenFile *) g_ptr_array_index(d->order, i))->lines, 0);
   if (limit > 0)

@@ -108,16 +108,16 @@ _meta_params(const char *sd, size_t len, bool *has_seq)
 }
 
 /* syslog-ng 3.38 numbers the messages of local sources in the RFC 5424
- * lines a destination sends, N counting every local message: sequenceId="N"
+ * lines a destination sends, N (the caller's count) counting every local
+ * message: sequenceId="N"
  * goes first into a "meta" element that has parameters (a sequenceId there
  * already is kept, and the number is used up all the same), else a new
  * [meta sequenceId="N"] goes at the end of the structured data, replacing
  * "-".  The line in out from start is "<PRI>1 " and five header fields
  * without spaces, then the structured data, then " [BOM]MSG\n". */
 static void
-_add_sequence_id(NetDest *d, const LogMsg *msg, GString *out, size_t start)
+_add_sequence_id(uint64_t n, const LogMsg *msg, GString *out, size_t start)
 {
-  uint64_t n = ++d->seq;
   size_t tail = msg->builtin[LM_V_MESSAGE].len + 2 + ((msg->flags & LF_UTF8) ? 3 : 0);
   if (out->len - start < tail + 1)
     return;
@@ -145,14 +145,25 @@ _add_sequence_id(NetDest *d, const LogMsg *msg, GString *out, size_t start)
   g_string_insert_len(out, (gssize) sd_end, sd, k);
 }
 
+/* A template's $SEQNUM and $SDATA get the local message's number too, as
+ * in syslog-ng 3.38 (log_template_seq_set). */
+static void
+_format_template(NetDest *d, const LogMsg *msg, uint64_t seq, GString *out)
+{
+  log_template_seq_set((uint32_t) seq);
+  log_template_format(d->tmpl, msg, &d->topts, out);
+  log_template_seq_set(0);
+}
+
 static void
 _format(NetDest *d, const LogMsg *msg, GString *out)
 {
   size_t start = out->len;
+  bool local = (msg->flags & LF_LOCAL) != 0;
+  uint64_t seq = local ? ++d->seq : 0;
   if (d->format == NET_FMT_RFC5424)
     {
       log_format_rfc5424_frame(msg, &d->topts, out);
-      bool local = (msg->flags & LF_LOCAL) != 0;
       if (d->framed && !local && !d->tmpl)
         return;
       /* without the length: syslog(transport(udp)) sends it so, and the
@@ -160,20 +171,20 @@ _format(NetDest *d, const LogMsg *msg, GString *out)
       const char *sp = memchr(out->str + start, ' ', out->len - start);
       g_string_erase(out, (gssize) start, sp - (out->str + start) + 1);
       if (local)
-        _add_sequence_id(d, msg, out, start);
+        _add_sequence_id(seq, msg, out, start);
       if (d->tmpl)
         {
           /* syslog-ng 3.38 keeps the RFC 5424 header (and the BOM) and puts
            * the template where MSG was, then the newline */
           g_string_truncate(out, out->len - msg->builtin[LM_V_MESSAGE].len - 1);
-          log_template_format(d->tmpl, msg, &d->topts, out);
+          _format_template(d, msg, seq, out);
           g_string_append_c(out, '\n');
         }
       if (!d->framed)
         return;
     }
   else if (d->tmpl)
-    log_template_format(d->tmpl, msg, &d->topts, out);
+    _format_template(d, msg, seq, out);
   else
     log_format_rfc3164_line(msg, &d->topts, out);
   if (d->framed)
@@ -618,7 +629,7 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
       if (i == 0 && resume)
         {
           g_string_append_len(d->body, d->partial_rest->str, (gssize) d->partial_rest->len);
-          if (d->format == NET_FMT_RFC5424 && (items[0].msg->flags & LF_LOCAL))
+          if (items[0].msg->flags & LF_LOCAL)
             d->seq++; /* it has its number already */
         }
       else

@@ -98,6 +98,39 @@ rewrite_value_handle(const char *name, const CfgLocation *loc, NVHandle *out, Cf
   return true;
 }
 
+bool
+rewrite_sdata_name_valid(const char *name)
+{
+  static const char prefix[] = ".SDATA.";
+  size_t plen = sizeof(prefix) - 1;
+  if (strncmp(name, prefix, plen) != 0)
+    return true;
+  /* a dot after the SD-ID, with at least one character after it */
+  for (const char *c = name + plen; *c; c++)
+    if (*c == '.' && c[1])
+      return true;
+  return false;
+}
+
+bool
+rewrite_value_option_handle(const CfgNode *call, const char *name, NVHandle *out, CfgError *err)
+{
+  const CfgNode *vopt = rewrite_option_node(call, "value");
+  const CfgLocation *loc = vopt && vopt->n_args ? &vopt->args[0].loc : &call->loc;
+  if (!rewrite_value_handle(name, loc, out, err))
+    return false;
+  const char *bare = name[0] == '$' ? name + 1 : name;
+  if (!rewrite_sdata_name_valid(bare))
+    {
+      cfg_error_set(err, loc,
+                    "%s(): value(\"%s\"): %s is not a valid name for a name-value pair, perhaps a misspelled "
+                    ".SDATA reference?",
+                    call->name, name, bare);
+      return false;
+    }
+  return true;
+}
+
 LogTemplate *
 rewrite_template_compile(const char *text, const CfgNode *call, const CfgLocation *loc, CfgError *err)
 {

@@ -101,9 +101,8 @@ _set_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   bool ok = rewrite_options_apply(set_table, call, &o, err);
   if (ok)
     {
-      const CfgNode *vopt = rewrite_option_node(call, "value");
       ok = rewrite_rule_init(&self->rule, &set_ops, call, o.condition, err)
-           && rewrite_value_handle(o.value, vopt ? &vopt->args[0].loc : &call->loc, &self->handle, err)
+           && rewrite_value_option_handle(call, o.value, &self->handle, err)
            && rewrite_template_options(&self->topts, o.ts_format, o.frac_digits, o.time_zone, call, ctx, err)
            && (self->tmpl = rewrite_template_compile(call->args[0].str, call, &call->args[0].loc, err));
     }
@@ -177,9 +176,8 @@ _unset_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   bool ok = rewrite_options_apply(unset_table, call, &o, err);
   if (ok)
     {
-      const CfgNode *vopt = rewrite_option_node(call, "value");
       ok = rewrite_rule_init(&self->rule, &unset_ops, call, o.condition, err)
-           && rewrite_value_handle(o.value, vopt ? &vopt->args[0].loc : &call->loc, &self->handle, err);
+           && rewrite_value_option_handle(call, o.value, &self->handle, err);
     }
   cfg_options_free(unset_table, &o);
   if (!ok)

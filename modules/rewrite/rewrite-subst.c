@@ -473,13 +473,12 @@ _subst_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   bool ok = rewrite_options_apply(subst_table, call, &o, err);
   if (ok)
     {
-      const CfgNode *vopt = rewrite_option_node(call, "value");
       self->type = o.type;
       self->flags = o.flags;
       self->pattern = g_strdup(call->args[0].str);
       self->pattern_len = strlen(self->pattern);
       ok = rewrite_rule_init(&self->rule, &subst_ops, call, o.condition, err)
-           && rewrite_value_handle(o.value, vopt ? &vopt->args[0].loc : &call->loc, &self->handle, err)
+           && rewrite_value_option_handle(call, o.value, &self->handle, err)
            && _compile_pattern(self, call, err)
            && (self->replacement = rewrite_template_compile(call->args[1].str, call, &call->args[1].loc, err));
     }

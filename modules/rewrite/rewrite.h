@@ -67,6 +67,19 @@ const CfgNode *rewrite_option_node(const CfgNode *call, const char *name);
  * are refused as read-only.  loc: where the name was written. */
 bool rewrite_value_handle(const char *name, const CfgLocation *loc, NVHandle *out, CfgError *err);
 
+/* The handle of the value() option of set(), unset() and subst() (name,
+ * "MESSAGE" when the call has none), as rewrite_value_handle, and like
+ * syslog-ng 3.38 refusing a name under .SDATA. that cannot be an
+ * SD-ID.PARAM (rewrite_sdata_name_valid); rename(), groupset() and
+ * groupunset() take such names, in 3.38 too. */
+bool rewrite_value_option_handle(const CfgNode *call, const char *name, NVHandle *out, CfgError *err);
+
+/* False for a name that starts with ".SDATA." and has no dot after that
+ * prefix except, perhaps, as its last character (".SDATA.foo",
+ * ".SDATA.foo."), the names syslog-ng 3.38 calls "not a valid name for a
+ * name-value pair" in a rewrite rule's value(). */
+bool rewrite_sdata_name_valid(const char *name);
+
 /* Compiles a rule's template argument; the error names the rule. */
 LogTemplate *rewrite_template_compile(const char *text, const CfgNode *call, const CfgLocation *loc,
                                       CfgError *err);

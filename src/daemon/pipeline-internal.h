@@ -90,9 +90,11 @@ typedef struct SourceSlot
   int source;            /* the statement's index in pl->sources */
   LogSourceDriver *drv;  /* NULL for a statement without drivers */
   char *id;              /* "s_net#0", the statement's name and the driver's place */
-  uint64_t base;         /* counted by the configuration this one replaced */
-  int64_t stamp_base;
-  uint64_t dropped_base; /* the driver's own "dropped" (internal()) likewise */
+  /* counted by the configuration this one replaced: stored in a reload's
+   * hand-over while the stats code may read them on another thread */
+  atomic_uint_fast64_t base;
+  atomic_int_fast64_t stamp_base;
+  atomic_uint_fast64_t dropped_base; /* the driver's own "dropped" (internal()) likewise */
   atomic_uint_fast64_t other;       /* delivered on threads that are not workers */
   atomic_int_fast64_t other_stamp;
 } SourceSlot;

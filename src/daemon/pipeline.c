@@ -896,8 +896,12 @@ _carry_counters(LogPipeline *pl, LogPipeline *next)
       for (guint k = 0; k < pl->slots->len; k++)
         if (strcmp(((SourceSlot *) g_ptr_array_index(pl->slots, k))->id, sl->id) == 0)
           {
-            sl->base = log_pipeline_slot_received(pl, (int) k, &sl->stamp_base);
-            sl->dropped_base = log_pipeline_slot_dropped(pl, (int) k);
+            int64_t stamp = 0;
+            uint64_t received = log_pipeline_slot_received(pl, (int) k, &stamp);
+            uint64_t dropped = log_pipeline_slot_dropped(pl, (int) k);
+            atomic_store_explicit(&sl->base, received, memory_order_relaxed);
+            atomic_store_explicit(&sl->stamp_base, stamp, memory_order_relaxed);
+            atomic_store_explicit(&sl->dropped_base, dropped, memory_order_relaxed);
             break;
           }
     }
@@ -938,7 +942,7 @@ uint64_t
 log_pipeline_slot_dropped(LogPipeline *pl, int slot)
 {
   SourceSlot *sl = g_ptr_array_index(pl->slots, slot);
-  uint64_t n = sl->dropped_base;
+  uint64_t n = atomic_load_explicit(&sl->dropped_base, memory_order_relaxed);
   if (sl->drv && sl->drv->dropped)
     n += (uint64_t) atomic_load_explicit(sl->drv->dropped, memory_order_relaxed);
   return n;
@@ -948,8 +952,10 @@ uint64_t
 log_pipeline_slot_received(LogPipeline *pl, int slot, int64_t *stamp)
 {
   SourceSlot *sl = g_ptr_array_index(pl->slots, slot);
-  uint64_t n = sl->base + atomic_load_explicit(&sl->other, memory_order_relaxed);
-  int64_t last = MAX(sl->stamp_base, atomic_load_explicit(&sl->other_stamp, memory_order_relaxed));
+  uint64_t n = atomic_load_explicit(&sl->base, memory_order_relaxed)
+               + atomic_load_explicit(&sl->other, memory_order_relaxed);
+  int64_t stamp_base = atomic_load_explicit(&sl->stamp_base, memory_order_relaxed);
+  int64_t last = MAX(stamp_base, atomic_load_explicit(&sl->other_stamp, memory_order_relaxed));
   for (int w = 0; pl->received && w < pl->n_workers; w++)
     {
       size_t i = (size_t) w * pl->received_stride + (size_t) slot;

@@ -213,15 +213,20 @@ _expand_other(LogMacro m, const LogMsg *msg, GString *out)
       log_macro_append_msghdr(msg, out);
       break;
     case M_SDATA:
-      log_format_sdata(msg, out);
+      log_format_sdata_seq(msg, log_template_seq_get(), out);
       break;
     case M_SOURCEIP:
       _append_sourceip(msg, out);
       break;
     case M_SEQNUM:
-      if (msg->seqnum)
-        fmt_append_uint(out, msg->seqnum, 0);
-      break;
+      {
+        uint32_t seq = log_template_seq_get();
+        if (!seq)
+          seq = msg->seqnum;
+        if (seq)
+          fmt_append_uint(out, seq, 0);
+        break;
+      }
     case M_RCPTID:
       if (msg->rcptid)
         fmt_append_uint(out, msg->rcptid, 0);
@@ -388,13 +393,17 @@ log_macro_expand(LogMacro m, int stamp, const LogMsg *msg, const LogTemplateOpti
       _expand_other(m, msg, out);
       return;
     }
-  if (stamp < LM_TS_MAX)
+  /* P_: syslog-ng 3.38 writes the current time, as C_, while the
+   * processed stamp is unset, and nothing sets it there or here */
+  const LogStamp *ps = &msg->stamps[LM_TS_PROCESSED];
+  bool processed_unset = stamp == LM_TS_PROCESSED && ps->sec == 0 && ps->usec == 0;
+  if (stamp < LM_TS_MAX && !processed_unset)
     {
       _expand_date(m, &msg->stamps[stamp], opts, out);
       return;
     }
-  /* C_: the current time, in the local zone unless send_tz says otherwise;
-   * the coarse clock is a vDSO read, not a syscall */
+  /* C_ (and an unset P_): the current time, in the local zone unless
+   * send_tz says otherwise; the coarse clock is a vDSO read, not a syscall */
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   LogStamp now = { .sec = ts.tv_sec, .usec = (uint32_t) (ts.tv_nsec / 1000) };

@@ -7,6 +7,8 @@
  */
 #include "template-internal.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 static const LogTemplateOptions default_options = { LTZ_FORMAT_RFC3164, 0, NULL };
@@ -165,7 +167,23 @@ _append_sd_value(GString *out, const char *v, size_t len)
 void
 log_format_sdata(const LogMsg *msg, GString *out)
 {
-  if (!msg->sdata_count)
+  log_format_sdata_seq(msg, 0, out);
+}
+
+void
+log_format_sdata_seq(const LogMsg *msg, uint32_t seq, GString *out)
+{
+  char seq_param[32];
+  int seq_len = 0;
+  if (seq)
+    {
+      static _Thread_local NVHandle seq_handle;
+      if (!seq_handle)
+        seq_handle = log_msg_get_value_handle(".SDATA.meta.sequenceId", -1);
+      if (!log_msg_is_value_set(msg, seq_handle))
+        seq_len = snprintf(seq_param, sizeof(seq_param), " sequenceId=\"%" PRIu32 "\"", seq);
+    }
+  if (!msg->sdata_count && !seq_len)
     return;
   const char *elem = NULL;
   size_t elem_len = 0;
@@ -186,6 +204,12 @@ log_format_sdata(const LogMsg *msg, GString *out)
           _append_sd_name(out, e, e_len);
           elem = e;
           elem_len = e_len;
+          if (seq_len && dot && e_len == 4 && memcmp(e, "meta", 4) == 0)
+            {
+              /* first among the parameters of a meta element */
+              str_append(out, seq_param, (size_t) seq_len);
+              seq_len = 0;
+            }
         }
       if (dot)
         {
@@ -198,4 +222,10 @@ log_format_sdata(const LogMsg *msg, GString *out)
     }
   if (elem)
     str_append(out, "]", 1);
+  if (seq_len)
+    {
+      str_append(out, "[meta", 5);
+      str_append(out, seq_param, (size_t) seq_len);
+      str_append(out, "]", 1);
+    }
 }

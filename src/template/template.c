@@ -193,6 +193,24 @@ log_template_local_set(LogTemplateLocal v)
   return old;
 }
 
+/* ---- $SEQNUM ------------------------------------------------------------ */
+
+static _Thread_local uint32_t seq_value;
+
+uint32_t
+log_template_seq_set(uint32_t seq)
+{
+  uint32_t old = seq_value;
+  seq_value = seq;
+  return old;
+}
+
+uint32_t
+log_template_seq_get(void)
+{
+  return seq_value;
+}
+
 /* ---- per-thread scratch ------------------------------------------------- */
 
 #define SCRATCH_LEVELS (LOG_TEMPLATE_SCRATCH_DEEP + LOG_TEMPLATE_SCRATCH_DEEP_LEVELS)

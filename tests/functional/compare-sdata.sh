@@ -6,8 +6,8 @@
 # is a prefix of another, rename(), subst(), groupset(), groupunset(),
 # kv-parser() into .SDATA., and in a
 # template function's argument.  Both daemons run at once, each on its own
-# port, and get the same RFC 5424 messages over TCP (local messages are
-# left out: 3.38 adds [meta sequenceId] to theirs, which Sluice does not).
+# port, and get the same RFC 5424 messages over TCP (local messages, to
+# which 3.38 adds [meta sequenceId], are compare-sdata-meta.sh's).
 # Usage: compare-sdata.sh SLUICE   (SLUICE_SYSLOG_NG as for compare.sh)
 . "$(dirname "$0")/lib.sh"
 sluice=$1

@@ -51,4 +51,36 @@ refused 'set-severity("x" value("a"))' 4:20 "unknown option 'value' in set-sever
 refused 'set-tag("a" "b")' 4:3 "set-tag() takes 1 to 1 positional arguments"
 refused 'set("x" condition(match("(")))' 4:27 "error compiling regular expression"
 refused 'groupset("x" values("a") ts-format(iso))' 4:28 "unknown option 'ts-format' in groupset()"
+# a value() under .SDATA. that cannot be SD-ID.PARAM: 3.38 refuses it in
+# set(), unset() and subst(), after dropping a '$'
+sdata="is not a valid name for a name-value pair, perhaps a misspelled .SDATA reference?"
+refused 'set("x" value(".SDATA.foo"))' 4:17 "set(): value(\".SDATA.foo\"): .SDATA.foo $sdata"
+refused 'set("x" value("$.SDATA.foo"))' 4:17 ".SDATA.foo $sdata"
+refused 'set("x" value(".SDATA.foo."))' 4:17 ".SDATA.foo. $sdata"
+refused 'set("x" value(".SDATA.."))' 4:17 ".SDATA.. $sdata"
+refused 'set("x" value(".SDATA.@1"))' 4:17 ".SDATA.@1 $sdata"
+refused 'unset(value(".SDATA.foo"))' 4:15 "unset(): value(\".SDATA.foo\"): .SDATA.foo $sdata"
+refused 'subst("a" "b" value(".SDATA.foo"))' 4:23 "subst(): value(\".SDATA.foo\"): .SDATA.foo $sdata"
 echo "ok: $n bad rewrite rules refused with their place"
+
+# and what 3.38 takes: a dot after the SD-ID that is not the last
+# character, other letter cases, and names given to rename(), groupset()
+# and groupunset()
+m=0
+for rule in 'set("x" value(".SDATA.foo.bar"))' 'set("x" value(".SDATA.foo@1.bar"))' \
+  'set("x" value(".SDATA..foo"))' 'set("x" value(".SDATA.foo.."))' 'set("x" value(".SDATA"))' \
+  'set("x" value(".SDATAfoo"))' 'set("x" value(".sdata.foo"))' 'unset(value(".SDATA.a.b."))' \
+  'rename(".SDATA.foo" "x")' 'rename("x" ".SDATA.foo")' 'groupset("x" values(".SDATA.foo"))' \
+  'groupunset(values(".SDATA.foo"))'; do
+  m=$((m + 1))
+  conf="$work/good$m.conf"
+  printf '@version: 3.38\nsource s { stdin(); };\nrewrite r { %s; };\ndestination d { file("%s"); };\nlog { source(s); rewrite(r); destination(d); };\n' \
+    "$rule" "$work/out.log" >"$conf"
+  "$sluice" -s -f "$conf" >"$work/err" 2>&1 || { cat "$work/err"; fail "refused: $rule"; }
+  if [ -n "$sng" ] && [ -x "$sng/usr/sbin/syslog-ng" ]; then
+    LD_LIBRARY_PATH="$sng/usr/lib/syslog-ng" "$sng/usr/sbin/syslog-ng" --no-caps \
+      --module-path="$sng/usr/lib/syslog-ng/3.38" -s -f "$conf" >/dev/null 2>&1 ||
+      fail "syslog-ng 3.38 refuses '$rule': the test is wrong"
+  fi
+done
+echo "ok: $m rewrite rules 3.38 takes taken"
