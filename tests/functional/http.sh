@@ -307,8 +307,10 @@ stop_sluice
 seqs_once "$work/g2/lines" 20
 
 # two workers: the request with the first messages is never answered, the
-# other one is; a reload does not wait for the first and sends only its
-# messages again, not the ones the server acknowledged
+# others are; the second worker goes on with the later messages meanwhile
+# (workers do not wait for each other); a reload does not wait for the
+# first and sends only its messages again, not the ones the server
+# acknowledged
 set -- $(free_ports tcp)
 pi=$1
 peer i "$pi" "hold0" "" "" "
@@ -320,17 +322,19 @@ destination i { http(url("http://127.0.0.1:$pi/") body("\$MSG") batch-lines(5) b
 log { source(s); destination(i); flags(flow-control); };
 EOF2
 start_sluice "$sluice" "$work/sluice.conf"
-"$loggen" -S -n 10 -r 1000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+"$loggen" -S -n 30 -r 1000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
 wait_lines "$work/i/held" 1
-wait_lines "$work/i/lines" 5
+wait_lines "$work/i/lines" 25
+[ "$(wc -l <"$work/i/lines")" -ge 25 ] ||
+  fail "the other worker waited for the held request: $(wc -l <"$work/i/lines") of 25 lines"
 sleep 0.5
 reload_sluice
-wait_lines "$work/i/lines" 10
+wait_lines "$work/i/lines" 30
 sleep 0.5
 stop_sluice
 grep -q "seq: 0000000000" "$work/i/held" && ! grep -q "seq: 0000000009" "$work/i/held" ||
   fail "the held request: $(cat "$work/i/held")"
-seqs_once "$work/i/lines" 10
+seqs_once "$work/i/lines" 30
 
 # batch-timeout() fills a batch within throttle(), not past it: one
 # message starts a batch, 29 more come while it waits for them
