@@ -91,6 +91,7 @@ typedef struct FileLine
   OpenFile *file;        /* NULL: dropped (spurious path) */
   size_t offset, len;    /* in FileDest.body */
   size_t done;           /* bytes of it already written */
+  bool local;            /* its message is local: it took a sequence number */
 } FileLine;
 
 typedef struct FileDest

@@ -370,9 +370,8 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
     {
       if (i + 1 < n)
         log_msg_prefetch(items[i + 1].msg);
-      FileLine line = { 0 };
-      if (items[i].msg->flags & LF_LOCAL)
-        seq++;
+      FileLine line = { .local = (items[i].msg->flags & LF_LOCAL) != 0 };
+      seq += line.local;
       size_t ahead = resume ? d->ahead[i] : 0;
       if (ahead == AHEAD_DONE)
         {
@@ -535,9 +534,9 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
         break;
       }
   _keep_ahead(d, items, n, limit, resume);
+  /* from the lines, not the messages: their headers are cold by now */
   for (size_t i = 0; i < limit; i++)
-    if (items[i].msg->flags & LF_LOCAL)
-      d->seq++;
+    d->seq += lines[i].local;
   for (guint i = 0; i < d->order->len; i++)
     g_array_set_size(((OpenFile *) g_ptr_array_index(d->order, i))->lines, 0);
   if (limit > 0)
