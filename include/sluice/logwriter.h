@@ -113,10 +113,12 @@ bool log_writer_detached(void);
  * messages unwritten. */
 bool log_writer_stopping(void);
 
-/* On a writer thread, inside write_batch: pop up to max more items of its
- * queue to go with the batch in hand (waiting up to timeout_ms for some),
- * within what throttle() allows now; the caller owns them as it owns the
- * batch.  Returns how many (0 when throttle() allows none now). */
+/* On a writer thread, inside write_batch or housekeep: pop up to max more
+ * items of its queue to go with the batch in hand (waiting up to
+ * timeout_ms for some), within what throttle() allows now; the caller owns
+ * them as it owns a batch (a destination that confirms writes itself,
+ * LogWriterOps.bind_queue, settles them so).  Returns how many (0 when
+ * throttle() allows none now). */
 size_t log_writer_pop_more(LogQueueItem *out, size_t max, int timeout_ms);
 
 /* Messages written so far. */

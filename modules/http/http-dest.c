@@ -383,14 +383,12 @@ _count_waiting(HttpDest *d, size_t max)
   return n;
 }
 
-/* batch-timeout(): wait up to that long for the queue to bring the
- * waiting items to want, within throttle() (log_writer_pop_more). */
+/* batch-timeout(): wait until `until` (CLOCK_MONOTONIC ms) at most for
+ * the queue to bring the waiting items to want, within throttle()
+ * (log_writer_pop_more). */
 static void
-_wait_for(HttpDest *d, size_t want)
+_wait_for(HttpDest *d, size_t want, int64_t until)
 {
-  if (d->o.batch_timeout <= 0)
-    return;
-  int64_t until = mono_ms() + d->o.batch_timeout;
   LogQueueItem more[256];
   for (int64_t now = mono_ms(); now < until; now = mono_ms())
     {
@@ -535,33 +533,50 @@ _deliver(HttpDest *d)
   int64_t max_fails = (d->o.retries + 1) * (int64_t) d->n_urls;
   size_t lines = (size_t) (d->o.batch_lines > 0 ? d->o.batch_lines : 1);
   bool ok = true;
-  /* messages are taken from the queue for a second at most, then the
-   * writer's loop has its turn (suppress(), housekeeping) */
-  int64_t take_until = mono_ms() + 1000;
+  /* since when a part of a batch has waited for the rest (batch-timeout()) */
+  int64_t partial_since = 0;
+  /* Messages come from the queue for as long as there are any (the writer's
+   * loop has nothing else to do for this destination: no suppress(), no
+   * reopen; its stop and detach end this loop), but not while the
+   * destination is failing: then what failed goes first, alone. */
   while (!log_writer_stopping())
     {
       /* every idle worker takes the next messages, unless it backs off */
       int64_t now = mono_ms(), wake = now + 1000;
       bool active = false, backing_off = false;
-      if (ok && now < take_until)
+      if (ok && !d->failing)
         _top_up(d, lines);
       for (int64_t w = 0; w < d->o.workers; w++)
         {
           HttpReq *r = &d->reqs[w];
           if (!r->active && ok && _any_waiting(d))
             {
+              bool partial = d->o.batch_timeout > 0 && _count_waiting(d, lines) < lines;
+              if (!partial)
+                partial_since = 0;
+              else if (!partial_since)
+                partial_since = now;
               if (r->not_before > now)
                 {
                   backing_off = true;
                   wake = MIN(wake, r->not_before);
                 }
-              else if (_count_waiting(d, lines) < lines && d->o.batch_timeout > 0 && _any_active(d))
-                ; /* a part of a batch waits for the requests out to end */
+              else if (partial && _any_active(d) && now < partial_since + d->o.batch_timeout)
+                {
+                  /* a part of a batch waits for the rest while other
+                   * requests are out, batch-timeout() at most */
+                  wake = MIN(wake, partial_since + d->o.batch_timeout);
+                }
               else
                 {
-                  /* a part of a batch, and nothing else out: it waits
-                   * batch-timeout() for the rest, as the first did */
-                  _wait_for(d, lines);
+                  /* with nothing else out, it waits here for the rest,
+                   * what is left of batch-timeout() */
+                  if (partial)
+                    {
+                      _wait_for(d, lines, partial_since + d->o.batch_timeout);
+                      now = mono_ms();
+                    }
+                  partial_since = 0;
                   _fill(d, r);
                   _start(d, r);
                 }
@@ -624,7 +639,9 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
     return -EIO;
   _take(d, items, n);
   /* batch-timeout(): wait that long for the batches to fill */
-  _wait_for(d, (size_t) (d->o.batch_lines > 0 ? d->o.batch_lines : 1) * (size_t) d->o.workers);
+  if (d->o.batch_timeout > 0)
+    _wait_for(d, (size_t) (d->o.batch_lines > 0 ? d->o.batch_lines : 1) * (size_t) d->o.workers,
+              mono_ms() + d->o.batch_timeout);
   _deliver(d);
   return (long) n;
 }
