@@ -210,6 +210,30 @@ class T(unittest.TestCase):
         self.assertEqual(c.poll(), 5)
         shutil.rmtree(d)
 
+    def test_counter_reads_only_what_was_there(self):
+        # lines that come while a poll reads must wait for the next poll:
+        # counted by this one, they would end a run at the size seen before
+        # them (the run of 2026-11-27 09:06 that showed 5M msg/s).  The
+        # file's size at the start of the read is made 4 lines short of
+        # its end, as if those 4 came during the read.
+        d = tempfile.mkdtemp()
+        path = os.path.join(d, "a.log")
+        with open(path, "w") as f:
+            f.write("".join("%d\n" % i for i in range(10)))
+        real_fstat = os.fstat
+
+        class Short:
+            def __init__(self, st):
+                self.st_size = st.st_size - 8
+        os.fstat = lambda fd: Short(real_fstat(fd))
+        try:
+            c = LineCounter(d)
+            self.assertEqual(c.poll(), 6)
+        finally:
+            os.fstat = real_fstat
+        self.assertEqual(c.poll(), 10)
+        shutil.rmtree(d)
+
     def test_input_deterministic(self):
         rng1, rng2 = random.Random(1), random.Random(1)
         a = [mixed_line(rng1) for _ in range(200)]
