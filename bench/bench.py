@@ -765,7 +765,10 @@ class Bench:
                 else:
                     quiet += 1
                 loggen_done = lg.poll() is not None
-                if quiet >= 2 or loggen_done:
+                # counted only once the sizes hold still: counting while the
+                # daemon writes its tail, after loggen is done, takes a CPU
+                # from it on two (the lines of a run are hundreds of MB)
+                if quiet >= 2:
                     count = counter.poll()
                     if count >= expected:
                         break
