@@ -17,6 +17,7 @@
 set -eu
 sluice=$1 loggen=$2 n=${3:-200000} workers=${4:-4} batch=${5:-500}
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/bench-lib.sh"
 work=$(mktemp -d)
 node= sl= pl=
 cleanup() {
@@ -41,7 +42,6 @@ count() {
   echo "${c:-0}"
 }
 hz=$(getconf CLK_TCK)
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # the java process under timeout(1)
 jvm=$(awk '{print $1}' "/proc/$node/task/$node/children" 2>/dev/null)
 [ -n "$jvm" ] || jvm=$node
@@ -112,13 +112,7 @@ pool() {
 # run NAME INDEX: loggen into the daemon $sl (started by the caller, its
 # log in $work/NAME.log) until INDEX holds MESSAGES documents
 run() {
-  i=0
-  until python3 -c "import socket, sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1).close()" \
-      "$port" 2>/dev/null; do
-    i=$((i + 1))
-    [ $i -lt 100 ] || { echo "$1: not listening on $port"; cat "$work/$1.log"; exit 1; }
-    sleep 0.1
-  done
+  wait_listening "$port" "$1" "$work/$1.log"
   c0=$(ticks $sl) j0=$(ticks $jvm)
   : >"$work/pool"
   pool &

@@ -18,6 +18,7 @@
 set -eu
 sluice=$1 loggen=$2 n=${3:-200000} workers=${4:-4} batch=${5:-500} timeout=${6:-}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bench-lib.sh"
 work=$(mktemp -d)
 sl= sink=
 trap '[ -n "$sl" ] && kill $sl 2>/dev/null; [ -n "$sink" ] && kill $sink 2>/dev/null; rm -rf "$work"' EXIT
@@ -27,7 +28,6 @@ port=$1 hport=$2
 python3 "$here/http-sink.py" "$hport" 3600 &
 sink=$!
 hz=$(getconf CLK_TCK)
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # lines: what the sink counted; requests: the requests it took
 lines() { curl -s "http://127.0.0.1:$hport/count" | cut -d' ' -f1; }
 requests() { curl -s "http://127.0.0.1:$hport/count" | cut -d' ' -f2; }
@@ -46,13 +46,7 @@ EOF2
 # run NAME: loggen into the daemon $sl (started by the caller, its log in
 # $work/NAME.log) until the sink counted MESSAGES more lines
 run() {
-  i=0
-  until python3 -c "import socket, sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1).close()" \
-      "$port" 2>/dev/null; do
-    i=$((i + 1))
-    [ $i -lt 100 ] || { echo "$1: not listening on $port"; cat "$work/$1.log"; exit 1; }
-    sleep 0.1
-  done
+  wait_listening "$port" "$1" "$work/$1.log"
   base=$(lines)
   want=$((base + n)) r0=$(requests)
   c0=$(ticks $sl) s0=$(ticks $sink)
