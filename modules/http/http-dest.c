@@ -494,16 +494,6 @@ _any_active(const HttpDest *d)
   return false;
 }
 
-/* Whether some pending item waits for a request. */
-static bool
-_any_waiting(HttpDest *d)
-{
-  for (size_t i = 0; i < d->pending->len; i++)
-    if (_waiting(d, i))
-      return true;
-  return false;
-}
-
 /* A stop: the requests out end here, their items unsettled (finish gives
  * them back to the queue). */
 static void
@@ -549,7 +539,7 @@ _deliver(HttpDest *d)
       for (int64_t w = 0; w < d->o.workers; w++)
         {
           HttpReq *r = &d->reqs[w];
-          if (!r->active && ok && _any_waiting(d))
+          if (!r->active && ok && _count_waiting(d, 1))
             {
               bool partial = d->o.batch_timeout > 0 && _count_waiting(d, lines) < lines;
               if (!partial)
