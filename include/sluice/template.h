@@ -97,6 +97,14 @@ bool log_template_is_macro_name(const char *name);
  * Thread-safe: t is immutable after compilation. */
 void log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions *opts, GString *out);
 
+/* Append what t's values, macros and functions give for msg, each followed
+ * by its length (four bytes), and none of its literal text: two messages
+ * with the same key format t to the same text.  A writer that keeps
+ * something per expansion (an open file per path) looks it up by this
+ * shorter key and formats the whole text only when the key is new. */
+void log_template_format_key(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions *opts,
+                             GString *out);
+
 /* ---- template functions ------------------------------------------------- */
 
 /* A function $(name arg...).

@@ -92,6 +92,7 @@ typedef struct FileLine
   size_t offset, len;    /* in FileDest.body */
   size_t done;           /* bytes of it already written */
   bool local;            /* its message is local: it took a sequence number */
+  uint32_t seq;          /* that number ($SEQNUM) */
 } FileLine;
 
 typedef struct FileDest
@@ -111,12 +112,14 @@ typedef struct FileDest
 
   /* writer thread state */
   GHashTable *files;          /* path -> OpenFile* */
+  GHashTable *by_key;         /* a path with macros: its key (file-writer.c:
+                               * _file_by_key) -> OpenFile* of files, emptied
+                               * whenever files loses an entry */
+  GString *key_buf;
   OpenFile *last;             /* where the previous message went: a one-entry
                                * cache in front of files (NULL whenever an
                                * entry may have been removed) */
-  GString *path_buf, *body;
-  GString *spare;             /* the body again, each file's lines together
-                               * (file-writer.c: _group_by_file) */
+  GString *path_buf, *body;  /* body: the batch's lines, each file's together */
   GArray *lines;              /* FileLine, this batch */
   guint lines_room;           /* what lines has room for (file-writer.c: _push) */
   GPtrArray *order;           /* OpenFile* in order of first use this batch */

@@ -3,11 +3,16 @@
  * The writer side of file(), pipe() and stdout(), run on the destination's
  * LogWriter thread.
  *
- * A batch is written in two passes.  First every message gets its path
- * expanded (one open descriptor per path, kept in a table) and its line
- * formatted into one buffer.  Then each file the batch touched gets all its
- * lines in one writev, in batch order; partial writes continue where they
- * stopped, EINTR is retried and EAGAIN (a full pipe) waits for room.
+ * A batch is written in passes.  First every message is given its file
+ * (one open descriptor per path, kept in a table).  A path with macros is
+ * found by its key, the values its macros give (log_template_format_key):
+ * only a key not met before has the whole path formatted, checked and
+ * looked up, and keys whose values make the same path share its file.
+ * The lines are then formatted into one buffer, each file's together (with
+ * one file, in the first pass).  Last, each file the batch touched gets
+ * all its lines in one writev, in batch order; partial writes continue
+ * where they stopped, EINTR is retried and EAGAIN (a full pipe) waits for
+ * room.
  *
  * LogWriter wants to hear "the first k messages are written".  With macro
  * paths a batch spreads over several files, and one of them may fail after
@@ -51,6 +56,67 @@
 #define AHEAD_DONE SIZE_MAX /* ahead[] value: the whole line is out */
 #define EAGAIN_WAIT_MS 1000 /* a pipe that takes nothing this long counts as failed */
 
+/* The files' tables hash each message's path or key: eight bytes a step
+ * (glib's g_str_hash takes one, and was a tenth of a split destination's
+ * work). */
+static guint
+_bytes_hash(const char *s, size_t n)
+{
+  uint64_t h = (uint64_t) n * 0x9e3779b97f4a7c15u;
+  for (; n >= 8; n -= 8, s += 8)
+    {
+      uint64_t w;
+      memcpy(&w, s, 8);
+      h = (h ^ w) * 0xff51afd7ed558ccdu;
+      h ^= h >> 32;
+    }
+  if (n)
+    {
+      uint64_t w = 0;
+      memcpy(&w, s, n);
+      h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
+    }
+  h ^= h >> 29;
+  return (guint) h;
+}
+
+static guint
+_path_hash(gconstpointer key)
+{
+  return _bytes_hash(key, strlen(key));
+}
+
+/* A path's key (log_template_format_key) as the keys' table holds it: its
+ * length as four bytes, then its bytes. */
+static uint32_t
+_key_len(const char *k)
+{
+  uint32_t n;
+  memcpy(&n, k, sizeof(n));
+  return n;
+}
+
+static guint
+_key_hash(gconstpointer key)
+{
+  return _bytes_hash((const char *) key + sizeof(uint32_t), _key_len(key));
+}
+
+static gboolean
+_key_equal(gconstpointer a, gconstpointer b)
+{
+  uint32_t n = _key_len(a);
+  return n == _key_len(b) && memcmp((const char *) a + sizeof(n), (const char *) b + sizeof(n), n) == 0;
+}
+
+/* The keys' table points into files: empty it whenever files loses one. */
+static void
+_forget_keys(FileDest *d)
+{
+  if (d->by_key)
+    g_hash_table_remove_all(d->by_key);
+}
+
 static void
 _close_fd(FileDest *d, OpenFile *f)
 {
@@ -72,6 +138,7 @@ _forget_borrowed(FileDest *d)
   while (g_hash_table_iter_next(&it, NULL, &v))
     ((OpenFile *) v)->fd = -1;
   g_hash_table_remove_all(d->files);
+  _forget_keys(d);
   d->last = NULL;
 }
 
@@ -86,31 +153,6 @@ _open_file_free(gpointer p)
   g_free(f);
 }
 
-/* The files' table hashes each message's path: eight bytes a step (glib's
- * g_str_hash takes one, and was a tenth of a split destination's work). */
-static guint
-_path_hash(gconstpointer key)
-{
-  const char *s = key;
-  size_t n = strlen(s);
-  uint64_t h = (uint64_t) n * 0x9e3779b97f4a7c15u;
-  for (; n >= 8; n -= 8, s += 8)
-    {
-      uint64_t w;
-      memcpy(&w, s, 8);
-      h = (h ^ w) * 0xff51afd7ed558ccdu;
-      h ^= h >> 32;
-    }
-  if (n)
-    {
-      uint64_t w = 0;
-      memcpy(&w, s, n);
-      h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
-    }
-  h ^= h >> 29;
-  return (guint) h;
-}
-
 static void
 _ensure_state(FileDest *d)
 {
@@ -118,8 +160,12 @@ _ensure_state(FileDest *d)
     return;
   d->files = g_hash_table_new_full(_path_hash, g_str_equal, NULL, _open_file_free);
   d->path_buf = g_string_sized_new(256);
+  if (d->kind == FILE_KIND_FILE && !d->path_is_literal)
+    {
+      d->by_key = g_hash_table_new_full(_key_hash, _key_equal, g_free, NULL);
+      d->key_buf = g_string_sized_new(64);
+    }
   d->body = g_string_sized_new(64 * 1024);
-  d->spare = g_string_sized_new(0);
   d->lines = g_array_new(FALSE, FALSE, sizeof(FileLine));
   d->order = g_ptr_array_new();
   d->iov = g_array_new(FALSE, FALSE, sizeof(struct iovec));
@@ -186,6 +232,7 @@ _lookup(FileDest *d, const char *path, int64_t now, int *err)
               if (d->last == f)
                 d->last = NULL;
               g_hash_table_remove(d->files, path);
+              _forget_keys(d);
             }
           *err = fd;
           return NULL;
@@ -359,8 +406,61 @@ _push_line(FileDest *d, const FileLine *line)
   *(FileLine *) _push(d->lines, &d->lines_room, sizeof(FileLine)) = *line;
 }
 
-/* Pass 1: lines[i] for items[0..limit); returns limit (< n when a file
- * cannot be opened: *err says why). */
+/* The file of msg by its path's key (a path with macros): the whole path
+ * is formatted, checked and looked up only for a key not met since the
+ * files' table last lost an entry.  NULL: *err says why the file cannot
+ * be opened, or is 0 when the path was refused (the message is dropped). */
+static OpenFile *
+_file_by_key(FileDest *d, const LogMsg *msg, int64_t now, int *err)
+{
+  GString *k = d->key_buf; /* made with room for more than the length */
+  k->len = sizeof(uint32_t);
+  log_template_format_key(d->path, msg, &d->popts, k);
+  uint32_t n = (uint32_t) (k->len - sizeof(n));
+  memcpy(k->str, &n, sizeof(n));
+  OpenFile *f = g_hash_table_lookup(d->by_key, k->str);
+  if (f && f->fd >= 0)
+    {
+      f->last_used = now;
+      return f;
+    }
+  /* new, or closed for room or after an error: by its path, which the
+   * error lines name */
+  *err = 0;
+  if (!_format_path(d, msg))
+    return NULL;
+  f = _lookup(d, d->path_buf->str, now, err);
+  if (f)
+    g_hash_table_replace(d->by_key, g_memdup2(k->str, k->len), f);
+  return f;
+}
+
+/* Format msg's line at the end of the body (inlined in both passes: a
+ * call a line was 1% of a one-file destination's instructions). */
+static inline __attribute__((always_inline)) void
+_format_line(FileDest *d, const LogMsg *msg, FileLine *line)
+{
+  line->offset = d->body->len;
+  if (d->example)
+    g_string_append_printf(d->body, "thread_id=%ld message=", (long) syscall(SYS_gettid));
+  if (d->tmpl)
+    {
+      log_template_seq_set(line->local ? line->seq : 0);
+      log_template_format(d->tmpl, msg, &d->topts, d->body);
+      log_template_seq_set(0);
+    }
+  else
+    log_format_file_line(msg, &d->topts, d->body);
+  line->len = d->body->len - line->offset;
+  if (d->o.flags & FILE_FLAG_NO_MULTI_LINE)
+    log_format_single_line(d->body->str + line->offset, line->len);
+  line->done = MIN(line->done, line->len); /* done held what was out before */
+}
+
+/* Pass 1: lines[i] for items[0..limit), each given its file; returns
+ * limit (< n when a file cannot be opened: *err says why).  With one file
+ * (a fixed path) the lines are formatted here, in batch order; with a
+ * path of macros pass 2 (_format_by_file) formats them file by file. */
 static size_t
 _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
 {
@@ -372,6 +472,7 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
         log_msg_prefetch(items[i + 1].msg);
       FileLine line = { .local = (items[i].msg->flags & LF_LOCAL) != 0 };
       seq += line.local;
+      line.seq = seq;
       size_t ahead = resume ? d->ahead[i] : 0;
       if (ahead == AHEAD_DONE)
         {
@@ -381,6 +482,15 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
       OpenFile *f = NULL;
       if (d->path_is_literal && d->last && d->last->fd >= 0)
         f = d->last; /* one file for every message: nothing to expand or look up */
+      else if (d->by_key)
+        {
+          f = _file_by_key(d, items[i].msg, now, err);
+          if (!f && *err == 0)
+            {
+              _push_line(d, &line); /* dropped: a refused path */
+              continue;
+            }
+        }
       else if (!_format_path(d, items[i].msg))
         {
           _push_line(d, &line);
@@ -404,27 +514,35 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
       if (!f)
         return i;
       line.file = f;
-      line.offset = d->body->len;
-      if (d->example)
-        g_string_append_printf(d->body, "thread_id=%ld message=", (long) syscall(SYS_gettid));
-      if (d->tmpl)
-        {
-          log_template_seq_set(items[i].msg->flags & LF_LOCAL ? seq : 0);
-          log_template_format(d->tmpl, items[i].msg, &d->topts, d->body);
-          log_template_seq_set(0);
-        }
-      else
-        log_format_file_line(items[i].msg, &d->topts, d->body);
-      line.len = d->body->len - line.offset;
-      if (d->o.flags & FILE_FLAG_NO_MULTI_LINE)
-        log_format_single_line(d->body->str + line.offset, line.len);
-      line.done = MIN(ahead, line.len);
+      line.done = ahead;
+      if (!d->by_key)
+        _format_line(d, items[i].msg, &line);
       if (f->lines->len == 0)
         g_ptr_array_add(d->order, f);
       *(guint *) _push(f->lines, &f->lines_room, sizeof(guint)) = (guint) i;
       _push_line(d, &line);
     }
   return n;
+}
+
+/* Pass 2 for a path of macros: each file's lines formatted one after the
+ * other, so that each file takes its part of the batch as one piece of
+ * memory in one writev. */
+static void
+_format_by_file(FileDest *d, LogQueueItem *items)
+{
+  FileLine *lines = (FileLine *) d->lines->data;
+  for (guint i = 0; i < d->order->len; i++)
+    {
+      const OpenFile *f = g_ptr_array_index(d->order, i);
+      const guint *idx = (const guint *) f->lines->data;
+      for (guint k = 0; k < f->lines->len; k++)
+        {
+          if (k + 1 < f->lines->len)
+            log_msg_prefetch(items[idx[k + 1]].msg);
+          _format_line(d, items[idx[k]].msg, &lines[idx[k]]);
+        }
+    }
 }
 
 /* Remember what is written of items[limit..n) for the retry. */
@@ -457,36 +575,6 @@ _keep_ahead(FileDest *d, LogQueueItem *items, size_t n, size_t limit, bool resum
   d->ahead_first = items[limit].msg;
 }
 
-/* When a batch goes to several files, copy the body again with each
- * file's lines together, in their order: each file then takes one piece
- * of memory in one writev, instead of a piece a line that the kernel
- * copies in one at a time. */
-static void
-_group_by_file(FileDest *d)
-{
-  if (d->order->len < 2)
-    return;
-  FileLine *lines = (FileLine *) d->lines->data;
-  g_string_set_size(d->spare, d->body->len);
-  size_t at = 0;
-  for (guint i = 0; i < d->order->len; i++)
-    {
-      const OpenFile *f = g_ptr_array_index(d->order, i);
-      const guint *idx = (const guint *) f->lines->data;
-      for (guint k = 0; k < f->lines->len; k++)
-        {
-          FileLine *l = &lines[idx[k]];
-          memcpy(d->spare->str + at, d->body->str + l->offset, l->len);
-          l->offset = at;
-          at += l->len;
-        }
-    }
-  g_string_set_size(d->spare, at);
-  GString *t = d->body;
-  d->body = d->spare;
-  d->spare = t;
-}
-
 static long
 _write_batch(void *dest, LogQueueItem *items, size_t n)
 {
@@ -509,7 +597,8 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
 
   int err = 0;
   size_t limit = _prepare(d, items, n, resume, &err);
-  _group_by_file(d);
+  if (d->by_key)
+    _format_by_file(d, items);
   for (guint i = 0; i < d->order->len; i++)
     {
       OpenFile *f = g_ptr_array_index(d->order, i);
@@ -560,6 +649,7 @@ _housekeep(void *dest, int64_t now)
   if (!d->files || d->path_is_literal || d->kind == FILE_KIND_STDOUT)
     return;
   d->last = NULL;
+  bool removed = false;
   GHashTableIter it;
   gpointer v;
   g_hash_table_iter_init(&it, d->files);
@@ -569,8 +659,13 @@ _housekeep(void *dest, int64_t now)
       /* entries closed for room or after an error go too, even with
        * time-reap(0), so the table only holds open files */
       if (f->fd < 0 || (d->time_reap > 0 && now - f->last_used >= d->time_reap))
-        g_hash_table_iter_remove(&it);
+        {
+          g_hash_table_iter_remove(&it);
+          removed = true;
+        }
     }
+  if (removed)
+    _forget_keys(d);
 }
 
 static void
@@ -585,6 +680,7 @@ _reopen(void *dest)
    * appears now (as syslog-ng does); one never written stays unmade */
   bool reopen_now = d->path_is_literal && g_hash_table_size(d->files) > 0;
   g_hash_table_remove_all(d->files);
+  _forget_keys(d);
   if (reopen_now)
     {
       int err = 0;
@@ -611,6 +707,7 @@ _finish(void *dest)
     }
   if (d->files)
     g_hash_table_remove_all(d->files);
+  _forget_keys(d);
 }
 
 const LogWriterOps file_writer_ops = { _write_batch, _housekeep, _reopen, _finish };
@@ -620,14 +717,16 @@ file_writer_free(FileDest *d)
 {
   if (d->files && d->kind == FILE_KIND_PROGRAM)
     _forget_borrowed(d); /* program_dest_free closes the pipe */
+  if (d->by_key)
+    g_hash_table_destroy(d->by_key);
   if (d->files)
     g_hash_table_destroy(d->files);
+  if (d->key_buf)
+    g_string_free(d->key_buf, TRUE);
   if (d->path_buf)
     g_string_free(d->path_buf, TRUE);
   if (d->body)
     g_string_free(d->body, TRUE);
-  if (d->spare)
-    g_string_free(d->spare, TRUE);
   if (d->lines)
     g_array_free(d->lines, TRUE);
   if (d->order)

@@ -785,8 +785,11 @@ _escape_from(GString *out, size_t from)
     }
 }
 
-void
-log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions *opts, GString *out)
+/* The element loop of log_template_format and log_template_format_key:
+ * with key, literals are left out and every other element's output is
+ * followed by its length (inlined twice, so the constant folds away). */
+static inline __attribute__((always_inline)) void
+_format_elems(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions *opts, GString *out, bool key)
 {
   if (!opts)
     opts = &default_options;
@@ -797,6 +800,9 @@ log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOp
   const LogMsg *self_msg = msg;
   for (; e < end; e++)
     {
+      if (key && e->kind == E_LITERAL)
+        continue;
+      size_t start = out->len;
       msg = self_msg;
       if (e->msg_ref)
         {
@@ -806,7 +812,7 @@ log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOp
           if (!ctx.n)
             ctx.msgs = &self_msg, ctx.n = 1;
           if (e->msg_ref > ctx.n)
-            continue;
+            goto next;
           msg = ctx.msgs[ctx.n - e->msg_ref];
         }
       switch (e->kind)
@@ -850,5 +856,23 @@ log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOp
             e->func.func->call(e->func.state, e->func.argc, e->func.args, msg, opts, out);
           break;
         }
+    next:
+      if (key)
+        {
+          uint32_t n = (uint32_t) (out->len - start);
+          str_append(out, (const char *) &n, sizeof(n));
+        }
     }
+}
+
+void
+log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions *opts, GString *out)
+{
+  _format_elems(t, msg, opts, out, false);
+}
+
+void
+log_template_format_key(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions *opts, GString *out)
+{
+  _format_elems(t, msg, opts, out, true);
 }

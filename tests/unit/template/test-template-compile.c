@@ -258,3 +258,48 @@ Test(template_compile, nesting_is_bounded)
   g_string_free(deep, TRUE);
   log_msg_unref(msg);
 }
+
+/* The key of a template leaves its literal text out and ends every other
+ * element with its length: different expansions give different keys, even
+ * where the plain texts would run together. */
+static GString *
+key_of(const char *text, const LogMsg *msg)
+{
+  char *error = NULL;
+  LogTemplate *t = log_template_compile(text, &error);
+  cr_assert_not_null(t, "%s", error);
+  GString *k = g_string_new(NULL);
+  log_template_format_key(t, msg, NULL, k);
+  log_template_unref(t);
+  return k;
+}
+
+Test(template_compile, format_key_is_the_values_with_their_lengths)
+{
+  LogMsg *m = test_parse("<13>Mar 10 11:58:01 ab c[1]: x");
+  GString *k = key_of("/var/log/${HOST}/${PROGRAM}.log", m);
+  const char want[] = "ab\x02\x00\x00\x00" "c\x01\x00\x00\x00";
+  cr_assert_eq(k->len, sizeof(want) - 1);
+  cr_assert_eq(memcmp(k->str, want, k->len), 0);
+  g_string_free(k, TRUE);
+  /* a template of literals only has the empty key */
+  k = key_of("/var/log/messages", m);
+  cr_assert_eq(k->len, 0);
+  g_string_free(k, TRUE);
+  /* "ab" + "c" and "a" + "bc" make the same text and two keys */
+  LogMsg *m2 = test_parse("<13>Mar 10 11:58:01 a bc[1]: x");
+  GString *k1 = key_of("${HOST}${PROGRAM}", m), *k2 = key_of("${HOST}${PROGRAM}", m2);
+  char *t1 = test_format("${HOST}${PROGRAM}", m, NULL), *t2 = test_format("${HOST}${PROGRAM}", m2, NULL);
+  cr_assert_str_eq(t1, t2);
+  cr_assert(k1->len != k2->len || memcmp(k1->str, k2->str, k1->len) != 0);
+  /* an element past the context's messages still ends with its length */
+  GString *k3 = key_of("${HOST}@2", m);
+  cr_assert_eq(k3->len, 4);
+  g_free(t1);
+  g_free(t2);
+  g_string_free(k1, TRUE);
+  g_string_free(k2, TRUE);
+  g_string_free(k3, TRUE);
+  log_msg_unref(m);
+  log_msg_unref(m2);
+}

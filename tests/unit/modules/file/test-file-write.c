@@ -45,6 +45,46 @@ Test(file_write, one_batch_spreads_over_macro_paths_in_order)
   rig_free(&r);
 }
 
+/* Two messages whose values differ but make the same path share its one
+ * open file, so that their lines stay in batch order; the path is checked
+ * and formatted once a key, and a key whose file was closed opens it
+ * again. */
+Test(file_write, values_that_make_the_same_path_share_its_file)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/${HOST}${PROGRAM}.log\"); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 ab c: one");
+  batch_add(&b, "<13>Mar 10 11:58:02 a bc: two");
+  batch_add(&b, "<13>Mar 10 11:58:03 ab c: three");
+  batch_add(&b, "<13>Mar 10 11:58:04 a bc: four");
+  cr_assert_eq(rig_write(&r, b.items, b.n), 4);
+  assert_file(&r, "abc.log", "Mar 10 11:58:01 ab c: one\nMar 10 11:58:02 a bc: two\n"
+                             "Mar 10 11:58:03 ab c: three\nMar 10 11:58:04 a bc: four\n");
+  cr_assert_eq(g_hash_table_size(r.d->files), 1);
+  cr_assert_eq(g_hash_table_size(r.d->by_key), 2);
+  /* closed for room: the key finds the entry, whose file opens again */
+  GHashTableIter it;
+  gpointer v = NULL;
+  g_hash_table_iter_init(&it, r.d->files);
+  cr_assert(g_hash_table_iter_next(&it, NULL, &v));
+  OpenFile *f = v;
+  close(f->fd);
+  f->fd = -1;
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  cr_assert_geq(f->fd, 0);
+  /* the table losing an entry forgets every key */
+  r.drv->writer_ops->housekeep(r.drv, mono_now() + 3600);
+  cr_assert_eq(g_hash_table_size(r.d->files), 0);
+  cr_assert_eq(g_hash_table_size(r.d->by_key), 0);
+  cr_assert_eq(rig_write(&r, b.items + 1, 1), 1);
+  assert_file(&r, "abc.log", "Mar 10 11:58:01 ab c: one\nMar 10 11:58:02 a bc: two\n"
+                             "Mar 10 11:58:03 ab c: three\nMar 10 11:58:04 a bc: four\n"
+                             "Mar 10 11:58:01 ab c: one\nMar 10 11:58:02 a bc: two\n");
+  batch_free(&b);
+  rig_free(&r);
+}
+
 Test(file_write, dotdot_from_a_macro_is_refused_and_the_message_dropped)
 {
   Rig r = { 0 };
