@@ -274,10 +274,15 @@ _produce(KafkaDest *d, KafkaBufs *b, const LogMsg *msg, uint64_t seq)
 static void
 _send(KafkaDest *d, KafkaBufs *b, uint64_t seq, const LogMsg *msg, int wait_ms, bool wake)
 {
-  int64_t until = mono_ms() + wait_ms;
+  int64_t until = 0; /* the clock is read only once the queue is full */
   rd_kafka_resp_err_t err;
-  while ((err = _produce(d, b, msg, seq)) == RD_KAFKA_RESP_ERR__QUEUE_FULL && mono_ms() < until)
+  while ((err = _produce(d, b, msg, seq)) == RD_KAFKA_RESP_ERR__QUEUE_FULL)
     {
+      int64_t now = mono_ms();
+      if (!until)
+        until = now + wait_ms;
+      if (now >= until)
+        break;
       struct timespec ts = { 0, 10 * 1000000L };
       nanosleep(&ts, NULL);
     }
