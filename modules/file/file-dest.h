@@ -91,6 +91,7 @@ typedef struct FileLine
   OpenFile *file;        /* NULL: dropped (spurious path) */
   size_t offset, len;    /* in FileDest.body */
   size_t done;           /* bytes of it already written */
+  bool rest;             /* it is the rest of a line an earlier try wrote in part */
   bool local;            /* its message is local: it took a sequence number */
   uint32_t seq;          /* that number ($SEQNUM) */
 } FileLine;
@@ -125,8 +126,10 @@ typedef struct FileDest
   GPtrArray *order;           /* OpenFile* in order of first use this batch */
   GArray *iov;                /* struct iovec */
   guint iov_room;             /* what iov has room for (file-writer.c: _push) */
-  size_t *ahead;              /* bytes written of items not yet reported */
+  size_t *ahead;              /* what became of items not yet reported (file-writer.c: AHEAD_*) */
+  size_t *rest_off, *rest_len; /* an AHEAD_REST item's unwritten bytes in rest */
   size_t ahead_n, ahead_cap;
+  GString *rest, *rest_next;
   const LogMsg *ahead_first;
   uint32_t seq;               /* local messages written: $SEQNUM, as in syslog-ng 3.38 */
   uint64_t dropped;           /* messages refused for a spurious path */

@@ -17,9 +17,12 @@
  * LogWriter wants to hear "the first k messages are written".  With macro
  * paths a batch spreads over several files, and one of them may fail after
  * lines further down the batch went to another file.  Those lines must not
- * be written twice when the writer tries the rest again, so the bytes
- * already written of every message not yet reported are kept (ahead[]) and
- * skipped when the same messages come back.
+ * be written twice when the writer tries the rest again, so what became of
+ * every message not yet reported is kept (ahead[]): written whole, not at
+ * all, or in part, and then the bytes still to go (rest), which the retry
+ * writes as they are.  Formatting the line again could give other bytes
+ * ($C_* and $P_* macros read the clock, $(uuid) is new each time) and
+ * leave a line made of two halves.
  *
  * Files whose path has macros are closed after time-reap idle seconds;
  * reopen (SIGUSR1) closes every file so that the next write creates the
@@ -53,7 +56,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define AHEAD_DONE SIZE_MAX /* ahead[] value: the whole line is out */
+/* ahead[]: what became of a line not yet reported */
+#define AHEAD_NONE 0        /* nothing of it is out */
+#define AHEAD_REST 1        /* a part is: the rest waits in FileDest.rest */
+#define AHEAD_DONE SIZE_MAX /* the whole line is out */
 #define EAGAIN_WAIT_MS 1000 /* a pipe that takes nothing this long counts as failed */
 
 /* The files' tables hash each message's path or key: eight bytes a step
@@ -166,6 +172,8 @@ _ensure_state(FileDest *d)
       d->key_buf = g_string_sized_new(64);
     }
   d->body = g_string_sized_new(64 * 1024);
+  d->rest = g_string_new(NULL);
+  d->rest_next = g_string_new(NULL);
   d->lines = g_array_new(FALSE, FALSE, sizeof(FileLine));
   d->order = g_ptr_array_new();
   d->iov = g_array_new(FALSE, FALSE, sizeof(struct iovec));
@@ -435,12 +443,19 @@ _file_by_key(FileDest *d, const LogMsg *msg, int64_t now, int *err)
   return f;
 }
 
-/* Format msg's line at the end of the body (inlined in both passes: a
- * call a line was 1% of a one-file destination's instructions). */
+/* Format msg's line (items[i]'s) at the end of the body, or take the rest
+ * of it that an earlier try left unwritten (inlined in both passes: a call
+ * a line was 1% of a one-file destination's instructions). */
 static inline __attribute__((always_inline)) void
-_format_line(FileDest *d, const LogMsg *msg, FileLine *line)
+_format_line(FileDest *d, const LogMsg *msg, FileLine *line, size_t i)
 {
   line->offset = d->body->len;
+  if (G_UNLIKELY(line->rest))
+    {
+      g_string_append_len(d->body, d->rest->str + d->rest_off[i], (gssize) d->rest_len[i]);
+      line->len = d->rest_len[i];
+      return;
+    }
   if (d->example)
     g_string_append_printf(d->body, "thread_id=%ld message=", (long) syscall(SYS_gettid));
   if (d->tmpl)
@@ -454,7 +469,6 @@ _format_line(FileDest *d, const LogMsg *msg, FileLine *line)
   line->len = d->body->len - line->offset;
   if (d->o.flags & FILE_FLAG_NO_MULTI_LINE)
     log_format_single_line(d->body->str + line->offset, line->len);
-  line->done = MIN(line->done, line->len); /* done held what was out before */
 }
 
 /* Pass 1: lines[i] for items[0..limit), each given its file; returns
@@ -473,7 +487,7 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
       FileLine line = { .local = (items[i].msg->flags & LF_LOCAL) != 0 };
       seq += line.local;
       line.seq = seq;
-      size_t ahead = resume ? d->ahead[i] : 0;
+      size_t ahead = resume ? d->ahead[i] : AHEAD_NONE;
       if (ahead == AHEAD_DONE)
         {
           _push_line(d, &line);
@@ -514,9 +528,9 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
       if (!f)
         return i;
       line.file = f;
-      line.done = ahead;
+      line.rest = ahead == AHEAD_REST;
       if (!d->by_key)
-        _format_line(d, items[i].msg, &line);
+        _format_line(d, items[i].msg, &line, i);
       if (f->lines->len == 0)
         g_ptr_array_add(d->order, f);
       *(guint *) _push(f->lines, &f->lines_room, sizeof(guint)) = (guint) i;
@@ -540,12 +554,13 @@ _format_by_file(FileDest *d, LogQueueItem *items)
         {
           if (k + 1 < f->lines->len)
             log_msg_prefetch(items[idx[k + 1]].msg);
-          _format_line(d, items[idx[k]].msg, &lines[idx[k]]);
+          _format_line(d, items[idx[k]].msg, &lines[idx[k]], idx[k]);
         }
     }
 }
 
-/* Remember what is written of items[limit..n) for the retry. */
+/* Remember what became of items[limit..n) for the retry: the unwritten
+ * rest of a line written in part is kept as it is. */
 static void
 _keep_ahead(FileDest *d, LogQueueItem *items, size_t n, size_t limit, bool resume)
 {
@@ -553,24 +568,48 @@ _keep_ahead(FileDest *d, LogQueueItem *items, size_t n, size_t limit, bool resum
     {
       d->ahead_n = 0;
       d->ahead_first = NULL;
+      g_string_truncate(d->rest, 0);
       return;
     }
   if (d->ahead_cap < n)
     {
       /* only grows at the start of a fresh batch: resume implies n <= cap */
       d->ahead = g_renew(size_t, d->ahead, n);
+      d->rest_off = g_renew(size_t, d->rest_off, n);
+      d->rest_len = g_renew(size_t, d->rest_len, n);
       d->ahead_cap = n;
     }
   const FileLine *lines = (const FileLine *) d->lines->data;
+  GString *next = d->rest_next;
+  g_string_truncate(next, 0);
+  /* in place: entry j moves to j - limit, read before it is written */
   for (size_t j = limit; j < n; j++)
     {
-      size_t v;
+      size_t v = AHEAD_NONE;
+      const char *rest = NULL;
+      size_t len = 0;
       if (j < d->lines->len)
-        v = !lines[j].file || lines[j].done >= lines[j].len ? AHEAD_DONE : lines[j].done;
-      else
-        v = resume ? d->ahead[j] : 0;
+        {
+          const FileLine *l = &lines[j];
+          if (!l->file || l->done >= l->len)
+            v = AHEAD_DONE;
+          else if (l->done > 0 || l->rest)
+            v = AHEAD_REST, rest = d->body->str + l->offset + l->done, len = l->len - l->done;
+        }
+      else if (resume)
+        {
+          v = d->ahead[j];
+          if (v == AHEAD_REST)
+            rest = d->rest->str + d->rest_off[j], len = d->rest_len[j];
+        }
       d->ahead[j - limit] = v;
+      d->rest_off[j - limit] = next->len;
+      d->rest_len[j - limit] = len;
+      if (len)
+        g_string_append_len(next, rest, (gssize) len);
     }
+  d->rest_next = d->rest;
+  d->rest = next;
   d->ahead_n = n - limit;
   d->ahead_first = items[limit].msg;
 }
@@ -701,7 +740,7 @@ _finish(void *dest)
       /* a line written in part: the next writer writes it whole */
       bool partial = false;
       for (size_t i = 0; i < d->ahead_n; i++)
-        partial |= d->ahead[i] > 0 && d->ahead[i] != AHEAD_DONE;
+        partial |= d->ahead[i] == AHEAD_REST;
       program_dest_finish(d, partial);
       return;
     }
@@ -734,4 +773,10 @@ file_writer_free(FileDest *d)
   if (d->iov)
     g_array_free(d->iov, TRUE);
   g_free(d->ahead);
+  g_free(d->rest_off);
+  g_free(d->rest_len);
+  if (d->rest)
+    g_string_free(d->rest, TRUE);
+  if (d->rest_next)
+    g_string_free(d->rest_next, TRUE);
 }

@@ -125,6 +125,60 @@ Test(file_pipe, a_full_pipe_fails_the_rest_and_the_retry_repeats_nothing, .timeo
   rig_free(&r);
 }
 
+/* $(test-fill): 900 bytes of one letter, the next letter at every call: a
+ * line formatted twice differs from itself. */
+static unsigned fill_calls;
+
+static void
+_fill_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+           GString *out)
+{
+  char c = (char) ('a' + fill_calls++ % 26);
+  for (int i = 0; i < 900; i++)
+    g_string_append_c(out, c);
+}
+
+static const LogTemplateFunction fill_function = { "test-fill", NULL, _fill_call, NULL };
+
+/* A line the full pipe took in part is finished with its own bytes, not
+ * with those of a second formatting: every line that comes out is one
+ * letter through. */
+Test(file_pipe, a_line_written_in_part_is_finished_as_it_was_formatted, .timeout = 60)
+{
+  log_template_function_register(&fill_function);
+  Rig r = { 0 };
+  rig_build(&r, "destination d { pipe(\"@DIR@/fifo\" template(\"$(test-fill)\\n\")); };");
+  Batch b = { 0 };
+  add_long_lines(&b, "h", 200); /* about 180 KB of lines: more than the pipe holds */
+  long k = rig_write(&r, b.items, b.n);
+  cr_assert_gt(k, 0);
+  cr_assert_lt(k, (long) b.n);
+  cr_assert_gt(r.d->ahead[0], 0, "the pipe should have taken part of a line");
+  Drain dr;
+  drain_start(&dr, rig_path(&r, "fifo"), b.n * 901);
+  size_t done = (size_t) k;
+  while (done < b.n)
+    {
+      long rc = rig_write(&r, b.items + done, b.n - done);
+      cr_assert_gt(rc, 0, "write failed: %ld", rc);
+      done += (size_t) rc;
+    }
+  char *got = drain_join(&dr);
+  cr_assert_eq(strlen(got), b.n * 901);
+  for (size_t i = 0; i < b.n; i++)
+    {
+      const char *line = got + i * 901;
+      for (size_t j = 1; j < 900; j++)
+        cr_assert_eq(line[j], line[0], "line %zu is made of two formattings: '%c' at 0, '%c' at %zu", i, line[0],
+                     line[j], j);
+      cr_assert_eq(line[900], '\n');
+    }
+  g_free(got);
+  g_free(dr.path);
+  batch_free(&b);
+  rig_free(&r);
+}
+
 /* One file of the batch fails after lines further down went to another:
  * the retry writes each line exactly once. */
 Test(file_pipe, lines_written_ahead_of_a_failure_are_not_written_again, .timeout = 60)
