@@ -97,13 +97,20 @@ bool log_template_is_macro_name(const char *name);
  * Thread-safe: t is immutable after compilation. */
 void log_template_format(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions *opts, GString *out);
 
-/* Append what t's values, macros and functions give for msg, each followed
- * by its length (four bytes), and none of its literal text: two messages
- * with the same key format t to the same text.  A writer that keeps
- * something per expansion (an open file per path) looks it up by this
- * shorter key and formats the whole text only when the key is new. */
+/* Append what t's values, macros and functions give for msg, each after
+ * its length (four bytes), and none of its literal text: the key of msg's
+ * expansion.  A writer that keeps something per expansion (an open file
+ * per path) looks it up by this shorter key, and makes the whole text from
+ * the key (log_template_format_from_key) only when the key is new: t is
+ * evaluated once a message, which matters for what differs from one call
+ * to the next ($(iterate), $(uuid), the current time). */
 void log_template_format_key(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions *opts,
                              GString *out);
+
+/* Append the text whose key (log_template_format_key of the same t) is
+ * key[0..len): t's literals with the key's values between them.  False
+ * when key is not one of t's keys (out then holds a part). */
+bool log_template_format_from_key(const LogTemplate *t, const char *key, size_t len, GString *out);
 
 /* ---- template functions ------------------------------------------------- */
 

@@ -6,13 +6,15 @@
  * A batch is written in passes.  First every message is given its file
  * (one open descriptor per path, kept in a table).  A path with macros is
  * found by its key, the values its macros give (log_template_format_key):
- * only a key not met before has the whole path formatted, checked and
+ * only a key not met before has the whole path made from it, checked and
  * looked up, and keys whose values make the same path share its file.
  * The lines are then formatted into one buffer, each file's together (with
- * one file, in the first pass).  Last, each file the batch touched gets
- * all its lines in one writev, in batch order; partial writes continue
- * where they stopped, EINTR is retried and EAGAIN (a full pipe) waits for
- * room.
+ * one file, in the first pass, in batch order; with several, what changes
+ * from one formatting to the next, $C_* or $(iterate) in the template,
+ * follows the files' order within a batch).  Last, each file the batch
+ * touched gets all its lines in one writev, in batch order; partial writes
+ * continue where they stopped, EINTR is retried and EAGAIN (a full pipe)
+ * waits for room.
  *
  * LogWriter wants to hear "the first k messages are written".  With macro
  * paths a batch spreads over several files, and one of them may fail after
@@ -166,7 +168,7 @@ _ensure_state(FileDest *d)
     return;
   d->files = g_hash_table_new_full(_path_hash, g_str_equal, NULL, _open_file_free);
   d->path_buf = g_string_sized_new(256);
-  if (d->kind == FILE_KIND_FILE && !d->path_is_literal)
+  if ((d->kind == FILE_KIND_FILE || d->kind == FILE_KIND_PIPE) && !d->path_is_literal)
     {
       d->by_key = g_hash_table_new_full(_key_hash, _key_equal, g_free, NULL);
       d->key_buf = g_string_sized_new(64);
@@ -222,6 +224,7 @@ static OpenFile *
 _lookup(FileDest *d, const char *path, int64_t now, int *err)
 {
   OpenFile *f = g_hash_table_lookup(d->files, path);
+  bool created = !f;
   if (!f)
     {
       f = g_new0(OpenFile, 1);
@@ -240,7 +243,8 @@ _lookup(FileDest *d, const char *path, int64_t now, int *err)
               if (d->last == f)
                 d->last = NULL;
               g_hash_table_remove(d->files, path);
-              _forget_keys(d);
+              if (!created)
+                _forget_keys(d); /* a key may point at it: only a new entry has none */
             }
           *err = fd;
           return NULL;
@@ -377,6 +381,8 @@ _drop(FileDest *d, const char *why, int err)
   sluice_log(SLUICE_LOG_ERROR, why, "path", d->path_buf->str, "driver", d->name, "error", e, NULL);
 }
 
+static bool _check_path(FileDest *d);
+
 /* Expand the path of msg into d->path_buf.  False (the message is dropped,
  * as syslog-ng drops it) when the path climbs with '..' or is empty. */
 static bool
@@ -396,6 +402,14 @@ _format_path(FileDest *d, const LogMsg *msg)
       return true;
     }
   log_template_format(d->path, msg, &d->popts, d->path_buf);
+  return _check_path(d);
+}
+
+/* Whether d->path_buf, a path made from macros, may be opened; a path
+ * that may not drops its message, as syslog-ng does. */
+static bool
+_check_path(FileDest *d)
+{
   const char *why = NULL;
   if (d->path_buf->len == 0 || d->path_buf->str[d->path_buf->len - 1] == '/')
     why = "Path names a directory, message dropped";
@@ -432,14 +446,21 @@ _file_by_key(FileDest *d, const LogMsg *msg, int64_t now, int *err)
       f->last_used = now;
       return f;
     }
-  /* new, or closed for room or after an error: by its path, which the
-   * error lines name */
+  /* new, or closed for room or after an error: by its path, made from
+   * the key (the template runs once a message), which error lines name */
   *err = 0;
-  if (!_format_path(d, msg))
+  g_string_truncate(d->path_buf, 0);
+  log_template_format_from_key(d->path, k->str + sizeof(n), n, d->path_buf);
+  if (!_check_path(d))
     return NULL;
   f = _lookup(d, d->path_buf->str, now, err);
-  if (f)
-    g_hash_table_replace(d->by_key, g_memdup2(k->str, k->len), f);
+  if (!f)
+    return NULL;
+  /* as many keys as files, and more when values split a path several
+   * ways (${HOST}${PROGRAM}): emptied when that grows past a bound */
+  if (g_hash_table_size(d->by_key) >= 4 * g_hash_table_size(d->files) + 1024)
+    _forget_keys(d);
+  g_hash_table_replace(d->by_key, g_memdup2(k->str, k->len), f);
   return f;
 }
 

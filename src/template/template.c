@@ -786,8 +786,8 @@ _escape_from(GString *out, size_t from)
 }
 
 /* The element loop of log_template_format and log_template_format_key:
- * with key, literals are left out and every other element's output is
- * followed by its length (inlined twice, so the constant folds away). */
+ * with key, literals are left out and every other element's output comes
+ * after its length (inlined twice, so the constant folds away). */
 static inline __attribute__((always_inline)) void
 _format_elems(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions *opts, GString *out, bool key)
 {
@@ -802,6 +802,12 @@ _format_elems(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions 
     {
       if (key && e->kind == E_LITERAL)
         continue;
+      size_t at = out->len;
+      if (key)
+        {
+          uint32_t none = 0;
+          str_append(out, (const char *) &none, sizeof(none)); /* the length, set below */
+        }
       size_t start = out->len;
       msg = self_msg;
       if (e->msg_ref)
@@ -860,7 +866,7 @@ _format_elems(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions 
       if (key)
         {
           uint32_t n = (uint32_t) (out->len - start);
-          str_append(out, (const char *) &n, sizeof(n));
+          memcpy(out->str + at, &n, sizeof(n));
         }
     }
 }
@@ -875,4 +881,29 @@ void
 log_template_format_key(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions *opts, GString *out)
 {
   _format_elems(t, msg, opts, out, true);
+}
+
+bool
+log_template_format_from_key(const LogTemplate *t, const char *key, size_t len, GString *out)
+{
+  const TemplateElem *e = (const TemplateElem *) t->elems->data;
+  const char *end = key + len;
+  for (guint i = 0; i < t->elems->len; i++, e++)
+    {
+      if (e->kind == E_LITERAL)
+        {
+          str_append(out, t->literals->str + e->lit.offset, e->lit.len);
+          continue;
+        }
+      uint32_t n;
+      if ((size_t) (end - key) < sizeof(n))
+        return false;
+      memcpy(&n, key, sizeof(n));
+      key += sizeof(n);
+      if ((size_t) (end - key) < n)
+        return false;
+      str_append(out, key, n);
+      key += n;
+    }
+  return key == end;
 }

@@ -259,9 +259,10 @@ Test(template_compile, nesting_is_bounded)
   log_msg_unref(msg);
 }
 
-/* The key of a template leaves its literal text out and ends every other
- * element with its length: different expansions give different keys, even
- * where the plain texts would run together. */
+/* The key of a template leaves its literal text out and gives every other
+ * element's output after its length: different expansions give different
+ * keys, even where the plain texts would run together; the text is made
+ * back from the key. */
 static GString *
 key_of(const char *text, const LogMsg *msg)
 {
@@ -274,13 +275,26 @@ key_of(const char *text, const LogMsg *msg)
   return k;
 }
 
-Test(template_compile, format_key_is_the_values_with_their_lengths)
+Test(template_compile, format_key_is_the_values_after_their_lengths)
 {
   LogMsg *m = test_parse("<13>Mar 10 11:58:01 ab c[1]: x");
   GString *k = key_of("/var/log/${HOST}/${PROGRAM}.log", m);
-  const char want[] = "ab\x02\x00\x00\x00" "c\x01\x00\x00\x00";
+  const char want[] = "\x02\x00\x00\x00" "ab" "\x01\x00\x00\x00" "c";
   cr_assert_eq(k->len, sizeof(want) - 1);
   cr_assert_eq(memcmp(k->str, want, k->len), 0);
+  /* the text back from the key: the literals with the values between */
+  char *error = NULL;
+  LogTemplate *t = log_template_compile("/var/log/${HOST}/${PROGRAM}.log", &error);
+  GString *text = g_string_new(NULL);
+  cr_assert(log_template_format_from_key(t, k->str, k->len, text));
+  cr_assert_str_eq(text->str, "/var/log/ab/c.log");
+  /* a key of another template, or cut short, is refused */
+  g_string_truncate(text, 0);
+  cr_assert_not(log_template_format_from_key(t, k->str, k->len - 1, text));
+  g_string_truncate(text, 0);
+  cr_assert_not(log_template_format_from_key(t, k->str, 6, text));
+  g_string_free(text, TRUE);
+  log_template_unref(t);
   g_string_free(k, TRUE);
   /* a template of literals only has the empty key */
   k = key_of("/var/log/messages", m);

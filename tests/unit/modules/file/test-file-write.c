@@ -85,6 +85,96 @@ Test(file_write, values_that_make_the_same_path_share_its_file)
   rig_free(&r);
 }
 
+/* $(test-count): how many times it ran before, a new value at every call
+ * (as $(iterate) or $(uuid) give). */
+static unsigned count_calls;
+
+static void
+_count_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+            GString *out)
+{
+  g_string_append_printf(out, "%u", count_calls++);
+}
+
+static const LogTemplateFunction count_function = { "test-count", NULL, _count_call, NULL };
+
+/* A path whose template gives something new at every call is evaluated
+ * once a message: the file of a new key is made from the key, not from a
+ * second evaluation (which would skip every other file). */
+Test(file_write, a_path_is_evaluated_once_a_message)
+{
+  log_template_function_register(&count_function);
+  count_calls = 0;
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/n-$(test-count).log\"); };");
+  Batch b = { 0 };
+  for (int i = 0; i < 4; i++)
+    batch_add(&b, "<13>Mar 10 11:58:01 h app: x");
+  cr_assert_eq(rig_write(&r, b.items, b.n), 4);
+  for (int i = 0; i < 4; i++)
+    {
+      char name[16];
+      snprintf(name, sizeof(name), "n-%d.log", i);
+      assert_file(&r, name, "Mar 10 11:58:01 h app: x\n");
+    }
+  cr_assert_eq(g_hash_table_size(r.d->files), 4);
+  batch_free(&b);
+  rig_free(&r);
+}
+
+/* Values that split one path many ways make as many keys: the keys'
+ * table is emptied past a bound instead of growing with them. */
+Test(file_write, the_keys_of_one_path_are_bounded)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/${HOST}${PROGRAM}${MSG}\"); };");
+  const char *a = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+  size_t most = 0, n = 0;
+  for (int i = 1; i < 48; i++)
+    for (int j = 1; i + j < 49; j++, n++)
+      {
+        char *line = g_strdup_printf("<13>Mar 10 11:58:01 %.*s %.*s: %.*s", i, a, j, a, 49 - i - j, a);
+        Batch b = { 0 };
+        batch_add(&b, line);
+        g_free(line);
+        cr_assert_eq(rig_write(&r, b.items, 1), 1);
+        batch_free(&b);
+        most = MAX(most, g_hash_table_size(r.d->by_key));
+      }
+  cr_assert_eq(n, 1128);
+  cr_assert_eq(g_hash_table_size(r.d->files), 1);
+  cr_assert_leq(most, 4 + 1024, "%zu keys for one file", most);
+  char *text = rig_read(&r, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+  cr_assert_not_null(text);
+  size_t lines = 0;
+  for (const char *c = text; *c; c++)
+    lines += *c == '\n';
+  cr_assert_eq(lines, n);
+  g_free(text);
+  rig_free(&r);
+}
+
+/* A path that cannot be opened leaves the other files' keys alone. */
+Test(file_write, a_path_that_cannot_be_opened_keeps_the_other_keys)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/${HOST}/x.log\"); };");
+  char *ok = rig_path(&r, "ok");
+  cr_assert_eq(mkdir(ok, 0700), 0);
+  g_free(ok);
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 ok app: one");
+  batch_add(&b, "<13>Mar 10 11:58:02 missing app: two");
+  cr_assert_eq(rig_write(&r, b.items, 1), 1);
+  cr_assert_eq(g_hash_table_size(r.d->by_key), 1);
+  cr_assert_eq(rig_write(&r, b.items + 1, 1), 1); /* no such directory: dropped */
+  cr_assert_eq(r.d->dropped, 1);
+  cr_assert_eq(g_hash_table_size(r.d->by_key), 1);
+  assert_file(&r, "ok/x.log", "Mar 10 11:58:01 ok app: one\n");
+  batch_free(&b);
+  rig_free(&r);
+}
+
 Test(file_write, dotdot_from_a_macro_is_refused_and_the_message_dropped)
 {
   Rig r = { 0 };
