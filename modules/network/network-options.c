@@ -310,6 +310,12 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
     s->max_connections = (int) s->o.max_connections;
   else
     s->max_connections = s->kind == NET_UNIX_STREAM ? 256 : 10;
+  /* listen-backlog() not given: room for every allowed client to connect
+   * at once (a reconnect storm after a restart), not syslog-ng's 256 alone,
+   * past which the kernel drops SYNs and each client waits a second or
+   * more before it tries again (the kernel caps it at somaxconn) */
+  if (!cfg_option_given(call, "listen-backlog") && s->o.listen_backlog < s->max_connections)
+    s->o.listen_backlog = s->max_connections;
 
   LogReaderOptions *ro = &s->base.ro;
   if (s->stream)

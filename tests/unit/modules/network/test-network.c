@@ -805,6 +805,53 @@ Test(network, socket_options_reach_the_socket)
   g_free(src);
 }
 
+/* The listening socket's backlog: on a listener, TCP_INFO's sacked is the
+ * kernel's sk_max_ack_backlog. */
+static unsigned
+listen_backlog_of(int port)
+{
+  int fd = find_bound_fd(port, SOCK_STREAM);
+  cr_assert_geq(fd, 0);
+  struct tcp_info ti;
+  socklen_t len = sizeof(ti);
+  cr_assert_eq(getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len), 0);
+  return ti.tcpi_sacked;
+}
+
+/* listen-backlog() not given: room for max-connections() clients that
+ * connect at once, so that a reconnect storm loses no SYN (the kernel's
+ * somaxconn caps it, 4096 by default); given, as given. */
+Test(network, listen_backlog_makes_room_for_max_connections)
+{
+  const struct
+  {
+    const char *opts;
+    unsigned want;
+  } cases[] = {
+    { "", 255 },
+    { "max-connections(1000)", 1000 },
+    { "max-connections(1000) listen-backlog(100)", 100 },
+    { "listen-backlog(300)", 300 },
+  };
+  unsigned somaxconn = 4096;
+  char *text = NULL;
+  if (g_file_get_contents("/proc/sys/net/core/somaxconn", &text, NULL, NULL))
+    somaxconn = (unsigned) strtoul(text, NULL, 10);
+  g_free(text);
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+    {
+      Run r;
+      int port = free_port(SOCK_STREAM);
+      char *src = g_strdup_printf("source s { network(ip(127.0.0.1) port(%d) %s); };", port, cases[i].opts);
+      run_start(&r, src, NULL);
+      unsigned got = listen_backlog_of(port);
+      g_free(run_finish(&r));
+      g_free(src);
+      unsigned want = MIN(cases[i].want, somaxconn);
+      cr_assert_eq(got, want, "%s: backlog %u, want %u", cases[i].opts, got, want);
+    }
+}
+
 Test(network, ip_freebind_binds_an_address_this_host_lacks)
 {
   /* 192.0.2.1 (TEST-NET-1) is nobody's: without ip-freebind() the bind fails */
