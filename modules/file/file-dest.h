@@ -130,7 +130,7 @@ typedef struct FileDest
   size_t *rest_off, *rest_len; /* an AHEAD_REST item's unwritten bytes in rest */
   size_t ahead_n, ahead_cap;
   GString *rest, *rest_next;
-  const LogMsg *ahead_first;
+  const LogMsg **ahead_msgs;  /* the message of each entry (compared, never read) */
   uint32_t seq;               /* local messages written: $SEQNUM, as in syslog-ng 3.38 */
   uint64_t dropped;           /* messages refused for a spurious path */
   bool sigpipe_blocked;       /* SIGPIPE blocked on the writer thread */

@@ -508,7 +508,7 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
       FileLine line = { .local = (items[i].msg->flags & LF_LOCAL) != 0 };
       seq += line.local;
       line.seq = seq;
-      size_t ahead = resume ? d->ahead[i] : AHEAD_NONE;
+      size_t ahead = resume && i < d->ahead_n ? d->ahead[i] : AHEAD_NONE;
       if (ahead == AHEAD_DONE)
         {
           _push_line(d, &line);
@@ -581,30 +581,34 @@ _format_by_file(FileDest *d, LogQueueItem *items)
 }
 
 /* Remember what became of items[limit..n) for the retry: the unwritten
- * rest of a line written in part is kept as it is. */
+ * rest of a line written in part is kept as it is.  A resumed call may
+ * have been offered fewer messages than the one before (throttle() hands
+ * out what its tokens allow): what is known of those past n is kept. */
 static void
 _keep_ahead(FileDest *d, LogQueueItem *items, size_t n, size_t limit, bool resume)
 {
-  if (limit == n)
+  size_t old_n = resume ? d->ahead_n : 0;
+  size_t total = MAX(n, old_n);
+  if (limit == total)
     {
       d->ahead_n = 0;
-      d->ahead_first = NULL;
       g_string_truncate(d->rest, 0);
       return;
     }
-  if (d->ahead_cap < n)
+  if (d->ahead_cap < total)
     {
-      /* only grows at the start of a fresh batch: resume implies n <= cap */
-      d->ahead = g_renew(size_t, d->ahead, n);
-      d->rest_off = g_renew(size_t, d->rest_off, n);
-      d->rest_len = g_renew(size_t, d->rest_len, n);
-      d->ahead_cap = n;
+      /* g_renew keeps what the arrays hold: the entries past n carry on */
+      d->ahead = g_renew(size_t, d->ahead, total);
+      d->rest_off = g_renew(size_t, d->rest_off, total);
+      d->rest_len = g_renew(size_t, d->rest_len, total);
+      d->ahead_msgs = g_renew(const LogMsg *, d->ahead_msgs, total);
+      d->ahead_cap = total;
     }
   const FileLine *lines = (const FileLine *) d->lines->data;
   GString *next = d->rest_next;
   g_string_truncate(next, 0);
   /* in place: entry j moves to j - limit, read before it is written */
-  for (size_t j = limit; j < n; j++)
+  for (size_t j = limit; j < total; j++)
     {
       size_t v = AHEAD_NONE;
       const char *rest = NULL;
@@ -617,12 +621,15 @@ _keep_ahead(FileDest *d, LogQueueItem *items, size_t n, size_t limit, bool resum
           else if (l->done > 0 || l->rest)
             v = AHEAD_REST, rest = d->body->str + l->offset + l->done, len = l->len - l->done;
         }
-      else if (resume)
+      else if (j < old_n)
         {
           v = d->ahead[j];
           if (v == AHEAD_REST)
             rest = d->rest->str + d->rest_off[j], len = d->rest_len[j];
         }
+      /* which message an entry is about: the queue still holds each of
+       * them, so the pointer names it until it is reported */
+      d->ahead_msgs[j - limit] = j < n ? items[j].msg : d->ahead_msgs[j];
       d->ahead[j - limit] = v;
       d->rest_off[j - limit] = next->len;
       d->rest_len[j - limit] = len;
@@ -631,8 +638,7 @@ _keep_ahead(FileDest *d, LogQueueItem *items, size_t n, size_t limit, bool resum
     }
   d->rest_next = d->rest;
   d->rest = next;
-  d->ahead_n = n - limit;
-  d->ahead_first = items[limit].msg;
+  d->ahead_n = total - limit;
 }
 
 static long
@@ -650,7 +656,9 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
       pthread_sigmask(SIG_BLOCK, &set, NULL);
       d->sigpipe_blocked = true;
     }
-  bool resume = n > 0 && d->ahead_n == n && d->ahead_first == items[0].msg;
+  /* the same messages as those the last call left: what became of them
+   * holds, however many come this time */
+  bool resume = n > 0 && d->ahead_n > 0 && d->ahead_msgs[0] == items[0].msg;
   g_string_truncate(d->body, 0);
   g_array_set_size(d->lines, 0);
   g_ptr_array_set_size(d->order, 0);
@@ -794,6 +802,7 @@ file_writer_free(FileDest *d)
   if (d->iov)
     g_array_free(d->iov, TRUE);
   g_free(d->ahead);
+  g_free(d->ahead_msgs);
   g_free(d->rest_off);
   g_free(d->rest_len);
   if (d->rest)
