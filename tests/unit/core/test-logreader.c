@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "sluice/charset.h"
 #include "sluice/logreader.h"
+#include "sluice/transport.h"
 #include "sluice/worker.h"
 
 #include <criterion/criterion.h>
@@ -10,6 +11,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -153,6 +155,82 @@ Test(logreader, stream_lines_are_parsed_and_tagged_until_eof)
   cr_assert_geq(s->batches, 1);
   worker_pool_stop(pool);
   sink_free(s);
+}
+
+/* A transport that hands out a buffer of lines and records the most any
+ * read asked for. */
+typedef struct BigTransport
+{
+  LogTransport super;
+  const char *data;
+  size_t len, at, most_asked;
+} BigTransport;
+
+static ssize_t
+big_read(LogTransport *t, char *buf, size_t len, bool *want_write)
+{
+  BigTransport *b = (BigTransport *) t;
+  if (len > b->most_asked)
+    b->most_asked = len;
+  size_t n = MIN(len, b->len - b->at);
+  memcpy(buf, b->data + b->at, n);
+  b->at += n;
+  return (ssize_t) n; /* 0 once all is read: the end of the stream */
+}
+
+static bool
+big_pending(LogTransport *t)
+{
+  return true; /* come back until the end of the stream */
+}
+
+static void
+big_free(LogTransport *t)
+{
+}
+
+static const LogTransportOps big_ops = { big_read, big_pending, big_free, NULL };
+
+/* A stream with more waiting than a read's worth is read a
+ * LOG_FRAMER_READ_SIZE at a time, not into the whole buffer: the room kept
+ * for a long message's pending part stays untouched, so a connection
+ * under load costs a read's worth of memory, not twice that. */
+Test(logreader, a_stream_read_asks_for_a_reads_worth)
+{
+  enum { LINES = 1000, LINE = 300 };
+  GString *data = g_string_new(NULL);
+  for (int i = 0; i < LINES; i++)
+    {
+      g_string_append_printf(data, "<13>Nov 22 10:00:00 host prog: %04d ", i);
+      while (data->len % LINE != LINE - 1)
+        g_string_append_c(data, 'x');
+      g_string_append_c(data, '\n');
+    }
+  int sv[2];
+  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  const char *err;
+  WorkerPool *pool = worker_pool_start(1, &err);
+  Sink *s = sink_new();
+  LogReaderOptions opts;
+  log_reader_options_defaults(&opts);
+  opts.source = "s_test";
+  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
+  BigTransport *t = calloc(1, sizeof(*t));
+  t->super.ops = &big_ops;
+  t->data = data->str;
+  t->len = data->len;
+  log_reader_set_transport(s->reader, &t->super);
+  worker_post(worker_pool_get(pool, 0), start_reader, s);
+  WAIT_FOR(s, s->closed);
+  cr_assert_eq(s->n, LINES);
+  cr_assert_gt(t->len, 3 * LOG_FRAMER_READ_SIZE);
+  cr_assert_leq(t->most_asked, LOG_FRAMER_READ_SIZE, "a read asked for %zu bytes", t->most_asked);
+  worker_pool_stop(pool);
+  close(sv[1]);
+  sink_free(s);
+  free(t);
+  g_string_free(data, TRUE);
 }
 
 Test(logreader, framing_error_closes_with_a_reason)
