@@ -756,10 +756,11 @@ _read_once(LogReader *r)
   char *space;
   size_t avail;
   log_framer_read_space(&r->framer, &space, &avail);
-  /* a read's worth, not the whole room: the buffer's last
-   * LOG_FRAMER_READ_SIZE bytes are there for a long message's pending
-   * part, and left untouched they cost no memory (10,000 connections
-   * that each read the whole room under overload held 128 KiB each) */
+  /* a read's worth, not the whole room: the buffer holds log-msg-size()
+   * for a long message's pending part besides a read, and what a short
+   * message leaves of that stays untouched and costs no memory (10,000
+   * connections that each read the whole room under overload held
+   * 128 KiB each) */
   if (!r->dgram && avail > LOG_FRAMER_READ_SIZE)
     avail = LOG_FRAMER_READ_SIZE;
   ssize_t n;
