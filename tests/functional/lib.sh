@@ -70,6 +70,16 @@ wait_lines() {
   done
 }
 
+# wait_line FILE LINE: until FILE has LINE (the whole line), or 60 s passed
+wait_line() {
+  i=0
+  until grep -qxF "$2" "$1" 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -lt 600 ] || break
+    sleep 0.1
+  done
+}
+
 # wait_log TEXT: until the daemon's log ($work/sluice.log) has a line with
 # TEXT (a grep pattern); fails after 30 s or when the daemon is gone
 wait_log() {
