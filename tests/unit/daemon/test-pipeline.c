@@ -596,6 +596,19 @@ Test(pipeline, internal_takes_injected_messages_and_events_from_any_thread, .tim
   for (int i = 0; i < INTERNAL_N; i++)
     sluice_log(SLUICE_LOG_WARNING, "an event", NULL);
   g_thread_join(t);
+  /* the events chatty logs on delivery come in a later round of the
+   * worker: wait for one (10 s at most) before the stop, or a worker that
+   * ran late delivered everything in its last round and they all came
+   * after the stop */
+  for (int i = 0; i < 1000; i++)
+    {
+      g_mutex_lock(&rec_lock);
+      bool seen = strstr(all_writes->str, "a:chatty saw it;") != NULL;
+      g_mutex_unlock(&rec_lock);
+      if (seen)
+        break;
+      g_usleep(10000);
+    }
   char *got = run_finish(&r);
   sluice_log_set_rate_limit(SLUICE_LOG_RATE_LIMIT);
   cr_assert_eq(count_of(got, "a:inject;"), INTERNAL_N);
