@@ -111,6 +111,25 @@ sink_free(Sink *s)
   free(s);
 }
 
+/* A reader of a stream socket with opts (and transport t, when not
+ * NULL), started on a pool of one worker: sv[1] is the end to write to. */
+static Sink *
+stream_reader_start(const LogReaderOptions *opts, LogTransport *t, int sv[2], WorkerPool **pool)
+{
+  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  const char *err;
+  *pool = worker_pool_start(1, &err);
+  cr_assert_not_null(*pool, "%s", err);
+  Sink *s = sink_new();
+  s->reader = log_reader_new(sv[0], false, opts, &sink_cb, s, NULL);
+  cr_assert_not_null(s->reader);
+  if (t)
+    log_reader_set_transport(s->reader, t);
+  worker_post(worker_pool_get(*pool, 0), start_reader, s);
+  return s;
+}
+
 static void
 assert_msg(const LogMsg *msg, const char *expected)
 {
@@ -122,18 +141,13 @@ assert_msg(const LogMsg *msg, const char *expected)
 
 Test(logreader, stream_lines_are_parsed_and_tagged_until_eof)
 {
-  int sv[2];
-  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  fcntl(sv[0], F_SETFL, O_NONBLOCK);
-  const char *err;
-  WorkerPool *pool = worker_pool_start(1, &err);
-  Sink *s = sink_new();
   LogReaderOptions opts;
   log_reader_options_defaults(&opts);
   opts.transport = "rfc3164+unix-stream";
   opts.source = "s_test";
-  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
-  worker_post(worker_pool_get(pool, 0), start_reader, s);
+  int sv[2];
+  WorkerPool *pool;
+  Sink *s = stream_reader_start(&opts, NULL, sv, &pool);
 
   const char *input = "<13>Nov 22 10:00:00 host prog[1]: one\n<14>Nov 22 10:00:01 host prog: two\r\n"
                       "<13>Nov 22 10:00:02 host prog: thr";
@@ -206,22 +220,16 @@ Test(logreader, a_stream_read_asks_for_a_reads_worth)
         g_string_append_c(data, 'x');
       g_string_append_c(data, '\n');
     }
-  int sv[2];
-  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  fcntl(sv[0], F_SETFL, O_NONBLOCK);
-  const char *err;
-  WorkerPool *pool = worker_pool_start(1, &err);
-  Sink *s = sink_new();
-  LogReaderOptions opts;
-  log_reader_options_defaults(&opts);
-  opts.source = "s_test";
-  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
   BigTransport *t = calloc(1, sizeof(*t));
   t->super.ops = &big_ops;
   t->data = data->str;
   t->len = data->len;
-  log_reader_set_transport(s->reader, &t->super);
-  worker_post(worker_pool_get(pool, 0), start_reader, s);
+  LogReaderOptions opts;
+  log_reader_options_defaults(&opts);
+  opts.source = "s_test";
+  int sv[2];
+  WorkerPool *pool;
+  Sink *s = stream_reader_start(&opts, &t->super, sv, &pool);
   WAIT_FOR(s, s->closed);
   cr_assert_eq(s->n, LINES);
   cr_assert_gt(t->len, 3 * LOG_FRAMER_READ_SIZE);
@@ -235,17 +243,12 @@ Test(logreader, a_stream_read_asks_for_a_reads_worth)
 
 Test(logreader, framing_error_closes_with_a_reason)
 {
-  int sv[2];
-  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  fcntl(sv[0], F_SETFL, O_NONBLOCK);
-  const char *err;
-  WorkerPool *pool = worker_pool_start(1, &err);
-  Sink *s = sink_new();
   LogReaderOptions opts;
   log_reader_options_defaults(&opts);
   opts.framing = LOG_FRAMING_OCTET_COUNTED;
-  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
-  worker_post(worker_pool_get(pool, 0), start_reader, s);
+  int sv[2];
+  WorkerPool *pool;
+  Sink *s = stream_reader_start(&opts, NULL, sv, &pool);
   const char *input = "11 <13>p: good x";
   cr_assert_eq(write(sv[1], input, strlen(input)), (ssize_t) strlen(input));
   WAIT_FOR(s, s->closed);
@@ -260,17 +263,12 @@ Test(logreader, framing_error_closes_with_a_reason)
 
 Test(logreader, empty_window_stops_reading_until_acked)
 {
-  int sv[2];
-  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  fcntl(sv[0], F_SETFL, O_NONBLOCK);
-  const char *err;
-  WorkerPool *pool = worker_pool_start(1, &err);
-  Sink *s = sink_new();
   LogReaderOptions opts;
   log_reader_options_defaults(&opts);
   opts.iw_size = 5;
-  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
-  worker_post(worker_pool_get(pool, 0), start_reader, s);
+  int sv[2];
+  WorkerPool *pool;
+  Sink *s = stream_reader_start(&opts, NULL, sv, &pool);
 
   /* One line per write, so the reader must go back to the fd for each. */
   for (int i = 0; i < 5; i++)
@@ -424,19 +422,14 @@ usec_of(const LogStamp *t)
 
 Test(logreader, multi_line_joins_parses_and_stamps_with_the_first_line)
 {
-  int sv[2];
-  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  fcntl(sv[0], F_SETFL, O_NONBLOCK);
-  const char *err;
-  WorkerPool *pool = worker_pool_start(1, &err);
-  Sink *s = sink_new();
   LogReaderOptions opts;
   log_reader_options_defaults(&opts);
   opts.multi_line = indented_options(0);
-  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
+  int sv[2];
+  WorkerPool *pool;
+  Sink *s = stream_reader_start(&opts, NULL, sv, &pool);
   /* the reader holds its own reference */
   log_multi_line_options_unref(opts.multi_line);
-  worker_post(worker_pool_get(pool, 0), start_reader, s);
 
   /* stdin run of syslog-ng 3.38.1, multi-line-mode(indented), template
    * "[$HOST|$PROGRAM|$PID|$MSG]": [host|prog|1|one\n  two][host|prog||three\n\tfour] */
@@ -465,19 +458,14 @@ Test(logreader, multi_line_joins_parses_and_stamps_with_the_first_line)
 
 Test(logreader, multi_line_timeout_sends_what_is_held)
 {
-  int sv[2];
-  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  fcntl(sv[0], F_SETFL, O_NONBLOCK);
-  const char *err;
-  WorkerPool *pool = worker_pool_start(1, &err);
-  Sink *s = sink_new();
   LogReaderOptions opts;
   log_reader_options_defaults(&opts);
   opts.parse.flags |= MF_NO_PARSE;
   opts.multi_line = indented_options(1);
-  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
+  int sv[2];
+  WorkerPool *pool;
+  Sink *s = stream_reader_start(&opts, NULL, sv, &pool);
   log_multi_line_options_unref(opts.multi_line);
-  worker_post(worker_pool_get(pool, 0), start_reader, s);
 
   /* file run of syslog-ng 3.38.1, follow-freq(0.5) multi-line-mode(indented)
    * multi-line-timeout(1), input "\n\nfirst\nsecond\nthird": [first]
@@ -513,20 +501,15 @@ Test(logreader, multi_line_timeout_sends_what_is_held)
 
 Test(logreader, multi_line_ignores_framings_other_than_lf)
 {
-  int sv[2];
-  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  fcntl(sv[0], F_SETFL, O_NONBLOCK);
-  const char *err;
-  WorkerPool *pool = worker_pool_start(1, &err);
-  Sink *s = sink_new();
   LogReaderOptions opts;
   log_reader_options_defaults(&opts);
   opts.parse.flags |= MF_NO_PARSE;
   opts.framing = LOG_FRAMING_OCTET_COUNTED;
   opts.multi_line = indented_options(0);
-  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
+  int sv[2];
+  WorkerPool *pool;
+  Sink *s = stream_reader_start(&opts, NULL, sv, &pool);
   log_multi_line_options_unref(opts.multi_line);
-  worker_post(worker_pool_get(pool, 0), start_reader, s);
   cr_assert_eq(write(sv[1], "1 a2  b", 7), 7);
   close(sv[1]);
   WAIT_FOR(s, s->closed);
@@ -545,21 +528,15 @@ Test(logreader, multi_line_ignores_framings_other_than_lf)
 static Sink *
 read_encoded(const char *encoding, const char *input, size_t len, size_t log_msg_size, int expected)
 {
-  int sv[2];
-  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  fcntl(sv[0], F_SETFL, O_NONBLOCK);
-  const char *err;
-  WorkerPool *pool = worker_pool_start(1, &err);
-  Sink *s = sink_new();
   LogReaderOptions opts;
   log_reader_options_defaults(&opts);
   opts.parse.flags |= MF_NO_PARSE;
   opts.encoding = encoding;
   if (log_msg_size)
     opts.log_msg_size = log_msg_size;
-  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
-  cr_assert_not_null(s->reader);
-  worker_post(worker_pool_get(pool, 0), start_reader, s);
+  int sv[2];
+  WorkerPool *pool;
+  Sink *s = stream_reader_start(&opts, NULL, sv, &pool);
   size_t off = 0;
   while (off < len)
     {
@@ -586,17 +563,12 @@ Test(logreader, encoding_latin1_arrives_as_utf8)
 
 Test(logreader, encoding_latin1_is_converted_before_parsing)
 {
-  int sv[2];
-  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  fcntl(sv[0], F_SETFL, O_NONBLOCK);
-  const char *err;
-  WorkerPool *pool = worker_pool_start(1, &err);
-  Sink *s = sink_new();
   LogReaderOptions opts;
   log_reader_options_defaults(&opts);
   opts.encoding = "latin1";
-  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
-  worker_post(worker_pool_get(pool, 0), start_reader, s);
+  int sv[2];
+  WorkerPool *pool;
+  Sink *s = stream_reader_start(&opts, NULL, sv, &pool);
   const char *input = "<13>Nov 22 10:00:00 h\xf6st pr\xf6g[7]: gr\xfc\xdf dich\n";
   cr_assert_eq(write(sv[1], input, strlen(input)), (ssize_t) strlen(input));
   close(sv[1]);
@@ -708,19 +680,14 @@ Test(logreader, encoding_long_message_converts_fully)
 
 Test(logreader, encoding_applies_to_joined_multi_line_messages)
 {
-  int sv[2];
-  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  fcntl(sv[0], F_SETFL, O_NONBLOCK);
-  const char *err;
-  WorkerPool *pool = worker_pool_start(1, &err);
-  Sink *s = sink_new();
   LogReaderOptions opts;
   log_reader_options_defaults(&opts);
   opts.encoding = "ISO-8859-15";
   opts.multi_line = indented_options(0);
-  s->reader = log_reader_new(sv[0], false, &opts, &sink_cb, s, NULL);
+  int sv[2];
+  WorkerPool *pool;
+  Sink *s = stream_reader_start(&opts, NULL, sv, &pool);
   log_multi_line_options_unref(opts.multi_line);
-  worker_post(worker_pool_get(pool, 0), start_reader, s);
   const char *input = "<13>Nov 22 10:00:00 host prog: \xa4 one\n  \xe9two\n"
                       "<13>Nov 22 10:00:01 host prog: x\n";
   cr_assert_eq(write(sv[1], input, strlen(input)), (ssize_t) strlen(input));
