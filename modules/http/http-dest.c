@@ -78,6 +78,7 @@ struct HttpDest
   LogTemplateOptions topts;
   HttpAction actions[600];
   size_t n_urls;
+  size_t lines;            /* messages a request carries at most: batch-lines(), 1 for 0 */
   LogQueue *q;
   CURLM *multi;
   HttpReq *reqs;
@@ -201,12 +202,11 @@ _waiting(HttpDest *d, size_t i)
 static void
 _fill(HttpDest *d, HttpReq *r)
 {
-  size_t max_lines = d->o.batch_lines > 0 ? (size_t) d->o.batch_lines : 1;
   g_string_truncate(r->body, 0);
   g_string_append(r->body, d->o.body_prefix ? d->o.body_prefix : "");
   size_t start_len = r->body->len;
   r->n_idx = 0;
-  for (size_t i = 0; i < d->pending->len && r->n_idx < max_lines; i++)
+  for (size_t i = 0; i < d->pending->len && r->n_idx < d->lines; i++)
     {
       if (!_waiting(d, i))
         continue;
@@ -370,7 +370,7 @@ _take(HttpDest *d, const LogQueueItem *items, size_t n)
 static size_t
 _pending_max(const HttpDest *d)
 {
-  return 4 * (size_t) d->o.workers * (size_t) (d->o.batch_lines > 0 ? d->o.batch_lines : 1);
+  return 4 * (size_t) d->o.workers * d->lines;
 }
 
 /* How many pending items wait for a request, counted up to max. */
@@ -406,9 +406,9 @@ _wait_for(HttpDest *d, size_t want, int64_t until)
 /* When less than a batch waits for a request and there is room, take
  * what the queue has now, so that the next worker free has a full one. */
 static void
-_top_up(HttpDest *d, size_t lines)
+_top_up(HttpDest *d)
 {
-  if (_count_waiting(d, lines) >= lines)
+  if (_count_waiting(d, d->lines) >= d->lines)
     return;
   size_t max = _pending_max(d);
   LogQueueItem more[256];
@@ -521,7 +521,6 @@ static bool
 _deliver(HttpDest *d)
 {
   int64_t max_fails = (d->o.retries + 1) * (int64_t) d->n_urls;
-  size_t lines = (size_t) (d->o.batch_lines > 0 ? d->o.batch_lines : 1);
   bool ok = true;
   /* since when a part of a batch has waited for the rest (batch-timeout()) */
   int64_t partial_since = 0;
@@ -535,13 +534,13 @@ _deliver(HttpDest *d)
       int64_t now = mono_ms(), wake = now + 1000;
       bool active = false, backing_off = false;
       if (ok && !d->failing)
-        _top_up(d, lines);
+        _top_up(d);
       for (int64_t w = 0; w < d->o.workers; w++)
         {
           HttpReq *r = &d->reqs[w];
           if (!r->active && ok && _count_waiting(d, 1))
             {
-              bool partial = d->o.batch_timeout > 0 && _count_waiting(d, lines) < lines;
+              bool partial = d->o.batch_timeout > 0 && _count_waiting(d, d->lines) < d->lines;
               if (!partial)
                 partial_since = 0;
               else if (!partial_since)
@@ -563,7 +562,7 @@ _deliver(HttpDest *d)
                    * what is left of batch-timeout() */
                   if (partial)
                     {
-                      _wait_for(d, lines, partial_since + d->o.batch_timeout);
+                      _wait_for(d, d->lines, partial_since + d->o.batch_timeout);
                       now = mono_ms();
                     }
                   partial_since = 0;
@@ -630,7 +629,7 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
   _take(d, items, n);
   /* batch-timeout(): wait that long for the batches to fill */
   if (d->o.batch_timeout > 0)
-    _wait_for(d, (size_t) (d->o.batch_lines > 0 ? d->o.batch_lines : 1) * (size_t) d->o.workers,
+    _wait_for(d, d->lines * (size_t) d->o.workers,
               mono_ms() + d->o.batch_timeout);
   _deliver(d);
   return (long) n;
@@ -769,7 +768,7 @@ http_dest_new(const HttpDestOptions *o, LogTemplate *body, const LogTemplateOpti
   d->pending = g_array_new(FALSE, FALSE, sizeof(LogQueueItem));
   d->outcome = g_array_new(FALSE, FALSE, sizeof(LogQueueOutcome));
   d->inflight = g_array_new(FALSE, FALSE, sizeof(guint8));
-  size_t per_req = (size_t) (o->batch_lines > 0 ? o->batch_lines : 1);
+  d->lines = (size_t) (o->batch_lines > 0 ? o->batch_lines : 1);
   d->hdrs = curl_slist_append(NULL, "Expect:");
   for (char **h = o->headers; h && *h; h++)
     d->hdrs = curl_slist_append(d->hdrs, *h);
@@ -782,9 +781,9 @@ http_dest_new(const HttpDestOptions *o, LogTemplate *body, const LogTemplateOpti
       r->url = (int) ((size_t) w % d->n_urls);
       r->body = g_string_sized_new(4096);
       r->resp = g_string_sized_new(256);
-      r->idx = g_new(size_t, per_req);
+      r->idx = g_new(size_t, d->lines);
       if (o->response_format == HTTP_RESPONSE_ES_BULK)
-        r->bulk_out = g_new(HttpBulkItem, per_req);
+        r->bulk_out = g_new(HttpBulkItem, d->lines);
       r->h = curl_easy_init();
       if (ok && (!r->h || !_setup_handle(d, r, error)))
         ok = false;
@@ -792,7 +791,7 @@ http_dest_new(const HttpDestOptions *o, LogTemplate *body, const LogTemplateOpti
   d->super.writer_ops = &http_dest_writer_ops;
   d->super.driver = "http";
   d->super.log_fifo_size = o->log_fifo_size;
-  d->super.flush_lines = (int64_t) per_req;
+  d->super.flush_lines = (int64_t) d->lines;
   d->super.batch_files = (uint32_t) o->workers;
   d->super.time_reopen = o->time_reopen;
   d->super.throttle = o->throttle;
