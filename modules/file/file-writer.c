@@ -381,28 +381,18 @@ _drop(FileDest *d, const char *why, int err)
   sluice_log(SLUICE_LOG_ERROR, why, "path", d->path_buf->str, "driver", d->name, "error", e, NULL);
 }
 
-static bool _check_path(FileDest *d);
-
-/* Expand the path of msg into d->path_buf.  False (the message is dropped,
- * as syslog-ng drops it) when the path climbs with '..' or is empty. */
-static bool
-_format_path(FileDest *d, const LogMsg *msg)
+/* d->path_buf: the one "path" of a destination without macros in it (a
+ * path with macros goes by its key, _file_by_key): the path itself, the
+ * command of program() (the table's key; error lines name it), nothing
+ * for stdout(). */
+static void
+_fixed_path(FileDest *d)
 {
   g_string_truncate(d->path_buf, 0);
-  if (d->kind == FILE_KIND_STDOUT)
-    return true;
   if (d->kind == FILE_KIND_PROGRAM)
-    {
-      g_string_append(d->path_buf, d->command); /* the table's key; error lines name it */
-      return true;
-    }
-  if (d->path_is_literal)
-    {
-      g_string_append(d->path_buf, log_template_get_text(d->path));
-      return true;
-    }
-  log_template_format(d->path, msg, &d->popts, d->path_buf);
-  return _check_path(d);
+    g_string_append(d->path_buf, d->command);
+  else if (d->kind != FILE_KIND_STDOUT)
+    g_string_append(d->path_buf, log_template_get_text(d->path));
 }
 
 /* Whether d->path_buf, a path made from macros, may be opened; a path
@@ -515,9 +505,7 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
           continue;
         }
       OpenFile *f = NULL;
-      if (d->path_is_literal && d->last && d->last->fd >= 0)
-        f = d->last; /* one file for every message: nothing to expand or look up */
-      else if (d->by_key)
+      if (d->by_key)
         {
           f = _file_by_key(d, items[i].msg, now, err);
           if (!f && *err == 0)
@@ -526,15 +514,13 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
               continue;
             }
         }
-      else if (!_format_path(d, items[i].msg))
-        {
-          _push_line(d, &line);
-          continue;
-        }
-      else if (d->last && d->last->fd >= 0 && strcmp(d->last->path, d->path_buf->str) == 0)
-        f = d->last; /* runs of messages for the same file skip the hash */
+      else if (d->last && d->last->fd >= 0)
+        f = d->last; /* one file for every message: nothing to expand or look up */
       else
-        f = d->last = _lookup(d, d->path_buf->str, now, err);
+        {
+          _fixed_path(d);
+          f = d->last = _lookup(d, d->path_buf->str, now, err);
+        }
       if (f)
         f->last_used = now;
       if (!f && !d->path_is_literal && _open_error_is_lasting(*err))
