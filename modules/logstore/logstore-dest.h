@@ -11,7 +11,10 @@
  *                       records gathered per file into chunks, a chunk
  *                       written (and synced) before its messages are
  *                       acknowledged (bind_queue), the scan and seal of an
- *                       existing file before appending to it.
+ *                       existing file before appending to it; and the
+ *                       sealer thread, which compresses, encrypts and
+ *                       writes the full chunks the writer hands it while
+ *                       the writer gathers the next ones.
  */
 #ifndef SLUICE_LOGSTORE_DEST_H
 #define SLUICE_LOGSTORE_DEST_H
@@ -25,6 +28,7 @@
 #include "sluice/template.h"
 
 #include <openssl/evp.h>
+#include <pthread.h>
 
 typedef struct LogstoreOptions
 {
@@ -67,10 +71,30 @@ typedef struct LsFile
   uint32_t records;
   int64_t pending_since;  /* CLOCK_MONOTONIC ms of its first record */
   uint64_t chunk_id;      /* the destination-wide id of that chunk; 0: none */
+  uint32_t queued;        /* its chunks handed to the sealer and not yet written (seal_lock) */
   uint64_t written;       /* records of this open, for the closing record */
   int64_t ts_last;        /* CLOCK_MONOTONIC seconds of the last time stamp asked for */
   uint64_t ts_seq;        /* the chain's next chunk number after that stamp */
 } LsFile;
+
+/* Where a chunk is compressed and built: the sealer thread has its own,
+ * the writer thread another for the header and the OPEN, CLOSE and
+ * TIMESTAMP chunks it writes itself. */
+typedef struct LsScratch
+{
+  void *zctx;             /* ZSTD_CCtx */
+  GByteArray *zbuf, *out;
+} LsScratch;
+
+/* A full chunk handed to the sealer: while it is queued, the sealer owns
+ * its file's chain, size and written count. */
+typedef struct LsJob
+{
+  LsFile *f;
+  GByteArray *plain;      /* its records */
+  uint32_t records;
+  uint64_t chunk_id;
+} LsJob;
 
 /* A message taken from the queue, acknowledged once its chunk is out. */
 typedef struct LsHeld
@@ -97,12 +121,24 @@ typedef struct LogstoreDest
   GHashTable *files;      /* path -> LsFile* */
   LsFile *last;
   GString *path_buf, *text;
-  GByteArray *out, *zbuf, *ser;
-  void *zctx;             /* ZSTD_CCtx */
-  GArray *held;           /* LsHeld, in the order taken */
+  GByteArray *ser;
+  LsScratch scratch;
+  GArray *held;           /* LsHeld, in the order taken; [0, held_head) are acknowledged */
+  guint held_head;
   uint64_t next_chunk_id;
   size_t waiting;         /* held messages whose source waits for their ack (flow control) */
   bool failing;           /* a chunk could not be written: retry before taking more */
+
+  /* the sealer thread, from the first batch to free; what it shares under seal_lock */
+  pthread_t sealer;
+  bool sealer_running;
+  pthread_mutex_t seal_lock;
+  pthread_cond_t seal_work, seal_done;
+  GQueue jobs;            /* LsJob*, in the order handed over; the first is being written */
+  GPtrArray *spare;       /* emptied chunk buffers, for the files' next chunks */
+  int seal_err;           /* the first job failed (a negative errno): the sealer waits to be told to retry */
+  bool seal_stop;
+  LsScratch seal_scratch; /* the sealer's own */
 } LogstoreDest;
 
 extern const LogWriterOps logstore_writer_ops;

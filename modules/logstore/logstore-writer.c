@@ -11,6 +11,14 @@
  * fsync(yes)), and the messages are acknowledged, in the order they were
  * taken, once the chunks that hold them are out.
  *
+ * A chunk that is full while messages keep coming is handed to the sealer
+ * thread, which compresses, encrypts and writes it while the writer goes
+ * on gathering; every other write waits for the sealer to be done first
+ * (_seal_wait), so that the acknowledgements, the closing records and the
+ * time stamps follow the chunks they are about.  While a file has chunks
+ * with the sealer (LsFile.queued), the sealer alone touches its chain,
+ * size and written count, and the writer neither closes nor stamps it.
+ *
  * Opening a file that exists reads its chain first (logstore-file.c): a
  * torn tail (a SIGKILL or power loss in the middle of a write) is cut off
  * and the cut is recorded in the OPEN chunk that starts this writer's
@@ -87,54 +95,153 @@ _append(LogstoreDest *d, LsFile *f, const uint8_t *buf, size_t len)
 }
 
 /* Write a chunk of type from payload[0..len) (compressing DATA as
- * compress() says). */
+ * compress() says), built in s. */
 static int
-_write_chunk(LogstoreDest *d, LsFile *f, int type, uint32_t records, const uint8_t *payload, size_t len)
+_write_chunk(LogstoreDest *d, LsScratch *s, LsFile *f, int type, uint32_t records, const uint8_t *payload,
+             size_t len)
 {
   const uint8_t *body = payload;
   size_t body_len = len;
   int flags = 0;
   if (type == LS_CHUNK_DATA && d->o.compress > 0 && len > 0)
     {
+      if (!s->zctx)
+        s->zctx = ZSTD_createCCtx();
       size_t bound = ZSTD_compressBound(len);
-      g_byte_array_set_size(d->zbuf, (guint) bound);
-      size_t z = ZSTD_compressCCtx(d->zctx, d->zbuf->data, bound, payload, len, (int) d->o.compress);
+      g_byte_array_set_size(s->zbuf, (guint) bound);
+      size_t z = s->zctx ? ZSTD_compressCCtx(s->zctx, s->zbuf->data, bound, payload, len, (int) d->o.compress)
+                         : len; /* no memory for a context: stored as it is */
       if (!ZSTD_isError(z) && z < len)
         {
-          body = d->zbuf->data;
+          body = s->zbuf->data;
           body_len = z;
           flags = LS_CHUNK_COMPRESSED;
         }
     }
-  g_byte_array_set_size(d->out, 0);
+  g_byte_array_set_size(s->out, 0);
   LsChain saved = f->chain;
-  if (!ls_chunk_build(&f->chain, type, flags, records, (uint32_t) len, body, body_len, d->out))
+  if (!ls_chunk_build(&f->chain, type, flags, records, (uint32_t) len, body, body_len, s->out))
     {
       sluice_log(SLUICE_LOG_ERROR, "Error encrypting logstore chunk", "filename", f->path, NULL);
       return -EIO;
     }
-  int rc = _append(d, f, d->out->data, d->out->len);
+  int rc = _append(d, f, s->out->data, s->out->len);
   if (rc < 0)
     f->chain = saved; /* the chunk is not in the file: the next one takes its place */
   return rc;
 }
 
-/* Write f's gathering chunk, if any. */
+/* ---- the sealer ---------------------------------------------------------- */
+
+#define SEAL_MAX_JOBS 4 /* chunks with the sealer: the writer waits for room past this */
+
+/* The sealer thread: the jobs in order; a job that fails stays first, and
+ * the sealer waits until the writer asks it to try again (_seal_wait). */
+static void *
+_sealer_main(void *arg)
+{
+  LogstoreDest *d = arg;
+  pthread_mutex_lock(&d->seal_lock);
+  for (;;)
+    {
+      while (!d->seal_stop && (g_queue_is_empty(&d->jobs) || d->seal_err))
+        pthread_cond_wait(&d->seal_work, &d->seal_lock);
+      if (d->seal_stop)
+        break;
+      LsJob *j = g_queue_peek_head(&d->jobs);
+      pthread_mutex_unlock(&d->seal_lock);
+      int rc = _write_chunk(d, &d->seal_scratch, j->f, LS_CHUNK_DATA, j->records, j->plain->data, j->plain->len);
+      pthread_mutex_lock(&d->seal_lock);
+      if (rc < 0)
+        d->seal_err = rc;
+      else
+        {
+          g_queue_pop_head(&d->jobs);
+          j->f->written += j->records;
+          j->f->queued--;
+          g_byte_array_set_size(j->plain, 0);
+          if (d->spare->len < SEAL_MAX_JOBS)
+            g_ptr_array_add(d->spare, j->plain);
+          else
+            g_byte_array_free(j->plain, TRUE);
+          g_free(j);
+        }
+      pthread_cond_broadcast(&d->seal_done);
+    }
+  pthread_mutex_unlock(&d->seal_lock);
+  return NULL;
+}
+
+/* Hand f's gathering chunk, if any, to the sealer; f gathers the next one
+ * in a buffer the sealer has emptied. */
 static int
-_flush_file(LogstoreDest *d, LsFile *f)
+_hand_over(LogstoreDest *d, LsFile *f)
 {
   if (!f->chunk_id)
     return 0;
   if (f->fd < 0)
     return -EBADF;
-  int rc = _write_chunk(d, f, LS_CHUNK_DATA, f->records, f->pending->data, f->pending->len);
-  if (rc < 0)
-    return rc;
-  f->written += f->records;
-  g_byte_array_set_size(f->pending, 0);
+  LsJob *j = g_new(LsJob, 1);
+  *j = (LsJob) { f, f->pending, f->records, f->chunk_id };
+  pthread_mutex_lock(&d->seal_lock);
+  while (g_queue_get_length(&d->jobs) >= SEAL_MAX_JOBS && !d->seal_err)
+    pthread_cond_wait(&d->seal_done, &d->seal_lock);
+  if (d->seal_err)
+    d->failing = true;
+  g_queue_push_tail(&d->jobs, j);
+  f->queued++;
+  f->pending = d->spare->len ? g_ptr_array_steal_index_fast(d->spare, d->spare->len - 1) : g_byte_array_new();
+  pthread_cond_signal(&d->seal_work);
+  pthread_mutex_unlock(&d->seal_lock);
   f->records = 0;
   f->chunk_id = 0;
   return 0;
+}
+
+/* Wait until the sealer has written every chunk handed to it, asking it
+ * first to try again a chunk that failed.  0, or the error it stopped at
+ * (it is idle then too). */
+static int
+_seal_wait(LogstoreDest *d)
+{
+  pthread_mutex_lock(&d->seal_lock);
+  if (d->seal_err)
+    {
+      d->seal_err = 0;
+      pthread_cond_signal(&d->seal_work);
+    }
+  while (!g_queue_is_empty(&d->jobs) && !d->seal_err)
+    pthread_cond_wait(&d->seal_done, &d->seal_lock);
+  int rc = d->seal_err;
+  pthread_mutex_unlock(&d->seal_lock);
+  return rc;
+}
+
+/* f has no chunk with the sealer: the writer may close or stamp it. */
+static bool
+_settled(LogstoreDest *d, const LsFile *f)
+{
+  pthread_mutex_lock(&d->seal_lock);
+  bool idle = f->queued == 0;
+  pthread_mutex_unlock(&d->seal_lock);
+  return idle;
+}
+
+/* The chunks with the sealer are dropped (finish: their messages go back
+ * to the queue); it must be idle (_seal_wait). */
+static void
+_seal_discard(LogstoreDest *d)
+{
+  pthread_mutex_lock(&d->seal_lock);
+  LsJob *j;
+  while ((j = g_queue_pop_head(&d->jobs)))
+    {
+      j->f->queued--;
+      g_byte_array_free(j->plain, TRUE);
+      g_free(j);
+    }
+  d->seal_err = 0;
+  pthread_mutex_unlock(&d->seal_lock);
 }
 
 /* Acknowledge the messages taken so far whose chunks are written, in the
@@ -154,26 +261,45 @@ _ack_ready(LogstoreDest *d)
           if (f->chunk_id && f->chunk_id < min_pending)
             min_pending = f->chunk_id;
         }
+      pthread_mutex_lock(&d->seal_lock);
+      for (GList *l = d->jobs.head; l; l = l->next)
+        min_pending = MIN(min_pending, ((LsJob *) l->data)->chunk_id);
+      if (d->seal_err)
+        d->failing = true;
+      pthread_mutex_unlock(&d->seal_lock);
     }
-  guint k = 0;
+  guint k = d->held_head;
   LsHeld *h = (LsHeld *) d->held->data;
   while (k < d->held->len && h[k].chunk_id < min_pending)
     k++;
-  if (k == 0)
+  if (k == d->held_head)
     return;
-  for (guint i = 0; i < k; i++)
-    d->waiting -= h[i].item.ack;
   /* log_queue_ack_batch takes consecutive LogQueueItems */
   LogQueueItem items[256];
-  for (guint i = 0; i < k;)
+  for (guint i = d->held_head; i < k;)
     {
       guint n = MIN(k - i, (guint) G_N_ELEMENTS(items));
       for (guint j = 0; j < n; j++)
-        items[j] = h[i + j].item;
+        {
+          items[j] = h[i + j].item;
+          d->waiting -= items[j].ack;
+        }
       log_queue_ack_batch(d->q, items, n);
       i += n;
     }
-  g_array_remove_range(d->held, 0, k);
+  /* the acknowledged front is cut off once it is the larger part, so
+   * that acknowledging moves what stays only now and then */
+  d->held_head = k;
+  if (k == d->held->len)
+    {
+      g_array_set_size(d->held, 0);
+      d->held_head = 0;
+    }
+  else if (k >= d->held->len - k)
+    {
+      g_array_remove_range(d->held, 0, k);
+      d->held_head = 0;
+    }
 }
 
 /* Write every gathering chunk, then acknowledge.  0, or the first error. */
@@ -188,10 +314,13 @@ _flush_all(LogstoreDest *d)
       g_hash_table_iter_init(&it, d->files);
       while (g_hash_table_iter_next(&it, NULL, &v))
         {
-          int rc = _flush_file(d, v);
+          int rc = _hand_over(d, v);
           if (rc < 0 && !err)
             err = rc;
         }
+      int rc = _seal_wait(d);
+      if (rc < 0 && !err)
+        err = rc;
     }
   d->failing = err != 0;
   _ack_ready(d);
@@ -220,11 +349,12 @@ _start_file(LogstoreDest *d, LsFile *f)
           return -EIO;
         }
     }
-  g_byte_array_set_size(d->out, 0);
+  GByteArray *out = d->scratch.out;
+  g_byte_array_set_size(out, 0);
   uint8_t hash[LS_HASH_LEN];
-  ls_header_build(&h, d->pub ? &kb : NULL, d->out, hash);
+  ls_header_build(&h, d->pub ? &kb : NULL, out, hash);
   f->size = 0;
-  int rc = _append(d, f, d->out->data, d->out->len);
+  int rc = _append(d, f, out->data, out->len);
   if (rc < 0)
     return rc;
   memcpy(f->chain.prev, hash, LS_HASH_LEN);
@@ -345,7 +475,7 @@ _resume_file(LogstoreDest *d, LsFile *f, uint64_t size)
     }
   g_byte_array_set_size(d->ser, 0);
   ls_open_payload(torn, _real_us(), d->pub ? &kb : NULL, d->ser);
-  return _write_chunk(d, f, LS_CHUNK_OPEN, 0, d->ser->data, d->ser->len);
+  return _write_chunk(d, &d->scratch, f, LS_CHUNK_OPEN, 0, d->ser->data, d->ser->len);
 }
 
 static int
@@ -384,26 +514,23 @@ _open_file(LogstoreDest *d, LsFile *f)
   return -EIO;
 }
 
-/* Write what f gathers and its closing record, and close it. */
+/* Write f's closing record and close it.  f gathers nothing and has no
+ * chunk with the sealer: its callers close only such files. */
 static void
 _close_file(LogstoreDest *d, LsFile *f)
 {
   if (f->fd < 0)
     return;
-  if (_flush_file(d, f) == 0)
+  g_assert(!f->chunk_id);
+  uint8_t p[16];
+  uint64_t n = f->written;
+  int64_t now = _real_us();
+  for (int i = 0; i < 8; i++)
     {
-      uint8_t p[16];
-      uint64_t n = f->written;
-      int64_t now = _real_us();
-      for (int i = 0; i < 8; i++)
-        {
-          p[i] = (uint8_t) (n >> (8 * i));
-          p[8 + i] = (uint8_t) ((uint64_t) now >> (8 * i));
-        }
-      _write_chunk(d, f, LS_CHUNK_CLOSE, 0, p, sizeof(p));
+      p[i] = (uint8_t) (n >> (8 * i));
+      p[8 + i] = (uint8_t) ((uint64_t) now >> (8 * i));
     }
-  else
-    sluice_log(SLUICE_LOG_ERROR, "Logstore file closed without its last chunk", "filename", f->path, NULL);
+  _write_chunk(d, &d->scratch, f, LS_CHUNK_CLOSE, 0, p, sizeof(p));
   close(f->fd);
   f->fd = -1;
 }
@@ -421,18 +548,50 @@ _file_free(gpointer p)
 }
 
 static void
+_scratch_init(LsScratch *s)
+{
+  *s = (LsScratch) { NULL, g_byte_array_new(), g_byte_array_new() };
+}
+
+static void
+_scratch_free(LsScratch *s)
+{
+  ZSTD_freeCCtx(s->zctx);
+  g_byte_array_free(s->zbuf, TRUE);
+  g_byte_array_free(s->out, TRUE);
+}
+
+/* The writer's state, made at its first batch, and the sealer thread
+ * (false when it cannot start: the batch is tried again later). */
+static bool
 _ensure_state(LogstoreDest *d)
 {
-  if (d->files)
-    return;
-  d->files = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, _file_free);
-  d->path_buf = g_string_sized_new(256);
-  d->text = g_string_sized_new(1024);
-  d->out = g_byte_array_new();
-  d->zbuf = g_byte_array_new();
-  d->ser = g_byte_array_new();
-  d->zctx = ZSTD_createCCtx();
-  d->held = g_array_new(FALSE, FALSE, sizeof(LsHeld));
+  if (!d->files)
+    {
+      d->files = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, _file_free);
+      d->path_buf = g_string_sized_new(256);
+      d->text = g_string_sized_new(1024);
+      d->ser = g_byte_array_new();
+      _scratch_init(&d->scratch);
+      d->held = g_array_new(FALSE, FALSE, sizeof(LsHeld));
+      pthread_mutex_init(&d->seal_lock, NULL);
+      pthread_cond_init(&d->seal_work, NULL);
+      pthread_cond_init(&d->seal_done, NULL);
+      g_queue_init(&d->jobs);
+      d->spare = g_ptr_array_new();
+      _scratch_init(&d->seal_scratch);
+    }
+  if (!d->sealer_running)
+    {
+      int e = pthread_create(&d->sealer, NULL, _sealer_main, d);
+      if (e)
+        {
+          _log_err("Error starting the logstore sealer thread", d->name, e);
+          return false;
+        }
+      d->sealer_running = true;
+    }
+  return true;
 }
 
 /* The open file for path, or NULL with *err. */
@@ -453,7 +612,7 @@ _lookup(LogstoreDest *d, const char *path, int *err)
       int rc = _open_file(d, f);
       if (rc < 0)
         {
-          if (!f->chunk_id)
+          if (!f->chunk_id && _settled(d, f))
             g_hash_table_remove(d->files, path);
           *err = rc;
           return NULL;
@@ -532,7 +691,8 @@ _queue_empty(LogstoreDest *d)
  * a busy source is shorter), the chunks of at least IDLE_MIN_CHUNK bytes,
  * so that a burst's last messages are in the file then and not
  * max-chunk-time() later, while a trickle still gathers some before it
- * is compressed. */
+ * is compressed; and what the sealer has is waited for, so that its
+ * messages are acknowledged then. */
 static void
 _flush_idle(LogstoreDest *d)
 {
@@ -543,7 +703,9 @@ _flush_idle(LogstoreDest *d)
     }
   GHashTableIter it;
   gpointer v;
-  bool any = false;
+  pthread_mutex_lock(&d->seal_lock);
+  bool any = !g_queue_is_empty(&d->jobs);
+  pthread_mutex_unlock(&d->seal_lock);
   g_hash_table_iter_init(&it, d->files);
   while (!any && g_hash_table_iter_next(&it, NULL, &v))
     any = ((LsFile *) v)->pending->len >= IDLE_MIN_CHUNK;
@@ -557,9 +719,11 @@ _flush_idle(LogstoreDest *d)
   while (any && g_hash_table_iter_next(&it, NULL, &v))
     {
       LsFile *f = v;
-      if (f->chunk_id && f->pending->len >= IDLE_MIN_CHUNK && _flush_file(d, f) < 0)
+      if (f->pending->len >= IDLE_MIN_CHUNK && _hand_over(d, f) < 0)
         d->failing = true;
     }
+  if (any && _seal_wait(d) < 0)
+    d->failing = true;
   _ack_ready(d);
 }
 
@@ -568,7 +732,8 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
 {
   assert_writer_thread(dest);
   LogstoreDest *d = dest;
-  _ensure_state(d);
+  if (!_ensure_state(d))
+    return -EAGAIN;
   if (d->failing && _flush_all(d) < 0)
     return -EIO; /* nothing more is taken until the chunks in hand are out */
   size_t i;
@@ -603,7 +768,7 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
       _add_record(d, f, msg);
       h.chunk_id = f->chunk_id;
       g_array_append_val(d->held, h);
-      if (f->pending->len >= (guint) d->o.max_chunk_size && _flush_file(d, f) < 0)
+      if (f->pending->len >= (guint) d->o.max_chunk_size && _hand_over(d, f) < 0)
         d->failing = true;
     }
   if (d->failing || i < n)
@@ -628,14 +793,15 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
 static void
 _stamp(LogstoreDest *d, LsFile *f, int64_t now)
 {
-  if (!d->o.timestamp_url || f->fd < 0 || f->chain.seq <= f->ts_seq || now - f->ts_last < d->o.timestamp_freq)
+  if (!d->o.timestamp_url || f->fd < 0 || now - f->ts_last < d->o.timestamp_freq || !_settled(d, f) ||
+      f->chain.seq <= f->ts_seq)
     return;
   f->ts_last = now;
   GByteArray *token = g_byte_array_new();
   char *error = NULL;
   if (ls_tsa_stamp(d->o.timestamp_url, d->o.timestamp_policy, f->chain.prev, TSA_TIMEOUT_MS, token, &error))
     {
-      if (_write_chunk(d, f, LS_CHUNK_TIMESTAMP, 0, token->data, token->len) == 0)
+      if (_write_chunk(d, &d->scratch, f, LS_CHUNK_TIMESTAMP, 0, token->data, token->len) == 0)
         f->ts_seq = f->chain.seq;
     }
   else
@@ -685,7 +851,7 @@ _housekeep(void *dest, int64_t now)
       LsFile *f = v;
       if (f->chunk_id)
         continue;
-      if (f->fd < 0 || (d->o.time_reap > 0 && now - f->last_used >= d->o.time_reap))
+      if ((f->fd < 0 || (d->o.time_reap > 0 && now - f->last_used >= d->o.time_reap)) && _settled(d, f))
         {
           _close_file(d, f);
           g_hash_table_iter_remove(&it);
@@ -693,8 +859,8 @@ _housekeep(void *dest, int64_t now)
     }
 }
 
-/* Close every file (each with its closing record); those whose last chunk
- * cannot be written stay in the table, closed, to be tried again. */
+/* Close every file (each with its closing record); those whose chunks
+ * cannot be written stay in the table, open, to be tried again. */
 static void
 _close_all(LogstoreDest *d)
 {
@@ -706,7 +872,7 @@ _close_all(LogstoreDest *d)
   while (g_hash_table_iter_next(&it, NULL, &v))
     {
       LsFile *f = v;
-      if (f->chunk_id)
+      if (f->chunk_id || !_settled(d, f))
         continue;
       _close_file(d, f);
       g_hash_table_iter_remove(&it);
@@ -731,16 +897,19 @@ _finish(void *dest)
     return;
   _close_all(d);
   /* what could not be written goes back to the queue, for the next writer */
-  if (d->held->len)
+  guint n = d->held->len - d->held_head;
+  if (n)
     {
-      LogQueueItem *items = g_new(LogQueueItem, d->held->len);
-      for (guint i = 0; i < d->held->len; i++)
-        items[i] = g_array_index(d->held, LsHeld, i).item;
-      log_queue_unpop(d->q, items, d->held->len);
+      LogQueueItem *items = g_new(LogQueueItem, n);
+      for (guint i = 0; i < n; i++)
+        items[i] = g_array_index(d->held, LsHeld, d->held_head + i).item;
+      log_queue_unpop(d->q, items, n);
       g_free(items);
-      g_array_set_size(d->held, 0);
       d->waiting = 0;
     }
+  g_array_set_size(d->held, 0);
+  d->held_head = 0;
+  _seal_discard(d);
   g_hash_table_remove_all(d->files);
 }
 
@@ -757,12 +926,26 @@ logstore_writer_free(LogstoreDest *d)
 {
   if (!d->files)
     return;
+  if (d->sealer_running)
+    {
+      pthread_mutex_lock(&d->seal_lock);
+      d->seal_stop = true;
+      pthread_cond_signal(&d->seal_work);
+      pthread_mutex_unlock(&d->seal_lock);
+      pthread_join(d->sealer, NULL);
+    }
+  _seal_discard(d);
   g_hash_table_destroy(d->files);
   g_string_free(d->path_buf, TRUE);
   g_string_free(d->text, TRUE);
-  g_byte_array_free(d->out, TRUE);
-  g_byte_array_free(d->zbuf, TRUE);
   g_byte_array_free(d->ser, TRUE);
-  ZSTD_freeCCtx(d->zctx);
+  _scratch_free(&d->scratch);
+  _scratch_free(&d->seal_scratch);
   g_array_free(d->held, TRUE);
+  for (guint i = 0; i < d->spare->len; i++)
+    g_byte_array_free(g_ptr_array_index(d->spare, i), TRUE);
+  g_ptr_array_free(d->spare, TRUE);
+  pthread_mutex_destroy(&d->seal_lock);
+  pthread_cond_destroy(&d->seal_work);
+  pthread_cond_destroy(&d->seal_done);
 }

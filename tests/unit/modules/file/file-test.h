@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Helpers for the file module's suites: build a destination from a
- * configuration text (with @DIR@ standing for a fresh temporary
- * directory), make messages from syslog lines, and call the writer ops
- * directly on the test's thread, as the LogWriter thread would.
+ * Helpers for the file module's suites (and logstore()'s, with
+ * Rig.factories): build a destination from a configuration text (with
+ * @DIR@ standing for a fresh temporary directory), make messages from
+ * syslog lines, and call the writer ops directly on the test's thread, as
+ * the LogWriter thread would.
  */
 #ifndef SLUICE_TEST_FILE_TEST_H
 #define SLUICE_TEST_FILE_TEST_H
@@ -26,7 +27,8 @@ typedef struct Rig
   CfgTree *tree;
   CfgGlobalOptions global;
   LogDestDriver *drv;
-  FileDest *d;
+  FileDest *d;                               /* drv, when it is a file() kind */
+  const LogDriverFactory *const *factories; /* NULL: the file module's */
   CfgError err;
 } Rig;
 
@@ -64,10 +66,11 @@ rig_try(Rig *r, const char *text)
   cr_assert_not_null(stmt, "the test config needs a destination d");
   cr_assert_geq(stmt->n_children, 1);
   const CfgNode *call = stmt->children[0];
+  const LogDriverFactory *const *factories = r->factories ? r->factories : file_driver_factories;
   const LogDriverFactory *f = NULL;
-  for (size_t i = 0; file_driver_factories[i]; i++)
-    if (cfg_name_equal(file_driver_factories[i]->def.name, call->name))
-      f = file_driver_factories[i];
+  for (size_t i = 0; factories[i]; i++)
+    if (cfg_name_equal(factories[i]->def.name, call->name))
+      f = factories[i];
   cr_assert_not_null(f, "no driver %s", call->name);
   LogDriverContext ctx = { &r->global, r->tree, "d" };
   r->drv = f->new_dest(call, &ctx, &r->err);

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * logstore()'s writer (modules/logstore/logstore-writer.c), driven as its
+ * writer thread would drive it: full chunks go to the sealer thread while
+ * the writer gathers the next.  No message is acknowledged before its
+ * chunk is whole in the file; a chunk the sealer cannot write (the file
+ * size limit, RLIMIT_FSIZE) is tried again until it can be; in the end
+ * every message is in the file once, in order.
+ */
+#include "../file/file-test.h"
+#include "logstore/logstore-dest.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define N_MSGS 3000
+#define BATCH 100
+
+typedef struct Store
+{
+  Rig r;
+  LogQueue *q;
+} Store;
+
+/* Chunks of 4 KiB (about 25 records): the sealer gets many. */
+static void
+store_build(Store *s)
+{
+  s->r.factories = logstore_driver_factories;
+  rig_build(&s->r, "destination d { logstore(\"@DIR@/s.lgs\" max-chunk-size(4096)); };");
+  s->q = log_queue_new(N_MSGS + 10);
+  s->r.drv->writer_ops->bind_queue(s->r.drv, s->q);
+  char *pad = g_strnfill(100, 'p');
+  for (int i = 0; i < N_MSGS; i++)
+    {
+      char *line = g_strdup_printf("<13>Mar 10 11:58:01 host%d app: %d %s", i % 3, i, pad);
+      LogQueueItem it = { make_msg(line), false };
+      cr_assert_eq(log_queue_push_batch(s->q, &it, 1), 0);
+      g_free(line);
+    }
+  g_free(pad);
+}
+
+static void
+store_free(Store *s)
+{
+  rig_free(&s->r);
+  log_queue_free(s->q);
+}
+
+static uint64_t
+acked(Store *s)
+{
+  LogQueueStats st;
+  log_queue_get_stats(s->q, &st);
+  return st.written;
+}
+
+/* The records in the whole chunks of the file, in order: each one's
+ * number into nums (when given).  *closed: the file ends in its closing
+ * record. */
+static size_t
+read_store(Store *s, int *nums, bool *closed)
+{
+  char *path = rig_path(&s->r, "s.lgs");
+  int fd = open(path, O_RDONLY);
+  g_free(path);
+  cr_assert_geq(fd, 0);
+  LsHeader h;
+  LsKeyBlock kb;
+  LsChain chain = { 0 };
+  uint64_t off = 0;
+  char *error = NULL;
+  cr_assert_eq(ls_fd_header(fd, &h, &kb, &chain, &off, &error), LS_OK, "%s", error);
+  LsReadKey rk = { NULL, true };
+  GByteArray *buf = g_byte_array_new(), *plain = g_byte_array_new(), *scratch = g_byte_array_new();
+  size_t n = 0;
+  int last = 0;
+  LsStatus st;
+  for (;;)
+    {
+      LsChunk c = { .plain = plain };
+      g_byte_array_set_size(plain, 0);
+      st = ls_fd_chunk(fd, &chain, &rk, &off, buf, &c, &error);
+      if (st != LS_OK)
+        break;
+      last = c.type;
+      size_t pos = 0;
+      LsRecord rec;
+      while (c.type == LS_CHUNK_DATA && ls_record_next(plain, &pos, &rec) == LS_OK)
+        {
+          const char *why = NULL;
+          LogMsg *m = ls_record_msg(&rec, scratch, &why);
+          cr_assert_not_null(m, "%s", why);
+          if (nums && n < N_MSGS)
+            nums[n] = atoi(log_msg_get_value(m, LM_V_MESSAGE, NULL));
+          n++;
+          log_msg_unref(m);
+        }
+    }
+  cr_assert_neq(st, LS_BAD, "%s", error);
+  if (closed)
+    *closed = st == LS_END && last == LS_CHUNK_CLOSE;
+  g_free(error);
+  g_byte_array_free(buf, TRUE);
+  g_byte_array_free(plain, TRUE);
+  g_byte_array_free(scratch, TRUE);
+  close(fd);
+  return n;
+}
+
+/* Every message once, in order, in a closed file; every one acknowledged. */
+static void
+assert_all_written(Store *s)
+{
+  s->r.drv->writer_ops->finish(s->r.drv);
+  int *nums = g_new(int, N_MSGS + 1);
+  bool closed = false;
+  size_t n = read_store(s, nums, &closed);
+  cr_assert_eq(n, N_MSGS, "%zu records in the file", n);
+  for (int i = 0; i < N_MSGS; i++)
+    cr_assert_eq(nums[i], i, "record %d holds message %d", i, nums[i]);
+  cr_assert(closed, "the file should end in its closing record");
+  cr_assert_eq(acked(s), N_MSGS);
+  g_free(nums);
+}
+
+Test(logstore_writer, no_message_is_acknowledged_before_its_chunk_is_in_the_file, .timeout = 60)
+{
+  Store s = { 0 };
+  store_build(&s);
+  LogQueueItem items[BATCH];
+  ssize_t k;
+  while ((k = log_queue_pop_batch(s.q, items, BATCH, 0)) > 0)
+    {
+      cr_assert_eq(rig_write(&s.r, items, (size_t) k), k);
+      uint64_t a = acked(&s);
+      size_t in_file = read_store(&s, NULL, NULL);
+      cr_assert_leq(a, in_file, "%" G_GUINT64_FORMAT " acknowledged, %zu in the file", a, in_file);
+    }
+  assert_all_written(&s);
+  store_free(&s);
+}
+
+Test(logstore_writer, a_chunk_that_cannot_be_written_is_tried_again_and_nothing_is_lost, .timeout = 60)
+{
+  Store s = { 0 };
+  store_build(&s);
+  /* the file may not grow past 30,000 bytes: a write past it fails
+   * (EFBIG), in the sealer or in the writer */
+  signal(SIGXFSZ, SIG_IGN);
+  struct rlimit old, lim;
+  cr_assert_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+  lim = (struct rlimit) { 30000, old.rlim_max };
+  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  LogQueueItem items[BATCH];
+  size_t have = 0, off = 0;
+  int failures = 0;
+  for (int round = 0; round < 100000; round++)
+    {
+      if (off == have)
+        {
+          ssize_t k = log_queue_pop_batch(s.q, items, BATCH, 0);
+          if (k <= 0)
+            break;
+          have = (size_t) k;
+          off = 0;
+        }
+      long rc = rig_write(&s.r, items + off, have - off);
+      uint64_t a = acked(&s);
+      size_t in_file = read_store(&s, NULL, NULL);
+      cr_assert_leq(a, in_file, "%" G_GUINT64_FORMAT " acknowledged, %zu in the file", a, in_file);
+      if (rc < 0)
+        {
+          /* the writer would wait time-reopen() and try the same again:
+           * the limit is lifted after the second failure */
+          if (++failures == 2)
+            cr_assert_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+          continue;
+        }
+      off += (size_t) rc;
+    }
+  cr_assert_geq(failures, 2, "the size limit should have failed a write");
+  assert_all_written(&s);
+  store_free(&s);
+}
