@@ -27,10 +27,36 @@
 
 #include "sluice/logmsg.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define LOG_MSG_SERIALIZE_VERSION 1
+
+/* The values log_msg_serialize() writes, in its order: the built-in slots
+ * that are set, then the name-value pairs (an unset SD parameter's place
+ * skipped).  For another form of the whole message (logstore()'s lean
+ * records):
+ *
+ *   LogMsgValues it;
+ *   log_msg_values_init(&it, msg);
+ *   while (log_msg_values_next(&it))
+ *     ... it.name[0..it.name_len), it.value[0..it.len) ...
+ */
+typedef struct LogMsgValues
+{
+  const LogMsg *msg;
+  uint32_t at; /* the next: built-in handles, then LM_V_MAX + index into nv */
+  NVHandle handle;
+  const char *name, *value;
+  size_t name_len, len;
+} LogMsgValues;
+
+void log_msg_values_init(LogMsgValues *it, const LogMsg *msg);
+bool log_msg_values_next(LogMsgValues *it);
+
+/* How many values log_msg_values_next() gives for msg. */
+uint32_t log_msg_values_count(const LogMsg *msg);
 
 /* Bytes log_msg_serialize() will write for msg. */
 size_t log_msg_serialized_size(const LogMsg *msg);

@@ -598,61 +598,83 @@ _msghdr_derived(const uint8_t *v, size_t len, const uint8_t *prog, size_t prog_l
   return v[0] == ':' && v[1] == ' ';
 }
 
-bool
-ls_record_append_lean(GByteArray *plain, int64_t recv_us, const uint8_t *ser, size_t len)
+#define LEAN_ROOM 1024 /* made beyond what is needed, so that most records grow plain once */
+
+/* o in plain, with room for need more bytes after it (plain->len is the
+ * room made so far); o again, as plain may have moved. */
+static uint8_t *
+_room(GByteArray *plain, uint8_t *o, size_t need)
 {
-  if (len < SER_FIXED + 4 || ser[0] != 'M' || ser[1] != LOG_MSG_SERIALIZE_VERSION)
-    return false;
-  uint32_t count = _get32(ser + SER_FIXED);
-  if (count > len)
-    return false;
-  /* at most: varints 2 bytes longer than the fields, 5 more per stamp,
-   * a value's code and lengths 3 more than its lengths */
+  size_t at = (size_t) (o - plain->data);
+  if (at + need > plain->len)
+    g_byte_array_set_size(plain, (guint) (at + need + LEAN_ROOM));
+  return plain->data + at;
+}
+
+typedef struct LeanTags
+{
+  GByteArray *plain;
+  uint8_t *o;
+  uint32_t count;
+} LeanTags;
+
+static void
+_lean_tag(LogTagId id, const char *name, void *user_data)
+{
+  LeanTags *t = user_data;
+  size_t len = name ? strlen(name) : 0;
+  t->o = _room(t->plain, t->o, 2 + len);
+  _put16(t->o, (uint16_t) len);
+  memcpy(t->o + 2, name, len);
+  t->o += 2 + len;
+  t->count++;
+}
+
+/* The fixed part's most: varints of pri, flags, seqnum and rcptid, three
+ * stamps (a tag and three varints), the peer and the value count. */
+#define LEAN_FIXED_MAX (3 + 5 + 5 + 10 + 3 * (1 + 10 + 5 + 5) + 20 + 5)
+
+void
+ls_record_append_lean(GByteArray *plain, int64_t recv_us, const LogMsg *msg)
+{
   guint start = plain->len;
-  uint8_t *o0 = ls_record_reserve(plain, LS_RECORD_LEAN, recv_us, len + 32 + 3 * (size_t) count), *o = o0;
+  uint8_t *o = ls_record_reserve(plain, LS_RECORD_LEAN, recv_us, LEAN_FIXED_MAX + LEAN_ROOM);
   int64_t rs;
   uint32_t ru;
   _split_us(recv_us, &rs, &ru);
   /* what changes from message to message first, then what mostly repeats */
-  o = _putv(o, _get16(ser + 2));
-  for (const uint8_t *s = ser + SER_STAMPS; s < ser + SER_PEER; s += 16)
+  o = _putv(o, msg->pri);
+  for (int i = 0; i < LM_TS_MAX; i++)
     {
-      int64_t sec = (int64_t) _get64(s);
-      uint32_t usec = _get32(s + 8);
-      uint8_t tag = sec == rs && usec == ru ? LEAN_STAMP_RECVD : sec == 0 && usec == 0 ? LEAN_STAMP_ZERO
-        : LEAN_STAMP_OTHER;
+      const LogStamp *st = &msg->stamps[i];
+      uint8_t tag = st->sec == rs && st->usec == ru ? LEAN_STAMP_RECVD
+                    : st->sec == 0 && st->usec == 0 ? LEAN_STAMP_ZERO
+                                                    : LEAN_STAMP_OTHER;
       *o++ = tag;
       if (tag == LEAN_STAMP_OTHER)
-        o = _putv(_putv(o, _zigzag((int64_t) ((uint64_t) sec - (uint64_t) rs))), usec);
-      o = _putv(o, _zigzag((int32_t) _get32(s + 12)));
+        o = _putv(_putv(o, _zigzag((int64_t) ((uint64_t) st->sec - (uint64_t) rs))), st->usec);
+      o = _putv(o, _zigzag(st->gmtoff));
     }
-  o = _putv(o, _get32(ser + 4));
-  o = _putv(o, _get32(ser + 8));
-  o = _putv(o, _get64(ser + 12));
-  memcpy(o, ser + SER_PEER, 20);
-  o = _putv(o + 20, count);
-  const uint8_t *p = ser + SER_FIXED + 4, *end = ser + len;
-  const uint8_t *prog = NULL, *pid = NULL;
+  o = _putv(o, msg->flags);
+  o = _putv(o, msg->seqnum);
+  o = _putv(o, msg->rcptid);
+  _put16(o, msg->saddr.family);
+  _put16(o + 2, msg->saddr.port);
+  G_STATIC_ASSERT(sizeof(msg->saddr.addr) == 16);
+  memcpy(o + 4, msg->saddr.addr, 16);
+  o = _putv(o + 20, log_msg_values_count(msg));
+  const char *prog = NULL, *pid = NULL;
   size_t prog_len = 0, pid_len = 0;
   bool derived = false;
-  for (uint32_t i = 0; i < count; i++)
+  LogMsgValues it;
+  log_msg_values_init(&it, msg);
+  while (log_msg_values_next(&it))
     {
-      if (end - p < 2 || (size_t) (end - p) < 6u + _get16(p))
-        {
-          g_byte_array_set_size(plain, start);
-          return false;
-        }
-      size_t nl = _get16(p);
-      const uint8_t *name = p + 2, *v = p + 6 + nl;
-      size_t vl = _get32(p + 2 + nl);
-      if ((size_t) (end - v) < vl)
-        {
-          g_byte_array_set_size(plain, start);
-          return false;
-        }
-      p = v + vl;
-      uint8_t code = _lean_code(name, nl);
-      if (code == LEAN_MSGHDR && !derived && _msghdr_derived(v, vl, prog, prog_len, pid, pid_len))
+      o = _room(plain, o, 1 + 10 + it.name_len + 10 + it.len);
+      uint8_t code = _lean_code((const uint8_t *) it.name, it.name_len);
+      if (code == LEAN_MSGHDR && !derived &&
+          _msghdr_derived((const uint8_t *) it.value, it.len, (const uint8_t *) prog, prog_len,
+                          (const uint8_t *) pid, pid_len))
         {
           *o++ = code | LEAN_DERIVED;
           derived = true;
@@ -661,23 +683,27 @@ ls_record_append_lean(GByteArray *plain, int64_t recv_us, const uint8_t *ser, si
       *o++ = code;
       if (!code)
         {
-          o = _putv(o, nl);
-          memcpy(o, name, nl);
-          o += nl;
+          o = _putv(o, it.name_len);
+          memcpy(o, it.name, it.name_len);
+          o += it.name_len;
         }
-      o = _putv(o, vl);
-      memcpy(o, v, vl);
-      o += vl;
+      o = _putv(o, it.len);
+      memcpy(o, it.value, it.len);
+      o += it.len;
       if (code == LEAN_PROGRAM)
-        prog = v, prog_len = vl;
+        prog = it.value, prog_len = it.len;
       else if (code == LEAN_PID)
-        pid = v, pid_len = vl;
+        pid = it.value, pid_len = it.len;
     }
-  memcpy(o, p, (size_t) (end - p)); /* the tags, as they are */
-  o += end - p;
-  _put32(o0 - LS_RECORD_HEADER, (uint32_t) (o - o0));
-  g_byte_array_set_size(plain, (guint) (o - plain->data));
-  return true;
+  /* the tags as the serialized form has them: a count, then each name */
+  o = _room(plain, o, 4);
+  size_t count_at = (size_t) (o - plain->data);
+  LeanTags t = { plain, o + 4, 0 };
+  log_msg_foreach_tag(msg, _lean_tag, &t);
+  _put32(plain->data + count_at, t.count);
+  size_t body = start + LS_RECORD_HEADER;
+  _put32(plain->data + start, (uint32_t) ((size_t) (t.o - plain->data) - body));
+  g_byte_array_set_size(plain, (guint) (t.o - plain->data));
 }
 
 typedef struct LeanIn

@@ -168,9 +168,9 @@ void ls_record_append(GByteArray *plain, int kind, int64_t recv_us, const void *
  * pointer returned (valid until plain changes), saving a copy. */
 uint8_t *ls_record_reserve(GByteArray *plain, int kind, int64_t recv_us, size_t len);
 
-/* Append the serialized message ser[0..len) (log_msg_serialize) as a lean
- * record: false, with plain as it was, when it is not a form this knows. */
-bool ls_record_append_lean(GByteArray *plain, int64_t recv_us, const uint8_t *ser, size_t len);
+/* Append msg as a lean record: what log_msg_serialize keeps, written
+ * straight from the message (docs/logstore-format.md, "Lean records"). */
+void ls_record_append_lean(GByteArray *plain, int64_t recv_us, const LogMsg *msg);
 
 /* The message of a MSG or LEAN record (a new one, the caller's), or NULL
  * with *error (static text); scratch is the caller's buffer. */

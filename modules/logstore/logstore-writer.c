@@ -660,14 +660,13 @@ _add_record(LogstoreDest *d, LsFile *f, const LogMsg *msg)
       log_template_format(d->tmpl, msg, &d->topts, d->text);
       ls_record_append(f->pending, LS_RECORD_TEXT, recv_us, d->text->str, d->text->len);
     }
+  else if (f->lean)
+    ls_record_append_lean(f->pending, recv_us, msg);
   else
     {
+      /* a version 1 file: the serialized form its readers know */
       size_t n = log_msg_serialized_size(msg);
-      g_byte_array_set_size(d->ser, (guint) n);
-      size_t w = log_msg_serialize(msg, d->ser->data);
-      g_assert(w == n);
-      if (!f->lean || !ls_record_append_lean(f->pending, recv_us, d->ser->data, n))
-        ls_record_append(f->pending, LS_RECORD_MSG, recv_us, d->ser->data, n);
+      log_msg_serialize(msg, ls_record_reserve(f->pending, LS_RECORD_MSG, recv_us, n));
     }
   f->records++;
 }

@@ -88,22 +88,63 @@ _size_tag(LogTagId id, const char *name, void *user_data)
   s->count++;
 }
 
+void
+log_msg_values_init(LogMsgValues *it, const LogMsg *msg)
+{
+  it->msg = msg;
+  it->at = LM_V_NONE + 1;
+}
+
+bool
+log_msg_values_next(LogMsgValues *it)
+{
+  const LogMsg *msg = it->msg;
+  for (; it->at < LM_V_MAX; it->at++)
+    if (msg->builtin[it->at].ptr)
+      {
+        const BuiltinName *names = _builtin_names();
+        it->handle = (NVHandle) it->at;
+        it->name = names[it->at].name;
+        it->name_len = names[it->at].len;
+        it->value = msg->builtin[it->at].ptr;
+        it->len = msg->builtin[it->at].len;
+        it->at++;
+        return true;
+      }
+  for (; it->at - LM_V_MAX < msg->nv_len; it->at++)
+    {
+      const LogMsgNV *nv = &msg->nv[it->at - LM_V_MAX];
+      if (!nv->ptr)
+        continue; /* an unset SD parameter's place */
+      it->handle = nv->handle;
+      it->name = log_msg_get_value_name(nv->handle, &it->name_len);
+      it->value = nv->ptr;
+      it->len = nv->len;
+      it->at++;
+      return true;
+    }
+  return false;
+}
+
+uint32_t
+log_msg_values_count(const LogMsg *msg)
+{
+  uint32_t count = 0;
+  for (uint32_t i = 0; i < msg->nv_len; i++)
+    count += msg->nv[i].ptr != NULL;
+  for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
+    count += msg->builtin[h].ptr != NULL;
+  return count;
+}
+
 size_t
 log_msg_serialized_size(const LogMsg *msg)
 {
-  const BuiltinName *names = _builtin_names();
   size_t size = FIXED_SIZE + 4 + 4;
-  for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
-    if (msg->builtin[h].ptr)
-      size += 2 + names[h].len + 4 + msg->builtin[h].len;
-  for (uint32_t i = 0; i < msg->nv_len; i++)
-    {
-      size_t name_len;
-      if (!msg->nv[i].ptr)
-        continue; /* an unset SD parameter's place */
-      log_msg_get_value_name(msg->nv[i].handle, &name_len);
-      size += 2 + name_len + 4 + msg->nv[i].len;
-    }
+  LogMsgValues it;
+  log_msg_values_init(&it, msg);
+  while (log_msg_values_next(&it))
+    size += 2 + it.name_len + 4 + it.len;
   TagSizer tags = { 0, 0 };
   log_msg_foreach_tag(msg, _size_tag, &tags);
   return size + tags.size;
@@ -116,14 +157,6 @@ _put_named(uint8_t *p, const char *name, size_t name_len, const char *value, uin
   p = _put_bytes(p, name, name_len);
   p = _put32(p, len);
   return _put_bytes(p, value, len);
-}
-
-static uint8_t *
-_put_value(uint8_t *p, NVHandle h, const char *value, uint32_t len)
-{
-  size_t name_len;
-  const char *name = log_msg_get_value_name(h, &name_len);
-  return _put_named(p, name, name_len, value, len);
 }
 
 /* Tags are written and counted in one walk; the count goes in front. */
@@ -146,7 +179,6 @@ _put_tag(LogTagId id, const char *name, void *user_data)
 size_t
 log_msg_serialize(const LogMsg *msg, uint8_t *out)
 {
-  const BuiltinName *names = _builtin_names();
   uint8_t *p = out;
   *p++ = 'M';
   *p++ = LOG_MSG_SERIALIZE_VERSION;
@@ -164,18 +196,11 @@ log_msg_serialize(const LogMsg *msg, uint8_t *out)
   p = _put16(p, msg->saddr.port);
   p = _put_bytes(p, msg->saddr.addr, sizeof(msg->saddr.addr));
 
-  uint32_t count = 0;
-  for (uint32_t i = 0; i < msg->nv_len; i++)
-    count += msg->nv[i].ptr != NULL; /* not the places of unset SD parameters */
-  for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
-    count += msg->builtin[h].ptr != NULL;
-  p = _put32(p, count);
-  for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
-    if (msg->builtin[h].ptr)
-      p = _put_named(p, names[h].name, names[h].len, msg->builtin[h].ptr, msg->builtin[h].len);
-  for (uint32_t i = 0; i < msg->nv_len; i++)
-    if (msg->nv[i].ptr)
-      p = _put_value(p, msg->nv[i].handle, msg->nv[i].ptr, msg->nv[i].len);
+  p = _put32(p, log_msg_values_count(msg));
+  LogMsgValues it;
+  log_msg_values_init(&it, msg);
+  while (log_msg_values_next(&it))
+    p = _put_named(p, it.name, it.name_len, it.value, (uint32_t) it.len);
 
   TagWriter tags = { p + 4, 0 };
   log_msg_foreach_tag(msg, _put_tag, &tags);
