@@ -644,6 +644,28 @@ _format_path(LogstoreDest *d, const LogMsg *msg)
   return false;
 }
 
+/* The open file msg goes to, or NULL: with *err when it should be tried
+ * again after time-reopen(), else (*err 0) the message is dropped, its
+ * path refused or its file not to be opened (logged). */
+static LsFile *
+_file_for(LogstoreDest *d, const LogMsg *msg, int *err)
+{
+  *err = 0;
+  if (d->path_is_literal && d->last && d->last->fd >= 0)
+    return d->last; /* one file: no path to make */
+  if (!_format_path(d, msg))
+    return NULL;
+  LsFile *f = d->last && d->last->fd >= 0 && strcmp(d->last->path, d->path_buf->str) == 0 ? d->last : NULL;
+  if (!f)
+    f = d->last = _lookup(d, d->path_buf->str, err);
+  if (f || d->path_is_literal || *err == -EMFILE || *err == -ENFILE || *err == -ENOSPC)
+    return f;
+  sluice_log(SLUICE_LOG_ERROR, "Message dropped: its logstore file cannot be opened", "path", d->path_buf->str,
+             "driver", d->name, NULL);
+  *err = 0;
+  return NULL;
+}
+
 static void
 _add_record(LogstoreDest *d, LsFile *f, const LogMsg *msg)
 {
@@ -743,24 +765,12 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
       const LogMsg *msg = items[i].msg;
       LsHeld h = { items[i], 0 };
       d->waiting += items[i].ack;
-      if (!_format_path(d, msg))
-        {
-          g_array_append_val(d->held, h);
-          continue;
-        }
-      LsFile *f = d->last && d->last->fd >= 0 && strcmp(d->last->path, d->path_buf->str) == 0 ? d->last
-        : NULL;
-      if (!f)
-        f = d->last = _lookup(d, d->path_buf->str, &err);
+      LsFile *f = _file_for(d, msg, &err);
+      if (!f && err)
+        break; /* tried again after time-reopen */
       if (!f)
         {
-          d->last = NULL;
-          if (d->path_is_literal || err == -EMFILE || err == -ENFILE || err == -ENOSPC)
-            break; /* tried again after time-reopen */
-          sluice_log(SLUICE_LOG_ERROR, "Message dropped: its logstore file cannot be opened", "path",
-                     d->path_buf->str, "driver", d->name, NULL);
-          err = 0;
-          g_array_append_val(d->held, h);
+          g_array_append_val(d->held, h); /* dropped: acknowledged in its turn */
           continue;
         }
       f->last_used = now;
