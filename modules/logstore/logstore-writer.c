@@ -796,14 +796,18 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
 
 /* timestamp-url(): every timestamp-freq() seconds, a file whose chain has
  * grown gets an RFC 3161 token on the hash of its last chunk, as a
- * TIMESTAMP chunk.  An authority that does not answer is logged and asked
+ * TIMESTAMP chunk (after what the sealer has of it, so that a busy file
+ * is stamped too).  An authority that does not answer is logged and asked
  * again a minute (or timestamp-freq()) later; the records are written all
  * the same. */
 static void
 _stamp(LogstoreDest *d, LsFile *f, int64_t now)
 {
-  if (!d->o.timestamp_url || f->fd < 0 || now - f->ts_last < d->o.timestamp_freq || !_settled(d, f) ||
-      f->chain.seq <= f->ts_seq)
+  if (!d->o.timestamp_url || f->fd < 0 || now - f->ts_last < d->o.timestamp_freq)
+    return;
+  if (!_settled(d, f) && _seal_wait(d) < 0)
+    return; /* its chunks cannot be written now: stamped once they are */
+  if (f->chain.seq <= f->ts_seq)
     return;
   f->ts_last = now;
   GByteArray *token = g_byte_array_new();
