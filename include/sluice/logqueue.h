@@ -175,6 +175,13 @@ void log_queue_items_done(LogQueueItem *items, size_t n);
  * in its file) and they are acked and released as log_queue_items_done. */
 void log_queue_ack_batch(LogQueue *q, LogQueueItem *items, size_t n);
 
+/* A destination that confirms writes itself may let go of the items of a
+ * queue that is not persistent, and not flow-controlled, before they are
+ * written (log_queue_items_done), once it keeps what they hold in a form
+ * of its own (logstore()'s records): when n of them are written, this
+ * counts them, as log_queue_ack_batch would have. */
+void log_queue_count_written(LogQueue *q, size_t n);
+
 /* As log_queue_ack_batch, for items[0..n) the destination gave up on for
  * good (a message its peer refuses whatever is tried): forgotten, acked
  * and released the same way, but counted as dropped, not written. */

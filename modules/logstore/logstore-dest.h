@@ -96,11 +96,15 @@ typedef struct LsJob
   uint64_t chunk_id;
 } LsJob;
 
-/* A message taken from the queue, acknowledged once its chunk is out. */
+/* A message taken from the queue, acknowledged once its chunk is out.
+ * item.msg NULL: let go once its record was made (release_early), counted
+ * written once its chunk is out, and made again from its record at a stop
+ * that leaves its chunk unwritten. */
 typedef struct LsHeld
 {
   LogQueueItem item;
   uint64_t chunk_id;      /* 0: nothing to wait for (dropped) */
+  uint32_t rec_off;       /* where its record starts in its chunk's records */
 } LsHeld;
 
 typedef struct LogstoreDest
@@ -118,6 +122,8 @@ typedef struct LogstoreDest
 
   /* writer thread state */
   LogQueue *q;
+  bool release_early;     /* whole-message records from a memory queue: let go of messages
+                           * that no source waits for once their records are made */
   GHashTable *files;      /* path -> LsFile* */
   LsFile *last;
   GString *path_buf, *text;

@@ -274,19 +274,30 @@ _ack_ready(LogstoreDest *d)
     k++;
   if (k == d->held_head)
     return;
-  /* log_queue_ack_batch takes consecutive LogQueueItems */
+  /* log_queue_ack_batch takes consecutive LogQueueItems; those let go
+   * early are only counted */
   LogQueueItem items[256];
-  for (guint i = d->held_head; i < k;)
+  guint n = 0;
+  size_t released = 0;
+  for (guint i = d->held_head; i < k; i++)
     {
-      guint n = MIN(k - i, (guint) G_N_ELEMENTS(items));
-      for (guint j = 0; j < n; j++)
+      if (!h[i].item.msg)
         {
-          items[j] = h[i + j].item;
-          d->waiting -= items[j].ack;
+          released++;
+          continue;
         }
-      log_queue_ack_batch(d->q, items, n);
-      i += n;
+      d->waiting -= h[i].item.ack;
+      items[n++] = h[i].item;
+      if (n == G_N_ELEMENTS(items))
+        {
+          log_queue_ack_batch(d->q, items, n);
+          n = 0;
+        }
     }
+  if (n)
+    log_queue_ack_batch(d->q, items, n);
+  if (released)
+    log_queue_count_written(d->q, released);
   /* the acknowledged front is cut off once it is the larger part, so
    * that acknowledging moves what stays only now and then */
   d->held_head = k;
@@ -774,8 +785,16 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
           continue;
         }
       f->last_used = now;
+      h.rec_off = f->pending->len;
       _add_record(d, f, msg);
       h.chunk_id = f->chunk_id;
+      if (d->release_early && !h.item.ack)
+        {
+          /* its record holds it all: the message goes back to the cache
+           * now, while it is in this CPU's cache, not a chunk later */
+          log_queue_items_done(&h.item, 1);
+          h.item.msg = NULL;
+        }
       g_array_append_val(d->held, h);
       if (f->pending->len >= (guint) d->o.max_chunk_size && _hand_over(d, f) < 0)
         d->failing = true;
@@ -901,6 +920,78 @@ _reopen(void *dest)
     _close_all(d);
 }
 
+/* The records of chunk id while it is not written (gathering, or with the
+ * sealer, which is idle), or NULL. */
+static GByteArray *
+_unwritten(LogstoreDest *d, uint64_t id)
+{
+  GHashTableIter it;
+  gpointer v;
+  g_hash_table_iter_init(&it, d->files);
+  while (g_hash_table_iter_next(&it, NULL, &v))
+    if (((LsFile *) v)->chunk_id == id)
+      return ((LsFile *) v)->pending;
+  GByteArray *plain = NULL;
+  pthread_mutex_lock(&d->seal_lock);
+  for (GList *l = d->jobs.head; l && !plain; l = l->next)
+    if (((LsJob *) l->data)->chunk_id == id)
+      plain = ((LsJob *) l->data)->plain;
+  pthread_mutex_unlock(&d->seal_lock);
+  return plain;
+}
+
+/* At the end: the held messages whose chunks could not be written go back
+ * to the queue, in the order taken, for the next writer; those let go
+ * early are made again from their records (those already in the file are
+ * only counted written). */
+static void
+_give_back(LogstoreDest *d)
+{
+  guint n = d->held->len - d->held_head;
+  if (!n)
+    return;
+  LogQueueItem *items = g_new(LogQueueItem, n);
+  GByteArray *scratch = g_byte_array_new();
+  size_t k = 0, written = 0, lost = 0;
+  for (guint i = d->held_head; i < d->held->len; i++)
+    {
+      const LsHeld *h = &g_array_index(d->held, LsHeld, i);
+      if (h->item.msg)
+        {
+          items[k++] = h->item;
+          continue;
+        }
+      GByteArray *plain = _unwritten(d, h->chunk_id);
+      if (!plain)
+        {
+          written++;
+          continue;
+        }
+      size_t pos = h->rec_off;
+      LsRecord r;
+      const char *why = NULL;
+      LogMsg *m = ls_record_next(plain, &pos, &r) == LS_OK ? ls_record_msg(&r, scratch, &why) : NULL;
+      if (m)
+        items[k++] = (LogQueueItem) { m, false };
+      else
+        lost++;
+    }
+  if (k)
+    log_queue_unpop(d->q, items, k);
+  if (written)
+    log_queue_count_written(d->q, written);
+  if (lost)
+    {
+      char l[32];
+      snprintf(l, sizeof(l), "%zu", lost);
+      sluice_log(SLUICE_LOG_ERROR, "Logstore records could not be made messages again at stop; lost", "driver",
+                 d->name, "messages", l, NULL);
+    }
+  d->waiting = 0;
+  g_byte_array_free(scratch, TRUE);
+  g_free(items);
+}
+
 static void
 _finish(void *dest)
 {
@@ -909,17 +1000,7 @@ _finish(void *dest)
   if (!d->files)
     return;
   _close_all(d);
-  /* what could not be written goes back to the queue, for the next writer */
-  guint n = d->held->len - d->held_head;
-  if (n)
-    {
-      LogQueueItem *items = g_new(LogQueueItem, n);
-      for (guint i = 0; i < n; i++)
-        items[i] = g_array_index(d->held, LsHeld, d->held_head + i).item;
-      log_queue_unpop(d->q, items, n);
-      g_free(items);
-      d->waiting = 0;
-    }
+  _give_back(d);
   g_array_set_size(d->held, 0);
   d->held_head = 0;
   _seal_discard(d);
@@ -929,7 +1010,11 @@ _finish(void *dest)
 static void
 _bind_queue(void *dest, LogQueue *q)
 {
-  ((LogstoreDest *) dest)->q = q;
+  LogstoreDest *d = dest;
+  d->q = q;
+  /* a disk buffer frees a record's place only once it is written, and a
+   * template()'s text cannot be made a message again */
+  d->release_early = !log_queue_is_persistent(q) && !d->tmpl;
 }
 
 const LogWriterOps logstore_writer_ops = { _write_batch, _housekeep, _reopen, _finish, _bind_queue };

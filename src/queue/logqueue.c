@@ -177,6 +177,12 @@ log_queue_ack_batch(LogQueue *q, LogQueueItem *items, size_t n)
 }
 
 void
+log_queue_count_written(LogQueue *q, size_t n)
+{
+  atomic_fetch_add_explicit(&q->written, n, memory_order_relaxed);
+}
+
+void
 log_queue_drop_batch(LogQueue *q, LogQueueItem *items, size_t n)
 {
   /* they were counted queued when pushed: moved over, so that processed
