@@ -112,6 +112,36 @@ void log_template_format_key(const LogTemplate *t, const LogMsg *msg, const LogT
  * when key is not one of t's keys (out then holds a part). */
 bool log_template_format_from_key(const LogTemplate *t, const char *key, size_t len, GString *out);
 
+/* ---- what a writer keeps per expansion, by key ---------------------------- */
+
+/* A table from the keys of t's expansions (log_template_format_key) to
+ * what a writer keeps for each (an open file for each path): a message's
+ * entry is found by the values of its macros, and the whole text is made
+ * (log_template_keys_text), checked and looked up the writer's own way
+ * only for a key the table does not have.  Not thread-safe: one writer's. */
+typedef struct LogTemplateKeys LogTemplateKeys;
+
+LogTemplateKeys *log_template_keys_new(const LogTemplate *t);
+void log_template_keys_free(LogTemplateKeys *k);
+
+/* msg's key: what was added for it, or NULL.  The key stays for
+ * log_template_keys_text and log_template_keys_add until the next find. */
+void *log_template_keys_find(LogTemplateKeys *k, const LogMsg *msg, const LogTemplateOptions *opts);
+
+/* Append the text whose key the last find made. */
+void log_template_keys_text(const LogTemplateKeys *k, GString *out);
+
+/* value is what the last find's key stands for.  With max keys in the
+ * table already, it is emptied first (values can split one text many
+ * ways: ${HOST}${PROGRAM} makes "ab"+"c" and "a"+"bc" one path). */
+void log_template_keys_add(LogTemplateKeys *k, void *value, size_t max);
+
+/* Forget every key: what they point to is going away. */
+void log_template_keys_clear(LogTemplateKeys *k);
+
+/* How many keys the table holds. */
+size_t log_template_keys_size(const LogTemplateKeys *k);
+
 /* ---- template functions ------------------------------------------------- */
 
 /* A function $(name arg...).

@@ -113,10 +113,9 @@ typedef struct FileDest
 
   /* writer thread state */
   GHashTable *files;          /* path -> OpenFile* */
-  GHashTable *by_key;         /* a path with macros: its key (file-writer.c:
+  LogTemplateKeys *by_key;    /* a path with macros: its key (file-writer.c:
                                * _file_by_key) -> OpenFile* of files, emptied
                                * whenever files loses an entry */
-  GString *key_buf;
   OpenFile *last;             /* where the previous message went: a one-entry
                                * cache in front of files (NULL whenever an
                                * entry may have been removed) */

@@ -42,8 +42,9 @@
 #include "file-dest.h"
 
 #include "sluice/internal-log.h"
-#include "sluice/timeutil.h"
+#include "sluice/strbuf.h"
 #include "sluice/threads.h"
+#include "sluice/timeutil.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -64,65 +65,18 @@
 #define AHEAD_DONE SIZE_MAX /* the whole line is out */
 #define EAGAIN_WAIT_MS 1000 /* a pipe that takes nothing this long counts as failed */
 
-/* The files' tables hash each message's path or key: eight bytes a step
- * (glib's g_str_hash takes one, and was a tenth of a split destination's
- * work). */
-static guint
-_bytes_hash(const char *s, size_t n)
-{
-  uint64_t h = (uint64_t) n * 0x9e3779b97f4a7c15u;
-  for (; n >= 8; n -= 8, s += 8)
-    {
-      uint64_t w;
-      memcpy(&w, s, 8);
-      h = (h ^ w) * 0xff51afd7ed558ccdu;
-      h ^= h >> 32;
-    }
-  if (n)
-    {
-      uint64_t w = 0;
-      memcpy(&w, s, n);
-      h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
-    }
-  h ^= h >> 29;
-  return (guint) h;
-}
-
+/* The files' table hashes each message's path (str_hash_bytes). */
 static guint
 _path_hash(gconstpointer key)
 {
-  return _bytes_hash(key, strlen(key));
-}
-
-/* A path's key (log_template_format_key) as the keys' table holds it: its
- * length as four bytes, then its bytes. */
-static uint32_t
-_key_len(const char *k)
-{
-  uint32_t n;
-  memcpy(&n, k, sizeof(n));
-  return n;
-}
-
-static guint
-_key_hash(gconstpointer key)
-{
-  return _bytes_hash((const char *) key + sizeof(uint32_t), _key_len(key));
-}
-
-static gboolean
-_key_equal(gconstpointer a, gconstpointer b)
-{
-  uint32_t n = _key_len(a);
-  return n == _key_len(b) && memcmp((const char *) a + sizeof(n), (const char *) b + sizeof(n), n) == 0;
+  return str_hash_bytes(key, strlen(key));
 }
 
 /* The keys' table points into files: empty it whenever files loses one. */
 static void
 _forget_keys(FileDest *d)
 {
-  if (d->by_key)
-    g_hash_table_remove_all(d->by_key);
+  log_template_keys_clear(d->by_key);
 }
 
 static void
@@ -170,8 +124,7 @@ _ensure_state(FileDest *d)
   d->path_buf = g_string_sized_new(256);
   if ((d->kind == FILE_KIND_FILE || d->kind == FILE_KIND_PIPE) && !d->path_is_literal)
     {
-      d->by_key = g_hash_table_new_full(_key_hash, _key_equal, g_free, NULL);
-      d->key_buf = g_string_sized_new(64);
+      d->by_key = log_template_keys_new(d->path);
     }
   d->body = g_string_sized_new(64 * 1024);
   d->rest = g_string_new(NULL);
@@ -425,12 +378,7 @@ _push_line(FileDest *d, const FileLine *line)
 static OpenFile *
 _file_by_key(FileDest *d, const LogMsg *msg, int64_t now, int *err)
 {
-  GString *k = d->key_buf; /* made with room for more than the length */
-  k->len = sizeof(uint32_t);
-  log_template_format_key(d->path, msg, &d->popts, k);
-  uint32_t n = (uint32_t) (k->len - sizeof(n));
-  memcpy(k->str, &n, sizeof(n));
-  OpenFile *f = g_hash_table_lookup(d->by_key, k->str);
+  OpenFile *f = log_template_keys_find(d->by_key, msg, &d->popts);
   if (f && f->fd >= 0)
     {
       f->last_used = now;
@@ -440,7 +388,7 @@ _file_by_key(FileDest *d, const LogMsg *msg, int64_t now, int *err)
    * the key (the template runs once a message), which error lines name */
   *err = 0;
   g_string_truncate(d->path_buf, 0);
-  log_template_format_from_key(d->path, k->str + sizeof(n), n, d->path_buf);
+  log_template_keys_text(d->by_key, d->path_buf);
   if (!_check_path(d))
     return NULL;
   f = _lookup(d, d->path_buf->str, now, err);
@@ -448,9 +396,7 @@ _file_by_key(FileDest *d, const LogMsg *msg, int64_t now, int *err)
     return NULL;
   /* as many keys as files, and more when values split a path several
    * ways (${HOST}${PROGRAM}): emptied when that grows past a bound */
-  if (g_hash_table_size(d->by_key) >= 4 * g_hash_table_size(d->files) + 1024)
-    _forget_keys(d);
-  g_hash_table_replace(d->by_key, g_memdup2(k->str, k->len), f);
+  log_template_keys_add(d->by_key, f, 4 * (size_t) g_hash_table_size(d->files) + 1024);
   return f;
 }
 
@@ -771,12 +717,9 @@ file_writer_free(FileDest *d)
 {
   if (d->files && d->kind == FILE_KIND_PROGRAM)
     _forget_borrowed(d); /* program_dest_free closes the pipe */
-  if (d->by_key)
-    g_hash_table_destroy(d->by_key);
+  log_template_keys_free(d->by_key);
   if (d->files)
     g_hash_table_destroy(d->files);
-  if (d->key_buf)
-    g_string_free(d->key_buf, TRUE);
   if (d->path_buf)
     g_string_free(d->path_buf, TRUE);
   if (d->body)

@@ -125,6 +125,8 @@ typedef struct LogstoreDest
   bool release_early;     /* whole-message records from a memory queue: let go of messages
                            * that no source waits for once their records are made */
   GHashTable *files;      /* path -> LsFile* */
+  LogTemplateKeys *by_key; /* a path with macros: its key -> LsFile* of files, emptied
+                            * whenever files loses an entry */
   LsFile *last;
   GString *path_buf, *text;
   GByteArray *ser;

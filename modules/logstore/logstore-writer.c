@@ -580,6 +580,8 @@ _ensure_state(LogstoreDest *d)
   if (!d->files)
     {
       d->files = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, _file_free);
+      if (!d->path_is_literal)
+        d->by_key = log_template_keys_new(d->path);
       d->path_buf = g_string_sized_new(256);
       d->text = g_string_sized_new(1024);
       d->ser = g_byte_array_new();
@@ -624,7 +626,10 @@ _lookup(LogstoreDest *d, const char *path, int *err)
       if (rc < 0)
         {
           if (!f->chunk_id && _settled(d, f))
-            g_hash_table_remove(d->files, path);
+            {
+              g_hash_table_remove(d->files, path);
+              log_template_keys_clear(d->by_key); /* a key may point at it */
+            }
           *err = rc;
           return NULL;
         }
@@ -634,16 +639,11 @@ _lookup(LogstoreDest *d, const char *path, int *err)
 
 /* ---- the writer's operations -------------------------------------------- */
 
+/* Whether d->path_buf, a path made from macros, may be opened; a path
+ * that may not drops its message, as file() does. */
 static bool
-_format_path(LogstoreDest *d, const LogMsg *msg)
+_check_path(LogstoreDest *d)
 {
-  g_string_truncate(d->path_buf, 0);
-  if (d->path_is_literal)
-    {
-      g_string_append(d->path_buf, log_template_get_text(d->path));
-      return true;
-    }
-  log_template_format(d->path, msg, &d->popts, d->path_buf);
   const char *why = NULL;
   if (d->path_buf->len == 0 || d->path_buf->str[d->path_buf->len - 1] == '/')
     why = "Path names a directory, message dropped";
@@ -662,13 +662,27 @@ static LsFile *
 _file_for(LogstoreDest *d, const LogMsg *msg, int *err)
 {
   *err = 0;
-  if (d->path_is_literal && d->last && d->last->fd >= 0)
-    return d->last; /* one file: no path to make */
-  if (!_format_path(d, msg))
-    return NULL;
-  LsFile *f = d->last && d->last->fd >= 0 && strcmp(d->last->path, d->path_buf->str) == 0 ? d->last : NULL;
-  if (!f)
-    f = d->last = _lookup(d, d->path_buf->str, err);
+  g_string_truncate(d->path_buf, 0);
+  if (d->path_is_literal)
+    {
+      if (d->last && d->last->fd >= 0)
+        return d->last; /* one file: no path to make */
+      g_string_append(d->path_buf, log_template_get_text(d->path));
+    }
+  else
+    {
+      /* by the values of its macros; the whole path only for a key not
+       * met since a file left the table */
+      LsFile *f = log_template_keys_find(d->by_key, msg, &d->popts);
+      if (f && f->fd >= 0)
+        return f;
+      log_template_keys_text(d->by_key, d->path_buf);
+      if (!_check_path(d))
+        return NULL;
+    }
+  LsFile *f = d->last = _lookup(d, d->path_buf->str, err);
+  if (f && d->by_key)
+    log_template_keys_add(d->by_key, f, 4 * (size_t) g_hash_table_size(d->files) + 1024);
   if (f || d->path_is_literal || *err == -EMFILE || *err == -ENFILE || *err == -ENOSPC)
     return f;
   sluice_log(SLUICE_LOG_ERROR, "Message dropped: its logstore file cannot be opened", "path", d->path_buf->str,
@@ -887,6 +901,7 @@ _housekeep(void *dest, int64_t now)
         {
           _close_file(d, f);
           g_hash_table_iter_remove(&it);
+          log_template_keys_clear(d->by_key); /* a key may point at it */
         }
     }
 }
@@ -909,6 +924,7 @@ _close_all(LogstoreDest *d)
       _close_file(d, f);
       g_hash_table_iter_remove(&it);
     }
+  log_template_keys_clear(d->by_key);
 }
 
 static void
@@ -1005,6 +1021,7 @@ _finish(void *dest)
   d->held_head = 0;
   _seal_discard(d);
   g_hash_table_remove_all(d->files);
+  log_template_keys_clear(d->by_key);
 }
 
 static void
@@ -1034,6 +1051,7 @@ logstore_writer_free(LogstoreDest *d)
     }
   _seal_discard(d);
   g_hash_table_destroy(d->files);
+  log_template_keys_free(d->by_key);
   g_string_free(d->path_buf, TRUE);
   g_string_free(d->text, TRUE);
   g_byte_array_free(d->ser, TRUE);

@@ -247,3 +247,44 @@ Test(logstore_writer, a_stop_while_chunks_cannot_be_written_gives_back_what_is_n
   cr_assert_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
   store_free(&s);
 }
+
+/* Files found by the values of their macros (${HOST}): a reopen
+ * (SIGUSR1) closes them, and the next messages open them again by path,
+ * not through keys that pointed at the closed ones. */
+Test(logstore_writer, files_closed_by_a_reopen_are_found_again_by_path, .timeout = 60)
+{
+  Store s = { 0 };
+  store_build(&s, "@DIR@/${HOST}.lgs", false);
+  LogQueueItem items[BATCH];
+  ssize_t k;
+  for (int round = 0; (k = log_queue_pop_batch(s.q, items, BATCH, 0)) > 0; round++)
+    {
+      cr_assert_eq(rig_write(&s.r, items, (size_t) k), k);
+      if (round % 7 == 6)
+        s.r.drv->writer_ops->reopen(s.r.drv);
+    }
+  s.r.drv->writer_ops->finish(s.r.drv);
+  bool *seen = g_new0(bool, N_MSGS);
+  int *nums = g_new(int, N_MSGS);
+  size_t total = 0;
+  for (int h = 0; h < 3; h++)
+    {
+      char *name = g_strdup_printf("host%d.lgs", h);
+      bool closed = false;
+      size_t n = read_store(&s, name, nums, &closed);
+      cr_assert(closed, "%s should end in its closing record", name);
+      for (size_t i = 0; i < n; i++)
+        {
+          cr_assert_eq(nums[i] % 3, h, "message %d in %s", nums[i], name);
+          cr_assert_not(seen[nums[i]], "message %d twice", nums[i]);
+          seen[nums[i]] = true;
+        }
+      total += n;
+      g_free(name);
+    }
+  cr_assert_eq(total, N_MSGS);
+  cr_assert_eq(acked(&s), N_MSGS);
+  g_free(seen);
+  g_free(nums);
+  store_free(&s);
+}
