@@ -46,7 +46,8 @@
 typedef struct LogMsgValues
 {
   const LogMsg *msg;
-  uint32_t at; /* the next: built-in handles, then LM_V_MAX + index into nv */
+  uint32_t at;       /* the next: built-in handles, then LM_V_MAX + index into nv */
+  const void *names; /* the built-in slots' names, looked up once */
   NVHandle handle;
   const char *name, *value;
   size_t name_len, len;

@@ -936,24 +936,23 @@ _reopen(void *dest)
     _close_all(d);
 }
 
-/* The records of chunk id while it is not written (gathering, or with the
- * sealer, which is idle), or NULL. */
-static GByteArray *
-_unwritten(LogstoreDest *d, uint64_t id)
+/* The chunks not written (gathering, or with the sealer, which is idle):
+ * their ids (pointing into the files and jobs) -> their records. */
+static GHashTable *
+_unwritten(LogstoreDest *d)
 {
+  GHashTable *t = g_hash_table_new(g_int64_hash, g_int64_equal);
   GHashTableIter it;
   gpointer v;
   g_hash_table_iter_init(&it, d->files);
   while (g_hash_table_iter_next(&it, NULL, &v))
-    if (((LsFile *) v)->chunk_id == id)
-      return ((LsFile *) v)->pending;
-  GByteArray *plain = NULL;
+    if (((LsFile *) v)->chunk_id)
+      g_hash_table_insert(t, &((LsFile *) v)->chunk_id, ((LsFile *) v)->pending);
   pthread_mutex_lock(&d->seal_lock);
-  for (GList *l = d->jobs.head; l && !plain; l = l->next)
-    if (((LsJob *) l->data)->chunk_id == id)
-      plain = ((LsJob *) l->data)->plain;
+  for (GList *l = d->jobs.head; l; l = l->next)
+    g_hash_table_insert(t, &((LsJob *) l->data)->chunk_id, ((LsJob *) l->data)->plain);
   pthread_mutex_unlock(&d->seal_lock);
-  return plain;
+  return t;
 }
 
 /* At the end: the held messages whose chunks could not be written go back
@@ -968,6 +967,7 @@ _give_back(LogstoreDest *d)
     return;
   LogQueueItem *items = g_new(LogQueueItem, n);
   GByteArray *scratch = g_byte_array_new();
+  GHashTable *unwritten = _unwritten(d);
   size_t k = 0, written = 0, lost = 0;
   for (guint i = d->held_head; i < d->held->len; i++)
     {
@@ -977,7 +977,7 @@ _give_back(LogstoreDest *d)
           items[k++] = h->item;
           continue;
         }
-      GByteArray *plain = _unwritten(d, h->chunk_id);
+      GByteArray *plain = g_hash_table_lookup(unwritten, &h->chunk_id);
       if (!plain)
         {
           written++;
@@ -1004,6 +1004,7 @@ _give_back(LogstoreDest *d)
                  d->name, "messages", l, NULL);
     }
   d->waiting = 0;
+  g_hash_table_destroy(unwritten);
   g_byte_array_free(scratch, TRUE);
   g_free(items);
 }

@@ -93,34 +93,40 @@ log_msg_values_init(LogMsgValues *it, const LogMsg *msg)
 {
   it->msg = msg;
   it->at = LM_V_NONE + 1;
+  it->names = _builtin_names();
 }
 
+/* In log_msg_serialize's order (its own loops stay tight: a disk buffer
+ * serializes every message). */
 bool
 log_msg_values_next(LogMsgValues *it)
 {
   const LogMsg *msg = it->msg;
-  for (; it->at < LM_V_MAX; it->at++)
-    if (msg->builtin[it->at].ptr)
-      {
-        const BuiltinName *names = _builtin_names();
-        it->handle = (NVHandle) it->at;
-        it->name = names[it->at].name;
-        it->name_len = names[it->at].len;
-        it->value = msg->builtin[it->at].ptr;
-        it->len = msg->builtin[it->at].len;
-        it->at++;
-        return true;
-      }
-  for (; it->at - LM_V_MAX < msg->nv_len; it->at++)
+  while (it->at < LM_V_MAX)
     {
-      const LogMsgNV *nv = &msg->nv[it->at - LM_V_MAX];
+      NVHandle h = (NVHandle) it->at++;
+      if (msg->builtin[h].ptr)
+        {
+          const BuiltinName *names = it->names;
+          it->handle = h;
+          it->name = names[h].name;
+          it->name_len = names[h].len;
+          it->value = msg->builtin[h].ptr;
+          it->len = msg->builtin[h].len;
+          return true;
+        }
+    }
+  while (it->at - LM_V_MAX < msg->nv_len)
+    {
+      const LogMsgNV *nv = &msg->nv[it->at++ - LM_V_MAX];
       if (!nv->ptr)
         continue; /* an unset SD parameter's place */
+      size_t name_len;
       it->handle = nv->handle;
-      it->name = log_msg_get_value_name(nv->handle, &it->name_len);
+      it->name = log_msg_get_value_name(nv->handle, &name_len);
+      it->name_len = name_len;
       it->value = nv->ptr;
       it->len = nv->len;
-      it->at++;
       return true;
     }
   return false;
@@ -140,11 +146,19 @@ log_msg_values_count(const LogMsg *msg)
 size_t
 log_msg_serialized_size(const LogMsg *msg)
 {
+  const BuiltinName *names = _builtin_names();
   size_t size = FIXED_SIZE + 4 + 4;
-  LogMsgValues it;
-  log_msg_values_init(&it, msg);
-  while (log_msg_values_next(&it))
-    size += 2 + it.name_len + 4 + it.len;
+  for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
+    if (msg->builtin[h].ptr)
+      size += 2 + names[h].len + 4 + msg->builtin[h].len;
+  for (uint32_t i = 0; i < msg->nv_len; i++)
+    {
+      size_t name_len;
+      if (!msg->nv[i].ptr)
+        continue; /* an unset SD parameter's place */
+      log_msg_get_value_name(msg->nv[i].handle, &name_len);
+      size += 2 + name_len + 4 + msg->nv[i].len;
+    }
   TagSizer tags = { 0, 0 };
   log_msg_foreach_tag(msg, _size_tag, &tags);
   return size + tags.size;
@@ -157,6 +171,14 @@ _put_named(uint8_t *p, const char *name, size_t name_len, const char *value, uin
   p = _put_bytes(p, name, name_len);
   p = _put32(p, len);
   return _put_bytes(p, value, len);
+}
+
+static uint8_t *
+_put_value(uint8_t *p, NVHandle h, const char *value, uint32_t len)
+{
+  size_t name_len;
+  const char *name = log_msg_get_value_name(h, &name_len);
+  return _put_named(p, name, name_len, value, len);
 }
 
 /* Tags are written and counted in one walk; the count goes in front. */
@@ -179,6 +201,7 @@ _put_tag(LogTagId id, const char *name, void *user_data)
 size_t
 log_msg_serialize(const LogMsg *msg, uint8_t *out)
 {
+  const BuiltinName *names = _builtin_names();
   uint8_t *p = out;
   *p++ = 'M';
   *p++ = LOG_MSG_SERIALIZE_VERSION;
@@ -197,10 +220,12 @@ log_msg_serialize(const LogMsg *msg, uint8_t *out)
   p = _put_bytes(p, msg->saddr.addr, sizeof(msg->saddr.addr));
 
   p = _put32(p, log_msg_values_count(msg));
-  LogMsgValues it;
-  log_msg_values_init(&it, msg);
-  while (log_msg_values_next(&it))
-    p = _put_named(p, it.name, it.name_len, it.value, (uint32_t) it.len);
+  for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
+    if (msg->builtin[h].ptr)
+      p = _put_named(p, names[h].name, names[h].len, msg->builtin[h].ptr, msg->builtin[h].len);
+  for (uint32_t i = 0; i < msg->nv_len; i++)
+    if (msg->nv[i].ptr)
+      p = _put_value(p, msg->nv[i].handle, msg->nv[i].ptr, msg->nv[i].len);
 
   TagWriter tags = { p + 4, 0 };
   log_msg_foreach_tag(msg, _put_tag, &tags);
