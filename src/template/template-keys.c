@@ -56,8 +56,8 @@ log_template_keys_free(LogTemplateKeys *k)
 void *
 log_template_keys_find(LogTemplateKeys *k, const LogMsg *msg, const LogTemplateOptions *opts)
 {
-  GString *key = k->key;
-  g_string_set_size(key, sizeof(uint32_t));
+  GString *key = k->key; /* made with room for more than the length */
+  key->len = sizeof(uint32_t);
   log_template_format_key(k->t, msg, opts, key);
   uint32_t n = (uint32_t) (key->len - sizeof(n));
   memcpy(key->str, &n, sizeof(n));
