@@ -789,10 +789,10 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
     {
       const LogMsg *msg = items[i].msg;
       LsHeld h = { items[i], 0 };
-      d->waiting += items[i].ack;
       LsFile *f = _file_for(d, msg, &err);
       if (!f && err)
-        break; /* tried again after time-reopen */
+        break; /* tried again after time-reopen: not held */
+      d->waiting += items[i].ack;
       if (!f)
         {
           g_array_append_val(d->held, h); /* dropped: acknowledged in its turn */
@@ -957,24 +957,30 @@ _unwritten(LogstoreDest *d)
 
 /* At the end: the held messages whose chunks could not be written go back
  * to the queue, in the order taken, for the next writer; those let go
- * early are made again from their records (those already in the file are
- * only counted written). */
+ * early are made again from their records.  Those whose chunks are in the
+ * file (behind one that is not) are written, but a disk buffer can only
+ * forget its records in order: there they go back too, to be written
+ * again. */
 static void
 _give_back(LogstoreDest *d)
 {
   guint n = d->held->len - d->held_head;
   if (!n)
     return;
-  LogQueueItem *items = g_new(LogQueueItem, n);
+  LogQueueItem *items = g_new(LogQueueItem, n), *done = g_new(LogQueueItem, n);
   GByteArray *scratch = g_byte_array_new();
   GHashTable *unwritten = _unwritten(d);
-  size_t k = 0, written = 0, lost = 0;
+  bool in_order = log_queue_is_persistent(d->q);
+  size_t k = 0, n_done = 0, written = 0, lost = 0;
   for (guint i = d->held_head; i < d->held->len; i++)
     {
       const LsHeld *h = &g_array_index(d->held, LsHeld, i);
       if (h->item.msg)
         {
-          items[k++] = h->item;
+          if (h->chunk_id && !in_order && !g_hash_table_contains(unwritten, &h->chunk_id))
+            done[n_done++] = h->item;
+          else
+            items[k++] = h->item;
           continue;
         }
       GByteArray *plain = g_hash_table_lookup(unwritten, &h->chunk_id);
@@ -992,6 +998,8 @@ _give_back(LogstoreDest *d)
       else
         lost++;
     }
+  if (n_done)
+    log_queue_ack_batch(d->q, done, n_done);
   if (k)
     log_queue_unpop(d->q, items, k);
   if (written)
@@ -1003,9 +1011,9 @@ _give_back(LogstoreDest *d)
       sluice_log(SLUICE_LOG_ERROR, "Logstore records could not be made messages again at stop; lost", "driver",
                  d->name, "messages", l, NULL);
     }
-  d->waiting = 0;
   g_hash_table_destroy(unwritten);
   g_byte_array_free(scratch, TRUE);
+  g_free(done);
   g_free(items);
 }
 
@@ -1020,6 +1028,7 @@ _finish(void *dest)
   _give_back(d);
   g_array_set_size(d->held, 0);
   d->held_head = 0;
+  d->waiting = 0;
   _seal_discard(d);
   g_hash_table_remove_all(d->files);
   log_template_keys_clear(d->by_key);

@@ -24,11 +24,12 @@ typedef struct Store
   LogQueue *q;
 } Store;
 
-/* N_MSGS messages from three hosts into logstore(path), in chunks of 4
- * KiB (about 25 records): the sealer gets many.  acks: every other
- * message is flow-controlled. */
+/* N_MSGS messages into logstore(path), in chunks of 4 KiB (about 25
+ * records): the sealer gets many.  Message i comes from host(i), or from
+ * host i % 3 by default; acks: every other message is flow-controlled, or
+ * every one with all_acks. */
 static void
-store_build(Store *s, const char *path, bool acks)
+store_build_from(Store *s, const char *path, bool acks, bool all_acks, int (*host)(int))
 {
   s->r.factories = logstore_driver_factories;
   char *conf = g_strdup_printf("destination d { logstore(\"%s\" max-chunk-size(4096)); };", path);
@@ -39,12 +40,18 @@ store_build(Store *s, const char *path, bool acks)
   char *pad = g_strnfill(100, 'p');
   for (int i = 0; i < N_MSGS; i++)
     {
-      char *line = g_strdup_printf("<13>Mar 10 11:58:01 host%d app: %d %s", i % 3, i, pad);
-      LogQueueItem it = { make_msg(line), acks && i % 2 };
+      char *line = g_strdup_printf("<13>Mar 10 11:58:01 host%d app: %d %s", host ? host(i) : i % 3, i, pad);
+      LogQueueItem it = { make_msg(line), all_acks || (acks && i % 2 == 0) };
       cr_assert_eq(log_queue_push_batch(s->q, &it, 1), 0);
       g_free(line);
     }
   g_free(pad);
+}
+
+static void
+store_build(Store *s, const char *path, bool acks)
+{
+  store_build_from(s, path, acks, false, NULL);
 }
 
 static void
@@ -232,12 +239,19 @@ Test(logstore_writer, a_stop_while_chunks_cannot_be_written_gives_back_what_is_n
       in_files += n;
       g_free(name);
     }
-  cr_assert_leq(acked(&s), in_files);
+  cr_assert_eq(acked(&s), in_files, "the messages in the files are the ones written");
   cr_assert_lt(in_files, N_MSGS, "the limit should have kept some out");
+  int last = -1;
   while ((k = log_queue_pop_batch(s.q, items, BATCH, 0)) > 0)
     {
       for (ssize_t i = 0; i < k; i++)
-        seen[atoi(log_msg_get_value(items[i].msg, LM_V_MESSAGE, NULL))] = true;
+        {
+          int num = atoi(log_msg_get_value(items[i].msg, LM_V_MESSAGE, NULL));
+          cr_assert_not(seen[num], "message %d is in a file and back in the queue", num);
+          cr_assert_gt(num, last, "message %d came back after %d", num, last);
+          seen[num] = true;
+          last = num;
+        }
       log_queue_items_done(items, (size_t) k);
     }
   for (int i = 0; i < N_MSGS; i++)
@@ -284,6 +298,139 @@ Test(logstore_writer, files_closed_by_a_reopen_are_found_again_by_path, .timeout
     }
   cr_assert_eq(total, N_MSGS);
   cr_assert_eq(acked(&s), N_MSGS);
+  g_free(seen);
+  g_free(nums);
+  store_free(&s);
+}
+
+/* A flow-controlled message that could not be taken (its file cannot be
+ * opened yet) is counted as waiting for its ack once, when it is taken:
+ * counted at every try, the writer would write its chunks at every pause
+ * from then on, however small. */
+Test(logstore_writer, a_message_tried_again_is_waited_for_once, .timeout = 60)
+{
+  Store s = { 0 };
+  store_build(&s, "@DIR@/sub/s.lgs", true);
+  LogQueueItem items[BATCH];
+  ssize_t k = log_queue_pop_batch(s.q, items, BATCH, 0);
+  cr_assert_eq(k, BATCH);
+  cr_assert(items[0].ack);
+  for (int i = 0; i < 3; i++)
+    cr_assert_lt(rig_write(&s.r, items, (size_t) k), 0, "sub/ does not exist yet");
+  char *sub = rig_path(&s.r, "sub");
+  cr_assert_eq(g_mkdir(sub, 0700), 0);
+  g_free(sub);
+  for (;;)
+    {
+      cr_assert_eq(rig_write(&s.r, items, (size_t) k), k);
+      if ((k = log_queue_pop_batch(s.q, items, BATCH, 0)) <= 0)
+        break;
+    }
+  LogstoreDest *d = (LogstoreDest *) s.r.drv;
+  cr_assert_eq(acked(&s), N_MSGS, "the last write found the queue empty and wrote every chunk");
+  cr_assert_eq(d->waiting, 0, "%zu flow-controlled messages still counted as waiting", d->waiting);
+  store_free(&s);
+}
+
+/* Files reaped while idle (time-reap()) leave the table: the next
+ * messages for them open them again by path, not through keys that
+ * pointed at the reaped ones. */
+Test(logstore_writer, files_reaped_while_idle_are_found_again_by_path, .timeout = 60)
+{
+  Store s = { 0 };
+  store_build(&s, "@DIR@/${HOST}.lgs", false);
+  LogQueueItem items[BATCH];
+  ssize_t k;
+  for (int round = 0; (k = log_queue_pop_batch(s.q, items, BATCH, 0)) > 0; round++)
+    {
+      cr_assert_eq(rig_write(&s.r, items, (size_t) k), k);
+      if (round != 3 && round != 17)
+        continue;
+      /* max-chunk-time(1) makes the chunks due; then every file has been
+       * idle for longer than time-reap() */
+      g_usleep(1100 * 1000);
+      s.r.drv->writer_ops->housekeep(s.r.drv, mono_now() + 100000);
+      LogstoreDest *d = (LogstoreDest *) s.r.drv;
+      cr_assert_eq(g_hash_table_size(d->files), 0, "every idle file should be reaped");
+    }
+  s.r.drv->writer_ops->finish(s.r.drv);
+  bool *seen = g_new0(bool, N_MSGS);
+  int *nums = g_new(int, N_MSGS);
+  size_t total = 0;
+  for (int h = 0; h < 3; h++)
+    {
+      char *name = g_strdup_printf("host%d.lgs", h);
+      size_t n = read_store(&s, name, nums, NULL);
+      for (size_t i = 0; i < n; i++)
+        {
+          cr_assert_not(seen[nums[i]], "message %d twice", nums[i]);
+          seen[nums[i]] = true;
+        }
+      total += n;
+      g_free(name);
+    }
+  cr_assert_eq(total, N_MSGS);
+  g_free(seen);
+  g_free(nums);
+  store_free(&s);
+}
+
+static int
+ten_then_one(int i)
+{
+  return i < 10 ? 0 : 1;
+}
+
+/* host0's first chunk is still gathering while host1's later chunks are
+ * written; a stop that cannot write host0's chunk gives back host0's
+ * flow-controlled messages, and takes host1's written ones as written,
+ * not to be written a second time. */
+Test(logstore_writer, a_stop_gives_back_only_what_is_not_in_the_files, .timeout = 60)
+{
+  Store s = { 0 };
+  store_build_from(&s, "@DIR@/${HOST}.lgs", true, true, ten_then_one);
+  LogQueueItem items[BATCH];
+  for (int round = 0; round < N_MSGS / BATCH - 1; round++)
+    {
+      ssize_t k = log_queue_pop_batch(s.q, items, BATCH, 0);
+      cr_assert_eq(rig_write(&s.r, items, (size_t) k), k); /* the queue is not empty: no flush for an ack */
+    }
+  cr_assert_gt(read_store(&s, "host1.lgs", NULL, NULL), 0, "host1's full chunks should be written");
+  cr_assert_eq(read_store(&s, "host0.lgs", NULL, NULL), 0, "host0's chunk should be gathering");
+  cr_assert_eq(acked(&s), 0, "nothing behind host0's chunk is acknowledged");
+  signal(SIGXFSZ, SIG_IGN);
+  struct rlimit old, lim;
+  cr_assert_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+  lim = (struct rlimit) { 1, old.rlim_max };
+  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0); /* no file may grow now */
+  s.r.drv->writer_ops->finish(s.r.drv);
+  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+  int *nums = g_new(int, N_MSGS);
+  bool *seen = g_new0(bool, N_MSGS);
+  size_t in_files = 0;
+  for (int h = 0; h < 2; h++)
+    {
+      char *name = g_strdup_printf("host%d.lgs", h);
+      size_t n = read_store(&s, name, nums, NULL);
+      for (size_t i = 0; i < n; i++)
+        seen[nums[i]] = true;
+      in_files += n;
+      g_free(name);
+    }
+  cr_assert_eq(acked(&s), in_files, "what is in the files is acknowledged as written");
+  ssize_t k;
+  while ((k = log_queue_pop_batch(s.q, items, BATCH, 0)) > 0)
+    {
+      for (ssize_t i = 0; i < k; i++)
+        {
+          int num = atoi(log_msg_get_value(items[i].msg, LM_V_MESSAGE, NULL));
+          cr_assert_not(seen[num], "message %d is in a file and back in the queue", num);
+          seen[num] = true;
+        }
+      log_queue_items_done(items, (size_t) k);
+    }
+  for (int i = 0; i < N_MSGS; i++)
+    cr_assert(seen[i], "message %d is neither in a file nor back in the queue", i);
   g_free(seen);
   g_free(nums);
   store_free(&s);
