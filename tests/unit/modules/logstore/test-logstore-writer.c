@@ -5,7 +5,11 @@
  * the writer gathers the next.  No message is acknowledged before its
  * chunk is whole in the file; a chunk the sealer cannot write (the file
  * size limit, RLIMIT_FSIZE) is tried again until it can be; in the end
- * every message is in the file once, in order.
+ * every message is in the file once, in order.  A stop while chunks
+ * cannot be written gives back what is not in the files (messages let go
+ * early made again from their records), and only that; files closed by
+ * a reopen or reaped while idle are found again by path, not through
+ * stale keys; a flow-controlled message tried again is waited for once.
  */
 #include "../file/file-test.h"
 #include "logstore/logstore-dest.h"
