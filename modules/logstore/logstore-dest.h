@@ -71,6 +71,7 @@ typedef struct LsFile
   uint32_t records;
   int64_t pending_since;  /* CLOCK_MONOTONIC ms of its first record */
   uint64_t chunk_id;      /* the destination-wide id of that chunk; 0: none */
+  GList *gathering;       /* its link in LogstoreDest.gathering while chunk_id is set */
   uint32_t queued;        /* its chunks handed to the sealer and not yet written (seal_lock) */
   uint64_t written;       /* records of this open, for the closing record */
   int64_t ts_last;        /* CLOCK_MONOTONIC seconds of the last time stamp asked for */
@@ -131,6 +132,8 @@ typedef struct LogstoreDest
   GString *path_buf, *text;
   GByteArray *ser;
   LsScratch scratch;
+  GQueue gathering;       /* LsFile* with a chunk gathering, oldest chunk first (the links are
+                           * the files'): the oldest unwritten chunk without a walk of files */
   GArray *held;           /* LsHeld, in the order taken; [0, held_head) are acknowledged */
   guint held_head;
   uint64_t next_chunk_id;

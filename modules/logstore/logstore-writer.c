@@ -195,6 +195,7 @@ _hand_over(LogstoreDest *d, LsFile *f)
   pthread_mutex_unlock(&d->seal_lock);
   f->records = 0;
   f->chunk_id = 0;
+  g_queue_unlink(&d->gathering, f->gathering);
   return 0;
 }
 
@@ -252,15 +253,8 @@ _ack_ready(LogstoreDest *d)
   uint64_t min_pending = UINT64_MAX;
   if (d->files)
     {
-      GHashTableIter it;
-      gpointer v;
-      g_hash_table_iter_init(&it, d->files);
-      while (g_hash_table_iter_next(&it, NULL, &v))
-        {
-          LsFile *f = v;
-          if (f->chunk_id && f->chunk_id < min_pending)
-            min_pending = f->chunk_id;
-        }
+      if (d->gathering.head)
+        min_pending = ((LsFile *) d->gathering.head->data)->chunk_id;
       pthread_mutex_lock(&d->seal_lock);
       for (GList *l = d->jobs.head; l; l = l->next)
         min_pending = MIN(min_pending, ((LsJob *) l->data)->chunk_id);
@@ -554,6 +548,7 @@ _file_free(gpointer p)
     close(f->fd);
   OPENSSL_cleanse(f->chain.key, sizeof(f->chain.key));
   g_byte_array_free(f->pending, TRUE);
+  g_list_free_1(f->gathering);
   g_free(f->path);
   g_free(f);
 }
@@ -587,6 +582,7 @@ _ensure_state(LogstoreDest *d)
       d->ser = g_byte_array_new();
       _scratch_init(&d->scratch);
       d->held = g_array_new(FALSE, FALSE, sizeof(LsHeld));
+      g_queue_init(&d->gathering);
       pthread_mutex_init(&d->seal_lock, NULL);
       pthread_cond_init(&d->seal_work, NULL);
       pthread_cond_init(&d->seal_done, NULL);
@@ -618,6 +614,8 @@ _lookup(LogstoreDest *d, const char *path, int *err)
       f->path = g_strdup(path);
       f->fd = -1;
       f->pending = g_byte_array_new();
+      f->gathering = g_list_alloc();
+      f->gathering->data = f;
       g_hash_table_insert(d->files, f->path, f);
     }
   if (f->fd < 0)
@@ -700,6 +698,7 @@ _add_record(LogstoreDest *d, LsFile *f, const LogMsg *msg)
     {
       f->chunk_id = ++d->next_chunk_id;
       f->pending_since = mono_ms();
+      g_queue_push_tail_link(&d->gathering, f->gathering);
     }
   if (d->tmpl)
     {
@@ -747,24 +746,21 @@ _flush_idle(LogstoreDest *d)
       _flush_all(d);
       return;
     }
-  GHashTableIter it;
-  gpointer v;
   pthread_mutex_lock(&d->seal_lock);
   bool any = !g_queue_is_empty(&d->jobs);
   pthread_mutex_unlock(&d->seal_lock);
-  g_hash_table_iter_init(&it, d->files);
-  while (!any && g_hash_table_iter_next(&it, NULL, &v))
-    any = ((LsFile *) v)->pending->len >= IDLE_MIN_CHUNK;
+  for (GList *l = d->gathering.head; l && !any; l = l->next)
+    any = ((LsFile *) l->data)->pending->len >= IDLE_MIN_CHUNK;
   for (int ms = 0; any && ms < IDLE_QUIET_MS; ms++)
     {
       g_usleep(1000);
       if (!_queue_empty(d))
         any = false; /* more is coming: go on gathering */
     }
-  g_hash_table_iter_init(&it, d->files);
-  while (any && g_hash_table_iter_next(&it, NULL, &v))
+  for (GList *l = any ? d->gathering.head : NULL, *next; l; l = next)
     {
-      LsFile *f = v;
+      next = l->next; /* a chunk handed over leaves the list */
+      LsFile *f = l->data;
       if (f->pending->len >= IDLE_MIN_CHUNK && _hand_over(d, f) < 0)
         d->failing = true;
     }
@@ -870,17 +866,11 @@ _housekeep(void *dest, int64_t now)
   LogstoreDest *d = dest;
   if (!d->files)
     return;
-  int64_t ms = mono_ms();
+  /* the oldest chunk gathering is the first due */
+  const LsFile *oldest = d->gathering.head ? d->gathering.head->data : NULL;
+  bool due = d->failing || (oldest && mono_ms() - oldest->pending_since >= d->o.max_chunk_time * 1000);
   GHashTableIter it;
   gpointer v;
-  g_hash_table_iter_init(&it, d->files);
-  bool due = d->failing;
-  while (g_hash_table_iter_next(&it, NULL, &v))
-    {
-      LsFile *f = v;
-      if (f->chunk_id && ms - f->pending_since >= d->o.max_chunk_time * 1000)
-        due = true;
-    }
   if (due)
     _flush_all(d);
   else if (_queue_empty(d))
@@ -1030,6 +1020,7 @@ _finish(void *dest)
   d->held_head = 0;
   d->waiting = 0;
   _seal_discard(d);
+  g_queue_init(&d->gathering); /* its links go with the files */
   g_hash_table_remove_all(d->files);
   log_template_keys_clear(d->by_key);
 }
@@ -1060,6 +1051,7 @@ logstore_writer_free(LogstoreDest *d)
       pthread_join(d->sealer, NULL);
     }
   _seal_discard(d);
+  g_queue_init(&d->gathering);
   g_hash_table_destroy(d->files);
   log_template_keys_free(d->by_key);
   g_string_free(d->path_buf, TRUE);

@@ -16,6 +16,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@ typedef struct Store
 {
   Rig r;
   LogQueue *q;
+  LogMsg *kept[N_MSGS]; /* a reference of the test's to each message */
 } Store;
 
 /* N_MSGS messages into logstore(path), in chunks of 4 KiB (about 25
@@ -46,6 +48,7 @@ store_build_from(Store *s, const char *path, bool acks, bool all_acks, int (*hos
     {
       char *line = g_strdup_printf("<13>Mar 10 11:58:01 host%d app: %d %s", host ? host(i) : i % 3, i, pad);
       LogQueueItem it = { make_msg(line), all_acks || (acks && i % 2 == 0) };
+      s->kept[i] = log_msg_ref(it.msg);
       cr_assert_eq(log_queue_push_batch(s->q, &it, 1), 0);
       g_free(line);
     }
@@ -63,6 +66,16 @@ store_free(Store *s)
 {
   rig_free(&s->r);
   log_queue_free(s->q);
+  for (int i = 0; i < N_MSGS; i++)
+    log_msg_unref(s->kept[i]);
+}
+
+/* The writer has let go of message i (acknowledged it, or released it
+ * early): the test's reference is its last. */
+static bool
+let_go(Store *s, int i)
+{
+  return atomic_load(&s->kept[i]->refcnt) == 1;
 }
 
 static uint64_t
@@ -156,6 +169,59 @@ Test(logstore_writer, no_message_is_acknowledged_before_its_chunk_is_in_the_file
       cr_assert_leq(a, in_file, "%" G_GUINT64_FORMAT " acknowledged, %zu in the file", a, in_file);
     }
   assert_all_written(&s);
+  store_free(&s);
+}
+
+/* Which messages are in the whole chunks of host0.lgs .. host<hosts-1>.lgs. */
+static void
+seen_in_hosts(Store *s, int hosts, bool *seen)
+{
+  int *nums = g_new(int, N_MSGS);
+  memset(seen, 0, N_MSGS * sizeof(bool));
+  for (int h = 0; h < hosts; h++)
+    {
+      char *name = g_strdup_printf("host%d.lgs", h);
+      size_t n = read_store(s, name, nums, NULL);
+      for (size_t i = 0; i < n; i++)
+        seen[nums[i]] = true;
+      g_free(name);
+    }
+  g_free(nums);
+}
+
+/* Three files whose chunks fill side by side, every message
+ * flow-controlled: a message is acknowledged (the writer lets go of it:
+ * the test's own reference is its last) only once it is in a file, while
+ * the oldest chunk still gathering holds back what was taken after it. */
+Test(logstore_writer, no_message_is_acknowledged_before_its_chunk_is_in_one_of_three_files, .timeout = 60)
+{
+  Store s = { 0 };
+  store_build_from(&s, "@DIR@/${HOST}.lgs", true, true, NULL);
+  bool *seen = g_new(bool, N_MSGS);
+  LogQueueItem items[BATCH];
+  ssize_t k;
+  size_t early_checks = 0;
+  /* batches of 10, a millisecond apart: most find the sealer done with
+   * what it had, so that the chunks still gathering alone hold back */
+  while ((k = log_queue_pop_batch(s.q, items, 10, 0)) > 0)
+    {
+      g_usleep(1000);
+      cr_assert_eq(rig_write(&s.r, items, (size_t) k), k);
+      seen_in_hosts(&s, 3, seen);
+      for (int i = 0; i < N_MSGS; i++)
+        if (let_go(&s, i))
+          {
+            cr_assert(seen[i], "message %d was acknowledged before it was in a file", i);
+            early_checks++;
+          }
+    }
+  cr_assert_gt(early_checks, 0, "some messages should be acknowledged while the run goes on");
+  s.r.drv->writer_ops->finish(s.r.drv);
+  seen_in_hosts(&s, 3, seen);
+  for (int i = 0; i < N_MSGS; i++)
+    cr_assert(seen[i] && let_go(&s, i), "message %d", i);
+  cr_assert_eq(acked(&s), N_MSGS);
+  g_free(seen);
   store_free(&s);
 }
 
