@@ -48,7 +48,6 @@ typedef struct LogMsgValues
   const LogMsg *msg;
   uint32_t at;       /* the next: built-in handles, then LM_V_MAX + index into nv */
   const void *names; /* the built-in slots' names, looked up once */
-  NVHandle handle;
   const char *name, *value;
   size_t name_len, len;
 } LogMsgValues;
@@ -58,6 +57,13 @@ bool log_msg_values_next(LogMsgValues *it);
 
 /* How many values log_msg_values_next() gives for msg. */
 uint32_t log_msg_values_count(const LogMsg *msg);
+
+/* The tags as log_msg_serialize() writes them (a u32 count, then each
+ * name after its u16 length): their bytes, and written at out (returns
+ * the end), for another form that keeps them so (logstore()'s lean
+ * records). */
+size_t log_msg_serialized_tags_size(const LogMsg *msg);
+uint8_t *log_msg_serialize_tags(const LogMsg *msg, uint8_t *out);
 
 /* Bytes log_msg_serialize() will write for msg. */
 size_t log_msg_serialized_size(const LogMsg *msg);

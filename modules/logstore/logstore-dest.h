@@ -128,7 +128,7 @@ typedef struct LogstoreDest
   GHashTable *files;      /* path -> LsFile* */
   LogTemplateKeys *by_key; /* a path with macros: its key -> LsFile* of files, emptied
                             * whenever files loses an entry */
-  LsFile *last;
+  LsFile *last;           /* a literal path: its one file, NULL once it may have been closed */
   GString *path_buf, *text;
   GByteArray *ser;
   LsScratch scratch;

@@ -611,25 +611,6 @@ _room(GByteArray *plain, uint8_t *o, size_t need)
   return plain->data + at;
 }
 
-typedef struct LeanTags
-{
-  GByteArray *plain;
-  uint8_t *o;
-  uint32_t count;
-} LeanTags;
-
-static void
-_lean_tag(LogTagId id, const char *name, void *user_data)
-{
-  LeanTags *t = user_data;
-  size_t len = name ? strlen(name) : 0;
-  t->o = _room(t->plain, t->o, 2 + len);
-  _put16(t->o, (uint16_t) len);
-  memcpy(t->o + 2, name, len);
-  t->o += 2 + len;
-  t->count++;
-}
-
 /* The fixed part's most: varints of pri, flags, seqnum and rcptid, three
  * stamps (a tag and three varints), the peer and the value count. */
 #define LEAN_FIXED_MAX (3 + 5 + 5 + 10 + 3 * (1 + 10 + 5 + 5) + 20 + 5)
@@ -695,15 +676,11 @@ ls_record_append_lean(GByteArray *plain, int64_t recv_us, const LogMsg *msg)
       else if (code == LEAN_PID)
         pid = it.value, pid_len = it.len;
     }
-  /* the tags as the serialized form has them: a count, then each name */
-  o = _room(plain, o, 4);
-  size_t count_at = (size_t) (o - plain->data);
-  LeanTags t = { plain, o + 4, 0 };
-  log_msg_foreach_tag(msg, _lean_tag, &t);
-  _put32(plain->data + count_at, t.count);
+  /* the tags as the serialized form has them */
+  o = log_msg_serialize_tags(msg, _room(plain, o, log_msg_serialized_tags_size(msg)));
   size_t body = start + LS_RECORD_HEADER;
-  _put32(plain->data + start, (uint32_t) ((size_t) (t.o - plain->data) - body));
-  g_byte_array_set_size(plain, (guint) (t.o - plain->data));
+  _put32(plain->data + start, (uint32_t) ((size_t) (o - plain->data) - body));
+  g_byte_array_set_size(plain, (guint) (o - plain->data));
 }
 
 typedef struct LeanIn

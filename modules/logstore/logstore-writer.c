@@ -660,13 +660,11 @@ static LsFile *
 _file_for(LogstoreDest *d, const LogMsg *msg, int *err)
 {
   *err = 0;
+  if (d->path_is_literal && d->last && d->last->fd >= 0)
+    return d->last; /* one file: no path to make */
   g_string_truncate(d->path_buf, 0);
   if (d->path_is_literal)
-    {
-      if (d->last && d->last->fd >= 0)
-        return d->last; /* one file: no path to make */
-      g_string_append(d->path_buf, log_template_get_text(d->path));
-    }
+    g_string_append(d->path_buf, log_template_get_text(d->path));
   else
     {
       /* by the values of its macros; the whole path only for a key not
@@ -678,8 +676,10 @@ _file_for(LogstoreDest *d, const LogMsg *msg, int *err)
       if (!_check_path(d))
         return NULL;
     }
-  LsFile *f = d->last = _lookup(d, d->path_buf->str, err);
-  if (f && d->by_key)
+  LsFile *f = _lookup(d, d->path_buf->str, err);
+  if (d->path_is_literal)
+    d->last = f;
+  else if (f)
     log_template_keys_add(d->by_key, f, 4 * (size_t) g_hash_table_size(d->files) + 1024);
   if (f || d->path_is_literal || *err == -EMFILE || *err == -ENFILE || *err == -ENOSPC)
     return f;
@@ -880,7 +880,6 @@ _housekeep(void *dest, int64_t now)
     _stamp(d, v, now);
   if (d->path_is_literal)
     return;
-  d->last = NULL;
   g_hash_table_iter_init(&it, d->files);
   while (g_hash_table_iter_next(&it, NULL, &v))
     {

@@ -108,7 +108,6 @@ log_msg_values_next(LogMsgValues *it)
       if (msg->builtin[h].ptr)
         {
           const BuiltinName *names = it->names;
-          it->handle = h;
           it->name = names[h].name;
           it->name_len = names[h].len;
           it->value = msg->builtin[h].ptr;
@@ -122,7 +121,6 @@ log_msg_values_next(LogMsgValues *it)
       if (!nv->ptr)
         continue; /* an unset SD parameter's place */
       size_t name_len;
-      it->handle = nv->handle;
       it->name = log_msg_get_value_name(nv->handle, &name_len);
       it->name_len = name_len;
       it->value = nv->ptr;
@@ -147,7 +145,7 @@ size_t
 log_msg_serialized_size(const LogMsg *msg)
 {
   const BuiltinName *names = _builtin_names();
-  size_t size = FIXED_SIZE + 4 + 4;
+  size_t size = FIXED_SIZE + 4;
   for (NVHandle h = LM_V_NONE + 1; h < LM_V_MAX; h++)
     if (msg->builtin[h].ptr)
       size += 2 + names[h].len + 4 + msg->builtin[h].len;
@@ -159,9 +157,7 @@ log_msg_serialized_size(const LogMsg *msg)
       log_msg_get_value_name(msg->nv[i].handle, &name_len);
       size += 2 + name_len + 4 + msg->nv[i].len;
     }
-  TagSizer tags = { 0, 0 };
-  log_msg_foreach_tag(msg, _size_tag, &tags);
-  return size + tags.size;
+  return size + log_msg_serialized_tags_size(msg);
 }
 
 static uint8_t *
@@ -199,6 +195,23 @@ _put_tag(LogTagId id, const char *name, void *user_data)
 }
 
 size_t
+log_msg_serialized_tags_size(const LogMsg *msg)
+{
+  TagSizer tags = { 0, 0 };
+  log_msg_foreach_tag(msg, _size_tag, &tags);
+  return 4 + tags.size;
+}
+
+uint8_t *
+log_msg_serialize_tags(const LogMsg *msg, uint8_t *out)
+{
+  TagWriter tags = { out + 4, 0 };
+  log_msg_foreach_tag(msg, _put_tag, &tags);
+  _put32(out, tags.count);
+  return tags.p;
+}
+
+size_t
 log_msg_serialize(const LogMsg *msg, uint8_t *out)
 {
   const BuiltinName *names = _builtin_names();
@@ -227,10 +240,7 @@ log_msg_serialize(const LogMsg *msg, uint8_t *out)
     if (msg->nv[i].ptr)
       p = _put_value(p, msg->nv[i].handle, msg->nv[i].ptr, msg->nv[i].len);
 
-  TagWriter tags = { p + 4, 0 };
-  log_msg_foreach_tag(msg, _put_tag, &tags);
-  _put32(p, tags.count);
-  return (size_t) (tags.p - out);
+  return (size_t) (log_msg_serialize_tags(msg, p) - out);
 }
 
 /* ---- reading ----------------------------------------------------------- */

@@ -27,8 +27,15 @@ typedef struct Store
 {
   Rig r;
   LogQueue *q;
+  int (*host)(int);     /* message i's host; NULL: i % 3 */
   LogMsg *kept[N_MSGS]; /* a reference of the test's to each message */
 } Store;
+
+static int
+host_of(const Store *s, int i)
+{
+  return s->host ? s->host(i) : i % 3;
+}
 
 /* N_MSGS messages into logstore(path), in chunks of 4 KiB (about 25
  * records): the sealer gets many.  Message i comes from host(i), or from
@@ -38,6 +45,7 @@ static void
 store_build_from(Store *s, const char *path, bool acks, bool all_acks, int (*host)(int))
 {
   s->r.factories = logstore_driver_factories;
+  s->host = host;
   char *conf = g_strdup_printf("destination d { logstore(\"%s\" max-chunk-size(4096)); };", path);
   rig_build(&s->r, conf);
   g_free(conf);
@@ -46,7 +54,7 @@ store_build_from(Store *s, const char *path, bool acks, bool all_acks, int (*hos
   char *pad = g_strnfill(100, 'p');
   for (int i = 0; i < N_MSGS; i++)
     {
-      char *line = g_strdup_printf("<13>Mar 10 11:58:01 host%d app: %d %s", host ? host(i) : i % 3, i, pad);
+      char *line = g_strdup_printf("<13>Mar 10 11:58:01 host%d app: %d %s", host_of(s, i), i, pad);
       LogQueueItem it = { make_msg(line), all_acks || (acks && i % 2 == 0) };
       s->kept[i] = log_msg_ref(it.msg);
       cr_assert_eq(log_queue_push_batch(s->q, &it, 1), 0);
@@ -172,21 +180,79 @@ Test(logstore_writer, no_message_is_acknowledged_before_its_chunk_is_in_the_file
   store_free(&s);
 }
 
-/* Which messages are in the whole chunks of host0.lgs .. host<hosts-1>.lgs. */
-static void
-seen_in_hosts(Store *s, int hosts, bool *seen)
+/* How many times each message is in the whole chunks of host0.lgs ..
+ * host<hosts-1>.lgs, into times[N_MSGS], each in its own host's file;
+ * the records of all.  *closed (when given): every file ends in its
+ * closing record. */
+static size_t
+count_in_hosts(Store *s, int hosts, int *times, bool *closed)
 {
   int *nums = g_new(int, N_MSGS);
-  memset(seen, 0, N_MSGS * sizeof(bool));
+  memset(times, 0, N_MSGS * sizeof(int));
+  size_t total = 0;
+  if (closed)
+    *closed = true;
   for (int h = 0; h < hosts; h++)
     {
       char *name = g_strdup_printf("host%d.lgs", h);
-      size_t n = read_store(s, name, nums, NULL);
+      bool file_closed = false;
+      size_t n = read_store(s, name, nums, &file_closed);
+      cr_assert_leq(n, N_MSGS, "%zu records in %s", n, name);
       for (size_t i = 0; i < n; i++)
-        seen[nums[i]] = true;
+        {
+          cr_assert_eq(host_of(s, nums[i]), h, "message %d in %s", nums[i], name);
+          times[nums[i]]++;
+        }
+      if (closed)
+        *closed = *closed && file_closed;
+      total += n;
       g_free(name);
     }
   g_free(nums);
+  return total;
+}
+
+/* The messages a stop gave back, taken out of the queue and counted into
+ * times[]: they come in the order they were taken. */
+static void
+count_back_in_queue(Store *s, int *times)
+{
+  LogQueueItem items[BATCH];
+  ssize_t k;
+  int last = -1;
+  while ((k = log_queue_pop_batch(s->q, items, BATCH, 0)) > 0)
+    {
+      for (ssize_t i = 0; i < k; i++)
+        {
+          int num = atoi(log_msg_get_value(items[i].msg, LM_V_MESSAGE, NULL));
+          cr_assert_gt(num, last, "message %d came back after %d", num, last);
+          times[num]++;
+          last = num;
+        }
+      log_queue_items_done(items, (size_t) k);
+    }
+}
+
+/* Every message is in a file or back in the queue, once. */
+static void
+assert_each_once(const int *times)
+{
+  for (int i = 0; i < N_MSGS; i++)
+    {
+      cr_assert_gt(times[i], 0, "message %d is neither in a file nor back in the queue", i);
+      cr_assert_lt(times[i], 2, "message %d is there %d times", i, times[i]);
+    }
+}
+
+/* Files may not grow past bytes from now on: a write past it fails
+ * (EFBIG), in the sealer or in the writer.  The limit before in *old. */
+static void
+limit_file_size(rlim_t bytes, struct rlimit *old)
+{
+  signal(SIGXFSZ, SIG_IGN);
+  cr_assert_eq(getrlimit(RLIMIT_FSIZE, old), 0);
+  struct rlimit lim = { bytes, old->rlim_max };
+  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
 }
 
 /* Three files whose chunks fill side by side, every message
@@ -197,7 +263,7 @@ Test(logstore_writer, no_message_is_acknowledged_before_its_chunk_is_in_one_of_t
 {
   Store s = { 0 };
   store_build_from(&s, "@DIR@/${HOST}.lgs", true, true, NULL);
-  bool *seen = g_new(bool, N_MSGS);
+  int *times = g_new(int, N_MSGS);
   LogQueueItem items[BATCH];
   ssize_t k;
   size_t early_checks = 0;
@@ -207,21 +273,21 @@ Test(logstore_writer, no_message_is_acknowledged_before_its_chunk_is_in_one_of_t
     {
       g_usleep(1000);
       cr_assert_eq(rig_write(&s.r, items, (size_t) k), k);
-      seen_in_hosts(&s, 3, seen);
+      count_in_hosts(&s, 3, times, NULL);
       for (int i = 0; i < N_MSGS; i++)
         if (let_go(&s, i))
           {
-            cr_assert(seen[i], "message %d was acknowledged before it was in a file", i);
+            cr_assert(times[i], "message %d was acknowledged before it was in a file", i);
             early_checks++;
           }
     }
   cr_assert_gt(early_checks, 0, "some messages should be acknowledged while the run goes on");
   s.r.drv->writer_ops->finish(s.r.drv);
-  seen_in_hosts(&s, 3, seen);
+  count_in_hosts(&s, 3, times, NULL);
   for (int i = 0; i < N_MSGS; i++)
-    cr_assert(seen[i] && let_go(&s, i), "message %d", i);
+    cr_assert(times[i] == 1 && let_go(&s, i), "message %d", i);
   cr_assert_eq(acked(&s), N_MSGS);
-  g_free(seen);
+  g_free(times);
   store_free(&s);
 }
 
@@ -229,13 +295,8 @@ Test(logstore_writer, a_chunk_that_cannot_be_written_is_tried_again_and_nothing_
 {
   Store s = { 0 };
   store_build(&s, "@DIR@/s.lgs", false);
-  /* the file may not grow past 30,000 bytes: a write past it fails
-   * (EFBIG), in the sealer or in the writer */
-  signal(SIGXFSZ, SIG_IGN);
-  struct rlimit old, lim;
-  cr_assert_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
-  lim = (struct rlimit) { 30000, old.rlim_max };
-  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  struct rlimit old;
+  limit_file_size(30000, &old);
   LogQueueItem items[BATCH];
   size_t have = 0, off = 0;
   int failures = 0;
@@ -278,11 +339,8 @@ Test(logstore_writer, a_stop_while_chunks_cannot_be_written_gives_back_what_is_n
 {
   Store s = { 0 };
   store_build(&s, "@DIR@/${HOST}.lgs", true);
-  signal(SIGXFSZ, SIG_IGN);
-  struct rlimit old, lim;
-  cr_assert_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
-  lim = (struct rlimit) { 6000, old.rlim_max };
-  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  struct rlimit old;
+  limit_file_size(6000, &old);
   LogQueueItem items[BATCH];
   bool failed = false;
   ssize_t k = 0;
@@ -296,38 +354,13 @@ Test(logstore_writer, a_stop_while_chunks_cannot_be_written_gives_back_what_is_n
   cr_assert(failed, "the size limit should have failed a write");
   log_queue_unpop(s.q, items, (size_t) k); /* what the failed call did not take */
   s.r.drv->writer_ops->finish(s.r.drv);
-  /* every message is in a file or back in the queue */
-  bool *seen = g_new0(bool, N_MSGS);
-  int *nums = g_new(int, N_MSGS);
-  size_t in_files = 0;
-  for (int h = 0; h < 3; h++)
-    {
-      char *name = g_strdup_printf("host%d.lgs", h);
-      size_t n = read_store(&s, name, nums, NULL);
-      for (size_t i = 0; i < n; i++)
-        seen[nums[i]] = true;
-      in_files += n;
-      g_free(name);
-    }
+  int *times = g_new(int, N_MSGS);
+  size_t in_files = count_in_hosts(&s, 3, times, NULL);
   cr_assert_eq(acked(&s), in_files, "the messages in the files are the ones written");
   cr_assert_lt(in_files, N_MSGS, "the limit should have kept some out");
-  int last = -1;
-  while ((k = log_queue_pop_batch(s.q, items, BATCH, 0)) > 0)
-    {
-      for (ssize_t i = 0; i < k; i++)
-        {
-          int num = atoi(log_msg_get_value(items[i].msg, LM_V_MESSAGE, NULL));
-          cr_assert_not(seen[num], "message %d is in a file and back in the queue", num);
-          cr_assert_gt(num, last, "message %d came back after %d", num, last);
-          seen[num] = true;
-          last = num;
-        }
-      log_queue_items_done(items, (size_t) k);
-    }
-  for (int i = 0; i < N_MSGS; i++)
-    cr_assert(seen[i], "message %d is neither in a file nor back in the queue", i);
-  g_free(seen);
-  g_free(nums);
+  count_back_in_queue(&s, times);
+  assert_each_once(times);
+  g_free(times);
   cr_assert_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
   store_free(&s);
 }
@@ -348,28 +381,13 @@ Test(logstore_writer, files_closed_by_a_reopen_are_found_again_by_path, .timeout
         s.r.drv->writer_ops->reopen(s.r.drv);
     }
   s.r.drv->writer_ops->finish(s.r.drv);
-  bool *seen = g_new0(bool, N_MSGS);
-  int *nums = g_new(int, N_MSGS);
-  size_t total = 0;
-  for (int h = 0; h < 3; h++)
-    {
-      char *name = g_strdup_printf("host%d.lgs", h);
-      bool closed = false;
-      size_t n = read_store(&s, name, nums, &closed);
-      cr_assert(closed, "%s should end in its closing record", name);
-      for (size_t i = 0; i < n; i++)
-        {
-          cr_assert_eq(nums[i] % 3, h, "message %d in %s", nums[i], name);
-          cr_assert_not(seen[nums[i]], "message %d twice", nums[i]);
-          seen[nums[i]] = true;
-        }
-      total += n;
-      g_free(name);
-    }
-  cr_assert_eq(total, N_MSGS);
+  int *times = g_new(int, N_MSGS);
+  bool closed = false;
+  cr_assert_eq(count_in_hosts(&s, 3, times, &closed), N_MSGS);
+  cr_assert(closed, "every file should end in its closing record");
+  assert_each_once(times);
   cr_assert_eq(acked(&s), N_MSGS);
-  g_free(seen);
-  g_free(nums);
+  g_free(times);
   store_free(&s);
 }
 
@@ -424,24 +442,10 @@ Test(logstore_writer, files_reaped_while_idle_are_found_again_by_path, .timeout 
       cr_assert_eq(g_hash_table_size(d->files), 0, "every idle file should be reaped");
     }
   s.r.drv->writer_ops->finish(s.r.drv);
-  bool *seen = g_new0(bool, N_MSGS);
-  int *nums = g_new(int, N_MSGS);
-  size_t total = 0;
-  for (int h = 0; h < 3; h++)
-    {
-      char *name = g_strdup_printf("host%d.lgs", h);
-      size_t n = read_store(&s, name, nums, NULL);
-      for (size_t i = 0; i < n; i++)
-        {
-          cr_assert_not(seen[nums[i]], "message %d twice", nums[i]);
-          seen[nums[i]] = true;
-        }
-      total += n;
-      g_free(name);
-    }
-  cr_assert_eq(total, N_MSGS);
-  g_free(seen);
-  g_free(nums);
+  int *times = g_new(int, N_MSGS);
+  cr_assert_eq(count_in_hosts(&s, 3, times, NULL), N_MSGS);
+  assert_each_once(times);
+  g_free(times);
   store_free(&s);
 }
 
@@ -468,40 +472,15 @@ Test(logstore_writer, a_stop_gives_back_only_what_is_not_in_the_files, .timeout 
   cr_assert_gt(read_store(&s, "host1.lgs", NULL, NULL), 0, "host1's full chunks should be written");
   cr_assert_eq(read_store(&s, "host0.lgs", NULL, NULL), 0, "host0's chunk should be gathering");
   cr_assert_eq(acked(&s), 0, "nothing behind host0's chunk is acknowledged");
-  signal(SIGXFSZ, SIG_IGN);
-  struct rlimit old, lim;
-  cr_assert_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
-  lim = (struct rlimit) { 1, old.rlim_max };
-  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0); /* no file may grow now */
+  struct rlimit old;
+  limit_file_size(1, &old); /* no file may grow now */
   s.r.drv->writer_ops->finish(s.r.drv);
   cr_assert_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
-  int *nums = g_new(int, N_MSGS);
-  bool *seen = g_new0(bool, N_MSGS);
-  size_t in_files = 0;
-  for (int h = 0; h < 2; h++)
-    {
-      char *name = g_strdup_printf("host%d.lgs", h);
-      size_t n = read_store(&s, name, nums, NULL);
-      for (size_t i = 0; i < n; i++)
-        seen[nums[i]] = true;
-      in_files += n;
-      g_free(name);
-    }
+  int *times = g_new(int, N_MSGS);
+  size_t in_files = count_in_hosts(&s, 2, times, NULL);
   cr_assert_eq(acked(&s), in_files, "what is in the files is acknowledged as written");
-  ssize_t k;
-  while ((k = log_queue_pop_batch(s.q, items, BATCH, 0)) > 0)
-    {
-      for (ssize_t i = 0; i < k; i++)
-        {
-          int num = atoi(log_msg_get_value(items[i].msg, LM_V_MESSAGE, NULL));
-          cr_assert_not(seen[num], "message %d is in a file and back in the queue", num);
-          seen[num] = true;
-        }
-      log_queue_items_done(items, (size_t) k);
-    }
-  for (int i = 0; i < N_MSGS; i++)
-    cr_assert(seen[i], "message %d is neither in a file nor back in the queue", i);
-  g_free(seen);
-  g_free(nums);
+  count_back_in_queue(&s, times);
+  assert_each_once(times);
+  g_free(times);
   store_free(&s);
 }
