@@ -18,7 +18,10 @@
  * the writer hands over goes into `pending`, owned here, and leaves it
  * oldest first once settled (log_queue_settle_front): delivered, or
  * dropped by a response action (counted as dropped).  A request that fails
- * is sent again after a back-off, up to retries() rounds per url; then the
+ * is sent again at once on another url that is up; a url that failed is
+ * down for all workers, and after a back-off one request at a time tries
+ * it again (so a server that is down sees one try per back-off, not one per
+ * worker).  Once every url has failed retries() + 1 times in a row, the
  * destination waits time-reopen() (write_batch refuses new messages, so the
  * queue and the sources' windows fill) and tries again, for ever: nothing
  * is dropped but by a drop action or a bulk item the server refuses for
@@ -33,6 +36,7 @@
 #include "sluice/threads.h"
 #include "sluice/timeutil.h"
 
+#include <assert.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
@@ -64,10 +68,23 @@ typedef struct HttpReq
   bool too_long;           /* the body went past HTTP_RESPONSE_LIMIT: not read on */
   bool active;
   bool fresh;              /* the last try failed: the next one on a new connection */
-  int64_t fails;           /* this worker's failed tries since its last success */
-  int64_t not_before;      /* CLOCK_MONOTONIC ms: its back-off ends */
+  bool probe;              /* it tries a url that is down */
+  uint64_t url_epoch;      /* its url's epoch when it started */
   char errbuf[CURL_ERROR_SIZE];
 } HttpReq;
+
+/* What the workers know of a url (as syslog-ng's load balancer marks a
+ * failed target for every worker).  A url is down from its first failure
+ * to its next success: after each back-off one request (the probe) tries
+ * it, and the others go to a url that is up, or wait. */
+typedef struct HttpUrl
+{
+  int64_t fails;           /* failures counted in a row, since its last success or time-reopen() */
+  int64_t not_before;      /* CLOCK_MONOTONIC ms: its back-off ends */
+  uint64_t epoch;          /* counted failures so far: the requests out when it failed count as one */
+  bool down;
+  bool probing;            /* the probe is out */
+} HttpUrl;
 
 struct HttpDest
 {
@@ -82,10 +99,13 @@ struct HttpDest
   LogQueue *q;
   CURLM *multi;
   HttpReq *reqs;
+  HttpUrl *urls;           /* n_urls, in url()'s order */
   struct curl_slist *hdrs;
   GArray *pending;         /* LogQueueItem, oldest first */
   GArray *outcome;         /* LogQueueOutcome of each pending item */
   GArray *inflight;        /* guint8 of each pending item: a request carries it now */
+  size_t n_waiting;        /* pending items that wait for a request (_waiting) */
+  size_t first_waiting;    /* no pending item before this one waits */
   bool failing;            /* waiting for time-reopen() */
   int64_t failed_at;       /* CLOCK_MONOTONIC ms */
   uint64_t dropped;
@@ -197,16 +217,37 @@ _waiting(HttpDest *d, size_t i)
   return *_outcome(d, i) == LOG_QUEUE_UNSETTLED && !*_inflight(d, i);
 }
 
+/* The waiting count and the cursor say what a walk of pending would
+ * (debug and sanitizer builds). */
+static void
+_check_waiting(HttpDest *d)
+{
+#ifndef NDEBUG
+  size_t n = 0;
+  for (size_t i = 0; i < d->pending->len; i++)
+    if (_waiting(d, i))
+      {
+        assert(i >= d->first_waiting);
+        n++;
+      }
+  assert(n == d->n_waiting);
+#else
+  (void) d;
+#endif
+}
+
 /* Fill request r with the oldest pending items that wait for one, up to
  * batch-lines() and batch-bytes(); they are in flight from now on. */
 static void
 _fill(HttpDest *d, HttpReq *r)
 {
+  _check_waiting(d);
   g_string_truncate(r->body, 0);
   g_string_append(r->body, d->o.body_prefix ? d->o.body_prefix : "");
   size_t start_len = r->body->len;
   r->n_idx = 0;
-  for (size_t i = 0; i < d->pending->len && r->n_idx < d->lines; i++)
+  size_t i = d->first_waiting;
+  for (; i < d->pending->len && r->n_idx < d->lines; i++)
     {
       if (!_waiting(d, i))
         continue;
@@ -220,14 +261,66 @@ _fill(HttpDest *d, HttpReq *r)
           break;
         }
       *_inflight(d, i) = 1;
+      d->n_waiting--;
       r->idx[r->n_idx++] = i;
     }
+  /* every item before i is settled or out now */
+  d->first_waiting = i;
   g_string_append(r->body, d->o.body_suffix ? d->o.body_suffix : "");
 }
 
+/* r's items are no longer out: those not settled wait again. */
 static void
-_start(HttpDest *d, HttpReq *r)
+_release(HttpDest *d, HttpReq *r)
 {
+  for (size_t j = 0; j < r->n_idx; j++)
+    {
+      size_t i = r->idx[j];
+      *_inflight(d, i) = 0;
+      if (_waiting(d, i))
+        {
+          d->n_waiting++;
+          d->first_waiting = MIN(d->first_waiting, i);
+        }
+    }
+  r->n_idx = 0;
+}
+
+/* Whether url u may take a request at now: it is up, or its back-off is
+ * over and no probe is out. */
+static bool
+_url_usable(const HttpUrl *u, int64_t now)
+{
+  return !u->down || (!u->probing && now >= u->not_before);
+}
+
+/* The url r is to send to at now: its own when that may take it, else the
+ * next one that may; -1 when none may (*wake: the earliest end of a
+ * back-off; a probe's end wakes the loop by itself). */
+static int
+_pick_url(HttpDest *d, const HttpReq *r, int64_t now, int64_t *wake)
+{
+  for (size_t k = 0; k < d->n_urls; k++)
+    {
+      size_t i = ((size_t) r->url + k) % d->n_urls;
+      const HttpUrl *u = &d->urls[i];
+      if (_url_usable(u, now))
+        return (int) i;
+      if (!u->probing)
+        *wake = MIN(*wake, u->not_before);
+    }
+  return -1;
+}
+
+/* Send r's body to url number url. */
+static void
+_start(HttpDest *d, HttpReq *r, int url)
+{
+  HttpUrl *u = &d->urls[url];
+  r->url = url;
+  r->url_epoch = u->epoch;
+  r->probe = u->down;
+  u->probing |= u->down;
   g_string_truncate(r->resp, 0);
   if (r->bulk_out)
     http_bulk_reader_init(&r->bulk, r->bulk_out, r->n_idx);
@@ -345,6 +438,7 @@ _ack_front(HttpDest *d)
   g_array_remove_range(d->pending, 0, (guint) k);
   g_array_remove_range(d->outcome, 0, (guint) k);
   g_array_remove_range(d->inflight, 0, (guint) k);
+  d->first_waiting = d->first_waiting > k ? d->first_waiting - k : 0;
   for (int64_t w = 0; w < d->o.workers; w++)
     for (size_t j = 0; j < d->reqs[w].n_idx; j++)
       d->reqs[w].idx[j] -= k;
@@ -362,6 +456,7 @@ _take(HttpDest *d, const LogQueueItem *items, size_t n)
       g_array_append_val(d->outcome, unsettled);
       g_array_append_val(d->inflight, no);
     }
+  d->n_waiting += n;
 }
 
 /* The most messages pending holds: what the workers carry, as many again
@@ -373,16 +468,6 @@ _pending_max(const HttpDest *d)
   return 4 * (size_t) d->o.workers * d->lines;
 }
 
-/* How many pending items wait for a request, counted up to max. */
-static size_t
-_count_waiting(HttpDest *d, size_t max)
-{
-  size_t n = 0;
-  for (size_t i = 0; i < d->pending->len && n < max; i++)
-    n += _waiting(d, i);
-  return n;
-}
-
 /* batch-timeout(): wait until `until` (CLOCK_MONOTONIC ms) at most for
  * the queue to bring the waiting items to want, within throttle()
  * (log_writer_pop_more). */
@@ -392,10 +477,9 @@ _wait_for(HttpDest *d, size_t want, int64_t until)
   LogQueueItem more[256];
   for (int64_t now = mono_ms(); now < until; now = mono_ms())
     {
-      size_t have = _count_waiting(d, want);
-      if (have >= want)
+      if (d->n_waiting >= want)
         break;
-      size_t room = want - have;
+      size_t room = want - d->n_waiting;
       size_t k = log_writer_pop_more(more, room < 256 ? room : 256, (int) (until - now));
       if (!k)
         break;
@@ -408,7 +492,7 @@ _wait_for(HttpDest *d, size_t want, int64_t until)
 static void
 _top_up(HttpDest *d)
 {
-  if (_count_waiting(d, d->lines) >= d->lines)
+  if (d->n_waiting >= d->lines)
     return;
   size_t max = _pending_max(d);
   LogQueueItem more[256];
@@ -422,43 +506,62 @@ _top_up(HttpDest *d)
     }
 }
 
-/* Request r ended with res: its items are settled or wait again (for any
- * worker); a failed worker moves to the next url, on a new connection,
- * and backs off once it has tried every url.  False once it has failed
- * max_fails times in a row. */
+/* Whether every url has failed retries() + 1 times in a row. */
 static bool
-_ended(HttpDest *d, HttpReq *r, CURLcode res, int64_t max_fails)
+_all_urls_spent(const HttpDest *d)
+{
+  for (size_t i = 0; i < d->n_urls; i++)
+    if (d->urls[i].fails <= d->o.retries)
+      return false;
+  return true;
+}
+
+/* Url u failed a request started at epoch: it is down, and a failure not
+ * counted yet (not one of the requests already out when it went down)
+ * doubles its back-off. */
+static void
+_url_failed(HttpUrl *u, uint64_t epoch)
+{
+  u->down = true;
+  if (epoch != u->epoch)
+    return;
+  u->epoch++;
+  u->fails++;
+  int64_t ms = 100LL << (u->fails - 1 < 6 ? u->fails - 1 : 6);
+  u->not_before = mono_ms() + (ms < HTTP_BACKOFF_MAX_MS ? ms : HTTP_BACKOFF_MAX_MS);
+}
+
+/* Request r ended with res: its items are settled or wait again (for any
+ * worker), and its url is up or down; a failed worker moves on to the next
+ * url, on a new connection.  False once every url has failed retries() + 1
+ * times in a row. */
+static bool
+_ended(HttpDest *d, HttpReq *r, CURLcode res)
 {
   curl_multi_remove_handle(d->multi, r->h);
   r->active = false;
   bool settled = _settle(d, r, res);
-  for (size_t j = 0; j < r->n_idx; j++)
-    *_inflight(d, r->idx[j]) = 0;
-  r->n_idx = 0;
+  _release(d, r);
+  HttpUrl *u = &d->urls[r->url];
+  if (r->probe)
+    u->probing = r->probe = false;
   r->fresh = !settled;
   if (settled)
     {
-      r->fails = 0;
+      u->down = false;
+      u->fails = 0;
       return true;
     }
+  _url_failed(u, r->url_epoch);
   r->url = (int) ((size_t) (r->url + 1) % d->n_urls);
-  if (++r->fails >= max_fails)
-    return false;
-  int64_t rounds = r->fails / (int64_t) d->n_urls;
-  if (r->fails % (int64_t) d->n_urls == 0)
-    {
-      /* every url had its try: back off before the next round */
-      int64_t ms = 100LL << (rounds - 1 < 6 ? rounds - 1 : 6);
-      r->not_before = mono_ms() + (ms < HTTP_BACKOFF_MAX_MS ? ms : HTTP_BACKOFF_MAX_MS);
-    }
-  return true;
+  return !_all_urls_spent(d);
 }
 
 /* Settle the requests that ended (broken: the multi handle failed, and
- * what it ran is not seen to finish); *ok goes false when a worker has
- * failed max_fails times in a row.  Returns how many ended. */
+ * what it ran is not seen to finish); *ok goes false when every url has
+ * failed retries() + 1 times in a row.  Returns how many ended. */
 static int
-_collect(HttpDest *d, bool broken, int64_t max_fails, bool *ok)
+_collect(HttpDest *d, bool broken, bool *ok)
 {
   int ended = 0;
   CURLMsg *m;
@@ -471,14 +574,14 @@ _collect(HttpDest *d, bool broken, int64_t max_fails, bool *ok)
         if (!r->active)
           continue;
         ended++;
-        if (!_ended(d, r, m->data.result, max_fails))
+        if (!_ended(d, r, m->data.result))
           *ok = false;
       }
   for (int64_t w = 0; broken && w < d->o.workers; w++)
     if (d->reqs[w].active)
       {
         ended++;
-        if (!_ended(d, &d->reqs[w], CURLE_RECV_ERROR, max_fails))
+        if (!_ended(d, &d->reqs[w], CURLE_RECV_ERROR))
           *ok = false;
       }
   return ended;
@@ -506,21 +609,20 @@ _abandon(HttpDest *d)
         continue;
       curl_multi_remove_handle(d->multi, r->h);
       r->active = false;
-      for (size_t j = 0; j < r->n_idx; j++)
-        *_inflight(d, r->idx[j]) = 0;
-      r->n_idx = 0;
+      _release(d, r);
+      if (r->probe)
+        d->urls[r->url].probing = r->probe = false;
     }
 }
 
 /* Send what is pending, and what the queue has meanwhile, until it is
- * all settled (true), a worker failed retries() rounds per url (false:
+ * all settled (true), every url failed retries() + 1 times (false:
  * wait time-reopen(); the requests still out are seen to their end
  * first), or the writer is told to stop (false: finish gives back what is
  * not settled). */
 static bool
 _deliver(HttpDest *d)
 {
-  int64_t max_fails = (d->o.retries + 1) * (int64_t) d->n_urls;
   bool ok = true;
   /* since when a part of a batch has waited for the rest (batch-timeout()) */
   int64_t partial_since = 0;
@@ -538,18 +640,16 @@ _deliver(HttpDest *d)
       for (int64_t w = 0; w < d->o.workers; w++)
         {
           HttpReq *r = &d->reqs[w];
-          if (!r->active && ok && _count_waiting(d, 1))
+          if (!r->active && ok && d->n_waiting)
             {
-              bool partial = d->o.batch_timeout > 0 && _count_waiting(d, d->lines) < d->lines;
+              bool partial = d->o.batch_timeout > 0 && d->n_waiting < d->lines;
               if (!partial)
                 partial_since = 0;
               else if (!partial_since)
                 partial_since = now;
-              if (r->not_before > now)
-                {
-                  backing_off = true;
-                  wake = MIN(wake, r->not_before);
-                }
+              int url = _pick_url(d, r, now, &wake);
+              if (url < 0)
+                backing_off = true;
               else if (partial && _any_active(d) && now < partial_since + d->o.batch_timeout)
                 {
                   /* a part of a batch waits for the rest while other
@@ -567,24 +667,24 @@ _deliver(HttpDest *d)
                     }
                   partial_since = 0;
                   _fill(d, r);
-                  _start(d, r);
+                  _start(d, r, url);
                 }
             }
           active |= r->active;
         }
       if (!active && !backing_off)
-        break; /* all settled, or a worker gave up and the others are back */
+        break; /* all settled, or the urls are spent and every request is back */
       /* run the transfers; when none ended, wait for one, a back-off's
        * end, or LogWriterOps.interrupt */
       int running = 0;
       bool broken = curl_multi_perform(d->multi, &running) != CURLM_OK;
-      int ended = broken ? 0 : _collect(d, false, max_fails, &ok);
+      int ended = broken ? 0 : _collect(d, false, &ok);
       if (!broken && !ended)
         {
           curl_multi_poll(d->multi, NULL, 0, (int) MAX(wake - now, 1), NULL);
           broken = curl_multi_perform(d->multi, &running) != CURLM_OK;
         }
-      _collect(d, broken, max_fails, &ok);
+      _collect(d, broken, &ok);
       _ack_front(d);
     }
   if (log_writer_stopping())
@@ -604,9 +704,10 @@ _deliver(HttpDest *d)
   d->failing = !ok;
   if (!ok)
     {
+      /* after time-reopen(), retries() more for each url, a probe first */
       d->failed_at = mono_ms();
-      for (int64_t w = 0; w < d->o.workers; w++)
-        d->reqs[w].fails = 0, d->reqs[w].not_before = 0;
+      for (size_t i = 0; i < d->n_urls; i++)
+        d->urls[i].fails = 0, d->urls[i].not_before = 0;
     }
   return ok;
 }
@@ -655,6 +756,7 @@ _finish(void *dest)
   g_array_set_size(d->pending, 0);
   g_array_set_size(d->outcome, 0);
   g_array_set_size(d->inflight, 0);
+  d->n_waiting = d->first_waiting = 0;
   if (!left)
     return;
   char n[24];
@@ -774,6 +876,7 @@ http_dest_new(const HttpDestOptions *o, LogTemplate *body, const LogTemplateOpti
     d->hdrs = curl_slist_append(d->hdrs, *h);
   d->multi = curl_multi_init();
   d->reqs = g_new0(HttpReq, (size_t) o->workers);
+  d->urls = g_new0(HttpUrl, d->n_urls);
   bool ok = d->multi != NULL;
   for (int64_t w = 0; w < o->workers; w++)
     {
@@ -834,6 +937,7 @@ http_dest_free(HttpDest *d)
       g_free(r->bulk_out);
     }
   g_free(d->reqs);
+  g_free(d->urls);
   if (d->multi)
     curl_multi_cleanup(d->multi);
   curl_slist_free_all(d->hdrs);

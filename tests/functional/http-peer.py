@@ -7,7 +7,8 @@
 # ends: blanks for ever), the rest with 200.  PLAN "silent" answers no request (each is
 # noted in DIR/held, a line each, and left open); "hold0" leaves the first
 # request that carries message seq 0 unanswered (noted in DIR/held) and
-# answers the rest with 200.  With "bulk" in PLAN (e.g. "huge,bulk") a
+# answers the rest with 200.  PLAN "down:S" answers 503 to every request
+# that comes within S seconds of the first one, 200 after that.  With "bulk" in PLAN (e.g. "huge,bulk") a
 # 200 is a bulk API answer of more than 16 MiB, one item a line of the
 # body: the message of seq N with N % 10 == 7 or 8 is refused (400, a long
 # reason), with N % 10 == 9 told to come again (429) the first time, the
@@ -28,7 +29,9 @@ import threading
 
 port, out, lifetime, plan = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), sys.argv[4]
 prefix, suffix, delim = sys.argv[5], sys.argv[6], sys.argv[7]
-codes = [c for c in plan.split(",") if c and c != "bulk" and plan not in ("silent", "hold0")]
+down = float(plan[5:]) if plan.startswith("down:") else None
+codes = [c for c in plan.split(",") if c and c != "bulk" and plan not in ("silent", "hold0") and down is None]
+first = []
 bulk = "bulk" in plan.split(",")
 lock = threading.Lock()
 held = []
@@ -83,6 +86,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 with open(os.path.join(out, "held"), "a") as f:
                     f.write(text.replace("\n", " ") + "\n")
             code = "200" if hold or not codes else codes.pop(0)
+            if down is not None:
+                first.append(time.monotonic())
+                code = "503" if first[-1] - first[0] < down else "200"
         if hold:
             time.sleep(lifetime)
             return

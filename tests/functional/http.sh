@@ -363,6 +363,32 @@ print("throttled batches:", sizes)
 sys.exit(0 if sum(sizes) == 30 and max(sizes) <= 10 else 1)
 EOF2
 
+# a server that is down for 1.2 s: the url is down for every worker, and
+# after each back-off (100 ms, doubling) one request tries it again, not
+# one per worker; the requests out when it went down fail as one
+set -- $(free_ports tcp)
+pk=$1
+peer k "$pk" "down:1.2" "" "" "
+"
+cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+source s { tcp(ip(127.0.0.1) port($port)); };
+destination k { http(url("http://127.0.0.1:$pk/") body("\$MSG") batch-lines(5) workers(4) retries(20)); };
+log { source(s); destination(k); flags(flow-control); };
+EOF2
+start_sluice "$sluice" "$work/sluice.conf"
+"$loggen" -S -n 40 -r 1000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+wait_lines "$work/k/lines" 40
+stop_sluice
+seqs_once "$work/k/lines" 40
+python3 - "$work/k/requests" <<'EOF2' || fail "a url that is down was tried by every worker"
+import json, sys
+codes = [json.loads(l)["status"] for l in open(sys.argv[1])]
+print("tries while down:", codes.count(503))
+# at most the 4 requests out at first, and a probe at 0.1, 0.3 and 0.7 s
+sys.exit(0 if 1 <= codes.count(503) <= 8 else 1)
+EOF2
+
 # refused, with the reason
 refused() {
   printf '@version: 3.38\ndestination d { %s };\nlog { destination(d); };\n' "$1" >"$work/bad.conf"
