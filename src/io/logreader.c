@@ -11,7 +11,9 @@
 #include <glib.h>
 #include <iv.h>
 #include <iv_event.h>
+#include <iv_list.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -23,7 +25,7 @@
 struct LogReader
 {
   struct iv_fd fd;
-  struct iv_timer backoff; /* a destination queue was congested */
+  struct iv_list_head paused; /* in its worker's congestion pause (empty: not paused) */
   struct iv_task task;     /* a regular file is read from a task, not polled */
   LogFramer framer;
   LogReaderOptions opts;
@@ -37,7 +39,6 @@ struct LogReader
   bool dgram;
   bool regular; /* a regular file (stdin redirected from one): epoll cannot watch it */
   bool polling; /* the fd's input handler (or the task) is set */
-  int throttled_ms; /* how long this congestion pause has lasted */
   bool started;
   Worker *owner;           /* the worker it was started on (assert_worker_owns) */
   LogTransport *transport; /* NULL: read(2) on the fd */
@@ -105,40 +106,32 @@ static void
 _resume(void *cookie)
 {
   LogReader *r = cookie;
-  if (iv_timer_registered(&r->backoff))
-    return; /* the backoff's end resumes */
+  if (!iv_list_empty(&r->paused))
+    return; /* the pause's end resumes */
   if (log_window_has_room(r->window))
     _set_polling(r, true);
 }
 
-/* The end of a congestion pause (logqueue.h): read again unless the
- * window ran dry meanwhile (its wakeup resumes then). */
-static void _backoff_start(LogReader *r);
-
+/* A congestion pause (logqueue.h) holds back every reader of a worker: one
+ * congested push pauses them all, or each of many connections would still
+ * read a chunk into the full queue before it noticed.  It lasts
+ * LOG_READER_BACKOFF_NS at a time, for as long as the congestion persists.
+ * The paused readers wait on one list with one timer a worker, so that a
+ * worker with thousands of connections pays one timer a millisecond, not
+ * one per reader. */
 #define LOG_READER_BACKOFF_NS 1000000 /* 1 ms: ~10% of a default queue at 1M msg/s */
 /* A writer that has not caught up after this long is not just short of CPU:
  * read on, and let its queue drop as syslog-ng's would. */
 #define LOG_READER_THROTTLE_MAX_MS 2000
 
-static void
-_backoff_done(void *cookie)
+typedef struct ReaderPause
 {
-  LogReader *r = cookie;
-  r->throttled_ms++;
-  if (log_queue_congestion_persists() && r->throttled_ms < LOG_READER_THROTTLE_MAX_MS)
-    {
-      _backoff_start(r);
-      return;
-    }
-  r->throttled_ms = 0;
-  if (!r->window || log_window_has_room(r->window))
-    _set_polling(r, true);
-}
+  struct iv_timer timer;       /* registered while the pause lasts */
+  struct iv_list_head readers; /* LogReader.paused */
+  int throttled_ms;            /* how long it has lasted */
+} ReaderPause;
 
-/* Until when every reader of this worker holds back: one congested push
- * pauses them all, or each of many connections would still read a chunk
- * into the full queue before it noticed. */
-static _Thread_local struct timespec backoff_until;
+static _Thread_local ReaderPause reader_pause;
 
 static bool
 _before(const struct timespec *a, const struct timespec *b)
@@ -146,22 +139,84 @@ _before(const struct timespec *a, const struct timespec *b)
   return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-static void
-_backoff(LogReader *r)
+static void _pause_done(void *cookie);
+
+static ReaderPause *
+_pause_group(void)
 {
-  _set_polling(r, false);
-  r->backoff.expires = backoff_until;
-  iv_timer_register(&r->backoff);
+  ReaderPause *p = &reader_pause;
+  if (!p->readers.next)
+    {
+      IV_TIMER_INIT(&p->timer);
+      p->timer.handler = _pause_done;
+      p->timer.cookie = p;
+      INIT_IV_LIST_HEAD(&p->readers);
+    }
+  return p;
 }
 
-/* A push of this reader found a queue congested: hold the worker back. */
-static void
-_backoff_start(LogReader *r)
+static bool
+_pausing(void)
 {
+  return reader_pause.readers.next && iv_timer_registered(&reader_pause.timer);
+}
+
+/* r waits for the end of its worker's pause, which starts now if it had
+ * not. */
+static void
+_pause(LogReader *r)
+{
+  ReaderPause *p = _pause_group();
+  _set_polling(r, false);
+  if (iv_list_empty(&r->paused))
+    iv_list_add_tail(&r->paused, &p->readers);
+  if (iv_timer_registered(&p->timer))
+    return;
+  p->throttled_ms = 0;
   iv_validate_now();
-  backoff_until = iv_now;
-  timespec_add_ns(&backoff_until, LOG_READER_BACKOFF_NS);
-  _backoff(r);
+  p->timer.expires = iv_now;
+  timespec_add_ns(&p->timer.expires, LOG_READER_BACKOFF_NS);
+  iv_timer_register(&p->timer);
+}
+
+/* The end of a millisecond of pause: another while the congestion
+ * persists, else every paused reader reads again unless its window ran
+ * dry meanwhile (its wakeup resumes it then). */
+static void
+_pause_done(void *cookie)
+{
+  ReaderPause *p = cookie;
+  if (log_queue_congestion_persists() && ++p->throttled_ms < LOG_READER_THROTTLE_MAX_MS)
+    {
+      iv_validate_now();
+      p->timer.expires = iv_now;
+      timespec_add_ns(&p->timer.expires, LOG_READER_BACKOFF_NS);
+      iv_timer_register(&p->timer);
+      return;
+    }
+  /* a reader that reads again may pause them anew: it joins a fresh list */
+  struct iv_list_head ended;
+  INIT_IV_LIST_HEAD(&ended);
+  iv_list_splice_init(&p->readers, &ended);
+  while (!iv_list_empty(&ended))
+    {
+      LogReader *r = (LogReader *) (void *) ((char *) ended.next - offsetof(LogReader, paused));
+      iv_list_del_init(&r->paused);
+      if (!r->window || log_window_has_room(r->window))
+        _set_polling(r, true);
+    }
+}
+
+/* r leaves its worker's pause (it is released); the last one out ends it. */
+static void
+_unpause(LogReader *r)
+{
+  if (iv_list_empty(&r->paused))
+    return;
+  iv_list_del_init(&r->paused);
+  ReaderPause *p = &reader_pause;
+  if (iv_list_empty(&p->readers) && iv_timer_registered(&p->timer))
+    iv_timer_unregister(&p->timer);
 }
 
 static void _ml_timeout(void *cookie);
@@ -224,9 +279,7 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
   IV_TASK_INIT(&r->task);
   r->task.cookie = r;
   r->task.handler = _readable;
-  IV_TIMER_INIT(&r->backoff);
-  r->backoff.cookie = r;
-  r->backoff.handler = _backoff_done;
+  INIT_IV_LIST_HEAD(&r->paused);
   IV_TIMER_INIT(&r->ml_timer);
   r->ml_timer.cookie = r;
   r->ml_timer.handler = _ml_timeout;
@@ -320,8 +373,8 @@ log_reader_resume(LogReader *r)
   if (!r->started)
     return;
   assert_worker_owns(r->owner);
-  if (iv_timer_registered(&r->backoff))
-    return; /* the backoff's end resumes */
+  if (!iv_list_empty(&r->paused))
+    return; /* the pause's end resumes */
   if (!r->window || log_window_has_room(r->window))
     _set_polling(r, true);
 }
@@ -819,10 +872,9 @@ _readable(void *cookie)
 {
   LogReader *r = cookie;
   assert_worker_owns(r->owner);
-  iv_validate_now();
-  if (_before(&iv_now, &backoff_until))
+  if (_pausing())
     {
-      _backoff(r);
+      _pause(r);
       return;
     }
   log_queue_congestion_take(); /* only what this reader's pushes say counts */
@@ -840,7 +892,7 @@ _readable(void *cookie)
         break;
       if (log_queue_congestion_take())
         {
-          _backoff_start(r);
+          _pause(r);
           break;
         }
       if (r->window && !log_window_has_room(r->window))
@@ -871,8 +923,7 @@ _release(LogReader *r)
   if (r->started)
     {
       assert_worker_owns(r->owner);
-      if (iv_timer_registered(&r->backoff))
-        iv_timer_unregister(&r->backoff);
+      _unpause(r);
       if (iv_timer_registered(&r->ml_timer))
         iv_timer_unregister(&r->ml_timer);
       if (iv_task_registered(&r->task))

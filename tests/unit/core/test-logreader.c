@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "sluice/charset.h"
+#include "sluice/logqueue.h"
 #include "sluice/logreader.h"
 #include "sluice/transport.h"
 #include "sluice/worker.h"
@@ -698,4 +699,103 @@ Test(logreader, encoding_applies_to_joined_multi_line_messages)
   assert_msg(s->msgs[1], "x");
   worker_pool_stop(pool);
   sink_free(s);
+}
+
+/* Readers that deliver into one queue of 10, which is congested from its
+ * fifth message until it drains to a quarter (logqueue.h). */
+static LogQueue *pause_q;
+
+static void
+queue_deliver(LogMsg *msg, void *user_data)
+{
+  LogQueueItem it = { log_msg_ref(msg), false };
+  log_queue_push_batch(pause_q, &it, 1);
+  sink_deliver(msg, user_data);
+}
+
+static const LogReaderCallbacks queue_cb = { queue_deliver, sink_batch_done, sink_closed };
+
+static Sink *
+queue_reader_start(Worker *w, int sv[2])
+{
+  LogReaderOptions opts;
+  log_reader_options_defaults(&opts);
+  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+  fcntl(sv[0], F_SETFL, O_NONBLOCK);
+  Sink *s = sink_new();
+  s->reader = log_reader_new(sv[0], false, &opts, &queue_cb, s, NULL);
+  cr_assert_not_null(s->reader);
+  worker_post(w, start_reader, s);
+  return s;
+}
+
+static void
+write_line(int fd, const char *text)
+{
+  char line[128];
+  int len = snprintf(line, sizeof(line), "<13>Nov 22 10:00:00 host prog: %s\n", text);
+  cr_assert_eq(write(fd, line, (size_t) len), len);
+}
+
+static int
+sink_count(Sink *s)
+{
+  pthread_mutex_lock(&s->lock);
+  int n = s->n;
+  pthread_mutex_unlock(&s->lock);
+  return n;
+}
+
+Test(logreader, a_congested_queue_pauses_every_reader_of_the_worker_until_it_drains)
+{
+  pause_q = log_queue_new(10);
+  log_queue_congestion_take();
+  const char *err;
+  WorkerPool *pool = worker_pool_start(1, &err);
+  cr_assert_not_null(pool, "%s", err);
+  Worker *w = worker_pool_get(pool, 0);
+  int a[2], b[2], c[2];
+  Sink *sa = queue_reader_start(w, a), *sb = queue_reader_start(w, b), *sc = queue_reader_start(w, c);
+
+  /* five lines in one read: the fifth push congests the queue, and the
+   * worker pauses */
+  char five[512] = "";
+  for (int i = 0; i < 5; i++)
+    g_strlcat(five, "<13>Nov 22 10:00:00 host prog: a\n", sizeof(five));
+  cr_assert_eq(write(a[1], five, strlen(five)), (ssize_t) strlen(five));
+  WAIT_FOR(sa, sa->n == 5);
+  cr_assert(log_queue_congestion_persists());
+
+  /* the other readers of the worker wait with it, and one freed while it
+   * waits leaves the pause */
+  write_line(b[1], "b");
+  write_line(c[1], "c");
+  usleep(200 * 1000);
+  cr_assert_eq(sink_count(sb), 0, "a reader read while its worker paused");
+  cr_assert_eq(sink_count(sc), 0, "a reader read while its worker paused");
+  worker_post(w, free_reader, sc);
+
+  /* the writer drains the queue: the pause ends, and the readers left read again */
+  LogQueueItem out[16];
+  cr_assert_eq(log_queue_pop_batch(pause_q, out, 16, 0), 5);
+  log_queue_items_done(out, 5);
+  WAIT_FOR(sb, sb->n == 1);
+  write_line(a[1], "a again");
+  WAIT_FOR(sa, sa->n == 6);
+  cr_assert_eq(sink_count(sc), 0);
+
+  worker_post(w, free_reader, sa);
+  worker_post(w, free_reader, sb);
+  worker_pool_stop(pool);
+  ssize_t left = log_queue_pop_batch(pause_q, out, 16, 0);
+  cr_assert_eq(left, 2);
+  log_queue_items_done(out, (size_t) left);
+  log_queue_free(pause_q);
+  /* the readers closed their ends */
+  close(a[1]);
+  close(b[1]);
+  close(c[1]);
+  sink_free(sa);
+  sink_free(sb);
+  sink_free(sc);
 }
