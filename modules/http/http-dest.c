@@ -54,7 +54,8 @@
 typedef struct HttpReq
 {
   CURL *h;
-  int url;                 /* index into the urls */
+  int home;                /* the url it sends to while that is up: its index modulo the urls */
+  int url;                 /* the url of its request, an index into the urls */
   GString *body;
   GString *resp;           /* its first HTTP_SMALL_RESPONSE bytes */
   size_t *idx;             /* the pending items this request carries */
@@ -294,15 +295,16 @@ _url_usable(const HttpUrl *u, int64_t now)
   return !u->down || (!u->probing && now >= u->not_before);
 }
 
-/* The url r is to send to at now: its own when that may take it, else the
- * next one that may; -1 when none may (*wake: the earliest end of a
+/* The url r is to send to at now: its home url when that may take it
+ * (so that workers spread over the urls again once a url is back), else
+ * the next one that may; -1 when none may (*wake: the earliest end of a
  * back-off; a probe's end wakes the loop by itself). */
 static int
 _pick_url(HttpDest *d, const HttpReq *r, int64_t now, int64_t *wake)
 {
   for (size_t k = 0; k < d->n_urls; k++)
     {
-      size_t i = ((size_t) r->url + k) % d->n_urls;
+      size_t i = ((size_t) r->home + k) % d->n_urls;
       const HttpUrl *u = &d->urls[i];
       if (_url_usable(u, now))
         return (int) i;
@@ -343,9 +345,17 @@ _drop(HttpDest *d, size_t i)
   d->dropped++;
 }
 
-/* What came back for r: true when every item of it is settled (delivered
- * or dropped), false when some are to be sent again. */
-static bool
+/* What came back for r: every item of it settled (delivered or dropped),
+ * an answer that asks for some of them again (a bulk answer), or a
+ * failure of the url (no answer, or a status to retry). */
+typedef enum HttpSettled
+{
+  HTTP_SETTLED,
+  HTTP_ITEMS_AGAIN,
+  HTTP_FAILED,
+} HttpSettled;
+
+static HttpSettled
 _settle(HttpDest *d, HttpReq *r, CURLcode res)
 {
   long code = 0;
@@ -354,7 +364,7 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
   if (res != CURLE_OK && !(res == CURLE_WRITE_ERROR && (r->bulk_cut || r->too_long)))
     {
       _log(d, SLUICE_LOG_ERROR, "HTTP request failed, sending it again", r, 0, curl_easy_strerror(res));
-      return false;
+      return HTTP_FAILED;
     }
   curl_easy_getinfo(r->h, CURLINFO_RESPONSE_CODE, &code);
   HttpAction a = code >= 100 && code < 600 ? d->actions[code] : HTTP_ACT_DEFAULT;
@@ -367,18 +377,18 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
       char total[48];
       snprintf(total, sizeof(total), "dropped_total=%" G_GUINT64_FORMAT, d->dropped);
       _log(d, SLUICE_LOG_ERROR, "HTTP server refused the batch, its messages are dropped", r, code, total);
-      return true;
+      return HTTP_SETTLED;
     }
   if (a != HTTP_ACT_SUCCESS)
     {
       _log(d, SLUICE_LOG_ERROR, "HTTP server did not take the batch, sending it again", r, code, NULL);
-      return false;
+      return HTTP_FAILED;
     }
   if (!r->bulk_out)
     {
       for (size_t i = 0; i < r->n_idx; i++)
         *_outcome(d, r->idx[i]) = LOG_QUEUE_WRITTEN;
-      return true;
+      return HTTP_SETTLED;
     }
   const char *error = NULL;
   char *reason = NULL;
@@ -386,12 +396,12 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
     {
       _log(d, SLUICE_LOG_ERROR, "Bulk API response not understood, sending the batch again", r, code,
            "longer than its items can take");
-      return false;
+      return HTTP_FAILED;
     }
   if (!http_bulk_reader_finish(&r->bulk, &error, &reason))
     {
       _log(d, SLUICE_LOG_ERROR, "Bulk API response not understood, sending the batch again", r, code, error);
-      return false;
+      return HTTP_FAILED;
     }
   size_t retry = 0, dropped = 0;
   for (size_t i = 0; i < r->n_idx; i++)
@@ -423,7 +433,7 @@ _settle(HttpDest *d, HttpReq *r, CURLcode res)
       sluice_log(SLUICE_LOG_WARNING, "Bulk API could not take some documents now, sending them again",
                  "driver", d->name, "url", d->o.urls[r->url], "documents", n, NULL);
     }
-  return retry == 0;
+  return retry ? HTTP_ITEMS_AGAIN : HTTP_SETTLED;
 }
 
 /* The settled front of pending leaves it; the requests in flight, which
@@ -522,9 +532,9 @@ _all_urls_spent(const HttpDest *d)
 static void
 _url_failed(HttpUrl *u, uint64_t epoch)
 {
-  u->down = true;
   if (epoch != u->epoch)
-    return;
+    return; /* it went down (and maybe up again) since this request started */
+  u->down = true;
   u->epoch++;
   u->fails++;
   int64_t ms = 100LL << (u->fails - 1 < 6 ? u->fails - 1 : 6);
@@ -532,28 +542,27 @@ _url_failed(HttpUrl *u, uint64_t epoch)
 }
 
 /* Request r ended with res: its items are settled or wait again (for any
- * worker), and its url is up or down; a failed worker moves on to the next
- * url, on a new connection.  False once every url has failed retries() + 1
- * times in a row. */
+ * worker); its url answered (up) or failed (down, and the worker's next
+ * request goes on a new connection).  False once every url has failed
+ * retries() + 1 times in a row. */
 static bool
 _ended(HttpDest *d, HttpReq *r, CURLcode res)
 {
   curl_multi_remove_handle(d->multi, r->h);
   r->active = false;
-  bool settled = _settle(d, r, res);
+  HttpSettled st = _settle(d, r, res);
   _release(d, r);
   HttpUrl *u = &d->urls[r->url];
   if (r->probe)
     u->probing = r->probe = false;
-  r->fresh = !settled;
-  if (settled)
+  r->fresh = st == HTTP_FAILED;
+  if (st != HTTP_FAILED)
     {
       u->down = false;
       u->fails = 0;
       return true;
     }
   _url_failed(u, r->url_epoch);
-  r->url = (int) ((size_t) (r->url + 1) % d->n_urls);
   return !_all_urls_spent(d);
 }
 
@@ -881,7 +890,7 @@ http_dest_new(const HttpDestOptions *o, LogTemplate *body, const LogTemplateOpti
   for (int64_t w = 0; w < o->workers; w++)
     {
       HttpReq *r = &d->reqs[w];
-      r->url = (int) ((size_t) w % d->n_urls);
+      r->home = r->url = (int) ((size_t) w % d->n_urls);
       r->body = g_string_sized_new(4096);
       r->resp = g_string_sized_new(256);
       r->idx = g_new(size_t, d->lines);

@@ -389,6 +389,67 @@ print("tries while down:", codes.count(503))
 sys.exit(0 if 1 <= codes.count(503) <= 8 else 1)
 EOF2
 
+# two urls, the first down for 0.5 s: the workers whose url it is go to
+# the other meanwhile, and back to it once it answers again
+set -- $(free_ports tcp tcp)
+pl=$1 pl2=$2
+peer l "$pl" "down:0.5" "" "" "
+"
+peer l2 "$pl2" "" "" "" "
+"
+cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+source s { tcp(ip(127.0.0.1) port($port)); };
+destination l { http(url("http://127.0.0.1:$pl/" "http://127.0.0.1:$pl2/") body("\$MSG") batch-lines(5)
+  workers(4) retries(20)); };
+log { source(s); destination(l); flags(flow-control); };
+EOF2
+start_sluice "$sluice" "$work/sluice.conf"
+"$loggen" -S -n 40 -r 1000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+wait_lines "$work/l2/lines" 40
+sleep 1
+"$loggen" -S -n 200 -r 1000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+i=0
+while [ $(($(wc -l <"$work/l/lines") + $(wc -l <"$work/l2/lines"))) -lt 240 ] && [ $i -lt 300 ]; do
+  i=$((i + 1))
+  sleep 0.1
+done
+stop_sluice
+cat "$work/l/lines" "$work/l2/lines" >"$work/l-all"
+python3 - "$work/l-all" "$work/l/lines" <<'EOF2' || fail "the url back from its outage: $(wc -l <"$work/l/lines") lines"
+import re, sys
+def seqs(path):
+    return sorted(int(m.group(1)) for m in (re.search(r"seq: (\d+)", l) for l in open(path)) if m)
+got, back = seqs(sys.argv[1]), seqs(sys.argv[2])
+print("lines at the url that was down:", len(back))
+# loggen numbers each run from 0: 0..39 and 0..199, each once, some at the first url
+ok = sorted(got) == sorted(list(range(40)) + list(range(200))) and len(back) > 0
+sys.exit(0 if ok else 1)
+EOF2
+
+# a bulk answer that asks for a document again is an answer: the url stays
+# up and the document goes again at once, retries(0) or not
+set -- $(free_ports tcp)
+pm=$1
+peer m "$pm" "bulk" "" "" "
+"
+cat >"$work/sluice.conf" <<EOF2
+@version: 3.38
+source s { tcp(ip(127.0.0.1) port($port)); };
+destination m { http(url("http://127.0.0.1:$pm/") body("\$MSG") response-format(elasticsearch-bulk)
+  batch-lines(10) retries(0) time-reopen(600)); };
+log { source(s); destination(m); flags(flow-control); };
+EOF2
+start_sluice "$sluice" "$work/sluice.conf"
+"$loggen" -S -n 10 -r 1000 127.0.0.1 "$port" 2>"$work/loggen.err" || fail "loggen: $(cat "$work/loggen.err")"
+wait_lines "$work/m/lines" 8
+stop_sluice
+python3 - "$work/m/lines" <<'EOF2' || fail "a bulk item to send again: $(wc -l <"$work/m/lines") lines"
+import re, sys
+got = sorted(int(m.group(1)) for m in (re.search(r"seq: (\d+)", l) for l in open(sys.argv[1])) if m)
+sys.exit(0 if got == [0, 1, 2, 3, 4, 5, 6, 9] else 1)
+EOF2
+
 # refused, with the reason
 refused() {
   printf '@version: 3.38\ndestination d { %s };\nlog { destination(d); };\n' "$1" >"$work/bad.conf"
