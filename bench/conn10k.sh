@@ -2,15 +2,16 @@
 # 10,000 connections at once: loggen drives CONNS connections (10,000 by
 # default) at RATE messages a second each (100: 1M a second in all, from
 # its sender threads), SECS seconds, 400-byte messages, into Sluice's
-# tcp() with max-connections(CONNS) and one file(), no flow control.
+# tcp() with max-connections(CONNS) and one file(), no flow control,
+# log-fifo-size(FIFO) (10,000, syslog-ng's default).
 # Prints loggen's own line (how many it sent, how fast), the lines
 # written, the daemon's CPU per message and its peak resident memory.
 # By hand like http.sh: loggen's count is the measure, not bench.py's.
 # The file sits in a temporary directory beside the daemon's state.
 # A benchmark, never a test: nothing asserts a speed.
-# Usage: bench/conn10k.sh SLUICE LOGGEN [SECS [CONNS [RATE]]]
+# Usage: bench/conn10k.sh SLUICE LOGGEN [SECS [CONNS [RATE [FIFO]]]]
 set -eu
-sluice=$1 loggen=$2 secs=${3:-15} conns=${4:-10000} rate=${5:-100}
+sluice=$1 loggen=$2 secs=${3:-15} conns=${4:-10000} rate=${5:-100} fifo=${6:-10000}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/bench-lib.sh"
 work=$(mktemp -d)
@@ -20,7 +21,7 @@ trap 'exit 1' INT TERM
 port=$(python3 "$here/../tests/functional/free-ports.py" tcp)
 cat >"$work/conf" <<EOF2
 @version: 3.38
-options { log-fifo-size(100000); };
+options { log-fifo-size($fifo); };
 source s { tcp(ip(127.0.0.1) port($port) max-connections($conns)); };
 destination d { file("$work/out.log"); };
 log { source(s); destination(d); };

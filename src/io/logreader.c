@@ -124,10 +124,18 @@ _resume(void *cookie)
  * read on, and let its queue drop as syslog-ng's would. */
 #define LOG_READER_THROTTLE_MAX_MS 2000
 
+/* Readers resumed at a time when a pause ends (the next ones on the next
+ * turn of the loop, unless a new pause began): all at once, thousands of
+ * connections would each read into the queue that just drained, congest it
+ * again at once, and each pay an epoll change both ways for a read or
+ * two. */
+#define LOG_READER_RESUME_BATCH 32
+
 typedef struct ReaderPause
 {
   struct iv_timer timer;       /* registered while the pause lasts */
-  struct iv_list_head readers; /* LogReader.paused */
+  struct iv_task resume;       /* registered while readers wait for their turn after it */
+  struct iv_list_head readers; /* LogReader.paused, the longest waiting first */
   int throttled_ms;            /* how long it has lasted */
 } ReaderPause;
 
@@ -140,6 +148,7 @@ _before(const struct timespec *a, const struct timespec *b)
 }
 
 static void _pause_done(void *cookie);
+static void _resume_some(void *cookie);
 
 static ReaderPause *
 _pause_group(void)
@@ -150,6 +159,9 @@ _pause_group(void)
       IV_TIMER_INIT(&p->timer);
       p->timer.handler = _pause_done;
       p->timer.cookie = p;
+      IV_TASK_INIT(&p->resume);
+      p->resume.handler = _resume_some;
+      p->resume.cookie = p;
       INIT_IV_LIST_HEAD(&p->readers);
     }
   return p;
@@ -179,14 +191,36 @@ _pause(LogReader *r)
   iv_timer_register(&p->timer);
 }
 
+static LogReader *
+_paused_reader(struct iv_list_head *link)
+{
+  return (LogReader *) (void *) ((char *) link - offsetof(LogReader, paused));
+}
+
+/* r is no longer paused: it reads again unless its window ran dry
+ * meanwhile (its wakeup resumes it then). */
+static void
+_pause_leave(LogReader *r)
+{
+  iv_list_del_init(&r->paused);
+  if (!r->window || log_window_has_room(r->window))
+    _set_polling(r, true);
+}
+
 /* The end of a millisecond of pause: another while the congestion
- * persists, else every paused reader reads again unless its window ran
- * dry meanwhile (its wakeup resumes it then). */
+ * persists; once it is over, the paused readers read again a batch at a
+ * time; after LOG_READER_THROTTLE_MAX_MS of it, all of them at once (a
+ * reader that then pauses again joins a new pause). */
 static void
 _pause_done(void *cookie)
 {
   ReaderPause *p = cookie;
-  if (log_queue_congestion_persists() && ++p->throttled_ms < LOG_READER_THROTTLE_MAX_MS)
+  if (!log_queue_congestion_persists())
+    {
+      _resume_some(p);
+      return;
+    }
+  if (++p->throttled_ms < LOG_READER_THROTTLE_MAX_MS)
     {
       iv_validate_now();
       p->timer.expires = iv_now;
@@ -194,17 +228,28 @@ _pause_done(void *cookie)
       iv_timer_register(&p->timer);
       return;
     }
-  /* a reader that reads again may pause them anew: it joins a fresh list */
   struct iv_list_head ended;
   INIT_IV_LIST_HEAD(&ended);
   iv_list_splice_init(&p->readers, &ended);
   while (!iv_list_empty(&ended))
+    _pause_leave(_paused_reader(ended.next));
+}
+
+/* The readers that have waited longest read again, and the next ones on
+ * the loop's next turn; a new pause (a resumed reader congested a queue)
+ * stops this, and the rest wait for its end. */
+static void
+_resume_some(void *cookie)
+{
+  ReaderPause *p = cookie;
+  for (int i = 0; i < LOG_READER_RESUME_BATCH && !iv_list_empty(&p->readers); i++)
     {
-      LogReader *r = (LogReader *) (void *) ((char *) ended.next - offsetof(LogReader, paused));
-      iv_list_del_init(&r->paused);
-      if (!r->window || log_window_has_room(r->window))
-        _set_polling(r, true);
+      if (iv_timer_registered(&p->timer))
+        return;
+      _pause_leave(_paused_reader(p->readers.next));
     }
+  if (!iv_list_empty(&p->readers) && !iv_timer_registered(&p->timer) && !iv_task_registered(&p->resume))
+    iv_task_register(&p->resume);
 }
 
 /* r leaves its worker's pause (it is released); the last one out ends it. */
@@ -215,8 +260,12 @@ _unpause(LogReader *r)
     return;
   iv_list_del_init(&r->paused);
   ReaderPause *p = &reader_pause;
-  if (iv_list_empty(&p->readers) && iv_timer_registered(&p->timer))
+  if (!iv_list_empty(&p->readers))
+    return;
+  if (iv_timer_registered(&p->timer))
     iv_timer_unregister(&p->timer);
+  if (iv_task_registered(&p->resume))
+    iv_task_unregister(&p->resume);
 }
 
 static void _ml_timeout(void *cookie);

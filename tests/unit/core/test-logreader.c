@@ -746,6 +746,9 @@ sink_count(Sink *s)
   return n;
 }
 
+/* More readers than a pause's end resumes at once (LOG_READER_RESUME_BATCH). */
+#define PAUSED_READERS 80
+
 Test(logreader, a_congested_queue_pauses_every_reader_of_the_worker_until_it_drains)
 {
   pause_q = log_queue_new(10);
@@ -754,8 +757,10 @@ Test(logreader, a_congested_queue_pauses_every_reader_of_the_worker_until_it_dra
   WorkerPool *pool = worker_pool_start(1, &err);
   cr_assert_not_null(pool, "%s", err);
   Worker *w = worker_pool_get(pool, 0);
-  int a[2], b[2], c[2];
-  Sink *sa = queue_reader_start(w, a), *sb = queue_reader_start(w, b), *sc = queue_reader_start(w, c);
+  int a[2], sv[PAUSED_READERS][2];
+  Sink *sa = queue_reader_start(w, a), *s[PAUSED_READERS];
+  for (int i = 0; i < PAUSED_READERS; i++)
+    s[i] = queue_reader_start(w, sv[i]);
 
   /* five lines in one read: the fifth push congests the queue, and the
    * worker pauses */
@@ -768,34 +773,52 @@ Test(logreader, a_congested_queue_pauses_every_reader_of_the_worker_until_it_dra
 
   /* the other readers of the worker wait with it, and one freed while it
    * waits leaves the pause */
-  write_line(b[1], "b");
-  write_line(c[1], "c");
+  for (int i = 0; i < PAUSED_READERS; i++)
+    write_line(sv[i][1], "other");
   usleep(200 * 1000);
-  cr_assert_eq(sink_count(sb), 0, "a reader read while its worker paused");
-  cr_assert_eq(sink_count(sc), 0, "a reader read while its worker paused");
-  worker_post(w, free_reader, sc);
+  for (int i = 0; i < PAUSED_READERS; i++)
+    cr_assert_eq(sink_count(s[i]), 0, "reader %d read while its worker paused", i);
+  worker_post(w, free_reader, s[0]);
 
-  /* the writer drains the queue: the pause ends, and the readers left read again */
+  /* the writer drains the queue: the pause ends, and every reader left
+   * reads again, a batch at a time; each line goes on to the queue, which
+   * the test keeps draining so that no new pause holds them */
   LogQueueItem out[16];
   cr_assert_eq(log_queue_pop_batch(pause_q, out, 16, 0), 5);
   log_queue_items_done(out, 5);
-  WAIT_FOR(sb, sb->n == 1);
+  for (int i = 1; i < PAUSED_READERS; i++)
+    {
+      struct timespec until;
+      clock_gettime(CLOCK_MONOTONIC, &until);
+      until.tv_sec += 10;
+      while (sink_count(s[i]) == 0)
+        {
+          ssize_t k = log_queue_pop_batch(pause_q, out, 16, 10);
+          if (k > 0)
+            log_queue_items_done(out, (size_t) k);
+          struct timespec now;
+          clock_gettime(CLOCK_MONOTONIC, &now);
+          cr_assert(now.tv_sec < until.tv_sec || (now.tv_sec == until.tv_sec && now.tv_nsec < until.tv_nsec),
+                    "reader %d never read after the pause", i);
+        }
+    }
   write_line(a[1], "a again");
   WAIT_FOR(sa, sa->n == 6);
-  cr_assert_eq(sink_count(sc), 0);
+  cr_assert_eq(sink_count(s[0]), 0);
 
   worker_post(w, free_reader, sa);
-  worker_post(w, free_reader, sb);
+  for (int i = 1; i < PAUSED_READERS; i++)
+    worker_post(w, free_reader, s[i]);
   worker_pool_stop(pool);
-  ssize_t left = log_queue_pop_batch(pause_q, out, 16, 0);
-  cr_assert_eq(left, 2);
-  log_queue_items_done(out, (size_t) left);
+  ssize_t left;
+  while ((left = log_queue_pop_batch(pause_q, out, 16, 0)) > 0)
+    log_queue_items_done(out, (size_t) left);
   log_queue_free(pause_q);
   /* the readers closed their ends */
   close(a[1]);
-  close(b[1]);
-  close(c[1]);
+  for (int i = 0; i < PAUSED_READERS; i++)
+    close(sv[i][1]);
   sink_free(sa);
-  sink_free(sb);
-  sink_free(sc);
+  for (int i = 0; i < PAUSED_READERS; i++)
+    sink_free(s[i]);
 }
