@@ -10,9 +10,9 @@
  * messages.  The workers do not wait for each other: one whose answer
  * came takes the next messages (from the queue, when those handed over
  * are all on their way) and sends them while the others' requests are
- * still out.  Worker i starts at url number i (of url()'s list) and moves
- * to the next url when a request fails, as syslog-ng's load balancer
- * spreads workers and fails over.
+ * still out.  Worker i sends to url number i (of url()'s list, its home)
+ * while that url is up, and to the next one up while it is not, as
+ * syslog-ng's load balancer spreads workers and fails over.
  *
  * The destination confirms writes itself (LogWriterOps.bind_queue): what
  * the writer hands over goes into `pending`, owned here, and leaves it
