@@ -170,7 +170,7 @@ _pause_group(void)
 static bool
 _pausing(void)
 {
-  return reader_pause.readers.next && iv_timer_registered(&reader_pause.timer);
+  return iv_timer_registered(&_pause_group()->timer);
 }
 
 /* r waits for the end of its worker's pause, which starts now if it had

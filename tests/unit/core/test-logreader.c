@@ -112,23 +112,31 @@ sink_free(Sink *s)
   free(s);
 }
 
-/* A reader of a stream socket with opts (and transport t, when not
- * NULL), started on a pool of one worker: sv[1] is the end to write to. */
+/* A reader of a stream socket with opts, callbacks cb (and transport t,
+ * when not NULL), started on worker w: sv[1] is the end to write to. */
 static Sink *
-stream_reader_start(const LogReaderOptions *opts, LogTransport *t, int sv[2], WorkerPool **pool)
+socket_reader_start(Worker *w, const LogReaderOptions *opts, const LogReaderCallbacks *cb, LogTransport *t,
+                    int sv[2])
 {
   cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
   fcntl(sv[0], F_SETFL, O_NONBLOCK);
-  const char *err;
-  *pool = worker_pool_start(1, &err);
-  cr_assert_not_null(*pool, "%s", err);
   Sink *s = sink_new();
-  s->reader = log_reader_new(sv[0], false, opts, &sink_cb, s, NULL);
+  s->reader = log_reader_new(sv[0], false, opts, cb, s, NULL);
   cr_assert_not_null(s->reader);
   if (t)
     log_reader_set_transport(s->reader, t);
-  worker_post(worker_pool_get(*pool, 0), start_reader, s);
+  worker_post(w, start_reader, s);
   return s;
+}
+
+/* The same with the sink's callbacks, on a pool of one worker of its own. */
+static Sink *
+stream_reader_start(const LogReaderOptions *opts, LogTransport *t, int sv[2], WorkerPool **pool)
+{
+  const char *err;
+  *pool = worker_pool_start(1, &err);
+  cr_assert_not_null(*pool, "%s", err);
+  return socket_reader_start(worker_pool_get(*pool, 0), opts, &sink_cb, t, sv);
 }
 
 static void
@@ -720,13 +728,7 @@ queue_reader_start(Worker *w, int sv[2])
 {
   LogReaderOptions opts;
   log_reader_options_defaults(&opts);
-  cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  fcntl(sv[0], F_SETFL, O_NONBLOCK);
-  Sink *s = sink_new();
-  s->reader = log_reader_new(sv[0], false, &opts, &queue_cb, s, NULL);
-  cr_assert_not_null(s->reader);
-  worker_post(w, start_reader, s);
-  return s;
+  return socket_reader_start(w, &opts, &queue_cb, NULL, sv);
 }
 
 static void

@@ -244,6 +244,26 @@ assert_each_once(const int *times)
     }
 }
 
+/* Writes everything the queue holds, a batch a round, calling between(s,
+ * round) after each round, then stops the writer; every message is then
+ * in its host's file once.  *closed as for count_in_hosts. */
+static void
+write_rounds_all_in_hosts(Store *s, void (*between)(Store *s, int round), bool *closed)
+{
+  LogQueueItem items[BATCH];
+  ssize_t k;
+  for (int round = 0; (k = log_queue_pop_batch(s->q, items, BATCH, 0)) > 0; round++)
+    {
+      cr_assert_eq(rig_write(&s->r, items, (size_t) k), k);
+      between(s, round);
+    }
+  s->r.drv->writer_ops->finish(s->r.drv);
+  int *times = g_new(int, N_MSGS);
+  cr_assert_eq(count_in_hosts(s, 3, times, closed), N_MSGS);
+  assert_each_once(times);
+  g_free(times);
+}
+
 /* Files may not grow past bytes from now on: a write past it fails
  * (EFBIG), in the sealer or in the writer.  The limit before in *old. */
 static void
@@ -368,26 +388,21 @@ Test(logstore_writer, a_stop_while_chunks_cannot_be_written_gives_back_what_is_n
 /* Files found by the values of their macros (${HOST}): a reopen
  * (SIGUSR1) closes them, and the next messages open them again by path,
  * not through keys that pointed at the closed ones. */
+static void
+reopen_every_seventh(Store *s, int round)
+{
+  if (round % 7 == 6)
+    s->r.drv->writer_ops->reopen(s->r.drv);
+}
+
 Test(logstore_writer, files_closed_by_a_reopen_are_found_again_by_path, .timeout = 60)
 {
   Store s = { 0 };
   store_build(&s, "@DIR@/${HOST}.lgs", false);
-  LogQueueItem items[BATCH];
-  ssize_t k;
-  for (int round = 0; (k = log_queue_pop_batch(s.q, items, BATCH, 0)) > 0; round++)
-    {
-      cr_assert_eq(rig_write(&s.r, items, (size_t) k), k);
-      if (round % 7 == 6)
-        s.r.drv->writer_ops->reopen(s.r.drv);
-    }
-  s.r.drv->writer_ops->finish(s.r.drv);
-  int *times = g_new(int, N_MSGS);
   bool closed = false;
-  cr_assert_eq(count_in_hosts(&s, 3, times, &closed), N_MSGS);
+  write_rounds_all_in_hosts(&s, reopen_every_seventh, &closed);
   cr_assert(closed, "every file should end in its closing record");
-  assert_each_once(times);
   cr_assert_eq(acked(&s), N_MSGS);
-  g_free(times);
   store_free(&s);
 }
 
@@ -423,29 +438,24 @@ Test(logstore_writer, a_message_tried_again_is_waited_for_once, .timeout = 60)
 /* Files reaped while idle (time-reap()) leave the table: the next
  * messages for them open them again by path, not through keys that
  * pointed at the reaped ones. */
+static void
+reap_after_rounds_3_and_17(Store *s, int round)
+{
+  if (round != 3 && round != 17)
+    return;
+  /* max-chunk-time(1) makes the chunks due; then every file has been
+   * idle for longer than time-reap() */
+  g_usleep(1100 * 1000);
+  s->r.drv->writer_ops->housekeep(s->r.drv, mono_now() + 100000);
+  LogstoreDest *d = (LogstoreDest *) s->r.drv;
+  cr_assert_eq(g_hash_table_size(d->files), 0, "every idle file should be reaped");
+}
+
 Test(logstore_writer, files_reaped_while_idle_are_found_again_by_path, .timeout = 60)
 {
   Store s = { 0 };
   store_build(&s, "@DIR@/${HOST}.lgs", false);
-  LogQueueItem items[BATCH];
-  ssize_t k;
-  for (int round = 0; (k = log_queue_pop_batch(s.q, items, BATCH, 0)) > 0; round++)
-    {
-      cr_assert_eq(rig_write(&s.r, items, (size_t) k), k);
-      if (round != 3 && round != 17)
-        continue;
-      /* max-chunk-time(1) makes the chunks due; then every file has been
-       * idle for longer than time-reap() */
-      g_usleep(1100 * 1000);
-      s.r.drv->writer_ops->housekeep(s.r.drv, mono_now() + 100000);
-      LogstoreDest *d = (LogstoreDest *) s.r.drv;
-      cr_assert_eq(g_hash_table_size(d->files), 0, "every idle file should be reaped");
-    }
-  s.r.drv->writer_ops->finish(s.r.drv);
-  int *times = g_new(int, N_MSGS);
-  cr_assert_eq(count_in_hosts(&s, 3, times, NULL), N_MSGS);
-  assert_each_once(times);
-  g_free(times);
+  write_rounds_all_in_hosts(&s, reap_after_rounds_3_and_17, NULL);
   store_free(&s);
 }
 
