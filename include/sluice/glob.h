@@ -25,4 +25,13 @@ typedef struct Glob
 /* True when glob g matches s[0..n). */
 bool glob_match(const Glob *g, const char *s, size_t n);
 
+/* A glob of its own copy of pattern (a C string); glob_clear frees it.
+ * GLib's GPatternSpec is not used for globs of outside bytes: it aborts
+ * the process on a pattern or a subject that is not valid UTF-8. */
+Glob glob_new(const char *pattern);
+void glob_clear(Glob *g);
+
+/* glob_match of a C-string pattern on a C string. */
+bool glob_match_str(const char *pattern, const char *s);
+
 #endif

@@ -27,6 +27,7 @@
 #include "file-follow.h"
 #include "file-source.h"
 
+#include "sluice/glob.h"
 #include "sluice/internal-log.h"
 #include "sluice/timeutil.h"
 
@@ -63,8 +64,8 @@ typedef struct WildcardSource
 {
   LogSource base;
   WildcardOptions o;
-  GPatternSpec *pattern;
-  GPatternSpec *exclude;   /* NULL: none */
+  Glob pattern;
+  Glob exclude;            /* text NULL: none */
 
   Worker *scan_worker;
   struct iv_timer scan;    /* on scan_worker */
@@ -80,7 +81,8 @@ static void _scan_arm(WildcardSource *s);
 static bool
 _matches(WildcardSource *s, const char *name)
 {
-  return g_pattern_spec_match_string(s->pattern, name) && !(s->exclude && g_pattern_spec_match_string(s->exclude, name));
+  size_t len = strlen(name);
+  return glob_match(&s->pattern, name, len) && !(s->exclude.text && glob_match(&s->exclude, name, len));
 }
 
 static void
@@ -266,10 +268,8 @@ _wildcard_free(LogSourceDriver *d)
   WildcardSource *s = (WildcardSource *) d;
   cfg_options_free(wildcard_options, &s->o);
   file_source_options_deinit(&s->base);
-  if (s->pattern)
-    g_pattern_spec_free(s->pattern);
-  if (s->exclude)
-    g_pattern_spec_free(s->exclude);
+  glob_clear(&s->pattern);
+  glob_clear(&s->exclude);
   if (s->followers)
     g_hash_table_destroy(s->followers);
   g_mutex_clear(&s->lock);
@@ -316,9 +316,9 @@ _wildcard_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
       _wildcard_free(&s->base.super);
       return NULL;
     }
-  s->pattern = g_pattern_spec_new(s->o.filename_pattern);
+  s->pattern = glob_new(s->o.filename_pattern);
   if (s->o.exclude_pattern && s->o.exclude_pattern[0])
-    s->exclude = g_pattern_spec_new(s->o.exclude_pattern);
+    s->exclude = glob_new(s->o.exclude_pattern);
   g_strlcpy(s->base.super.stats_instance, s->o.base_dir, sizeof(s->base.super.stats_instance));
   return &s->base.super;
 }

@@ -8,6 +8,7 @@
  * content of the value being set.
  */
 #include "rewrite.h"
+#include "sluice/glob.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ static const CfgOption group_table[] = {
 typedef struct RewriteGroup
 {
   RewriteRule rule;
-  GPatternSpec **globs;
+  Glob *globs;
   size_t n_globs;
   LogTemplate *tmpl;  /* groupset; NULL for groupunset */
   LogTemplateOptions topts;
@@ -42,7 +43,7 @@ _name_matches(const RewriteGroup *self, NVHandle h)
   if (!name)
     return false;
   for (size_t i = 0; i < self->n_globs; i++)
-    if (g_pattern_spec_match(self->globs[i], len, name, NULL))
+    if (glob_match(&self->globs[i], name, len))
       return true;
   return false;
 }
@@ -106,7 +107,7 @@ _group_free(LogProcessor *p)
   RewriteGroup *self = (RewriteGroup *) p;
   rewrite_rule_deinit(&self->rule);
   for (size_t i = 0; i < self->n_globs; i++)
-    g_pattern_spec_free(self->globs[i]);
+    glob_clear(&self->globs[i]);
   free(self->globs);
   log_template_unref(self->tmpl);
   free(self);
@@ -123,9 +124,9 @@ _collect_globs(RewriteGroup *self, const CfgNode *call)
       const CfgNode *c = call->children[i];
       if (c->kind != CFG_NODE_CALL || !cfg_name_equal(c->name, "values"))
         continue;
-      self->globs = realloc(self->globs, (self->n_globs + c->n_args) * sizeof(GPatternSpec *));
+      self->globs = realloc(self->globs, (self->n_globs + c->n_args) * sizeof(Glob));
       for (size_t k = 0; k < c->n_args; k++)
-        self->globs[self->n_globs++] = g_pattern_spec_new(c->args[k].str);
+        self->globs[self->n_globs++] = glob_new(c->args[k].str);
     }
 }
 

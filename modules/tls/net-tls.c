@@ -20,6 +20,7 @@
  */
 #include "net-tls.h"
 
+#include "sluice/glob.h"
 #include "sluice/internal-log.h"
 #include "sluice/secrets.h"
 
@@ -312,7 +313,7 @@ _dn_trusted(const NetTlsContext *c, X509 *cert)
   char dn[512];
   _format_name(X509_get_subject_name(cert), dn, sizeof(dn));
   for (char **p = c->trusted_dn; *p; p++)
-    if (g_pattern_match_simple(*p, dn))
+    if (glob_match_str(*p, dn))
       return true;
   return false;
 }

@@ -37,6 +37,7 @@
 #include "parser-input.h"
 #include "xml.h"
 
+#include "sluice/glob.h"
 #include "sluice/cfg-options.h"
 #include "sluice/scratch.h"
 
@@ -68,7 +69,7 @@ typedef struct XmlParser
   LogProcessor super;
   ParserInput input;
   char *prefix;
-  GPatternSpec **exclude;
+  Glob *exclude;
   size_t n_exclude;
   bool drop_invalid;
   bool strip;
@@ -197,7 +198,7 @@ static bool
 _excluded(const XmlParser *self, const char *name)
 {
   for (size_t i = 0; i < self->n_exclude; i++)
-    if (g_pattern_spec_match_string(self->exclude[i], name))
+    if (glob_match(&self->exclude[i], name, strlen(name)))
       return true;
   return false;
 }
@@ -321,7 +322,7 @@ _xml_free(LogProcessor *p)
   XmlParser *self = (XmlParser *) p;
   parser_input_clear(&self->input);
   for (size_t i = 0; i < self->n_exclude; i++)
-    g_pattern_spec_free(self->exclude[i]);
+    glob_clear(&self->exclude[i]);
   free(self->exclude);
   g_free(self->prefix);
   free(self);
@@ -346,9 +347,9 @@ _xml_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
       self->drop_invalid = o.drop_invalid;
       self->strip = o.strip_whitespaces;
       self->n_exclude = o.exclude_tags ? g_strv_length(o.exclude_tags) : 0;
-      self->exclude = calloc(self->n_exclude + 1, sizeof(GPatternSpec *));
+      self->exclude = calloc(self->n_exclude + 1, sizeof(Glob));
       for (size_t i = 0; i < self->n_exclude; i++)
-        self->exclude[i] = g_pattern_spec_new(o.exclude_tags[i]);
+        self->exclude[i] = glob_new(o.exclude_tags[i]);
     }
   cfg_options_free(xml_options, &o);
   if (!ok)

@@ -6,6 +6,7 @@
 #include "mainloop.h"
 #include "pipeline-stats.h"
 
+#include "sluice/glob.h"
 #include "sluice/acceptor.h"
 #include "sluice/cfg-options.h"
 #include "sluice/cfg-tree.h"
@@ -114,7 +115,7 @@ _query_match(const StatsRow *row, void *ud)
   QueryCtx *q = ud;
   g_string_truncate(q->name, 0);
   stats_row_name(row, q->name);
-  return g_pattern_match_simple(q->pattern, q->name->str);
+  return glob_match_str(q->pattern, q->name->str);
 }
 
 static void

@@ -3,6 +3,7 @@
 #ifndef SLUICE_FILTER_INTERNAL_H
 #define SLUICE_FILTER_INTERNAL_H
 
+#include "sluice/glob.h"
 #include "sluice/filter.h"
 #include "sluice/template.h"
 
@@ -66,7 +67,7 @@ struct FilterExpr
   size_t pattern_len;
   pcre2_code *re;
   bool jit;                /* re is JIT-compiled: matched with pcre2_jit_match */
-  GPatternSpec *glob;
+  Glob glob;
 
   /* NETMASK */
   int family;

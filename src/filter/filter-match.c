@@ -6,8 +6,8 @@
  * PCRE2 patterns are compiled and matched through sluice/regex.h (JIT at
  * configuration time, one match data block per thread).  Values in a
  * LogMsg are not NUL-terminated: PCRE2 and the string compare take the
- * length; glob copies into a per-thread buffer because GPatternSpec needs a
- * terminated string.
+ * length, and so does glob (sluice/glob.h, safe on bytes that are not
+ * UTF-8, where GLib's GPatternSpec aborts).
  */
 #include "filter-internal.h"
 #include "sluice/cfg-options.h"
@@ -151,7 +151,7 @@ filter_match_compile(const CfgNode *call, NVHandle handle, CfgError *err)
   if (f->type == FILTER_MATCH_PCRE)
     ok = _compile_pcre(f, call, err);
   else if (f->type == FILTER_MATCH_GLOB)
-    f->glob = g_pattern_spec_new(f->pattern);
+    f->glob = glob_new(f->pattern);
   if (!ok)
     {
       filter_expr_free(f);
@@ -234,15 +234,7 @@ filter_match_eval(const FilterExpr *f, const LogMsg *msg, const FilterEvalCtx *c
     case FILTER_MATCH_STRING:
       return _match_string(f, v, len);
     case FILTER_MATCH_GLOB:
-      {
-        GString *scratch = scratch_gstring(&tls_scratch, 1024);
-        if (v != scratch->str)
-          {
-            g_string_truncate(scratch, 0);
-            g_string_append_len(scratch, v, (gssize) len);
-          }
-        return g_pattern_spec_match(f->glob, scratch->len, scratch->str, NULL);
-      }
+      return glob_match(&f->glob, v, len);
     case FILTER_MATCH_PCRE:
     default:
       break;
@@ -264,8 +256,7 @@ filter_match_free(FilterExpr *f)
 {
   if (f->re)
     pcre2_code_free(f->re);
-  if (f->glob)
-    g_pattern_spec_free(f->glob);
+  glob_clear(&f->glob);
   if (f->subject)
     log_template_unref(f->subject);
   g_free(f->pattern);

@@ -2,6 +2,9 @@
 /* Globs over bytes: see include/sluice/glob.h. */
 #include "sluice/glob.h"
 
+#include <glib.h>
+#include <string.h>
+
 /* The length of the character at s (one byte for a stray byte), at most n. */
 static size_t
 _char_len(const char *s, size_t n)
@@ -45,4 +48,24 @@ glob_match(const Glob *g, const char *s, size_t n)
   while (p < pend && *p == '*')
     p++;
   return p == pend;
+}
+
+Glob
+glob_new(const char *pattern)
+{
+  return (Glob) { g_strdup(pattern), strlen(pattern) };
+}
+
+void
+glob_clear(Glob *g)
+{
+  g_free(g->text);
+  *g = (Glob) { NULL, 0 };
+}
+
+bool
+glob_match_str(const char *pattern, const char *s)
+{
+  const Glob g = { (char *) pattern, strlen(pattern) };
+  return glob_match(&g, s, strlen(s));
 }

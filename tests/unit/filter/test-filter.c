@@ -128,6 +128,18 @@ Test(filter, string_and_glob_types)
   check("host(\"m*z\" type(glob))", NULL, L_MAIL_INFO, false);
 }
 
+/* A message that is not UTF-8 against globs whose match GLib's
+ * GPatternSpec made by reversing the subject, which aborted the daemon on
+ * such bytes; a pattern that is not UTF-8 is taken too. */
+Test(filter, glob_on_bytes_that_are_not_utf8)
+{
+  const char *line = "<13>Nov 22 10:00:00 host prog: zz\xf3";
+  check("message(\"*a*c\" type(glob))", NULL, line, false);
+  check("message(\"*?\" type(glob))", NULL, line, true);
+  check("message(\"?*z\xf3\" type(glob))", NULL, line, true);
+  check("message(\"*?\xf3\" type(glob))", NULL, line, true);
+}
+
 Test(filter, match_value_and_whole_header)
 {
   check("match(\"nginx\" value(\"PROGRAM\"))", NULL, L_LOCAL7_DBG, true);
