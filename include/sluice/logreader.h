@@ -71,7 +71,8 @@ typedef struct LogReaderOptions
   int iw_size;            /* log-iw-size; 0 = no flow control */
   int fetch_limit;        /* log-fetch-limit: reads per wakeup before yielding */
   const char *transport;  /* TRANSPORT value, e.g. "rfc3164+tcp"; static */
-  const char *source;     /* SOURCE value (the source's name); copied (interned) */
+  const char *source;     /* SOURCE value (the source's name): kept for the life of the process (interned, as
+                           * log_source_begin does once a source, or static), as messages refer to it */
   LogMultiLineOptions *multi_line; /* NULL: one message per line; each reader takes a reference */
   bool pollable;          /* poll the fd although fstat calls it a regular file
                            * (/proc/kmsg: its reads wait for the kernel) */

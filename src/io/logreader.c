@@ -278,9 +278,10 @@ log_reader_new(int fd, bool dgram, const LogReaderOptions *opts, const LogReader
   if (!r)
     abort();
   r->opts = *opts;
-  /* referenced by every message, which may outlive the source: a name
-   * kept for the life of the process (one per source name) */
-  r->opts.source = g_intern_string(opts->source ? opts->source : "");
+  /* referenced by every message, which may outlive the source: the
+   * caller's name lives as long as the process (sluice/logreader.h) */
+  if (!r->opts.source)
+    r->opts.source = "";
   r->opts.transport = opts->transport ? opts->transport : "";
   r->source_len = strlen(r->opts.source);
   r->transport_len = strlen(r->opts.transport);

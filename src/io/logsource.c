@@ -226,7 +226,10 @@ log_source_begin(LogSource *s, const LogSourceEnv *env)
 {
   assert_main_thread();
   s->env = *env;
-  s->ro.source = env->name;
+  /* every message of the source refers to its name, and may outlive the
+   * source (a reload): interned once here, not by each reader (that took
+   * GLib's global lock once a connection) */
+  s->ro.source = g_intern_string(env->name);
   s->host.group_name = env->name;
   /* every message of a source carries ".source.<name>", as in syslog-ng */
   char *tag = g_strdup_printf(".source.%s", env->name);
