@@ -650,12 +650,47 @@ _start_rule_child(Loader *l, const char *el, const char **an, const char **av, G
           el);
 }
 
+/* The attribute of an that repeats an earlier one, or NULL.  XML forbids
+ * that, but GMarkup passes it on, and every element reads its attributes
+ * in turn: a second condition='' (or context-id='', value='', ...) would
+ * quietly replace the first, and leak what that one compiled.  A set past
+ * a few names, so that an element with thousands costs no more than a
+ * pass. */
+static const char *
+_repeated_attr(const char **an)
+{
+  size_t n = 0;
+  while (an[n])
+    n++;
+  if (n <= 8)
+    {
+      for (size_t i = 1; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+          if (strcmp(an[i], an[j]) == 0)
+            return an[i];
+      return NULL;
+    }
+  GHashTable *seen = g_hash_table_new(g_str_hash, g_str_equal);
+  const char *repeated = NULL;
+  for (size_t i = 0; i < n && !repeated; i++)
+    if (!g_hash_table_add(seen, (gpointer) an[i]))
+      repeated = an[i];
+  g_hash_table_destroy(seen);
+  return repeated;
+}
+
 static void
 _start(GMarkupParseContext *ctx, const char *el, const char **an, const char **av, gpointer data,
        GError **error)
 {
   (void) ctx;
   Loader *l = data;
+  const char *repeated = _repeated_attr(an);
+  if (repeated)
+    {
+      _fail(l, error, "<%s> has the attribute '%s' more than once", el, repeated);
+      return;
+    }
   switch (l->state)
     {
     case S_INITIAL:

@@ -445,6 +445,18 @@ Test(dbparser, hostile_correlation_attributes_are_refused)
                      "rule r: bad action condition");
   _assert_load_error(HEAD "<rule id='r'><actions><action><message/><message/></action></actions></rule>" TAIL,
                      "rule r: an <action> holds one <message>");
+  /* XML forbids a repeated attribute, GMarkup lets it through: the second
+   * condition replaced the first and leaked it (found by fuzz-pdbload) */
+  _assert_load_error(HEAD "<rule id='r'><actions><action condition=\"'a' eq 'a'\" trigger='match' "
+                          "condition=\"'b' eq 'b'\"><message/></action></actions></rule>" TAIL,
+                     "<action> has the attribute 'condition' more than once");
+  _assert_load_error(HEAD "<rule id='r' id='s'/>" TAIL, "<rule> has the attribute 'id' more than once");
+  GString *many = g_string_new(HEAD "<rule id='r'");
+  for (int i = 0; i < 500; i++)
+    g_string_append_printf(many, " a%d='x'", i);
+  g_string_append(many, " a499='y'/>" TAIL);
+  _assert_load_error(many->str, "<rule> has the attribute 'a499' more than once");
+  g_string_free(many, TRUE);
   _assert_load_error(HEAD "<rule id='r'><actions><action><message inherit-properties='maybe'/></action>"
                           "</actions>"
                           "</rule>" TAIL,
