@@ -652,10 +652,10 @@ _start_rule_child(Loader *l, const char *el, const char **an, const char **av, G
 
 /* The attribute of an that repeats an earlier one, or NULL.  XML forbids
  * that, but GMarkup passes it on, and every element reads its attributes
- * in turn: a second condition='' (or context-id='', value='', ...) would
+ * in turn: a second condition='' (or context-id='', name='', ...) would
  * quietly replace the first, and leak what that one compiled.  A set past
- * a few names, so that an element with thousands costs no more than a
- * pass. */
+ * a few names, so that an element with hundreds (GMarkup stops at about a
+ * thousand) costs one pass, not a square. */
 static const char *
 _repeated_attr(const char **an)
 {
