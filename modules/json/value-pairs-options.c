@@ -135,7 +135,7 @@ value_pairs_free(ValuePairs *vp)
   if (!vp)
     return;
   for (guint i = 0; i < vp->patterns->len; i++)
-    g_free(g_array_index(vp->patterns, Pattern, i).glob.text);
+    glob_clear(&g_array_index(vp->patterns, Pattern, i).glob);
   for (guint i = 0; i < vp->pairs->len; i++)
     {
       Pair *p = &g_array_index(vp->pairs, Pair, i);
@@ -145,7 +145,7 @@ value_pairs_free(ValuePairs *vp)
   for (guint i = 0; i < vp->sets->len; i++)
     {
       TransformSet *s = &g_array_index(vp->sets, TransformSet, i);
-      g_free(s->glob.text);
+      glob_clear(&s->glob);
       for (guint j = 0; j < s->ops->len; j++)
         {
           Transform *t = &g_array_index(s->ops, Transform, j);
@@ -270,7 +270,7 @@ _add_scope(ValuePairs *vp, const char *names)
 static void
 _start_set(ValuePairs *vp, const char *glob)
 {
-  TransformSet s = { { g_strdup(glob), strlen(glob) }, g_array_new(FALSE, TRUE, sizeof(Transform)) };
+  TransformSet s = { glob_new(glob), g_array_new(FALSE, TRUE, sizeof(Transform)) };
   g_array_append_val(vp->sets, s);
 }
 
@@ -327,7 +327,7 @@ _apply_option(ValuePairs *vp, const char *opt, const char *arg, bool *have_set)
     return _add_pair(vp, arg);
   if (strcmp(opt, "--key") == 0 || strcmp(opt, "--exclude") == 0)
     {
-      Pattern p = { { g_strdup(arg), strlen(arg) }, opt[2] == 'k' };
+      Pattern p = { glob_new(arg), opt[2] == 'k' };
       g_array_append_val(vp->patterns, p);
       if (p.include)
         {

@@ -197,8 +197,9 @@ _store(XmlState *st, const char *name, size_t name_len, const char *v, size_t le
 static bool
 _excluded(const XmlParser *self, const char *name)
 {
+  size_t len = strlen(name);
   for (size_t i = 0; i < self->n_exclude; i++)
-    if (glob_match(&self->exclude[i], name, strlen(name)))
+    if (glob_match(&self->exclude[i], name, len))
       return true;
   return false;
 }
