@@ -19,6 +19,17 @@
  * disk buffer's record are kept until the broker has the message.  A full
  * ring makes write_batch wait, which lets the queue fill: back pressure.
  *
+ * The writer also keeps what librdkafka holds (produced, not yet reported)
+ * within two of its batches (batch.size bytes, batch.num.messages
+ * messages) for each partition of a topic the reports have named.  librdkafka 2.0's
+ * idempotent producer sends one ProduceRequest per partition at a time (it
+ * counts messages in flight against a limit of five requests), and while
+ * the message at the head of its queue is older than linger.ms its broker
+ * thread polls with a zero timeout until the answer comes: a queue deeper
+ * than the next batch costs a CPU spinning and buys nothing (measured in
+ * docs/modules/kafka.md).  The module's default linger.ms (100) keeps the
+ * next batch's head younger than a round trip.
+ *
  * A delivery that failed for a reason that may pass (a broker down for
  * longer than message.timeout.ms, an unknown topic, a full local queue)
  * is produced again by the poller; the failure is logged once per
@@ -51,6 +62,13 @@
 /* in-flight messages at most: within librdkafka's own default queue
  * (queue.buffering.max.messages, 100000), so a full local queue is rare */
 #define KAFKA_RING_SIZE 65536
+
+/* messages the writer produces between two looks at what librdkafka holds */
+#define KAFKA_HAND_OFF_STEP 256
+
+/* partitions counted at most: two batches each for 4 of them, at the
+ * default 10,000 messages a batch, are more than the ring holds already */
+#define KAFKA_TOPPARS_COUNTED 64
 
 typedef enum
 {
@@ -86,6 +104,13 @@ struct KafkaDest
   pthread_mutex_t lock;
   pthread_cond_t room;
   KafkaPending *ring;       /* slot seq % KAFKA_RING_SIZE */
+  int64_t batch_bytes;      /* librdkafka's batch.size and batch.num.messages */
+  int64_t batch_msgs;
+  int64_t held_bytes;       /* under lock: produced and not yet reported */
+  int64_t held_msgs;
+  GHashTable *toppars;      /* under lock: the topics' partitions the reports named */
+  uintptr_t last_toppar;    /* under lock: the last report's */
+  int n_partitions;         /* under lock: the size of toppars, at least 1 */
   uint64_t head, tail;      /* under lock: the sequence numbers in flight */
   size_t retries;           /* under lock: entries in KAFKA_RETRY */
   bool failing;             /* under lock: a delivery failure episode */
@@ -113,6 +138,35 @@ _timed_wait(KafkaDest *d, int ms)
   clock_gettime(CLOCK_REALTIME, &ts);
   timespec_add_ns(&ts, (int64_t) ms * 1000000);
   pthread_cond_timedwait(&d->room, &d->lock, &ts);
+}
+
+/* What librdkafka holds is two batches a partition or more (lock held):
+ * the writer waits. */
+static bool
+_hand_off_full_locked(const KafkaDest *d)
+{
+  return d->held_bytes >= 2 * d->batch_bytes * d->n_partitions
+         || d->held_msgs >= 2 * d->batch_msgs * d->n_partitions;
+}
+
+/* A report took m out of what librdkafka holds (lock held). */
+static void
+_reported_locked(KafkaDest *d, const rd_kafka_message_t *m)
+{
+  bool full = _hand_off_full_locked(d);
+  d->held_bytes -= (int64_t) (m->len + m->key_len);
+  d->held_msgs--;
+  /* a topic's handle lives as long as the producer; user-space pointers
+   * stay below 2^48, so the partition goes above them */
+  uintptr_t toppar = (uintptr_t) m->rkt ^ ((uintptr_t) (uint16_t) m->partition << 48);
+  if (m->partition >= 0 && toppar != d->last_toppar && d->n_partitions < KAFKA_TOPPARS_COUNTED)
+    {
+      d->last_toppar = toppar;
+      g_hash_table_add(d->toppars, (gpointer) toppar);
+      d->n_partitions = (int) g_hash_table_size(d->toppars);
+    }
+  if (full && !_hand_off_full_locked(d))
+    pthread_cond_broadcast(&d->room);
 }
 
 static void
@@ -187,6 +241,7 @@ _delivered(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
   KafkaDest *d = opaque;
   uint64_t seq = (uint64_t) (uintptr_t) m->_private;
   pthread_mutex_lock(&d->lock);
+  _reported_locked(d, m);
   if (seq < d->head || seq >= d->tail || _slot(d, seq)->state != KAFKA_INFLIGHT)
     ;
   else if (!m->err)
@@ -270,8 +325,9 @@ _produce(KafkaDest *d, KafkaBufs *b, const LogMsg *msg, uint64_t seq)
  * wait_ms; what still fails is marked (dropped or to try again) and, from
  * the writer (wake), the poller told at once.  The poller's own resends
  * that fail wait for its next round, so a producer that fails every call
- * does not make it spin. */
-static void
+ * does not make it spin.  Returns the bytes librdkafka took (key and
+ * value, as its report counts them), -1 if it took none. */
+static int64_t
 _send(KafkaDest *d, KafkaBufs *b, uint64_t seq, const LogMsg *msg, int wait_ms, bool wake)
 {
   int64_t until = 0; /* the clock is read only once the queue is full */
@@ -287,7 +343,7 @@ _send(KafkaDest *d, KafkaBufs *b, uint64_t seq, const LogMsg *msg, int wait_ms, 
       nanosleep(&ts, NULL);
     }
   if (!err)
-    return;
+    return (int64_t) (b->value->len + (d->key ? b->key->len : 0));
   pthread_mutex_lock(&d->lock);
   if (_permanent(err))
     _drop_locked(d, seq, err);
@@ -296,6 +352,29 @@ _send(KafkaDest *d, KafkaBufs *b, uint64_t seq, const LogMsg *msg, int wait_ms, 
   pthread_mutex_unlock(&d->lock);
   if (wake)
     rd_kafka_queue_yield(d->main_q); /* the poller settles or resends it */
+  return -1;
+}
+
+/* Produce seqs[0..n) (their ring entries keep the messages alive) and
+ * count what librdkafka took as held until its reports come. */
+static void
+_send_all(KafkaDest *d, KafkaBufs *b, const uint64_t *seqs, uint64_t first, size_t n, int wait_ms, bool wake)
+{
+  int64_t bytes = 0, msgs = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      uint64_t seq = seqs ? seqs[i] : first + i;
+      int64_t took = _send(d, b, seq, _slot(d, seq)->item.msg, wait_ms, wake);
+      if (took >= 0)
+        {
+          bytes += took;
+          msgs++;
+        }
+    }
+  pthread_mutex_lock(&d->lock);
+  d->held_bytes += bytes;
+  d->held_msgs += msgs;
+  pthread_mutex_unlock(&d->lock);
 }
 
 static LogQueueOutcome
@@ -362,8 +441,8 @@ _resend(KafkaDest *d, KafkaBufs *b)
         seqs[k++] = s;
       }
   pthread_mutex_unlock(&d->lock);
-  for (size_t i = 0; i < k; i++)
-    _send(d, b, seqs[i], _slot(d, seqs[i])->item.msg, 0, false);
+  if (k)
+    _send_all(d, b, seqs, 0, k, 0, false);
 }
 
 static void *
@@ -413,11 +492,16 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
   while (done < n)
     {
       pthread_mutex_lock(&d->lock);
-      /* a full ring: the broker is behind or away; give the writer back
-       * after a second so a stop or a reload is not held up */
-      while (d->tail - d->head == KAFKA_RING_SIZE && mono_ms() - waited_since < 1000)
+      /* a full ring or librdkafka holding its next batch already: the
+       * broker is behind or away; give the writer back after a second so
+       * a stop or a reload is not held up */
+      while ((d->tail - d->head == KAFKA_RING_SIZE || _hand_off_full_locked(d))
+             && mono_ms() - waited_since < 1000)
         _timed_wait(d, 100);
-      size_t k = KAFKA_RING_SIZE - (size_t) (d->tail - d->head);
+      size_t k = _hand_off_full_locked(d) ? 0 : KAFKA_RING_SIZE - (size_t) (d->tail - d->head);
+      /* a small step, so what librdkafka holds passes its bound by little */
+      if (k > KAFKA_HAND_OFF_STEP)
+        k = KAFKA_HAND_OFF_STEP;
       if (k > n - done)
         k = n - done;
       uint64_t first = d->tail;
@@ -428,8 +512,7 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
         break;
       /* the ring's entries keep the messages alive while we format them:
        * none leaves before its delivery report, which comes after this */
-      for (size_t i = 0; i < k; i++)
-        _send(d, &d->wbufs, first + i, items[done + i].msg, 1000, true);
+      _send_all(d, &d->wbufs, NULL, first, k, 1000, true);
       done += k;
       waited_since = mono_ms();
     }
@@ -535,6 +618,10 @@ kafka_dest_new(const char *driver, const char *name, LogTemplate *topic, LogTemp
   rd_kafka_conf_set_dr_msg_cb(d->conf, _delivered);
   rd_kafka_conf_set_error_cb(d->conf, _error);
   rd_kafka_conf_set_log_cb(d->conf, _log);
+  d->batch_bytes = 1000000; /* librdkafka's defaults until start reads conf */
+  d->batch_msgs = 10000;
+  d->n_partitions = 1;
+  d->toppars = g_hash_table_new(g_direct_hash, g_direct_equal);
   d->ring = calloc(KAFKA_RING_SIZE, sizeof(*d->ring));
   if (!d->ring)
     abort();
@@ -551,10 +638,29 @@ kafka_dest_new(const char *driver, const char *name, LogTemplate *topic, LogTemp
   return d;
 }
 
+/* An integer property of conf (librdkafka's value or its default), or
+ * fallback. */
+static int64_t
+_conf_int(const rd_kafka_conf_t *conf, const char *name, int64_t fallback)
+{
+  char v[64];
+  size_t len = sizeof(v);
+  if (rd_kafka_conf_get(conf, name, v, &len) != RD_KAFKA_CONF_OK)
+    return fallback;
+  char *end;
+  long long n = strtoll(v, &end, 10);
+  return end != v && n > 0 ? (int64_t) n : fallback;
+}
+
 bool
 kafka_dest_start(KafkaDest *d, char **error)
 {
   char why[512];
+  if (d->conf)
+    {
+      d->batch_bytes = _conf_int(d->conf, "batch.size", 1000000);
+      d->batch_msgs = _conf_int(d->conf, "batch.num.messages", 10000);
+    }
   rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, d->conf, why, sizeof(why));
   if (!rk)
     {
@@ -600,6 +706,7 @@ kafka_dest_free(KafkaDest *d)
   g_free(d->name);
   kafka_dest_options_free(&d->o);
   free(d->ring);
+  g_hash_table_destroy(d->toppars);
   pthread_mutex_destroy(&d->lock);
   pthread_cond_destroy(&d->room);
   free(d);

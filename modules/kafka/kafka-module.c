@@ -153,7 +153,12 @@ _make_conf(const KafkaDestOptions *o, const char *what, const CfgNode *call, Cfg
   const CfgLocation *bloc = _where(call, "bootstrap-servers");
   bool ok = _conf_set(conf, what, "bootstrap.servers", o->bootstrap_servers, bloc, err)
             && _conf_set(conf, what, "acks", "all", &call->loc, err)
-            && _conf_set(conf, what, "enable.idempotence", full_acks ? "true" : "false", &call->loc, err);
+            && _conf_set(conf, what, "enable.idempotence", full_acks ? "true" : "false", &call->loc, err)
+            /* a batch waits up to 100 ms to fill, not librdkafka's 5: its
+             * idempotent producer has one request in flight a partition,
+             * and spins while the next batch's head is older than this
+             * (kafka-dest.c) */
+            && _conf_set(conf, what, "linger.ms", "100", &call->loc, err);
   for (size_t i = 0; ok && o->config && o->config[i] && o->config[i + 1]; i += 2)
     ok = _conf_set(conf, what, o->config[i], o->config[i + 1], cloc, err);
   if (!ok)

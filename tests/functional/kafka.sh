@@ -119,4 +119,54 @@ bad=$(grep -cv "^null	$isodate [^ ]* prg00000\[[0-9]*\]: seq: " "$work/default.o
   { head -3 "$work/default.out"; fail "$bad records of rt-default are not the default message"; }
 cut -f2 "$work/tmpl.out" | sed 's/^/x /' >"$work/check.log"
 "$loggen" --check "$work/check.log" >"$work/report" || { cat "$work/report"; fail "loss or duplicates"; }
-echo "kafka: $n messages into two topics, templates as configured; refusals as expected"
+
+# ---- what librdkafka holds: two batches a partition, the rest stays queued ----
+# The broker is stopped (SIGSTOP) once the topic exists: the writer hands
+# librdkafka two batches (batch.num.messages 100) and a step past them, not
+# all it has, so the destination's queue keeps the rest; all of it arrives
+# once the broker goes on.
+cat >"$work/hold.conf" <<EOF2
+@version: 3.38
+options { stats-freq(0); };
+source s { tcp(ip(127.0.0.1) port($port)); };
+destination d_hold { kafka-c(bootstrap-servers("127.0.0.1:$kport") topic("rt-hold") message("\$MSG")
+  log-fifo-size(20000) config("batch.num.messages" => "100") flush-timeout-on-shutdown(5000)); };
+log { source(s); destination(d_hold); };
+EOF2
+# written_hold N: wait until d_hold's written counter is N
+written_hold() {
+  i=0
+  until "$ctl" -c "$work/ctl" stats >"$work/stats.csv" 2>/dev/null &&
+      grep -q "^dst.kafka-c;d_hold#0;kafka,rt-hold;a;written;$1$" "$work/stats.csv"; do
+    i=$((i + 1))
+    [ $i -lt 600 ] || { cat "$work/stats.csv"; fail "d_hold's written counter did not reach $1"; }
+    sleep 0.1
+  done
+}
+start_sluice "$sluice" "$work/hold.conf" -c "$work/ctl"
+"$loggen" -Q -r 1000 -n 1 127.0.0.1 "$port" 2>/dev/null || fail "loggen"
+written_hold 1
+kill -STOP "$(cat "$work/kafka/pid")"
+hold=5000
+"$loggen" -Q -r 50000 -n $hold 127.0.0.1 "$port" 2>/dev/null || { kill -CONT "$(cat "$work/kafka/pid")"; fail "loggen"; }
+i=0
+until "$ctl" -c "$work/ctl" stats >"$work/stats.csv" 2>/dev/null &&
+    grep -q "^dst.kafka-c;d_hold#0;kafka,rt-hold;a;processed;$((hold + 1))$" "$work/stats.csv"; do
+  i=$((i + 1))
+  [ $i -lt 300 ] || { kill -CONT "$(cat "$work/kafka/pid")"; cat "$work/stats.csv"; fail "d_hold did not get them all"; }
+  sleep 0.1
+done
+sleep 2 # the writer's turn to hand what it may
+"$ctl" -c "$work/ctl" stats >"$work/stats.csv"
+kill -CONT "$(cat "$work/kafka/pid")"
+queued=$(sed -n 's/^dst.kafka-c;d_hold#0;kafka,rt-hold;a;queued;//p' "$work/stats.csv")
+# 200 held by librdkafka and one step of 256 past the bound at most; the
+# writer's batch in hand comes on top
+[ "$queued" -ge 4000 ] || { cat "$work/stats.csv"; fail "librdkafka was handed $((hold - queued)) messages of $hold"; }
+written_hold $((hold + 1))
+grep -q "^dst.kafka-c;d_hold#0;kafka,rt-hold;a;dropped;0$" "$work/stats.csv" || fail "d_hold dropped"
+stop_sluice
+"$broker" consume "$work/kafka" rt-hold $((hold + 1)) >"$work/hold.out"
+cut -f2 "$work/hold.out" | sed 's/^/x /' >"$work/check.log"
+"$loggen" --check "$work/check.log" >"$work/report" || { cat "$work/report"; fail "rt-hold: loss or duplicates"; }
+echo "kafka: $n messages into two topics, templates as configured; refusals as expected; $queued of $hold queued while the broker stood still"
