@@ -22,6 +22,22 @@ conf() {
   printf 'destination d { %s };\nlog { source(s); destination(d); };\n' "$1"
 }
 
+# wait_stats PATTERN...: until the stats (in $work/stats.csv) have a line
+# matching each PATTERN, a minute at most
+wait_stats() {
+  i=0
+  while :; do
+    if "$ctl" -c "$work/ctl" stats >"$work/stats.csv" 2>/dev/null; then
+      _all=1
+      for _p in "$@"; do grep -q "$_p" "$work/stats.csv" || _all=; done
+      [ -n "$_all" ] && return 0
+    fi
+    i=$((i + 1))
+    [ $i -lt 600 ] || { cat "$work/stats.csv"; fail "no stats line like: $*"; }
+    sleep 0.1
+  done
+}
+
 # ---- refusals (no broker needed) ----
 refused() {
   _what=$1 _want=$2
@@ -81,22 +97,11 @@ start_sluice "$sluice" "$work/sluice.conf" -c "$work/ctl"
 "$loggen" -Q -r 20000 -n $n 127.0.0.1 "$port" 2>/dev/null || fail "loggen"
 
 # every message counted written once the broker acknowledged it
-i=0
-until "$ctl" -c "$work/ctl" stats >"$work/stats.csv" 2>/dev/null &&
-    grep -q "^dst.kafka-c;d_tmpl#0;kafka,rt-\$PROGRAM;a;written;$n$" "$work/stats.csv" &&
-    grep -q "^dst.kafka;d_default#0;kafka,rt-default;a;written;$n$" "$work/stats.csv"; do
-  i=$((i + 1))
-  [ $i -lt 300 ] || { cat "$work/stats.csv"; fail "the written counters did not reach $n"; }
-  sleep 0.1
-done
+wait_stats "^dst.kafka-c;d_tmpl#0;kafka,rt-\$PROGRAM;a;written;$n$" \
+  "^dst.kafka;d_default#0;kafka,rt-default;a;written;$n$"
 grep -q "^dst.kafka-c;d_tmpl#0;kafka,rt-\$PROGRAM;a;dropped;0$" "$work/stats.csv" || fail "drops counted"
 # larger than message.max.bytes: each dropped and counted, the reason logged once
-until "$ctl" -c "$work/ctl" stats >"$work/stats.csv" 2>/dev/null &&
-    grep -q "^dst.kafka-c;d_big#0;kafka,rt-big;a;dropped;$n$" "$work/stats.csv"; do
-  i=$((i + 1))
-  [ $i -lt 300 ] || { cat "$work/stats.csv"; fail "the big messages were not all counted dropped"; }
-  sleep 0.1
-done
+wait_stats "^dst.kafka-c;d_big#0;kafka,rt-big;a;dropped;$n$"
 grep -q "^dst.kafka-c;d_big#0;kafka,rt-big;a;written;0$" "$work/stats.csv" || fail "big messages written"
 grep -q "^dst.kafka-c;d_big#0;kafka,rt-big;a;processed;$n$" "$work/stats.csv" || fail "drops counted twice"
 [ "$(grep -c "Kafka refused a message for good" "$work/sluice.log")" -eq 1 ] ||
@@ -133,38 +138,23 @@ destination d_hold { kafka-c(bootstrap-servers("127.0.0.1:$kport") topic("rt-hol
   log-fifo-size(20000) config("batch.num.messages" => "100") flush-timeout-on-shutdown(5000)); };
 log { source(s); destination(d_hold); };
 EOF2
-# written_hold N: wait until d_hold's written counter is N
-written_hold() {
-  i=0
-  until "$ctl" -c "$work/ctl" stats >"$work/stats.csv" 2>/dev/null &&
-      grep -q "^dst.kafka-c;d_hold#0;kafka,rt-hold;a;written;$1$" "$work/stats.csv"; do
-    i=$((i + 1))
-    [ $i -lt 600 ] || { cat "$work/stats.csv"; fail "d_hold's written counter did not reach $1"; }
-    sleep 0.1
-  done
-}
+hold_stat="^dst.kafka-c;d_hold#0;kafka,rt-hold;a"
 start_sluice "$sluice" "$work/hold.conf" -c "$work/ctl"
 "$loggen" -Q -r 1000 -n 1 127.0.0.1 "$port" 2>/dev/null || fail "loggen"
-written_hold 1
+wait_stats "$hold_stat;written;1$"
 kill -STOP "$(cat "$work/kafka/pid")"
 hold=5000
-"$loggen" -Q -r 50000 -n $hold 127.0.0.1 "$port" 2>/dev/null || { kill -CONT "$(cat "$work/kafka/pid")"; fail "loggen"; }
-i=0
-until "$ctl" -c "$work/ctl" stats >"$work/stats.csv" 2>/dev/null &&
-    grep -q "^dst.kafka-c;d_hold#0;kafka,rt-hold;a;processed;$((hold + 1))$" "$work/stats.csv"; do
-  i=$((i + 1))
-  [ $i -lt 300 ] || { kill -CONT "$(cat "$work/kafka/pid")"; cat "$work/stats.csv"; fail "d_hold did not get them all"; }
-  sleep 0.1
-done
+"$loggen" -Q -r 50000 -n $hold 127.0.0.1 "$port" 2>/dev/null || fail "loggen"
+wait_stats "$hold_stat;processed;$((hold + 1))$"
 sleep 2 # the writer's turn to hand what it may
 "$ctl" -c "$work/ctl" stats >"$work/stats.csv"
 kill -CONT "$(cat "$work/kafka/pid")"
-queued=$(sed -n 's/^dst.kafka-c;d_hold#0;kafka,rt-hold;a;queued;//p' "$work/stats.csv")
+queued=$(sed -n "s/$hold_stat;queued;//p" "$work/stats.csv")
 # 200 held by librdkafka and one step of 256 past the bound at most; the
 # writer's batch in hand comes on top
 [ "$queued" -ge 4000 ] || { cat "$work/stats.csv"; fail "librdkafka was handed $((hold - queued)) messages of $hold"; }
-written_hold $((hold + 1))
-grep -q "^dst.kafka-c;d_hold#0;kafka,rt-hold;a;dropped;0$" "$work/stats.csv" || fail "d_hold dropped"
+wait_stats "$hold_stat;written;$((hold + 1))$"
+grep -q "$hold_stat;dropped;0$" "$work/stats.csv" || fail "d_hold dropped"
 stop_sluice
 "$broker" consume "$work/kafka" rt-hold $((hold + 1)) >"$work/hold.out"
 cut -f2 "$work/hold.out" | sed 's/^/x /' >"$work/check.log"
