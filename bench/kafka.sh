@@ -6,7 +6,7 @@
 # counter (the broker's acknowledgements) reaches MESSAGES; then
 # org.apache.kafka.tools.ProducerPerformance with as many records of the
 # same size, with the same producer settings (acks=all, idempotence,
-# linger.ms 100: Sluice's defaults).  Each producer gets a broker of its
+# linger.ms 100, lz4: Sluice's defaults).  Each producer gets a broker of its
 # own, started afresh: a broker that already took millions of records
 # takes the next ones slower (up to 3.7 times, 2026-11-27), which favours
 # whoever runs first.  Prints msg/s for each and its CPU time per message.
@@ -17,8 +17,13 @@
 # A benchmark, never a test: nothing asserts a speed.
 #
 # Usage: bench/kafka.sh SLUICE LOGGEN [MESSAGES] [SIZE] [CONNECTIONS]
+# KAFKA_PROPS="name=value ..." adds producer properties for all three
+# (compression.type=lz4, say).
 set -eu
 sluice=$1 loggen=$2 n=${3:-500000} size=${4:-400} conns=${5:-4}
+props=${KAFKA_PROPS:-}
+# the same properties as config() pairs
+pairs=$(for p in $props; do printf ' "%s" => "%s"' "${p%%=*}" "${p#*=}"; done)
 here=$(cd "$(dirname "$0")" && pwd)
 broker=$here/../tests/kafka/kafka-broker.sh
 work=$(mktemp -d)
@@ -37,14 +42,15 @@ fresh_broker() {
 
 # conf TOPIC: the configuration both daemons run, into TOPIC; the producer
 # settings said out loud (Sluice's defaults, not librdkafka's: its linger.ms
-# is 5)
+# is 5, its compression none)
 conf() {
   cat <<EOF2
 @version: 3.38
 options { stats-freq(0); };
 source s { tcp(ip(127.0.0.1) port($port) log-iw-size($((conns * 10000))) max-connections($conns)); };
 destination d_kafka { kafka-c(bootstrap-servers("127.0.0.1:$kport") topic("$1") message("\$MSG")
-  config("linger.ms" => "100" "acks" => "all" "enable.idempotence" => "true")); };
+  config("linger.ms" => "100" "compression.type" => "lz4" "acks" => "all"
+  "enable.idempotence" => "true"$pairs)); };
 log { source(s); destination(d_kafka); flags(flow-control); };
 EOF2
 }
@@ -121,7 +127,7 @@ cp=$("$broker" classpath)
 /usr/bin/time -f "%U %S" -o "$work/perf.time" java -Xmx512m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
   -cp "$cp" org.apache.kafka.tools.ProducerPerformance --topic bench-java --num-records "$sent" \
   --record-size "$record" --throughput -1 \
-  --producer-props bootstrap.servers=127.0.0.1:$kport acks=all enable.idempotence=true linger.ms=100 \
+  --producer-props bootstrap.servers=127.0.0.1:$kport acks=all enable.idempotence=true linger.ms=100 compression.type=lz4 $props \
   >"$work/perf.out" 2>&1 || { cat "$work/perf.out"; exit 1; }
 echo "ProducerPerformance: $(tail -1 "$work/perf.out")"
 awk -v n=$sent '{ printf "  %.2f us CPU/msg (the JVM, start-up included)\n", ($1 + $2) * 1e6 / n }' \

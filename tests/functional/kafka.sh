@@ -5,7 +5,9 @@
 # templates and the default message() ("$ISODATE $HOST $MSGHDR$MSG"),
 # messages larger than message.max.bytes dropped and counted, logged once,
 # read back with Kafka's own console consumer; the written counter counts
-# them once the broker acknowledged them.  Then the configurations that are
+# them once the broker acknowledged them; batches are lz4 unless config()
+# says otherwise.  With the broker stopped, the writer hands librdkafka
+# two batches, and the rest stays queued.  Then the configurations that are
 # refused: unknown options, a property librdkafka refuses, workers(2),
 # missing bootstrap-servers(), kafka-java(), and properties that conflict
 # (refused when the producer is made at start).
@@ -86,7 +88,8 @@ cat >"$work/sluice.conf" <<EOF2
 options { stats-freq(0); };
 source s { tcp(ip(127.0.0.1) port($port)); };
 destination d_tmpl { kafka-c(bootstrap-servers("127.0.0.1:$kport") topic("rt-\$PROGRAM")
-  key("\$PROGRAM/\$PID") message("\$MSG") flush-timeout-on-shutdown(5000)); };
+  key("\$PROGRAM/\$PID") message("\$MSG") flush-timeout-on-shutdown(5000)
+  config("compression.type" => "none")); };
 destination d_default { kafka(bootstrap-servers("127.0.0.1:$kport") topic("rt-default")
   flush-timeout-on-shutdown(5000)); };
 destination d_big { kafka-c(bootstrap-servers("127.0.0.1:$kport") topic("rt-big")
@@ -122,6 +125,11 @@ isodate='[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]T[0-9:]\{8\}[+-][0-9][0-9]:[0-9][0-9]'
 bad=$(grep -cv "^null	$isodate [^ ]* prg00000\[[0-9]*\]: seq: " "$work/default.out" || true)
 [ "$bad" -eq 0 ] ||
   { head -3 "$work/default.out"; fail "$bad records of rt-default are not the default message"; }
+# lz4 unless config() says otherwise
+[ "$("$broker" codecs "$work/kafka" rt-default)" = lz4 ] ||
+  fail "rt-default's batches: $("$broker" codecs "$work/kafka" rt-default | tr '\n' ' '), want lz4"
+[ "$("$broker" codecs "$work/kafka" rt-prg00000)" = none ] ||
+  fail "rt-prg00000's batches: $("$broker" codecs "$work/kafka" rt-prg00000 | tr '\n' ' '), want none"
 cut -f2 "$work/tmpl.out" | sed 's/^/x /' >"$work/check.log"
 "$loggen" --check "$work/check.log" >"$work/report" || { cat "$work/report"; fail "loss or duplicates"; }
 

@@ -13,6 +13,8 @@
 #   kafka-broker.sh stop DIR             SIGTERM, wait for the end
 #   kafka-broker.sh kill DIR             SIGKILL (the log dir stays)
 #   kafka-broker.sh restart DIR          start again on the same ports and logs
+#   kafka-broker.sh codecs DIR TOPIC     print the compression codecs of the
+#                                        topic's batches on disk, one a line
 #   kafka-broker.sh consume DIR TOPIC [N] print key<TAB>value of the topic's
 #                                        records from the start, one a line,
 #                                        until N came (or 60 s passed), or
@@ -166,11 +168,17 @@ PROPS
       --timeout-ms "$([ -n "$n" ] && echo 60000 || echo 10000)" \
       --property print.key=true --property key.separator="	" 2>"$dir/consumer.err" || true
     ;;
+  codecs)
+    # the compression codecs of TOPIC's partition 0 batches, one a line
+    dir=$2 topic=$3
+    run_java kafka.tools.DumpLogSegments --files "$dir/logs/$topic-0/00000000000000000000.log" \
+      2>"$dir/dump.err" | sed -n 's/.* compresscodec: \([a-z0-9]*\).*/\1/p' | sort -u
+    ;;
   offset)
     # the end offset of TOPIC's partition 0: how many records it holds
     dir=$2 topic=$3
     run_java org.apache.kafka.tools.GetOffsetShell --bootstrap-server "127.0.0.1:$(cat "$dir/port")" \
       --topic "$topic" --time -1 2>"$dir/offset.err" | awk -F: '$2 == 0 { print $3 }'
     ;;
-  *) echo "usage: $0 classpath|start|stop|kill|restart|consume|offset ..." >&2; exit 2 ;;
+  *) echo "usage: $0 classpath|start|stop|kill|restart|consume|offset|codecs ..." >&2; exit 2 ;;
 esac
