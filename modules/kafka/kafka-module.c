@@ -159,9 +159,9 @@ _make_conf(const KafkaDestOptions *o, const char *what, const CfgNode *call, Cfg
              * and spins while the next batch's head is older than this
              * (kafka-dest.c) */
             && _conf_set(conf, what, "linger.ms", "100", &call->loc, err)
-            /* a batch a fifth of the bytes on the wire and on the broker's
-             * disk, for no more CPU here (the broker thread sends less):
-             * docs/modules/kafka.md */
+            /* a batch in under a third of the bytes on the wire and on
+             * the broker's disk, for no more CPU here (the broker thread
+             * sends less): docs/modules/kafka.md */
             && _conf_set(conf, what, "compression.type", "lz4", &call->loc, err);
   for (size_t i = 0; ok && o->config && o->config[i] && o->config[i + 1]; i += 2)
     ok = _conf_set(conf, what, o->config[i], o->config[i + 1], cloc, err);
