@@ -652,6 +652,15 @@ _conf_int(const rd_kafka_conf_t *conf, const char *name, int64_t fallback)
   return end != v && n > 0 ? (int64_t) n : fallback;
 }
 
+/* conf's value of name (librdkafka's own when not set), for the log. */
+static const char *
+_conf_str(const rd_kafka_conf_t *conf, const char *name, char *buf, size_t size)
+{
+  if (rd_kafka_conf_get(conf, name, buf, &size) != RD_KAFKA_CONF_OK)
+    g_strlcpy(buf, "?", size);
+  return buf;
+}
+
 bool
 kafka_dest_start(KafkaDest *d, char **error)
 {
@@ -660,6 +669,13 @@ kafka_dest_start(KafkaDest *d, char **error)
     {
       d->batch_bytes = _conf_int(d->conf, "batch.size", 1000000);
       d->batch_msgs = _conf_int(d->conf, "batch.num.messages", 10000);
+      /* what the producer runs with, Sluice's defaults and config() merged */
+      char linger[32], codec[32], acks[32], idem[32];
+      sluice_log(SLUICE_LOG_DEBUG, "Kafka producer settings", "driver", d->name, "linger.ms",
+                 _conf_str(d->conf, "linger.ms", linger, sizeof(linger)), "compression.type",
+                 _conf_str(d->conf, "compression.type", codec, sizeof(codec)), "acks",
+                 _conf_str(d->conf, "acks", acks, sizeof(acks)), "enable.idempotence",
+                 _conf_str(d->conf, "enable.idempotence", idem, sizeof(idem)), NULL);
     }
   rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, d->conf, why, sizeof(why));
   if (!rk)

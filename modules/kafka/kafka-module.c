@@ -157,8 +157,11 @@ _make_conf(const KafkaDestOptions *o, const char *what, const CfgNode *call, Cfg
             /* a batch waits up to 100 ms to fill, not librdkafka's 5: its
              * idempotent producer has one request in flight a partition,
              * and spins while the next batch's head is older than this
-             * (kafka-dest.c) */
-            && _conf_set(conf, what, "linger.ms", "100", &call->loc, err)
+             * (kafka-dest.c).  sync-send(yes) keeps 5: there each batch
+             * waits for its answer before the next is produced, so no
+             * next batch waits behind it, and a batch of flush-lines()
+             * would wait out the whole linger */
+            && _conf_set(conf, what, "linger.ms", o->sync_send ? "5" : "100", &call->loc, err)
             /* a batch in under a third of the bytes on the wire and on
              * the broker's disk, for no more CPU here (the broker thread
              * sends less): docs/modules/kafka.md */

@@ -74,6 +74,28 @@ timeout 20 "$sluice" -F -f "$work/conflict.conf" -p "$work/c.pid" >"$work/confli
 grep -q "cannot create the Kafka producer" "$work/conflict.out" ||
   { cat "$work/conflict.out"; fail "conflict: no reason"; }
 
+# the producer's settings, Sluice's defaults merged with config(), as the
+# debug log says them at start: linger.ms 100 (5 with sync-send(yes)), lz4,
+# acks=all with idempotence; config() wins
+cat >"$work/defaults.conf" <<EOF2
+@version: 3.38
+source s { tcp(ip(127.0.0.1) port($(free_ports tcp))); };
+destination d_plain { kafka-c($ok); };
+destination d_sync { kafka-c($ok sync-send(yes)); };
+destination d_own { kafka-c($ok config("linger.ms" => "7" "compression.type" => "none" "acks" => "1")); };
+log { source(s); destination(d_plain); destination(d_sync); destination(d_own); };
+EOF2
+start_sluice "$sluice" "$work/defaults.conf" -d
+# settings NAME LINE: the debug line of destination NAME is LINE
+settings() {
+  grep -q "Kafka producer settings; driver='$1', $2$" "$work/sluice.log" ||
+    { grep "Kafka producer settings" "$work/sluice.log"; fail "$1's producer settings are not: $2"; }
+}
+settings d_plain "linger.ms='100', compression.type='lz4', acks='-1', enable.idempotence='true'"
+settings d_sync "linger.ms='5', compression.type='lz4', acks='-1', enable.idempotence='true'"
+settings d_own "linger.ms='7', compression.type='none', acks='1', enable.idempotence='false'"
+stop_sluice
+
 # ---- the broker ----
 set -- $(free_ports tcp tcp tcp)
 kport=$1 cport=$2 port=$3
