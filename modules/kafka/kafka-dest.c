@@ -358,13 +358,12 @@ _send(KafkaDest *d, KafkaBufs *b, uint64_t seq, const LogMsg *msg, int wait_ms, 
 /* Produce seqs[0..n) (their ring entries keep the messages alive) and
  * count what librdkafka took as held until its reports come. */
 static void
-_send_all(KafkaDest *d, KafkaBufs *b, const uint64_t *seqs, uint64_t first, size_t n, int wait_ms, bool wake)
+_send_all(KafkaDest *d, KafkaBufs *b, const uint64_t *seqs, size_t n, int wait_ms, bool wake)
 {
   int64_t bytes = 0, msgs = 0;
   for (size_t i = 0; i < n; i++)
     {
-      uint64_t seq = seqs ? seqs[i] : first + i;
-      int64_t took = _send(d, b, seq, _slot(d, seq)->item.msg, wait_ms, wake);
+      int64_t took = _send(d, b, seqs[i], _slot(d, seqs[i])->item.msg, wait_ms, wake);
       if (took >= 0)
         {
           bytes += took;
@@ -430,7 +429,7 @@ _settle(KafkaDest *d)
 static void
 _resend(KafkaDest *d, KafkaBufs *b)
 {
-  uint64_t seqs[256];
+  uint64_t seqs[KAFKA_HAND_OFF_STEP];
   size_t k = 0;
   pthread_mutex_lock(&d->lock);
   for (uint64_t s = d->head; d->retries && s < d->tail && k < G_N_ELEMENTS(seqs); s++)
@@ -442,7 +441,7 @@ _resend(KafkaDest *d, KafkaBufs *b)
       }
   pthread_mutex_unlock(&d->lock);
   if (k)
-    _send_all(d, b, seqs, 0, k, 0, false);
+    _send_all(d, b, seqs, k, 0, false);
 }
 
 static void *
@@ -504,15 +503,18 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
         k = KAFKA_HAND_OFF_STEP;
       if (k > n - done)
         k = n - done;
-      uint64_t first = d->tail;
+      uint64_t seqs[KAFKA_HAND_OFF_STEP];
       for (size_t i = 0; i < k; i++)
-        *_slot(d, d->tail++) = (KafkaPending) { items[done + i], KAFKA_INFLIGHT };
+        {
+          seqs[i] = d->tail;
+          *_slot(d, d->tail++) = (KafkaPending) { items[done + i], KAFKA_INFLIGHT };
+        }
       pthread_mutex_unlock(&d->lock);
       if (!k)
         break;
       /* the ring's entries keep the messages alive while we format them:
        * none leaves before its delivery report, which comes after this */
-      _send_all(d, &d->wbufs, NULL, first, k, 1000, true);
+      _send_all(d, &d->wbufs, seqs, k, 1000, true);
       done += k;
       waited_since = mono_ms();
     }
@@ -638,27 +640,23 @@ kafka_dest_new(const char *driver, const char *name, LogTemplate *topic, LogTemp
   return d;
 }
 
-/* An integer property of conf (librdkafka's value or its default), or
- * fallback. */
-static int64_t
-_conf_int(const rd_kafka_conf_t *conf, const char *name, int64_t fallback)
-{
-  char v[64];
-  size_t len = sizeof(v);
-  if (rd_kafka_conf_get(conf, name, v, &len) != RD_KAFKA_CONF_OK)
-    return fallback;
-  char *end;
-  long long n = strtoll(v, &end, 10);
-  return end != v && n > 0 ? (int64_t) n : fallback;
-}
-
-/* conf's value of name (librdkafka's own when not set), for the log. */
+/* conf's value of name (librdkafka's own when not set), "?" if none. */
 static const char *
 _conf_str(const rd_kafka_conf_t *conf, const char *name, char *buf, size_t size)
 {
   if (rd_kafka_conf_get(conf, name, buf, &size) != RD_KAFKA_CONF_OK)
     g_strlcpy(buf, "?", size);
   return buf;
+}
+
+/* An integer property of conf, or fallback. */
+static int64_t
+_conf_int(const rd_kafka_conf_t *conf, const char *name, int64_t fallback)
+{
+  char v[64];
+  char *end;
+  long long n = strtoll(_conf_str(conf, name, v, sizeof(v)), &end, 10);
+  return end != v && n > 0 ? (int64_t) n : fallback;
 }
 
 bool
