@@ -12,12 +12,31 @@
  * (EMFILE: this process is out of descriptors; ENFILE: the system is;
  * ENOBUFS, ENOMEM), trying again at once fails again, and the loop would
  * spin at full CPU, logging each failure.  So on such an error the
- * acceptor stops watching its socket for a pause (ACCEPTOR_PAUSE_MS) and
- * logs one line per pause; the connections wait in the kernel's backlog
- * (the kernel drops SYNs past it, and clients retry) until descriptors
- * are free again.  Errors about one connection (the peer gave up:
- * ECONNABORTED, EPROTO; a firewall: EPERM) end the wakeup and nothing
- * more.
+ * acceptor stops watching its socket for ACCEPTOR_RETRY_MS and then tries
+ * again: one accept() per try, nothing like a spin, and a descriptor
+ * freed by a closing connection is taken within that time.  (A pause of
+ * a second drained a backlog of peers that had gone away a few dozen
+ * connections a second: each batch of them was accepted at once, failed
+ * the next accept(), and closed a moment later, while the acceptor
+ * rested.)  It logs one line per ACCEPTOR_LOG_MS at most, with the
+ * number of failed tries since the last; the connections wait in the
+ * kernel's backlog (the kernel drops SYNs past it, and clients retry)
+ * until descriptors are free again.  Errors about one connection (the
+ * peer gave up: ECONNABORTED, EPROTO; a firewall: EPERM) end the wakeup
+ * and nothing more.
+ *
+ * Peers must not take the descriptors the daemon needs for its own work
+ * (opening a destination's file, a disk buffer, a reload's listeners):
+ * a file destination that cannot open its file waits time-reopen() (60 s)
+ * before trying again, and a RELP peer waits for its answer as long.  So
+ * a connection that is given one of the last acceptor_reserve() free
+ * descriptors is closed at once (the peer sees the connection end and
+ * connects again later) and accepting rests as when out of descriptors.
+ * The control socket and the stats exporter (16 connections at most)
+ * keep half as many free, so that an operator can still look in while
+ * the sources are at the limit.  accept() gives the lowest free
+ * descriptor, so one numbered limit - reserve or above means fewer than
+ * reserve are left.
  *
  * The owner may also hold the acceptor (stop accepting, without a log
  * line) while it is at a connection cap of its own, and release it when a
@@ -32,8 +51,22 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/* How long accepting rests after running out of descriptors. */
-#define ACCEPTOR_PAUSE_MS 1000
+/* How long accepting rests after running out of descriptors, and how
+ * often it logs that while it lasts. */
+#define ACCEPTOR_RETRY_MS 50
+#define ACCEPTOR_LOG_MS 1000
+/* Descriptors kept free, out of a limit of limit: 1/32 of it, at least 16
+ * and at most 1024 (under `ulimit -n 1024`, 32; under systemd's 65536,
+ * 1024). */
+int acceptor_reserve(long limit);
+
+typedef enum AcceptorKeep
+{
+  ACCEPTOR_KEEP_RESERVE, /* a source's listener (the default) */
+  ACCEPTOR_KEEP_HALF,    /* the control socket, the stats exporter */
+  ACCEPTOR_KEEP_NONE,    /* may take the last descriptor */
+} AcceptorKeep;
+
 /* Connections accepted per wakeup before other work on the thread runs. */
 #define ACCEPTOR_BATCH 64
 
@@ -48,11 +81,16 @@ typedef struct Acceptor
   AcceptorFunc accepted;
   void *cookie;
   char name[160];      /* the listener, for the log: an address or a path */
-  int pause_ms;        /* ACCEPTOR_PAUSE_MS; tests may shorten it */
+  int retry_ms;        /* ACCEPTOR_RETRY_MS; tests may change it */
+  AcceptorKeep keep;   /* ACCEPTOR_KEEP_RESERVE unless its owner says */
+  int64_t logged_ms;   /* mono_ms() of the last "pausing accepts" line */
   bool started;
   bool held;           /* acceptor_hold() */
   bool yielded;        /* acceptor_yield() in this wakeup */
-  uint64_t pauses;     /* times it ran out of descriptors */
+  uint64_t pauses;     /* accept() failures for want of resources, and
+                        * connections closed for the reserve's sake */
+  uint64_t refused;    /* of them, connections closed for the reserve */
+  uint64_t unlogged;   /* of them, since the last line */
 } Acceptor;
 
 /* Set a up for the listening socket fd (non-blocking).  Nothing is

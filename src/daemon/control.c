@@ -623,6 +623,7 @@ control_start(const char *path, const ControlOps *ops, void *cookie, char **erro
   c->ino = st.st_ino;
   c->started = mono_sec();
   acceptor_init(&c->listen, fd, path, _on_accept, c);
+  c->listen.keep = ACCEPTOR_KEEP_HALF;
   acceptor_start(&c->listen);
   return c;
 }

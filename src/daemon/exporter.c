@@ -255,6 +255,7 @@ exporter_start(const char *spec, LogPipeline *(*pipeline)(void *cookie), void *c
   ex->pipeline = pipeline;
   ex->cookie = cookie;
   acceptor_init(&ex->listen, fd, spec, _on_accept, ex);
+  ex->listen.keep = ACCEPTOR_KEEP_HALF;
   acceptor_start(&ex->listen);
   return ex;
 }

@@ -43,6 +43,7 @@
 #include "periodic.h"
 
 #include "sluice-config.h"
+#include "sluice/acceptor.h"
 #include "sluice/cfg-drivers.h"
 #include "sluice/child.h"
 #include "sluice/handover.h"
@@ -155,8 +156,10 @@ main_loop_check_config(const MainLoopOptions *opts)
 /* Each connection a listener accepts is a descriptor: when the sources'
  * max-connections() add up to more than the limit leaves after what is
  * open now (listeners, files, the loops' own), peers can run the daemon
- * out of descriptors.  It copes (accepting pauses, sluice/acceptor.h),
- * but connections then wait and files cannot be opened: say so. */
+ * out of descriptors, or rather to the reserve their listeners leave free
+ * for the daemon's own files (sluice/acceptor.h).  It copes (accepting
+ * rests, connections past the reserve are ended), but connections then
+ * wait or fail: say so. */
 static void
 _check_fd_budget(MainLoop *ml, Config *c)
 {
@@ -166,7 +169,7 @@ _check_fd_budget(MainLoop *ml, Config *c)
   if (max == 0 || ml->fd_limit <= 0 || open_now < 0)
     return;
   /* the live connections are open now and counted in max as well */
-  int64_t need = max + (open_now - live);
+  int64_t need = max + (open_now - live) + acceptor_reserve(ml->fd_limit);
   if (need <= ml->fd_limit)
     return;
   char smax[24], slimit[24], sopen[24];

@@ -9,6 +9,7 @@
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static void _acceptable(void *cookie);
@@ -29,19 +30,51 @@ _resume(void *cookie)
   _update(cookie);
 }
 
+/* Rest ACCEPTOR_RETRY_MS; say so at most once per ACCEPTOR_LOG_MS. */
 static void
-_pause(Acceptor *a, int err)
+_pause(Acceptor *a, const char *error)
 {
   a->pauses++;
-  char ms[16];
-  snprintf(ms, sizeof(ms), "%d", a->pause_ms);
-  sluice_log(SLUICE_LOG_ERROR, "Error accepting new connection, pausing accepts", "local", a->name, "error",
-             g_strerror(err), "pause_ms", ms, NULL);
+  a->unlogged++;
+  int64_t now = mono_ms();
+  if (a->pauses == 1 || now - a->logged_ms >= ACCEPTOR_LOG_MS)
+    {
+      char ms[16], failures[24];
+      snprintf(ms, sizeof(ms), "%d", a->retry_ms);
+      snprintf(failures, sizeof(failures), "%llu", (unsigned long long) a->unlogged);
+      sluice_log(SLUICE_LOG_ERROR, "Error accepting new connection, pausing accepts", "local", a->name, "error",
+                 error, "pause_ms", ms, "failures", failures, NULL);
+      a->logged_ms = now;
+      a->unlogged = 0;
+    }
   iv_validate_now();
   a->resume.expires = iv_now;
-  timespec_add_ns(&a->resume.expires, (int64_t) a->pause_ms * 1000000);
+  timespec_add_ns(&a->resume.expires, (int64_t) a->retry_ms * 1000000);
   iv_timer_register(&a->resume);
   _update(a);
+}
+
+int
+acceptor_reserve(long limit)
+{
+  return (int) CLAMP(limit / 32, 16, 1024);
+}
+
+/* How many descriptors a keeps free, and the lowest one a connection
+ * may have (G_MAXINT: no bound). */
+static int
+_kept(const Acceptor *a, int *first_kept)
+{
+  struct rlimit rl;
+  *first_kept = G_MAXINT;
+  if (a->keep == ACCEPTOR_KEEP_NONE || getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY
+      || rl.rlim_cur > G_MAXINT)
+    return 0;
+  int keep = acceptor_reserve((long) rl.rlim_cur);
+  if (a->keep == ACCEPTOR_KEEP_HALF)
+    keep /= 2;
+  *first_kept = (int) rl.rlim_cur - keep;
+  return keep;
 }
 
 static void
@@ -49,6 +82,8 @@ _acceptable(void *cookie)
 {
   Acceptor *a = cookie;
   a->yielded = false;
+  int first_kept;
+  int keep = _kept(a, &first_kept);
   for (int i = 0; i < ACCEPTOR_BATCH && !a->held && !a->yielded; i++)
     {
       struct sockaddr_storage ss;
@@ -63,7 +98,17 @@ _acceptable(void *cookie)
             return;
           /* EMFILE, ENFILE, ENOBUFS, ENOMEM and anything unexpected:
            * the connection waits in the backlog while accepting rests */
-          _pause(a, errno);
+          _pause(a, g_strerror(errno));
+          return;
+        }
+      if (fd >= first_kept)
+        {
+          close(fd);
+          a->refused++;
+          char why[128];
+          snprintf(why, sizeof(why), "Too few file descriptors left: the last %d are kept for the daemon's own work",
+                   keep);
+          _pause(a, why);
           return;
         }
       if (len > sizeof(ss))
@@ -84,7 +129,7 @@ acceptor_init(Acceptor *a, int fd, const char *name, AcceptorFunc accepted, void
   a->resume.handler = _resume;
   a->accepted = accepted;
   a->cookie = cookie;
-  a->pause_ms = ACCEPTOR_PAUSE_MS;
+  a->retry_ms = ACCEPTOR_RETRY_MS;
   g_strlcpy(a->name, name ? name : "", sizeof(a->name));
 }
 

@@ -3,6 +3,7 @@
  * descriptors it rests instead of spinning, and a hold stops it. */
 #include "sluice/acceptor.h"
 #include "sluice/internal-log.h"
+#include "sluice/timeutil.h"
 
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -65,7 +66,7 @@ _accepted_yield(void *cookie, int fd, const struct sockaddr_storage *peer, sockl
     same_wakeup++;
   else
     iv_task_register(&between);
-  if (f->a.pause_ms != 1) /* pause_ms 1 marks the run without yields */
+  if (f->a.retry_ms != 1) /* retry_ms 1 marks the run without yields */
     acceptor_yield(&f->a);
 }
 
@@ -165,43 +166,180 @@ Test(acceptor, accepts_what_waits)
   close(f.lfd);
 }
 
+/* Leave no descriptor free: the process limit becomes what it has open.
+ * Returns how many were opened into fill. */
+static int
+_use_up_descriptors(int lfd, int *fill, int max)
+{
+  struct rlimit rl;
+  cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+  rl.rlim_cur = 256;
+  cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+  int n = 0;
+  while (n < max && (fill[n] = dup(lfd)) >= 0)
+    n++;
+  cr_assert_eq(errno, EMFILE);
+  return n;
+}
+
 Test(acceptor, out_of_descriptors_it_rests_and_then_accepts)
 {
   Fixture f;
   _listen(&f);
-  f.a.pause_ms = 300;
   acceptor_start(&f.a);
   int client = _connect(&f);
-  /* leave no descriptor free: the process limit is what it has open */
-  struct rlimit rl;
-  cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
-  int fill[4096], n = 0;
-  rl.rlim_cur = 256;
-  cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-  while (n < 4096 && (fill[n] = dup(f.lfd)) >= 0)
-    n++;
-  cr_assert_eq(errno, EMFILE);
+  int fill[4096], n = _use_up_descriptors(f.lfd, fill, 4096);
 
   double cpu = _cpu_seconds();
   _run_for(1000);
   cpu = _cpu_seconds() - cpu;
   cr_assert_eq(f.accepted, 0);
-  /* one failed accept and one log line per pause, not one per loop turn */
-  cr_assert(f.a.pauses >= 1 && f.a.pauses <= 5, "pauses %llu", (unsigned long long) f.a.pauses);
-  cr_assert_eq(error_lines, (int) f.a.pauses);
+  /* one failed accept per ACCEPTOR_RETRY_MS, not one per loop turn, and
+   * one log line per ACCEPTOR_LOG_MS */
+  cr_assert(f.a.pauses >= 5 && f.a.pauses <= 1000 / ACCEPTOR_RETRY_MS + 1, "pauses %llu",
+            (unsigned long long) f.a.pauses);
+  cr_assert(error_lines >= 1 && error_lines <= 2, "%d lines", error_lines);
   cr_assert_lt(cpu, 0.2, "the loop spun: %.3f s of CPU in 1 s", cpu);
   cr_assert(acceptor_paused(&f.a) || f.a.pauses >= 1);
 
-  /* descriptors free again: the waiting connection gets in after the pause */
+  /* descriptors free again: the waiting connection gets in at the next try */
   for (int i = 0; i < n; i++)
     close(fill[i]);
-  _run_for(700);
+  _run_for(4 * ACCEPTOR_RETRY_MS);
   cr_assert_eq(f.accepted, 1);
   cr_assert(!acceptor_paused(&f.a));
   close(f.last_fd);
   acceptor_stop(&f.a);
   close(client);
   close(f.lfd);
+}
+
+/* The owner of what _accepted_later took: closes all of it a moment after
+ * (as a worker closes a connection whose peer has gone). */
+static int held_fds[64], n_held;
+static struct iv_timer closer;
+
+static void
+_close_held(void *cookie)
+{
+  (void) cookie;
+  for (int i = 0; i < n_held; i++)
+    close(held_fds[i]);
+  n_held = 0;
+  iv_validate_now();
+  closer.expires = iv_now;
+  timespec_add_ns(&closer.expires, 5 * 1000000);
+  iv_timer_register(&closer);
+}
+
+static void
+_accepted_later(void *cookie, int fd, const struct sockaddr_storage *peer, socklen_t len)
+{
+  _accepted(cookie, fd, peer, len);
+  cr_assert_lt(n_held, 64);
+  held_fds[n_held++] = fd;
+}
+
+Test(acceptor, a_backlog_of_peers_gone_drains_at_the_pace_descriptors_come_back)
+{
+  /* 60 peers connected and went away, with room for a few descriptors:
+   * each batch fails the next accept() and is closed a moment later.
+   * Resting a second per batch took 10 s here; a retry takes each batch
+   * within ACCEPTOR_RETRY_MS of its descriptors coming back. */
+  Fixture f;
+  _listen(&f);
+  cr_assert_eq(listen(f.lfd, 128), 0);
+  f.a.accepted = _accepted_later;
+  f.a.keep = ACCEPTOR_KEEP_NONE;
+  int peers[60];
+  for (int i = 0; i < 60; i++)
+    peers[i] = _connect(&f);
+  for (int i = 0; i < 60; i++)
+    close(peers[i]);
+  int fill[4096], n = _use_up_descriptors(f.lfd, fill, 4096);
+  for (int i = 0; i < 6 && i < n; i++)
+    close(fill[--n]);
+  IV_TIMER_INIT(&closer);
+  closer.handler = _close_held;
+  n_held = 0;
+  _close_held(NULL);
+  acceptor_start(&f.a);
+  _run_for(1000);
+  cr_assert_eq(f.accepted, 60, "%d of 60 accepted in 1 s", f.accepted);
+  cr_assert_geq(f.a.pauses, 60 / 6 - 1, "it never ran out: %llu pauses", (unsigned long long) f.a.pauses);
+  cr_assert_leq(error_lines, 2, "%d lines", error_lines);
+  acceptor_stop(&f.a);
+  if (iv_timer_registered(&closer))
+    iv_timer_unregister(&closer);
+  _close_held(NULL);
+  iv_timer_unregister(&closer);
+  for (int i = 0; i < n; i++)
+    close(fill[i]);
+  close(f.lfd);
+}
+
+/* With 20 descriptors free under a limit of 256 (a reserve of 16), a
+ * listener that keeps keep free takes want of 30 peers and ends the next
+ * one's connection at once; one that keeps none takes 20 and leaves the
+ * rest waiting. */
+static void
+_keeps(AcceptorKeep keep, int want)
+{
+  Fixture f;
+  _listen(&f);
+  cr_assert_eq(listen(f.lfd, 128), 0);
+  f.a.accepted = _accepted_later;
+  f.a.keep = keep;
+  int peers[30];
+  for (int i = 0; i < 30; i++)
+    peers[i] = _connect(&f);
+  int fill[4096], n = _use_up_descriptors(f.lfd, fill, 4096);
+  cr_assert_eq(acceptor_reserve(256), 16);
+  for (int i = 0; i < 20; i++)
+    close(fill[--n]);
+  n_held = 0;
+  acceptor_start(&f.a);
+  _run_for(200);
+  cr_assert_eq(f.accepted, want, "keep %d: %d accepted, %d wanted", keep, f.accepted, want);
+  if (keep != ACCEPTOR_KEEP_NONE)
+    {
+      cr_assert_geq(f.a.refused, 1);
+      cr_assert_geq(error_lines, 1);
+      /* the first peer past the accepted ones was let go */
+      char b;
+      struct timeval tv = { .tv_sec = 1 };
+      setsockopt(peers[want], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+      cr_assert_leq(recv(peers[want], &b, 1, 0), 0);
+    }
+  else
+    {
+      /* out of descriptors, the rest wait in the backlog */
+      cr_assert_eq(f.a.refused, 0);
+      cr_assert_geq(f.a.pauses, 1);
+    }
+  acceptor_stop(&f.a);
+  for (int i = 0; i < n_held; i++)
+    close(held_fds[i]);
+  for (int i = 0; i < 30; i++)
+    close(peers[i]);
+  for (int i = 0; i < n; i++)
+    close(fill[i]);
+  close(f.lfd);
+}
+
+Test(acceptor, connections_leave_the_last_descriptors_free)
+{
+  _keeps(ACCEPTOR_KEEP_RESERVE, 20 - 16);
+}
+
+Test(acceptor, the_control_socket_leaves_half_as_many)
+{
+  _keeps(ACCEPTOR_KEEP_HALF, 20 - 8);
+}
+
+Test(acceptor, without_a_reserve_it_takes_the_last_descriptor)
+{
+  _keeps(ACCEPTOR_KEEP_NONE, 20);
 }
 
 Test(acceptor, a_hold_keeps_connections_in_the_backlog)
@@ -237,7 +375,7 @@ _accept_five(bool yield)
   _listen(&f);
   f.a.accepted = _accepted_yield;
   if (!yield)
-    f.a.pause_ms = 1;
+    f.a.retry_ms = 1;
   IV_TASK_INIT(&between);
   between.handler = _between;
   same_wakeup = 0;

@@ -608,7 +608,7 @@ Test(network, out_of_descriptors_pauses_accepting_and_loses_no_connection)
   cr_assert_eq(connect(fd, (struct sockaddr *) &sin, sizeof(sin)), 0);
   send_str(fd, L1);
   wait_event("Error accepting new connection, pausing accepts", 1);
-  wait_event("error='Too many open files', pause_ms='1000'", 1);
+  wait_event("error='Too many open files', pause_ms='50', failures='1'", 1);
   cr_assert_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
   /* the connection waited in the backlog and is taken after the pause */
   wait_count(1);
