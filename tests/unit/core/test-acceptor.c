@@ -240,6 +240,27 @@ _accepted_later(void *cookie, int fd, const struct sockaddr_storage *peer, sockl
   held_fds[n_held++] = fd;
 }
 
+/* A listener that keeps keep free and takes with _accepted_later, n_peers
+ * connected to it (gone: and closed again), and room for free more
+ * descriptors under a limit of 256.  Returns how many fill holds. */
+static int
+_at_the_limit(Fixture *f, AcceptorKeep keep, int *peers, int n_peers, bool gone, int *fill, int free)
+{
+  _listen(f);
+  cr_assert_eq(listen(f->lfd, 128), 0);
+  f->a.accepted = _accepted_later;
+  f->a.keep = keep;
+  for (int i = 0; i < n_peers; i++)
+    peers[i] = _connect(f);
+  for (int i = 0; gone && i < n_peers; i++)
+    close(peers[i]);
+  int n = _use_up_descriptors(f->lfd, fill, 4096);
+  for (int i = 0; i < free && n > 0; i++)
+    close(fill[--n]);
+  n_held = 0;
+  return n;
+}
+
 Test(acceptor, a_backlog_of_peers_gone_drains_at_the_pace_descriptors_come_back)
 {
   /* 60 peers connected and went away, with room for a few descriptors:
@@ -247,21 +268,10 @@ Test(acceptor, a_backlog_of_peers_gone_drains_at_the_pace_descriptors_come_back)
    * Resting a second per batch took 10 s here; a retry takes each batch
    * within ACCEPTOR_RETRY_MS of its descriptors coming back. */
   Fixture f;
-  _listen(&f);
-  cr_assert_eq(listen(f.lfd, 128), 0);
-  f.a.accepted = _accepted_later;
-  f.a.keep = ACCEPTOR_KEEP_NONE;
-  int peers[60];
-  for (int i = 0; i < 60; i++)
-    peers[i] = _connect(&f);
-  for (int i = 0; i < 60; i++)
-    close(peers[i]);
-  int fill[4096], n = _use_up_descriptors(f.lfd, fill, 4096);
-  for (int i = 0; i < 6 && i < n; i++)
-    close(fill[--n]);
+  int peers[60], fill[4096];
+  int n = _at_the_limit(&f, ACCEPTOR_KEEP_NONE, peers, 60, true, fill, 6);
   IV_TIMER_INIT(&closer);
   closer.handler = _close_held;
-  n_held = 0;
   _close_held(NULL);
   acceptor_start(&f.a);
   _run_for(1000);
@@ -286,18 +296,9 @@ static void
 _keeps(AcceptorKeep keep, int want)
 {
   Fixture f;
-  _listen(&f);
-  cr_assert_eq(listen(f.lfd, 128), 0);
-  f.a.accepted = _accepted_later;
-  f.a.keep = keep;
-  int peers[30];
-  for (int i = 0; i < 30; i++)
-    peers[i] = _connect(&f);
-  int fill[4096], n = _use_up_descriptors(f.lfd, fill, 4096);
+  int peers[30], fill[4096];
+  int n = _at_the_limit(&f, keep, peers, 30, false, fill, 20);
   cr_assert_eq(acceptor_reserve(256), 16);
-  for (int i = 0; i < 20; i++)
-    close(fill[--n]);
-  n_held = 0;
   acceptor_start(&f.a);
   _run_for(200);
   cr_assert_eq(f.accepted, want, "keep %d: %d accepted, %d wanted", keep, f.accepted, want);
