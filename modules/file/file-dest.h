@@ -82,6 +82,7 @@ typedef struct OpenFile
   int fd;                /* -1 while closed */
   int64_t last_used;     /* CLOCK_MONOTONIC seconds */
   GArray *lines;         /* per batch: indices into FileDest.lines */
+  GString *body;         /* per batch: those lines, formatted one after the other */
   guint lines_room;      /* what lines has room for (file-writer.c: _push) */
 } OpenFile;
 
@@ -89,7 +90,7 @@ typedef struct OpenFile
 typedef struct FileLine
 {
   OpenFile *file;        /* NULL: dropped (spurious path) */
-  size_t offset, len;    /* in FileDest.body */
+  size_t offset, len;    /* in file->body */
   size_t done;           /* bytes of it already written */
   bool rest;             /* it is the rest of a line an earlier try wrote in part */
   bool local;            /* its message is local: it took a sequence number */
@@ -119,7 +120,7 @@ typedef struct FileDest
   OpenFile *last;             /* where the previous message went: a one-entry
                                * cache in front of files (NULL whenever an
                                * entry may have been removed) */
-  GString *path_buf, *body;  /* body: the batch's lines, each file's together */
+  GString *path_buf;
   GArray *lines;              /* FileLine, this batch */
   guint lines_room;           /* what lines has room for (file-writer.c: _push) */
   GPtrArray *order;           /* OpenFile* in order of first use this batch */

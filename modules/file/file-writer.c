@@ -8,13 +8,13 @@
  * found by its key, the values its macros give (log_template_format_key):
  * only a key not met before has the whole path made from it, checked and
  * looked up, and keys whose values make the same path share its file.
- * The lines are then formatted into one buffer, each file's together (with
- * one file, in the first pass, in batch order; with several, what changes
- * from one formatting to the next, $C_* or $(iterate) in the template,
- * follows the files' order within a batch).  Last, each file the batch
- * touched gets all its lines in one writev, in batch order; partial writes
- * continue where they stopped, EINTR is retried and EAGAIN (a full pipe)
- * waits for room.
+ * Each line is formatted in the same pass, at the end of its file's own
+ * buffer (OpenFile.body), while its message is still in the cache: a
+ * second pass over a batch of thousands of messages in file order found
+ * them gone from it.  Last, each file the batch touched gets all its
+ * lines in one writev, in batch order, from one piece of memory; partial
+ * writes continue where they stopped, EINTR is retried and EAGAIN (a full
+ * pipe) waits for room.
  *
  * LogWriter wants to hear "the first k messages are written".  With macro
  * paths a batch spreads over several files, and one of them may fail after
@@ -64,6 +64,10 @@
 #define AHEAD_REST 1        /* a part is: the rest waits in FileDest.rest */
 #define AHEAD_DONE SIZE_MAX /* the whole line is out */
 #define EAGAIN_WAIT_MS 1000 /* a pipe that takes nothing this long counts as failed */
+/* A file's buffer above this is given back when a batch used less than a
+ * quarter of it, and at housekeeping (once a second): a burst to one file
+ * does not keep its memory. */
+#define BODY_KEEP (256 * 1024)
 
 /* The files' table hashes each message's path (str_hash_bytes). */
 static guint
@@ -111,6 +115,7 @@ _open_file_free(gpointer p)
   if (f->fd > STDERR_FILENO)
     close(f->fd);
   g_array_free(f->lines, TRUE);
+  g_string_free(f->body, TRUE);
   g_free(f->path);
   g_free(f);
 }
@@ -126,7 +131,6 @@ _ensure_state(FileDest *d)
     {
       d->by_key = log_template_keys_new(d->path);
     }
-  d->body = g_string_sized_new(64 * 1024);
   d->rest = g_string_new(NULL);
   d->rest_next = g_string_new(NULL);
   d->lines = g_array_new(FALSE, FALSE, sizeof(FileLine));
@@ -184,6 +188,7 @@ _lookup(FileDest *d, const char *path, int64_t now, int *err)
       f->path = g_strdup(path);
       f->fd = -1;
       f->lines = g_array_new(FALSE, FALSE, sizeof(guint));
+      f->body = g_string_sized_new(4096);
       g_hash_table_insert(d->files, f->path, f);
     }
   if (f->fd < 0)
@@ -255,7 +260,7 @@ _write_file(FileDest *d, OpenFile *f)
           FileLine *l = &lines[idx[j]];
           if (l->done >= l->len)
             continue;
-          char *base = d->body->str + l->offset + l->done;
+          char *base = f->body->str + l->offset + l->done;
           size_t len = l->len - l->done;
           /* lines that follow each other in the body go out as one piece:
            * a file's whole batch, when it is the only one */
@@ -400,38 +405,37 @@ _file_by_key(FileDest *d, const LogMsg *msg, int64_t now, int *err)
   return f;
 }
 
-/* Format msg's line (items[i]'s) at the end of the body, or take the rest
- * of it that an earlier try left unwritten (inlined in both passes: a call
- * a line was 1% of a one-file destination's instructions). */
+/* Format msg's line (items[i]'s) at the end of its file's body, or take
+ * the rest of it that an earlier try left unwritten (inlined: a call a
+ * line was 1% of a one-file destination's instructions). */
 static inline __attribute__((always_inline)) void
 _format_line(FileDest *d, const LogMsg *msg, FileLine *line, size_t i)
 {
-  line->offset = d->body->len;
+  GString *body = line->file->body;
+  line->offset = body->len;
   if (G_UNLIKELY(line->rest))
     {
-      g_string_append_len(d->body, d->rest->str + d->rest_off[i], (gssize) d->rest_len[i]);
+      g_string_append_len(body, d->rest->str + d->rest_off[i], (gssize) d->rest_len[i]);
       line->len = d->rest_len[i];
       return;
     }
   if (d->example)
-    g_string_append_printf(d->body, "thread_id=%ld message=", (long) syscall(SYS_gettid));
+    g_string_append_printf(body, "thread_id=%ld message=", (long) syscall(SYS_gettid));
   if (d->tmpl)
     {
       log_template_seq_set(line->local ? line->seq : 0);
-      log_template_format(d->tmpl, msg, &d->topts, d->body);
+      log_template_format(d->tmpl, msg, &d->topts, body);
       log_template_seq_set(0);
     }
   else
-    log_format_file_line(msg, &d->topts, d->body);
-  line->len = d->body->len - line->offset;
+    log_format_file_line(msg, &d->topts, body);
+  line->len = body->len - line->offset;
   if (d->o.flags & FILE_FLAG_NO_MULTI_LINE)
-    log_format_single_line(d->body->str + line->offset, line->len);
+    log_format_single_line(body->str + line->offset, line->len);
 }
 
-/* Pass 1: lines[i] for items[0..limit), each given its file; returns
- * limit (< n when a file cannot be opened: *err says why).  With one file
- * (a fixed path) the lines are formatted here, in batch order; with a
- * path of macros pass 2 (_format_by_file) formats them file by file. */
+/* lines[i] for items[0..limit), each given its file and formatted into
+ * it; returns limit (< n when a file cannot be opened: *err says why). */
 static size_t
 _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
 {
@@ -482,34 +486,13 @@ _prepare(FileDest *d, LogQueueItem *items, size_t n, bool resume, int *err)
         return i;
       line.file = f;
       line.rest = ahead == AHEAD_REST;
-      if (!d->by_key)
-        _format_line(d, items[i].msg, &line, i);
+      _format_line(d, items[i].msg, &line, i);
       if (f->lines->len == 0)
         g_ptr_array_add(d->order, f);
       *(guint *) _push(f->lines, &f->lines_room, sizeof(guint)) = (guint) i;
       _push_line(d, &line);
     }
   return n;
-}
-
-/* Pass 2 for a path of macros: each file's lines formatted one after the
- * other, so that each file takes its part of the batch as one piece of
- * memory in one writev. */
-static void
-_format_by_file(FileDest *d, LogQueueItem *items)
-{
-  FileLine *lines = (FileLine *) d->lines->data;
-  for (guint i = 0; i < d->order->len; i++)
-    {
-      const OpenFile *f = g_ptr_array_index(d->order, i);
-      const guint *idx = (const guint *) f->lines->data;
-      for (guint k = 0; k < f->lines->len; k++)
-        {
-          if (k + 1 < f->lines->len)
-            log_msg_prefetch(items[idx[k + 1]].msg);
-          _format_line(d, items[idx[k]].msg, &lines[idx[k]], idx[k]);
-        }
-    }
 }
 
 /* Remember what became of items[limit..n) for the retry: the unwritten
@@ -551,7 +534,7 @@ _keep_ahead(FileDest *d, LogQueueItem *items, size_t n, size_t limit, bool resum
           if (!l->file || l->done >= l->len)
             v = AHEAD_DONE;
           else if (l->done > 0 || l->rest)
-            v = AHEAD_REST, rest = d->body->str + l->offset + l->done, len = l->len - l->done;
+            v = AHEAD_REST, rest = l->file->body->str + l->offset + l->done, len = l->len - l->done;
         }
       else if (j < old_n)
         {
@@ -573,6 +556,20 @@ _keep_ahead(FileDest *d, LogQueueItem *items, size_t n, size_t limit, bool resum
   d->ahead_n = total - limit;
 }
 
+/* f's lines are done with: its buffer is emptied, and given back when it
+ * holds more than BODY_KEEP and little was asked of it. */
+static void
+_empty_body(OpenFile *f, bool little)
+{
+  if (little && f->body->allocated_len > BODY_KEEP)
+    {
+      g_string_free(f->body, TRUE);
+      f->body = g_string_sized_new(4096);
+    }
+  else
+    g_string_truncate(f->body, 0);
+}
+
 static long
 _write_batch(void *dest, LogQueueItem *items, size_t n)
 {
@@ -591,14 +588,11 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
   /* the same messages as those the last call left: what became of them
    * holds, however many come this time */
   bool resume = n > 0 && d->ahead_n > 0 && d->ahead_msgs[0] == items[0].msg;
-  g_string_truncate(d->body, 0);
   g_array_set_size(d->lines, 0);
   g_ptr_array_set_size(d->order, 0);
 
   int err = 0;
   size_t limit = _prepare(d, items, n, resume, &err);
-  if (d->by_key)
-    _format_by_file(d, items);
   for (guint i = 0; i < d->order->len; i++)
     {
       OpenFile *f = g_ptr_array_index(d->order, i);
@@ -627,7 +621,11 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
   for (size_t i = 0; i < limit; i++)
     d->seq += lines[i].local;
   for (guint i = 0; i < d->order->len; i++)
-    g_array_set_size(((OpenFile *) g_ptr_array_index(d->order, i))->lines, 0);
+    {
+      OpenFile *f = g_ptr_array_index(d->order, i);
+      g_array_set_size(f->lines, 0);
+      _empty_body(f, f->body->len < f->body->allocated_len / 4);
+    }
   if (limit > 0)
     return (long) limit;
   return err ? err : -EIO;
@@ -663,6 +661,8 @@ _housekeep(void *dest, int64_t now)
           g_hash_table_iter_remove(&it);
           removed = true;
         }
+      else
+        _empty_body(f, true);
     }
   if (removed)
     _forget_keys(d);
@@ -722,8 +722,6 @@ file_writer_free(FileDest *d)
     g_hash_table_destroy(d->files);
   if (d->path_buf)
     g_string_free(d->path_buf, TRUE);
-  if (d->body)
-    g_string_free(d->body, TRUE);
   if (d->lines)
     g_array_free(d->lines, TRUE);
   if (d->order)

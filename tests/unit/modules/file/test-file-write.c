@@ -122,6 +122,64 @@ Test(file_write, a_path_is_evaluated_once_a_message)
   rig_free(&r);
 }
 
+/* The lines of a batch spread over files are formatted in batch order:
+ * what changes from one formatting to the next ($(iterate), $C_*, here
+ * $(test-count)) follows the messages, not the files. */
+Test(file_write, lines_are_formatted_in_batch_order_across_files)
+{
+  log_template_function_register(&count_function);
+  count_calls = 0;
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/${HOST}.log\" template(\"$(test-count) $MSG\\n\")); };");
+  Batch b = { 0 };
+  batch_add(&b, "<13>Mar 10 11:58:01 h1 app: a");
+  batch_add(&b, "<13>Mar 10 11:58:02 h2 app: b");
+  batch_add(&b, "<13>Mar 10 11:58:03 h1 app: c");
+  batch_add(&b, "<13>Mar 10 11:58:04 h2 app: d");
+  cr_assert_eq(rig_write(&r, b.items, b.n), 4);
+  assert_file(&r, "h1.log", "0 a\n2 c\n");
+  assert_file(&r, "h2.log", "1 b\n3 d\n");
+  batch_free(&b);
+  rig_free(&r);
+}
+
+/* A file's buffer for its lines of a batch does not keep a burst's
+ * memory: past 256 KiB it is given back by the next batch that needs
+ * little of it, and by housekeeping. */
+Test(file_write, a_burst_to_one_file_does_not_keep_its_buffer)
+{
+  Rig r = { 0 };
+  rig_build(&r, "destination d { file(\"@DIR@/${HOST}.log\" template(\"$MSG\\n\")); };");
+  Batch b = { 0 };
+  GString *big = g_string_new("<13>Mar 10 11:58:01 h1 app: ");
+  for (int i = 0; i < 6000; i++)
+    g_string_append(big, "0123456789");
+  for (int i = 0; i < 8; i++)
+    batch_add(&b, big->str);
+  cr_assert_eq(rig_write(&r, b.items, b.n), 8);
+  char *path = rig_path(&r, "h1.log");
+  OpenFile *f = g_hash_table_lookup(r.d->files, path);
+  g_free(path);
+  cr_assert_not_null(f);
+  cr_assert_gt(f->body->allocated_len, 256 * 1024);
+  batch_free(&b);
+  batch_add(&b, "<13>Mar 10 11:58:02 h1 app: small");
+  cr_assert_eq(rig_write(&r, b.items, b.n), 1);
+  cr_assert_leq(f->body->allocated_len, 64 * 1024);
+  /* a burst, and then housekeeping */
+  batch_free(&b);
+  for (int i = 0; i < 8; i++)
+    batch_add(&b, big->str);
+  cr_assert_eq(rig_write(&r, b.items, b.n), 8);
+  cr_assert_gt(f->body->allocated_len, 256 * 1024);
+  r.drv->writer_ops->housekeep(r.drv, mono_now());
+  cr_assert_leq(f->body->allocated_len, 64 * 1024);
+  cr_assert_eq(f->body->len, 0);
+  g_string_free(big, TRUE);
+  batch_free(&b);
+  rig_free(&r);
+}
+
 /* Values that split one path many ways make as many keys: the keys'
  * table is emptied past a bound instead of growing with them. */
 Test(file_write, the_keys_of_one_path_are_bounded)
