@@ -783,6 +783,10 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
   int64_t now = mono_sec();
   for (i = 0; i < n; i++)
     {
+      /* the next message was made on another CPU: its lines travel while
+       * this one's record is made */
+      if (i + 1 < n)
+        log_msg_prefetch(items[i + 1].msg);
       const LogMsg *msg = items[i].msg;
       LsHeld h = { items[i], 0 };
       LsFile *f = _file_for(d, msg, &err);
