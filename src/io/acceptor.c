@@ -36,8 +36,9 @@ _pause(Acceptor *a, const char *error)
 {
   a->pauses++;
   a->unlogged++;
+  /* logged_ms starts at 0: the first failure is always said */
   int64_t now = mono_ms();
-  if (a->pauses == 1 || now - a->logged_ms >= ACCEPTOR_LOG_MS)
+  if (now - a->logged_ms >= ACCEPTOR_LOG_MS)
     {
       char ms[16], failures[24];
       snprintf(ms, sizeof(ms), "%d", a->retry_ms);
