@@ -21,6 +21,10 @@ void *msg_cache_alloc(void);
 /* Give back a block from msg_cache_alloc(), from any thread. */
 void msg_cache_free(void *block);
 
+/* True when block was carved from the huge-page region (always false
+ * without the cache). */
+bool msg_cache_block_in_slab(const void *block);
+
 /* Return this thread's magazines to the depot (runs at thread exit too). */
 void msg_cache_thread_flush(void);
 
