@@ -6,6 +6,8 @@
  */
 #include "logstore-tsa.h"
 
+#include "sluice/timeutil.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -41,21 +43,13 @@ ls_tsa_url_parse(const char *url, char **host, char **port, char **path)
   return true;
 }
 
-static int64_t
-_now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait for events on fd until deadline; false on timeout or error. */
 static bool
 _wait(int fd, short events, int64_t deadline)
 {
   for (;;)
     {
-      int64_t left = deadline - _now_ms();
+      int64_t left = deadline - mono_ms();
       if (left <= 0)
         return false;
       struct pollfd p = { fd, events, 0 };
@@ -77,7 +71,7 @@ _http_post(const char *url, const uint8_t *body, size_t len, int timeout_ms, GBy
       *error = g_strdup_printf("not an http:// URL: %s", url);
       return false;
     }
-  int64_t deadline = _now_ms() + timeout_ms;
+  int64_t deadline = mono_ms() + timeout_ms;
   struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
   int fd = -1;
   bool ok = false;
