@@ -3,6 +3,7 @@
 #include "slog.h"
 
 #include "sluice/internal-log.h"
+#include "sluice/scratch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,22 +45,12 @@ _cmac_ctx_free(void *p)
   EVP_MAC_CTX_free(p);
 }
 
-static pthread_key_t cmac_key;
-static pthread_once_t cmac_key_once = PTHREAD_ONCE_INIT;
-
-static void
-_cmac_key_make(void)
-{
-  pthread_key_create(&cmac_key, _cmac_ctx_free);
-}
-
 static EVP_MAC_CTX *
 _cmac_ctx(void)
 {
   if (cmac_ctx)
     return cmac_ctx;
   pthread_once(&cmac_once, _cmac_fetch);
-  pthread_once(&cmac_key_once, _cmac_key_make);
   if (!cmac_alg)
     return NULL;
   EVP_MAC_CTX *ctx = EVP_MAC_CTX_new(cmac_alg);
@@ -73,7 +64,7 @@ _cmac_ctx(void)
       return NULL;
     }
   cmac_ctx = ctx;
-  pthread_setspecific(cmac_key, ctx); /* freed when the thread ends */
+  scratch_register((void **) &cmac_ctx, _cmac_ctx_free); /* freed when the thread ends */
   return ctx;
 }
 #endif
