@@ -17,8 +17,8 @@
  * blocks apart: on 4 KiB pages nearly every new block was a TLB miss as
  * well as a cache miss, and under a hypervisor a miss walks two page
  * tables.  The region holds as many blocks as the depot keeps, and what
- * the depot cannot keep goes back to it (or, from malloc, to malloc), so
- * the memory kept after a burst is bounded as before.
+ * the depot cannot keep goes back to it (or, from malloc, to malloc): after
+ * a burst at most the region's 64 MiB and the depot's stay resident.
  */
 #include "msgcache.h"
 
