@@ -11,7 +11,7 @@
  * (SLUICE_NO_MSG_CACHE) bypass all of it so that AddressSanitizer sees
  * every use after free.
  *
- * New blocks are carved from one region of SLAB_BYTES, aligned to and
+ * New blocks are carved from one region of REGION_BYTES, aligned to and
  * advised for transparent huge pages, and only past it from malloc.  A
  * block is written on one CPU and read and freed on another, thousands of
  * blocks apart: on 4 KiB pages nearly every new block was a TLB miss as
@@ -55,7 +55,7 @@ msg_cache_thread_flush(void)
 }
 
 bool
-msg_cache_block_in_slab(const void *block)
+msg_cache_block_in_region(const void *block)
 {
   (void) block;
   return false;
@@ -93,41 +93,43 @@ _xmalloc(size_t size)
 
 /* ---- where new blocks come from ---------------------------------------- */
 
-#define SLAB_ALIGN ((size_t) 2 << 20) /* a huge page */
-#define SLAB_BYTES ((size_t) DEPOT_MAX_FULL * MAG_SIZE * MSG_BLOCK_SIZE)
+#define REGION_ALIGN ((size_t) 2 << 20) /* a huge page */
+#define REGION_BYTES MSG_CACHE_REGION_BYTES
+_Static_assert(REGION_BYTES == (size_t) DEPOT_MAX_FULL * MAG_SIZE * MSG_BLOCK_SIZE,
+               "the region holds as many blocks as the depot keeps");
 
 /* Under depot_lock: the region (NULL until the first new block, or when
  * it could not be mapped), how much of it is carved, and the blocks given
  * back to it, linked through their first bytes. */
-static char *slab_base;
-static size_t slab_used;
-static bool slab_failed;
-static void *slab_free;
+static char *region_base;
+static size_t region_used;
+static bool region_failed;
+static void *region_free;
 
 static void
-_slab_map(void)
+_region_map(void)
 {
-  size_t len = SLAB_BYTES + SLAB_ALIGN;
+  size_t len = REGION_BYTES + REGION_ALIGN;
   char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
     {
-      slab_failed = true;
+      region_failed = true;
       return;
     }
-  char *base = (char *) (((uintptr_t) p + SLAB_ALIGN - 1) & ~(uintptr_t) (SLAB_ALIGN - 1));
+  char *base = (char *) (((uintptr_t) p + REGION_ALIGN - 1) & ~(uintptr_t) (REGION_ALIGN - 1));
   if (base > p)
     munmap(p, (size_t) (base - p));
-  if (base + SLAB_BYTES < p + len)
-    munmap(base + SLAB_BYTES, (size_t) (p + len - (base + SLAB_BYTES)));
-  madvise(base, SLAB_BYTES, MADV_HUGEPAGE); /* a hint: 4 KiB pages where refused */
-  slab_base = base;
+  if (base + REGION_BYTES < p + len)
+    munmap(base + REGION_BYTES, (size_t) (p + len - (base + REGION_BYTES)));
+  madvise(base, REGION_BYTES, MADV_HUGEPAGE); /* a hint: 4 KiB pages where refused */
+  region_base = base;
 }
 
 bool
-msg_cache_block_in_slab(const void *block)
+msg_cache_block_in_region(const void *block)
 {
   const char *b = block;
-  return slab_base && b >= slab_base && b < slab_base + SLAB_BYTES;
+  return region_base && b >= region_base && b < region_base + REGION_BYTES;
 }
 
 /* A block no magazine or depot holds: one given back to the region, the
@@ -137,19 +139,19 @@ _block_new(void)
 {
   void *b = NULL;
   pthread_mutex_lock(&depot_lock);
-  if (slab_free)
+  if (region_free)
     {
-      b = slab_free;
-      slab_free = *(void **) b;
+      b = region_free;
+      region_free = *(void **) b;
     }
   else
     {
-      if (!slab_base && !slab_failed)
-        _slab_map();
-      if (slab_base && slab_used < SLAB_BYTES)
+      if (!region_base && !region_failed)
+        _region_map();
+      if (region_base && region_used < REGION_BYTES)
         {
-          b = slab_base + slab_used;
-          slab_used += MSG_BLOCK_SIZE;
+          b = region_base + region_used;
+          region_used += MSG_BLOCK_SIZE;
         }
     }
   pthread_mutex_unlock(&depot_lock);
@@ -164,10 +166,10 @@ _free_magazine_blocks(Magazine *mag)
   for (int i = 0; i < mag->n; i++)
     {
       void *b = mag->blocks[i];
-      if (msg_cache_block_in_slab(b))
+      if (msg_cache_block_in_region(b))
         {
-          *(void **) b = slab_free;
-          slab_free = b;
+          *(void **) b = region_free;
+          region_free = b;
         }
       else
         free(b);

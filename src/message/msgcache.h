@@ -15,6 +15,10 @@
  * up to ~1.2 KiB, with its parsed fields, fits. */
 #define MSG_BLOCK_SIZE 2048
 
+/* Bytes of the huge-page region new blocks are carved from (msgcache.c):
+ * as many blocks as the depot keeps. */
+#define MSG_CACHE_REGION_BYTES ((size_t) 64 << 20)
+
 /* A block of MSG_BLOCK_SIZE bytes; never NULL (aborts on out of memory). */
 void *msg_cache_alloc(void);
 
@@ -23,7 +27,7 @@ void msg_cache_free(void *block);
 
 /* True when block was carved from the huge-page region (always false
  * without the cache). */
-bool msg_cache_block_in_slab(const void *block);
+bool msg_cache_block_in_region(const void *block);
 
 /* Return this thread's magazines to the depot (runs at thread exit too). */
 void msg_cache_thread_flush(void);
