@@ -30,8 +30,18 @@
  * a file destination that cannot open its file waits time-reopen() (60 s)
  * before trying again, and a RELP peer waits for its answer as long.  So
  * a connection that is given one of the last acceptor_reserve() free
- * descriptors is closed at once (the peer sees the connection end and
- * connects again later) and accepting rests as when out of descriptors.
+ * descriptors is not served under it, and accepting rests as when out of
+ * descriptors.  Such a connection is parked, unread: its peer may well
+ * have sent its messages and closed already (a syslog client that only
+ * writes cannot tell a connection closed unread from one served), and
+ * the descriptors below the reserve come back as the connections of
+ * peers gone are closed.  At each try the parked connection is moved to
+ * the lowest free descriptor (dup) and handed over once that is below the
+ * reserve; until then nothing more is accepted.  One connection per
+ * acceptor, and a quarter of the reserve for all of them together, may
+ * be parked; one past that bound is closed at once (the peer sees the
+ * connection end and connects again later), and so is a parked one when
+ * its acceptor stops.
  * The control socket and the stats exporter (16 connections at most)
  * keep half as many free, so that an operator can still look in while
  * the sources are at the limit.  accept() gives the lowest free
@@ -88,9 +98,13 @@ typedef struct Acceptor
   bool held;           /* acceptor_hold() */
   bool yielded;        /* acceptor_yield() in this wakeup */
   uint64_t pauses;     /* accept() failures for want of resources, and
-                        * connections closed for the reserve's sake */
-  uint64_t refused;    /* of them, connections closed for the reserve */
-  uint64_t unlogged;   /* of them, since the last line */
+                        * tries that met the reserve */
+  uint64_t refused;    /* connections closed for the reserve */
+  uint64_t unparked;   /* parked connections handed over */
+  uint64_t unlogged;   /* pauses since the last line */
+  int parked_fd;       /* -1, or the connection parked for the reserve */
+  socklen_t parked_len;
+  struct sockaddr_storage parked_peer;
 } Acceptor;
 
 /* Set a up for the listening socket fd (non-blocking).  Nothing is

@@ -6,6 +6,7 @@
 #include "sluice/timeutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,7 +28,12 @@ _update(Acceptor *a)
 static void
 _resume(void *cookie)
 {
-  _update(cookie);
+  Acceptor *a = cookie;
+  _update(a);
+  /* the parked connection is tried even when nothing new waits (the
+   * socket is not readable then) */
+  if (a->parked_fd >= 0 && !a->held)
+    _acceptable(a);
 }
 
 /* Rest ACCEPTOR_RETRY_MS; say so at most once per ACCEPTOR_LOG_MS. */
@@ -55,10 +61,74 @@ _pause(Acceptor *a, const char *error)
   _update(a);
 }
 
+static void
+_pause_reserve(Acceptor *a, int keep)
+{
+  char why[128];
+  snprintf(why, sizeof(why), "Too few file descriptors left: the last %d are kept for the daemon's own work", keep);
+  _pause(a, why);
+}
+
 int
 acceptor_reserve(long limit)
 {
   return (int) CLAMP(limit / 32, 16, 1024);
+}
+
+/* Connections parked by every acceptor (see acceptor.h): at most a
+ * quarter of the reserve, so that parking leaves the daemon most of it. */
+static int parked_total;
+
+static void
+_unpark_count(Acceptor *a)
+{
+  a->parked_fd = -1;
+  g_atomic_int_add(&parked_total, -1);
+}
+
+/* Hand the parked connection over when it can have a descriptor below
+ * first_kept: under its own number, or under the lowest free one (dup)
+ * once connections below it have closed.  True when none stays parked. */
+static bool
+_unpark(Acceptor *a, int first_kept)
+{
+  int fd = a->parked_fd;
+  if (fd < 0)
+    return true;
+  if (fd >= first_kept)
+    {
+      int low = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+      if (low < 0)
+        return false;
+      if (low >= first_kept)
+        {
+          close(low);
+          return false;
+        }
+      close(fd);
+      fd = low;
+    }
+  _unpark_count(a);
+  a->unparked++;
+  a->accepted(a->cookie, fd, &a->parked_peer, a->parked_len);
+  return true;
+}
+
+/* Park fd (accepted into the reserve) if the bound allows, else close it. */
+static void
+_park_or_close(Acceptor *a, int fd, const struct sockaddr_storage *ss, socklen_t len, int keep)
+{
+  int bound = MAX(keep / 4, 1);
+  if (g_atomic_int_add(&parked_total, 1) < bound)
+    {
+      a->parked_fd = fd;
+      a->parked_peer = *ss;
+      a->parked_len = len;
+      return;
+    }
+  g_atomic_int_add(&parked_total, -1);
+  close(fd);
+  a->refused++;
 }
 
 /* How many descriptors a keeps free, and the lowest one a connection
@@ -85,6 +155,11 @@ _acceptable(void *cookie)
   a->yielded = false;
   int first_kept;
   int keep = _kept(a, &first_kept);
+  if (!_unpark(a, first_kept))
+    {
+      _pause_reserve(a, keep);
+      return;
+    }
   for (int i = 0; i < ACCEPTOR_BATCH && !a->held && !a->yielded; i++)
     {
       struct sockaddr_storage ss;
@@ -102,18 +177,14 @@ _acceptable(void *cookie)
           _pause(a, g_strerror(errno));
           return;
         }
-      if (fd >= first_kept)
-        {
-          close(fd);
-          a->refused++;
-          char why[128];
-          snprintf(why, sizeof(why), "Too few file descriptors left: the last %d are kept for the daemon's own work",
-                   keep);
-          _pause(a, why);
-          return;
-        }
       if (len > sizeof(ss))
         len = 0;
+      if (fd >= first_kept)
+        {
+          _park_or_close(a, fd, &ss, len, keep);
+          _pause_reserve(a, keep);
+          return;
+        }
       a->accepted(a->cookie, fd, &ss, len);
     }
 }
@@ -131,6 +202,7 @@ acceptor_init(Acceptor *a, int fd, const char *name, AcceptorFunc accepted, void
   a->accepted = accepted;
   a->cookie = cookie;
   a->retry_ms = ACCEPTOR_RETRY_MS;
+  a->parked_fd = -1;
   g_strlcpy(a->name, name ? name : "", sizeof(a->name));
 }
 
@@ -153,6 +225,13 @@ acceptor_stop(Acceptor *a)
     iv_timer_unregister(&a->resume);
   iv_fd_unregister(&a->fd);
   a->started = false;
+  if (a->parked_fd >= 0)
+    {
+      /* the peer sees its connection end, as before parking */
+      close(a->parked_fd);
+      _unpark_count(a);
+      a->refused++;
+    }
 }
 
 void
@@ -167,6 +246,15 @@ acceptor_release(Acceptor *a)
 {
   a->held = false;
   _update(a);
+  /* a parked connection is tried at the next loop turn, not from inside
+   * the owner's call */
+  if (a->started && a->parked_fd >= 0 && !iv_timer_registered(&a->resume))
+    {
+      iv_validate_now();
+      a->resume.expires = iv_now;
+      iv_timer_register(&a->resume);
+      _update(a);
+    }
 }
 
 void

@@ -11,6 +11,9 @@
 #    failed and waited time-reopen(), 60 s, and RELP's answers with it);
 #  - not spin (its listeners are level-triggered: CPU time stays low) nor
 #    flood its log (relp() logged each failed accept4);
+#  - lose no peer's line: a connection given a descriptor of the reserve
+#    is parked unread until one below it is free (closed unread, the lines
+#    its peer had sent and closed on were lost);
 #  - serve a well-behaved client of each listener once the peers are gone,
 #    within 3 s (the backlog of peers gone drains as descriptors come
 #    back: 0.2 s here; resting a second per failed accept() took 5-15 s).
@@ -50,7 +53,7 @@ hz=$(getconf CLK_TCK)
 cpu0=$(ticks)
 lines0=$(wc -l <"$work/sluice.log")
 
-python3 - "$port" "$relp_port" "$export_port" "$sock" <<'PY' || fail "attack"
+python3 - "$port" "$relp_port" "$export_port" "$sock" "$work/sent" <<'PY' || fail "attack"
 import socket, sys, time
 port, relp, exp, sock = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 targets = [(socket.AF_INET, ("127.0.0.1", port)), (socket.AF_INET, ("127.0.0.1", relp)),
@@ -91,6 +94,8 @@ while time.time() < end:
             made += 1
             s.close()
 print("attack: %d connections held, %d more made and closed in 6 s" % (len(held), made))
+with open(sys.argv[5], "w") as f:
+    f.write("%d\n" % len(held_net))
 for s in held:
     s.close()
 PY
@@ -173,6 +178,21 @@ wait_line "$work/out.log" "after the attack tcp"
 wait_line "$work/out.log" "after the attack relp"
 grep -qx "after the attack tcp" "$work/out.log" || fail "the tcp line is missing: $(cat "$work/out.log")"
 grep -qx "after the attack relp" "$work/out.log" || fail "the relp line is missing"
+# every peer's line is there: the connections that came past the reserve
+# were parked, not closed unread (a peer that wrote and closed cannot tell)
+sent=$(cat "$work/sent")
+i=0
+until [ "$(grep -c '^held ' "$work/out.log")" -ge "$sent" ]; do
+  i=$((i + 1))
+  [ $i -lt 300 ] || break
+  sleep 0.1
+done
+n=0
+while [ $n -lt "$sent" ]; do
+  grep -qx "held $n" "$work/out.log" || fail "the line of peer $n of $sent is missing"
+  n=$((n + 1))
+done
+echo "all $sent peers' lines written"
 rss_below 100000
 stop_sluice
 

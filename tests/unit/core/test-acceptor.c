@@ -288,10 +288,21 @@ Test(acceptor, a_backlog_of_peers_gone_drains_at_the_pace_descriptors_come_back)
   close(f.lfd);
 }
 
+/* Whether peer's connection is open and unread (not ended by the other
+ * side) after waiting ms for its end. */
+static bool
+_open_unread(int peer, int ms)
+{
+  char b;
+  struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+  setsockopt(peer, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  return recv(peer, &b, 1, 0) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
 /* With 20 descriptors free under a limit of 256 (a reserve of 16), a
- * listener that keeps keep free takes want of 30 peers and ends the next
- * one's connection at once; one that keeps none takes 20 and leaves the
- * rest waiting. */
+ * listener that keeps keep free takes want of 30 peers and parks the next
+ * one's connection, unread, until descriptors below the reserve come
+ * back; one that keeps none takes 20 and leaves the rest waiting. */
 static void
 _keeps(AcceptorKeep keep, int want)
 {
@@ -299,23 +310,39 @@ _keeps(AcceptorKeep keep, int want)
   int peers[30], fill[4096];
   int n = _at_the_limit(&f, keep, peers, 30, false, fill, 20);
   cr_assert_eq(acceptor_reserve(256), 16);
+  /* the first parked peer has sent a line and closed: nothing tells
+   * it whether the line was read */
+  cr_assert_eq(write(peers[want], "<13>parked\n", 11), 11);
   acceptor_start(&f.a);
   _run_for(200);
   cr_assert_eq(f.accepted, want, "keep %d: %d accepted, %d wanted", keep, f.accepted, want);
+  cr_assert_eq(f.a.refused, 0);
   if (keep != ACCEPTOR_KEEP_NONE)
     {
-      cr_assert_geq(f.a.refused, 1);
       cr_assert_geq(error_lines, 1);
-      /* the first peer past the accepted ones was let go */
-      char b;
-      struct timeval tv = { .tv_sec = 1 };
-      setsockopt(peers[want], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-      cr_assert_leq(recv(peers[want], &b, 1, 0), 0);
+      /* 236 to 255 were free: the first past the accepted ones */
+      cr_assert_eq(f.a.parked_fd, 256 - 20 + want);
+      /* the peers past the accepted ones wait, none of them let go */
+      cr_assert(_open_unread(peers[want + 1], 100));
+      /* a connection served closes: the parked one takes its place,
+       * under a number below the reserve, and its line is there */
+      close(held_fds[--n_held]);
+      int freed = held_fds[n_held];
+      _run_for(4 * ACCEPTOR_RETRY_MS);
+      cr_assert_eq(f.accepted, want + 1);
+      cr_assert_eq(f.a.unparked, 1);
+      cr_assert_eq(f.last_fd, freed);
+      char line[16] = "";
+      cr_assert_eq(read(f.last_fd, line, sizeof(line)), 11);
+      cr_assert_str_eq(line, "<13>parked\n");
+      /* the next one is parked in turn */
+      cr_assert_geq(f.a.parked_fd, 0);
+      cr_assert(_open_unread(peers[want + 1], 100));
     }
   else
     {
       /* out of descriptors, the rest wait in the backlog */
-      cr_assert_eq(f.a.refused, 0);
+      cr_assert_eq(f.a.parked_fd, -1);
       cr_assert_geq(f.a.pauses, 1);
     }
   acceptor_stop(&f.a);
@@ -341,6 +368,101 @@ Test(acceptor, the_control_socket_leaves_half_as_many)
 Test(acceptor, without_a_reserve_it_takes_the_last_descriptor)
 {
   _keeps(ACCEPTOR_KEEP_NONE, 20);
+}
+
+Test(acceptor, the_last_connection_parked_is_handed_over_with_nothing_behind_it)
+{
+  /* five peers, four served: the fifth is parked and nothing else waits
+   * (the socket is not readable); a served one closes and it is taken */
+  Fixture f;
+  int peers[5], fill[4096];
+  int n = _at_the_limit(&f, ACCEPTOR_KEEP_RESERVE, peers, 5, false, fill, 20);
+  acceptor_start(&f.a);
+  _run_for(100);
+  cr_assert_eq(f.accepted, 4);
+  cr_assert_geq(f.a.parked_fd, 0);
+  close(held_fds[--n_held]);
+  _run_for(4 * ACCEPTOR_RETRY_MS);
+  cr_assert_eq(f.accepted, 5);
+  cr_assert_eq(f.a.parked_fd, -1);
+  acceptor_stop(&f.a);
+  for (int i = 0; i < n_held; i++)
+    close(held_fds[i]);
+  for (int i = 0; i < 5; i++)
+    close(peers[i]);
+  for (int i = 0; i < n; i++)
+    close(fill[i]);
+  close(f.lfd);
+}
+
+/* A hold (a connection cap) keeps the parked connection too; the release
+ * hands it over at the next loop turn, not from inside the owner's call. */
+Test(acceptor, a_parked_connection_waits_for_a_release)
+{
+  Fixture f;
+  int peers[5], fill[4096];
+  int n = _at_the_limit(&f, ACCEPTOR_KEEP_RESERVE, peers, 5, false, fill, 20);
+  acceptor_start(&f.a);
+  _run_for(100);
+  cr_assert_eq(f.accepted, 4);
+  cr_assert_geq(f.a.parked_fd, 0);
+  acceptor_hold(&f.a);
+  close(held_fds[--n_held]);
+  _run_for(4 * ACCEPTOR_RETRY_MS);
+  cr_assert_eq(f.accepted, 4, "taken while held");
+  acceptor_release(&f.a);
+  cr_assert_eq(f.accepted, 4, "taken from inside the release");
+  _run_for(50);
+  cr_assert_eq(f.accepted, 5);
+  cr_assert_eq(f.a.parked_fd, -1);
+  acceptor_stop(&f.a);
+  for (int i = 0; i < n_held; i++)
+    close(held_fds[i]);
+  for (int i = 0; i < 5; i++)
+    close(peers[i]);
+  for (int i = 0; i < n; i++)
+    close(fill[i]);
+  close(f.lfd);
+}
+
+Test(acceptor, a_quarter_of_the_reserve_is_parked_at_most_and_a_stop_lets_it_go)
+{
+  /* the control socket's reserve is 8 under a limit of 256: two parked
+   * connections at most, for all acceptors together */
+  Fixture f[3];
+  int peers[3], fill[4096];
+  for (int i = 0; i < 3; i++)
+    {
+      _listen(&f[i]);
+      f[i].a.keep = ACCEPTOR_KEEP_HALF;
+      peers[i] = _connect(&f[i]);
+    }
+  int n = _use_up_descriptors(f[0].lfd, fill, 4096);
+  for (int i = 0; i < 3; i++)
+    close(fill[--n]);
+  for (int i = 0; i < 3; i++)
+    acceptor_start(&f[i].a);
+  _run_for(100);
+  int parked = 0, refused = 0;
+  for (int i = 0; i < 3; i++)
+    {
+      cr_assert_eq(f[i].accepted, 0);
+      parked += f[i].a.parked_fd >= 0;
+      refused += (int) f[i].a.refused;
+    }
+  cr_assert_eq(parked, 2);
+  cr_assert_eq(refused, 1);
+  /* stopped, an acceptor closes what it parked: the peer sees the end */
+  for (int i = 0; i < 3; i++)
+    {
+      acceptor_stop(&f[i].a);
+      cr_assert_eq(f[i].a.parked_fd, -1);
+      cr_assert(!_open_unread(peers[i], 1000), "peer %d still open", i);
+      close(peers[i]);
+      close(f[i].lfd);
+    }
+  for (int i = 0; i < n; i++)
+    close(fill[i]);
 }
 
 Test(acceptor, a_hold_keeps_connections_in_the_backlog)
