@@ -12,7 +12,9 @@
  * every use after free.
  *
  * New blocks are carved from one region of REGION_BYTES, aligned to and
- * advised for transparent huge pages, and only past it from malloc.  A
+ * advised for transparent huge pages, and only past it from malloc, a
+ * magazine's worth at a time (one lock while the pool grows, not one per
+ * block).  A
  * block is written on one CPU and read and freed on another, thousands of
  * blocks apart: on 4 KiB pages nearly every new block was a TLB miss as
  * well as a cache miss, and under a hypervisor a miss walks two page
@@ -132,30 +134,35 @@ msg_cache_block_in_region(const void *block)
   return region_base && b >= region_base && b < region_base + REGION_BYTES;
 }
 
-/* A block no magazine or depot holds: one given back to the region, the
- * next one carved from it, or one from malloc once the region is used. */
-static void *
-_block_new(void)
+/* New blocks for mag (empty), a magazine's worth under one lock: those
+ * given back to the region first, then ones carved from it, then (the
+ * region used up, or not mapped) from malloc. */
+static void
+_grow(Magazine *mag)
 {
-  void *b = NULL;
   pthread_mutex_lock(&depot_lock);
-  if (region_free)
+  if (!region_base && !region_failed)
+    _region_map();
+  while (mag->n < MAG_SIZE)
     {
-      b = region_free;
-      region_free = *(void **) b;
-    }
-  else
-    {
-      if (!region_base && !region_failed)
-        _region_map();
-      if (region_base && region_used < REGION_BYTES)
+      void *b;
+      if (region_free)
+        {
+          b = region_free;
+          region_free = *(void **) b;
+        }
+      else if (region_base && region_used < REGION_BYTES)
         {
           b = region_base + region_used;
           region_used += MSG_BLOCK_SIZE;
         }
+      else
+        break;
+      mag->blocks[mag->n++] = b;
     }
   pthread_mutex_unlock(&depot_lock);
-  return b ? b : _xmalloc(MSG_BLOCK_SIZE);
+  while (mag->n < MAG_SIZE)
+    mag->blocks[mag->n++] = _xmalloc(MSG_BLOCK_SIZE);
 }
 
 /* Under depot_lock: mag's blocks, which the depot cannot keep, go back to
@@ -284,7 +291,11 @@ msg_cache_alloc(void)
       tl_loaded = full;
       return tl_loaded->blocks[--tl_loaded->n];
     }
-  return _block_new();
+  /* the pool grows: a magazine's worth of new blocks at once */
+  if (!tl_loaded)
+    tl_loaded = _depot_get(false);
+  _grow(tl_loaded);
+  return tl_loaded->blocks[--tl_loaded->n];
 }
 
 void
