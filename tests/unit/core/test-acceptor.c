@@ -299,6 +299,21 @@ _open_unread(int peer, int ms)
   return recv(peer, &b, 1, 0) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
+/* Stop f and close what _at_the_limit set up and the acceptor took. */
+static void
+_close_all(Fixture *f, int *peers, int n_peers, int *fill, int n)
+{
+  acceptor_stop(&f->a);
+  for (int i = 0; i < n_held; i++)
+    close(held_fds[i]);
+  n_held = 0;
+  for (int i = 0; i < n_peers; i++)
+    close(peers[i]);
+  for (int i = 0; i < n; i++)
+    close(fill[i]);
+  close(f->lfd);
+}
+
 /* With 20 descriptors free under a limit of 256 (a reserve of 16), a
  * listener that keeps keep free takes want of 30 peers and parks the next
  * one's connection, unread, until descriptors below the reserve come
@@ -345,14 +360,7 @@ _keeps(AcceptorKeep keep, int want)
       cr_assert_eq(f.a.parked_fd, -1);
       cr_assert_geq(f.a.pauses, 1);
     }
-  acceptor_stop(&f.a);
-  for (int i = 0; i < n_held; i++)
-    close(held_fds[i]);
-  for (int i = 0; i < 30; i++)
-    close(peers[i]);
-  for (int i = 0; i < n; i++)
-    close(fill[i]);
-  close(f.lfd);
+  _close_all(&f, peers, 30, fill, n);
 }
 
 Test(acceptor, connections_leave_the_last_descriptors_free)
@@ -370,29 +378,31 @@ Test(acceptor, without_a_reserve_it_takes_the_last_descriptor)
   _keeps(ACCEPTOR_KEEP_NONE, 20);
 }
 
+/* Five peers under a reserve of 16 with 20 descriptors free: four are
+ * served, the fifth is parked and nothing else waits (the socket is not
+ * readable).  Returns how many fill holds. */
+static int
+_fifth_parked(Fixture *f, int *peers, int *fill)
+{
+  int n = _at_the_limit(f, ACCEPTOR_KEEP_RESERVE, peers, 5, false, fill, 20);
+  acceptor_start(&f->a);
+  _run_for(100);
+  cr_assert_eq(f->accepted, 4);
+  cr_assert_geq(f->a.parked_fd, 0);
+  return n;
+}
+
 Test(acceptor, the_last_connection_parked_is_handed_over_with_nothing_behind_it)
 {
-  /* five peers, four served: the fifth is parked and nothing else waits
-   * (the socket is not readable); a served one closes and it is taken */
+  /* a served one closes and the parked one is taken */
   Fixture f;
   int peers[5], fill[4096];
-  int n = _at_the_limit(&f, ACCEPTOR_KEEP_RESERVE, peers, 5, false, fill, 20);
-  acceptor_start(&f.a);
-  _run_for(100);
-  cr_assert_eq(f.accepted, 4);
-  cr_assert_geq(f.a.parked_fd, 0);
+  int n = _fifth_parked(&f, peers, fill);
   close(held_fds[--n_held]);
   _run_for(4 * ACCEPTOR_RETRY_MS);
   cr_assert_eq(f.accepted, 5);
   cr_assert_eq(f.a.parked_fd, -1);
-  acceptor_stop(&f.a);
-  for (int i = 0; i < n_held; i++)
-    close(held_fds[i]);
-  for (int i = 0; i < 5; i++)
-    close(peers[i]);
-  for (int i = 0; i < n; i++)
-    close(fill[i]);
-  close(f.lfd);
+  _close_all(&f, peers, 5, fill, n);
 }
 
 /* A hold (a connection cap) keeps the parked connection too; the release
@@ -401,11 +411,7 @@ Test(acceptor, a_parked_connection_waits_for_a_release)
 {
   Fixture f;
   int peers[5], fill[4096];
-  int n = _at_the_limit(&f, ACCEPTOR_KEEP_RESERVE, peers, 5, false, fill, 20);
-  acceptor_start(&f.a);
-  _run_for(100);
-  cr_assert_eq(f.accepted, 4);
-  cr_assert_geq(f.a.parked_fd, 0);
+  int n = _fifth_parked(&f, peers, fill);
   acceptor_hold(&f.a);
   close(held_fds[--n_held]);
   _run_for(4 * ACCEPTOR_RETRY_MS);
@@ -415,14 +421,7 @@ Test(acceptor, a_parked_connection_waits_for_a_release)
   _run_for(50);
   cr_assert_eq(f.accepted, 5);
   cr_assert_eq(f.a.parked_fd, -1);
-  acceptor_stop(&f.a);
-  for (int i = 0; i < n_held; i++)
-    close(held_fds[i]);
-  for (int i = 0; i < 5; i++)
-    close(peers[i]);
-  for (int i = 0; i < n; i++)
-    close(fill[i]);
-  close(f.lfd);
+  _close_all(&f, peers, 5, fill, n);
 }
 
 Test(acceptor, a_quarter_of_the_reserve_is_parked_at_most_and_a_stop_lets_it_go)
