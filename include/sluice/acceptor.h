@@ -41,7 +41,9 @@
  * acceptor, and a quarter of the reserve for all of them together, may
  * be parked; one past that bound is closed at once (the peer sees the
  * connection end and connects again later), and so is a parked one when
- * its acceptor stops.
+ * its acceptor stops, unless its owner takes it first
+ * (acceptor_hand_over_parked: a source about to stop reads its
+ * connections to their end or hands them to the next configuration).
  * The control socket and the stats exporter (16 connections at most)
  * keep half as many free, so that an operator can still look in while
  * the sources are at the limit.  accept() gives the lowest free
@@ -115,6 +117,12 @@ void acceptor_init(Acceptor *a, int fd, const char *name, AcceptorFunc accepted,
  * the socket open (its owner closes it or hands it over). */
 void acceptor_start(Acceptor *a);
 void acceptor_stop(Acceptor *a);
+
+/* The parked connection, if any, goes to the callback now, under whatever
+ * descriptor it has: for an owner about to stop, that reads its
+ * connections to their end or hands them over (acceptor_stop would close
+ * it unread). */
+void acceptor_hand_over_parked(Acceptor *a);
 
 /* Stop watching the socket until acceptor_release() (a connection cap is
  * reached); a held acceptor that also pauses waits for both. */

@@ -86,6 +86,15 @@ _unpark_count(Acceptor *a)
   g_atomic_int_add(&parked_total, -1);
 }
 
+/* The parked connection, as fd, to the owner. */
+static void
+_hand_over(Acceptor *a, int fd)
+{
+  _unpark_count(a);
+  a->unparked++;
+  a->accepted(a->cookie, fd, &a->parked_peer, a->parked_len);
+}
+
 /* Hand the parked connection over when it can have a descriptor below
  * first_kept: under its own number, or under the lowest free one (dup)
  * once connections below it have closed.  True when none stays parked. */
@@ -108,9 +117,7 @@ _unpark(Acceptor *a, int first_kept)
       close(fd);
       fd = low;
     }
-  _unpark_count(a);
-  a->unparked++;
-  a->accepted(a->cookie, fd, &a->parked_peer, a->parked_len);
+  _hand_over(a, fd);
   return true;
 }
 
@@ -160,7 +167,8 @@ _acceptable(void *cookie)
       _pause_reserve(a, keep);
       return;
     }
-  for (int i = 0; i < ACCEPTOR_BATCH && !a->held && !a->yielded; i++)
+  /* a callback may stop the acceptor: nothing more is taken then */
+  for (int i = 0; i < ACCEPTOR_BATCH && a->started && !a->held && !a->yielded; i++)
     {
       struct sockaddr_storage ss;
       socklen_t len = sizeof(ss);
@@ -219,19 +227,26 @@ acceptor_start(Acceptor *a)
 void
 acceptor_stop(Acceptor *a)
 {
+  if (a->parked_fd >= 0)
+    {
+      /* the peer sees its connection end, unread */
+      close(a->parked_fd);
+      _unpark_count(a);
+      a->refused++;
+    }
   if (!a->started)
     return;
   if (iv_timer_registered(&a->resume))
     iv_timer_unregister(&a->resume);
   iv_fd_unregister(&a->fd);
   a->started = false;
+}
+
+void
+acceptor_hand_over_parked(Acceptor *a)
+{
   if (a->parked_fd >= 0)
-    {
-      /* the peer sees its connection end, as before parking */
-      close(a->parked_fd);
-      _unpark_count(a);
-      a->refused++;
-    }
+    _hand_over(a, a->parked_fd);
 }
 
 void

@@ -77,6 +77,9 @@ _listen_stop_job(void *arg)
   LogSourceConns *cs = st->cs;
   if (!cs->acceptor)
     return;
+  /* a connection parked for the descriptor reserve joins the others,
+   * whose stop reads on or hands them over, before this round ends */
+  acceptor_hand_over_parked(cs->acceptor);
   acceptor_stop(cs->acceptor);
   free(cs->acceptor);
   cs->acceptor = NULL;

@@ -13,7 +13,8 @@
 #    flood its log (relp() logged each failed accept4);
 #  - lose no peer's line: a connection given a descriptor of the reserve
 #    is parked unread until one below it is free (closed unread, the lines
-#    its peer had sent and closed on were lost);
+#    its peer had sent and closed on were lost), and a reload at the limit
+#    hands it to the new configuration with the others;
 #  - serve a well-behaved client of each listener once the peers are gone,
 #    within 3 s (the backlog of peers gone drains as descriptors come
 #    back: 0.2 s here; resting a second per failed accept() took 5-15 s).
@@ -53,9 +54,10 @@ hz=$(getconf CLK_TCK)
 cpu0=$(ticks)
 lines0=$(wc -l <"$work/sluice.log")
 
-python3 - "$port" "$relp_port" "$export_port" "$sock" "$work/sent" <<'PY' || fail "attack"
-import socket, sys, time
+python3 - "$port" "$relp_port" "$export_port" "$sock" "$work/sent" "$pid" "$work/sluice.log" <<'PY' || fail "attack"
+import os, signal, socket, sys, time
 port, relp, exp, sock = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+pid, log = int(sys.argv[6]), sys.argv[7]
 targets = [(socket.AF_INET, ("127.0.0.1", port)), (socket.AF_INET, ("127.0.0.1", relp)),
            (socket.AF_INET, ("127.0.0.1", exp)), (socket.AF_UNIX, sock)]
 
@@ -85,6 +87,17 @@ for i, s in enumerate(held_net):
         s.sendall(b"<13>Nov 26 10:00:00 host attack: held %d\n" % i)
     except OSError:
         pass
+# a reload at the limit: the connections go to the new configuration,
+# the one parked for the descriptor reserve too
+def reloads():
+    with open(log, errors="replace") as f:
+        return f.read().count("Configuration reload finished")
+before = reloads()
+os.kill(pid, signal.SIGHUP)
+end = time.time() + 30
+while reloads() == before:
+    assert time.time() < end, "no reload at the limit"
+    time.sleep(0.1)
 made = 0
 end = time.time() + 6
 while time.time() < end:

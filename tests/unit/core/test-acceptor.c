@@ -451,7 +451,16 @@ Test(acceptor, a_quarter_of_the_reserve_is_parked_at_most_and_a_stop_lets_it_go)
     }
   cr_assert_eq(parked, 2);
   cr_assert_eq(refused, 1);
-  /* stopped, an acceptor closes what it parked: the peer sees the end */
+  /* stopped, an acceptor closes what it parked: the peer sees the end,
+   * and its share of the bound is free for the one that had to refuse */
+  int first = f[0].a.parked_fd >= 0 ? 0 : 1, refusing = f[2].a.refused ? 2 : f[1].a.refused ? 1 : 0;
+  acceptor_stop(&f[first].a);
+  cr_assert_eq(f[first].a.parked_fd, -1);
+  cr_assert(!_open_unread(peers[first], 1000), "peer %d still open", first);
+  int again = _connect(&f[refusing]);
+  _run_for(4 * ACCEPTOR_RETRY_MS);
+  cr_assert_geq(f[refusing].a.parked_fd, 0, "the bound was not given back");
+  cr_assert_eq(f[refusing].a.refused, 1);
   for (int i = 0; i < 3; i++)
     {
       acceptor_stop(&f[i].a);
@@ -460,8 +469,52 @@ Test(acceptor, a_quarter_of_the_reserve_is_parked_at_most_and_a_stop_lets_it_go)
       close(peers[i]);
       close(f[i].lfd);
     }
+  close(again);
   for (int i = 0; i < n; i++)
     close(fill[i]);
+}
+
+/* An owner about to stop takes the parked connection as it is (its stop
+ * reads connections to their end or hands them over). */
+Test(acceptor, a_stopping_owner_takes_the_parked_connection)
+{
+  Fixture f;
+  int peers[5], fill[4096];
+  int n = _fifth_parked(&f, peers, fill);
+  int parked = f.a.parked_fd;
+  acceptor_hand_over_parked(&f.a);
+  cr_assert_eq(f.accepted, 5);
+  cr_assert_eq(f.last_fd, parked);
+  cr_assert_eq(f.a.parked_fd, -1);
+  acceptor_hand_over_parked(&f.a);
+  cr_assert_eq(f.accepted, 5);
+  acceptor_stop(&f.a);
+  cr_assert(_open_unread(peers[4], 100), "the connection handed over was closed");
+  _close_all(&f, peers, 5, fill, n);
+}
+
+/* A callback that stops its acceptor ends the wakeup: nothing more is
+ * accepted or parked on a stopped acceptor. */
+static void
+_accepted_stop(void *cookie, int fd, const struct sockaddr_storage *peer, socklen_t len)
+{
+  Fixture *f = cookie;
+  _accepted_later(cookie, fd, peer, len);
+  acceptor_stop(&f->a);
+}
+
+Test(acceptor, a_callback_that_stops_ends_the_wakeup)
+{
+  Fixture f;
+  int peers[3], fill[4096];
+  int n = _at_the_limit(&f, ACCEPTOR_KEEP_RESERVE, peers, 3, false, fill, 17);
+  f.a.accepted = _accepted_stop;
+  acceptor_start(&f.a);
+  _run_for(100);
+  cr_assert_eq(f.accepted, 1);
+  cr_assert_eq(f.a.parked_fd, -1);
+  cr_assert(!iv_timer_registered(&f.a.resume));
+  _close_all(&f, peers, 3, fill, n);
 }
 
 Test(acceptor, a_hold_keeps_connections_in_the_backlog)
