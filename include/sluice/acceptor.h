@@ -50,12 +50,12 @@
  * descriptor, so one numbered limit - reserve or above means fewer than
  * reserve are left.
  *
- * The owner may also hold the acceptor (stop accepting, without a log
- * line) while it is at a connection cap of its own, and release it when a
- * connection closes.
+ * A connection cap is the owner's: a source's max-connections() closes
+ * the connection past it with syslog-ng's line (log_source_conns_admit),
+ * the exporter closes its oldest client.
  *
- * An acceptor lives on one ivykis thread: start, stop, hold and release
- * it there; its callback runs there.
+ * An acceptor lives on one ivykis thread: start and stop it there; its
+ * callback runs there.
  */
 
 #include <iv.h>
@@ -97,7 +97,6 @@ typedef struct Acceptor
   AcceptorKeep keep;   /* ACCEPTOR_KEEP_RESERVE unless its owner says */
   int64_t logged_ms;   /* mono_ms() of the last "pausing accepts" line */
   bool started;
-  bool held;           /* acceptor_hold() */
   bool yielded;        /* acceptor_yield() in this wakeup */
   uint64_t pauses;     /* accept() failures for want of resources, and
                         * tries that met the reserve */
@@ -124,16 +123,8 @@ void acceptor_stop(Acceptor *a);
  * it unread). */
 void acceptor_hand_over_parked(Acceptor *a);
 
-/* Stop watching the socket until acceptor_release() (a connection cap is
- * reached); a held acceptor that also pauses waits for both. */
-void acceptor_hold(Acceptor *a);
-void acceptor_release(Acceptor *a);
-
 /* From the callback: accept no more in this wakeup (the next one goes on),
  * so that the thread's other descriptors are served in between. */
 void acceptor_yield(Acceptor *a);
-
-/* True while it rests after running out of descriptors. */
-bool acceptor_paused(const Acceptor *a);
 
 #endif

@@ -15,14 +15,13 @@
 
 static void _acceptable(void *cookie);
 
-/* Watch the socket exactly when nothing holds or pauses the acceptor. */
+/* Watch the socket exactly when the acceptor does not rest. */
 static void
 _update(Acceptor *a)
 {
   if (!a->started)
     return;
-  bool watch = !a->held && !iv_timer_registered(&a->resume);
-  iv_fd_set_handler_in(&a->fd, watch ? _acceptable : NULL);
+  iv_fd_set_handler_in(&a->fd, iv_timer_registered(&a->resume) ? NULL : _acceptable);
 }
 
 static void
@@ -32,7 +31,7 @@ _resume(void *cookie)
   _update(a);
   /* the parked connection is tried even when nothing new waits (the
    * socket is not readable then) */
-  if (a->parked_fd >= 0 && !a->held)
+  if (a->parked_fd >= 0)
     _acceptable(a);
 }
 
@@ -168,7 +167,7 @@ _acceptable(void *cookie)
       return;
     }
   /* a callback may stop the acceptor: nothing more is taken then */
-  for (int i = 0; i < ACCEPTOR_BATCH && a->started && !a->held && !a->yielded; i++)
+  for (int i = 0; i < ACCEPTOR_BATCH && a->started && !a->yielded; i++)
     {
       struct sockaddr_storage ss;
       socklen_t len = sizeof(ss);
@@ -219,7 +218,7 @@ acceptor_start(Acceptor *a)
 {
   if (a->started)
     return;
-  a->fd.handler_in = a->held ? NULL : _acceptable;
+  a->fd.handler_in = _acceptable;
   iv_fd_register(&a->fd);
   a->started = true;
 }
@@ -250,36 +249,7 @@ acceptor_hand_over_parked(Acceptor *a)
 }
 
 void
-acceptor_hold(Acceptor *a)
-{
-  a->held = true;
-  _update(a);
-}
-
-void
-acceptor_release(Acceptor *a)
-{
-  a->held = false;
-  _update(a);
-  /* a parked connection is tried at the next loop turn, not from inside
-   * the owner's call */
-  if (a->started && a->parked_fd >= 0 && !iv_timer_registered(&a->resume))
-    {
-      iv_validate_now();
-      a->resume.expires = iv_now;
-      iv_timer_register(&a->resume);
-      _update(a);
-    }
-}
-
-void
 acceptor_yield(Acceptor *a)
 {
   a->yielded = true;
-}
-
-bool
-acceptor_paused(const Acceptor *a)
-{
-  return a->started && iv_timer_registered(&a->resume);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The accept loop of every listener (sluice/acceptor.h): out of
- * descriptors it rests instead of spinning, and a hold stops it. */
+ * descriptors it rests instead of spinning, and a connection given one of
+ * the last descriptors is parked until one below them is free. */
 #include "sluice/acceptor.h"
 #include "sluice/internal-log.h"
 #include "sluice/timeutil.h"
@@ -200,14 +201,14 @@ Test(acceptor, out_of_descriptors_it_rests_and_then_accepts)
             (unsigned long long) f.a.pauses);
   cr_assert(error_lines >= 1 && error_lines <= 2, "%d lines", error_lines);
   cr_assert_lt(cpu, 0.2, "the loop spun: %.3f s of CPU in 1 s", cpu);
-  cr_assert(acceptor_paused(&f.a) || f.a.pauses >= 1);
+  cr_assert(iv_timer_registered(&f.a.resume), "not resting");
 
   /* descriptors free again: the waiting connection gets in at the next try */
   for (int i = 0; i < n; i++)
     close(fill[i]);
   _run_for(4 * ACCEPTOR_RETRY_MS);
   cr_assert_eq(f.accepted, 1);
-  cr_assert(!acceptor_paused(&f.a));
+  cr_assert(!iv_timer_registered(&f.a.resume));
   close(f.last_fd);
   acceptor_stop(&f.a);
   close(client);
@@ -405,25 +406,6 @@ Test(acceptor, the_last_connection_parked_is_handed_over_with_nothing_behind_it)
   _close_all(&f, peers, 5, fill, n);
 }
 
-/* A hold (a connection cap) keeps the parked connection too; the release
- * hands it over at the next loop turn, not from inside the owner's call. */
-Test(acceptor, a_parked_connection_waits_for_a_release)
-{
-  Fixture f;
-  int peers[5], fill[4096];
-  int n = _fifth_parked(&f, peers, fill);
-  acceptor_hold(&f.a);
-  close(held_fds[--n_held]);
-  _run_for(4 * ACCEPTOR_RETRY_MS);
-  cr_assert_eq(f.accepted, 4, "taken while held");
-  acceptor_release(&f.a);
-  cr_assert_eq(f.accepted, 4, "taken from inside the release");
-  _run_for(50);
-  cr_assert_eq(f.accepted, 5);
-  cr_assert_eq(f.a.parked_fd, -1);
-  _close_all(&f, peers, 5, fill, n);
-}
-
 Test(acceptor, a_quarter_of_the_reserve_is_parked_at_most_and_a_stop_lets_it_go)
 {
   /* the control socket's reserve is 8 under a limit of 256: two parked
@@ -517,32 +499,6 @@ Test(acceptor, a_callback_that_stops_ends_the_wakeup)
   _close_all(&f, peers, 3, fill, n);
 }
 
-Test(acceptor, a_hold_keeps_connections_in_the_backlog)
-{
-  Fixture f;
-  _listen(&f);
-  acceptor_hold(&f.a);
-  acceptor_start(&f.a);
-  int c1 = _connect(&f);
-  _run_for(100);
-  cr_assert_eq(f.accepted, 0);
-  acceptor_release(&f.a);
-  _run_for(100);
-  cr_assert_eq(f.accepted, 1);
-  close(f.last_fd);
-  /* held again: two wait; released: both get in */
-  acceptor_hold(&f.a);
-  int c2 = _connect(&f), c3 = _connect(&f);
-  acceptor_release(&f.a);
-  _run_for(100);
-  cr_assert_eq(f.accepted, 3);
-  acceptor_stop(&f.a);
-  close(c1);
-  close(c2);
-  close(c3);
-  close(f.lfd);
-}
-
 static int
 _accept_five(bool yield)
 {
@@ -554,12 +510,11 @@ _accept_five(bool yield)
   IV_TASK_INIT(&between);
   between.handler = _between;
   same_wakeup = 0;
-  acceptor_hold(&f.a);
-  acceptor_start(&f.a);
+  /* all five wait before the acceptor starts */
   int c[5];
   for (int i = 0; i < 5; i++)
     c[i] = _connect(&f);
-  acceptor_release(&f.a);
+  acceptor_start(&f.a);
   _run_for(100);
   cr_assert_eq(f.accepted, 5);
   acceptor_stop(&f.a);
