@@ -38,6 +38,31 @@ _check_mark_mode(const CfgOption *opt, const void *field)
   return NULL;
 }
 
+/* on-error(): what format-json does with a value that does not cast to its
+ * type hint is drop its output, without a log line: drop-message as
+ * syslog-ng does it less the line, and silently-drop-message. */
+static const char *
+_check_on_error(const CfgOption *opt, const void *field)
+{
+  (void) opt;
+  int e = *(const int *) field;
+  if (e != CFG_ON_ERROR_DROP_MESSAGE && e != CFG_ON_ERROR_SILENTLY_DROP_MESSAGE)
+    return "is not supported by Sluice yet except drop-message and silently-drop-message (a value that does not "
+           "cast to its type hint drops format-json's output)";
+  return NULL;
+}
+
+static const char *
+_check_custom_domain(const CfgOption *opt, const void *field)
+{
+  (void) opt;
+  const char *d = *(char *const *) field;
+  if (d && *d)
+    return "is not supported by Sluice yet (the local host name is used as the system gives it, or its FQDN "
+           "with use-fqdn(yes))";
+  return NULL;
+}
+
 const char *
 cfg_check_trim_large_messages(const CfgOption *opt, const void *field)
 {
@@ -70,6 +95,8 @@ const CfgOption cfg_global_options_table[] = {
   { .name = "use-dns", .type = CFG_OPT_ENUM, .offset = OFF(use_dns), .def_int = CFG_USE_DNS_YES, .names = cfg_use_dns_names },
   { .name = "use-fqdn", .type = CFG_OPT_BOOL, .offset = OFF(use_fqdn), .def_int = 0 },
   { .name = "normalize-hostnames", .type = CFG_OPT_BOOL, .offset = OFF(normalize_hostnames), .def_int = 0 },
+  /* taken and without effect, as in syslog-ng 3.38 (src/io/logsource.c);
+   * a source's flags(check-hostname) checks */
   { .name = "check-hostname", .type = CFG_OPT_BOOL, .offset = OFF(check_hostname), .def_int = 0 },
   { .name = "keep-timestamp", .type = CFG_OPT_BOOL, .offset = OFF(keep_timestamp), .def_int = 1 },
   { .name = "create-dirs", .type = CFG_OPT_BOOL, .offset = OFF(create_dirs), .def_int = 0 },
@@ -107,14 +134,15 @@ const CfgOption cfg_global_options_table[] = {
   { .name = "dir-group", .type = CFG_OPT_STRING, .offset = OFF(dir_group), .def_str = "root", .empty_ok = true },
   { .name = "dir-perm", .type = CFG_OPT_INT, .offset = OFF(dir_perm), .def_int = 0700, .min = -1, .max = 07777 },
   { .name = "bad-hostname", .type = CFG_OPT_STRING, .offset = OFF(bad_hostname) },
-  { .name = "custom-domain", .type = CFG_OPT_STRING, .offset = OFF(custom_domain) },
+  { .name = "custom-domain", .type = CFG_OPT_STRING, .offset = OFF(custom_domain), .check = _check_custom_domain },
   { .name = "dns-cache-size", .type = CFG_OPT_INT, .offset = OFF(dns_cache_size), .def_int = 1007, .min = 1, .max = INT32_MAX },
   { .name = "dns-cache-expire", .type = CFG_OPT_INT, .offset = OFF(dns_cache_expire), .def_int = 3600, .min = 0, .max = INT32_MAX },
   { .name = "dns-cache-expire-failed", .type = CFG_OPT_INT, .offset = OFF(dns_cache_expire_failed), .def_int = 60, .min = 0, .max = INT32_MAX },
   { .name = "dns-cache-hosts", .type = CFG_OPT_STRING, .offset = OFF(dns_cache_hosts) },
   { .name = "file-template", .type = CFG_OPT_TEMPLATE, .offset = OFF(file_template) },
   { .name = "proto-template", .type = CFG_OPT_TEMPLATE, .offset = OFF(proto_template) },
-  { .name = "on-error", .type = CFG_OPT_ENUM, .offset = OFF(on_error), .def_int = CFG_ON_ERROR_DROP_MESSAGE, .names = on_errors },
+  { .name = "on-error", .type = CFG_OPT_ENUM, .offset = OFF(on_error), .def_int = CFG_ON_ERROR_DROP_MESSAGE, .names = on_errors,
+    .check = _check_on_error },
   /* syslog-ng 3.38 takes these with a warning and does nothing with them */
   { .name = "log-iw-size", .type = CFG_OPT_IGNORED,
     .def_str = "Support for the global log-iw-size() option was removed, please use a per-source log-iw-size()" },

@@ -76,7 +76,7 @@ Test(cfg_options, values_of_every_type)
   cr_assert(load("options { log_fifo_size(2KiB); log-msg-size(1M); keep_hostname(on); use-dns(off);\n"
                  "  create_dirs(1); ts-format(iso); time_zone(\"Europe/Budapest\"); owner(); group(adm);\n"
                  "  perm(0644); dir_perm(0x1ff); frac-digits(3); stats(freq(5) level(0)); mark-mode(none);\n"
-                 "  file-template(t_short); };\n"
+                 "  file-template(t_short); on-error(silently-drop-message); custom-domain(\"\"); };\n"
                  "options { flush-lines(+7); stats-lifetime(10); };\n",
                  &go, &e),
              "%s", e);
@@ -147,6 +147,13 @@ Test(cfg_options, errors_with_locations_and_nearest_names)
   assert_option_error("options { use-dns(maybe); };",
                       "t.conf:1:19: unknown value 'maybe' for option 'use-dns'");
   assert_option_error("options { stats(level(4)); };", "t.conf:1:23: level(4) is out of range; it must be between 0 and 3");
+  assert_option_error("options { on-error(fallback-to-string); };",
+                      "t.conf:1:11: on-error(): is not supported by Sluice yet except drop-message and "
+                      "silently-drop-message (a value that does not cast to its type hint drops format-json's "
+                      "output)");
+  assert_option_error("options { custom-domain(\"example.com\"); };",
+                      "t.conf:1:11: custom-domain(): is not supported by Sluice yet (the local host name is used "
+                      "as the system gives it, or its FQDN with use-fqdn(yes))");
   assert_option_error("options { mark-mode(periodical); };",
                       "t.conf:1:11: mark-mode(): is not supported by Sluice yet except internal and none "
                       "(MARK messages from internal())");
