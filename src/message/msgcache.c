@@ -14,13 +14,13 @@
  * New blocks are carved from one region of REGION_BYTES, aligned to and
  * advised for transparent huge pages, and only past it from malloc, a
  * magazine's worth at a time (one lock while the pool grows, not one per
- * block).  A
- * block is written on one CPU and read and freed on another, thousands of
- * blocks apart: on 4 KiB pages nearly every new block was a TLB miss as
- * well as a cache miss, and under a hypervisor a miss walks two page
- * tables.  The region holds as many blocks as the depot keeps, and what
- * the depot cannot keep goes back to it (or, from malloc, to malloc): after
- * a burst at most the region's 64 MiB and the depot's stay resident.
+ * block).  A block is written on one CPU and read and freed on another,
+ * thousands of blocks apart: on 4 KiB pages nearly every new block was a
+ * TLB miss as well as a cache miss, and under a hypervisor a miss walks
+ * two page tables.  The region holds as many blocks as the depot keeps,
+ * and what the depot cannot keep goes back to it (or, from malloc, to
+ * malloc): after a burst at most the region's 64 MiB and the depot's stay
+ * resident.
  */
 #include "msgcache.h"
 
