@@ -259,6 +259,22 @@ net_source_resolve(NetSource *s, const CfgNode *call, const LogDriverContext *ct
                     call->name);
       return false;
     }
+  /* syslog-ng 3.38's udp() grammar refuses the stream options (its
+   * network(transport(udp)) and unix-dgram() take them, and so does
+   * Sluice: they have nothing to act on there) */
+  static const char *const stream_only[] = { "max-connections", "listen-backlog", "keep-alive" };
+  bool udp_driver = s->kind == NET_UDP || s->kind == NET_UDP6 || s->kind == NET_UDP_BALANCER;
+  for (size_t i = 0; udp_driver && i < G_N_ELEMENTS(stream_only); i++)
+    {
+      const CfgNode *given = cfg_option_given(call, stream_only[i]);
+      if (given)
+        {
+          cfg_error_set(err, &given->loc,
+                        "%s(): %s() is an option of stream sources; a UDP source has no connections to act on",
+                        call->name, stream_only[i]);
+          return false;
+        }
+    }
   bool proxied = transport == NET_TRANSPORT_PROXIED_TCP || transport == NET_TRANSPORT_PROXIED_TLS
                  || transport == NET_TRANSPORT_PROXIED_TLS_PASSTHROUGH;
   if (s->kind == NET_SYSLOG && (transport == NET_TRANSPORT_TEXT_WITH_NULS || proxied))

@@ -404,6 +404,34 @@ Test(network, refused_configurations)
   expect_config_error("source s { udp(so-reuseport(yes) ebpf(reuseport(sockets(0)))); };",
                       "sockets(0) is out of range");
   expect_config_error("source s { udp(so-reuseport(yes) ebpf(random())); };", "unknown option 'random'");
+  /* the stream options, which syslog-ng 3.38 refuses on udp() as well */
+  expect_config_error("source s { udp(port(5514) max-connections(10)); };",
+                      "udp(): max-connections() is an option of stream sources; a UDP source has no connections");
+  expect_config_error("source s { udp6(listen-backlog(10)); };", "udp6(): listen-backlog() is an option of stream");
+  expect_config_error("source s { udp-balancer(keep-alive(yes)); };", "udp-balancer(): keep-alive() is an option");
+}
+
+/* network(transport(udp)) and unix-dgram() take the stream options, as
+ * syslog-ng 3.38 does (configurations written for tcp carry them when
+ * their transport is changed) */
+Test(network, stream_options_taken_where_syslog_ng_takes_them)
+{
+  const char *sources[] = {
+    "source s { network(transport(udp) ip(127.0.0.1) port(20514) max-connections(10) listen-backlog(5) "
+    "keep-alive(no)); };",
+    "source s { unix-dgram(\"/tmp/sluice-test-never-bound\" max-connections(10) keep-alive(yes)); };",
+    "source s { tcp(ip(127.0.0.1) port(20514) max-connections(10) listen-backlog(5) keep-alive(no)); };",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(sources); i++)
+    {
+      Run r;
+      CfgError err = { 0 };
+      char *text = g_strdup_printf("@version: 3.38\n%s\ndestination d { rec(); }; log { source(s); destination(d); };",
+                                   sources[i]);
+      cr_assert_not_null(run_build(&r, text, &err), "%s: %s", sources[i], err.message);
+      run_free(&r);
+      g_free(text);
+    }
 }
 
 /* ebpf(reuseport(sockets(2))): one sender's datagrams go to both sockets of
