@@ -400,8 +400,9 @@ _conn_parse(RelpConn *c)
 }
 
 /* One read (a TLS one takes what OpenSSL can give), its frames, the
- * answers they made. */
-static void
+ * answers they made; true when c is still open and the read filled the
+ * room it had, so that more may wait. */
+static bool
 _conn_read(RelpConn *c)
 {
   /* grow by a read's worth when little room is left: a frame longer
@@ -412,24 +413,37 @@ _conn_read(RelpConn *c)
       c->cap = c->len + RELP_READ_SIZE;
       c->buf = g_realloc(c->buf, c->cap);
     }
+  size_t room = c->cap - c->len;
   bool want_write = false;
-  ssize_t n = _conn_recv(c, c->buf + c->len, c->cap - c->len, &want_write);
+  ssize_t n = _conn_recv(c, c->buf + c->len, room, &want_write);
   if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
     {
       c->read_waits_out = want_write;
       _conn_poll(c);
-      return;
+      return false;
     }
   if (n <= 0)
     {
       /* a RELP client never half-closes: what it has in flight and we
        * have not answered, it sends again after reconnecting */
       _conn_close(c, n < 0 ? g_strerror((int) -n) : NULL);
-      return;
+      return false;
     }
   c->len += (size_t) n;
   _conn_parse(c);
-  _conn_flush(c);
+  return _conn_flush(c) && (size_t) n == room;
+}
+
+/* Up to log-fetch-limit() reads, as network()'s reader makes a wakeup:
+ * on while a read fills its room and the connection reads; the rest
+ * waits for the loop's next turn, after the worker's other streams. */
+static void
+_conn_read_some(RelpConn *c)
+{
+  int limit = c->src->base.ro.fetch_limit;
+  for (int i = 0; i < limit && _reading(c); i++)
+    if (!_conn_read(c))
+      return;
 }
 
 static void
@@ -440,7 +454,7 @@ _conn_readable(void *cookie)
   if (c->flush_waits_in && !_conn_flush(c))
     return;
   if (_reading(c))
-    _conn_read(c);
+    _conn_read_some(c);
   else
     _conn_poll(c);
 }
@@ -454,7 +468,7 @@ _conn_writable(void *cookie)
       c->read_waits_out = false;
       if (_reading(c))
         {
-          _conn_read(c); /* flushes too */
+          _conn_read_some(c); /* flushes too */
           return;
         }
     }
@@ -465,8 +479,7 @@ static void
 _conn_more(void *cookie)
 {
   RelpConn *c = cookie;
-  if (_reading(c))
-    _conn_read(c);
+  _conn_read_some(c);
 }
 
 /* ---- answers ----------------------------------------------------------------- */

@@ -8,7 +8,7 @@
 
 /* As run_start, with the relp module's factories beside rec(). */
 static void
-_relp_start(Run *r, const char *source)
+_relp_start_on(Run *r, const char *source, int workers)
 {
   run_init(r);
   size_t n = 0;
@@ -28,9 +28,15 @@ _relp_start(Run *r, const char *source)
   cr_assert_not_null(r->pl, "%s", err.message);
   g_free(text);
   const char *perr;
-  r->pool = worker_pool_start(2, &perr);
+  r->pool = worker_pool_start(workers, &perr);
   char *serr = NULL;
   cr_assert(log_pipeline_start(r->pl, r->pool, &serr), "%s", serr);
+}
+
+static void
+_relp_start(Run *r, const char *source)
+{
+  _relp_start_on(r, source, 2);
 }
 
 /* Read from fd until buf holds want answers ("N rsp ..." frames) or the
@@ -197,4 +203,128 @@ Test(relp_source, encoding_converts_each_frame)
   char *log = run_finish(&r);
   cr_assert_not_null(strstr(log, "|caf\xc3\xa9|13|cr\xc3\xa8me\n"), "%s", log);
   g_free(log);
+}
+
+/* ---- log-fetch-limit() ----------------------------------------------------- */
+
+/* A job that holds its worker until the test opens the gate. */
+static GMutex hold_lock;
+static GCond hold_cond;
+static bool hold_closed;
+static bool held;
+
+static void
+_hold(void *unused)
+{
+  g_mutex_lock(&hold_lock);
+  held = true;
+  g_cond_broadcast(&hold_cond);
+  while (hold_closed)
+    g_cond_wait(&hold_cond, &hold_lock);
+  g_mutex_unlock(&hold_lock);
+}
+
+/* Send all of buf on fd without blocking (the reader is held): the
+ * loopback socket buffers it. */
+static void
+_send_buffered(int fd, const char *buf, size_t len)
+{
+  int64_t end = now_ms() + WAIT_MS;
+  size_t off = 0;
+  while (off < len && now_ms() < end)
+    {
+      ssize_t n = send(fd, buf + off, len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n > 0)
+        off += (size_t) n;
+      else
+        g_usleep(1000);
+    }
+  cr_assert_eq(off, len, "the kernel buffered %zu of %zu bytes", off, len);
+}
+
+/* Messages of the two clients, in the order written: how many runs of
+ * one client's messages there are. */
+static int
+_runs(const char *log)
+{
+  int runs = 0;
+  char last = 0;
+  for (const char *p = log; (p = strstr(p, "|client-")); p += 8)
+    {
+      char who = p[8];
+      if (who != last)
+        runs++;
+      last = who;
+    }
+  return runs;
+}
+
+/* Two clients on one worker, each with 112 KB (two reads) in its socket
+ * when the worker gets to them: log-fetch-limit(8) reads the whole of one
+ * before the other, log-fetch-limit(1) a read of each in turn.  112 KB
+ * fits in a new connection's receive buffer (tcp_rmem's default, 128 KB),
+ * so that every byte is there at the first read. */
+static int
+_runs_with_fetch_limit(int limit)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM);
+  char *src = g_strdup_printf("source s { relp(ip(127.0.0.1) port(%d) log-iw-size(20000) max-connections(2) "
+                              "log-fetch-limit(%d)); };",
+                              port, limit);
+  _relp_start_on(&r, src, 1);
+  int fd[2];
+  GString *burst[2];
+  for (int k = 0; k < 2; k++)
+    {
+      fd[k] = tcp_connect(port);
+      _open_session(fd[k]);
+      burst[k] = g_string_new(NULL);
+      for (uint32_t txnr = 2; burst[k]->len < 112 * 1024; txnr++)
+        {
+          char data[128];
+          int dl = snprintf(data, sizeof(data), "<13>Nov 23 10:00:00 h client-%c: message %06u of the burst",
+                            'a' + k, txnr);
+          g_string_append_printf(burst[k], "%u syslog %d %s\n", txnr, dl, data);
+        }
+    }
+  g_mutex_lock(&hold_lock);
+  hold_closed = true;
+  held = false;
+  g_mutex_unlock(&hold_lock);
+  worker_post(worker_pool_get(r.pool, 0), _hold, NULL);
+  g_mutex_lock(&hold_lock);
+  while (!held)
+    g_cond_wait(&hold_cond, &hold_lock);
+  g_mutex_unlock(&hold_lock);
+  int want = 0;
+  for (int k = 0; k < 2; k++)
+    {
+      _send_buffered(fd[k], burst[k]->str, burst[k]->len);
+      for (const char *p = burst[k]->str; (p = strstr(p, " syslog ")); p++)
+        want++;
+    }
+  g_mutex_lock(&hold_lock);
+  hold_closed = false;
+  g_cond_broadcast(&hold_cond);
+  g_mutex_unlock(&hold_lock);
+  wait_count(want);
+  char *log = run_finish(&r);
+  int runs = _runs(log);
+  for (int k = 0; k < 2; k++)
+    {
+      close(fd[k]);
+      g_string_free(burst[k], TRUE);
+    }
+  g_free(log);
+  g_free(src);
+  return runs;
+}
+
+Test(relp_source, log_fetch_limit_reads_per_wakeup)
+{
+  int few = _runs_with_fetch_limit(1);
+  cr_assert_geq(few, 4, "log-fetch-limit(1): %d runs of one client's messages", few);
+  int many = _runs_with_fetch_limit(8);
+  cr_assert_eq(many, 2, "log-fetch-limit(8): %d runs of one client's messages", many);
 }
