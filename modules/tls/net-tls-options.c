@@ -8,7 +8,9 @@
  * to ca-file()/ca-dir(); a destination refuses a server whose certificate
  * does not, or whose names (subjectAltName, else CN) do not match the
  * host it connects to.  The *-untrusted modes accept any certificate;
- * optional-* let a client present none.
+ * optional-* let a client present none.  The old yes and no, which
+ * syslog-ng 3.38 still takes, are required-trusted and optional-untrusted
+ * (net_tls_verify_mode()).
  *
  * Always set, as syslog-ng does or as OpenSSL 3 cannot do otherwise: no
  * SSLv2/SSLv3, no compression.  Also no renegotiation (a session carried
@@ -37,7 +39,7 @@
 #define OFF(field) offsetof(NetTlsOptions, field)
 
 static const char *const peer_verify_names[] = { "required-trusted", "required-untrusted", "optional-trusted",
-                                                 "optional-untrusted", NULL };
+                                                 "optional-untrusted", "yes", "no", NULL };
 
 /* ssl-options(): the name and, at the same index, the OpenSSL option */
 static const char *const ssl_option_names[] = { "no-sslv2", "no-sslv3",  "no-tlsv1", "no-tlsv11",
@@ -116,7 +118,7 @@ _load_files(SSL_CTX *ctx, const NetTlsOptions *o, char **error)
 static int
 _verify_mode(const NetTlsOptions *o, bool server)
 {
-  switch (o->peer_verify)
+  switch (net_tls_verify_mode(o->peer_verify))
     {
     case NET_TLS_OPTIONAL_UNTRUSTED: return server ? SSL_VERIFY_NONE : SSL_VERIFY_PEER;
     case NET_TLS_OPTIONAL_TRUSTED: return SSL_VERIFY_PEER;

@@ -85,7 +85,7 @@ net_tls_context_wrap(SSL_CTX *ctx, const NetTlsOptions *o, bool server, const ch
   g_mutex_init(&c->key_lock);
   c->ctx = ctx;
   c->server = server;
-  c->verify = (NetTlsVerify) o->peer_verify;
+  c->verify = net_tls_verify_mode(o->peer_verify);
   c->sni = o->sni;
   if (server)
     c->handshake_timeout = o->handshake_timeout < 0 ? NET_TLS_HANDSHAKE_TIMEOUT_DEFAULT

@@ -39,7 +39,20 @@ typedef enum NetTlsVerify
   NET_TLS_REQUIRED_UNTRUSTED,
   NET_TLS_OPTIONAL_TRUSTED,
   NET_TLS_OPTIONAL_UNTRUSTED,
+  NET_TLS_VERIFY_YES, /* the old yes and no, which syslog-ng 3.38 still takes */
+  NET_TLS_VERIFY_NO,
 } NetTlsVerify;
+
+/* The mode peer-verify()'s value means: yes is required-trusted and no
+ * optional-untrusted, as in syslog-ng 3.38 (a client without a
+ * certificate, or with a self-signed one, is served with no). */
+static inline NetTlsVerify
+net_tls_verify_mode(int peer_verify)
+{
+  return peer_verify == NET_TLS_VERIFY_YES  ? NET_TLS_REQUIRED_TRUSTED
+         : peer_verify == NET_TLS_VERIFY_NO ? NET_TLS_OPTIONAL_UNTRUSTED
+                                            : (NetTlsVerify) peer_verify;
+}
 
 /* What tls() sets (a CFG_OPT_BLOCK of the drivers' tables). */
 typedef struct NetTlsOptions

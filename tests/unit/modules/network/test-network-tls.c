@@ -244,6 +244,39 @@ Test(network_tls, untrusted_modes_accept_any_certificate_optional_ones_none)
   g_free(c);
 }
 
+/* peer-verify(yes) and peer-verify(no), which syslog-ng 3.38 still takes
+ * (configurations carry them): yes is required-trusted, no is
+ * optional-untrusted, as syslog-ng 3.38 does with them */
+Test(network_tls, peer_verify_yes_and_no_are_syslog_ngs_old_modes)
+{
+  Run r;
+  int port = free_port(SOCK_STREAM), port2 = free_port(SOCK_STREAM);
+  char *a = tls_source(port, "peer-verify(yes)");
+  char *b = tls_source(port2, "peer_verify(no)");
+  char *src = g_strdup_printf("%s\n%s", a, b);
+  char *p = strstr(src + 1, "source s {");
+  p[7] = 't';
+  char *text = g_strdup_printf("%s\nlog { source(t); destination(d); };", src);
+  run_start(&r, text, NULL);
+  send_refused(port, NULL, NULL);
+  send_refused(port, certs.rogue_cert, certs.rogue_key);
+  send_ok(port, certs.client_cert, certs.client_key, "<13>Nov 22 10:00:00 h1 p1: trusted\n");
+  wait_count(1);
+  send_ok(port2, NULL, NULL, "<13>Nov 22 10:00:00 h1 p2: none\n");
+  wait_count(2);
+  send_ok(port2, certs.rogue_cert, certs.rogue_key, "<13>Nov 22 10:00:00 h1 p2: rogue\n");
+  wait_count(3);
+  char *got = run_finish(&r);
+  cr_assert_str_eq(got, "rfc3164+tls|127.0.0.1|127.0.0.1|p1|13|trusted\n"
+                        "rfc3164+tls|127.0.0.1|127.0.0.1|p2|13|none\n"
+                        "rfc3164+tls|127.0.0.1|127.0.0.1|p2|13|rogue\n");
+  g_free(got);
+  g_free(text);
+  g_free(src);
+  g_free(a);
+  g_free(b);
+}
+
 Test(network_tls, trusted_keys_and_trusted_dn_narrow_the_accepted_clients)
 {
   Run r;
