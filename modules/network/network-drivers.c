@@ -42,7 +42,6 @@ typedef struct DndOptions
   int64_t max_connections;
   int64_t log_msg_size;
   char **flags;
-  const CfgNode *tls;
 } DndOptions;
 
 #define OFF(field) offsetof(DndOptions, field)
@@ -59,7 +58,9 @@ static const CfgOption dnd_options[] = {
   { .name = "log-msg-size", .type = CFG_OPT_SIZE, .offset = OFF(log_msg_size), .def_int = 65536, .min = 1,
     .max = INT32_MAX },
   { .name = "flags", .type = CFG_OPT_STRING_LIST, .offset = OFF(flags), .empty_ok = true },
-  { .name = "tls", .type = CFG_OPT_EXPR, .offset = OFF(tls) },
+  /* tls(key-file() cert-file() ...): the TLS member's own tls(), copied
+   * to it whole (the network module's tls() table checks it there) */
+  { .name = "tls", .type = CFG_OPT_RAW },
   { .name = "hook-commands", .type = CFG_OPT_REMOVED,
     .def_str = "hook-commands() is not supported by Sluice yet in default-network-drivers()" },
   { .name = NULL },
@@ -115,10 +116,11 @@ _dnd_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
             && log_source_group_build(g, network_driver_factories, udp, ctx, err)
             && log_source_group_build(g, network_driver_factories,
                                       _member("syslog", "tcp", o.rfc5424_tcp_port, &o, true, NULL, call), ctx, err);
-  if (ok && o.tls && o.tls->n_children > 0)
+  const CfgNode *tls_given = cfg_option_given(call, "tls");
+  if (ok && tls_given && tls_given->n_children > 0)
     {
       CfgNode *tls = _member("syslog", "tls", o.tls_port, &o, true, NULL, call);
-      cfg_node_add_child(tls, cfg_node_copy(o.tls));
+      cfg_node_add_child(tls, cfg_node_copy(tls_given));
       ok = log_source_group_build(g, network_driver_factories, tls, ctx, err);
     }
   else if (ok)
