@@ -8,7 +8,7 @@
  *             | KIND NAME '{' body '}' ';'          KIND: source destination
  *             | 'template' NAME STRING ';'                filter parser rewrite template
  *             | 'log' '{' item* [flags ';'] '}' ';'
- *   body     := (call ';' | junction)*   |   expr [';']   (filter)
+ *   body     := (call ';' | junction)*   |   expr (';' [('and'|'or')] expr)* [';']   (filter)
  *   item     := KIND '(' NAME ')' ';' | KIND '{' body '}' ';'
  *             | 'log' '{' ... '}' ';' | junction | channel
  *             | 'if' ['(' expr ')'] '{' item* '}' ('elif' ...)* ['else' ...] ';'
@@ -649,6 +649,23 @@ fail:
   return NULL;
 }
 
+/* The filter statements node holds so far, taken out of it as one
+ * expression: the one, or their 'and' (binary, from the left). */
+static CfgNode *
+_filter_statements_joined(CfgNode *node)
+{
+  CfgNode *joined = node->children[0];
+  for (size_t i = 1; i < node->n_children; i++)
+    {
+      CfgNode *n = cfg_node_new(CFG_NODE_AND, &node->children[i]->loc);
+      cfg_node_add_child(n, joined);
+      cfg_node_add_child(n, node->children[i]);
+      joined = n;
+    }
+  node->n_children = 0;
+  return joined;
+}
+
 /* The inside of an object: calls and junctions up to '}' (consumed). */
 static bool
 _body(Parser *p, CfgNode *node, CfgObjectKind obj)
@@ -659,12 +676,27 @@ _body(Parser *p, CfgNode *node, CfgObjectKind obj)
   if (obj == CFG_OBJ_FILTER)
     {
       /* Several ';'-separated expressions must all match (syslog-ng 3.38
-       * ANDs them; checked with the oracle). */
+       * ANDs them; checked with the oracle).  One may begin with 'and' or
+       * 'or', which joins it to all that comes before it (A; or B; and C
+       * is (A or B) and C in syslog-ng 3.38, checked with the oracle). */
       do
         {
+          const CfgToken *t = _peek(p, 0);
+          bool joined = node->n_children > 0 && (_is_kw(t, "and") || _is_kw(t, "or"));
+          CfgNodeKind join = _is_kw(t, "or") ? CFG_NODE_OR : CFG_NODE_AND;
+          CfgLocation at = t->loc;
+          if (joined)
+            _take(p);
           CfgNode *e = _expr(p);
           if (!e)
             return false;
+          if (joined)
+            {
+              CfgNode *n = cfg_node_new(join, &at);
+              cfg_node_add_child(n, _filter_statements_joined(node));
+              cfg_node_add_child(n, e);
+              e = n;
+            }
           cfg_node_add_child(node, e);
           _skip_semis(p);
         }

@@ -169,6 +169,36 @@ Test(filter, and_or_not_parentheses_and_references)
   check("facility(kern); level(info);", NULL, L_KERN_ERR, false);
 }
 
+/* A statement that begins with 'and' or 'or' joins it to all the
+ * statements before it, from the left: what syslog-ng 3.38 let through of
+ * user.err p1, user.info p1, mail.err p2, mail.info p1 and mail.info p2
+ * (a run of it on these filters). */
+Test(filter, statements_joined_by_and_or_or)
+{
+  static const char *const lines[] = {
+    "<11>Nov 22 10:00:00 h p1: x", "<14>Nov 22 10:00:00 h p1: x", "<19>Nov 22 10:00:00 h p2: x",
+    "<22>Nov 22 10:00:00 h p1: x", "<22>Nov 22 10:00:00 h p2: x",
+  };
+  static const struct
+  {
+    const char *expr;
+    const char *passed; /* per line: 1 passed, 0 did not */
+  } cases[] = {
+    { "level(err); or facility(mail);", "10111" },
+    { "level(err); and facility(mail);", "00100" },
+    { "level(err) or facility(mail); and program(p1);", "10010" },
+    /* (level(err) or facility(mail)) and program(p1), not 'and' first */
+    { "level(err); or facility(mail); and program(p1);", "10010" },
+    { "level(err); facility(mail); or program(p1);", "11110" },
+    { "level(err);; or not facility(mail)", "11100" },
+  };
+  for (size_t c = 0; c < G_N_ELEMENTS(cases); c++)
+    for (size_t i = 0; i < G_N_ELEMENTS(lines); i++)
+      check(cases[c].expr, NULL, lines[i], cases[c].passed[i] == '1');
+  /* nothing before it to join: syslog-ng 3.38 refuses it too */
+  check_error("or level(err);", "expected a filter expression, got 'or'");
+}
+
 Test(filter, netmask_v4_and_v6)
 {
   CfgError err = { 0 };
