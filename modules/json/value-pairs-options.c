@@ -361,7 +361,9 @@ value_pairs_new_from_argv(int argc, char **argv, char **error)
       const char *a = argv[i];
       if (strncmp(a, "--", 2) != 0 || !a[2])
         {
-          err = _add_pair(vp, a);
+          /* a bare word is a key, as syslog-ng 3.38 reads one ("PROG*"
+           * is --key PROG*); with '=' it is a pair */
+          err = strchr(a, '=') ? _add_pair(vp, a) : _apply_option(vp, "--key", a, &have_set);
           continue;
         }
       if (strcmp(a, "--omit-empty-values") == 0)

@@ -54,6 +54,9 @@ JSON = [
     "$(format-json --key HOST --rekey HOST --replace-prefix HO=XY)",
     "$(format-json --key FACILITY --key S_YEA* --key TAG? --key nosuch)",
     "$(format-json --key HOST --add-prefix x.)",
+    # a bare word is a key (a glob), as --key
+    "$(format-json --scope none PROG* .SDATA.* x=y)",
+    "$(format-json HOST --rekey HOST --add-prefix z. PID)",
     "$(format-json --key PROGRAM --exclude P* --key PID)",
     "$(format-json --scope rfc3164 --exclude PROGRAM --key PROGRAM --exclude P*)",
     "$(format-json --key HOST --rekey HOST --shift 2 --rekey HOST --add-prefix z)",

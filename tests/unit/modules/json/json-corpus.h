@@ -43,6 +43,8 @@ static const char *const templates[] = {
   "$(format-json --key HOST --rekey HOST --replace-prefix HO=XY)",
   "$(format-json --key FACILITY --key S_YEA* --key TAG\077 --key nosuch)",
   "$(format-json --key HOST --add-prefix x.)",
+  "$(format-json --scope none PROG* .SDATA.* x=y)",
+  "$(format-json HOST --rekey HOST --add-prefix z. PID)",
   "$(format-json --key PROGRAM --exclude P* --key PID)",
   "$(format-json --scope rfc3164 --exclude PROGRAM --key PROGRAM --exclude P*)",
   "$(format-json --key HOST --rekey HOST --shift 2 --rekey HOST --add-prefix z)",
@@ -78,7 +80,7 @@ static const char *const templates[] = {
 };
 
 /* expected[template][case] */
-static const TfuncBytes expected[62][6] = {
+static const TfuncBytes expected[64][6] = {
   {
     { "{\"_SDATA\":{\"origin\":{\"ip\":\"10.1.2.3\"},\"exampleSDID@32473\":{\"iut\":\"3\",\"eventSource\":\"Application\",\"eventID\":\"1011\"}},\"PROGRAM\":\"evntslog\",\"PRIORITY\":\"notice\",\"PID\":\"4711\",\"MSGID\":\"ID47\",\"MESSAGE\":\"An application event log entry\",\"HOST\":\"mymachine.example.com\",\"FACILITY\":\"local4\",\"DATE\":\"Mar 10 11:58:00\"}", 304 },
     { "{\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}},\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 329 },
@@ -318,6 +320,22 @@ static const TfuncBytes expected[62][6] = {
     { "{\"x\":{\"HOST\":\"host2\"}}", 22 },
     { "{\"x\":{\"HOST\":\"lh\"}}", 19 },
     { "{\"x\":{\"HOST\":\"h\"}}", 18 },
+  },
+  {
+    { "{\"x\":\"y\",\"_SDATA\":{\"origin\":{\"ip\":\"10.1.2.3\"},\"exampleSDID@32473\":{\"iut\":\"3\",\"eventSource\":\"Application\",\"eventID\":\"1011\"}},\"PROGRAM\":\"evntslog\"}", 145 },
+    { "{\"x\":\"y\",\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}},\"PROGRAM\":\"app\"}", 92 },
+    { "{\"x\":\"y\",\"PROGRAM\":\"sshd\"}", 26 },
+    { "{\"x\":\"y\",\"PROGRAM\":\"p\"}", 23 },
+    { "{\"x\":\"y\",\"_SDATA\":{\"l@1\":{\"v9\":\"\\\"a\\\"x,\\\"b\",\"v8\":\"\\\"a\\\" , b\",\"v7\":\"it's\",\"v6\":\"a\\\"b\\\\c\",\"v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"v3\":\"x,y,z,w,v\",\"v2\":\"def\\\"\",\"v15\":\"x\\n\\ny\",\"v14\":\"a\\nb\\r\\nc\\n\",\"v13\":\"\",\"v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"v11\":\" \\\"a\\\",b\",\"v10\":\"\\\"ab\\\\\",\"v1\":\"\\\"abc\",\"v0\":\"a, b,\\\"c d\\\"\"}},\"PROGRAM\":\"app\"}", 411 },
+    { "{\"x\":\"y\",\"PROGRAM\":\"app\"}", 25 },
+  },
+  {
+    { "{\"z\":{\"HOST\":\"mymachine.example.com\"},\"PID\":\"4711\"}", 51 },
+    { "{\"z\":{\"HOST\":\"h1\"},\"PID\":\"12\"}", 30 },
+    { "{\"z\":{\"HOST\":\"web01\"},\"PID\":\"2345\"}", 35 },
+    { "{\"z\":{\"HOST\":\"host2\"}}", 22 },
+    { "{\"z\":{\"HOST\":\"lh\"},\"PID\":\"7\"}", 29 },
+    { "{\"z\":{\"HOST\":\"h\"},\"PID\":\"1\"}", 28 },
   },
   {
     { "{\"PID\":\"4711\"}", 14 },
