@@ -39,11 +39,11 @@ static const char *const default_include_path[] = { SLUICE_SRC_SCLDIR, SLUICE_SC
 /* Modules syslog-ng 3.38 ships whose drivers are compiled into Sluice or
  * will be: @module and @requires accept them and do nothing. */
 static const char *const known_modules[] = {
-  "affile", "afprog", "afsocket", "afuser", "appmodel", "basicfuncs", "cef", "confgen",
-  "cryptofuncs", "csvparser", "dbparser", "disk-buffer", "hook-commands", "json-plugin",
-  "kvformat", "linux-kmsg-format", "map-value-pairs", "pacctformat", "pseudofile",
-  "rate-limit-filter", "regexp-parser", "sdjournal", "syslogformat", "system-source",
-  "tags-parser", "tfgetent", "timestamp", NULL,
+  "add-contextual-data", "affile", "afprog", "afsocket", "afuser", "appmodel", "basicfuncs", "cef",
+  "confgen", "cryptofuncs", "csvparser", "dbparser", "disk-buffer", "examples", "graphite",
+  "hook-commands", "http", "json-plugin", "kafka", "kvformat", "linux-kmsg-format", "map-value-pairs",
+  "pacctformat", "pseudofile", "rate-limit-filter", "regexp-parser", "sdjournal", "secure-logging",
+  "syslogformat", "system-source", "tags-parser", "tfgetent", "timestamp", "xml", NULL,
 };
 
 static const char *const pragmas[] = { "version", "include", "define", "module", "requires", NULL };

@@ -427,6 +427,12 @@ Test(cfg_preproc, module_and_requires)
 {
   CfgTree *t = parse_ok("@module appmodel\n@requires json-plugin\n@module system_source\n");
   cfg_tree_free(t);
+  /* the modules whose drivers Sluice has as well (kafka-c(), http(),
+   * xml(), example-msg-generator(), add-contextual-data(), $(slog),
+   * $(graphite-output)) */
+  t = parse_ok("@module kafka\n@module http\n@module xml\n@module examples\n@module add-contextual-data\n"
+               "@module secure-logging\n@module graphite\n");
+  cfg_tree_free(t);
   char *e = parse_err("@module jsonplugin\n");
   cr_assert_str_eq(e, "t.conf:1:9: unknown module 'jsonplugin' in @module; did you mean 'json-plugin'?");
   free(e);
