@@ -99,10 +99,26 @@ const char *disk_buffer_options_check(const CfgOption *opt, const void *field);
   { .name = "disk-buffer", .type = CFG_OPT_BLOCK, .detached = true, .def_int = sizeof(DiskBufferOptions),           \
     .sub = disk_buffer_options_table, .check = disk_buffer_options_check }
 
+/* persist-name("NAME"), which syslog-ng takes on every driver: the name a
+ * destination driver's queue is known by across restarts and reloads (its
+ * disk buffer's file, the queue a reload hands over), instead of
+ * "DESTINATION#N"; the pipeline reads it (disk_buffer_persist_name), so a
+ * destination can be renamed and keep its disk buffer. */
+#define LOG_DEST_PERSIST_NAME_OPTION { .name = "persist-name", .type = CFG_OPT_RAW }
+
+/* Both: what a destination with a queue of its own takes (program(),
+ * which keys its child by persist-name() as well, has a row of its own) */
+#define LOG_DEST_QUEUE_OPTIONS LOG_DEST_DISK_BUFFER_OPTION, LOG_DEST_PERSIST_NAME_OPTION
+
 /* Fill *o from the last disk-buffer() of a destination driver call (o is
  * zeroed with enabled = false when there is none).  Returns false with *err
  * on a bad block.  Release with disk_buffer_options_free(). */
 bool disk_buffer_options_load(DiskBufferOptions *o, const CfgNode *call, CfgError *err);
+
+/* The persist-name() of a destination driver call (the last one), NULL
+ * when none is given; false with *err when it is not one non-empty
+ * string. */
+bool disk_buffer_persist_name(const CfgNode *call, const char **name, CfgError *err);
 void disk_buffer_options_free(DiskBufferOptions *o);
 
 /* The directory disk buffers go to when dir() is not given. */

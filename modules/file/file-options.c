@@ -49,7 +49,7 @@ static const char *const writer_flags[] = { "no-multi-line", NULL };
 
 static const CfgOption file_options[] = {
   WRITER_OPTIONS,
-  LOG_DEST_DISK_BUFFER_OPTION,
+  LOG_DEST_QUEUE_OPTIONS,
   PATH_OPTIONS,
   { .name = "fsync", .type = CFG_OPT_BOOL, .offset = OFF(fsync) },
   { .name = "overwrite-if-older", .type = CFG_OPT_INT, .offset = OFF(overwrite_if_older), .min = 0, .max = INT32_MAX },
@@ -60,13 +60,14 @@ static const CfgOption file_options[] = {
 /* syslog-ng 3.38's pipe() has no fsync() */
 static const CfgOption pipe_options[] = {
   WRITER_OPTIONS,
-  LOG_DEST_DISK_BUFFER_OPTION,
+  LOG_DEST_QUEUE_OPTIONS,
   PATH_OPTIONS,
   { 0 },
 };
 
 static const CfgOption stdout_options[] = {
   WRITER_OPTIONS,
+  LOG_DEST_PERSIST_NAME_OPTION,
   { 0 },
 };
 
@@ -101,6 +102,7 @@ static const CfgOption example_options[] = {
   { .name = "batch-lines", .type = CFG_OPT_IGNORED, .def_str = EXAMPLE_IGNORED("batch-lines") },
   { .name = "batch-timeout", .type = CFG_OPT_IGNORED, .def_str = EXAMPLE_IGNORED("batch-timeout") },
   { .name = "retries", .type = CFG_OPT_IGNORED, .def_str = EXAMPLE_IGNORED("retries") },
+  LOG_DEST_PERSIST_NAME_OPTION,
   { 0 },
 };
 

@@ -89,7 +89,7 @@ static const CfgOption http_dest_options[] = {
     .def_str = "worker-partition-key() is not supported" },
   { .name = "worker-partition-key", .type = CFG_OPT_REMOVED,
     .def_str = "Sluice's workers take batches in turn, not by a key" },
-  LOG_DEST_DISK_BUFFER_OPTION,
+  LOG_DEST_QUEUE_OPTIONS,
   { 0 },
 };
 

@@ -69,7 +69,7 @@ static const CfgOption kafka_dest_options[] = {
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone),
     .check = cfg_check_time_zone },
   { .name = "template-escape", .type = CFG_OPT_BOOL, .offset = OFF(template_escape) },
-  LOG_DEST_DISK_BUFFER_OPTION,
+  LOG_DEST_QUEUE_OPTIONS,
   { 0 },
 };
 

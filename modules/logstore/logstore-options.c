@@ -35,7 +35,7 @@ static const CfgOption logstore_options[] = {
     .inherit = "frac-digits" },
   { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) },
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) },
-  LOG_DEST_DISK_BUFFER_OPTION,
+  LOG_DEST_QUEUE_OPTIONS,
   PATH_OPTIONS,
   { .name = "compress", .type = CFG_OPT_INT, .offset = OFF(compress), .def_int = 1, .min = 0, .max = 9 },
   { .name = "encrypt-certificate", .type = CFG_OPT_STRING, .offset = OFF(certificate) },

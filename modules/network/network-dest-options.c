@@ -82,7 +82,7 @@ static const char *const writer_flags[] = { "no-multi-line", "syslog-protocol", 
     .def_str = "sending with another host's address needs raw sockets (libnet), which Sluice does not have" },      \
   { .name = "spoof-source-max-msglen", .type = CFG_OPT_REMOVED, .def_str = "spoof-source() is not supported" },     \
   { .name = "tls", .type = CFG_OPT_BLOCK, .offset = OFF(tls), .sub = net_tls_options },                               \
-  LOG_DEST_DISK_BUFFER_OPTION
+  LOG_DEST_QUEUE_OPTIONS
 
 static const CfgOption net_dest_inet_options[] = {
   NET_DEST_COMMON,

@@ -32,7 +32,7 @@ static const CfgOption relp_dest_options[] = {
   { .name = "flush-lines", .type = CFG_OPT_INT, .offset = OFF(flush_lines), .min = 0, .max = INT32_MAX },
   { .name = "log-fifo-size", .type = CFG_OPT_SIZE, .offset = OFF(log_fifo_size), .min = 1, .max = INT32_MAX },
   { .name = "tls", .type = CFG_OPT_BLOCK, .offset = OFF(tls), .sub = net_tls_options },
-  LOG_DEST_DISK_BUFFER_OPTION,
+  LOG_DEST_QUEUE_OPTIONS,
   { 0 },
 };
 

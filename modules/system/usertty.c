@@ -18,6 +18,7 @@
 #include "system.h"
 
 #include "sluice/internal-log.h"
+#include "sluice/logqueue-disk.h"
 #include "sluice/template.h"
 
 #include <errno.h>
@@ -50,6 +51,7 @@ typedef struct UserTtyOptions
 static const CfgOption usertty_options[] = {
   { .name = "time-reopen", .type = CFG_OPT_INT, .offset = offsetof(UserTtyOptions, time_reopen), .def_int = -1,
     .min = 1, .max = INT32_MAX },
+  LOG_DEST_PERSIST_NAME_OPTION,
   { .name = NULL },
 };
 

@@ -62,6 +62,25 @@ _build_source(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *cons
   return true;
 }
 
+/* No two destination drivers may share a queue's name: their disk
+ * buffers would be one file.  Checked against the names so far, which an
+ * automatic one ("d#0") may be too. */
+static bool
+_persist_name_free(LogPipeline *pl, const char *persist, const CfgNode *call, CfgError *err)
+{
+  for (guint i = 0; persist && i < pl->drivers->len; i++)
+    {
+      const DriverRT *other = g_ptr_array_index(pl->drivers, i);
+      if (strcmp(other->persist, persist) == 0)
+        {
+          cfg_error_set(err, &call->loc, "%s(): persist-name(\"%s\") is the queue of another destination driver "
+                        "(%s) already; each needs its own", call->name, persist, other->name);
+          return false;
+        }
+    }
+  return true;
+}
+
 static bool
 _build_dest(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *const *factories, CfgError *err)
 {
@@ -90,15 +109,23 @@ _build_dest(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *const 
           d->ops->free(d);
           return false;
         }
+      const char *persist = NULL;
+      if (!disk_buffer_persist_name(call, &persist, err) || !_persist_name_free(pl, persist, call, err))
+        {
+          disk_buffer_options_free(&d->disk_buffer);
+          d->ops->free(d);
+          return false;
+        }
       DriverRT *rt = calloc(1, sizeof(*rt));
       rt->drv = d;
       rt->name = g_strdup_printf("%s#%zu", dest->name, dest->n_drivers);
+      rt->persist = g_strdup(persist ? persist : rt->name);
       int64_t fifo = d->log_fifo_size > 0 ? d->log_fifo_size : pl->global->log_fifo_size;
       rt->fifo_size = (uint32_t) (fifo > 0 && fifo < UINT32_MAX ? fifo : 10000);
       /* a disk queue opens its file when the pipeline starts: a reload
        * builds the new configuration while the old one still has it open,
        * and hands the open queue over by name */
-      rt->q = d->disk_buffer.enabled ? log_queue_new_disk(&d->disk_buffer, rt->name) : log_queue_new(rt->fifo_size);
+      rt->q = d->disk_buffer.enabled ? log_queue_new_disk(&d->disk_buffer, rt->persist) : log_queue_new(rt->fifo_size);
       dest->drivers[dest->n_drivers++] = (int) pl->drivers->len;
       g_ptr_array_add(pl->drivers, rt);
     }

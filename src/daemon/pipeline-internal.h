@@ -66,7 +66,8 @@ typedef struct DriverRT
   uint32_t fifo_size; /* log-fifo-size of q */
   LogWriter *writer;
   bool suppress; /* the writer filters repeats (suppress()) */
-  char *name;
+  char *name;    /* DESTINATION#N: in the statistics and the log */
+  char *persist; /* its queue's name (disk buffer, reload): persist-name(), else name */
   uint64_t left; /* unwritten at stop */
 } DriverRT;
 

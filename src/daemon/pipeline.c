@@ -50,6 +50,7 @@ _driver_free(gpointer p)
   disk_buffer_options_free(&rt->drv->disk_buffer);
   rt->drv->ops->free(rt->drv);
   g_free(rt->name);
+  g_free(rt->persist);
   free(rt);
 }
 
@@ -669,7 +670,7 @@ _driver_by_name(LogPipeline *pl, const char *name)
   for (guint i = 0; pl && i < pl->drivers->len; i++)
     {
       DriverRT *rt = g_ptr_array_index(pl->drivers, i);
-      if (strcmp(rt->name, name) == 0)
+      if (strcmp(rt->persist, name) == 0)
         return rt;
     }
   return NULL;
@@ -684,7 +685,7 @@ _stop_writers_into(LogPipeline *pl, LogPipeline *next, int drain_ms)
   for (guint i = 0; i < pl->drivers->len; i++)
     {
       DriverRT *rt = g_ptr_array_index(pl->drivers, i);
-      DriverRT *heir = _driver_by_name(next, rt->name);
+      DriverRT *heir = _driver_by_name(next, rt->persist);
       if (heir && !heir->writer)
         {
           if (rt->writer)

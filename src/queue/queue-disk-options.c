@@ -64,6 +64,25 @@ disk_buffer_options_check(const CfgOption *opt, const void *field)
 }
 
 bool
+disk_buffer_persist_name(const CfgNode *call, const char **name, CfgError *err)
+{
+  *name = NULL;
+  const CfgNode *given = NULL;
+  for (size_t i = 0; i < call->n_children; i++)
+    if (call->children[i]->kind == CFG_NODE_CALL && cfg_name_equal(call->children[i]->name, "persist-name"))
+      given = call->children[i];
+  if (!given)
+    return true;
+  if (given->n_children > 0 || given->n_args != 1 || given->args[0].type == CFG_VAL_NUMBER || !*given->args[0].str)
+    {
+      cfg_error_set(err, &given->loc, "%s(): persist-name() takes one name", call->name);
+      return false;
+    }
+  *name = given->args[0].str;
+  return true;
+}
+
+bool
 disk_buffer_options_load(DiskBufferOptions *o, const CfgNode *call, CfgError *err)
 {
   memset(o, 0, sizeof(*o));

@@ -5,6 +5,7 @@
  * MESSAGE of each message they are given, in order.
  */
 #include "sluice/internal-log.h"
+#include "sluice/logqueue-disk.h"
 #include "sluice/msg-format.h"
 #include "sluice/pipeline.h"
 
@@ -72,8 +73,10 @@ static const LogDriverFactory fake_factory = {
   .def = { .kind = CFG_OBJ_SOURCE, .name = "fake", .min_args = 0, .max_args = 0 },
   .new_source = fake_new_source,
 };
+/* rec() takes what the pipeline reads of every destination */
+static const CfgOption rec_options[] = { LOG_DEST_PERSIST_NAME_OPTION, { 0 } };
 static const LogDriverFactory rec_factory = {
-  .def = { .kind = CFG_OBJ_DESTINATION, .name = "rec", .min_args = 1, .max_args = 1 },
+  .def = { .kind = CFG_OBJ_DESTINATION, .name = "rec", .options = rec_options, .min_args = 1, .max_args = 1 },
   .new_dest = rec_new_dest,
 };
 /* rewrite append("x"): MESSAGE += x; parser need("x"): passes when MESSAGE
@@ -529,6 +532,14 @@ Test(pipeline, unsupported_things_are_refused_with_their_place)
                "test.conf:3:1: destination statement 'd' takes itself in through its channels");
   expect_error("source s2 { fake(); channel { source(s2); }; };\nlog { source(s2); destination { rec(\"x\"); }; };",
                "test.conf:3:1: source statement 's2' takes itself in through its channels");
+  /* persist-name() names a queue (its disk buffer's file): one each */
+  expect_error("destination d { rec(\"x\" persist-name(\"q\")); };\n"
+               "destination e { rec(\"y\" persist-name(\"q\")); };\nlog { source(s1); destination(d); destination(e); };",
+               "test.conf:4:17: rec(): persist-name(\"q\") is the queue of another destination driver (d#0) already");
+  expect_error("destination d { rec(\"x\"); rec(\"y\" persist-name(\"d#0\")); };\nlog { source(s1); destination(d); };",
+               "persist-name(\"d#0\") is the queue of another destination driver (d#0)");
+  expect_error("destination d { rec(\"x\" persist-name(\"\")); };\nlog { source(s1); destination(d); };",
+               "test.conf:3:25: rec(): persist-name() takes one name");
 }
 
 Test(pipeline, statistics_count_per_source_and_destination)
