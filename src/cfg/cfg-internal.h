@@ -65,6 +65,11 @@ bool cfg_pre_text(CfgPre *pre, const char *name, const char *text, size_t len);
 CfgLocation cfg_pre_location(const CfgPre *pre, size_t off);
 /* Interned copy of a file name, owned by pre->files. */
 const char *cfg_pre_intern_file(CfgPre *pre, const char *name);
+
+/* Whether a name may be defined twice, the last definition winning: as
+ * syslog-ng, with @define allow-config-dups 1 (yes, on) or an @version
+ * below 3.3. */
+bool cfg_pre_allows_dups(CfgPre *pre);
 /* Appends line (len bytes, no newline; its first byte at column col) of
  * file to pre->out with `name`s replaced from pre->defines, recording
  * where each byte came from. */
@@ -125,6 +130,9 @@ const char *cfg_tok_describe(const CfgToken *tok, char *buf, size_t size);
 CfgNode *cfg_parse_tokens(GArray *tokens, CfgPre *pre, CfgError *err);
 
 /* Name tables, duplicates, references, log flags. */
-bool cfg_resolve(CfgNode *root, CfgError *err);
+/* allow_dups: a later definition of a name replaces the earlier one, which
+ * leaves the tree (syslog-ng's allow-config-dups, and its @version below
+ * 3.3); otherwise a duplicate is an error. */
+bool cfg_resolve(CfgNode *root, bool allow_dups, CfgError *err);
 
 #endif

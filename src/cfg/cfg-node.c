@@ -135,7 +135,7 @@ _parse(CfgPre *pre, bool ok, CfgError *err)
   CfgTree *tree = NULL;
   GArray *tokens = ok ? cfg_lex(pre, err) : NULL;
   CfgNode *root = tokens ? cfg_parse_tokens(tokens, pre, err) : NULL;
-  if (root && cfg_resolve(root, err))
+  if (root && cfg_resolve(root, cfg_pre_allows_dups(pre), err))
     {
       tree = g_new0(CfgTree, 1);
       tree->root = root;

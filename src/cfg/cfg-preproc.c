@@ -162,6 +162,16 @@ _lookup(CfgPre *pre, const char *name)
   return v ? v : "";
 }
 
+bool
+cfg_pre_allows_dups(CfgPre *pre)
+{
+  const char *v = g_hash_table_lookup(pre->defines, "allow-config-dups");
+  if (v && (strcmp(v, "1") == 0 || g_ascii_strcasecmp(v, "yes") == 0 || g_ascii_strcasecmp(v, "on") == 0))
+    return true;
+  unsigned major = 0, minor = 0;
+  return pre->version && sscanf(pre->version, "%u.%u", &major, &minor) == 2 && (major < 3 || (major == 3 && minor < 3));
+}
+
 static const char *_quoted(const char *p, char **value);
 
 /* The string s[from, to) leaves open: '"', '\'' or 0, given the one open

@@ -2,8 +2,9 @@
 /*
  * Resolution: one name table per object kind, filled from every top-level
  * definition before any reference is looked at, so objects may be used
- * before they are defined.  Duplicate names are errors (syslog-ng refuses
- * them too unless allow-config-dups is set), unknown references are errors
+ * before they are defined.  Duplicate names are errors, as in syslog-ng,
+ * unless allow-config-dups is set or @version is below 3.3: then the last
+ * definition wins and the earlier ones leave the tree; unknown references are errors
  * naming the nearest defined name (syslog-ng only finds those when
  * starting), and log-path flags are checked against syslog-ng's list
  * (it only warns about unknown ones; we refuse them).
@@ -37,8 +38,22 @@ _fail(Resolver *r, const CfgLocation *loc, const char *fmt, ...)
   return false;
 }
 
+/* Take the top-level statement n out of root and free it. */
+static void
+_drop_statement(CfgNode *root, CfgNode *n)
+{
+  for (size_t i = 0; i < root->n_children; i++)
+    if (root->children[i] == n)
+      {
+        memmove(&root->children[i], &root->children[i + 1], (root->n_children - i - 1) * sizeof(CfgNode *));
+        root->n_children--;
+        break;
+      }
+  cfg_node_free(n);
+}
+
 static bool
-_collect(Resolver *r, CfgNode *root)
+_collect(Resolver *r, CfgNode *root, bool allow_dups)
 {
   for (size_t i = 0; i < root->n_children; i++)
     {
@@ -46,9 +61,17 @@ _collect(Resolver *r, CfgNode *root)
       if (n->kind != CFG_NODE_DEFINE)
         continue;
       CfgNode *prev = g_hash_table_lookup(r->names[n->obj], n->name);
-      if (prev)
-        return _fail(r, &n->loc, "duplicate %s '%s'; first defined at %s:%d:%d", cfg_object_kind_name(n->obj),
+      if (prev && !allow_dups)
+        return _fail(r, &n->loc, "duplicate %s '%s'; first defined at %s:%d:%d (syslog-ng takes it with "
+                     "@define allow-config-dups 1, the last one winning)", cfg_object_kind_name(n->obj),
                      n->name, prev->loc.file, prev->loc.line, prev->loc.col);
+      if (prev)
+        {
+          /* the table's key is the name prev owns */
+          g_hash_table_remove(r->names[n->obj], n->name);
+          _drop_statement(root, prev);
+          i--; /* prev stood before n */
+        }
       g_hash_table_insert(r->names[n->obj], n->name, n);
     }
   return true;
@@ -142,13 +165,13 @@ _filter_cycle(Resolver *r, const CfgNode *n, GPtrArray *path, GHashTable *done)
 }
 
 bool
-cfg_resolve(CfgNode *root, CfgError *err)
+cfg_resolve(CfgNode *root, bool allow_dups, CfgError *err)
 {
   Resolver r = { .err = err };
   for (int k = 0; k < CFG_OBJ_MAX; k++)
     r.names[k] = g_hash_table_new(g_str_hash, g_str_equal);
 
-  bool ok = _collect(&r, root) && _walk(&r, root);
+  bool ok = _collect(&r, root, allow_dups) && _walk(&r, root);
   GHashTable *done = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (size_t i = 0; ok && i < root->n_children; i++)
     {

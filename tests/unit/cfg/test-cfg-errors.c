@@ -64,10 +64,45 @@ Test(cfg_errors, duplicates_name_both_places)
 {
   /* syslog-ng: "duplicate source definition" at the second one */
   assert_parse_error("source s { internal(); };\n  source s { internal(); };",
-                     "t.conf:2:3: duplicate source 's'; first defined at t.conf:1:1");
+                     "t.conf:2:3: duplicate source 's'; first defined at t.conf:1:1 (syslog-ng takes it with "
+                     "@define allow-config-dups 1, the last one winning)");
   /* the same name in two kinds is fine */
   CfgTree *t = parse_ok("source x { internal(); };\ndestination x { file(\"/tmp/x\"); };\n");
   cfg_tree_free(t);
+}
+
+/* With @define allow-config-dups 1, or an @version below 3.3, syslog-ng
+ * takes a name defined twice, and the last definition is the one used
+ * (a run of syslog-ng 3.38: of program(p1) then program(p2) under one
+ * name, only p2's messages passed); the earlier one leaves the tree. */
+Test(cfg_errors, duplicates_allowed_as_syslog_ng_allows_them)
+{
+  static const char *const heads[] = {
+    "@version: 3.38\n@define allow-config-dups 1\n",
+    "@version: 3.38\n@define allow-config-dups \"yes\"\n",
+    "@version: 3.2\n",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(heads); i++)
+    {
+      char *text = g_strconcat(heads[i], "filter f { program(p1); };\nsource s { internal(); };\n"
+                                         "filter f { program(p2); };\nlog { source(s); filter(f); };\n",
+                               NULL);
+      CfgTree *t = parse_ok(text);
+      size_t filters = 0;
+      for (size_t k = 0; k < t->root->n_children; k++)
+        filters += t->root->children[k]->kind == CFG_NODE_DEFINE && t->root->children[k]->obj == CFG_OBJ_FILTER;
+      cr_assert_eq(filters, 1, "%s", heads[i]);
+      const CfgNode *f = cfg_tree_lookup(t, CFG_OBJ_FILTER, "f");
+      cr_assert_str_eq(f->children[0]->args[0].str, "p2", "%s", heads[i]);
+      cfg_tree_free(t);
+      g_free(text);
+    }
+  assert_parse_error("@version: 3.38\n@define allow-config-dups 0\nsource s { internal(); };\nsource s { internal(); };",
+                     "t.conf:4:1: duplicate source 's'; first defined at t.conf:3:1 (syslog-ng takes it with "
+                     "@define allow-config-dups 1, the last one winning)");
+  assert_parse_error("@version: 3.3\nsource s { internal(); };\nsource s { internal(); };",
+                     "t.conf:3:1: duplicate source 's'; first defined at t.conf:2:1 (syslog-ng takes it with "
+                     "@define allow-config-dups 1, the last one winning)");
 }
 
 Test(cfg_errors, unknown_references_name_the_nearest)
