@@ -14,8 +14,9 @@
 . "$(dirname "$0")/lib.sh"
 sluice=$1 corpus=$2 report=$3
 
-# files Sluice accepted on 2026-11-26 (43 of 51); the goal is 95 %
-min_accepted=51
+# files Sluice accepted (43 of 51 on 2026-11-26, 52 of 52 on 2026-11-28,
+# when a file whose format-welf() takes a bare key glob came in); the goal is 95 %
+min_accepted=52
 # seconds a syntax check may take
 limit=30
 
