@@ -44,6 +44,7 @@ parser_input_init(ParserInput *in, const char *text, const CfgNode *call, const 
 {
   memset(in, 0, sizeof(*in));
   log_template_options_defaults(&in->topts);
+  in->topts.on_error = cfg_global_on_error(ctx ? ctx->global : NULL);
   in->handle = LM_V_MESSAGE;
   if (!text)
     return true;

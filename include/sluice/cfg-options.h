@@ -259,4 +259,10 @@ extern const CfgOption cfg_global_options_table[];
  * strings with cfg_options_free(cfg_global_options_table, opts). */
 bool cfg_global_options_load(CfgGlobalOptions *opts, const CfgTree *tree, CfgError *err);
 
+/* on-error() as the LogOnError of a LogTemplateOptions (sluice/template.h):
+ * its silently-* forms are the same, as Sluice logs no casting error;
+ * drop-message when g is NULL.  Every driver that fills a
+ * LogTemplateOptions takes it from here. */
+int cfg_global_on_error(const CfgGlobalOptions *g);
+
 #endif

@@ -45,6 +45,17 @@ typedef enum
   LTZ_FORMAT_UNIX,        /* "1741607881" (alias unixtime) */
 } LogTimestampFormat;
 
+/* on-error(): what a value that does not cast to its type hint does in
+ * format-json and format-flat-json (syslog-ng's names; its silently-*
+ * forms are the same here, as Sluice logs no "Casting error" line for
+ * any of them) */
+typedef enum
+{
+  LOG_ON_ERROR_DROP_MESSAGE = 0, /* the function's whole output is dropped */
+  LOG_ON_ERROR_DROP_PROPERTY,    /* that name-value pair is left out */
+  LOG_ON_ERROR_FALLBACK_TO_STRING, /* the value is written as a string */
+} LogOnError;
+
 typedef struct LogTemplateOptions
 {
   LogTimestampFormat ts_format; /* ts-format(): $STAMP and the file line */
@@ -55,10 +66,11 @@ typedef struct LogTemplateOptions
                                  * before them and bytes below 0x20 become a backslash
                                  * and three octal digits, as in syslog-ng; literal
                                  * text is left alone */
+  LogOnError on_error;          /* on-error(), options {}'s */
 } LogTemplateOptions;
 
 /* syslog-ng's defaults: rfc3164, no fraction, the stamp's own offset, no
- * escaping. */
+ * escaping, on-error(drop-message). */
 void log_template_options_defaults(LogTemplateOptions *opts);
 
 /* ts-format(name): "rfc3164"/"bsd", "rfc3339"/"iso", "full", "unix"/"unixtime".

@@ -65,6 +65,7 @@ typedef struct ContextData
 {
   LogProcessor super;
   ContextDb *db;
+  LogTemplateOptions topts; /* the values': on-error() */
   ParserInput selector;   /* unset (no tmpl, no handle): no selector() */
   bool has_selector;
   ContextFilter *filters; /* selector(filters()), in the database's order */
@@ -106,7 +107,7 @@ _process(LogProcessor *p, LogMsg **pmsg)
   for (size_t i = 0; i < n; i++)
     {
       g_string_truncate(v, 0);
-      log_template_format(r[i].value, msg, NULL, v);
+      log_template_format(r[i].value, msg, &self->topts, v);
       log_msg_set_value(msg, r[i].handle, v->str, (ssize_t) v->len);
     }
   return true;
@@ -275,6 +276,8 @@ _new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   self->super.ops = &context_data_ops;
   self->super.driver = "add-contextual-data";
   self->super.loc = call->loc;
+  log_template_options_defaults(&self->topts);
+  self->topts.on_error = cfg_global_on_error(ctx->global);
   bool ok = cfg_options_apply(context_data_options, call, &o, "add-contextual-data()", err) &&
             _load(self, &o, call, err) && _selector(self, call, ctx, err);
   if (ok && o.default_selector)

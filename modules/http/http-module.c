@@ -192,6 +192,7 @@ _topts(HttpDestOptions *o, const CfgNode *call, const LogDriverContext *ctx, Log
   if (g && !o->send_time_zone && (g->send_time_zone || g->time_zone))
     o->send_time_zone = g_strdup(g->send_time_zone ? g->send_time_zone : g->time_zone);
   log_template_options_defaults(t);
+  t->on_error = cfg_global_on_error(g);
   t->escape = o->template_escape;
   const char *e = log_template_options_set_ts_format(t, ts_formats[o->ts_format]);
   if (!e)

@@ -359,6 +359,9 @@ typedef struct Walker
   GString *path; /* the innermost open object's path, as shown */
   GArray *ends;  /* size_t: each open object's path length (prefixes of path) */
   GArray *first; /* gboolean per depth (0 = the top object): nothing written yet */
+  LogOnError on_error;
+  size_t member_at;      /* where the last key's member began, and */
+  gboolean member_first; /* whether it was its object's first: to take it back */
 } Walker;
 
 static void
@@ -415,6 +418,8 @@ _walk_key(Walker *w, const char *key, size_t len, bool sdata)
       if (end + 1 >= len)
         {
           /* the last token (a trailing '.' makes no empty one) */
+          w->member_at = w->out->len;
+          w->member_first = g_array_index(w->first, gboolean, w->first->len - 1);
           _member_start(w);
           g_string_append_c(w->out, '"');
           json_append_escaped(w->out, key + start, MIN(end, len) - start);
@@ -438,11 +443,37 @@ _walk_key(Walker *w, const char *key, size_t len, bool sdata)
     }
 }
 
+/* A value that does not cast to its type hint, its key written from
+ * member_at on: on-error() says what becomes of it.  Returns false when
+ * the whole output goes (drop-message). */
+static bool
+_cast_failed(GString *out, const ValuePairsEntry *e, LogOnError on_error, size_t member_at)
+{
+  switch (on_error)
+    {
+    case LOG_ON_ERROR_DROP_PROPERTY:
+      /* the objects opened for it stay, as in syslog-ng ("d":{}) */
+      g_string_truncate(out, member_at);
+      return true;
+    case LOG_ON_ERROR_FALLBACK_TO_STRING:
+      _append_string(out, e->value, e->value_len);
+      return true;
+    default:
+      return false;
+    }
+}
+
 static bool
 _walk_entry(Walker *w, const char *key, size_t len, const ValuePairsEntry *e)
 {
   _walk_key(w, key, len, _is_sdata(e->name, e->name_len));
-  return _append_value(w->out, e, w->tmp);
+  if (_append_value(w->out, e, w->tmp))
+    return true;
+  if (!_cast_failed(w->out, e, w->on_error, w->member_at))
+    return false;
+  if (w->on_error == LOG_ON_ERROR_DROP_PROPERTY)
+    g_array_index(w->first, gboolean, w->first->len - 1) = w->member_first;
+  return true;
 }
 
 typedef struct JsonScratch
@@ -547,7 +578,7 @@ enum
 {
   VALUE_OK,
   VALUE_EMPTY, /* left out */
-  VALUE_BAD,   /* does not fit its type: no output at all */
+  VALUE_BAD,   /* does not fit its type: on-error() decides */
 };
 
 static int
@@ -601,7 +632,10 @@ _plan_value(GString *out, const ValuePairsFixed *f, const LogMsg *msg, const Log
   return _append_value(out, &e, s->tmp) ? VALUE_OK : VALUE_BAD;
 }
 
-static void
+/* The message by the plan; false (nothing written) when a value does not
+ * cast and on-error() keeps the rest: the caller's general path, which
+ * knows where each member begins, takes that message. */
+static bool
 _plan_run(const JsonFormat *jf, const LogMsg *msg, const LogTemplateOptions *opts, GString *out)
 {
   JsonScratch *s = _scratch_acquire();
@@ -661,15 +695,16 @@ _plan_run(const JsonFormat *jf, const LogMsg *msg, const LogTemplateOptions *opt
         }
       if (r == VALUE_BAD)
         {
-          g_string_truncate(out, start); /* no output, as syslog-ng */
+          g_string_truncate(out, start); /* drop-message: no output, as syslog-ng */
           _scratch_release(s);
-          return;
+          return opts->on_error == LOG_ON_ERROR_DROP_MESSAGE;
         }
       any = true;
       shown = it->group;
     }
   str_append(out, jf->tail, jf->tail_len);
   _scratch_release(s);
+  return true;
 }
 
 /* The name as the walker sees it: a leading '.' is '_'. */
@@ -753,16 +788,13 @@ _format_json_call(void *state, int argc, LogTemplate *const *args, const LogMsg 
   (void) argc;
   (void) args;
   const JsonFormat *jf = state;
-  if (jf->items && format_json_plans && value_pairs_msg_is_static(jf->vp, msg))
-    {
-      _plan_run(jf, msg, opts, out);
-      return;
-    }
+  if (jf->items && format_json_plans && value_pairs_msg_is_static(jf->vp, msg) && _plan_run(jf, msg, opts, out))
+    return;
   ValuePairsResult *res = value_pairs_result_acquire();
   size_t n = value_pairs_collect(jf->vp, msg, opts, res);
   const ValuePairsEntry *e = (const ValuePairsEntry *) res->entries->data;
   JsonScratch *s = _scratch_acquire();
-  Walker w = { out, s->tmp, s->path, s->ends, s->first };
+  Walker w = { out, s->tmp, s->path, s->ends, s->first, opts->on_error, 0, FALSE };
   size_t start = out->len;
   bool ok = true;
   g_array_set_size(w.ends, 0);
@@ -802,29 +834,29 @@ _format_flat_json_call(void *state, int argc, LogTemplate *const *args, const Lo
   (void) argc;
   (void) args;
   const JsonFormat *jf = state;
-  if (jf->items && format_json_plans && value_pairs_msg_is_static(jf->vp, msg))
-    {
-      _plan_run(jf, msg, opts, out);
-      return;
-    }
+  if (jf->items && format_json_plans && value_pairs_msg_is_static(jf->vp, msg) && _plan_run(jf, msg, opts, out))
+    return;
   ValuePairsResult *res = value_pairs_result_acquire();
   size_t n = value_pairs_collect(jf->vp, msg, opts, res);
   const ValuePairsEntry *e = (const ValuePairsEntry *) res->entries->data;
   JsonScratch *s = _scratch_acquire();
   size_t start = out->len;
   g_string_append_c(out, '{');
+  bool first = true;
   for (size_t i = 0; i < n; i++)
     {
-      if (i)
+      size_t member_at = out->len;
+      if (!first)
         g_string_append_c(out, ',');
       g_string_append_c(out, '"');
       _append_name(out, e[i].name, e[i].name_len);
       str_append(out, "\":", 2);
-      if (!_append_value(out, &e[i], s->tmp))
+      if (!_append_value(out, &e[i], s->tmp) && !_cast_failed(out, &e[i], opts->on_error, member_at))
         {
           g_string_truncate(out, start);
           break;
         }
+      first = first && out->len == member_at; /* a dropped first member leaves the next first */
     }
   if (out->len > start)
     g_string_append_c(out, '}');

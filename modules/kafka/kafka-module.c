@@ -201,6 +201,7 @@ _kafka_new(const char *driver, const CfgNode *call, const LogDriverContext *ctx,
   rd_kafka_conf_t *conf = NULL;
   LogTemplateOptions topts;
   log_template_options_defaults(&topts);
+  topts.on_error = cfg_global_on_error(ctx->global);
   const char *e = NULL;
   if (!cfg_options_apply_inherit(kafka_dest_options, call, &o, what, ctx->global, err))
     goto fail;

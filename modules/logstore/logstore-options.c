@@ -157,6 +157,7 @@ static bool
 _setup_templates(LogstoreDest *d, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
   log_template_options_defaults(&d->topts);
+  d->topts.on_error = cfg_global_on_error(ctx->global);
   const char *e = log_template_options_set_ts_format(&d->topts, ts_formats[d->o.ts_format]);
   if (!e)
     e = log_template_options_set_frac_digits(&d->topts, (int) d->o.frac_digits);

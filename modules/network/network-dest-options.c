@@ -160,6 +160,7 @@ _setup_templates(NetDest *d, const CfgNode *call, const LogDriverContext *ctx, C
   if (g && !d->o.send_time_zone && (g->send_time_zone || g->time_zone))
     d->o.send_time_zone = g_strdup(g->send_time_zone ? g->send_time_zone : g->time_zone);
   log_template_options_defaults(&d->topts);
+  d->topts.on_error = cfg_global_on_error(g);
   const char *e = log_template_options_set_ts_format(&d->topts, ts_formats[d->o.ts_format]);
   if (!e)
     e = log_template_options_set_frac_digits(&d->topts, (int) d->o.frac_digits);

@@ -75,6 +75,7 @@ _relp_dest_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
     o.time_reopen = ctx->global && ctx->global->time_reopen > 0 ? ctx->global->time_reopen : 60;
   LogTemplateOptions topts;
   log_template_options_defaults(&topts);
+  topts.on_error = cfg_global_on_error(ctx->global);
   LogTemplate *tmpl = NULL;
   if (o.template_text)
     {

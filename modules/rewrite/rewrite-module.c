@@ -152,6 +152,7 @@ rewrite_template_options(LogTemplateOptions *topts, int ts_format, int64_t frac_
 {
   const CfgGlobalOptions *g = ctx ? ctx->global : NULL;
   log_template_options_defaults(topts);
+  topts->on_error = cfg_global_on_error(g);
   int fmt = ts_format >= 0 ? ts_format : g ? g->ts_format : 0;
   int64_t frac = frac_digits >= 0 ? frac_digits : g ? g->frac_digits : 0;
   const char *e = log_template_options_set_ts_format(topts, rewrite_ts_formats[fmt >= 0 && fmt < 6 ? fmt : 0]);

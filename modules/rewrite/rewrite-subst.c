@@ -84,6 +84,7 @@ typedef struct RewriteSubst
   NVHandle handle;
   int type;
   uint32_t flags;
+  LogTemplateOptions topts; /* the replacement's: on-error() */
   char *pattern;
   size_t pattern_len;
   pcre2_code *re;
@@ -185,7 +186,7 @@ _append_replacement(const RewriteSubst *self, const LogMsg *msg, GString *out)
   if (self->replacement_literal)
     str_append(out, self->replacement_literal, self->replacement_len);
   else
-    log_template_format(self->replacement, msg, NULL, out);
+    log_template_format(self->replacement, msg, &self->topts, out);
 }
 
 /* The next match of the pattern in v[0..len) at or after start: rc (the
@@ -466,10 +467,11 @@ _compile_pattern(RewriteSubst *self, const CfgNode *call, CfgError *err)
 static LogProcessor *
 _subst_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
-  (void) ctx;
   SubstOptions o;
   RewriteSubst *self = calloc(1, sizeof(*self));
   self->rule.super.ops = &subst_ops;
+  log_template_options_defaults(&self->topts);
+  self->topts.on_error = cfg_global_on_error(ctx ? ctx->global : NULL);
   bool ok = rewrite_options_apply(subst_table, call, &o, err);
   if (ok)
     {

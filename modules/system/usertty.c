@@ -188,6 +188,7 @@ _usertty_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   d->line = log_template_compile("${DATE} ${HOST} ${MESSAGE}\n", &error);
   g_assert(d->line);
   log_template_options_defaults(&d->topts);
+  d->topts.on_error = cfg_global_on_error(ctx->global);
   return &d->super;
 }
 

@@ -38,20 +38,6 @@ _check_mark_mode(const CfgOption *opt, const void *field)
   return NULL;
 }
 
-/* on-error(): what format-json does with a value that does not cast to its
- * type hint is drop its output, without a log line: drop-message as
- * syslog-ng does it less the line, and silently-drop-message. */
-static const char *
-_check_on_error(const CfgOption *opt, const void *field)
-{
-  (void) opt;
-  int e = *(const int *) field;
-  if (e != CFG_ON_ERROR_DROP_MESSAGE && e != CFG_ON_ERROR_SILENTLY_DROP_MESSAGE)
-    return "is not supported by Sluice yet except drop-message and silently-drop-message (a value that does not "
-           "cast to its type hint drops format-json's output)";
-  return NULL;
-}
-
 static const char *
 _check_custom_domain(const CfgOption *opt, const void *field)
 {
@@ -141,8 +127,10 @@ const CfgOption cfg_global_options_table[] = {
   { .name = "dns-cache-hosts", .type = CFG_OPT_STRING, .offset = OFF(dns_cache_hosts) },
   { .name = "file-template", .type = CFG_OPT_TEMPLATE, .offset = OFF(file_template) },
   { .name = "proto-template", .type = CFG_OPT_TEMPLATE, .offset = OFF(proto_template) },
-  { .name = "on-error", .type = CFG_OPT_ENUM, .offset = OFF(on_error), .def_int = CFG_ON_ERROR_DROP_MESSAGE, .names = on_errors,
-    .check = _check_on_error },
+  /* what format-json does with a value that does not cast to its type
+   * hint (cfg_global_on_error) */
+  { .name = "on-error", .type = CFG_OPT_ENUM, .offset = OFF(on_error), .def_int = CFG_ON_ERROR_DROP_MESSAGE,
+    .names = on_errors },
   /* syslog-ng 3.38 takes these with a warning and does nothing with them */
   { .name = "log-iw-size", .type = CFG_OPT_IGNORED,
     .def_str = "Support for the global log-iw-size() option was removed, please use a per-source log-iw-size()" },
@@ -157,6 +145,15 @@ const CfgOption cfg_global_options_table[] = {
                "keyword='time_sleep', change='time_sleep() has been deprecated'" },
   { 0 },
 };
+
+int
+cfg_global_on_error(const CfgGlobalOptions *g)
+{
+  /* drop-message, drop-property, fallback-to-string, then the same three
+   * silently */
+  G_STATIC_ASSERT(CFG_ON_ERROR_SILENTLY_DROP_MESSAGE == 3);
+  return g ? g->on_error % 3 : 0;
+}
 
 bool
 cfg_global_options_load(CfgGlobalOptions *opts, const CfgTree *tree, CfgError *err)

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const LogTemplateOptions default_options = { LTZ_FORMAT_RFC3164, 0, NULL };
+static const LogTemplateOptions default_options = { LTZ_FORMAT_RFC3164, 0, NULL, false, LOG_ON_ERROR_DROP_MESSAGE };
 
 static inline void
 _append_slot(const LogMsg *msg, NVHandle h, GString *out)

@@ -59,7 +59,7 @@ struct LogTemplate
   GArray *elems; /* TemplateElem */
 };
 
-static const LogTemplateOptions default_options = { LTZ_FORMAT_RFC3164, 0, NULL, false };
+static const LogTemplateOptions default_options = { LTZ_FORMAT_RFC3164, 0, NULL, false, LOG_ON_ERROR_DROP_MESSAGE };
 
 /* ---- options ------------------------------------------------------------ */
 

@@ -4,6 +4,7 @@
 #include "cfg-test.h"
 #include "sluice/driver.h"
 #include "sluice/internal-log.h"
+#include "sluice/template.h"
 
 #include <glib.h>
 #include <stddef.h>
@@ -96,6 +97,8 @@ Test(cfg_options, values_of_every_type)
   cr_assert_eq(go.stats_level, 0);
   cr_assert_eq(go.mark_mode, CFG_MARK_NONE);
   cr_assert_str_eq(go.file_template, "t_short");
+  cr_assert_eq(go.on_error, CFG_ON_ERROR_SILENTLY_DROP_MESSAGE);
+  cr_assert_eq(cfg_global_on_error(&go), LOG_ON_ERROR_DROP_MESSAGE);
   cr_assert_eq(go.flush_lines, 7);
   cr_assert_eq(go.stats_lifetime, 10);
   cfg_options_free(cfg_global_options_table, &go);
@@ -147,10 +150,6 @@ Test(cfg_options, errors_with_locations_and_nearest_names)
   assert_option_error("options { use-dns(maybe); };",
                       "t.conf:1:19: unknown value 'maybe' for option 'use-dns'");
   assert_option_error("options { stats(level(4)); };", "t.conf:1:23: level(4) is out of range; it must be between 0 and 3");
-  assert_option_error("options { on-error(fallback-to-string); };",
-                      "t.conf:1:11: on-error(): is not supported by Sluice yet except drop-message and "
-                      "silently-drop-message (a value that does not cast to its type hint drops format-json's "
-                      "output)");
   assert_option_error("options { custom-domain(\"example.com\"); };",
                       "t.conf:1:11: custom-domain(): is not supported by Sluice yet (the local host name is used "
                       "as the system gives it, or its FQDN with use-fqdn(yes))");

@@ -3,6 +3,8 @@
  * reopen after rotation, templates. */
 #include "file-test.h"
 
+#include "modules.h"
+
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -308,6 +310,36 @@ Test(file_write, permissions_default_to_the_global_options)
   batch_free(&b);
   rig_free(&r);
   umask(old);
+}
+
+/* options { on-error() } reaches a file's template: what format-json does
+ * with a value that does not cast to its type hint */
+Test(file_write, the_global_on_error_reaches_the_template)
+{
+  modules_register_template_functions();
+  static const struct
+  {
+    const char *on_error, *want;
+  } t[] = {
+    { "fallback-to-string", "{\"q\":\"1\",\"p\":\"su\"}\n" },
+    { "silently-drop-property", "{\"q\":\"1\"}\n" },
+    { "drop-message", "\n" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(t); i++)
+    {
+      Rig r = { 0 };
+      char *conf = g_strdup_printf("options { on-error(%s); };\n"
+                                   "destination d { file(\"@DIR@/f\" template(\"$(format-json p=int($PROGRAM) q=1)\\n\")); };",
+                                   t[i].on_error);
+      rig_build(&r, conf);
+      Batch b = { 0 };
+      batch_add(&b, "<13>Mar 10 11:58:01 h su: x");
+      cr_assert_eq(rig_write(&r, b.items, b.n), 1);
+      assert_file(&r, "f", t[i].want);
+      batch_free(&b);
+      rig_free(&r);
+      g_free(conf);
+    }
 }
 
 Test(file_write, perm_minus_one_leaves_the_mode_as_created)

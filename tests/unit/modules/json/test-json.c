@@ -444,3 +444,45 @@ Test(json, nv_pairs_plan_shows_set_builtins_only)
   g_string_free(out, TRUE);
   log_msg_unref(msg);
 }
+
+/* on-error(): a value that does not cast to its type hint.  What syslog-ng
+ * 3.38 wrote for the same line and templates (a run of it with each
+ * options { on-error() }), by the plan and by the general path alike;
+ * but where it leaves out the first member it writes "{,": Sluice writes
+ * valid JSON there. */
+Test(json, on_error_decides_what_a_bad_cast_does)
+{
+  static const char *const text = "$(format-json a.b=int($PROGRAM) a.c=int($PID) x=y d.e=boolean($PROGRAM) "
+                                  "f=double($PROGRAM)) | $(format-flat-json a.b=int($PROGRAM) z=1) | "
+                                  "$(format-flat-json zz=int($PROGRAM) a=1) | $(format-json zz=int($PROGRAM) a=1) | "
+                                  "$(format-json --scope rfc3164 --exclude DATE --exclude FACILITY --exclude PRIORITY "
+                                  "HOST=int($HOST) q=boolean($PID))";
+  static const struct
+  {
+    LogOnError on_error;
+    const char *want;
+  } t[] = {
+    { LOG_ON_ERROR_DROP_MESSAGE, " |  |  |  | " },
+    { LOG_ON_ERROR_DROP_PROPERTY, "{\"x\":\"y\",\"d\":{},\"a\":{\"c\":12}} | {\"z\":\"1\"} | {\"a\":\"1\"} | "
+                                  "{\"a\":\"1\"} | {\"q\":true,\"PROGRAM\":\"prog\",\"PID\":\"12\",\"MESSAGE\":\"x\"}" },
+    { LOG_ON_ERROR_FALLBACK_TO_STRING,
+      "{\"x\":\"y\",\"f\":\"prog\",\"d\":{\"e\":\"prog\"},\"a\":{\"c\":12,\"b\":\"prog\"}} | "
+      "{\"z\":\"1\",\"a.b\":\"prog\"} | {\"zz\":\"prog\",\"a\":\"1\"} | {\"zz\":\"prog\",\"a\":\"1\"} | "
+      "{\"q\":true,\"PROGRAM\":\"prog\",\"PID\":\"12\",\"MESSAGE\":\"x\",\"HOST\":\"h\"}" },
+  };
+  static const char line[] = "<13>Nov 23 10:00:00 h prog[12]: x";
+  LogMsg *msg = test_parse_len(line, sizeof(line) - 1, false);
+  for (size_t i = 0; i < G_N_ELEMENTS(t); i++)
+    for (int plans = 0; plans < 2; plans++)
+      {
+        LogTemplateOptions opts;
+        log_template_options_defaults(&opts);
+        opts.on_error = t[i].on_error;
+        format_json_plans = plans;
+        char *got = test_format(text, msg, &opts);
+        cr_expect_str_eq(got, t[i].want, "on-error %d, plans %d", (int) t[i].on_error, plans);
+        g_free(got);
+      }
+  format_json_plans = true;
+  log_msg_unref(msg);
+}
