@@ -115,6 +115,10 @@ const char *disk_buffer_options_check(const CfgOption *opt, const void *field);
  * on a bad block.  Release with disk_buffer_options_free(). */
 bool disk_buffer_options_load(DiskBufferOptions *o, const CfgNode *call, CfgError *err);
 
+/* "sluice-NAME" with what a file name cannot hold in NAME as '_': the
+ * disk buffer of the queue called name is DIR/STEM.qf or .rqf (g_free). */
+char *disk_buffer_file_stem(const char *name);
+
 /* The persist-name() of a destination driver call (the last one), NULL
  * when none is given; false with *err when it is not one non-empty
  * string. */

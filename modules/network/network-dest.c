@@ -652,7 +652,7 @@ _write_batch(void *dest, LogQueueItem *items, size_t n)
 static char *
 _handover_key(const NetDest *d, int idx)
 {
-  return g_strdup_printf("dest:%s:%s:%s:%s:%d", d->name, d->super.driver, d->servers[idx],
+  return g_strdup_printf("dest:%s:%s:%s:%s:%d", d->keep_name, d->super.driver, d->servers[idx],
                          d->is_unix ? "" : d->o.port, d->stream ? 1 : 0);
 }
 

@@ -124,6 +124,7 @@ typedef struct NetDest
   NetDestKind kind;
   NetDestOptions o;
   char *name;                /* the statement's name, for log lines */
+  char *keep_name;           /* keep-alive(): the connection's hand-over key: persist-name(), else name */
 
   /* resolved at construction */
   bool stream;               /* tcp, unix-stream */

@@ -48,6 +48,7 @@ static const CfgOption relp_source_options[] = {
   { .name = "listen-backlog", .type = CFG_OPT_INT, .offset = OFF(listen_backlog), .def_int = 255, .min = 1,
     .max = INT32_MAX },
   { .name = "keep-alive", .type = CFG_OPT_BOOL, .offset = OFF(keep_alive), .def_int = 1 },
+  { .name = "so-rcvbuf", .type = CFG_OPT_SIZE, .offset = OFF(so_rcvbuf), .def_int = 0, .min = 0, .max = INT32_MAX },
   { .name = "tls", .type = CFG_OPT_BLOCK, .offset = OFF(tls), .sub = net_tls_options },
   { 0 },
 };
@@ -155,6 +156,11 @@ _start_listener(RelpSource *s, char **error)
     fd = _bind(s, error);
   if (fd < 0)
     return false;
+  /* on the listener (a handed-over one too), so every connection has it
+   * from its first byte; as the kernel allows: net.core.rmem_max caps it */
+  int rcvbuf = (int) s->o.so_rcvbuf;
+  if (rcvbuf > 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
   sluice_log(SLUICE_LOG_NOTICE, "Accepting RELP connections", "addr", s->local_name, NULL);
   log_source_conns_listen(&s->conns, fd, s->local_name, (int) s->o.max_connections, _accept_one, s);
   return true;

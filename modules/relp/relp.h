@@ -51,6 +51,7 @@ typedef struct RelpSourceOptions
   char *port;
   int64_t max_connections;
   int64_t listen_backlog;
+  int64_t so_rcvbuf;        /* 0: the kernel's */
   bool keep_alive;
   NetTlsOptions tls;        /* tls(), as network()'s */
 } RelpSourceOptions;

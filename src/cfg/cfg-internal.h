@@ -67,8 +67,10 @@ CfgLocation cfg_pre_location(const CfgPre *pre, size_t off);
 const char *cfg_pre_intern_file(CfgPre *pre, const char *name);
 
 /* Whether a name may be defined twice, the last definition winning: as
- * syslog-ng, with @define allow-config-dups 1 (yes, on) or an @version
- * below 3.3. */
+ * syslog-ng, with @define allow-config-dups N (N a number other than 0)
+ * or an @version below 3.3.  syslog-ng reads the define when it meets the
+ * second definition, so one written after it does not count there; here
+ * it counts wherever it stands. */
 bool cfg_pre_allows_dups(CfgPre *pre);
 /* Appends line (len bytes, no newline; its first byte at column col) of
  * file to pre->out with `name`s replaced from pre->defines, recording

@@ -165,8 +165,9 @@ _lookup(CfgPre *pre, const char *name)
 bool
 cfg_pre_allows_dups(CfgPre *pre)
 {
+  /* a number that is not 0, as syslog-ng reads it (atoi: "yes" is 0) */
   const char *v = g_hash_table_lookup(pre->defines, "allow-config-dups");
-  if (v && (strcmp(v, "1") == 0 || g_ascii_strcasecmp(v, "yes") == 0 || g_ascii_strcasecmp(v, "on") == 0))
+  if (v && strtol(v, NULL, 10) != 0)
     return true;
   unsigned major = 0, minor = 0;
   return pre->version && sscanf(pre->version, "%u.%u", &major, &minor) == 2 && (major < 3 || (major == 3 && minor < 3));

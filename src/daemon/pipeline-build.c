@@ -62,23 +62,30 @@ _build_source(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *cons
   return true;
 }
 
-/* No two destination drivers may share a queue's name: their disk
- * buffers would be one file.  Checked against the names so far, which an
- * automatic one ("d#0") may be too. */
+/* No two destination drivers may share a queue's name, given or
+ * automatic ("d#0"), nor two names one disk-buffer file (the file's name
+ * turns what it cannot hold into '_'): checked against every driver so
+ * far, in either order. */
 static bool
-_persist_name_free(LogPipeline *pl, const char *persist, const CfgNode *call, CfgError *err)
+_persist_name_free(LogPipeline *pl, const char *persist, const char *name, const CfgNode *call, CfgError *err)
 {
-  for (guint i = 0; persist && i < pl->drivers->len; i++)
+  char *stem = disk_buffer_file_stem(persist);
+  bool free_name = true;
+  for (guint i = 0; free_name && i < pl->drivers->len; i++)
     {
       const DriverRT *other = g_ptr_array_index(pl->drivers, i);
-      if (strcmp(other->persist, persist) == 0)
+      char *other_stem = disk_buffer_file_stem(other->persist);
+      if (strcmp(other_stem, stem) == 0)
         {
-          cfg_error_set(err, &call->loc, "%s(): persist-name(\"%s\") is the queue of another destination driver "
-                        "(%s) already; each needs its own", call->name, persist, other->name);
-          return false;
+          cfg_error_set(err, &call->loc, "%s(): the queue of %s (\"%s\") and that of %s (\"%s\") would be one "
+                        "disk-buffer file, %s: give each its own persist-name()",
+                        call->name, name, persist, other->name, other->persist, stem);
+          free_name = false;
         }
+      g_free(other_stem);
     }
-  return true;
+  g_free(stem);
+  return free_name;
 }
 
 static bool
@@ -110,15 +117,17 @@ _build_dest(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *const 
           return false;
         }
       const char *persist = NULL;
-      if (!disk_buffer_persist_name(call, &persist, err) || !_persist_name_free(pl, persist, call, err))
+      char *name = g_strdup_printf("%s#%zu", dest->name, dest->n_drivers);
+      if (!disk_buffer_persist_name(call, &persist, err) || !_persist_name_free(pl, persist ? persist : name, name, call, err))
         {
+          g_free(name);
           disk_buffer_options_free(&d->disk_buffer);
           d->ops->free(d);
           return false;
         }
       DriverRT *rt = calloc(1, sizeof(*rt));
       rt->drv = d;
-      rt->name = g_strdup_printf("%s#%zu", dest->name, dest->n_drivers);
+      rt->name = name;
       rt->persist = g_strdup(persist ? persist : rt->name);
       int64_t fifo = d->log_fifo_size > 0 ? d->log_fifo_size : pl->global->log_fifo_size;
       rt->fifo_size = (uint32_t) (fifo > 0 && fifo < UINT32_MAX ? fifo : 10000);

@@ -19,14 +19,22 @@
 
 /* ---- creation ----------------------------------------------------------- */
 
-static char *
-_file_name(const char *name, bool reliable)
+char *
+disk_buffer_file_stem(const char *name)
 {
   GString *s = g_string_new("sluice-");
   for (const char *p = name; *p; p++)
     g_string_append_c(s, g_ascii_isalnum(*p) || *p == '-' || *p == '_' || *p == '.' ? *p : '_');
-  g_string_append(s, reliable ? ".rqf" : ".qf");
   return g_string_free(s, FALSE);
+}
+
+static char *
+_file_name(const char *name, bool reliable)
+{
+  char *stem = disk_buffer_file_stem(name);
+  char *file = g_strconcat(stem, reliable ? ".rqf" : ".qf", NULL);
+  g_free(stem);
+  return file;
 }
 
 LogQueue *

@@ -532,12 +532,19 @@ Test(pipeline, unsupported_things_are_refused_with_their_place)
                "test.conf:3:1: destination statement 'd' takes itself in through its channels");
   expect_error("source s2 { fake(); channel { source(s2); }; };\nlog { source(s2); destination { rec(\"x\"); }; };",
                "test.conf:3:1: source statement 's2' takes itself in through its channels");
-  /* persist-name() names a queue (its disk buffer's file): one each */
+  /* persist-name() names a queue (its disk buffer's file): one each, given
+   * or automatic, in either order, and one file each */
   expect_error("destination d { rec(\"x\" persist-name(\"q\")); };\n"
                "destination e { rec(\"y\" persist-name(\"q\")); };\nlog { source(s1); destination(d); destination(e); };",
-               "test.conf:4:17: rec(): persist-name(\"q\") is the queue of another destination driver (d#0) already");
+               "test.conf:4:17: rec(): the queue of e#0 (\"q\") and that of d#0 (\"q\") would be one disk-buffer "
+               "file, sluice-q: give each its own persist-name()");
   expect_error("destination d { rec(\"x\"); rec(\"y\" persist-name(\"d#0\")); };\nlog { source(s1); destination(d); };",
-               "persist-name(\"d#0\") is the queue of another destination driver (d#0)");
+               "the queue of d#1 (\"d#0\") and that of d#0 (\"d#0\") would be one");
+  expect_error("destination e { rec(\"y\" persist-name(\"d#0\")); };\ndestination d { rec(\"x\"); };\n"
+               "log { source(s1); destination(e); destination(d); };",
+               "the queue of d#0 (\"d#0\") and that of e#0 (\"d#0\") would be one");
+  expect_error("destination d { rec(\"x\"); rec(\"y\" persist-name(\"d_0\")); };\nlog { source(s1); destination(d); };",
+               "would be one disk-buffer file, sluice-d_0");
   expect_error("destination d { rec(\"x\" persist-name(\"\")); };\nlog { source(s1); destination(d); };",
                "test.conf:3:25: rec(): persist-name() takes one name");
 }

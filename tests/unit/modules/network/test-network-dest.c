@@ -59,7 +59,12 @@ rig_try(Rig *r, const char *text)
   defs[n] = NULL;
   if (!cfg_check_drivers(r->tree, defs, &r->err))
     return false;
-  const CfgNode *stmt = cfg_tree_lookup(r->tree, CFG_OBJ_DESTINATION, "d");
+  /* the first destination statement ("d" in most tests) */
+  const CfgNode *stmt = NULL;
+  for (size_t i = 0; !stmt && i < r->tree->root->n_children; i++)
+    if (r->tree->root->children[i]->kind == CFG_NODE_DEFINE
+        && r->tree->root->children[i]->obj == CFG_OBJ_DESTINATION)
+      stmt = r->tree->root->children[i];
   cr_assert_not_null(stmt);
   const CfgNode *call = stmt->children[0];
   const LogDriverFactory *f = NULL;
@@ -68,7 +73,7 @@ rig_try(Rig *r, const char *text)
         cfg_name_equal(network_driver_factories[i]->def.name, call->name))
       f = network_driver_factories[i];
   cr_assert_not_null(f, "no destination %s", call->name);
-  LogDriverContext ctx = { &r->global, r->tree, "d" };
+  LogDriverContext ctx = { &r->global, r->tree, stmt->name };
   r->drv = f->new_dest(call, &ctx, &r->err);
   r->d = (NetDest *) r->drv;
   return r->drv != NULL;
@@ -781,6 +786,45 @@ Test(network_dest, keep_alive_carries_the_connection_across_a_reload)
   close(lfd);
   batch_free(&m);
   rig_free(&b);
+}
+
+/* persist-name(): a destination renamed with the same persist-name() keeps
+ * its connection across a reload, as it keeps its queue; one renamed
+ * without it connects again */
+Test(network_dest, persist_name_carries_the_connection_of_a_renamed_destination)
+{
+  int port = 0;
+  int lfd = bound(AF_INET, SOCK_STREAM, "127.0.0.1", &port, true);
+  Rig a = { 0 }, b = { 0 };
+  rig_build(&a, "destination d_old { tcp(\"127.0.0.1\" port(%d) persist-name(\"central\")); };", port);
+  Batch m = { 0 };
+  batch_add(&m, M1);
+  batch_add(&m, M2);
+  cr_assert_eq(rig_write(&a, m.items, 1), 1);
+  int c = accept_one(lfd);
+  assert_reads(c, L1);
+  handover_begin();
+  rig_free(&a);
+  rig_build(&b, "destination d_new { tcp(\"127.0.0.1\" port(%d) persist-name(\"central\")); };", port);
+  char *error = NULL;
+  cr_assert(b.drv->ops->start(b.drv, &error));
+  cr_assert_geq(b.d->fd, 0, "the connection was not taken");
+  handover_end();
+  cr_assert_eq(rig_write(&b, m.items + 1, 1), 1);
+  assert_reads(c, L2);
+  cr_assert_not(readable(lfd, 100), "a second connection was opened");
+  /* renamed again, without persist-name(): nothing to take */
+  handover_begin();
+  rig_free(&b);
+  rig_build(&a, "destination d_other { tcp(\"127.0.0.1\" port(%d)); };", port);
+  cr_assert(a.drv->ops->start(a.drv, &error));
+  cr_assert_lt(a.d->fd, 0, "d_other took central's connection");
+  handover_end();
+  cr_assert(peer_gone(c));
+  close(c);
+  close(lfd);
+  batch_free(&m);
+  rig_free(&a);
 }
 
 /* ---- failover ----------------------------------------------------------- */

@@ -6,6 +6,9 @@
 #include "../network/net-test.h"
 #include "../network/tls-test.h"
 
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+
 /* As run_start, with the relp module's factories beside rec(). */
 static void
 _relp_start_on(Run *r, const char *source, int workers)
@@ -240,6 +243,11 @@ _send_buffered(int fd, const char *buf, size_t len)
         g_usleep(1000);
     }
   cr_assert_eq(off, len, "the kernel buffered %zu of %zu bytes", off, len);
+  /* and until the receiver holds it all: nothing left unacked here */
+  int unsent = -1;
+  while (now_ms() < end && (ioctl(fd, SIOCOUTQ, &unsent) != 0 || unsent > 0))
+    g_usleep(1000);
+  cr_assert_eq(unsent, 0, "%d bytes never reached the held receiver", unsent);
 }
 
 /* Messages of the two clients, in the order written: how many runs of
@@ -261,16 +269,17 @@ _runs(const char *log)
 
 /* Two clients on one worker, each with 112 KB (two reads) in its socket
  * when the worker gets to them: log-fetch-limit(8) reads the whole of one
- * before the other, log-fetch-limit(1) a read of each in turn.  112 KB
- * fits in a new connection's receive buffer (tcp_rmem's default, 128 KB),
- * so that every byte is there at the first read. */
+ * before the other, log-fetch-limit(1) a read of each in turn.  Every
+ * byte is in the receiver's buffer before the worker reads: so-rcvbuf()
+ * makes room for it whatever the kernel's default window, and the client
+ * waits until none is left unacknowledged. */
 static int
 _runs_with_fetch_limit(int limit)
 {
   Run r;
   int port = free_port(SOCK_STREAM);
   char *src = g_strdup_printf("source s { relp(ip(127.0.0.1) port(%d) log-iw-size(20000) max-connections(2) "
-                              "log-fetch-limit(%d)); };",
+                              "so-rcvbuf(1048576) log-fetch-limit(%d)); };",
                               port, limit);
   _relp_start_on(&r, src, 1);
   int fd[2];
