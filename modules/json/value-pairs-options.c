@@ -347,6 +347,25 @@ _apply_option(ValuePairs *vp, const char *opt, const char *arg, bool *have_set)
   return _add_transform(vp, name, arg, *have_set);
 }
 
+/* -s none is --scope none, and so on (syslog-ng 3.38's letters, checked
+ * with it: there is none for --shift-levels) */
+static const char *
+_short_option(char c)
+{
+  switch (c)
+    {
+    case 's': return "--scope";
+    case 'k': return "--key";
+    case 'x': return "--exclude";
+    case 'p': return "--pair";
+    case 'r': return "--rekey";
+    case 'A': return "--add-prefix";
+    case 'S': return "--shift";
+    case 'R': return "--replace-prefix";
+    default: return NULL;
+    }
+}
+
 ValuePairs *
 value_pairs_new_from_argv(int argc, char **argv, char **error)
 {
@@ -359,7 +378,21 @@ value_pairs_new_from_argv(int argc, char **argv, char **error)
   for (int i = 0; i < argc && !err; i++)
     {
       const char *a = argv[i];
-      if (strncmp(a, "--", 2) != 0 || !a[2])
+      if (strcmp(a, "--") == 0)
+        continue; /* the end of the options: what follows is read as ever */
+      if (a[0] == '-' && a[1] && a[1] != '-')
+        {
+          /* syslog-ng 3.38's short options, each with its argument next */
+          const char *opt = a[2] ? NULL : _short_option(a[1]);
+          if (!opt)
+            err = g_strdup_printf("Unknown option %s", a);
+          else if (i + 1 >= argc)
+            err = g_strdup_printf("Missing argument for %s", a);
+          else
+            err = _apply_option(vp, opt, argv[++i], &have_set);
+          continue;
+        }
+      if (strncmp(a, "--", 2) != 0)
         {
           /* a bare word is a key, as syslog-ng 3.38 reads one ("PROG*"
            * is --key PROG*); with '=' it is a pair */

@@ -39,7 +39,7 @@
 #define OFF(field) offsetof(NetTlsOptions, field)
 
 static const char *const peer_verify_names[] = { "required-trusted", "required-untrusted", "optional-trusted",
-                                                 "optional-untrusted", "yes", "no", NULL };
+                                                 "optional-untrusted", "yes", "no", "on", "off", "1", "0", NULL };
 
 /* ssl-options(): the name and, at the same index, the OpenSSL option */
 static const char *const ssl_option_names[] = { "no-sslv2", "no-sslv3",  "no-tlsv1", "no-tlsv11",

@@ -39,8 +39,9 @@ typedef enum NetTlsVerify
   NET_TLS_REQUIRED_UNTRUSTED,
   NET_TLS_OPTIONAL_TRUSTED,
   NET_TLS_OPTIONAL_UNTRUSTED,
-  NET_TLS_VERIFY_YES, /* the old yes and no, which syslog-ng 3.38 still takes */
-  NET_TLS_VERIFY_NO,
+  /* the old yes and no, which syslog-ng 3.38 still takes, as it takes
+   * them for a yes/no option: yes, no, on, off, 1, 0 */
+  NET_TLS_VERIFY_YES,
 } NetTlsVerify;
 
 /* The mode peer-verify()'s value means: yes is required-trusted and no
@@ -49,9 +50,9 @@ typedef enum NetTlsVerify
 static inline NetTlsVerify
 net_tls_verify_mode(int peer_verify)
 {
-  return peer_verify == NET_TLS_VERIFY_YES  ? NET_TLS_REQUIRED_TRUSTED
-         : peer_verify == NET_TLS_VERIFY_NO ? NET_TLS_OPTIONAL_UNTRUSTED
-                                            : (NetTlsVerify) peer_verify;
+  if (peer_verify < NET_TLS_VERIFY_YES)
+    return (NetTlsVerify) peer_verify;
+  return (peer_verify - NET_TLS_VERIFY_YES) % 2 == 0 ? NET_TLS_REQUIRED_TRUSTED : NET_TLS_OPTIONAL_UNTRUSTED;
 }
 
 /* What tls() sets (a CFG_OPT_BLOCK of the drivers' tables). */

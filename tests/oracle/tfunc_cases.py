@@ -57,6 +57,13 @@ JSON = [
     # a bare word is a key (a glob), as --key
     "$(format-json --scope none PROG* .SDATA.* x=y)",
     "$(format-json HOST --rekey HOST --add-prefix z. PID)",
+    # the short options, and "--" (the end of the options)
+    "$(format-json -s none -k PROGRAM -p a=1)",
+    "$(format-json -s rfc3164 -x PROGRAM -x DATE)",
+    "$(format-json -s none -k HOST -r HOST -A z.)",
+    "$(format-json -s none -k PROG* -r PROG* -S 2)",
+    "$(format-json -s none -k HOST -r HOST -R HO=ZZ)",
+    "$(format-json --scope none -- PROGRAM x=1)",
     "$(format-json --key PROGRAM --exclude P* --key PID)",
     "$(format-json --scope rfc3164 --exclude PROGRAM --key PROGRAM --exclude P*)",
     "$(format-json --key HOST --rekey HOST --shift 2 --rekey HOST --add-prefix z)",

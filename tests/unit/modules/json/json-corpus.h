@@ -45,6 +45,12 @@ static const char *const templates[] = {
   "$(format-json --key HOST --add-prefix x.)",
   "$(format-json --scope none PROG* .SDATA.* x=y)",
   "$(format-json HOST --rekey HOST --add-prefix z. PID)",
+  "$(format-json -s none -k PROGRAM -p a=1)",
+  "$(format-json -s rfc3164 -x PROGRAM -x DATE)",
+  "$(format-json -s none -k HOST -r HOST -A z.)",
+  "$(format-json -s none -k PROG* -r PROG* -S 2)",
+  "$(format-json -s none -k HOST -r HOST -R HO=ZZ)",
+  "$(format-json --scope none -- PROGRAM x=1)",
   "$(format-json --key PROGRAM --exclude P* --key PID)",
   "$(format-json --scope rfc3164 --exclude PROGRAM --key PROGRAM --exclude P*)",
   "$(format-json --key HOST --rekey HOST --shift 2 --rekey HOST --add-prefix z)",
@@ -80,7 +86,7 @@ static const char *const templates[] = {
 };
 
 /* expected[template][case] */
-static const TfuncBytes expected[64][6] = {
+static const TfuncBytes expected[70][6] = {
   {
     { "{\"_SDATA\":{\"origin\":{\"ip\":\"10.1.2.3\"},\"exampleSDID@32473\":{\"iut\":\"3\",\"eventSource\":\"Application\",\"eventID\":\"1011\"}},\"PROGRAM\":\"evntslog\",\"PRIORITY\":\"notice\",\"PID\":\"4711\",\"MSGID\":\"ID47\",\"MESSAGE\":\"An application event log entry\",\"HOST\":\"mymachine.example.com\",\"FACILITY\":\"local4\",\"DATE\":\"Mar 10 11:58:00\"}", 304 },
     { "{\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}},\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 329 },
@@ -336,6 +342,54 @@ static const TfuncBytes expected[64][6] = {
     { "{\"z\":{\"HOST\":\"host2\"}}", 22 },
     { "{\"z\":{\"HOST\":\"lh\"},\"PID\":\"7\"}", 29 },
     { "{\"z\":{\"HOST\":\"h\"},\"PID\":\"1\"}", 28 },
+  },
+  {
+    { "{\"a\":\"1\",\"PROGRAM\":\"evntslog\"}", 30 },
+    { "{\"a\":\"1\",\"PROGRAM\":\"app\"}", 25 },
+    { "{\"a\":\"1\",\"PROGRAM\":\"sshd\"}", 26 },
+    { "{\"a\":\"1\",\"PROGRAM\":\"p\"}", 23 },
+    { "{\"a\":\"1\",\"PROGRAM\":\"app\"}", 25 },
+    { "{\"a\":\"1\",\"PROGRAM\":\"app\"}", 25 },
+  },
+  {
+    { "{\"PRIORITY\":\"notice\",\"PID\":\"4711\",\"MESSAGE\":\"An application event log entry\",\"HOST\":\"mymachine.example.com\",\"FACILITY\":\"local4\"}", 128 },
+    { "{\"PRIORITY\":\"info\",\"PID\":\"12\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\"}", 208 },
+    { "{\"PRIORITY\":\"info\",\"PID\":\"2345\",\"MESSAGE\":\"Accepted publickey for deploy from 10.0.0.5 port 22\",\"HOST\":\"web01\",\"FACILITY\":\"auth\"}", 129 },
+    { "{\"PRIORITY\":\"notice\",\"HOST\":\"host2\",\"FACILITY\":\"user\"}", 54 },
+    { "{\"PRIORITY\":\"info\",\"PID\":\"7\",\"MESSAGE\":\"a list line\",\"HOST\":\"lh\",\"FACILITY\":\"user\"}", 83 },
+    { "{\"PRIORITY\":\"info\",\"PID\":\"1\",\"MESSAGE\":\"line one\\nline\\ttwo\",\"HOST\":\"h\",\"FACILITY\":\"user\"}", 90 },
+  },
+  {
+    { "{\"z\":{\"HOST\":\"mymachine.example.com\"}}", 38 },
+    { "{\"z\":{\"HOST\":\"h1\"}}", 19 },
+    { "{\"z\":{\"HOST\":\"web01\"}}", 22 },
+    { "{\"z\":{\"HOST\":\"host2\"}}", 22 },
+    { "{\"z\":{\"HOST\":\"lh\"}}", 19 },
+    { "{\"z\":{\"HOST\":\"h\"}}", 18 },
+  },
+  {
+    { "{\"OGRAM\":\"evntslog\"}", 20 },
+    { "{\"OGRAM\":\"app\"}", 15 },
+    { "{\"OGRAM\":\"sshd\"}", 16 },
+    { "{\"OGRAM\":\"p\"}", 13 },
+    { "{\"OGRAM\":\"app\"}", 15 },
+    { "{\"OGRAM\":\"app\"}", 15 },
+  },
+  {
+    { "{\"ZZST\":\"mymachine.example.com\"}", 32 },
+    { "{\"ZZST\":\"h1\"}", 13 },
+    { "{\"ZZST\":\"web01\"}", 16 },
+    { "{\"ZZST\":\"host2\"}", 16 },
+    { "{\"ZZST\":\"lh\"}", 13 },
+    { "{\"ZZST\":\"h\"}", 12 },
+  },
+  {
+    { "{\"x\":\"1\",\"PROGRAM\":\"evntslog\"}", 30 },
+    { "{\"x\":\"1\",\"PROGRAM\":\"app\"}", 25 },
+    { "{\"x\":\"1\",\"PROGRAM\":\"sshd\"}", 26 },
+    { "{\"x\":\"1\",\"PROGRAM\":\"p\"}", 23 },
+    { "{\"x\":\"1\",\"PROGRAM\":\"app\"}", 25 },
+    { "{\"x\":\"1\",\"PROGRAM\":\"app\"}", 25 },
   },
   {
     { "{\"PID\":\"4711\"}", 14 },

@@ -35,6 +35,9 @@ Test(json, compile_errors_name_the_problem)
   tfunc_assert_compile_error("$(format-json --key)", "Missing argument for --key");
   tfunc_assert_compile_error("$(format-json --rekey x --shift 2 --add-prefix)", "Missing argument for --add-prefix");
   tfunc_assert_compile_error("$(format-flat-json --pair a)", "expected an equal sign in key=value pair");
+  tfunc_assert_compile_error("$(format-json -q x)", "Unknown option -q");
+  tfunc_assert_compile_error("$(format-json -l 1)", "Unknown option -l");
+  tfunc_assert_compile_error("$(format-json --scope none -x)", "Missing argument for -x");
   tfunc_assert_compile_error("$(format-json --replace-prefix x)", "--replace-prefix used without --key or --rekey");
   tfunc_assert_compile_error("$(format-json --key a --replace-prefix x)", "needs OLD=NEW");
   tfunc_assert_compile_error("$(format-json x=$(nosuch))", "Unknown template function \"nosuch\"");

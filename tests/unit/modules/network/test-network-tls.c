@@ -11,6 +11,7 @@
 #include "tls-test.h"
 
 #include "sluice/handover.h"
+#include "tls/net-tls.h"
 
 #include <pthread.h>
 
@@ -251,8 +252,13 @@ Test(network_tls, peer_verify_yes_and_no_are_syslog_ngs_old_modes)
 {
   Run r;
   int port = free_port(SOCK_STREAM), port2 = free_port(SOCK_STREAM);
-  char *a = tls_source(port, "peer-verify(yes)");
-  char *b = tls_source(port2, "peer_verify(no)");
+  /* yes/no as syslog-ng reads a yes/no option: on, off, 1 and 0 too */
+  static const char *const names[] = { "yes", "no", "on", "off", "1", "0" };
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+    cr_assert_eq(net_tls_verify_mode(NET_TLS_VERIFY_YES + (int) i),
+                 i % 2 ? NET_TLS_OPTIONAL_UNTRUSTED : NET_TLS_REQUIRED_TRUSTED, "%s", names[i]);
+  char *a = tls_source(port, "peer-verify(on)");
+  char *b = tls_source(port2, "peer_verify(0)");
   char *src = g_strdup_printf("%s\n%s", a, b);
   char *p = strstr(src + 1, "source s {");
   p[7] = 't';
