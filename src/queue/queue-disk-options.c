@@ -67,10 +67,7 @@ bool
 disk_buffer_persist_name(const CfgNode *call, const char **name, CfgError *err)
 {
   *name = NULL;
-  const CfgNode *given = NULL;
-  for (size_t i = 0; i < call->n_children; i++)
-    if (call->children[i]->kind == CFG_NODE_CALL && cfg_name_equal(call->children[i]->name, "persist-name"))
-      given = call->children[i];
+  const CfgNode *given = cfg_option_given(call, "persist-name");
   if (!given)
     return true;
   if (given->n_children > 0 || given->n_args != 1 || given->args[0].type == CFG_VAL_NUMBER || !*given->args[0].str)
@@ -86,10 +83,7 @@ bool
 disk_buffer_options_load(DiskBufferOptions *o, const CfgNode *call, CfgError *err)
 {
   memset(o, 0, sizeof(*o));
-  const CfgNode *block = NULL;
-  for (size_t i = 0; i < call->n_children; i++)
-    if (call->children[i]->kind == CFG_NODE_CALL && cfg_name_equal(call->children[i]->name, "disk-buffer"))
-      block = call->children[i];
+  const CfgNode *block = cfg_option_given(call, "disk-buffer");
   if (!block)
     return true;
   cfg_options_defaults(disk_buffer_options_table, o);

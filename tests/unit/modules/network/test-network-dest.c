@@ -734,31 +734,48 @@ peer_gone(int fd)
   return readable(fd, WAIT_MS) && recv(fd, &c, 1, 0) == 0;
 }
 
-Test(network_dest, keep_alive_carries_the_connection_across_a_reload)
+/* first's destination writes L1 on a new connection; a reload (the old
+ * writer finishes, second's destination starts) writes L2 on that same
+ * connection.  Returns the server's side of it; *r is the second rig. */
+static int
+carried_across_a_reload(Rig *r, int lfd, const char *first, const char *second, int port)
 {
-  int port = 0;
-  int lfd = bound(AF_INET, SOCK_STREAM, "127.0.0.1", &port, true);
-  Rig a = { 0 }, b = { 0 };
-  rig_build(&a, "destination d { tcp(\"127.0.0.1\" port(%d)); };", port);
-  cr_assert(a.d->o.keep_alive, "keep-alive(yes) is the default");
+  Rig a = { 0 };
+  rig_build(&a, first, port);
   Batch m = { 0 };
   batch_add(&m, M1);
   batch_add(&m, M2);
   cr_assert_eq(rig_write(&a, m.items, 1), 1);
   int c = accept_one(lfd);
   assert_reads(c, L1);
-  /* a reload: the old writer finishes, the new destination of the same
-   * name and target starts and writes on the same connection */
   handover_begin();
   rig_free(&a);
-  rig_build(&b, "destination d { tcp(\"127.0.0.1\" port(%d)); };", port);
+  rig_build(r, second, port);
   char *error = NULL;
-  cr_assert(b.drv->ops->start(b.drv, &error));
-  cr_assert_geq(b.d->fd, 0, "the connection was not taken");
+  cr_assert(r->drv->ops->start(r->drv, &error));
+  cr_assert_geq(r->d->fd, 0, "the connection was not taken");
   handover_end();
-  cr_assert_eq(rig_write(&b, m.items + 1, 1), 1);
+  cr_assert_eq(rig_write(r, m.items + 1, 1), 1);
   assert_reads(c, L2);
   cr_assert_not(readable(lfd, 100), "a second connection was opened");
+  batch_free(&m);
+  return c;
+}
+
+Test(network_dest, keep_alive_carries_the_connection_across_a_reload)
+{
+  int port = 0;
+  int lfd = bound(AF_INET, SOCK_STREAM, "127.0.0.1", &port, true);
+  Rig a = { 0 }, b = { 0 };
+  /* keep-alive(yes) is the default: the new destination of the same name
+   * and target writes on the old one's connection */
+  const char *conf = "destination d { tcp(\"127.0.0.1\" port(%d)); };";
+  int c = carried_across_a_reload(&b, lfd, conf, conf, port);
+  cr_assert(b.d->o.keep_alive);
+  Batch m = { 0 };
+  batch_add(&m, M1);
+  batch_add(&m, M2);
+  char *error = NULL;
   /* a reload whose file no longer has the destination closes it */
   handover_begin();
   rig_free(&b);
@@ -796,23 +813,11 @@ Test(network_dest, persist_name_carries_the_connection_of_a_renamed_destination)
   int port = 0;
   int lfd = bound(AF_INET, SOCK_STREAM, "127.0.0.1", &port, true);
   Rig a = { 0 }, b = { 0 };
-  rig_build(&a, "destination d_old { tcp(\"127.0.0.1\" port(%d) persist-name(\"central\")); };", port);
-  Batch m = { 0 };
-  batch_add(&m, M1);
-  batch_add(&m, M2);
-  cr_assert_eq(rig_write(&a, m.items, 1), 1);
-  int c = accept_one(lfd);
-  assert_reads(c, L1);
-  handover_begin();
-  rig_free(&a);
-  rig_build(&b, "destination d_new { tcp(\"127.0.0.1\" port(%d) persist-name(\"central\")); };", port);
+  int c = carried_across_a_reload(&b, lfd,
+                                  "destination d_old { tcp(\"127.0.0.1\" port(%d) persist-name(\"central\")); };",
+                                  "destination d_new { tcp(\"127.0.0.1\" port(%d) persist-name(\"central\")); };",
+                                  port);
   char *error = NULL;
-  cr_assert(b.drv->ops->start(b.drv, &error));
-  cr_assert_geq(b.d->fd, 0, "the connection was not taken");
-  handover_end();
-  cr_assert_eq(rig_write(&b, m.items + 1, 1), 1);
-  assert_reads(c, L2);
-  cr_assert_not(readable(lfd, 100), "a second connection was opened");
   /* renamed again, without persist-name(): nothing to take */
   handover_begin();
   rig_free(&b);
@@ -823,7 +828,6 @@ Test(network_dest, persist_name_carries_the_connection_of_a_renamed_destination)
   cr_assert(peer_gone(c));
   close(c);
   close(lfd);
-  batch_free(&m);
   rig_free(&a);
 }
 
