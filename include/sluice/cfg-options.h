@@ -259,10 +259,18 @@ extern const CfgOption cfg_global_options_table[];
  * strings with cfg_options_free(cfg_global_options_table, opts). */
 bool cfg_global_options_load(CfgGlobalOptions *opts, const CfgTree *tree, CfgError *err);
 
-/* on-error() as the LogOnError of a LogTemplateOptions (sluice/template.h):
- * its silently-* forms are the same, as Sluice logs no casting error;
- * drop-message when g is NULL.  Every driver that fills a
- * LogTemplateOptions takes it from here. */
+/* on-error()'s names (CfgOnError), and the row a destination's table has
+ * for it: its template options', options {}'s when the call gives none
+ * (syslog-ng takes it on destinations as a template option). */
+extern const char *const cfg_on_error_names[];
+#define CFG_DEST_ON_ERROR_OPTION(off)                                                                               \
+  { .name = "on-error", .type = CFG_OPT_ENUM, .offset = (off), .names = cfg_on_error_names, .inherit = "on-error" }
+
+/* on-error() (a CfgOnError) as the LogOnError of a LogTemplateOptions
+ * (sluice/template.h): its silently-* forms are the same, as Sluice logs
+ * no casting error.  cfg_global_on_error: options {}'s, drop-message when
+ * g is NULL, for what has no on-error() of its own. */
+int cfg_on_error_mode(int on_error);
 int cfg_global_on_error(const CfgGlobalOptions *g);
 
 #endif

@@ -58,6 +58,7 @@ typedef struct FileDestOptions
   int64_t throttle;      /* throttle(): messages a second, 0: no limit */
   int64_t suppress;      /* suppress(): seconds to hold repeats back, 0: off */
   int ts_format;         /* CfgTsFormat */
+  int on_error;          /* CfgOnError */
   int64_t frac_digits;
   char *send_time_zone;  /* also set by time-zone() */
   char *local_time_zone; /* the zone of date macros in the path */

@@ -41,6 +41,7 @@ static const char *const writer_flags[] = { "no-multi-line", NULL };
     .inherit = "ts-format" },                                                                  \
   { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .min = 0, .max = 6, \
     .inherit = "frac-digits" },                                                                \
+  CFG_DEST_ON_ERROR_OPTION(OFF(on_error)),                                                     \
   { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) }, \
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) }, \
   { .name = "flags", .type = CFG_OPT_FLAGS, .offset = OFF(flags), .names = writer_flags }
@@ -308,7 +309,7 @@ static bool
 _setup_templates(FileDest *d, const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
 {
   log_template_options_defaults(&d->topts);
-  d->topts.on_error = cfg_global_on_error(ctx->global);
+  d->topts.on_error = cfg_on_error_mode(d->o.on_error);
   const char *e = log_template_options_set_ts_format(&d->topts, _ts_format_name(d->o.ts_format));
   if (!e)
     e = log_template_options_set_frac_digits(&d->topts, (int) d->o.frac_digits);

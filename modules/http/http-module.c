@@ -77,6 +77,7 @@ static const CfgOption http_dest_options[] = {
     .inherit = "ts-format" },
   { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .min = 0, .max = 6,
     .inherit = "frac-digits" },
+  CFG_DEST_ON_ERROR_OPTION(OFF(on_error)),
   { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) },
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) },
   { .name = "tls", .type = CFG_OPT_BLOCK, .offset = OFF(tls), .sub = http_tls_options },
@@ -192,7 +193,7 @@ _topts(HttpDestOptions *o, const CfgNode *call, const LogDriverContext *ctx, Log
   if (g && !o->send_time_zone && (g->send_time_zone || g->time_zone))
     o->send_time_zone = g_strdup(g->send_time_zone ? g->send_time_zone : g->time_zone);
   log_template_options_defaults(t);
-  t->on_error = cfg_global_on_error(g);
+  t->on_error = cfg_on_error_mode(o->on_error);
   t->escape = o->template_escape;
   const char *e = log_template_options_set_ts_format(t, ts_formats[o->ts_format]);
   if (!e)

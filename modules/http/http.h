@@ -72,6 +72,7 @@ typedef struct HttpDestOptions
   bool template_escape;
   int ts_format;
   int64_t frac_digits;
+  int on_error; /* CfgOnError */
   char *send_time_zone;
   HttpTlsOptions tls;
 } HttpDestOptions;

@@ -64,6 +64,7 @@ static const CfgOption kafka_dest_options[] = {
     .inherit = "ts-format" },
   { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .min = 0, .max = 6,
     .inherit = "frac-digits" },
+  CFG_DEST_ON_ERROR_OPTION(OFF(on_error)),
   { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone),
     .check = cfg_check_time_zone },
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone),
@@ -201,7 +202,6 @@ _kafka_new(const char *driver, const CfgNode *call, const LogDriverContext *ctx,
   rd_kafka_conf_t *conf = NULL;
   LogTemplateOptions topts;
   log_template_options_defaults(&topts);
-  topts.on_error = cfg_global_on_error(ctx->global);
   const char *e = NULL;
   if (!cfg_options_apply_inherit(kafka_dest_options, call, &o, what, ctx->global, err))
     goto fail;
@@ -215,6 +215,7 @@ _kafka_new(const char *driver, const CfgNode *call, const LogDriverContext *ctx,
       cfg_error_set(err, &call->loc, "%s needs topic(\"...\")", what);
       goto fail;
     }
+  topts.on_error = cfg_on_error_mode(o.on_error);
   e = log_template_options_set_ts_format(&topts, ts_formats[o.ts_format]);
   if (!e)
     e = log_template_options_set_frac_digits(&topts, (int) o.frac_digits);

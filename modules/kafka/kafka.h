@@ -38,6 +38,7 @@ typedef struct KafkaDestOptions
   int64_t throttle;
   int ts_format;
   int64_t frac_digits;
+  int on_error; /* CfgOnError */
   char *send_time_zone;
   bool template_escape;
 } KafkaDestOptions;

@@ -37,6 +37,7 @@ typedef struct LogstoreOptions
   int64_t flush_lines, log_fifo_size, time_reopen, throttle;
   int ts_format;
   int64_t frac_digits;
+  int on_error; /* CfgOnError */
   char *send_time_zone;
   /* PATH_OPTIONS */
   bool create_dirs;

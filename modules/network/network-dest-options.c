@@ -72,6 +72,7 @@ static const char *const writer_flags[] = { "no-multi-line", "syslog-protocol", 
     .inherit = "ts-format" },                                                                                       \
   { .name = "frac-digits", .type = CFG_OPT_INT, .offset = OFF(frac_digits), .min = 0, .max = 6,                     \
     .inherit = "frac-digits" },                                                                                     \
+  CFG_DEST_ON_ERROR_OPTION(OFF(on_error)),                                                                          \
   { .name = "send-time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) },                              \
   { .name = "time-zone", .type = CFG_OPT_STRING, .offset = OFF(send_time_zone) },                                   \
   { .name = "so-sndbuf", .type = CFG_OPT_SIZE, .offset = OFF(so_sndbuf), .min = 0, .max = INT32_MAX },              \
@@ -160,7 +161,7 @@ _setup_templates(NetDest *d, const CfgNode *call, const LogDriverContext *ctx, C
   if (g && !d->o.send_time_zone && (g->send_time_zone || g->time_zone))
     d->o.send_time_zone = g_strdup(g->send_time_zone ? g->send_time_zone : g->time_zone);
   log_template_options_defaults(&d->topts);
-  d->topts.on_error = cfg_global_on_error(g);
+  d->topts.on_error = cfg_on_error_mode(d->o.on_error);
   const char *e = log_template_options_set_ts_format(&d->topts, ts_formats[d->o.ts_format]);
   if (!e)
     e = log_template_options_set_frac_digits(&d->topts, (int) d->o.frac_digits);

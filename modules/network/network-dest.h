@@ -82,6 +82,7 @@ typedef struct NetDestOptions
   int64_t suppress;          /* suppress(): seconds to hold repeats back, 0: off */
   int ts_format;             /* CfgTsFormat */
   int64_t frac_digits;
+  int on_error;              /* CfgOnError */
   char *send_time_zone;
   int64_t so_sndbuf;
   int64_t so_rcvbuf;

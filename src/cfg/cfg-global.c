@@ -14,7 +14,7 @@
 
 static const char *const ts_formats[] = { "rfc3164", "bsd", "rfc3339", "iso", "unix", "full", NULL };
 static const char *const mark_modes[] = { "internal", "dst-idle", "host-idle", "periodical", "none", "global", NULL };
-static const char *const on_errors[] = { "drop-message", "drop-property", "fallback-to-string",
+const char *const cfg_on_error_names[] = { "drop-message", "drop-property", "fallback-to-string",
                                          "silently-drop-message", "silently-drop-property",
                                          "silently-fallback-to-string", NULL };
 
@@ -130,7 +130,7 @@ const CfgOption cfg_global_options_table[] = {
   /* what format-json does with a value that does not cast to its type
    * hint (cfg_global_on_error) */
   { .name = "on-error", .type = CFG_OPT_ENUM, .offset = OFF(on_error), .def_int = CFG_ON_ERROR_DROP_MESSAGE,
-    .names = on_errors },
+    .names = cfg_on_error_names },
   /* syslog-ng 3.38 takes these with a warning and does nothing with them */
   { .name = "log-iw-size", .type = CFG_OPT_IGNORED,
     .def_str = "Support for the global log-iw-size() option was removed, please use a per-source log-iw-size()" },
@@ -147,12 +147,18 @@ const CfgOption cfg_global_options_table[] = {
 };
 
 int
-cfg_global_on_error(const CfgGlobalOptions *g)
+cfg_on_error_mode(int on_error)
 {
   /* drop-message, drop-property, fallback-to-string, then the same three
    * silently */
   G_STATIC_ASSERT(CFG_ON_ERROR_SILENTLY_DROP_MESSAGE == 3);
-  return g ? g->on_error % 3 : 0;
+  return on_error % 3;
+}
+
+int
+cfg_global_on_error(const CfgGlobalOptions *g)
+{
+  return g ? cfg_on_error_mode(g->on_error) : 0;
 }
 
 bool

@@ -312,25 +312,27 @@ Test(file_write, permissions_default_to_the_global_options)
   umask(old);
 }
 
-/* options { on-error() } reaches a file's template: what format-json does
- * with a value that does not cast to its type hint */
-Test(file_write, the_global_on_error_reaches_the_template)
+/* on-error() reaches a file's template, options {}'s or the file's own:
+ * what format-json does with a value that does not cast to its type hint */
+Test(file_write, on_error_reaches_the_template)
 {
   modules_register_template_functions();
   static const struct
   {
-    const char *on_error, *want;
+    const char *global, *own, *want;
   } t[] = {
-    { "fallback-to-string", "{\"q\":\"1\",\"p\":\"su\"}\n" },
-    { "silently-drop-property", "{\"q\":\"1\"}\n" },
-    { "drop-message", "\n" },
+    { "fallback-to-string", "", "{\"q\":\"1\",\"p\":\"su\"}\n" },
+    { "silently-drop-property", "", "{\"q\":\"1\"}\n" },
+    { "drop-message", "", "\n" },
+    { "fallback-to-string", "on-error(drop-property)", "{\"q\":\"1\"}\n" },
+    { "drop-property", "on-error(silently-drop-message)", "\n" },
   };
   for (size_t i = 0; i < G_N_ELEMENTS(t); i++)
     {
       Rig r = { 0 };
       char *conf = g_strdup_printf("options { on-error(%s); };\n"
-                                   "destination d { file(\"@DIR@/f\" template(\"$(format-json p=int($PROGRAM) q=1)\\n\")); };",
-                                   t[i].on_error);
+                                   "destination d { file(\"@DIR@/f\" %s template(\"$(format-json p=int($PROGRAM) q=1)\\n\")); };",
+                                   t[i].global, t[i].own);
       rig_build(&r, conf);
       Batch b = { 0 };
       batch_add(&b, "<13>Mar 10 11:58:01 h su: x");
