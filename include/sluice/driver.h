@@ -193,6 +193,9 @@ typedef struct LogDriverContext
   const CfgTree *tree;      /* for named template {} and other references */
   const char *stmt_name;    /* the enclosing source/destination's name, or an
                              * "#anon-..." name for an inline one */
+  const char *persist_name; /* a destination driver: its persist-name(), else
+                             * stmt_name; what it keeps across a reload goes
+                             * by it, as its queue does; NULL elsewhere */
 } LogDriverContext;
 
 typedef struct LogDriverFactory

@@ -381,11 +381,7 @@ _net_dest_new(NetDestKind kind, const CfgNode *call, const LogDriverContext *ctx
   d->name = g_strdup(ctx->stmt_name ? ctx->stmt_name : d->super.driver);
   /* a destination renamed with the same persist-name() keeps its queue
    * (the pipeline's) and its connection across a reload */
-  const char *persist = NULL;
-  CfgError bad = { 0 }; /* a bad one: the pipeline refuses it */
-  if (!disk_buffer_persist_name(call, &persist, &bad))
-    cfg_error_clear(&bad);
-  d->keep_name = g_strdup(persist ? persist : d->name);
+  d->keep_name = g_strdup(ctx->persist_name ? ctx->persist_name : d->name);
   d->is_unix = kind == NET_DEST_UNIX_STREAM || kind == NET_DEST_UNIX_DGRAM;
   d->format = kind == NET_DEST_SYSLOG ? NET_FMT_RFC5424 : NET_FMT_RFC3164;
   const CfgOption *table = d->is_unix ? net_dest_unix_options : net_dest_inet_options;

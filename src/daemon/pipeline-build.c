@@ -106,25 +106,25 @@ _build_dest(LogPipeline *pl, const CfgNode *stmt, const LogDriverFactory *const 
           cfg_error_set(err, &call->loc, "destination driver '%s' is not supported by Sluice yet", call->name);
           return false;
         }
-      LogDriverContext ctx = { pl->global, pl->tree, dest->name };
-      LogDestDriver *d = f->new_dest(call, &ctx, err);
-      if (!d)
-        return false;
-      d->loc = call->loc;
-      if (!disk_buffer_options_load(&d->disk_buffer, call, err))
-        {
-          d->ops->free(d);
-          return false;
-        }
+      /* the queue's name first: the driver keys what it carries across a
+       * reload (a kept connection) by it too */
       const char *persist = NULL;
       char *name = g_strdup_printf("%s#%zu", dest->name, dest->n_drivers);
       if (!disk_buffer_persist_name(call, &persist, err) || !_persist_name_free(pl, persist ? persist : name, name, call, err))
         {
           g_free(name);
-          disk_buffer_options_free(&d->disk_buffer);
-          d->ops->free(d);
           return false;
         }
+      LogDriverContext ctx = { pl->global, pl->tree, dest->name, persist ? persist : dest->name };
+      LogDestDriver *d = f->new_dest(call, &ctx, err);
+      if (!d || !disk_buffer_options_load(&d->disk_buffer, call, err))
+        {
+          if (d)
+            d->ops->free(d);
+          g_free(name);
+          return false;
+        }
+      d->loc = call->loc;
       DriverRT *rt = calloc(1, sizeof(*rt));
       rt->drv = d;
       rt->name = name;

@@ -115,6 +115,23 @@ stop_sluice() {
   [ $st -eq 0 ] || fail "sluice exited with $st"
 }
 
+# dest_stat SOCKET DRIVER NAME: counter NAME of the destination driver
+# DRIVER ("dst.tcp;d_relay#0"), from sluice-ctl ($ctl) on SOCKET
+dest_stat() {
+  "$ctl" -c "$1" stats 2>/dev/null | sed -n "s/^$2;[^;]*;a;$3;//p"
+}
+
+# wait_dest_stat SOCKET DRIVER NAME VALUE: until that counter is VALUE
+# (30 s at most)
+wait_dest_stat() {
+  _ws=0
+  while [ "$(dest_stat "$1" "$2" "$3")" != "$4" ]; do
+    _ws=$((_ws + 1))
+    [ $_ws -lt 300 ] || fail "$2 $3 is $(dest_stat "$1" "$2" "$3"), expected $4"
+    sleep 0.1
+  done
+}
+
 # rss_kb [PID]: the daemon's ($pid by default) current and peak resident
 # memory in kB, as "RSS N kB (peak N kB)"
 rss_kb() {

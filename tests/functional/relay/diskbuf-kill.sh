@@ -41,20 +41,7 @@ destination d_relay { tcp("127.0.0.1" port($srv_port) time-reopen(1)
 log { source(s); destination(d_relay); flags(flow-control); };
 EOC
 
-# stat NAME: the relay destination's counter NAME
-stat() {
-  "$ctl" -c "$work/relay.ctl" stats | sed -n "s/^dst\.tcp;d_relay#0;[^;]*;a;$1;//p"
-}
-
-# wait_stat NAME VALUE: until the counter is VALUE (30 s at most)
-wait_stat() {
-  i=0
-  while [ "$(stat "$1")" != "$2" ]; do
-    i=$((i + 1))
-    [ $i -lt 300 ] || fail "relay $1 is $(stat "$1"), expected $2"
-    sleep 0.1
-  done
-}
+relay='dst.tcp;d_relay#0' # its counters: dest_stat (../lib.sh)
 
 kill_relay() {
   kill -9 "$pid"
@@ -80,7 +67,7 @@ start_server() {
 # 1. the destination is down
 start_relay
 "$loggen" -S -Q -r 20000 -n "$n" 127.0.0.1 "$in_port" 2>/dev/null || fail "loggen"
-wait_stat processed "$n" # in the file: the writer's batch in hand is not "queued"
+wait_dest_stat "$work/relay.ctl" "$relay" processed "$n" # in the file: the writer's batch in hand is not "queued"
 # a reload hands the same open buffer to the new configuration
 kill -HUP "$pid"
 i=0
@@ -90,7 +77,7 @@ while ! grep -q "Configuration reload finished\|in use by another\|Error startin
   sleep 0.1
 done
 grep -q "in use by another\|Disk buffer loaded\|Error starting the new" "$work/sluice.log" && fail "the reload opened the buffer again"
-wait_stat processed "$n"
+wait_dest_stat "$work/relay.ctl" "$relay" processed "$n"
 kill_relay
 file=$(ls "$work"/buf/*.rqf) || fail "no buffer file in $work/buf"
 "$dqtool" info "$file" >"$work/info" || fail "dqtool info: $(cat "$work/info")"
@@ -114,7 +101,7 @@ first=$(wc -l <"$work/out.log")
 # 3. what is left
 start_relay
 left=$(sed -n "s/.*Disk buffer loaded.*queued='\([0-9]*\)'.*/\1/p" "$work/sluice.log")
-wait_stat queued 0
+wait_dest_stat "$work/relay.ctl" "$relay" queued 0
 kill -TERM "$pid"
 wait "$pid" || fail "relay exit"
 pid=

@@ -35,31 +35,18 @@ log { source(s); destination($1); flags(flow-control); };
 EOC
 }
 
-# processed DEST: that destination's processed counter
-processed() {
-  "$ctl" -c "$work/relay.ctl" stats | sed -n "s/^dst\.tcp;$1#0;[^;]*;a;processed;//p"
-}
-wait_processed() { # wait_processed DEST N
-  i=0
-  while [ "$(processed "$1")" != "$2" ]; do
-    i=$((i + 1))
-    [ $i -lt 300 ] || fail "$1 processed $(processed "$1"), expected $2"
-    sleep 0.1
-  done
-}
-
 # 1. the server is down: everything goes to the buffer named central
 relay_conf d_old
 start_sluice "$sluice" "$work/relay.conf" -c "$work/relay.ctl"
 "$loggen" -S -Q -r 20000 -n "$n" 127.0.0.1 "$in_port" 2>/dev/null || fail "loggen"
-wait_processed d_old "$n"
+wait_dest_stat "$work/relay.ctl" "dst.tcp;d_old#0" processed "$n"
 [ -f "$work/buf/sluice-central.rqf" ] || fail "no sluice-central.rqf: $(ls "$work/buf")"
 
 # 2. renamed by a reload: the same open buffer, its count goes on
 relay_conf d_mid
 reload_sluice
 grep -q "in use by another\|Disk buffer loaded" "$work/sluice.log" && fail "the reload opened the buffer again"
-wait_processed d_mid "$n"
+wait_dest_stat "$work/relay.ctl" "dst.tcp;d_mid#0" processed "$n"
 stop_sluice
 
 # 3. renamed by a restart: found again by its persist-name()

@@ -73,7 +73,10 @@ rig_try(Rig *r, const char *text)
         cfg_name_equal(network_driver_factories[i]->def.name, call->name))
       f = network_driver_factories[i];
   cr_assert_not_null(f, "no destination %s", call->name);
-  LogDriverContext ctx = { &r->global, r->tree, stmt->name };
+  /* the persist name, as the pipeline gives it */
+  const char *persist = NULL;
+  cr_assert(disk_buffer_persist_name(call, &persist, &r->err), "%s", r->err.message);
+  LogDriverContext ctx = { &r->global, r->tree, stmt->name, persist ? persist : stmt->name };
   r->drv = f->new_dest(call, &ctx, &r->err);
   r->d = (NetDest *) r->drv;
   return r->drv != NULL;

@@ -46,6 +46,18 @@ tls_source(int port, const char *extra)
   return tls_source_with(port, NULL, extra);
 }
 
+/* tls_source() as source NAME, each with a log path into d but the
+ * first, s (run_start gives s its own) */
+static char *
+tls_source_named(const char *name, int port, const char *extra)
+{
+  char *src = tls_source(port, extra);
+  char *text = g_strdup_printf("source %s%s\nlog { source(%s); destination(d); };", name, src + strlen("source s"),
+                               name);
+  g_free(src);
+  return text;
+}
+
 /* Lines "line NNNNNN padding..." numbered from..from+k-1, each ending in \n. */
 static void
 append_numbered_lines(GString *out, int from, int k)
@@ -215,15 +227,9 @@ Test(network_tls, untrusted_modes_accept_any_certificate_optional_ones_none)
   Run r;
   int port = free_port(SOCK_STREAM), port2 = free_port(SOCK_STREAM), port3 = free_port(SOCK_STREAM);
   char *a = tls_source(port, "peer-verify(required-untrusted)");
-  char *b = tls_source(port2, "peer-verify(optional-trusted)");
-  char *c = tls_source(port3, "peer-verify(optional-untrusted)");
-  char *src = g_strdup_printf("%s\n%s\n%s", a, b, c);
-  /* three sources named s: rename the second and third */
-  char *p = strstr(src + 1, "source s {");
-  p[7] = 't';
-  p = strstr(p + 1, "source s {");
-  p[7] = 'u';
-  char *text = g_strdup_printf("%s\nlog { source(t); destination(d); };\nlog { source(u); destination(d); };", src);
+  char *b = tls_source_named("t", port2, "peer-verify(optional-trusted)");
+  char *c = tls_source_named("u", port3, "peer-verify(optional-untrusted)");
+  char *text = g_strdup_printf("%s\n%s\n%s", a, b, c);
   run_start(&r, text, NULL);
   send_ok(port, certs.rogue_cert, certs.rogue_key, "<13>Nov 22 10:00:00 h1 p1: rogue accepted\n");
   wait_count(1);
@@ -239,7 +245,6 @@ Test(network_tls, untrusted_modes_accept_any_certificate_optional_ones_none)
                         "rfc3164+tls|127.0.0.1|127.0.0.1|p3|13|anything\n");
   g_free(got);
   g_free(text);
-  g_free(src);
   g_free(a);
   g_free(b);
   g_free(c);
@@ -258,11 +263,8 @@ Test(network_tls, peer_verify_yes_and_no_are_syslog_ngs_old_modes)
     cr_assert_eq(net_tls_verify_mode(NET_TLS_VERIFY_YES + (int) i),
                  i % 2 ? NET_TLS_OPTIONAL_UNTRUSTED : NET_TLS_REQUIRED_TRUSTED, "%s", names[i]);
   char *a = tls_source(port, "peer-verify(on)");
-  char *b = tls_source(port2, "peer_verify(0)");
-  char *src = g_strdup_printf("%s\n%s", a, b);
-  char *p = strstr(src + 1, "source s {");
-  p[7] = 't';
-  char *text = g_strdup_printf("%s\nlog { source(t); destination(d); };", src);
+  char *b = tls_source_named("t", port2, "peer_verify(0)");
+  char *text = g_strdup_printf("%s\n%s", a, b);
   run_start(&r, text, NULL);
   send_refused(port, NULL, NULL);
   send_refused(port, certs.rogue_cert, certs.rogue_key);
@@ -278,7 +280,6 @@ Test(network_tls, peer_verify_yes_and_no_are_syslog_ngs_old_modes)
                         "rfc3164+tls|127.0.0.1|127.0.0.1|p2|13|rogue\n");
   g_free(got);
   g_free(text);
-  g_free(src);
   g_free(a);
   g_free(b);
 }
