@@ -317,10 +317,17 @@ _pragma_version(CfgPre *pre, const char *file, int line, const char *p, const ch
   if (*p == ':')
     p = _skip_space(p + 1);
   const char *v = p;
-  while (g_ascii_isdigit(*p) || *p == '.')
-    p++;
-  if (p == v || !strchr(v, '.') || *_skip_space(p) != '\0')
-    return cfg_pre_fail(pre, file, line, (int) (v - lstart) + 1, "expected a version like '3.38' after @version:");
+  /* "current": the version of the daemon that reads it, as syslog-ng
+   * takes it since 3.29 (configurations written by generators such as
+   * the Kubernetes logging-operator begin with it) */
+  if (strncmp(p, "current", 7) == 0 && !g_ascii_isalnum(p[7]))
+    p += 7;
+  else
+    while (g_ascii_isdigit(*p) || *p == '.')
+      p++;
+  if (p == v || (*v != 'c' && !memchr(v, '.', (size_t) (p - v))) || *_skip_space(p) != '\0')
+    return cfg_pre_fail(pre, file, line, (int) (v - lstart) + 1,
+                        "expected a version like '3.38', or 'current', after @version:");
   g_free(pre->version);
   pre->version = g_strndup(v, (gsize) (p - v));
   return true;

@@ -104,6 +104,13 @@ Test(cfg_errors, duplicates_allowed_as_syslog_ng_allows_them)
   assert_parse_error("@version: 3.3\nsource s { internal(); };\nsource s { internal(); };",
                      "t.conf:3:1: duplicate source 's'; first defined at t.conf:2:1 (syslog-ng takes it with "
                      "@define allow-config-dups 1, the last one winning)");
+  /* "current" is the reader's own version: no older than 3.3 */
+  assert_parse_error("@version: current\nsource s { internal(); };\nsource s { internal(); };",
+                     "t.conf:3:1: duplicate source 's'; first defined at t.conf:2:1 (syslog-ng takes it with "
+                     "@define allow-config-dups 1, the last one winning)");
+  CfgTree *t = parse_ok("@version:current\nsource s { internal(); };\n");
+  cr_assert_str_eq(t->version, "current");
+  cfg_tree_free(t);
 }
 
 Test(cfg_errors, unknown_references_name_the_nearest)

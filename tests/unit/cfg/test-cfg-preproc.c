@@ -416,7 +416,13 @@ Test(cfg_preproc, pragmas_only_at_column_one)
   cr_assert_str_eq(e, "t.conf:1:1: unknown pragma '@inclde'; did you mean '@include'?");
   free(e);
   e = parse_err("@version: three\n");
-  cr_assert_str_eq(e, "t.conf:1:11: expected a version like '3.38' after @version:");
+  cr_assert_str_eq(e, "t.conf:1:11: expected a version like '3.38', or 'current', after @version:");
+  free(e);
+  e = parse_err("@version: currently\n");
+  cr_assert_str_eq(e, "t.conf:1:11: expected a version like '3.38', or 'current', after @version:");
+  free(e);
+  e = parse_err("@version: 3\n");
+  cr_assert_str_eq(e, "t.conf:1:11: expected a version like '3.38', or 'current', after @version:");
   free(e);
   e = parse_err("@define x \"`open\"\n");
   cr_assert_str_eq(e, "t.conf:1:12: unterminated backtick reference");
