@@ -267,8 +267,8 @@ extern const char *const cfg_on_error_names[];
   { .name = "on-error", .type = CFG_OPT_ENUM, .offset = (off), .names = cfg_on_error_names, .inherit = "on-error" }
 
 /* on-error() (a CfgOnError) as the LogOnError of a LogTemplateOptions
- * (sluice/template.h): its silently-* forms are the same, as Sluice logs
- * no casting error.  cfg_global_on_error: options {}'s, drop-message when
+ * (sluice/template.h): a silently-* form is its mode with
+ * LOG_ON_ERROR_SILENT.  cfg_global_on_error: options {}'s, drop-message when
  * g is NULL, for what has no on-error() of its own. */
 int cfg_on_error_mode(int on_error);
 int cfg_global_on_error(const CfgGlobalOptions *g);

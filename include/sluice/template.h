@@ -46,14 +46,17 @@ typedef enum
 } LogTimestampFormat;
 
 /* on-error(): what a value that does not cast to its type hint does in
- * format-json and format-flat-json (syslog-ng's names; its silently-*
- * forms are the same here, as Sluice logs no "Casting error" line for
- * any of them) */
+ * format-json and format-flat-json (syslog-ng's names).  A mode, and
+ * LOG_ON_ERROR_SILENT for the silently-* forms: without it, drop-message
+ * and drop-property log "Casting error; value='...', type-hint='...'"
+ * as syslog-ng 3.38 does (fallback-to-string logs nothing there either). */
 typedef enum
 {
   LOG_ON_ERROR_DROP_MESSAGE = 0, /* the function's whole output is dropped */
   LOG_ON_ERROR_DROP_PROPERTY,    /* that name-value pair is left out */
   LOG_ON_ERROR_FALLBACK_TO_STRING, /* the value is written as a string */
+  LOG_ON_ERROR_MODE = 3,           /* the bits of the three above */
+  LOG_ON_ERROR_SILENT = 4,         /* silently-*: no "Casting error" line */
 } LogOnError;
 
 typedef struct LogTemplateOptions

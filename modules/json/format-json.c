@@ -23,6 +23,7 @@
 #include "json-module.h"
 #include "value-pairs.h"
 
+#include "sluice/internal-log.h"
 #include "sluice/scratch.h"
 #include "sluice/strbuf.h"
 
@@ -303,12 +304,13 @@ _append_value(GString *out, const ValuePairsEntry *e, GString *tmp)
       str_append(out, v, n);
       return true;
     case VP_TYPE_INT:
+    case VP_TYPE_INT64:
     case VP_TYPE_DOUBLE:
       {
         g_string_truncate(tmp, 0);
         g_string_append_len(tmp, v, (gssize) n);
         char *end;
-        if (e->type == VP_TYPE_INT)
+        if (e->type != VP_TYPE_DOUBLE)
           (void) g_ascii_strtoll(tmp->str, &end, 10);
         else
           (void) g_ascii_strtod(tmp->str, &end);
@@ -443,13 +445,27 @@ _walk_key(Walker *w, const char *key, size_t len, bool sdata)
     }
 }
 
+/* A value that did not cast to its type hint: syslog-ng 3.38's error line
+ * for drop-message and drop-property (not for fallback-to-string, nor for
+ * the silently-* forms).  Rate-limited as every internal event is. */
+static void
+_cast_error(const ValuePairsEntry *e, LogOnError on_error)
+{
+  if (on_error & LOG_ON_ERROR_SILENT || (on_error & LOG_ON_ERROR_MODE) == LOG_ON_ERROR_FALLBACK_TO_STRING)
+    return;
+  char *value = g_strndup(e->value, e->value_len);
+  sluice_log(SLUICE_LOG_ERROR, "Casting error", "value", value, "type-hint", value_pairs_type_name(e->type), NULL);
+  g_free(value);
+}
+
 /* A value that does not cast to its type hint, its key written from
  * member_at on: on-error() says what becomes of it.  Returns false when
  * the whole output goes (drop-message). */
 static bool
 _cast_failed(GString *out, const ValuePairsEntry *e, LogOnError on_error, size_t member_at)
 {
-  switch (on_error)
+  _cast_error(e, on_error);
+  switch (on_error & LOG_ON_ERROR_MODE)
     {
     case LOG_ON_ERROR_DROP_PROPERTY:
       /* the objects opened for it stay, as in syslog-ng ("d":{}) */
@@ -471,7 +487,7 @@ _walk_entry(Walker *w, const char *key, size_t len, const ValuePairsEntry *e)
     return true;
   if (!_cast_failed(w->out, e, w->on_error, w->member_at))
     return false;
-  if (w->on_error == LOG_ON_ERROR_DROP_PROPERTY)
+  if ((w->on_error & LOG_ON_ERROR_MODE) == LOG_ON_ERROR_DROP_PROPERTY)
     g_array_index(w->first, gboolean, w->first->len - 1) = w->member_first;
   return true;
 }
@@ -629,7 +645,13 @@ _plan_value(GString *out, const ValuePairsFixed *f, const LogMsg *msg, const Log
   if (!n && f->droppable)
     return VALUE_EMPTY;
   ValuePairsEntry e = { f->name, v, f->name_len, (uint32_t) MIN(n, UINT32_MAX), 0, f->type };
-  return _append_value(out, &e, s->tmp) ? VALUE_OK : VALUE_BAD;
+  if (_append_value(out, &e, s->tmp))
+    return VALUE_OK;
+  /* drop-message ends here; the other modes take the general path,
+   * which says it */
+  if ((opts->on_error & LOG_ON_ERROR_MODE) == LOG_ON_ERROR_DROP_MESSAGE)
+    _cast_error(&e, opts->on_error);
+  return VALUE_BAD;
 }
 
 /* The message by the plan; false (nothing written) when a value does not
@@ -697,7 +719,7 @@ _plan_run(const JsonFormat *jf, const LogMsg *msg, const LogTemplateOptions *opt
         {
           g_string_truncate(out, start); /* drop-message: no output, as syslog-ng */
           _scratch_release(s);
-          return opts->on_error == LOG_ON_ERROR_DROP_MESSAGE;
+          return (opts->on_error & LOG_ON_ERROR_MODE) == LOG_ON_ERROR_DROP_MESSAGE;
         }
       any = true;
       shown = it->group;

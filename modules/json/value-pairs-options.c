@@ -177,8 +177,14 @@ value_pairs_free(ValuePairs *vp)
 static const char *const type_names[] = {
   [VP_TYPE_STRING] = "string",   [VP_TYPE_LITERAL] = "literal", [VP_TYPE_INT] = "int",
   [VP_TYPE_DOUBLE] = "double",   [VP_TYPE_BOOLEAN] = "boolean", [VP_TYPE_LIST] = "list",
-  [VP_TYPE_JSON] = "json",       [VP_TYPE_DATETIME] = "datetime",
+  [VP_TYPE_JSON] = "json",       [VP_TYPE_DATETIME] = "datetime", [VP_TYPE_INT64] = "int64",
 };
+
+const char *
+value_pairs_type_name(ValuePairsType type)
+{
+  return type == VP_TYPE_INT ? "int32" : type_names[type];
+}
 
 /* A type hint, as syslog-ng 3.38 reads one: a word of [A-Za-z0-9_] and
  * '(' open it, the value ends with ')', and the template is what lies
@@ -199,7 +205,7 @@ _type_hint(const char *v, ValuePairsType *type, size_t *inner_len, char **error)
   {
     const char *name;
     ValuePairsType type;
-  } aliases[] = { { "int32", VP_TYPE_INT }, { "int64", VP_TYPE_INT }, { "float", VP_TYPE_DOUBLE } };
+  } aliases[] = { { "int32", VP_TYPE_INT }, { "float", VP_TYPE_DOUBLE } };
   bool found = false;
   for (size_t i = 0; i < G_N_ELEMENTS(type_names) && !found; i++)
     if (strlen(type_names[i]) == wlen && memcmp(type_names[i], v, wlen) == 0)

@@ -33,8 +33,10 @@
 typedef struct ValuePairs ValuePairs;
 
 /* The type a key=TYPE(template) pair gives its value (syslog-ng's type
- * hints; int32/int64 are int, float is double).  Everything else is a
- * string.  Whether the value fits the type is the writer's business. */
+ * hints; int and int32 are int, float is double; int64 is checked as
+ * int is, kept apart for the name a casting error gives it).  Everything
+ * else is a string.  Whether the value fits the type is the writer's
+ * business. */
 typedef enum
 {
   VP_TYPE_STRING = 0,
@@ -45,7 +47,12 @@ typedef enum
   VP_TYPE_LIST,
   VP_TYPE_JSON,
   VP_TYPE_DATETIME,
+  VP_TYPE_INT64,
 } ValuePairsType;
+
+/* The type's name as syslog-ng's casting error gives it (int32, int64,
+ * double, ...). */
+const char *value_pairs_type_name(ValuePairsType type);
 
 typedef struct ValuePairsEntry
 {

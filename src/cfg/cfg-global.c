@@ -6,6 +6,7 @@
  * time-sleep) are refused with the reason and what to use instead.
  */
 #include "sluice/cfg-options.h"
+#include "sluice/template.h"
 
 #include <glib.h>
 #include <stddef.h>
@@ -152,7 +153,7 @@ cfg_on_error_mode(int on_error)
   /* drop-message, drop-property, fallback-to-string, then the same three
    * silently */
   G_STATIC_ASSERT(CFG_ON_ERROR_SILENTLY_DROP_MESSAGE == 3);
-  return on_error % 3;
+  return on_error % 3 | (on_error >= 3 ? LOG_ON_ERROR_SILENT : 0);
 }
 
 int

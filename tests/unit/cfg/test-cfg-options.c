@@ -98,7 +98,7 @@ Test(cfg_options, values_of_every_type)
   cr_assert_eq(go.mark_mode, CFG_MARK_NONE);
   cr_assert_str_eq(go.file_template, "t_short");
   cr_assert_eq(go.on_error, CFG_ON_ERROR_SILENTLY_DROP_MESSAGE);
-  cr_assert_eq(cfg_global_on_error(&go), LOG_ON_ERROR_DROP_MESSAGE);
+  cr_assert_eq(cfg_global_on_error(&go), LOG_ON_ERROR_DROP_MESSAGE | LOG_ON_ERROR_SILENT);
   cr_assert_eq(go.flush_lines, 7);
   cr_assert_eq(go.stats_lifetime, 10);
   cfg_options_free(cfg_global_options_table, &go);

@@ -9,6 +9,7 @@
 
 #include "json/json-module.h"
 #include "json/value-pairs.h"
+#include "sluice/internal-log.h"
 
 #include "json-corpus.h"
 
@@ -448,11 +449,23 @@ Test(json, nv_pairs_plan_shows_set_builtins_only)
   log_msg_unref(msg);
 }
 
+static GPtrArray *cast_errors;
+
+static void
+_keep_cast_errors(SluiceLogLevel level, const char *line, void *user_data)
+{
+  (void) user_data;
+  if (level == SLUICE_LOG_ERROR && g_str_has_prefix(line, "Casting error"))
+    g_ptr_array_add(cast_errors, g_strdup(line));
+}
+
 /* on-error(): a value that does not cast to its type hint.  What syslog-ng
  * 3.38 wrote for the same line and templates (a run of it with each
  * options { on-error() }), by the plan and by the general path alike;
  * but where it leaves out the first member it writes "{,": Sluice writes
- * valid JSON there. */
+ * valid JSON there.  Its error lines as well: one for each function that
+ * drop-message empties, one for each pair that drop-property leaves out,
+ * none for fallback-to-string nor for the silently-* forms. */
 Test(json, on_error_decides_what_a_bad_cast_does)
 {
   static const char *const text = "$(format-json a.b=int($PROGRAM) a.c=int($PID) x=y d.e=boolean($PROGRAM) "
@@ -464,28 +477,76 @@ Test(json, on_error_decides_what_a_bad_cast_does)
   {
     LogOnError on_error;
     const char *want;
+    guint errors;
   } t[] = {
-    { LOG_ON_ERROR_DROP_MESSAGE, " |  |  |  | " },
-    { LOG_ON_ERROR_DROP_PROPERTY, "{\"x\":\"y\",\"d\":{},\"a\":{\"c\":12}} | {\"z\":\"1\"} | {\"a\":\"1\"} | "
-                                  "{\"a\":\"1\"} | {\"q\":true,\"PROGRAM\":\"prog\",\"PID\":\"12\",\"MESSAGE\":\"x\"}" },
+    { LOG_ON_ERROR_DROP_MESSAGE, " |  |  |  | ", 5 },
+    { LOG_ON_ERROR_DROP_PROPERTY,
+      "{\"x\":\"y\",\"d\":{},\"a\":{\"c\":12}} | {\"z\":\"1\"} | {\"a\":\"1\"} | "
+      "{\"a\":\"1\"} | {\"q\":true,\"PROGRAM\":\"prog\",\"PID\":\"12\",\"MESSAGE\":\"x\"}",
+      7 },
     { LOG_ON_ERROR_FALLBACK_TO_STRING,
       "{\"x\":\"y\",\"f\":\"prog\",\"d\":{\"e\":\"prog\"},\"a\":{\"c\":12,\"b\":\"prog\"}} | "
       "{\"z\":\"1\",\"a.b\":\"prog\"} | {\"zz\":\"prog\",\"a\":\"1\"} | {\"zz\":\"prog\",\"a\":\"1\"} | "
-      "{\"q\":true,\"PROGRAM\":\"prog\",\"PID\":\"12\",\"MESSAGE\":\"x\",\"HOST\":\"h\"}" },
+      "{\"q\":true,\"PROGRAM\":\"prog\",\"PID\":\"12\",\"MESSAGE\":\"x\",\"HOST\":\"h\"}",
+      0 },
   };
   static const char line[] = "<13>Nov 23 10:00:00 h prog[12]: x";
   LogMsg *msg = test_parse_len(line, sizeof(line) - 1, false);
+  cast_errors = g_ptr_array_new_with_free_func(g_free);
+  sluice_log_set_rate_limit(0);
+  sluice_log_set_sink(_keep_cast_errors, NULL);
   for (size_t i = 0; i < G_N_ELEMENTS(t); i++)
-    for (int plans = 0; plans < 2; plans++)
-      {
-        LogTemplateOptions opts;
-        log_template_options_defaults(&opts);
-        opts.on_error = t[i].on_error;
-        format_json_plans = plans;
-        char *got = test_format(text, msg, &opts);
-        cr_expect_str_eq(got, t[i].want, "on-error %d, plans %d", (int) t[i].on_error, plans);
-        g_free(got);
-      }
+    for (int silent = 0; silent < 2; silent++)
+      for (int plans = 0; plans < 2; plans++)
+        {
+          LogTemplateOptions opts;
+          log_template_options_defaults(&opts);
+          opts.on_error = t[i].on_error | (silent ? LOG_ON_ERROR_SILENT : 0);
+          format_json_plans = plans;
+          g_ptr_array_set_size(cast_errors, 0);
+          char *got = test_format(text, msg, &opts);
+          cr_expect_str_eq(got, t[i].want, "on-error %d, plans %d", (int) opts.on_error, plans);
+          cr_expect_eq(cast_errors->len, silent ? 0 : t[i].errors, "on-error %d, plans %d: %u casting errors",
+                       (int) opts.on_error, plans, cast_errors->len);
+          g_free(got);
+        }
+  sluice_log_set_sink(NULL, NULL);
+  sluice_log_set_rate_limit(SLUICE_LOG_RATE_LIMIT);
+  g_ptr_array_unref(cast_errors);
   format_json_plans = true;
+  log_msg_unref(msg);
+}
+
+/* The line syslog-ng 3.38 logs for each, from a run of it with
+ * on-error(drop-property) and these five pairs over "abc": int is int32,
+ * float is double, int64 keeps its name. */
+Test(json, a_casting_error_names_the_value_and_its_type_hint)
+{
+  static const char line[] = "<13>Nov 23 10:00:00 h prog[12]: abc";
+  LogMsg *msg = test_parse_len(line, sizeof(line) - 1, false);
+  cast_errors = g_ptr_array_new_with_free_func(g_free);
+  sluice_log_set_rate_limit(0);
+  sluice_log_set_sink(_keep_cast_errors, NULL);
+  LogTemplateOptions opts;
+  log_template_options_defaults(&opts);
+  opts.on_error = LOG_ON_ERROR_DROP_PROPERTY;
+  char *got = test_format("$(format-json a=int($MSG) b=float($MSG) c=boolean($MSG) d=int64($MSG) e=double($MSG))",
+                          msg, &opts);
+  cr_expect_str_eq(got, "{}");
+  g_free(got);
+  sluice_log_set_sink(NULL, NULL);
+  sluice_log_set_rate_limit(SLUICE_LOG_RATE_LIMIT);
+  static const char *const want[] = { "int32", "double", "boolean", "int64", "double" };
+  cr_assert_eq(cast_errors->len, G_N_ELEMENTS(want));
+  for (size_t i = 0; i < G_N_ELEMENTS(want); i++)
+    {
+      char *line_want = g_strdup_printf("Casting error; value='abc', type-hint='%s'", want[i]);
+      bool seen = false;
+      for (guint k = 0; k < cast_errors->len; k++)
+        seen = seen || strcmp(g_ptr_array_index(cast_errors, k), line_want) == 0;
+      cr_expect(seen, "no line \"%s\"", line_want);
+      g_free(line_want);
+    }
+  g_ptr_array_unref(cast_errors);
   log_msg_unref(msg);
 }
