@@ -17,6 +17,7 @@
 #include "cfg-internal.h"
 #include "cfg/cfg-paths.h"
 #include "sluice/cfg-options.h"
+#include "sluice/internal-log.h"
 #include "sluice-config.h"
 
 #include <dirent.h>
@@ -330,6 +331,19 @@ _pragma_version(CfgPre *pre, const char *file, int line, const char *p, const ch
                         "expected a version like '3.38', or 'current', after @version:");
   g_free(pre->version);
   pre->version = g_strndup(v, (gsize) (p - v));
+  unsigned major = 0, minor = 0;
+  if (sscanf(pre->version, "%u.%u", &major, &minor) == 2 && (major > 3 || (major == 3 && minor > 38)))
+    {
+      /* as syslog-ng warns of a version newer than its own; what 4.0
+       * changed the most is that values carry a type */
+      char *where = g_strdup_printf("%s:%d", file, line);
+      sluice_log(SLUICE_LOG_WARNING,
+                 "Configuration file format is newer than the syslog-ng version Sluice follows (3.38); Sluice "
+                 "reads it as syslog-ng 3.38 would, so name-value pairs carry no type (4.0's typing: a number "
+                 "json-parser() found is a string to $(format-json) unless a type hint says otherwise)",
+                 "config-version", pre->version, "location", where, NULL);
+      g_free(where);
+    }
   return true;
 }
 

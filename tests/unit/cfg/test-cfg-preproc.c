@@ -4,6 +4,7 @@
  * comments, empty for unknown names, empty globs, '@' only at column 1,
  * the --preprocess-into text) it was checked with syslog-ng 3.38. */
 #include "cfg-test.h"
+#include "sluice/internal-log.h"
 
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -427,6 +428,45 @@ Test(cfg_preproc, pragmas_only_at_column_one)
   e = parse_err("@define x \"`open\"\n");
   cr_assert_str_eq(e, "t.conf:1:12: unterminated backtick reference");
   free(e);
+}
+
+static GString *warned;
+
+static void
+_keep_warnings(SluiceLogLevel level, const char *line, void *user_data)
+{
+  (void) user_data;
+  if (level == SLUICE_LOG_WARNING)
+    g_string_append_printf(warned, "%s\n", line);
+}
+
+/* A version newer than 3.38 is read as 3.38 reads it, with a warning (as
+ * syslog-ng warns of one newer than its own) that says what differs most;
+ * 3.38, older ones and "current" give none. */
+Test(cfg_preproc, a_newer_version_is_warned_of)
+{
+  static const struct
+  {
+    const char *text;
+    bool warns;
+  } t[] = {
+    { "@version: 4.8\n", true },  { "@version: 3.39\n", true },    { "@version: 3.38\n", false },
+    { "@version: 3.5\n", false }, { "@version: current\n", false },
+  };
+  warned = g_string_new(NULL);
+  sluice_log_set_sink(_keep_warnings, NULL);
+  for (size_t i = 0; i < G_N_ELEMENTS(t); i++)
+    {
+      g_string_truncate(warned, 0);
+      cfg_tree_free(parse_ok(t[i].text));
+      cr_expect_eq(strstr(warned->str, "Configuration file format is newer") != NULL, t[i].warns, "%s: %s", t[i].text,
+                   warned->str);
+      if (t[i].warns)
+        cr_expect(strstr(warned->str, "location='t.conf:1'") && strstr(warned->str, "name-value pairs carry no type"),
+                  "%s", warned->str);
+    }
+  sluice_log_set_sink(NULL, NULL);
+  g_string_free(warned, TRUE);
 }
 
 Test(cfg_preproc, module_and_requires)
