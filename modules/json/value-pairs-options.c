@@ -410,9 +410,10 @@ value_pairs_new_from_argv(int argc, char **argv, char **error)
           vp->omit_empty = true;
           continue;
         }
-      /* syslog-ng 3.38 takes --auto-cast and writes every value as it
-       * would without it (the SCL's format-cim gives it) */
-      if (strcmp(a, "--auto-cast") == 0)
+      /* syslog-ng 3.38 takes --auto-cast, --cast and --no-cast and writes
+       * every value as it would without them (the SCL's format-cim and
+       * format-gelf give --auto-cast, slack() and discord() --cast) */
+      if (strcmp(a, "--auto-cast") == 0 || strcmp(a, "--cast") == 0 || strcmp(a, "--no-cast") == 0)
         continue;
       char *opt = g_strdup(a);
       char *eq = strchr(opt, '=');

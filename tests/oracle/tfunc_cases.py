@@ -91,6 +91,8 @@ JSON = [
     "$(format-json --omit-empty-values a=list() b=string() c=int())",
     "$(format-json a=x.y(1) b=(1) c=a)",
     "$(format-json a=list($MSG) b.c=int(1) b.d=literal(null))",
+    # taken and without effect in 3.38 (graylog2()'s format-gelf, slack())
+    "$(format-json --cast a=1 b=int(2) e=boolean(t))|$(format-json --no-cast a=1 b=int(2))|$(format-json --auto-cast c=$PID)",
     # format-welf and format-cef-extension (value-pairs too), sorted by name
     "$(format-welf --scope sdata)|$(format-welf a=1 b=$PROGRAM c=x)|$(format-welf --key PROGRAM --key HOST z=1)|$(format-welf)",
     "$(format-welf --scope nv-pairs --scope sdata --exclude .SDATA.l@1.v14 --exclude .SDATA.l@1.v15)|$(format-welf z=1 a=2 B=3 _c=4 .d=5 x=\"a b\")",
@@ -168,6 +170,8 @@ BASICFUNCS = [
     "[$(map $(+ $_ 1) ${.SDATA.l@1.v0})][$(map x \"\")][$(map \"$_ $_\" a,b)][$(map \"\" a,b)][$(map $(map $_ $_) a,b)][$(map $(+ $_ 1) 1,2,3)][$(map $(uppercase $_) ${.SDATA.l@1.v0})][$(map <$_> ${.SDATA.l@1.v8})][$(map $_ ${.SDATA.l@1.v9})]",
     "[$(map $_ ${.SDATA.l@1.v4})][$(map $_ ${.SDATA.l@1.v5})][$(map $_ ${.SDATA.l@1.v11})][$(map $(length $_) ${.SDATA.l@1.v12})][$(map $PROGRAM-$_ x,y)][$(map $_ $MSG)]",
     "[$(filter ($_ ne x) ${.SDATA.l@1.v0} )][$(filter (program(app)) a,b)][$(filter (\"$_\" == \"\") ${.SDATA.l@1.v4})][$(filter ($_ eq a) \"b,a\")][$(filter (\"$_\" != \"\") ${.SDATA.l@1.v4})][$(filter ($_ ne x) ${.SDATA.l@1.v3})][$(filter (\"$(+ $_ 1)\" < 3) 0,1,2,3)]",
+    # bytes named when the template is compiled (graylog2()'s GELF ends with a NUL)
+    "[$(binary 0x41 66 0103)][$(binary 0xff 0 -1 0X7e)][$(binary 32)]",
     "[$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v5})][$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v9})][$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v11})][$(filter (\"$(length $_)\" > 1) ${.SDATA.l@1.v0})][$(filter (\"$_\" ne \"x\") ${.SDATA.l@1.v8})]",
 ]
 

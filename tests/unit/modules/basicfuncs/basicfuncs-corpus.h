@@ -73,11 +73,12 @@ static const char *const templates[] = {
   "[$(map $(+ $_ 1) ${.SDATA.l@1.v0})][$(map x \"\")][$(map \"$_ $_\" a,b)][$(map \"\" a,b)][$(map $(map $_ $_) a,b)][$(map $(+ $_ 1) 1,2,3)][$(map $(uppercase $_) ${.SDATA.l@1.v0})][$(map <$_> ${.SDATA.l@1.v8})][$(map $_ ${.SDATA.l@1.v9})]",
   "[$(map $_ ${.SDATA.l@1.v4})][$(map $_ ${.SDATA.l@1.v5})][$(map $_ ${.SDATA.l@1.v11})][$(map $(length $_) ${.SDATA.l@1.v12})][$(map $PROGRAM-$_ x,y)][$(map $_ $MSG)]",
   "[$(filter ($_ ne x) ${.SDATA.l@1.v0} )][$(filter (program(app)) a,b)][$(filter (\"$_\" == \"\") ${.SDATA.l@1.v4})][$(filter ($_ eq a) \"b,a\")][$(filter (\"$_\" != \"\") ${.SDATA.l@1.v4})][$(filter ($_ ne x) ${.SDATA.l@1.v3})][$(filter (\"$(+ $_ 1)\" < 3) 0,1,2,3)]",
+  "[$(binary 0x41 66 0103)][$(binary 0xff 0 -1 0X7e)][$(binary 32)]",
   "[$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v5})][$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v9})][$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v11})][$(filter (\"$(length $_)\" > 1) ${.SDATA.l@1.v0})][$(filter (\"$_\" ne \"x\") ${.SDATA.l@1.v8})]",
 };
 
 /* expected[template][case] */
-static const TfuncBytes expected[62][5] = {
+static const TfuncBytes expected[63][5] = {
   {
     { "yes|a|other", 11 },
     { "no|b|other", 10 },
@@ -504,6 +505,13 @@ static const TfuncBytes expected[62][5] = {
     { "[][][][a][][][0,1]", 18 },
     { "[][][][a][][][0,1]", 18 },
     { "[a, b,c d][a,b][a\011b,it's,\"abc\"def,g,\\x41\\q\\][a][][y,z,w,v][0,1]", 63 },
+  },
+  {
+    { "[ABC][\377\000\377~][ ]", 14 },
+    { "[ABC][\377\000\377~][ ]", 14 },
+    { "[ABC][\377\000\377~][ ]", 14 },
+    { "[ABC][\377\000\377~][ ]", 14 },
+    { "[ABC][\377\000\377~][ ]", 14 },
   },
   {
     { "[][][][][]", 10 },

@@ -50,6 +50,15 @@ Test(basicfuncs, compile_errors_name_the_function)
   tfunc_assert_compile_error("$(min)", "$(min) requires only one argument");
   tfunc_assert_compile_error("$(max 1 2)", "$(max) requires only one argument");
   tfunc_assert_compile_error("$(md4 x)", "Unknown template function \"md4\"");
+  /* $(binary)'s numbers are read when it is compiled (syslog-ng 3.38's
+   * messages, from syslog-ng -s) */
+  tfunc_assert_compile_error("$(binary)", "$(binary) Incorrect parameters, usage $(binary <number> <number> ...)");
+  tfunc_assert_compile_error("$(binary 256)",
+                             "$(binary) template function only supports 8 bit values as characters, 256 is above 255");
+  tfunc_assert_compile_error("$(binary 65 x)", "unable to parse x as a dec number");
+  tfunc_assert_compile_error("$(binary 0x)", "unable to parse 0x as a hex number");
+  tfunc_assert_compile_error("$(binary 09)", "unable to parse 09 as a oct number");
+  tfunc_assert_compile_error("$(binary $PID)", "unable to parse $PID as a dec number");
   /* one syslog-ng has and Sluice does not build yet says so */
   tfunc_assert_compile_error("$(dns-resolve-ip a b)",
                              "$(dns-resolve-ip) is a syslog-ng template function that Sluice does not support yet");
