@@ -8,7 +8,9 @@
  *
  * Syntax (as syslog-ng 3.38 compiles it; checked against it):
  *   $NAME          a macro or value; NAME is [A-Za-z0-9_]+, case-sensitive
- *   ${NAME}        the same; NAME may hold any byte but '}' (".SDATA.id.p")
+ *   ${NAME}        the same; NAME may hold any byte but '}' and ':' (".SDATA.id.p")
+ *   ${NAME:-TEXT}  TEXT (as written, up to the first '}') when the value
+ *                  or macro is empty; any other ':' is refused
  *   ${NAME}@N      the value in the N-th message back of a correlation
  *                  context (log_template_context_set: @0 is its last
  *                  message); outside one @0 is the message, @1.. empty

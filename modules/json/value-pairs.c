@@ -360,7 +360,8 @@ _plain_value(const LogTemplate *t)
     {
       name = text + 2;
       n = len - 3;
-      if (memchr(name, '}', n))
+      /* not "${A}${B}", nor "${A:-default}" */
+      if (memchr(name, '}', n) || memchr(name, ':', n))
         return LM_V_NONE;
     }
   else if (len >= 2 && text[0] == '$')

@@ -29,6 +29,7 @@ typedef struct TemplateElem
 {
   ElemKind kind;
   uint32_t msg_ref; /* ${NAME}@N: N + 1; 0: the message formatted */
+  uint32_t def_offset, def_len; /* ${NAME:-DEFAULT}: in literals, for an empty value */
   union
   {
     struct
@@ -399,7 +400,10 @@ _skip_escaped_at(Compiler *c)
     c->p++;
 }
 
-/* ${NAME} or ${NAME}@N, c->p just after "${" */
+/* ${NAME}, ${NAME:-DEFAULT} or either with @N, c->p just after "${".
+ * DEFAULT is text, written when the value or macro is empty, up to the
+ * first '}' ("${X:-$HOST}" is "$HOST"), as in syslog-ng 3.38; a ':' not
+ * followed by '-' is refused as it refuses it. */
 static bool
 _compile_braced(Compiler *c)
 {
@@ -408,6 +412,15 @@ _compile_braced(Compiler *c)
     return _fail(c, "Invalid macro, '}' is missing", c->end);
   const char *name = c->p;
   size_t len = (size_t) (close - name);
+  const char *colon = memchr(name, ':', len);
+  const char *def = NULL;
+  if (colon)
+    {
+      if (colon + 1 == close || colon[1] != '-')
+        return _fail(c, "Unknown substitution function", colon + 1);
+      def = colon + 2;
+      len = (size_t) (colon - name);
+    }
   c->p = close + 1;
   uint32_t ref = 0;
   if (c->p < c->end && *c->p == '@' && c->p + 1 < c->end && g_ascii_isdigit(c->p[1]))
@@ -428,7 +441,16 @@ _compile_braced(Compiler *c)
   guint before = c->t->elems->len;
   _add_name(c, name, len);
   if (c->t->elems->len > before)
-    g_array_index(c->t->elems, TemplateElem, before).msg_ref = ref;
+    {
+      TemplateElem *e = &g_array_index(c->t->elems, TemplateElem, before);
+      e->msg_ref = ref;
+      if (def && close > def)
+        {
+          e->def_offset = (uint32_t) c->t->literals->len;
+          e->def_len = (uint32_t) (close - def);
+          g_string_append_len(c->t->literals, def, (gssize) e->def_len);
+        }
+    }
   return true;
 }
 
@@ -835,6 +857,8 @@ _format_elems(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions 
               v = local_value.value, len = local_value.len;
             else
               v = log_msg_get_value(msg, e->handle, &len);
+            if (!len && e->def_len)
+              v = t->literals->str + e->def_offset, len = e->def_len;
             str_append(out, v, len);
             if (opts->escape)
               _escape_from(out, from);
@@ -846,6 +870,8 @@ _format_elems(const LogTemplate *t, const LogMsg *msg, const LogTemplateOptions 
             log_macro_expand(e->macro.id, e->macro.stamp, msg, opts, out);
             if (opts->escape)
               _escape_from(out, from);
+            if (out->len == from && e->def_len)
+              str_append(out, t->literals->str + e->def_offset, e->def_len);
             break;
           }
         case E_FUNC:

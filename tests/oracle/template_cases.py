@@ -86,5 +86,10 @@ DESTS = [
     D("tpl-sdata", "file",
       template="${.SDATA.exampleSDID@32473.iut}|${.SDATA.x@1.q}|${.SDATA.x@1.bs}|${.SDATA.y@2.k}|${nosuch}|$SDATA\n"),
     D("tpl-escapes", "file", template="a$$b \\$PID \\\\ \\n\\t\\x $ $1 ${} $)$} x$ ${HOST}@2 $\n"),
+    # ${NAME:-DEFAULT}: text written for an empty value or macro, up to the
+    # first '}' (the SCL's graylog2(), logmatic() and discord() use it)
+    D("tpl-defaults", "file",
+      template="${HOST:--}|${PID:--}|${MSGID:-none}|${NOPE:-$HOST}|${NOPE:-}|${NOPE:-a:-b}|${NOPE:- sp }|"
+               "${.SDATA.exampleSDID@32473.iut:-z}|${R_YEAR:-y}|${NOPE:-a}}|$(echo ${NOPE:-q})|${MSG:-[empty]}\n"),
     D("tpl-functions", "file", template='$(echo $HOST $(echo "$PID" x)  y)|$(echo "a b" c)|$(echo ""x)|$( echo )|$()|$(echo a\\ b)|$(echo (a b))\n'),
 ]

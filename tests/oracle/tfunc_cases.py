@@ -93,6 +93,8 @@ JSON = [
     "$(format-json a=list($MSG) b.c=int(1) b.d=literal(null))",
     # taken and without effect in 3.38 (graylog2()'s format-gelf, slack())
     "$(format-json --cast a=1 b=int(2) e=boolean(t))|$(format-json --no-cast a=1 b=int(2))|$(format-json --auto-cast c=$PID)",
+    # a pair whose value has a default is no plain value (graylog2()'s format-gelf)
+    "$(format-json h=${HOST:--} p=int(${PID:-0}) m=${MSGID:--} s=${.SDATA.x@1.q:-none})",
     # format-welf and format-cef-extension (value-pairs too), sorted by name
     "$(format-welf --scope sdata)|$(format-welf a=1 b=$PROGRAM c=x)|$(format-welf --key PROGRAM --key HOST z=1)|$(format-welf)",
     "$(format-welf --scope nv-pairs --scope sdata --exclude .SDATA.l@1.v14 --exclude .SDATA.l@1.v15)|$(format-welf z=1 a=2 B=3 _c=4 .d=5 x=\"a b\")",

@@ -26,6 +26,10 @@ Test(template_compile, errors_name_the_problem_and_position)
 {
   assert_compile_error("a${", "Invalid macro, '}' is missing, error_pos='3'");
   assert_compile_error("a${x", "Invalid macro, '}' is missing, error_pos='4'");
+  /* a ':' in braces is a substitution, and ':-' the only one (syslog-ng 3.38's
+   * message and position) */
+  assert_compile_error("${NOPE:x}", "Unknown substitution function, error_pos='7'");
+  assert_compile_error("a${HOST:}", "Unknown substitution function, error_pos='8'");
   assert_compile_error("${", "error_pos='2'");
   assert_compile_error("a$(", "missing function name or imbalanced '(', error_pos='3'");
   assert_compile_error("a$(echo", "imbalanced '(', error_pos='7'");

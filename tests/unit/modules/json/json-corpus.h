@@ -78,6 +78,7 @@ static const char *const templates[] = {
   "$(format-json a=x.y(1) b=(1) c=a)",
   "$(format-json a=list($MSG) b.c=int(1) b.d=literal(null))",
   "$(format-json --cast a=1 b=int(2) e=boolean(t))|$(format-json --no-cast a=1 b=int(2))|$(format-json --auto-cast c=$PID)",
+  "$(format-json h=${HOST:--} p=int(${PID:-0}) m=${MSGID:--} s=${.SDATA.x@1.q:-none})",
   "$(format-welf --scope sdata)|$(format-welf a=1 b=$PROGRAM c=x)|$(format-welf --key PROGRAM --key HOST z=1)|$(format-welf)",
   "$(format-welf --scope nv-pairs --scope sdata --exclude .SDATA.l@1.v14 --exclude .SDATA.l@1.v15)|$(format-welf z=1 a=2 B=3 _c=4 .d=5 x=\"a b\")",
   "$(format-cef-extension --scope sdata)|$(format-cef-extension a=1 b=$PROGRAM)|$(format-cef-extension)|$(format-cef-extension --key PROGRAM)|$(format-cef-extension --scope rfc3164)",
@@ -87,7 +88,7 @@ static const char *const templates[] = {
 };
 
 /* expected[template][case] */
-static const TfuncBytes expected[71][6] = {
+static const TfuncBytes expected[72][6] = {
   {
     { "{\"_SDATA\":{\"origin\":{\"ip\":\"10.1.2.3\"},\"exampleSDID@32473\":{\"iut\":\"3\",\"eventSource\":\"Application\",\"eventID\":\"1011\"}},\"PROGRAM\":\"evntslog\",\"PRIORITY\":\"notice\",\"PID\":\"4711\",\"MSGID\":\"ID47\",\"MESSAGE\":\"An application event log entry\",\"HOST\":\"mymachine.example.com\",\"FACILITY\":\"local4\",\"DATE\":\"Mar 10 11:58:00\"}", 304 },
     { "{\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}},\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 329 },
@@ -607,6 +608,14 @@ static const TfuncBytes expected[71][6] = {
     { "{\"e\":true,\"b\":2,\"a\":\"1\"}|{\"b\":2,\"a\":\"1\"}|{\"c\":\"\"}", 49 },
     { "{\"e\":true,\"b\":2,\"a\":\"1\"}|{\"b\":2,\"a\":\"1\"}|{\"c\":\"7\"}", 50 },
     { "{\"e\":true,\"b\":2,\"a\":\"1\"}|{\"b\":2,\"a\":\"1\"}|{\"c\":\"1\"}", 50 },
+  },
+  {
+    { "{\"s\":\"none\",\"p\":4711,\"m\":\"ID47\",\"h\":\"mymachine.example.com\"}", 60 },
+    { "{\"s\":\"a\\\"b\",\"p\":12,\"m\":\"m1\",\"h\":\"h1\"}", 37 },
+    { "{\"s\":\"none\",\"p\":2345,\"m\":\"-\",\"h\":\"web01\"}", 41 },
+    { "{\"s\":\"none\",\"p\":0,\"m\":\"-\",\"h\":\"host2\"}", 38 },
+    { "{\"s\":\"none\",\"p\":7,\"m\":\"m\",\"h\":\"lh\"}", 35 },
+    { "{\"s\":\"none\",\"p\":1,\"m\":\"m\",\"h\":\"h\"}", 34 },
   },
   {
     { ".SDATA.exampleSDID@32473.eventID=1011 .SDATA.exampleSDID@32473.eventSource=Application .SDATA.exampleSDID@32473.iut=3 .SDATA.origin.ip=10.1.2.3|a=1 b=evntslog c=x|HOST=mymachine.example.com PROGRAM=evntslog z=1|", 211 },
