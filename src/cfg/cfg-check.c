@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "cfg-internal.h"
 #include "sluice/cfg-drivers.h"
 #include "sluice/cfg-syslogng.h"
 
@@ -53,13 +54,18 @@ _unknown(Checker *c, const CfgNode *call, CfgObjectKind kind)
   else
     snprintf(what, sizeof(what), "%s driver", cfg_object_kind_name(kind));
   bool ok;
-  if (cfg_syslogng_knows_driver(kind, call->name))
+  char *scl = cfg_scl_file_defining(cfg_object_kind_name(kind), call->name);
+  if (scl)
+    ok = _fail(c, &call->loc, "'%s()' is a %s of the configuration library (scl/%s): add @include \"scl.conf\"",
+               call->name, kind == CFG_OBJ_FILTER ? "filter" : cfg_object_kind_name(kind), scl);
+  else if (cfg_syslogng_knows_driver(kind, call->name))
     ok = _fail(c, &call->loc, "'%s()' is a syslog-ng %s that Sluice does not support yet", call->name,
                kind == CFG_OBJ_FILTER ? "filter function" : cfg_object_kind_name(kind));
   else if (near)
     ok = _fail(c, &call->loc, "unknown %s '%s'; did you mean '%s'?", what, call->name, near);
   else
     ok = _fail(c, &call->loc, "%s '%s' is not supported by Sluice", what, call->name);
+  g_free(scl);
   g_ptr_array_free(names, TRUE);
   return ok;
 }

@@ -72,6 +72,11 @@ const char *cfg_pre_intern_file(CfgPre *pre, const char *name);
  * second definition, so one written after it does not count there; here
  * it counts wherever it stands. */
 bool cfg_pre_allows_dups(CfgPre *pre);
+/* The file under Sluice's SCL directories (relative to the one it is in,
+ * "graylog2/graylog2.conf") whose text defines block TYPE NAME, or NULL:
+ * for the error of a configuration that uses one without
+ * @include "scl.conf".  Newly allocated. */
+char *cfg_scl_file_defining(const char *type, const char *name);
 /* Appends line (len bytes, no newline; its first byte at column col) of
  * file to pre->out with `name`s replaced from pre->defines, recording
  * where each byte came from. */

@@ -300,6 +300,58 @@ _is_known_module(const char *name)
   return false;
 }
 
+/* Whether text has a line "block TYPE NAME(" ('-' and '_' alike in NAME). */
+static bool
+_defines_block(const char *text, const char *type, const char *name)
+{
+  for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+    {
+      l = _skip_space(l);
+      if (strncmp(l, "block", 5) != 0 || !g_ascii_isspace(l[5]))
+        continue;
+      const char *t = _skip_space(l + 5);
+      size_t tlen = strlen(type);
+      if (strncmp(t, type, tlen) != 0 || !g_ascii_isspace(t[tlen]))
+        continue;
+      const char *n = _skip_space(t + tlen);
+      const char *e = n;
+      while (g_ascii_isalnum(*e) || *e == '-' || *e == '_')
+        e++;
+      char *word = g_strndup(n, (gsize) (e - n));
+      bool same = *_skip_space(e) == '(' && cfg_name_equal(word, name);
+      g_free(word);
+      if (same)
+        return true;
+    }
+  return false;
+}
+
+char *
+cfg_scl_file_defining(const char *type, const char *name)
+{
+  for (const char *const *dir = default_include_path; *dir; dir++)
+    {
+      char *pattern = g_build_filename(*dir, "*", "*.conf", NULL);
+      glob_t g;
+      int rc = glob(pattern, 0, NULL, &g);
+      g_free(pattern);
+      if (rc != 0)
+        continue;
+      char *found = NULL;
+      for (size_t i = 0; i < g.gl_pathc && !found; i++)
+        {
+          char *text = NULL;
+          if (g_file_get_contents(g.gl_pathv[i], &text, NULL, NULL) && _defines_block(text, type, name))
+            found = g_strdup(g.gl_pathv[i] + strlen(*dir) + 1);
+          g_free(text);
+        }
+      globfree(&g);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
 /* The pragma word after '@' and where its arguments start. */
 static const char *
 _pragma_word(const char *p, char **word)

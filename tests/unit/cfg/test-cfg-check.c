@@ -72,10 +72,17 @@ Test(cfg_check, unknown_drivers_named_with_place)
                "t.conf:1:12: 'csv-parser()' is a syslog-ng parser that Sluice does not support yet");
   /* a name syslog-ng knows is never "corrected" into a Sluice one; its SCL's
    * names count, and '_' is '-' */
+  assert_check("destination d { riemann(server(\"x\")); };", defs,
+               "t.conf:1:17: 'riemann()' is a syslog-ng destination that Sluice does not support yet");
+  assert_check("parser p { windows_eventlog_parser(); };", defs,
+               "t.conf:1:12: 'windows_eventlog_parser()' is a syslog-ng parser that Sluice does not support yet");
+  /* one that Sluice's SCL defines, used without @include "scl.conf" */
   assert_check("destination d { sumologic-http(url(\"x\")); };", defs,
-               "t.conf:1:17: 'sumologic-http()' is a syslog-ng destination that Sluice does not support yet");
+               "t.conf:1:17: 'sumologic-http()' is a destination of the configuration library "
+               "(scl/sumologic/sumologic.conf): add @include \"scl.conf\"");
   assert_check("parser p { apache_accesslog_parser(); };", defs,
-               "t.conf:1:12: 'apache_accesslog_parser()' is a syslog-ng parser that Sluice does not support yet");
+               "t.conf:1:12: 'apache_accesslog_parser()' is a parser of the configuration library "
+               "(scl/apache/apache.conf): add @include \"scl.conf\"");
   /* a name syslog-ng does not know keeps its suggestion, or plain refusal */
   assert_check("parser p { nosuch-parser(); };", defs, "t.conf:1:12: parser driver 'nosuch-parser' is not supported by Sluice");
 }
