@@ -78,6 +78,7 @@ static const char *const writer_flags[] = { "no-multi-line", "syslog-protocol", 
   { .name = "so-sndbuf", .type = CFG_OPT_SIZE, .offset = OFF(so_sndbuf), .min = 0, .max = INT32_MAX },              \
   { .name = "so-rcvbuf", .type = CFG_OPT_SIZE, .offset = OFF(so_rcvbuf), .min = 0, .max = INT32_MAX },              \
   { .name = "so-keepalive", .type = CFG_OPT_BOOL, .offset = OFF(so_keepalive) },                                    \
+  { .name = "close-on-input", .type = CFG_OPT_BOOL, .offset = OFF(close_on_input), .def_int = 1 },                  \
   { .name = "keep-alive", .type = CFG_OPT_BOOL, .offset = OFF(keep_alive), .def_int = 1 },                          \
   { .name = "spoof-source", .type = CFG_OPT_REMOVED,                                                                \
     .def_str = "sending with another host's address needs raw sockets (libnet), which Sluice does not have" },      \

@@ -420,24 +420,33 @@ static void
 _broken(NetDest *d, int err)
 {
   char e[128] = "connection closed by peer";
-  if (err)
+  if (err == -1)
+    g_strlcpy(e, "the server sent data, and close-on-input(yes) closes the connection then", sizeof(e));
+  else if (err)
     _errno_text(err, e, sizeof(e));
   sluice_log(SLUICE_LOG_ERROR, "Syslog connection broken", "server", d->peer_name, "error", e, "driver", d->name,
              NULL);
   _close(d);
 }
 
-/* True when the peer of a stream closed (or reset) it.  What it sent is
- * read and thrown away: syslog has no replies. */
+/* True when the peer of a stream closed (or reset) it, or sent anything
+ * while close-on-input(yes) (*err: -1), as syslog-ng does: syslog has no
+ * replies.  With close-on-input(no) what it sent is read and thrown away
+ * (collectd's unixsock answers each command). */
 static bool
 _peer_closed(NetDest *d, int *err)
 {
   if (d->tls)
-    return net_tls_client_peer_closed(d->tls, err);
+    return net_tls_client_peer_closed(d->tls, err, d->o.close_on_input);
   char buf[4096];
   for (;;)
     {
       ssize_t r = recv(d->fd, buf, sizeof(buf), MSG_DONTWAIT);
+      if (r > 0 && d->o.close_on_input)
+        {
+          *err = -1;
+          return true;
+        }
       if (r > 0)
         continue;
       if (r == 0)

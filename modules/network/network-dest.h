@@ -87,6 +87,7 @@ typedef struct NetDestOptions
   int64_t so_sndbuf;
   int64_t so_rcvbuf;
   bool so_keepalive;
+  bool close_on_input; /* close-on-input(): data from the server closes the connection (yes, the default) */
   bool so_broadcast;
   int64_t ip_ttl;
   int64_t ip_tos;

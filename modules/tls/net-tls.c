@@ -708,13 +708,18 @@ net_tls_client_wait_events(const NetTlsClient *t)
 }
 
 bool
-net_tls_client_peer_closed(NetTlsClient *t, int *err)
+net_tls_client_peer_closed(NetTlsClient *t, int *err, bool close_on_input)
 {
   char buf[4096];
   for (;;)
     {
       ERR_clear_error();
       int n = SSL_read(t->ssl, buf, sizeof(buf));
+      if (n > 0 && close_on_input)
+        {
+          *err = -1;
+          return true;
+        }
       if (n > 0)
         continue;
       switch (SSL_get_error(t->ssl, n))

@@ -141,8 +141,9 @@ short net_tls_client_wait_events(const NetTlsClient *t);
 ssize_t net_tls_client_recv(NetTlsClient *t, char *buf, size_t len, short *wait);
 
 /* True when the server closed the session or the connection (*err: 0 or
- * an errno); what it sent is read and dropped. */
-bool net_tls_client_peer_closed(NetTlsClient *t, int *err);
+ * an errno), or, with close_on_input, sent anything (*err: -1); what it
+ * sent is read and dropped. */
+bool net_tls_client_peer_closed(NetTlsClient *t, int *err, bool close_on_input);
 
 /* End the session (a close_notify when clean is true and the connection
  * takes it without waiting) and free it; the fd stays the caller's. */

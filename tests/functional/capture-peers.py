@@ -4,6 +4,8 @@
 # destination sends to, on 127.0.0.1, and write what each one gets to
 # DIR/NAME, in the order it came:
 #   tcp   every connection's bytes, as they are
+#   unix  as tcp, on a unix-stream socket at PORT (a path), answering each
+#         line with collectd's "0 Success: 1 value has been dispatched."
 #   udp   each datagram, then a line "--"
 #   http  each request as "METHOD PATH", its Content-Type, its body, then a
 #         line "--"; answered 200 with an empty body
@@ -49,10 +51,41 @@ def serve_tcp(port, name):
     def conn(c):
         with c:
             while True:
-                data = c.recv(65536)
+                try:
+                    data = c.recv(65536)
+                except OSError:  # reset: a daemon that stops unread
+                    return
                 if not data:
                     return
                 record(name, data, data.count(b"\0") + data.count(b"\n"))
+
+    def loop():
+        while True:
+            c, _ = srv.accept()
+            threading.Thread(target=conn, args=(c,), daemon=True).start()
+
+    return loop
+
+
+def serve_unix(path, name):
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    srv.listen(16)
+
+    def conn(c):
+        with c:
+            while True:
+                try:
+                    data = c.recv(65536)
+                except OSError:  # reset: a daemon that stops unread
+                    return
+                if not data:
+                    return
+                record(name, data, data.count(b"\n"))
+                try:
+                    c.sendall(b"0 Success: 1 value has been dispatched.\n" * data.count(b"\n"))
+                except OSError:
+                    return
 
     def loop():
         while True:
@@ -152,11 +185,11 @@ def serve_proxy(port, name):
     return loop
 
 
-servers = {"tcp": serve_tcp, "udp": serve_udp, "http": serve_http, "proxy": serve_proxy}
+servers = {"tcp": serve_tcp, "udp": serve_udp, "http": serve_http, "proxy": serve_proxy, "unix": serve_unix}
 loops = []
 for spec in sys.argv[2:]:
     kind, port, name = spec.split(":", 2)
-    loops.append(servers[kind](int(port), name))
+    loops.append(servers[kind](port if kind == "unix" else int(port), name))
 for loop in loops:
     threading.Thread(target=loop, daemon=True).start()
 with open(os.path.join(out, "ready"), "w") as f:

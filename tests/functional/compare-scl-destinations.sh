@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The SCL destinations over network() and http() (Sluice's scl/, against
 # syslog-ng 3.38's SCL and its http module): graylog2() over TCP and UDP,
-# loggly(), logmatic(), slack() and discord() send the same RFC 5424 lines
+# loggly(), logmatic(), graphite(), collectd() (over unix-stream(), to a
+# peer that answers each line as collectd does), slack() and discord()
+# send the same RFC 5424 lines
 # to capture-peers.py, once from each daemon; so do sumologic-http() and
 # telegram(), whose https:// URLs name hosts of the internet, through
 # proxy() (capture-peers.py plays the host behind CONNECT, with a
@@ -30,7 +32,7 @@ input() {
 }
 
 conf() { # conf PORTS...: the configuration both daemons run
-  _in=$1 _gt=$2 _gu=$3 _lo=$4 _lm=$5 _http=$6 _proxy=$7
+  _in=$1 _gt=$2 _gu=$3 _lo=$4 _lm=$5 _http=$6 _proxy=$7 _gr=$8 _cd=$9
   cat <<EOF
 @version: 3.38
 @include "scl.conf"
@@ -46,18 +48,22 @@ destination d_sumo_http { sumologic-http(collector("COLL") deployment("us2") pro
                                          tls(peer-verify(no))); };
 destination d_telegram { telegram(bot-id("BOT") chat-id("CHAT") max-size(12) throttle(0)
                                   proxy("http://127.0.0.1:$_proxy") tls(peer-verify(no))); };
+destination d_graphite { graphite(host("127.0.0.1") port($_gr) payload("level.\$PROGRAM=\$LEVEL_NUM")); };
+destination d_collectd { collectd(socket("$_cd") plugin("syslog") plugin-instance("\$PROGRAM") type("gauge")
+                                  interval("") values("\$LEVEL_NUM")); };
 log { source(s_in); destination(d_gelf); destination(d_gelf_udp); destination(d_loggly);
       destination(d_logmatic); destination(d_slack); destination(d_discord);
-      destination(d_sumo_http); destination(d_telegram); };
+      destination(d_sumo_http); destination(d_telegram); destination(d_graphite); destination(d_collectd); };
 EOF
 }
 
 run() { # run WHO: one daemon through all of it; what its peers got in $work/WHO
   mkdir -p "$work/$1"
-  set -- "$1" $(free_ports tcp tcp udp tcp tcp tcp tcp)
+  set -- "$1" $(free_ports tcp tcp udp tcp tcp tcp tcp tcp) "$work/$1.collectd.sock"
   who=$1 p_in=$2
   CAPTURE_CERT=$work/peer.pem CAPTURE_KEY=$work/peer.key python3 "$here/capture-peers.py" "$work/$who" \
-    "tcp:$3:gelf" "udp:$4:gelf-udp" "tcp:$5:loggly" "tcp:$6:logmatic" "http:$7:http" "proxy:$8:https" &
+    "tcp:$3:gelf" "udp:$4:gelf-udp" "tcp:$5:loggly" "tcp:$6:logmatic" "http:$7:http" "proxy:$8:https" \
+    "tcp:$9:graphite" "unix:${10}:collectd" &
   cap=$!
   i=0
   until [ -f "$work/$who/ready" ]; do
@@ -67,16 +73,16 @@ run() { # run WHO: one daemon through all of it; what its peers got in $work/WHO
   done
   if [ "$who" = syslog-ng ]; then
     printf '@define include-path "%s/etc/syslog-ng:%s/usr/share/syslog-ng/include"\n' "$sng" "$sng" >"$work/sng.conf"
-    conf "$p_in" "$3" "$4" "$5" "$6" "$7" "$8" >>"$work/sng.conf"
+    conf "$p_in" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" >>"$work/sng.conf"
     sng_start sng
   else
-    conf "$p_in" "$3" "$4" "$5" "$6" "$7" "$8" >"$work/sluice.conf"
+    conf "$p_in" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" >"$work/sluice.conf"
     start_sluice "$sluice" "$work/sluice.conf" -R "$work/persist" -c "$work/ctl"
   fi
   input | python3 -c 'import socket, sys; s = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.sendall(sys.stdin.buffer.read()); s.close()' "$p_in"
   # messages: GELF ends each with a NUL, the others with a newline; each
   # HTTP request and datagram is one
-  for peer in gelf gelf-udp loggly logmatic; do
+  for peer in gelf gelf-udp loggly logmatic graphite collectd; do
     i=0
     while [ "$(cat "$work/$who/$peer.count" 2>/dev/null || echo 0)" -lt $lines ]; do
       i=$((i + 1))
@@ -103,6 +109,7 @@ run() { # run WHO: one daemon through all of it; what its peers got in $work/WHO
   wait "$cap" 2>/dev/null || true
   # the time of receipt
   sed -i 's/"timestamp":[0-9]*/"timestamp":T/g' "$work/$who/gelf" "$work/$who/gelf-udp"
+  sed -i 's/ [0-9]*$/ T/' "$work/$who/graphite"
   rm -f "$work/$who/ready" "$work/$who"/*.count
 }
 
@@ -141,4 +148,4 @@ EOF
 LD_LIBRARY_PATH=$sng/usr/lib/syslog-ng "$sng/usr/sbin/syslog-ng" --syntax-only --module-path="$sng/usr/lib/syslog-ng/3.38" \
   -f "$work/fixed-sng.conf" >"$work/fixed-sng.out" 2>&1 || fail "syslog-ng refused sumologic-syslog(): $(cat "$work/fixed-sng.out")"
 "$sluice" --syntax-only -f "$work/fixed.conf" >"$work/fixed.out" 2>&1 || fail "sluice refused sumologic-syslog(): $(cat "$work/fixed.out")"
-echo "compare-scl-destinations: graylog2 (tcp, udp), loggly, logmatic, slack, discord, sumologic-http, telegram: $lines messages each, the same bytes as syslog-ng 3.38's"
+echo "compare-scl-destinations: graylog2 (tcp, udp), loggly, logmatic, graphite, collectd, slack, discord, sumologic-http, telegram: $lines messages each, the same bytes as syslog-ng 3.38's"

@@ -553,6 +553,52 @@ Test(network_dest, a_peer_that_closed_is_noticed_before_the_next_batch)
   rig_free(&r);
 }
 
+/* close-on-input(): a server that sends anything gets its connection
+ * closed before the next batch, which goes to a new one (yes, syslog-ng's
+ * default); with no, what it sent is read and dropped and the connection
+ * stays (collectd's unixsock answers each command). */
+Test(network_dest, close_on_input_decides_what_data_from_the_server_does)
+{
+  for (int keep = 0; keep < 2; keep++)
+    {
+      int port = 0;
+      int lfd = bound(AF_INET, SOCK_STREAM, "127.0.0.1", &port, true);
+      Rig r = { 0 };
+      rig_build(&r, "destination d { tcp(\"127.0.0.1\" port(%d)%s); };", port, keep ? " close-on-input(no)" : "");
+      cr_assert_eq(r.d->o.close_on_input, !keep);
+      Batch b = { 0 };
+      batch_add(&b, M1);
+      batch_add(&b, M2);
+      cr_assert_eq(rig_write(&r, b.items, 1), 1);
+      int c1 = accept_one(lfd);
+      assert_reads(c1, L1);
+      cr_assert_eq(write(c1, "0 Success: 1 value has been dispatched.\n", 40), 40);
+      int64_t gen = (int64_t) r.d->conn_gen;
+      struct timespec ts = { 0, 100 * 1000000L };
+      nanosleep(&ts, NULL);
+      cr_assert_eq(rig_write(&r, b.items + 1, 1), 1);
+      if (keep)
+        {
+          cr_assert_eq((int64_t) r.d->conn_gen, gen, "close-on-input(no) closed the connection");
+          assert_reads(c1, L2);
+        }
+      else
+        {
+          cr_assert_eq((int64_t) r.d->conn_gen, gen + 1, "the server's data did not close the connection");
+          struct pollfd p = { .fd = c1, .events = POLLIN };
+          char buf[16];
+          cr_assert(poll(&p, 1, 5000) == 1 && recv(c1, buf, sizeof(buf), 0) == 0, "the first connection stayed open");
+          int c2 = accept_one(lfd);
+          assert_reads(c2, L2);
+          close(c2);
+        }
+      close(c1);
+      close(lfd);
+      batch_free(&b);
+      rig_free(&r);
+    }
+}
+
 typedef struct Drain
 {
   int fd;
