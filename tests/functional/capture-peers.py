@@ -42,10 +42,18 @@ def record(name, data, messages):
 
 # Each maker binds its port and returns the loop that serves it: the ports
 # are all bound before "ready" is written.
-def serve_tcp(port, name):
-    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("127.0.0.1", port))
+def _accept_loop(srv, conn):
+    def loop():
+        while True:
+            c, _ = srv.accept()
+            threading.Thread(target=conn, args=(c,), daemon=True).start()
+
+    return loop
+
+
+def _stream(srv, name, answer):
+    """What each connection to srv sends goes to name; answer(data) is
+    sent back."""
     srv.listen(16)
 
     def conn(c):
@@ -53,46 +61,27 @@ def serve_tcp(port, name):
             while True:
                 try:
                     data = c.recv(65536)
+                    if not data:
+                        return
+                    record(name, data, data.count(b"\0") + data.count(b"\n"))
+                    c.sendall(answer(data))
                 except OSError:  # reset: a daemon that stops unread
                     return
-                if not data:
-                    return
-                record(name, data, data.count(b"\0") + data.count(b"\n"))
 
-    def loop():
-        while True:
-            c, _ = srv.accept()
-            threading.Thread(target=conn, args=(c,), daemon=True).start()
+    return _accept_loop(srv, conn)
 
-    return loop
+
+def serve_tcp(port, name):
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", port))
+    return _stream(srv, name, lambda data: b"")
 
 
 def serve_unix(path, name):
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     srv.bind(path)
-    srv.listen(16)
-
-    def conn(c):
-        with c:
-            while True:
-                try:
-                    data = c.recv(65536)
-                except OSError:  # reset: a daemon that stops unread
-                    return
-                if not data:
-                    return
-                record(name, data, data.count(b"\n"))
-                try:
-                    c.sendall(b"0 Success: 1 value has been dispatched.\n" * data.count(b"\n"))
-                except OSError:
-                    return
-
-    def loop():
-        while True:
-            c, _ = srv.accept()
-            threading.Thread(target=conn, args=(c,), daemon=True).start()
-
-    return loop
+    return _stream(srv, name, lambda data: b"0 Success: 1 value has been dispatched.\n" * data.count(b"\n"))
 
 
 def serve_udp(port, name):
@@ -177,12 +166,7 @@ def serve_proxy(port, name):
                     record(name, text.encode() + body + b"\n--\n", 1)
                     t.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
 
-    def loop():
-        while True:
-            c, _ = srv.accept()
-            threading.Thread(target=conn, args=(c,), daemon=True).start()
-
-    return loop
+    return _accept_loop(srv, conn)
 
 
 servers = {"tcp": serve_tcp, "udp": serve_udp, "http": serve_http, "proxy": serve_proxy, "unix": serve_unix}
