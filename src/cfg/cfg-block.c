@@ -374,8 +374,10 @@ cfg_block_capture(CfgPre *pre, const char *file, int *line, const char **at, con
       else
         s.p++;
     }
-  if (ok && cfg_block_find_any(pre, b->name))
-    ok = cfg_pre_fail(pre, file, *line, (int) (kw - *at) + 1, "block %s is defined twice", b->name);
+  /* one name may be a block of each type (the SCL's osquery() is a source
+   * and a destination), as in syslog-ng */
+  if (ok && cfg_block_find(pre, b->type, b->name))
+    ok = cfg_pre_fail(pre, file, *line, (int) (kw - *at) + 1, "block %s %s is defined twice", b->type, b->name);
   if (!ok)
     {
       cfg_block_free(b);

@@ -123,6 +123,14 @@ Test(cfg_block, blocks_use_blocks_and_every_context_takes_its_type)
                    "source s { tcp(port(7)); udp(port(7)); };\n"
                    "log { source(s); filter { not (level(err..emerg)) or program(a); }; parser { kv-parser(prefix(\"kv.\")); };\n"
                    "      rewrite { set(\"y\" value(\"x\")); }; destination { file(\"/x\"); }; };\n");
+  /* one name, a block of each type, each where its type goes (the SCL's
+   * osquery()) */
+  assert_same_tree("@version: 3.38\n"
+                   "block source q(p(\"/in\")) { file(\"`p`\"); };\n"
+                   "block destination q(p(\"/out\")) { pipe(\"`p`\"); };\n"
+                   "log { source { q(); }; destination { q(p(\"/o2\")); }; };\n",
+                   "@version: 3.38\n"
+                   "log { source { file(\"/in\"); }; destination { pipe(\"/o2\"); }; };\n");
 }
 
 Test(cfg_block, refusals_in_syslog_ngs_words)
@@ -141,7 +149,7 @@ Test(cfg_block, refusals_in_syslog_ngs_words)
   assert_parse_error("@version: 3.38\nblock source a() { a(); };\nsource s { a(); };\n",
                      "t.conf:2:20: more than 10000 block references expanded; does block a use itself?");
   assert_parse_error("@version: 3.38\nblock source a(x()) { tcp(); };\nblock source a() { udp(); };\n",
-                     "t.conf:3:1: block a is defined twice");
+                     "t.conf:3:1: block source a is defined twice");
   assert_parse_error("@version: 3.38\nblock source a(x() { tcp(); };\n", "t.conf:2:20: expected a parameter like 'name(default)' in block a");
   /* an error inside a block body is reported where the body says it */
   assert_parse_error("@version: 3.38\nblock source a() {\n  tcp(port(1);\n};\nsource s { a(); };\n",
