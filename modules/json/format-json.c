@@ -268,11 +268,12 @@ _append_string(GString *out, const char *v, size_t n)
   str_append_c(out, '"');
 }
 
-/* A name as syslog-ng shows it: a leading '.' is '_'. */
+/* A name as syslog-ng shows it: a leading '.' is '_' (but with
+ * --leave-initial-dot: dot). */
 static void
-_append_name(GString *out, const char *name, size_t len)
+_append_name(GString *out, const char *name, size_t len, bool dot)
 {
-  if (len && name[0] == '.')
+  if (len && name[0] == '.' && !dot)
     {
       g_string_append_c(out, '_');
       name++;
@@ -729,12 +730,13 @@ _plan_run(const JsonFormat *jf, const LogMsg *msg, const LogTemplateOptions *opt
   return true;
 }
 
-/* The name as the walker sees it: a leading '.' is '_'. */
+/* The name as the walker sees it: a leading '.' is '_' (but with
+ * --leave-initial-dot: dot). */
 static char *
-_shown_name(const ValuePairsFixed *f)
+_shown_name(const ValuePairsFixed *f, bool dot)
 {
   char *key = g_strndup(f->name, f->name_len);
-  if (f->name_len && key[0] == '.')
+  if (f->name_len && key[0] == '.' && !dot)
     key[0] = '_';
   return key;
 }
@@ -771,7 +773,7 @@ _plan_build(JsonFormat *jf)
         group++;
       it->f = &f[i];
       it->group = group;
-      char *key = _shown_name(&f[i]);
+      char *key = _shown_name(&f[i], value_pairs_leaves_initial_dot(jf->vp));
       g_string_truncate(text, 0);
       if (nested)
         _walk_key(&w, key, f[i].name_len, _is_sdata(f[i].name, f[i].name_len)); /* everything shows: the nesting is the same for every message */
@@ -827,7 +829,7 @@ _format_json_call(void *state, int argc, LogTemplate *const *args, const LogMsg 
   for (size_t i = 0; i < n; i++)
     {
       const char *key = e[i].name;
-      if (e[i].name_len && key[0] == '.')
+      if (e[i].name_len && key[0] == '.' && !value_pairs_leaves_initial_dot(jf->vp))
         {
           g_string_truncate(s->key, 0);
           g_string_append_c(s->key, '_');
@@ -871,7 +873,7 @@ _format_flat_json_call(void *state, int argc, LogTemplate *const *args, const Lo
       if (!first)
         g_string_append_c(out, ',');
       g_string_append_c(out, '"');
-      _append_name(out, e[i].name, e[i].name_len);
+      _append_name(out, e[i].name, e[i].name_len, value_pairs_leaves_initial_dot(jf->vp));
       str_append(out, "\":", 2);
       if (!_append_value(out, &e[i], s->tmp) && !_cast_failed(out, &e[i], opts->on_error, member_at))
         {

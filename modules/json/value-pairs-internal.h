@@ -80,6 +80,7 @@ struct ValuePairs
 {
   uint32_t scopes;
   bool omit_empty;
+  bool leave_initial_dot; /* --leave-initial-dot: a name's leading '.' is not shown as '_' */
   GArray *patterns; /* Pattern */
   GArray *pairs;    /* Pair */
   GArray *sets;     /* TransformSet */

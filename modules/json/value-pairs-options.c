@@ -410,6 +410,11 @@ value_pairs_new_from_argv(int argc, char **argv, char **error)
           vp->omit_empty = true;
           continue;
         }
+      if (strcmp(a, "--leave-initial-dot") == 0)
+        {
+          vp->leave_initial_dot = true;
+          continue;
+        }
       /* syslog-ng 3.38 takes --auto-cast, --cast and --no-cast and writes
        * every value as it would without them (the SCL's format-cim and
        * format-gelf give --auto-cast, slack() and discord() --cast) */

@@ -236,14 +236,15 @@ _add_nv(NVHandle handle, const char *name, const char *value, size_t value_len, 
   return true;
 }
 
-/* syslog-ng's order: names descending, a leading '.' read as '_'; of
- * equal names the higher rank first (pairs before candidates, a later
- * pair before an earlier one); the duplicates after the first are dropped. */
+/* syslog-ng's order: names descending, a leading '.' read as '_' (as it
+ * is shown, unless --leave-initial-dot: dot); of equal names the higher
+ * rank first (pairs before candidates, a later pair before an earlier
+ * one); the duplicates after the first are dropped. */
 static inline int
-_cmp_names(const char *an, uint32_t al, uint32_t ar, const char *bn, uint32_t bl, uint32_t br)
+_cmp_names(const char *an, uint32_t al, uint32_t ar, const char *bn, uint32_t bl, uint32_t br, bool dot)
 {
-  int ca = al ? (unsigned char) (an[0] == '.' ? '_' : an[0]) : -1;
-  int cb = bl ? (unsigned char) (bn[0] == '.' ? '_' : bn[0]) : -1;
+  int ca = al ? (unsigned char) (an[0] == '.' && !dot ? '_' : an[0]) : -1;
+  int cb = bl ? (unsigned char) (bn[0] == '.' && !dot ? '_' : bn[0]) : -1;
   if (ca != cb)
     return cb - ca;
   if (al > 1 && bl > 1)
@@ -258,38 +259,38 @@ _cmp_names(const char *an, uint32_t al, uint32_t ar, const char *bn, uint32_t bl
 }
 
 static inline int
-_cmp_desc(const void *pa, const void *pb)
+_cmp_desc(const void *pa, const void *pb, void *dot)
 {
   const ValuePairsEntry *a = pa, *b = pb;
   return _cmp_names(a->name, a->name_len, a->flags >> VPE_PAIR_SHIFT, b->name, b->name_len,
-                    b->flags >> VPE_PAIR_SHIFT);
+                    b->flags >> VPE_PAIR_SHIFT, *(const bool *) dot);
 }
 
 /* Of equal names and ranks a built-in value comes first, as it is added
  * before the macros when collecting. */
 static int
-_cmp_fixed(const void *pa, const void *pb)
+_cmp_fixed(const void *pa, const void *pb, void *dot)
 {
   const ValuePairsFixed *a = pa, *b = pb;
-  int r = _cmp_names(a->name, a->name_len, a->rank, b->name, b->name_len, b->rank);
+  int r = _cmp_names(a->name, a->name_len, a->rank, b->name, b->name_len, b->rank, *(const bool *) dot);
   return r ? r : (int) b->builtin - (int) a->builtin;
 }
 
 /* Insertion sort for the usual few dozen entries (qsort's merge sort and
  * its indirect calls cost more there), qsort beyond. */
 static void
-_sort(ValuePairsEntry *e, size_t n)
+_sort(ValuePairsEntry *e, size_t n, bool dot)
 {
   if (n > 48)
     {
-      qsort(e, n, sizeof(*e), _cmp_desc);
+      qsort_r(e, n, sizeof(*e), _cmp_desc, &dot);
       return;
     }
   for (size_t i = 1; i < n; i++)
     {
       ValuePairsEntry x = e[i];
       size_t j = i;
-      while (j > 0 && _cmp_desc(&e[j - 1], &x) > 0)
+      while (j > 0 && _cmp_desc(&e[j - 1], &x, &dot) > 0)
         {
           e[j] = e[j - 1];
           j--;
@@ -334,7 +335,7 @@ value_pairs_collect(const ValuePairs *vp, const LogMsg *msg, const LogTemplateOp
     }
   if (n > 1)
     {
-      _sort(e, n);
+      _sort(e, n, vp->leave_initial_dot);
       size_t w = 1;
       for (size_t i = 1; i < n; i++)
         if (e[i].name_len != e[w - 1].name_len || memcmp(e[i].name, e[w - 1].name, e[i].name_len) != 0)
@@ -395,12 +396,12 @@ _fixed_add(ValuePairs *vp, ValuePairsFixed *f, const char *name, uint32_t len, G
 
 /* Sort fixed candidates into output order and mark the shadowed ones. */
 static void
-_sort_fixed(GArray *fixed)
+_sort_fixed(GArray *fixed, bool dot)
 {
   ValuePairsFixed *f = (ValuePairsFixed *) fixed->data;
   size_t n = fixed->len;
   if (n > 1)
-    qsort(f, n, sizeof(*f), _cmp_fixed);
+    qsort_r(f, n, sizeof(*f), _cmp_fixed, &dot);
   /* of equal names, those after one that always shows never show (a
    * built-in value may be unset) */
   bool winner = false;
@@ -442,7 +443,7 @@ vp_fixed_build(ValuePairs *vp)
       _fixed_add(vp, &f, p[i].name, (uint32_t) strlen(p[i].name), scratch, vp->fixed);
     }
   g_string_free(scratch, TRUE);
-  _sort_fixed(vp->fixed);
+  _sort_fixed(vp->fixed, vp->leave_initial_dot);
 }
 
 void
@@ -464,7 +465,7 @@ vp_static_build(ValuePairs *vp)
       _fixed_add(vp, &f, name, (uint32_t) len, scratch, vp->statics);
     }
   g_string_free(scratch, TRUE);
-  _sort_fixed(vp->statics);
+  _sort_fixed(vp->statics, vp->leave_initial_dot);
 }
 
 const ValuePairsFixed *
@@ -508,6 +509,12 @@ value_pairs_sort_ascending(ValuePairsEntry *e, size_t n)
         e[j] = e[j - 1];
       e[j] = t;
     }
+}
+
+bool
+value_pairs_leaves_initial_dot(const ValuePairs *vp)
+{
+  return vp->leave_initial_dot;
 }
 
 const ValuePairsFixed *

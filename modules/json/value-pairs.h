@@ -144,4 +144,8 @@ value_pairs_name_first_char(const ValuePairsEntry *e)
   return e->name[0] == '.' ? '_' : e->name[0];
 }
 
+/* --leave-initial-dot: names keep their leading '.' (format-json and
+ * format-flat-json show it as '_' otherwise), and are sorted with it. */
+bool value_pairs_leaves_initial_dot(const ValuePairs *vp);
+
 #endif

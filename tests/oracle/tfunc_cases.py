@@ -93,6 +93,9 @@ JSON = [
     "$(format-json a=list($MSG) b.c=int(1) b.d=literal(null))",
     # taken and without effect in 3.38 (graylog2()'s format-gelf, slack())
     "$(format-json --cast a=1 b=int(2) e=boolean(t))|$(format-json --no-cast a=1 b=int(2))|$(format-json --auto-cast c=$PID)",
+    # --leave-initial-dot: names keep their '.', sorted with it (ewmm()'s format-ewmm)
+    "$(format-json --leave-initial-dot --key .SDATA.* --key PROGRAM)|$(format-json --leave-initial-dot .a.b=1 .c=2 d.e=3 _z=4)",
+    "$(format-flat-json --leave-initial-dot --key .SDATA.* .a.b=1 .c=2 d.e=3)|$(format-json --leave-initial-dot --key HOST .h=1)",
     # a pair whose value has a default is no plain value (graylog2()'s format-gelf)
     "$(format-json h=${HOST:--} p=int(${PID:-0}) m=${MSGID:--} s=${.SDATA.x@1.q:-none})",
     # format-welf and format-cef-extension (value-pairs too), sorted by name

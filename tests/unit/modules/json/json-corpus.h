@@ -78,6 +78,8 @@ static const char *const templates[] = {
   "$(format-json a=x.y(1) b=(1) c=a)",
   "$(format-json a=list($MSG) b.c=int(1) b.d=literal(null))",
   "$(format-json --cast a=1 b=int(2) e=boolean(t))|$(format-json --no-cast a=1 b=int(2))|$(format-json --auto-cast c=$PID)",
+  "$(format-json --leave-initial-dot --key .SDATA.* --key PROGRAM)|$(format-json --leave-initial-dot .a.b=1 .c=2 d.e=3 _z=4)",
+  "$(format-flat-json --leave-initial-dot --key .SDATA.* .a.b=1 .c=2 d.e=3)|$(format-json --leave-initial-dot --key HOST .h=1)",
   "$(format-json h=${HOST:--} p=int(${PID:-0}) m=${MSGID:--} s=${.SDATA.x@1.q:-none})",
   "$(format-welf --scope sdata)|$(format-welf a=1 b=$PROGRAM c=x)|$(format-welf --key PROGRAM --key HOST z=1)|$(format-welf)",
   "$(format-welf --scope nv-pairs --scope sdata --exclude .SDATA.l@1.v14 --exclude .SDATA.l@1.v15)|$(format-welf z=1 a=2 B=3 _c=4 .d=5 x=\"a b\")",
@@ -88,7 +90,7 @@ static const char *const templates[] = {
 };
 
 /* expected[template][case] */
-static const TfuncBytes expected[72][6] = {
+static const TfuncBytes expected[74][6] = {
   {
     { "{\"_SDATA\":{\"origin\":{\"ip\":\"10.1.2.3\"},\"exampleSDID@32473\":{\"iut\":\"3\",\"eventSource\":\"Application\",\"eventID\":\"1011\"}},\"PROGRAM\":\"evntslog\",\"PRIORITY\":\"notice\",\"PID\":\"4711\",\"MSGID\":\"ID47\",\"MESSAGE\":\"An application event log entry\",\"HOST\":\"mymachine.example.com\",\"FACILITY\":\"local4\",\"DATE\":\"Mar 10 11:58:00\"}", 304 },
     { "{\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}},\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 329 },
@@ -608,6 +610,22 @@ static const TfuncBytes expected[72][6] = {
     { "{\"e\":true,\"b\":2,\"a\":\"1\"}|{\"b\":2,\"a\":\"1\"}|{\"c\":\"\"}", 49 },
     { "{\"e\":true,\"b\":2,\"a\":\"1\"}|{\"b\":2,\"a\":\"1\"}|{\"c\":\"7\"}", 50 },
     { "{\"e\":true,\"b\":2,\"a\":\"1\"}|{\"b\":2,\"a\":\"1\"}|{\"c\":\"1\"}", 50 },
+  },
+  {
+    { "{\"PROGRAM\":\"evntslog\",\".SDATA\":{\"origin\":{\"ip\":\"10.1.2.3\"},\"exampleSDID@32473\":{\"iut\":\"3\",\"eventSource\":\"Application\",\"eventID\":\"1011\"}}}|{\"d\":{\"e\":\"3\"},\"_z\":\"4\",\".c\":\"2\",\".a\":{\"b\":\"1\"}}", 186 },
+    { "{\"PROGRAM\":\"app\",\".SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}}}|{\"d\":{\"e\":\"3\"},\"_z\":\"4\",\".c\":\"2\",\".a\":{\"b\":\"1\"}}", 133 },
+    { "{\"PROGRAM\":\"sshd\"}|{\"d\":{\"e\":\"3\"},\"_z\":\"4\",\".c\":\"2\",\".a\":{\"b\":\"1\"}}", 67 },
+    { "{\"PROGRAM\":\"p\"}|{\"d\":{\"e\":\"3\"},\"_z\":\"4\",\".c\":\"2\",\".a\":{\"b\":\"1\"}}", 64 },
+    { "{\"PROGRAM\":\"app\",\".SDATA\":{\"l@1\":{\"v9\":\"\\\"a\\\"x,\\\"b\",\"v8\":\"\\\"a\\\" , b\",\"v7\":\"it's\",\"v6\":\"a\\\"b\\\\c\",\"v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\"v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"v3\":\"x,y,z,w,v\",\"v2\":\"def\\\"\",\"v15\":\"x\\n\\ny\",\"v14\":\"a\\nb\\r\\nc\\n\",\"v13\":\"\",\"v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\"v11\":\" \\\"a\\\",b\",\"v10\":\"\\\"ab\\\\\",\"v1\":\"\\\"abc\",\"v0\":\"a, b,\\\"c d\\\"\"}}}|{\"d\":{\"e\":\"3\"},\"_z\":\"4\",\".c\":\"2\",\".a\":{\"b\":\"1\"}}", 452 },
+    { "{\"PROGRAM\":\"app\"}|{\"d\":{\"e\":\"3\"},\"_z\":\"4\",\".c\":\"2\",\".a\":{\"b\":\"1\"}}", 66 },
+  },
+  {
+    { "{\"d.e\":\"3\",\".c\":\"2\",\".a.b\":\"1\",\".SDATA.origin.ip\":\"10.1.2.3\",\".SDATA.exampleSDID@32473.iut\":\"3\",\".SDATA.exampleSDID@32473.eventSource\":\"Application\",\".SDATA.exampleSDID@32473.eventID\":\"1011\"}|{\"HOST\":\"mymachine.example.com\",\".h\":\"1\"}", 233 },
+    { "{\"d.e\":\"3\",\".c\":\"2\",\".a.b\":\"1\",\".SDATA.x@1.u\":\"\303\251\\\\xff\",\".SDATA.x@1.q\":\"a\\\"b\",\".SDATA.x@1.bs\":\"c\\\\d\",\".SDATA.x@1.br\":\"e]f\"}|{\"HOST\":\"h1\",\".h\":\"1\"}", 146 },
+    { "{\"d.e\":\"3\",\".c\":\"2\",\".a.b\":\"1\"}|{\"HOST\":\"web01\",\".h\":\"1\"}", 57 },
+    { "{\"d.e\":\"3\",\".c\":\"2\",\".a.b\":\"1\"}|{\"HOST\":\"host2\",\".h\":\"1\"}", 57 },
+    { "{\"d.e\":\"3\",\".c\":\"2\",\".a.b\":\"1\",\".SDATA.l@1.v9\":\"\\\"a\\\"x,\\\"b\",\".SDATA.l@1.v8\":\"\\\"a\\\" , b\",\".SDATA.l@1.v7\":\"it's\",\".SDATA.l@1.v6\":\"a\\\"b\\\\c\",\".SDATA.l@1.v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\".SDATA.l@1.v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\".SDATA.l@1.v3\":\"x,y,z,w,v\",\".SDATA.l@1.v2\":\"def\\\"\",\".SDATA.l@1.v15\":\"x\\n\\ny\",\".SDATA.l@1.v14\":\"a\\nb\\r\\nc\\n\",\".SDATA.l@1.v13\":\"\",\".SDATA.l@1.v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\".SDATA.l@1.v11\":\" \\\"a\\\",b\",\".SDATA.l@1.v10\":\"\\\"ab\\\\\",\".SDATA.l@1.v1\":\"\\\"abc\",\".SDATA.l@1.v0\":\"a, b,\\\"c d\\\"\"}|{\"HOST\":\"lh\",\".h\":\"1\"}", 597 },
+    { "{\"d.e\":\"3\",\".c\":\"2\",\".a.b\":\"1\"}|{\"HOST\":\"h\",\".h\":\"1\"}", 53 },
   },
   {
     { "{\"s\":\"none\",\"p\":4711,\"m\":\"ID47\",\"h\":\"mymachine.example.com\"}", 60 },
