@@ -156,6 +156,8 @@ _csv_process(LogProcessor *s, LogMsg **pmsg)
       if (!msg)
         msg = log_msg_make_writable(pmsg);
       NVHandle h = self->handles[sc.column - 1];
+      if (h == LM_V_NONE)
+        continue;
       if (from_msg && !sc.value_in_buf)
         log_msg_set_value_ref(msg, h, sc.value, sc.value_len);
       else
@@ -265,15 +267,10 @@ _csv_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   self->handles = g_new0(NVHandle, self->so.n_columns + 1);
   for (size_t i = 0; i < self->so.n_columns; i++)
     {
+      /* a column without a name is read and left out, as in syslog-ng (the
+       * SCL's extract-solaris-msgid() skips two that way) */
       char *name = g_strconcat(self->o.prefix ? self->o.prefix : "", self->o.columns[i], NULL);
-      if (!*name)
-        {
-          cfg_error_set(err, &call->loc, "csv-parser(): column %zu has an empty name", i + 1);
-          g_free(name);
-          _csv_free(&self->super);
-          return NULL;
-        }
-      self->handles[i] = log_msg_get_value_handle(name, -1);
+      self->handles[i] = *name ? log_msg_get_value_handle(name, -1) : LM_V_NONE;
       g_free(name);
     }
   return &self->super;
