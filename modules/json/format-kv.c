@@ -136,6 +136,44 @@ _format_cef_call(void *state, int argc, LogTemplate *const *args, const LogMsg *
   _format_kv(state, true, msg, opts, out);
 }
 
+/* $(names VALUE-PAIRS-OPTIONS) and $(values ...): the names the options
+ * pick, ascending, as a list ($(list-*)'s quoting), or their values in the
+ * same order, as syslog-ng 3.38 writes them. */
+static void
+_format_list(const ValuePairs *vp, bool values, const LogMsg *msg, const LogTemplateOptions *opts, GString *out)
+{
+  ValuePairsResult *res = value_pairs_result_acquire();
+  size_t n = value_pairs_collect(vp, msg, opts, res);
+  ValuePairsEntry *e = (ValuePairsEntry *) res->entries->data;
+  value_pairs_sort_ascending(e, n);
+  for (size_t i = 0; i < n; i++)
+    {
+      if (i)
+        g_string_append_c(out, ',');
+      if (values)
+        str_append_repr(out, e[i].value, e[i].value_len, ",");
+      else
+        str_append_repr(out, e[i].name, e[i].name_len, ",");
+    }
+  value_pairs_result_release(res);
+}
+
+static void
+_names_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+            GString *out)
+{
+  (void) argc, (void) args;
+  _format_list(state, false, msg, opts, out);
+}
+
+static void
+_values_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+             GString *out)
+{
+  (void) argc, (void) args;
+  _format_list(state, true, msg, opts, out);
+}
+
 static char *
 _format_kv_prepare(int argc, char **argv, void **state)
 {
@@ -157,10 +195,14 @@ static const LogTemplateFunction format_welf = { "format-welf", _format_kv_prepa
                                                  _format_kv_free };
 static const LogTemplateFunction format_cef_extension = { "format-cef-extension", _format_kv_prepare,
                                                           _format_cef_call, _format_kv_free };
+static const LogTemplateFunction names = { "names", _format_kv_prepare, _names_call, _format_kv_free };
+static const LogTemplateFunction values = { "values", _format_kv_prepare, _values_call, _format_kv_free };
 
 void
 json_register_kv_template_functions(void)
 {
   log_template_function_register(&format_welf);
   log_template_function_register(&format_cef_extension);
+  log_template_function_register(&names);
+  log_template_function_register(&values);
 }

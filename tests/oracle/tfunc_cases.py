@@ -96,6 +96,9 @@ JSON = [
     # --leave-initial-dot: names keep their '.', sorted with it (ewmm()'s format-ewmm)
     "$(format-json --leave-initial-dot --key .SDATA.* --key PROGRAM)|$(format-json --leave-initial-dot .a.b=1 .c=2 d.e=3 _z=4)",
     "$(format-flat-json --leave-initial-dot --key .SDATA.* .a.b=1 .c=2 d.e=3)|$(format-json --leave-initial-dot --key HOST .h=1)",
+    # names and values of value-pairs, ascending, as lists
+    "$(names --scope rfc3164)|$(values --scope rfc3164)",
+    "$(names --key .SDATA.*)|$(values --key .SDATA.* --exclude .SDATA.x@1.u)|[$(names)]|$(values a=1 b=\"x y\" c= d=a,b)",
     # a pair whose value has a default is no plain value (graylog2()'s format-gelf)
     "$(format-json h=${HOST:--} p=int(${PID:-0}) m=${MSGID:--} s=${.SDATA.x@1.q:-none})",
     # format-welf and format-cef-extension (value-pairs too), sorted by name

@@ -80,6 +80,8 @@ static const char *const templates[] = {
   "$(format-json --cast a=1 b=int(2) e=boolean(t))|$(format-json --no-cast a=1 b=int(2))|$(format-json --auto-cast c=$PID)",
   "$(format-json --leave-initial-dot --key .SDATA.* --key PROGRAM)|$(format-json --leave-initial-dot .a.b=1 .c=2 d.e=3 _z=4)",
   "$(format-flat-json --leave-initial-dot --key .SDATA.* .a.b=1 .c=2 d.e=3)|$(format-json --leave-initial-dot --key HOST .h=1)",
+  "$(names --scope rfc3164)|$(values --scope rfc3164)",
+  "$(names --key .SDATA.*)|$(values --key .SDATA.* --exclude .SDATA.x@1.u)|[$(names)]|$(values a=1 b=\"x y\" c= d=a,b)",
   "$(format-json h=${HOST:--} p=int(${PID:-0}) m=${MSGID:--} s=${.SDATA.x@1.q:-none})",
   "$(format-welf --scope sdata)|$(format-welf a=1 b=$PROGRAM c=x)|$(format-welf --key PROGRAM --key HOST z=1)|$(format-welf)",
   "$(format-welf --scope nv-pairs --scope sdata --exclude .SDATA.l@1.v14 --exclude .SDATA.l@1.v15)|$(format-welf z=1 a=2 B=3 _c=4 .d=5 x=\"a b\")",
@@ -90,7 +92,7 @@ static const char *const templates[] = {
 };
 
 /* expected[template][case] */
-static const TfuncBytes expected[74][6] = {
+static const TfuncBytes expected[76][6] = {
   {
     { "{\"_SDATA\":{\"origin\":{\"ip\":\"10.1.2.3\"},\"exampleSDID@32473\":{\"iut\":\"3\",\"eventSource\":\"Application\",\"eventID\":\"1011\"}},\"PROGRAM\":\"evntslog\",\"PRIORITY\":\"notice\",\"PID\":\"4711\",\"MSGID\":\"ID47\",\"MESSAGE\":\"An application event log entry\",\"HOST\":\"mymachine.example.com\",\"FACILITY\":\"local4\",\"DATE\":\"Mar 10 11:58:00\"}", 304 },
     { "{\"_SDATA\":{\"x@1\":{\"u\":\"\303\251\\\\xff\",\"q\":\"a\\\"b\",\"bs\":\"c\\\\d\",\"br\":\"e]f\"}},\"PROGRAM\":\"app\",\"PRIORITY\":\"info\",\"PID\":\"12\",\"MSGID\":\"m1\",\"MESSAGE\":\"tab\\there \\\"quoted\\\" back\\\\slash \\u0001\\b\\f\\r\\u001f\177 \303\251 \342\202\254 \\\\xff\\\\xfe \\\\xc0\\\\xaf \\\\xed\\\\xa0\\\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10\",\"HOST\":\"h1\",\"FACILITY\":\"user\",\"DATE\":\"Mar 10 11:58:01\"}", 329 },
@@ -626,6 +628,22 @@ static const TfuncBytes expected[74][6] = {
     { "{\"d.e\":\"3\",\".c\":\"2\",\".a.b\":\"1\"}|{\"HOST\":\"host2\",\".h\":\"1\"}", 57 },
     { "{\"d.e\":\"3\",\".c\":\"2\",\".a.b\":\"1\",\".SDATA.l@1.v9\":\"\\\"a\\\"x,\\\"b\",\".SDATA.l@1.v8\":\"\\\"a\\\" , b\",\".SDATA.l@1.v7\":\"it's\",\".SDATA.l@1.v6\":\"a\\\"b\\\\c\",\".SDATA.l@1.v5\":\"tab\\tx sp\\\"q'\\\\back,\\u0001\\u000b\177\303\251\\\\xff\\b\\f\\r\",\".SDATA.l@1.v4\":\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\".SDATA.l@1.v3\":\"x,y,z,w,v\",\".SDATA.l@1.v2\":\"def\\\"\",\".SDATA.l@1.v15\":\"x\\n\\ny\",\".SDATA.l@1.v14\":\"a\\nb\\r\\nc\\n\",\".SDATA.l@1.v13\":\"\",\".SDATA.l@1.v12\":\"\\\\xed\\\\xa0\\\\x80 \360\237\230\200 \\\\xc0\\\\xaf \\u001b\",\".SDATA.l@1.v11\":\" \\\"a\\\",b\",\".SDATA.l@1.v10\":\"\\\"ab\\\\\",\".SDATA.l@1.v1\":\"\\\"abc\",\".SDATA.l@1.v0\":\"a, b,\\\"c d\\\"\"}|{\"HOST\":\"lh\",\".h\":\"1\"}", 597 },
     { "{\"d.e\":\"3\",\".c\":\"2\",\".a.b\":\"1\"}|{\"HOST\":\"h\",\".h\":\"1\"}", 53 },
+  },
+  {
+    { "DATE,FACILITY,HOST,MESSAGE,PID,PRIORITY,PROGRAM|\"Mar 10 11:58:00\",local4,mymachine.example.com,\"An application event log entry\",4711,notice,evntslog", 148 },
+    { "DATE,FACILITY,HOST,MESSAGE,PID,PRIORITY,PROGRAM|\"Mar 10 11:58:01\",user,h1,'tab\\there \"quoted\" back\\\\slash \\x01\\b\\f\\r\\x1f\177 \303\251 \342\202\254 \\xff\\xfe \\xc0\\xaf \\xed\\xa0\\x80 \360\237\230\200 /a/b.c/ UPPER lower 192.168.1.10',12,info,app", 210 },
+    { "DATE,FACILITY,HOST,MESSAGE,PID,PRIORITY,PROGRAM|\"Mar 10 11:58:01\",auth,web01,\"Accepted publickey for deploy from 10.0.0.5 port 22\",2345,info,sshd", 145 },
+    { "DATE,FACILITY,HOST,PRIORITY,PROGRAM|\"Mar 10 11:58:02\",user,host2,notice,p", 73 },
+    { "DATE,FACILITY,HOST,MESSAGE,PID,PRIORITY,PROGRAM|\"Mar 10 11:58:03\",user,lh,\"a list line\",7,info,app", 98 },
+    { "DATE,FACILITY,HOST,MESSAGE,PID,PRIORITY,PROGRAM|\"Mar 10 11:58:09\",user,h,\"line one\\nline\\ttwo\",1,info,app", 105 },
+  },
+  {
+    { ".SDATA.exampleSDID@32473.eventID,.SDATA.exampleSDID@32473.eventSource,.SDATA.exampleSDID@32473.iut,.SDATA.origin.ip|1011,Application,3,10.1.2.3|[]|1,\"x y\",\"\",\"a,b\"", 163 },
+    { ".SDATA.x@1.br,.SDATA.x@1.bs,.SDATA.x@1.q,.SDATA.x@1.u|e]f,\"c\\\\d\",'a\"b'|[]|1,\"x y\",\"\",\"a,b\"", 90 },
+    { "||[]|1,\"x y\",\"\",\"a,b\"", 21 },
+    { "||[]|1,\"x y\",\"\",\"a,b\"", 21 },
+    { ".SDATA.l@1.v0,.SDATA.l@1.v1,.SDATA.l@1.v10,.SDATA.l@1.v11,.SDATA.l@1.v12,.SDATA.l@1.v13,.SDATA.l@1.v14,.SDATA.l@1.v15,.SDATA.l@1.v2,.SDATA.l@1.v3,.SDATA.l@1.v4,.SDATA.l@1.v5,.SDATA.l@1.v6,.SDATA.l@1.v7,.SDATA.l@1.v8,.SDATA.l@1.v9|'a, b,\"c d\"','\"abc','\"ab\\\\',' \"a\",b',\"\\xed\\xa0\\x80 \360\237\230\200 \\xc0\\xaf \\x1b\",\"\",\"a\\nb\\r\\nc\\n\",\"x\\n\\ny\",'def\"',\"x,y,z,w,v\",\"\\\"a\\\\tb\\\",'it\\\\'s',\\\"abc\\\"def,g,,\\\"\\\",'',\\\"\\\\x41\\\\q\\\\\\\\\\\"\",\"tab\\tx sp\\\"q'\\\\back,\\x01\\x0b\177\303\251\\xff\\b\\f\\r\",'a\"b\\\\c',\"it's\",'\"a\" , b','\"a\"x,\"b'|[]|1,\"x y\",\"\",\"a,b\"", 505 },
+    { "||[]|1,\"x y\",\"\",\"a,b\"", 21 },
   },
   {
     { "{\"s\":\"none\",\"p\":4711,\"m\":\"ID47\",\"h\":\"mymachine.example.com\"}", 60 },
