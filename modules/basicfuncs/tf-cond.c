@@ -114,15 +114,16 @@ _tag_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, co
     g_string_append_c(out, set ? '1' : '0');
 }
 
-/* $(grep [--max-count N] (CONDITION) VALUE...): syslog-ng collects the
- * VALUEs of the messages of a correlation context that match CONDITION
- * (at most N of them); Sluice has no contexts, so the one message is the
- * context: its VALUEs joined with ',' (as they are, not as a list) when it
- * matches, else nothing.  N changes nothing with one message; it is read
- * and checked only for its form. */
+/* $(grep [--max-count N] (CONDITION) VALUE...), also named
+ * $(context-lookup): the VALUEs of the messages of a correlation context
+ * (log_template_context_get: a PatternDB action's, a grouping-by()
+ * aggregate's; outside one the message alone) that match CONDITION,
+ * oldest first, at most N of them (0 or less: all), joined with ',' (as they are,
+ * not as a list), as syslog-ng 3.38 writes them. */
 typedef struct GrepState
 {
   FilterExpr *cond;
+  int64_t max_count;
   int n_values;
   int *values; /* indexes into args of the VALUEs */
 } GrepState;
@@ -144,6 +145,7 @@ _grep_prepare(int argc, char **argv, void **state)
 {
   int *pos = g_new0(int, argc);
   int n = 0;
+  int64_t max_count = 0;
   bool options_done = false;
   for (int i = 1; i < argc; i++)
     {
@@ -153,6 +155,7 @@ _grep_prepare(int argc, char **argv, void **state)
           pos[n++] = i;
           continue;
         }
+      const char *count = NULL;
       if (strcmp(o, "--") == 0)
         options_done = true;
       else if (strcmp(o, "--max-count") == 0 || strcmp(o, "-m") == 0)
@@ -162,12 +165,20 @@ _grep_prepare(int argc, char **argv, void **state)
               g_free(pos);
               return g_strdup_printf("Missing argument for %s", o);
             }
-          i++;
+          count = argv[++i];
         }
-      else if (strncmp(o, "--max-count=", 12) != 0)
+      else if (strncmp(o, "--max-count=", 12) == 0)
+        count = o + 12;
+      else
         {
           g_free(pos);
           return g_strdup_printf("Unknown option %s", o);
+        }
+      /* syslog-ng 3.38 crashes on a count that is no number */
+      if (count && !tf_parse_int64(count, &max_count))
+        {
+          g_free(pos);
+          return g_strdup_printf("Cannot parse integer value \"%s\" for --max-count", count);
         }
     }
   if (n < 2)
@@ -176,6 +187,7 @@ _grep_prepare(int argc, char **argv, void **state)
       return tf_error(argv[0], "requires at least two arguments");
     }
   GrepState *st = g_new0(GrepState, 1);
+  st->max_count = max_count;
   char *err = tf_compile_condition(argv[0], argv[pos[0]], &st->cond);
   if (err)
     {
@@ -198,13 +210,21 @@ _grep_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, c
 {
   (void) argc;
   const GrepState *st = state;
-  if (!filter_expr_eval_with_options(st->cond, msg, opts))
-    return;
-  for (int i = 0; i < st->n_values; i++)
+  LogTemplateContext ctx = log_template_context_get();
+  const LogMsg *const *msgs = ctx.n ? ctx.msgs : &msg;
+  size_t n = ctx.n ? ctx.n : 1;
+  int64_t found = 0;
+  for (size_t m = 0; m < n && (st->max_count <= 0 || found < st->max_count); m++)
     {
-      if (i)
-        g_string_append_c(out, ',');
-      log_template_format(args[st->values[i]], msg, opts, out);
+      if (!filter_expr_eval_with_options(st->cond, msgs[m], opts))
+        continue;
+      for (int i = 0; i < st->n_values; i++)
+        {
+          if (found || i)
+            g_string_append_c(out, ',');
+          log_template_format(args[st->values[i]], msgs[m], opts, out);
+        }
+      found++;
     }
 }
 
@@ -212,5 +232,6 @@ static const LogTemplateFunction if_f = { "if", _if_prepare, _if_call, _if_free 
 static const LogTemplateFunction or_f = { "or", NULL, _or_call, NULL };
 static const LogTemplateFunction tag_f = { "tag", _tag_prepare, _tag_call, NULL };
 static const LogTemplateFunction grep_f = { "grep", _grep_prepare, _grep_call, _grep_free };
+static const LogTemplateFunction context_lookup_f = { "context-lookup", _grep_prepare, _grep_call, _grep_free };
 
-const LogTemplateFunction *const tf_cond_functions[] = { &if_f, &or_f, &tag_f, &grep_f, NULL };
+const LogTemplateFunction *const tf_cond_functions[] = { &if_f, &or_f, &tag_f, &grep_f, &context_lookup_f, NULL };

@@ -4,7 +4,8 @@
 # and input over loopback tcp(): where() keeps other programs out, trigger()
 # closes a context at once, timeout() closes one while nothing arrives,
 # having() suppresses an aggregate, ${name}@N, $(context-length) and
-# $(context-values) in aggregate(), inject-mode(aggregate-only) keeps only
+# $(context-values), $(context-lookup) and $(grep --max-count) in aggregate(),
+# inject-mode(aggregate-only) keeps only
 # the aggregates, inject-mode(internal) sends them to the internal() source,
 # sort-key() puts a context's messages in its order before the aggregate
 # (its key spelled otherwise: syslog-ng names a grouping-by's persistent
@@ -26,7 +27,7 @@ source s { tcp(ip(127.0.0.1) port($port)); };
 parser g {
   grouping-by(key("\$PID") scope(host) where(program("app"))
     having("\${MESSAGE}" ne "c1") trigger(message("END"))
-    aggregate(value("MESSAGE" "AGG n=\$(context-length) v=\$(context-values \$MESSAGE) first=\${MESSAGE}@2")
+    aggregate(value("MESSAGE" "AGG n=\$(context-length) v=\$(context-values \$MESSAGE) first=\${MESSAGE}@2 l=\$(context-lookup (message(\"a\")) \$MESSAGE \$PID) g=\$(grep --max-count 2 (\"\$MESSAGE\" ne \"c1\") \$MESSAGE)")
               tags("agg"))
     timeout(2));
 };
@@ -114,7 +115,7 @@ for f in out out2 out3 out4; do
   fi
 done
 [ "$(wc -l <"$work/sluice.out")" -eq 13 ] || fail "expected 13 lines in d, got $(wc -l <"$work/sluice.out")"
-grep -q "AGG n=4 v=a1,a2,END,END first=a2" "$work/sluice.out" || fail "the trigger did not close pid 1"
+grep -q "AGG n=4 v=a1,a2,END,END first=a2 l=a1,1,a2,1 g=a1,a2" "$work/sluice.out" || fail "the trigger did not close pid 1: $(grep AGG "$work/sluice.out")"
 grep -q "AGG n=2 v=b1,b1 first=" "$work/sluice.out" || fail "pid 2 did not time out"
 grep -q "ONLY n=3 last=x2" "$work/sluice.out2" || fail "no aggregate-only aggregate"
 [ "$(wc -l <"$work/sluice.out2")" -eq 1 ] || fail "aggregate-only let other messages through"
