@@ -8,6 +8,9 @@
  * Values that are a plain slice of MESSAGE are referenced, not copied;
  * names go through the per-thread handle cache (parser-util.h), so a
  * message costs no allocation and no lock once its names are known.
+ *
+ * linux-audit-parser() is kv-parser() with the same options that also
+ * decodes the values auditd writes in hex (_audit_decode).
  */
 #include "kvformat/kv-parser.h"
 
@@ -30,6 +33,7 @@ typedef struct KvParser
 {
   LogProcessor super;
   KvParserOptions o;
+  bool audit; /* linux-audit-parser(): hex values decoded */
   char value_sep;
   ParserInput in;
   NVHandle stray_handle;   /* LM_V_NONE: stray words are not kept */
@@ -67,6 +71,44 @@ static const CfgOption kv_parser_options[] = {
  * next message of the same shape finds its handles here. */
 static __thread ParserNameMemo kv_names[32];
 
+/* The keys whose values auditd may write in hex, as syslog-ng 3.38's
+ * linux-audit-parser() decodes them: these, and a0, a1, ... (any key that
+ * starts with 'a' and a digit). */
+static bool
+_audit_hex_key(const char *key, size_t len)
+{
+  static const char *const keys[] = { "name", "proctitle", "comm", "path", "data", "dir", "old", "new", "ocomm" };
+  if (len >= 2 && key[0] == 'a' && g_ascii_isdigit(key[1]))
+    return true;
+  for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+    if (strlen(keys[i]) == len && memcmp(keys[i], key, len) == 0)
+      return true;
+  return false;
+}
+
+/* An unquoted value of such a key that is hex (even length, either case)
+ * and decodes to UTF-8 holding a byte auditd encodes for (below '!', '"'
+ * or above '~'): decoded into out, each NUL as a tab, as syslog-ng 3.38
+ * does (each rule checked against it); false leaves the value as it is. */
+static bool
+_audit_decode(const char *v, size_t len, GString *out)
+{
+  if (len == 0 || len % 2)
+    return false;
+  g_string_truncate(out, 0);
+  bool encoded = false;
+  for (size_t i = 0; i < len; i += 2)
+    {
+      int hi = g_ascii_xdigit_value(v[i]), lo = g_ascii_xdigit_value(v[i + 1]);
+      if (hi < 0 || lo < 0)
+        return false;
+      unsigned char c = (unsigned char) (hi << 4 | lo);
+      encoded = encoded || c < '!' || c == '"' || c > '~';
+      g_string_append_c(out, c ? (char) c : '\t');
+    }
+  return encoded && g_utf8_validate(out->str, (gssize) out->len, NULL);
+}
+
 /* Set pair number i: the name is prefix + key, built in name (which holds
  * the prefix already) when it fits, else in a scratch string. */
 static void
@@ -84,7 +126,11 @@ _kv_set(const KvParser *self, LogMsg *msg, const KvScanner *sc, size_t i, char *
       full = big->str;
     }
   NVHandle h = i < G_N_ELEMENTS(kv_names) ? parser_nv_handle_memo(&kv_names[i], full, len) : parser_nv_handle(full, len);
-  if (from_msg && !sc->value_in_buf)
+  GString *decoded = self->audit ? parser_scratch_get(PARSER_SCRATCH_EXTRA2) : NULL;
+  if (decoded && !sc->value_was_quoted && _audit_hex_key(sc->key, sc->key_len)
+      && _audit_decode(sc->value, sc->value_len, decoded))
+    log_msg_set_value(msg, h, decoded->str, (ssize_t) decoded->len);
+  else if (from_msg && !sc->value_in_buf)
     log_msg_set_value_ref(msg, h, sc->value, sc->value_len);
   else
     log_msg_set_value(msg, h, sc->value, (ssize_t) sc->value_len);
@@ -132,13 +178,14 @@ _kv_free(LogProcessor *s)
 static const LogProcessorOps kv_parser_ops = { _kv_process, _kv_free };
 
 static LogProcessor *
-_kv_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err, bool audit)
 {
   KvParser *self = calloc(1, sizeof(*self));
   self->super.ops = &kv_parser_ops;
-  self->super.driver = "kv-parser";
+  self->super.driver = audit ? "linux-audit-parser" : "kv-parser";
+  self->audit = audit;
   cfg_options_defaults(kv_parser_options, &self->o);
-  if (!cfg_options_apply(kv_parser_options, call, &self->o, "kv-parser()", err)
+  if (!cfg_options_apply(kv_parser_options, call, &self->o, audit ? "linux-audit-parser()" : "kv-parser()", err)
       || !parser_input_init(&self->in, self->o.template_text, call, ctx, err))
     {
       _kv_free(&self->super);
@@ -152,8 +199,26 @@ _kv_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
   return &self->super;
 }
 
+static LogProcessor *
+_kv_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  return _new(call, ctx, err, false);
+}
+
+static LogProcessor *
+_audit_new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err)
+{
+  return _new(call, ctx, err, true);
+}
+
 const LogDriverFactory kv_parser_factory = {
   .def = { .kind = CFG_OBJ_PARSER, .name = "kv-parser", .options = kv_parser_options,
            .struct_size = sizeof(KvParserOptions), .min_args = 0, .max_args = 0 },
   .new_processor = _kv_new,
+};
+
+const LogDriverFactory linux_audit_parser_factory = {
+  .def = { .kind = CFG_OBJ_PARSER, .name = "linux-audit-parser", .options = kv_parser_options,
+           .struct_size = sizeof(KvParserOptions), .min_args = 0, .max_args = 0 },
+  .new_processor = _audit_new,
 };

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The kv-parser() (modules/kvformat): registration table.  linux-audit-parser()
- * is not built. */
+/* kv-parser() and linux-audit-parser() (modules/kvformat): registration
+ * table. */
 #include "modules.h"
 
 #include "kvformat/kv-parser.h"
 
 const LogDriverFactory *const kvformat_driver_factories[] = {
   &kv_parser_factory,
+  &linux_audit_parser_factory,
   NULL,
 };

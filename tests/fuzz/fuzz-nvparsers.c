@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target: the parsers that turn message text into name-value
- * pairs: kv-parser(), csv-parser() and json-parser(), each with a few
- * option sets.
+ * pairs: kv-parser(), linux-audit-parser() (its hex values decoded),
+ * csv-parser() and json-parser(), each with a few option sets.
  *
  * Input: one byte choosing the parser and its options, then the MESSAGE
  * (NUL bytes included: the parsers stop at the first one).  The message
@@ -38,6 +38,7 @@ static const struct
   { &json_parser_factory, "parser p { json-parser(prefix('j.')); };" },
   { &json_parser_factory, "parser p { json-parser(marker('@cee:') key-delimiter('/')); };" },
   { &json_parser_factory, "parser p { json-parser(extract-prefix('a.b[0]')); };" },
+  { &linux_audit_parser_factory, "parser p { linux-audit-parser(prefix('.auditd.')); };" },
 };
 #define N_PARSERS (sizeof(parsers) / sizeof(parsers[0]))
 
@@ -113,7 +114,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
   bool ok;
   LogMsg *msg = _run(procs[which], data + 1, size - 1, &ok);
-  if (f == &kv_parser_factory && !ok)
+  if ((f == &kv_parser_factory || f == &linux_audit_parser_factory) && !ok)
     abort();
   if (slow_procs[which])
     {
