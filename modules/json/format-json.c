@@ -449,7 +449,7 @@ _walk_key(Walker *w, const char *key, size_t len, bool sdata)
 /* A value that did not cast to its type hint: syslog-ng 3.38's error line
  * for drop-message and drop-property (not for fallback-to-string, nor for
  * the silently-* forms).  Rate-limited as every internal event is. */
-static void
+static __attribute__((noinline, cold)) void
 _cast_error(const ValuePairsEntry *e, LogOnError on_error)
 {
   if (on_error & LOG_ON_ERROR_SILENT || (on_error & LOG_ON_ERROR_MODE) == LOG_ON_ERROR_FALLBACK_TO_STRING)
