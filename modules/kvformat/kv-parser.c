@@ -10,7 +10,8 @@
  * message costs no allocation and no lock once its names are known.
  *
  * linux-audit-parser() is kv-parser() with the same options that also
- * decodes the values auditd writes in hex (_audit_decode).
+ * decodes the values auditd writes in hex (_audit_decode): a process()
+ * of its own, so that kv-parser() pays nothing for it.
  */
 #include "kvformat/kv-parser.h"
 
@@ -33,7 +34,6 @@ typedef struct KvParser
 {
   LogProcessor super;
   KvParserOptions o;
-  bool audit; /* linux-audit-parser(): hex values decoded */
   char value_sep;
   ParserInput in;
   NVHandle stray_handle;   /* LM_V_NONE: stray words are not kept */
@@ -110,9 +110,11 @@ _audit_decode(const char *v, size_t len, GString *out)
 }
 
 /* Set pair number i: the name is prefix + key, built in name (which holds
- * the prefix already) when it fits, else in a scratch string. */
-static void
-_kv_set(const KvParser *self, LogMsg *msg, const KvScanner *sc, size_t i, char *name, size_t name_cap, bool from_msg)
+ * the prefix already) when it fits, else in a scratch string.  Inlined
+ * into each parser's process(), audit a constant there. */
+static inline __attribute__((always_inline)) void
+_kv_set(const KvParser *self, LogMsg *msg, const KvScanner *sc, size_t i, char *name, size_t name_cap, bool from_msg,
+        bool audit)
 {
   size_t len = self->prefix_len + sc->key_len;
   const char *full = name;
@@ -126,8 +128,8 @@ _kv_set(const KvParser *self, LogMsg *msg, const KvScanner *sc, size_t i, char *
       full = big->str;
     }
   NVHandle h = i < G_N_ELEMENTS(kv_names) ? parser_nv_handle_memo(&kv_names[i], full, len) : parser_nv_handle(full, len);
-  GString *decoded = self->audit ? parser_scratch_get(PARSER_SCRATCH_EXTRA2) : NULL;
-  if (decoded && !sc->value_was_quoted && _audit_hex_key(sc->key, sc->key_len)
+  GString *decoded = audit ? parser_scratch_get(PARSER_SCRATCH_EXTRA2) : NULL;
+  if (audit && !sc->value_was_quoted && _audit_hex_key(sc->key, sc->key_len)
       && _audit_decode(sc->value, sc->value_len, decoded))
     log_msg_set_value(msg, h, decoded->str, (ssize_t) decoded->len);
   else if (from_msg && !sc->value_in_buf)
@@ -136,8 +138,8 @@ _kv_set(const KvParser *self, LogMsg *msg, const KvScanner *sc, size_t i, char *
     log_msg_set_value(msg, h, sc->value, (ssize_t) sc->value_len);
 }
 
-static bool
-_kv_process(LogProcessor *s, LogMsg **pmsg)
+static inline __attribute__((always_inline)) bool
+_process(LogProcessor *s, LogMsg **pmsg, bool audit)
 {
   KvParser *self = (KvParser *) s;
   size_t len;
@@ -158,7 +160,7 @@ _kv_process(LogProcessor *s, LogMsg **pmsg)
     {
       if (!msg)
         msg = log_msg_make_writable(pmsg);
-      _kv_set(self, msg, &sc, i, name, sizeof(name), from_msg);
+      _kv_set(self, msg, &sc, i, name, sizeof(name), from_msg, audit);
     }
   /* syslog-ng sets it even when there were none: "" */
   if (stray)
@@ -175,15 +177,27 @@ _kv_free(LogProcessor *s)
   free(self);
 }
 
+static bool
+_kv_process(LogProcessor *s, LogMsg **pmsg)
+{
+  return _process(s, pmsg, false);
+}
+
+static bool
+_audit_process(LogProcessor *s, LogMsg **pmsg)
+{
+  return _process(s, pmsg, true);
+}
+
 static const LogProcessorOps kv_parser_ops = { _kv_process, _kv_free };
+static const LogProcessorOps linux_audit_parser_ops = { _audit_process, _kv_free };
 
 static LogProcessor *
 _new(const CfgNode *call, const LogDriverContext *ctx, CfgError *err, bool audit)
 {
   KvParser *self = calloc(1, sizeof(*self));
-  self->super.ops = &kv_parser_ops;
+  self->super.ops = audit ? &linux_audit_parser_ops : &kv_parser_ops;
   self->super.driver = audit ? "linux-audit-parser" : "kv-parser";
-  self->audit = audit;
   cfg_options_defaults(kv_parser_options, &self->o);
   if (!cfg_options_apply(kv_parser_options, call, &self->o, audit ? "linux-audit-parser()" : "kv-parser()", err)
       || !parser_input_init(&self->in, self->o.template_text, call, ctx, err))
