@@ -25,7 +25,7 @@ EOF2
 }
 set -- $(free_ports tcp udp tcp tcp tcp udp tcp tcp)
 conf "$work/sluice.out" "$1" "$2" "$3" "$4" >"$work/sluice.conf"
-{ printf '@define include-path "%s/etc/syslog-ng:%s/usr/share/syslog-ng/include"\n' "$sng" "$sng"
+{ sng_include_path
   conf "$work/sng.out" "$5" "$6" "$7" "$8"; } >"$work/sng.conf"
 
 send() { # send TCP UDP RFC5424-TCP
@@ -75,7 +75,7 @@ make_certs "$work/certs"
 tls="tls(key-file(\"$work/certs/server.key\") cert-file(\"$work/certs/server.pem\") peer-verify(no))"
 set -- $(free_ports tcp udp tcp tcp tcp udp tcp tcp)
 conf "$work/sluice-tls.out" "$1" "$2" "$3" "$4" "$tls" >"$work/sluice-tls.conf"
-{ printf '@define include-path "%s/etc/syslog-ng:%s/usr/share/syslog-ng/include"\n' "$sng" "$sng"
+{ sng_include_path
   conf "$work/sng-tls.out" "$5" "$6" "$7" "$8" "$tls"; } >"$work/sng2.conf"
 start_sluice "$sluice" "$work/sluice-tls.conf" -R "$work/persist-tls"
 ! grep -q "TLS port is not opened" "$work/sluice.log" || fail "the TLS port was not opened with tls()"

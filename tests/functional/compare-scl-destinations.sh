@@ -72,7 +72,7 @@ run() { # run WHO: one daemon through all of it; what its peers got in $work/WHO
     sleep 0.1
   done
   if [ "$who" = syslog-ng ]; then
-    printf '@define include-path "%s/etc/syslog-ng:%s/usr/share/syslog-ng/include"\n' "$sng" "$sng" >"$work/sng.conf"
+    sng_include_path >"$work/sng.conf"
     conf "$p_in" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" >>"$work/sng.conf"
     sng_start sng
   else
@@ -98,13 +98,7 @@ run() { # run WHO: one daemon through all of it; what its peers got in $work/WHO
       sleep 0.1
     done
   done
-  if [ "$who" = syslog-ng ]; then
-    kill $sng_pids
-    wait $sng_pids 2>/dev/null || true
-    sng_pids=
-  else
-    stop_sluice
-  fi
+  stop_daemons
   kill "$cap"
   wait "$cap" 2>/dev/null || true
   # the time of receipt
@@ -144,7 +138,7 @@ source s { internal(); };
 destination d_sumo { sumologic-syslog(token("TOK@41123") tag("t1") deployment("us2") tls(peer-verify(optional-untrusted))); };
 log { source(s); destination(d_sumo); };
 EOF
-{ printf '@define include-path "%s/etc/syslog-ng:%s/usr/share/syslog-ng/include"\n' "$sng" "$sng"; cat "$work/fixed.conf"; } >"$work/fixed-sng.conf"
+{ sng_include_path; cat "$work/fixed.conf"; } >"$work/fixed-sng.conf"
 LD_LIBRARY_PATH=$sng/usr/lib/syslog-ng "$sng/usr/sbin/syslog-ng" --syntax-only --module-path="$sng/usr/lib/syslog-ng/3.38" \
   -f "$work/fixed-sng.conf" >"$work/fixed-sng.out" 2>&1 || fail "syslog-ng refused sumologic-syslog(): $(cat "$work/fixed-sng.out")"
 "$sluice" --syntax-only -f "$work/fixed.conf" >"$work/fixed.out" 2>&1 || fail "sluice refused sumologic-syslog(): $(cat "$work/fixed.out")"

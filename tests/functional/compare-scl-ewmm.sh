@@ -49,7 +49,7 @@ start() { # start WHO NAME CONF-FUNCTION ARGS...: a daemon on $work/NAME.conf
   _who=$1 _name=$2 _fn=$3
   shift 3
   if [ "$_who" = syslog-ng ]; then
-    printf '@define include-path "%s/etc/syslog-ng:%s/usr/share/syslog-ng/include"\n' "$sng" "$sng" >"$work/$_name.conf"
+    sng_include_path >"$work/$_name.conf"
     $_fn "$@" >>"$work/$_name.conf"
     sng_start "$_name"
   else
@@ -76,9 +76,7 @@ for pair in syslog-ng:syslog-ng sluice:sluice sluice:syslog-ng syslog-ng:sluice;
   input | python3 -c 'import socket, sys; s = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.sendall(sys.stdin.buffer.read()); s.close()' "$1"
   wait_lines "$out" $lines
   [ "$(wc -l <"$out")" -eq $lines ] || fail "$from to $to: $(wc -l <"$out") of $lines lines: $(cat "$work/recv-$from-$to.log" "$work/send-$from-$to.log" | tail -5)"
-  kill $sng_pids
-  wait $sng_pids 2>/dev/null || true
-  sng_pids=
+  stop_daemons
   sort "$out" -o "$out"
 done
 for pair in sluice-to-sluice sluice-to-syslog-ng syslog-ng-to-sluice; do

@@ -100,7 +100,7 @@ run() { # run WHO
   cat "$out.pipe" >"$out/pipe.log" &
   reader=$!
   if [ "$who" = syslog-ng ]; then
-    printf '@define include-path "%s/etc/syslog-ng:%s/usr/share/syslog-ng/include"\n' "$sng" "$sng" >"$work/sng.conf"
+    sng_include_path >"$work/sng.conf"
     conf "$port" "$out" >>"$work/sng.conf"
     TZ=UTC sng_start sng
   else
@@ -115,13 +115,7 @@ run() { # run WHO
   wait_count "$out/pipe.log" . $((node + osq)) "lines in osquery()'s pipe"
   # what came before the stop: the pending mail is not compared
   cp "$out/mbox.log" "$out/mbox.before-stop"
-  if [ "$who" = syslog-ng ]; then
-    kill $sng_pids
-    wait $sng_pids 2>/dev/null || true
-    sng_pids=
-  else
-    stop_sluice
-  fi
+  stop_daemons
   wait "$reader" 2>/dev/null || true
   mv "$out/mbox.before-stop" "$out/mbox.log"
 }

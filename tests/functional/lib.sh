@@ -3,7 +3,8 @@
 # It sets LC_ALL=C and -eu, makes $work (a mktemp directory removed at exit,
 # after killing $pid when it is set and the syslog-ng daemons of sng_start)
 # and gives fail, free_ports, start_sluice(_or_skip), wait_lines, wait_log,
-# reload_sluice, stop_sluice, rss_kb, rss_below, need_syslog_ng and sng_start.
+# reload_sluice, stop_sluice, rss_kb, rss_below, need_syslog_ng, sng_start,
+# sng_include_path and stop_daemons.
 set -eu
 LC_ALL=C
 export LC_ALL
@@ -155,6 +156,26 @@ need_syslog_ng() {
   if [ -z "$sng" ] || [ ! -x "$sng/usr/sbin/syslog-ng" ]; then
     echo "SLUICE_SYSLOG_NG must name an unpacked syslog-ng-core (scripts/fetch-syslog-ng.sh DIR)" >&2
     exit 1
+  fi
+}
+
+# sng_include_path: the @define that gives syslog-ng ($sng) Debian's include
+# path (the unpacked /etc/syslog-ng and SCL), for a configuration that
+# includes scl.conf
+sng_include_path() {
+  printf '@define include-path "%s/etc/syslog-ng:%s/usr/share/syslog-ng/include"\n' "$sng" "$sng"
+}
+
+# stop_daemons: the syslog-ng daemons of sng_start (killed, waited for),
+# then the Sluice of start_sluice (stop_sluice) when there is one
+stop_daemons() {
+  if [ -n "$sng_pids" ]; then
+    kill $sng_pids
+    wait $sng_pids 2>/dev/null || true
+    sng_pids=
+  fi
+  if [ -n "$pid" ]; then
+    stop_sluice
   fi
 }
 
