@@ -183,6 +183,19 @@ Test(csvparser, configuration_errors)
   pt_assert_error(F, "parser p { csv-parser(dialect(nosuch)); };", "unknown value 'nosuch'");
   pt_assert_error(F, "parser p { csv-parser(null-value('x')); };", "unknown option 'null-value'");
   pt_assert_error(F, "parser p { csv-parser(delimiters(words(','))); };", "unknown option 'words'");
-  pt_assert_error(F, "parser p { csv-parser(columns(a, '')); };", "empty name");
   pt_assert_error(F, "parser p { csv-parser(template('$(nosuch)')); };", "bad template");
+}
+
+/* A column named "" is read and left out, as in syslog-ng 3.38 (the SCL's
+ * extract-solaris-msgid() skips columns that way): no value of an empty
+ * name, and the columns after it still counted. */
+Test(csvparser, a_column_without_a_name_is_left_out)
+{
+  LogProcessor *p = pt_new(F, "parser p { csv-parser(columns('', 'b', '') delimiters(' ')); };");
+  LogMsg *msg = pt_msg_prog("x y z", -1);
+  cr_assert(pt_run(p, &msg));
+  pt_assert_value(msg, "b", "y");
+  pt_assert_value(msg, "", "(unset)");
+  log_msg_unref(msg);
+  p->ops->free(p);
 }
