@@ -128,11 +128,16 @@ _kv_set(const KvParser *self, LogMsg *msg, const KvScanner *sc, size_t i, char *
       full = big->str;
     }
   NVHandle h = i < G_N_ELEMENTS(kv_names) ? parser_nv_handle_memo(&kv_names[i], full, len) : parser_nv_handle(full, len);
-  GString *decoded = audit ? parser_scratch_get(PARSER_SCRATCH_EXTRA2) : NULL;
-  if (audit && !sc->value_was_quoted && _audit_hex_key(sc->key, sc->key_len)
-      && _audit_decode(sc->value, sc->value_len, decoded))
-    log_msg_set_value(msg, h, decoded->str, (ssize_t) decoded->len);
-  else if (from_msg && !sc->value_in_buf)
+  if (audit && !sc->value_was_quoted && _audit_hex_key(sc->key, sc->key_len))
+    {
+      GString *decoded = parser_scratch_get(PARSER_SCRATCH_EXTRA2);
+      if (_audit_decode(sc->value, sc->value_len, decoded))
+        {
+          log_msg_set_value(msg, h, decoded->str, (ssize_t) decoded->len);
+          return;
+        }
+    }
+  if (from_msg && !sc->value_in_buf)
     log_msg_set_value_ref(msg, h, sc->value, sc->value_len);
   else
     log_msg_set_value(msg, h, sc->value, (ssize_t) sc->value_len);
