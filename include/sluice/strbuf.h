@@ -58,8 +58,19 @@ str_hash_bytes(const char *s, size_t n)
     }
   if (n)
     {
-      uint64_t w = 0;
-      memcpy(&w, s, n);
+      /* the last 1-7 bytes by fixed-size loads (a copy of n bytes into a
+       * word was a byte loop, 45 instructions); 4-7 bytes as two loads
+       * that may overlap, 1-3 as the first, middle and last byte */
+      uint64_t w;
+      if (n >= 4)
+        {
+          uint32_t a, b;
+          memcpy(&a, s, 4);
+          memcpy(&b, s + n - 4, 4);
+          w = a | ((uint64_t) b << 32);
+        }
+      else
+        w = (uint64_t) (uint8_t) s[0] | ((uint64_t) (uint8_t) s[n / 2] << 8) | ((uint64_t) (uint8_t) s[n - 1] << 16);
       h = (h ^ w) * 0xc4ceb9fe1a85ec53u;
     }
   h ^= h >> 29;

@@ -175,6 +175,35 @@ _append_sourceip(const LogMsg *msg, GString *out)
     g_string_append(out, "127.0.0.1"); /* local and internal messages, as in syslog-ng 3.38 */
 }
 
+const char *
+log_macro_host(LogMacro m, const LogMsg *msg, size_t *len)
+{
+  if (m == M_FULLHOST_FROM)
+    {
+      *len = msg->builtin[LM_V_HOST_FROM].len;
+      return msg->builtin[LM_V_HOST_FROM].ptr;
+    }
+  const char *h = msg->builtin[LM_V_HOST].ptr;
+  size_t n = msg->builtin[LM_V_HOST].len;
+  if (m == M_HOST && (msg->flags & LF_CHAINED_HOSTNAME) && n)
+    {
+      /* a chain ("h1/relay", or "group@h1" from a local source) gives
+       * its first host, as in syslog-ng; any other HOST is whole, '/'
+       * and all */
+      const char *at = memchr(h, '@', n);
+      if (at)
+        {
+          n -= (size_t) (at + 1 - h);
+          h = at + 1;
+        }
+      const char *slash = n ? memchr(h, '/', n) : NULL;
+      if (slash)
+        n = (size_t) (slash - h);
+    }
+  *len = n;
+  return h;
+}
+
 static void
 _expand_other(LogMacro m, const LogMsg *msg, GString *out)
 {
@@ -244,32 +273,13 @@ _expand_other(LogMacro m, const LogMsg *msg, GString *out)
       g_string_append(out, sluice_hostname(false));
       break;
     case M_HOST:
+    case M_FULLHOST:
+    case M_FULLHOST_FROM:
       {
-        /* a chain ("h1/relay", or "group@h1" from a local source) gives
-         * its first host, as in syslog-ng; any other HOST is whole, '/'
-         * and all */
-        const char *h = msg->builtin[LM_V_HOST].ptr;
-        size_t len = msg->builtin[LM_V_HOST].len;
-        if ((msg->flags & LF_CHAINED_HOSTNAME) && len)
-          {
-            const char *at = memchr(h, '@', len);
-            if (at)
-              {
-                len -= (size_t) (at + 1 - h);
-                h = at + 1;
-              }
-            const char *slash = len ? memchr(h, '/', len) : NULL;
-            if (slash)
-              len = (size_t) (slash - h);
-          }
+        size_t len;
+        const char *h = log_macro_host(m, msg, &len);
         str_append(out, h, len);
       }
-      break;
-    case M_FULLHOST:
-      g_string_append_len(out, msg->builtin[LM_V_HOST].ptr, msg->builtin[LM_V_HOST].len);
-      break;
-    case M_FULLHOST_FROM:
-      g_string_append_len(out, msg->builtin[LM_V_HOST_FROM].ptr, msg->builtin[LM_V_HOST_FROM].len);
       break;
     default:
       break;

@@ -74,6 +74,30 @@ LogMacro log_macro_lookup(const char *name, size_t len, int *stamp);
 /* Append macro m of msg to out (dates from stamp). */
 void log_macro_expand(LogMacro m, int stamp, const LogMsg *msg, const LogTemplateOptions *opts, GString *out);
 
+/* HOST (M_HOST: the first host of a chain), FULLHOST or HOST_FROM of
+ * msg, as it holds them: *len bytes, not copied. */
+const char *log_macro_host(LogMacro m, const LogMsg *msg, size_t *len);
+
+/* ---- keys as views (template-keys.c) ------------------------------------- */
+
+typedef struct TemplateView
+{
+  const char *p;
+  size_t len;
+} TemplateView;
+
+#define TEMPLATE_KEY_VIEWS_MAX 8
+
+/* True when each piece of t's key (log_template_format_key) is a value,
+ * a default or a host macro of the message itself, at most
+ * TEMPLATE_KEY_VIEWS_MAX of them: log_template_key_views can show them. */
+bool log_template_key_viewable(const LogTemplate *t);
+
+/* The pieces log_template_format_key writes for msg (with options that
+ * do not escape), each as bytes msg or t holds, not copied; their count.
+ * Only for a viewable t. */
+size_t log_template_key_views(const LogTemplate *t, const LogMsg *msg, TemplateView *v);
+
 /* MSGHDR: LEGACY_MSGHDR, else "PROGRAM[PID]: " (no "[PID]" without a PID,
  * nothing without a PROGRAM). */
 void log_macro_append_msghdr(const LogMsg *msg, GString *out);

@@ -909,6 +909,49 @@ log_template_format_key(const LogTemplate *t, const LogMsg *msg, const LogTempla
   _format_elems(t, msg, opts, out, true);
 }
 
+static bool
+_elem_viewable(const TemplateElem *e)
+{
+  if (e->msg_ref)
+    return false;
+  if (e->kind == E_VALUE)
+    return true;
+  return e->kind == E_MACRO &&
+         (e->macro.id == M_HOST || e->macro.id == M_FULLHOST || e->macro.id == M_FULLHOST_FROM);
+}
+
+bool
+log_template_key_viewable(const LogTemplate *t)
+{
+  const TemplateElem *e = (const TemplateElem *) t->elems->data;
+  size_t n = 0;
+  for (guint i = 0; i < t->elems->len; i++, e++)
+    if (e->kind != E_LITERAL && (!_elem_viewable(e) || ++n > TEMPLATE_KEY_VIEWS_MAX))
+      return false;
+  return true;
+}
+
+size_t
+log_template_key_views(const LogTemplate *t, const LogMsg *msg, TemplateView *v)
+{
+  const TemplateElem *e = (const TemplateElem *) t->elems->data;
+  const TemplateElem *end = e + t->elems->len;
+  size_t n = 0;
+  for (; e < end; e++)
+    {
+      if (e->kind == E_LITERAL)
+        continue;
+      size_t len;
+      const char *p = e->kind == E_VALUE ? log_msg_get_value(msg, e->handle, &len)
+                                         : log_macro_host(e->macro.id, msg, &len);
+      if (!len && e->def_len)
+        p = t->literals->str + e->def_offset, len = e->def_len;
+      v[n].p = p;
+      v[n++].len = len;
+    }
+  return n;
+}
+
 bool
 log_template_format_from_key(const LogTemplate *t, const char *key, size_t len, GString *out)
 {

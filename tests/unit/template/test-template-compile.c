@@ -4,6 +4,7 @@
  * words them), escaping, name-value pairs and the function registry.
  */
 #include "template-test.h"
+#include "template/template-internal.h"
 
 static LogMsg *
 sample(void)
@@ -320,4 +321,125 @@ Test(template_compile, format_key_is_the_values_after_their_lengths)
   g_string_free(k3, TRUE);
   log_msg_unref(m);
   log_msg_unref(m2);
+}
+
+/* The keys' table (LogTemplateKeys) answers what was added for a key that
+ * log_template_format_key makes the same, and nothing for a new one,
+ * whether it looks a message up by views of its values (values, defaults
+ * and host macros only) or by its formatted key (anything else); the text
+ * made from a key is the template's text. */
+static void
+check_keys_table(const char *text, bool viewable)
+{
+  static const char *lines[] = {
+    "<13>Mar 10 11:58:01 h1 su[1]: one", "<13>Mar 10 11:58:02 h2 su[2]: two", "<13>Mar 10 11:58:03 h1 cron: x",
+    "<13>Mar 10 11:58:04 ab c: x",       "<13>Mar 10 11:58:05 a bc: x",       "<13>Mar 10 11:58:06 h1 su[none]: x",
+    "<13>Mar 10 11:58:07 h1/relay su: x", "<13>Mar 10 11:58:08 h1 su[1]: x",
+  };
+  enum { N = G_N_ELEMENTS(lines) };
+  char *error = NULL;
+  LogTemplate *t = log_template_compile(text, &error);
+  cr_assert_not_null(t, "%s", error);
+  cr_assert_eq(log_template_key_viewable(t), viewable, "%s", text);
+  LogMsg *m[N];
+  GString *key[N];
+  for (int i = 0; i < N; i++)
+    {
+      m[i] = test_parse(lines[i]);
+      if (strstr(lines[i], "/relay"))
+        m[i]->flags |= LF_CHAINED_HOSTNAME;
+      key[i] = g_string_new(NULL);
+      log_template_format_key(t, m[i], NULL, key[i]);
+    }
+  LogTemplateKeys *k = log_template_keys_new(t);
+  for (int round = 0; round < 3; round++)
+    for (int i = 0; i < N; i++)
+      {
+        int first = i; /* the first message of the same key */
+        for (int j = 0; j < i; j++)
+          if (key[j]->len == key[i]->len && memcmp(key[j]->str, key[i]->str, key[i]->len) == 0)
+            {
+              first = j;
+              break;
+            }
+        void *got = log_template_keys_find(k, m[i], NULL);
+        if (round == 0 && first == i)
+          {
+            cr_assert_null(got, "%s: line %d is new", text, i);
+            GString *made = g_string_new(NULL), *want = g_string_new(NULL);
+            log_template_keys_text(k, made);
+            log_template_format(t, m[i], NULL, want);
+            cr_assert_str_eq(made->str, want->str);
+            g_string_free(made, TRUE);
+            g_string_free(want, TRUE);
+            log_template_keys_add(k, GINT_TO_POINTER(first + 1), 100);
+          }
+        else
+          cr_assert_eq(GPOINTER_TO_INT(got), first + 1, "%s: line %d round %d", text, i, round);
+      }
+  /* emptied between a find that hit and the add that follows it: the
+   * find's key stays for the text and the add */
+  cr_assert_not_null(log_template_keys_find(k, m[0], NULL));
+  log_template_keys_clear(k);
+  cr_assert_eq(log_template_keys_size(k), 0);
+  GString *made = g_string_new(NULL), *want = g_string_new(NULL);
+  log_template_keys_text(k, made);
+  log_template_format(t, m[0], NULL, want);
+  cr_assert_str_eq(made->str, want->str);
+  log_template_keys_add(k, GINT_TO_POINTER(42), 100);
+  cr_assert_eq(log_template_keys_size(k), 1);
+  cr_assert(key[7]->len == key[0]->len && memcmp(key[7]->str, key[0]->str, key[0]->len) == 0);
+  cr_assert_eq(GPOINTER_TO_INT(log_template_keys_find(k, m[7], NULL)), 42);
+  g_string_free(made, TRUE);
+  g_string_free(want, TRUE);
+  log_template_keys_free(k);
+  for (int i = 0; i < N; i++)
+    {
+      log_msg_unref(m[i]);
+      g_string_free(key[i], TRUE);
+    }
+  log_template_unref(t);
+}
+
+Test(template_compile, the_keys_table_finds_by_views_as_by_formatting)
+{
+  check_keys_table("/var/log/${HOST}/${PROGRAM}.log", true);
+  check_keys_table("${HOST}${PROGRAM}", true);
+  check_keys_table("${FULLHOST}-${HOST}-${HOST_FROM}-${PID:-none}", true);
+  check_keys_table("/var/log/$(echo ${HOST})/${PROGRAM}.log", false);
+  check_keys_table("${HOST}@1/${PROGRAM}", false);
+  check_keys_table("${PID}/${PID}/${PID}/${PID}/${PID}/${PID}/${PID}/${PID}", true);
+  check_keys_table("${PID}/${PID}/${PID}/${PID}/${PID}/${PID}/${PID}/${PID}/${PID}", false);
+}
+
+/* Many keys: the table grows and finds each, and empties at its bound. */
+Test(template_compile, the_keys_table_grows_and_is_bounded)
+{
+  char *error = NULL;
+  LogTemplate *t = log_template_compile("${HOST}/${PROGRAM}", &error);
+  LogTemplateKeys *k = log_template_keys_new(t);
+  LogMsg *m[600];
+  for (int i = 0; i < 600; i++)
+    {
+      char *line = g_strdup_printf("<13>Mar 10 11:58:01 h%d p%d: x", i % 37, i);
+      m[i] = test_parse(line);
+      g_free(line);
+      cr_assert_null(log_template_keys_find(k, m[i], NULL));
+      log_template_keys_add(k, GINT_TO_POINTER(i + 1), 1000);
+    }
+  cr_assert_eq(log_template_keys_size(k), 600);
+  for (int i = 0; i < 600; i++)
+    cr_assert_eq(GPOINTER_TO_INT(log_template_keys_find(k, m[i], NULL)), i + 1);
+  /* at the bound, a new key empties the table first */
+  LogMsg *extra = test_parse("<13>Mar 10 11:58:01 x y: x");
+  cr_assert_null(log_template_keys_find(k, extra, NULL));
+  log_template_keys_add(k, GINT_TO_POINTER(1000), 600);
+  cr_assert_eq(log_template_keys_size(k), 1);
+  cr_assert_null(log_template_keys_find(k, m[0], NULL));
+  cr_assert_eq(GPOINTER_TO_INT(log_template_keys_find(k, extra, NULL)), 1000);
+  log_msg_unref(extra);
+  for (int i = 0; i < 600; i++)
+    log_msg_unref(m[i]);
+  log_template_keys_free(k);
+  log_template_unref(t);
 }
