@@ -155,9 +155,16 @@ CfgTree *cfg_parse_string(const char *name, const char *text, size_t len, const 
                           CfgError *err);
 
 /* --preprocess-into: writes the text the parser would see (includes
- * expanded after their @include line, backticks substituted) to out.
+ * expanded after their @include line, backticks substituted, each block
+ * reference's expansion between "#Start Block" and "#End Block" lines
+ * after the reference's place, as syslog-ng writes them) to out.
  * Returns false with *err filled on a preprocessor error. */
 bool cfg_preprocess_file_into(const char *path, const CfgParseOptions *opts, FILE *out, CfgError *err);
+
+/* The same text for a configuration in memory, *out_len bytes (g_free
+ * it); NULL with *err filled on a preprocessor error. */
+char *cfg_preprocess_string(const char *name, const char *text, size_t len, const CfgParseOptions *opts,
+                            size_t *out_len, CfgError *err);
 
 /* Files a configuration names and Sluice reads while building it (an
  * in-list() file, dns-cache-hosts(), TLS files, CONFIG GET's text): regular

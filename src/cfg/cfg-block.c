@@ -245,21 +245,28 @@ _starts_application(const char *p, const char *end)
   return memchr(p, '[', (size_t) (end - p)) != NULL;
 }
 
-/* "block" TYPE NAME "(" at the start of the line at p (after blanks). */
+static bool
+_is_space(char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* "block" TYPE at the start of the line at p (after blanks); the words
+ * may be on lines of their own, as syslog-ng takes them. */
 static bool
 _starts_definition(const char *p, const char *end)
 {
   while (p < end && (*p == ' ' || *p == '\t'))
     p++;
-  if (end - p < 6 || strncmp(p, "block", 5) != 0 || (p[5] != ' ' && p[5] != '\t'))
+  if (end - p < 6 || strncmp(p, "block", 5) != 0 || !_is_space(p[5]))
     return false;
   p += 5;
-  while (p < end && (*p == ' ' || *p == '\t'))
+  while (p < end && _is_space(*p))
     p++;
   for (int i = 0; block_types[i]; i++)
     {
       size_t n = strlen(block_types[i]);
-      if ((size_t) (end - p) > n && strncmp(p, block_types[i], n) == 0 && (p[n] == ' ' || p[n] == '\t'))
+      if ((size_t) (end - p) > n && strncmp(p, block_types[i], n) == 0 && _is_space(p[n]))
         return true;
     }
   return false;
@@ -304,6 +311,7 @@ _capture_application(CfgPre *pre, const char *file, int *line, const char **at, 
       b->file = file;
       b->line = s.line;
       b->col = (int) (open - s.line_start) + 2;
+      b->def_line = *line;
       ok = _skip_group(&s, '{', '}', "the application's body");
       if (ok)
         b->body = g_strndup(open + 1, (gsize) (s.p - open - 2));
@@ -362,6 +370,7 @@ cfg_block_capture(CfgPre *pre, const char *file, int *line, const char **at, con
       b->file = file;
       b->line = s.line;
       b->col = (int) (open - s.line_start) + 2; /* the byte after '{' */
+      b->def_line = *line;
       ok = _skip_group(&s, '{', '}', "the block's body");
       if (ok)
         b->body = g_strndup(open + 1, (gsize) (s.p - open - 2));

@@ -35,6 +35,7 @@ typedef struct CfgBlock
   char *body;        /* between the braces, unsubstituted */
   const char *file;  /* interned; where the body starts */
   int line, col;
+  int def_line;      /* where the definition starts ('block') */
   char *topic;       /* an application's [topic] (type "application"), else NULL */
 } CfgBlock;
 
@@ -52,9 +53,18 @@ typedef struct CfgPre
   CfgError *err;
   bool failed;
   GPtrArray *blocks;    /* CfgBlock *, owned */
-  bool keep_blocks;     /* --preprocess-into: definitions stay in the text */
+  bool keep_blocks;     /* --preprocess-into: definitions kept in kept_defs */
+  GArray *kept_defs;    /* CfgKeptDef: each definition and where out had it */
   int expansions;       /* block references expanded so far */
 } CfgPre;
+
+/* A block definition as written, and the offset of out where it stood
+ * (--preprocess-into writes it back there). */
+typedef struct CfgKeptDef
+{
+  size_t off;
+  char *text;
+} CfgKeptDef;
 
 void cfg_pre_init(CfgPre *pre, const CfgParseOptions *opts, CfgError *err);
 void cfg_pre_destroy(CfgPre *pre);
@@ -135,6 +145,13 @@ const char *cfg_tok_describe(const CfgToken *tok, char *buf, size_t size);
 /* Parses tokens into a ROOT node, expanding references to pre's blocks
  * (pre may be NULL: no blocks); NULL with *err on error. */
 CfgNode *cfg_parse_tokens(GArray *tokens, CfgPre *pre, CfgError *err);
+
+/* pre->out (preprocessed with keep_blocks) as --preprocess-into writes
+ * it: the definitions where they stood, and each block reference the
+ * parse expands replaced by its expansion between "#Start Block" and
+ * "#End Block" lines, as syslog-ng writes them.  A parse error ends the
+ * expanding, not the text (the parse that follows reports it). */
+GString *cfg_pre_expanded_text(CfgPre *pre);
 
 /* Name tables, duplicates, references, log flags. */
 /* allow_dups: a later definition of a name replaces the earlier one, which

@@ -33,7 +33,17 @@ typedef struct Parser
   CfgError *err;
   CfgPre *pre;           /* its blocks; NULL: none */
   GPtrArray *expansions; /* CfgPre *: the texts expanded tokens were read from */
+  GArray *shown;         /* ShownExpansion, for --preprocess-into; NULL: not kept */
 } Parser;
+
+/* A block reference, src[start..end), and what it expanded to. */
+typedef struct ShownExpansion
+{
+  const char *src;
+  size_t start, end;
+  const CfgPre *exp;
+  const CfgBlock *b;
+} ShownExpansion;
 
 /* Nesting deeper than this is an error, not a stack overflow. */
 #define CFG_MAX_NESTING 128
@@ -243,6 +253,7 @@ _expand(Parser *p, const char *type)
       return -1;
     }
   CfgLocation ref = t->loc;
+  ShownExpansion shown = { t->src, t->off, 0, NULL, b };
   char where[256];
   snprintf(where, sizeof(where), "%s:%d:%d", ref.file, ref.line, ref.col);
   GHashTable *args = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
@@ -261,6 +272,12 @@ _expand(Parser *p, const char *type)
   g_string_free(varargs, TRUE);
   if (!toks)
     return -1;
+  if (p->shown && _tok(p, close)->src == shown.src)
+    {
+      shown.end = _tok(p, close)->off + 1;
+      shown.exp = exp;
+      g_array_append_val(p->shown, shown);
+    }
   _splice(p, close, toks, strcmp(type, "filter") == 0, &ref);
   return 1;
 }
@@ -1036,27 +1053,93 @@ _expansion_free(gpointer data)
   g_free(data);
 }
 
-CfgNode *
-cfg_parse_tokens(GArray *tokens, CfgPre *pre, CfgError *err)
+static CfgNode *
+_parse_root(Parser *p)
 {
-  Parser p = { tokens, 0, 0, err, pre, g_ptr_array_new_with_free_func(_expansion_free) };
-  CfgLocation start = g_array_index(tokens, CfgToken, 0).loc;
+  CfgLocation start = g_array_index(p->tokens, CfgToken, 0).loc;
   CfgNode *root = cfg_node_new(CFG_NODE_ROOT, &start);
 
-  for (_skip_semis(&p); _peek(&p, 0)->type != CFG_TOK_EOF; _skip_semis(&p))
+  for (_skip_semis(p); _peek(p, 0)->type != CFG_TOK_EOF; _skip_semis(p))
     {
-      int rc = _expand(&p, "root");
-      CfgNode *n = rc == 0 ? _statement(&p) : NULL;
+      int rc = _expand(p, "root");
+      CfgNode *n = rc == 0 ? _statement(p) : NULL;
       if (rc > 0)
         continue;
       if (!n)
         {
           cfg_node_free(root);
-          root = NULL;
-          break;
+          return NULL;
         }
       cfg_node_add_child(root, n);
     }
+  return root;
+}
+
+CfgNode *
+cfg_parse_tokens(GArray *tokens, CfgPre *pre, CfgError *err)
+{
+  Parser p = { tokens, 0, 0, err, pre, g_ptr_array_new_with_free_func(_expansion_free), NULL };
+  CfgNode *root = _parse_root(&p);
   g_ptr_array_free(p.expansions, TRUE);
   return root;
+}
+
+/* ---- --preprocess-into ---------------------------------------------------------- */
+
+/* src[0..len) with the expansions of references in it, and (at the top,
+ * kept not NULL) the block definitions where they stood.  The parse met
+ * the references of one text in order. */
+static void
+_show(GString *out, const char *src, size_t len, const GArray *shown, const GArray *kept)
+{
+  size_t at = 0;
+  guint d = 0;
+  for (guint i = 0; i <= shown->len; i++)
+    {
+      const ShownExpansion *e = i < shown->len ? &g_array_index(shown, ShownExpansion, i) : NULL;
+      if (e && (e->src != src || e->start < at))
+        continue;
+      size_t upto = e ? e->start : len;
+      for (; kept && d < kept->len && g_array_index(kept, CfgKeptDef, d).off <= upto; d++)
+        {
+          /* (one inside a reference's arguments comes after its expansion) */
+          const CfgKeptDef *k = &g_array_index(kept, CfgKeptDef, d);
+          size_t off = MAX(k->off, at);
+          g_string_append_len(out, src + at, (gssize) (off - at));
+          g_string_append(out, k->text);
+          at = off;
+        }
+      g_string_append_len(out, src + at, (gssize) (upto - at));
+      if (!e)
+        break;
+      g_string_append_printf(out, "\n#Start Block block %s %s() at %s:%d\n", e->b->type, e->b->name, e->b->file,
+                             e->b->def_line);
+      /* the body as written: the expansion adds a newline to its last line */
+      const GString *body = e->exp->out;
+      _show(out, body->str, body->len ? body->len - 1 : 0, shown, NULL);
+      g_string_append_printf(out, "\n#End Block block %s %s() at %s:%d\n", e->b->type, e->b->name, e->b->file,
+                             e->b->def_line);
+      at = e->end;
+    }
+}
+
+GString *
+cfg_pre_expanded_text(CfgPre *pre)
+{
+  CfgError quiet = { 0 }; /* the parse that follows reports what is wrong */
+  CfgError *err = pre->err;
+  pre->err = &quiet;
+  Parser p = { cfg_lex(pre, &quiet), 0, 0, &quiet, pre, g_ptr_array_new_with_free_func(_expansion_free),
+               g_array_new(FALSE, FALSE, sizeof(ShownExpansion)) };
+  if (p.tokens)
+    cfg_node_free(_parse_root(&p));
+  GString *out = g_string_sized_new(pre->out->len);
+  _show(out, pre->out->str, pre->out->len, p.shown, pre->kept_defs);
+  g_array_free(p.shown, TRUE);
+  g_ptr_array_free(p.expansions, TRUE);
+  if (p.tokens)
+    cfg_tokens_free(p.tokens);
+  cfg_error_clear(&quiet);
+  pre->err = err;
+  return out;
 }

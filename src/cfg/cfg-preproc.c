@@ -59,6 +59,7 @@ cfg_pre_init(CfgPre *pre, const CfgParseOptions *opts, CfgError *err)
   pre->defines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   pre->stack = g_ptr_array_new_with_free_func(g_free);
   pre->blocks = g_ptr_array_new_with_free_func(cfg_block_free);
+  pre->kept_defs = g_array_new(FALSE, FALSE, sizeof(CfgKeptDef));
   if (opts)
     pre->opts = *opts;
   if (!pre->opts.include_path)
@@ -93,6 +94,9 @@ cfg_pre_destroy(CfgPre *pre)
   g_ptr_array_free(pre->stack, TRUE);
   if (pre->blocks)
     g_ptr_array_free(pre->blocks, TRUE);
+  for (guint i = 0; i < pre->kept_defs->len; i++)
+    g_free(g_array_index(pre->kept_defs, CfgKeptDef, i).text);
+  g_array_free(pre->kept_defs, TRUE);
   g_free(pre->version);
 }
 
@@ -516,8 +520,8 @@ _process(CfgPre *pre, const char *file, const char *text, size_t len)
         {
           if (rc > 0 && pre->keep_blocks)
             {
-              _segment(pre, file, line, 1, false);
-              g_string_append_len(pre->out, def, p - def);
+              CfgKeptDef kept = { pre->out->len, g_strndup(def, (gsize) (p - def)) };
+              g_array_append_val(pre->kept_defs, kept);
             }
           /* what follows the definition's ';' on its last line */
           nl = memchr(p, '\n', (size_t) (end - p));
@@ -771,19 +775,44 @@ _include(CfgPre *pre, const char *file, int line, int col, const char *what)
   return rc >= 0;
 }
 
+/* The --preprocess-into text of what pre was given, ok if it was read. */
+static GString *
+_preprocessed(CfgPre *pre, bool ok)
+{
+  GString *text = ok ? cfg_pre_expanded_text(pre) : NULL;
+  cfg_pre_destroy(pre);
+  return text;
+}
+
+char *
+cfg_preprocess_string(const char *name, const char *text, size_t len, const CfgParseOptions *opts,
+                      size_t *out_len, CfgError *err)
+{
+  CfgPre pre;
+  cfg_pre_init(&pre, opts, err);
+  pre.keep_blocks = true; /* for the reader: the definitions, and what each reference expands to */
+  GString *out = _preprocessed(&pre, cfg_pre_text(&pre, name, text, len));
+  if (!out)
+    return NULL;
+  *out_len = out->len;
+  return g_string_free(out, FALSE);
+}
+
 bool
 cfg_preprocess_file_into(const char *path, const CfgParseOptions *opts, FILE *out, CfgError *err)
 {
   CfgPre pre;
   cfg_pre_init(&pre, opts, err);
-  pre.keep_blocks = true; /* for the reader: references stay unexpanded */
-  bool ok = cfg_pre_file(&pre, path);
-  if (ok && fwrite(pre.out->str, 1, pre.out->len, out) != pre.out->len)
+  pre.keep_blocks = true;
+  GString *text = _preprocessed(&pre, cfg_pre_file(&pre, path));
+  bool ok = text != NULL;
+  if (ok && fwrite(text->str, 1, text->len, out) != text->len)
     {
       CfgLocation loc = { path, 1, 1 };
       cfg_error_set(err, &loc, "cannot write the preprocessed configuration: %s", g_strerror(errno));
       ok = false;
     }
-  cfg_pre_destroy(&pre);
+  if (text)
+    g_string_free(text, TRUE);
   return ok;
 }

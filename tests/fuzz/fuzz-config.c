@@ -40,6 +40,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   CfgParseOptions opts = { .no_includes = true, .no_env = true };
   CfgError err = { 0 };
+  /* --preprocess-into's text, block expansions shown */
+  size_t pre_len = 0;
+  char *pre = cfg_preprocess_string("fuzz.conf", (const char *) data, size, &opts, &pre_len, &err);
+  if (pre)
+    {
+      sink = pre_len;
+      free(pre);
+    }
+  else if (!err.message)
+    abort();
+  cfg_error_clear(&err);
   CfgTree *t = cfg_parse_string("fuzz.conf", (const char *) data, size, &opts, &err);
 
   if (!t)

@@ -507,3 +507,54 @@ Test(cfg_preproc, preprocess_into_matches_syslog_ng)
   free(buf);
   g_free(main);
 }
+
+/* Block references expanded where they stood, between the lines syslog-ng
+ * writes around each (a nested one inside its outer block), and the
+ * definitions kept, one of them with its name on the next line: syslog-ng
+ * 3.38's --preprocess-into of the same file, byte for byte. */
+Test(cfg_preproc, preprocess_into_shows_block_expansions_as_syslog_ng)
+{
+  char *main = put("blk.conf", "@version: 3.38\n"
+                               "block destination inner(name(\"x\")) {\n  file(\"/tmp/`name`.log\");\n};\n"
+                               "block destination\n  outer(name(\"y\"))\n{\n  inner(name(\"`name`-o\"));\n};\n"
+                               "block root r_all() {\n  source s_r { network(port(7000)); };\n};\n"
+                               "r_all();\n"
+                               "destination d { outer(name(\"z\")); };\n"
+                               "log { source(s_r); destination(d); };\n");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  CfgError err = { 0 };
+  cr_assert(cfg_preprocess_file_into(main, &no_path, out, &err));
+  fclose(out);
+  char *want = g_strdup_printf(
+    "@version: 3.38\n"
+    "block destination inner(name(\"x\")) {\n  file(\"/tmp/`name`.log\");\n};\n"
+    "block destination\n  outer(name(\"y\"))\n{\n  inner(name(\"`name`-o\"));\n};\n"
+    "block root r_all() {\n  source s_r { network(port(7000)); };\n};\n"
+    "\n#Start Block block root r_all() at %1$s:10\n\n  source s_r { network(port(7000)); };\n\n"
+    "#End Block block root r_all() at %1$s:10\n;\n"
+    "destination d { \n#Start Block block destination outer() at %1$s:5\n\n  \n"
+    "#Start Block block destination inner() at %1$s:2\n\n  file(\"/tmp/z-o.log\");\n\n"
+    "#End Block block destination inner() at %1$s:2\n;\n\n"
+    "#End Block block destination outer() at %1$s:5\n; };\n"
+    "log { source(s_r); destination(d); };\n",
+    main);
+  cr_assert_str_eq(buf, want);
+  free(buf);
+  g_free(want);
+  /* a configuration that does not parse is written with what it expands
+   * before the error; the parse reports the error, not this */
+  g_free(main);
+  main = put("bad.conf", "@version: 3.38\nblock root r() { source s1 { network(port(7000)); }; };\n"
+                         "r();\nsource s { nosuch_driver(); };\n");
+  buf = NULL;
+  out = open_memstream(&buf, &len);
+  cr_assert(cfg_preprocess_file_into(main, &no_path, out, &err));
+  fclose(out);
+  cr_assert_null(err.message);
+  cr_assert(strstr(buf, "#Start Block block root r() at ") != NULL, "%s", buf);
+  cr_assert(strstr(buf, "source s { nosuch_driver(); };\n") != NULL, "%s", buf);
+  free(buf);
+  g_free(main);
+}
