@@ -255,7 +255,7 @@ _statement_channels(const CfgNode *stmt)
 /* The channels of a source or destination statement stmt, named in path p.
  *
  * A source statement's channel (syslog-ng's shape: channel { source {...};
- * parser {...}; }) brings sources of its own, which join p, and its other
+ * parser {...}; }, or that in one log {} of its own) brings sources of its own, which join p, and its other
  * elements run in p on their messages only, before what follows in p, so
  * what a parser there sets reaches p's destinations (PE_SOURCE_CHANNEL).
  *
@@ -290,6 +290,11 @@ _compile_channels(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, const LogD
   for (guint i = 0; ok && i < channels->len; i++)
     {
       const CfgNode *ch = g_ptr_array_index(channels, i);
+      /* syslog-ng's SCL also writes a source channel as one log path that
+       * holds the sources (nodejs(): channel { log { source {...};
+       * parser {...}; }; }): the same as the channel without the log */
+      if (source && ch->n_children == 1 && ch->children[0]->kind == CFG_NODE_LOG && !ch->children[0]->flags)
+        ch = ch->children[0];
       LogPathRT *sub = _compile_path(pl, ch, p->flow, factories, err);
       if (!sub)
         {

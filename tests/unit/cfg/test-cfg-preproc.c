@@ -487,18 +487,27 @@ Test(cfg_preproc, module_and_requires)
   free(e);
 }
 
+/* --preprocess-into's text of the file at path (free it). */
+static char *
+preprocessed(const char *path)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  CfgError err = { 0 };
+  cr_assert(cfg_preprocess_file_into(path, &no_path, out, &err), "%s", err.message);
+  fclose(out);
+  cr_assert_null(err.message);
+  return buf;
+}
+
 Test(cfg_preproc, preprocess_into_matches_syslog_ng)
 {
   g_free(put("inc/d/a.conf", "destination d2 { file(\"/tmp/x2\"); };\n"));
   g_free(put("inc/d/b.conf", "destination d3 { file(\"/tmp/x3\"); };"));
   char *main = put("pp.conf", "@version: 3.38\n@define foo \"FOO\"\n@include \"inc/d\"\n"
                               "# comment `foo`\nsource s { network(ip(\"1.2.3.`foo`\")); };\n");
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream(&buf, &len);
-  CfgError err = { 0 };
-  cr_assert(cfg_preprocess_file_into(main, &no_path, out, &err));
-  fclose(out);
+  char *buf = preprocessed(main);
   /* syslog-ng 3.38 --preprocess-into: pragma lines kept, the included
    * files right after their @include line, backticks replaced */
   cr_assert_str_eq(buf, "@version: 3.38\n@define foo \"FOO\"\n@include \"inc/d\"\n"
@@ -521,12 +530,7 @@ Test(cfg_preproc, preprocess_into_shows_block_expansions_as_syslog_ng)
                                "r_all();\n"
                                "destination d { outer(name(\"z\")); };\n"
                                "log { source(s_r); destination(d); };\n");
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream(&buf, &len);
-  CfgError err = { 0 };
-  cr_assert(cfg_preprocess_file_into(main, &no_path, out, &err));
-  fclose(out);
+  char *buf = preprocessed(main);
   char *want = g_strdup_printf(
     "@version: 3.38\n"
     "block destination inner(name(\"x\")) {\n  file(\"/tmp/`name`.log\");\n};\n"
@@ -548,11 +552,7 @@ Test(cfg_preproc, preprocess_into_shows_block_expansions_as_syslog_ng)
   g_free(main);
   main = put("bad.conf", "@version: 3.38\nblock root r() { source s1 { network(port(7000)); }; };\n"
                          "r();\nsource s { nosuch_driver(); };\n");
-  buf = NULL;
-  out = open_memstream(&buf, &len);
-  cr_assert(cfg_preprocess_file_into(main, &no_path, out, &err));
-  fclose(out);
-  cr_assert_null(err.message);
+  buf = preprocessed(main);
   cr_assert(strstr(buf, "#Start Block block root r() at ") != NULL, "%s", buf);
   cr_assert(strstr(buf, "source s { nosuch_driver(); };\n") != NULL, "%s", buf);
   free(buf);

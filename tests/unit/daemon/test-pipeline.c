@@ -495,6 +495,21 @@ Test(pipeline, flow_control_messages_are_acked_when_written)
   log_window_orphan(w);
 }
 
+/* A source statement's channel brings its own sources, and its filters
+ * and rewrites run on their messages only; syslog-ng's SCL also writes it
+ * as one log path holding the sources (nodejs()): the same routes. */
+Test(pipeline, a_source_channel_as_one_log_path_routes_as_the_channel)
+{
+  const char *lines[] = { "s1", KERN, "s1", MAIL, "s2", USER, NULL };
+  expect_routes("source s3 { channel { source(s1); filter { facility(kern); }; rewrite { append(\"!\"); }; }; };\n"
+                "log { source(s3); source(s2); destination(a); };",
+                lines, "a:k!;a:u;");
+  expect_routes("source s3 { channel { log { source(s1); filter { facility(kern); }; rewrite { append(\"!\"); }; };"
+                " }; };\n"
+                "log { source(s3); source(s2); destination(a); };",
+                lines, "a:k!;a:u;");
+}
+
 static void
 expect_error(const char *body, const char *part)
 {
