@@ -17,7 +17,8 @@ cat >"$work/sluice.conf" <<EOF
 @version: 3.38
 options { stats-freq(0); stats-level(3); };
 source s_net { network(ip(127.0.0.1) port($port)); };
-destination d_file { file("$work/out.log"); };
+block destination d_out(path()) { file("\`path\`"); };
+destination d_file { d_out(path("$work/out.log")); };
 log { source(s_net); destination(d_file); };
 EOF
 
@@ -86,7 +87,10 @@ c query list | grep -qx "dst.file.d_file#0.$out.written" || fail "query list"
 
 c config >"$work/config.out" || fail "config"
 cmp -s "$work/config.out" "$work/sluice.conf" || fail "config text differs"
-c config --preprocessed | grep -q "destination d_file" || fail "config --preprocessed"
+# the block's expansion after the reference's place, as syslog-ng writes it
+c config --preprocessed >"$work/pre.out" || fail "config --preprocessed"
+grep -q "^#Start Block block destination d_out() at $work/sluice.conf:4\$" "$work/pre.out" \
+  && grep -qF " file(\"$work/out.log\"); " "$work/pre.out" || fail "config --preprocessed: $(cat "$work/pre.out")"
 c healthcheck | grep -q '^state=running uptime=[0-9]*$' || fail "healthcheck: $(c healthcheck)"
 c reopen | grep -q 'Re-open' || fail "reopen"
 grep -q "Reopening destination files" "$work/sluice.log" || fail "reopen not logged"
