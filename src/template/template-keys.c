@@ -76,7 +76,7 @@ _equal_views(const KeyEntry *e, const TemplateView *v, size_t n)
       uint32_t piece;
       memcpy(&piece, k, sizeof(piece));
       k += sizeof(piece);
-      if (piece != v[i].len || memcmp(k, v[i].p, piece) != 0)
+      if (piece != v[i].len || (piece && memcmp(k, v[i].p, piece) != 0)) /* an empty value may be NULL */
         return false;
       k += piece;
     }
