@@ -36,13 +36,15 @@ typedef struct Parser
   GArray *shown;         /* ShownExpansion, for --preprocess-into; NULL: not kept */
 } Parser;
 
-/* A block reference, src[start..end), and what it expanded to. */
+/* A block reference, src[start..end), and what it expanded to: block b,
+ * or what generator made (b NULL). */
 typedef struct ShownExpansion
 {
   const char *src;
   size_t start, end;
   const CfgPre *exp;
   const CfgBlock *b;
+  const char *generator;
 } ShownExpansion;
 
 /* Nesting deeper than this is an error, not a stack overflow. */
@@ -230,6 +232,17 @@ _block_args(Parser *p, const CfgBlock *b, guint open, GHashTable *args, GString 
  * expansion stands as one expression: in parentheses, without its ';'. */
 static void _splice(Parser *p, guint close, GArray *toks, bool filter, const CfgLocation *loc);
 
+/* For --preprocess-into: the reference p->pos..close expanded to exp. */
+static void
+_shown(Parser *p, guint close, const CfgPre *exp, const CfgBlock *b, const char *generator)
+{
+  const CfgToken *t = _tok(p, p->pos), *last = _tok(p, close);
+  if (!p->shown || t->src != last->src)
+    return;
+  ShownExpansion e = { t->src, t->off, last->off + 1, exp, b, generator };
+  g_array_append_val(p->shown, e);
+}
+
 static int
 _expand(Parser *p, const char *type)
 {
@@ -253,7 +266,6 @@ _expand(Parser *p, const char *type)
       return -1;
     }
   CfgLocation ref = t->loc;
-  ShownExpansion shown = { t->src, t->off, 0, NULL, b };
   char where[256];
   snprintf(where, sizeof(where), "%s:%d:%d", ref.file, ref.line, ref.col);
   GHashTable *args = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
@@ -272,12 +284,7 @@ _expand(Parser *p, const char *type)
   g_string_free(varargs, TRUE);
   if (!toks)
     return -1;
-  if (p->shown && _tok(p, close)->src == shown.src)
-    {
-      shown.end = _tok(p, close)->off + 1;
-      shown.exp = exp;
-      g_array_append_val(p->shown, shown);
-    }
+  _shown(p, close, exp, b, NULL);
   _splice(p, close, toks, strcmp(type, "filter") == 0, &ref);
   return 1;
 }
@@ -361,19 +368,22 @@ _expand_app_parser(Parser *p)
       else
         {
           bool on = cfg_name_equal(auto_parse, "yes");
-          g_string_append(body, on ? "channel { junction {\n" : "");
+          g_string_append(body, on ? "\nchannel {\n    junction {\n" : "");
           for (guint i = 0; on && i < p->pre->blocks->len; i++)
             {
               const CfgBlock *a = p->pre->blocks->pdata[i];
               if (!a->topic || strcmp(a->topic, top) != 0 || (include && !strstr(include, a->name))
                   || (exclude && strstr(exclude, a->name)))
                 continue;
-              g_string_append_printf(body, "channel {\n%s\n rewrite { set-tag('.app.%s'); set('%s' value('.app.name')); };\n"
-                                           " flags(final);\n};\n",
-                                     a->body, a->name, a->name);
+              /* as syslog-ng lays it out (--preprocess-into shows it) */
+              g_string_append_printf(body,
+                                     "\n#Start Application %s\nchannel {\n%s\n    rewrite {\n"
+                                     "       set-tag('.app.%s');\n       set('%s' value('.app.name'));\n    };\n"
+                                     "    flags(final);\n};\n\n#End Application %s\n",
+                                     a->name, a->body, a->name, a->name, a->name);
             }
-          g_string_append(body, "channel { filter { tags('.app.doesnotexist'); }; flags(final); };\n");
-          g_string_append(body, on ? "}; };\n" : "");
+          g_string_append(body, "\nchannel { filter { tags('.app.doesnotexist'); }; flags(final); };");
+          g_string_append(body, on ? "    };\n}" : "");
           def.body = body->str;
           def.file = ref.file;
           def.line = ref.line;
@@ -396,6 +406,7 @@ _expand_app_parser(Parser *p)
   g_string_free(body, TRUE);
   if (!toks)
     return -1;
+  _shown(p, close, g_ptr_array_index(p->expansions, p->expansions->len - 1), NULL, "app-parser");
   _splice(p, close, toks, false, &ref);
   return 1;
 }
@@ -1112,13 +1123,14 @@ _show(GString *out, const char *src, size_t len, const GArray *shown, const GArr
       g_string_append_len(out, src + at, (gssize) (upto - at));
       if (!e)
         break;
-      g_string_append_printf(out, "\n#Start Block block %s %s() at %s:%d\n", e->b->type, e->b->name, e->b->file,
-                             e->b->def_line);
+      char *what = e->b ? g_strdup_printf("block %s %s() at %s:%d", e->b->type, e->b->name, e->b->file, e->b->def_line)
+                        : g_strdup_printf("parser generator %s", e->generator);
+      g_string_append_printf(out, "\n#Start Block %s\n", what);
       /* the body as written: the expansion adds a newline to its last line */
       const GString *body = e->exp->out;
       _show(out, body->str, body->len ? body->len - 1 : 0, shown, NULL);
-      g_string_append_printf(out, "\n#End Block block %s %s() at %s:%d\n", e->b->type, e->b->name, e->b->file,
-                             e->b->def_line);
+      g_string_append_printf(out, "\n#End Block %s\n", what);
+      g_free(what);
       at = e->end;
     }
 }

@@ -558,3 +558,25 @@ Test(cfg_preproc, preprocess_into_shows_block_expansions_as_syslog_ng)
   free(buf);
   g_free(main);
 }
+
+/* app-parser()'s channels, between the lines syslog-ng writes around the
+ * generator's text and each application in it. */
+Test(cfg_preproc, preprocess_into_shows_app_parser_applications)
+{
+  char *main = put("app.conf", "@version: 3.38\n"
+                               "application a1[syslog] { filter { program(\"one\"); }; };\n"
+                               "application a2[other] { filter { program(\"two\"); }; };\n"
+                               "source s { network(port(7000)); };\n"
+                               "log { source(s); parser { app-parser(topic(syslog)); }; };\n");
+  char *buf = preprocessed(main);
+  const char *want[] = { "log { source(s); parser { \n#Start Block parser generator app-parser\n\nchannel {\n",
+                         "\n#Start Application a1\nchannel {\n filter { program(\"one\"); }; \n    rewrite {\n"
+                         "       set-tag('.app.a1');\n",
+                         "\n#End Application a1\n",
+                         "flags(final); };    };\n}\n#End Block parser generator app-parser\n; }; };\n" };
+  for (size_t i = 0; i < G_N_ELEMENTS(want); i++)
+    cr_assert(strstr(buf, want[i]) != NULL, "no \"%s\" in:\n%s", want[i], buf);
+  cr_assert_null(strstr(buf, "Application a2"), "%s", buf); /* another topic */
+  free(buf);
+  g_free(main);
+}
