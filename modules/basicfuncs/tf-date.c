@@ -7,12 +7,15 @@
  * shown in --time-zone, else in the stamp's own offset (the local zone for
  * a TIMESTAMP argument).  "%s" is the unix time itself, whatever the zone.
  * A TIMESTAMP that is not a number gives "".
+ *
+ * $(stardate), below: the year and its part gone by.
  */
 #include "basicfuncs.h"
 
 #include "sluice/timeutil.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -163,4 +166,94 @@ _format_date_call(void *state, int argc, LogTemplate *const *args, const LogMsg 
 static const LogTemplateFunction format_date_f = { "format-date", _format_date_prepare, _format_date_call,
                                                    _format_date_free };
 
-const LogTemplateFunction *const tf_date_functions[] = { &format_date_f, NULL };
+/* ---- stardate -------------------------------------------------------------- */
+
+/* $(stardate [--digits N] TIMESTAMP), as syslog-ng 3.38's stardate module
+ * prints it (tests/unit/modules/basicfuncs/stardate-corpus.h): the local
+ * year of a unix time, a dot, and how much of that year had gone by, cut
+ * (not rounded) to N digits, 2 when not given (0-9; 0: the year alone).
+ * The year runs from local midnight of its 1 January to the next one.
+ * TIMESTAMP is an integer as strtol reads it (blanks before it and a sign
+ * are taken; "" is 0); anything else, or a time more than 10^15 seconds
+ * (30 million years) from 1970, gives "". */
+
+typedef struct StardateState
+{
+  int digits;
+  int ts_arg; /* index of TIMESTAMP in args */
+} StardateState;
+
+static char *
+_stardate_prepare(int argc, char **argv, void **state)
+{
+  int digits = 2, ts_arg = -1, positional = 0;
+  bool options_done = false;
+  for (int i = 1; i < argc; i++)
+    {
+      const char *a = argv[i];
+      if (options_done || a[0] != '-' || !a[1] || strcmp(a, "--") == 0)
+        {
+          /* glib's option parser leaves "--" among the arguments */
+          options_done = options_done || strcmp(a, "--") == 0;
+          if (positional++ == 0)
+            ts_arg = i - 1; /* args[k] is argv[k + 1] */
+          continue;
+        }
+      const char *val = NULL;
+      if (strcmp(a, "--digits") == 0)
+        {
+          if (i + 1 >= argc)
+            return g_strdup_printf("Missing argument for %s", a);
+          val = argv[++i];
+        }
+      else if (strncmp(a, "--digits=", 9) == 0)
+        val = a + 9;
+      else
+        return g_strdup_printf("Unknown option %s", a);
+      int64_t n;
+      if (!tf_parse_int64(val, &n))
+        return g_strdup_printf("Cannot parse integer value \"%s\" for --digits", val);
+      if (n < 0 || n > 9)
+        return g_strdup("stardate: digits must be between 0-9.");
+      digits = (int) n;
+    }
+  if (positional != 1)
+    return g_strdup("stardate: format must be: $(stardate [--digits 2] $UNIXTIME)");
+  StardateState *st = g_new0(StardateState, 1);
+  st->digits = digits;
+  st->ts_arg = ts_arg;
+  *state = st;
+  return NULL;
+}
+
+static void
+_stardate_call(void *state, int argc, LogTemplate *const *args, const LogMsg *msg, const LogTemplateOptions *opts,
+               GString *out)
+{
+  (void) argc;
+  const StardateState *st = state;
+  int level = tf_level_push();
+  const char *s = tf_format_arg(args, st->ts_arg, msg, opts, level)->str;
+  char *end;
+  errno = 0;
+  long long t = strtoll(s, &end, 10);
+  tf_level_pop();
+  if (*end || errno == ERANGE || t > 1000000000000000LL || t < -1000000000000000LL)
+    return;
+  TimeZoneInfo *tz = tz_local();
+  CivilTime c;
+  civil_from_seconds(t + tz_offset_at(tz, t), &c);
+  int32_t off;
+  int64_t start = tz_local_to_utc(tz, c.year, 0, 1, 0, 0, 0, &off);
+  int64_t next = tz_local_to_utc(tz, c.year + 1, 0, 1, 0, 0, 0, &off);
+  g_string_append_printf(out, "%" G_GINT32_FORMAT, c.year);
+  if (!st->digits)
+    return;
+  static const double scale[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+  double part = next > start ? (double) (t - start) / (double) (next - start) : 0;
+  g_string_append_printf(out, ".%0*lld", st->digits, (long long) floor(part * scale[st->digits]));
+}
+
+static const LogTemplateFunction stardate_f = { "stardate", _stardate_prepare, _stardate_call, g_free };
+
+const LogTemplateFunction *const tf_date_functions[] = { &format_date_f, &stardate_f, NULL };

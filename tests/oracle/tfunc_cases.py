@@ -181,6 +181,9 @@ BASICFUNCS = [
     # bytes named when the template is compiled (graylog2()'s GELF ends with a NUL)
     "[$(binary 0x41 66 0103)][$(binary 0xff 0 -1 0X7e)][$(binary 32)]",
     "[$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v5})][$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v9})][$(filter (\"$_\" ne \"\") ${.SDATA.l@1.v11})][$(filter (\"$(length $_)\" > 1) ${.SDATA.l@1.v0})][$(filter (\"$_\" ne \"x\") ${.SDATA.l@1.v8})]",
+    # $(stardate): syslog-ng-mod-stardate (the year and its part gone by, cut to --digits)
+    '$(stardate $UNIXTIME)|$(stardate --digits 9 $UNIXTIME)|$(stardate --digits 0 ${R_UNIXTIME})|$(stardate --digits=5 1709251200)|$(stardate --digits 6 ${PID})',
+    '$(stardate 1704067199)|$(stardate --digits 9 1704067199)|$(stardate 1704067200)|$(stardate "")|$(stardate " 5")|$(stardate +5)|[$(stardate abc)]|[$(stardate 0x10)]|[$(stardate "5 ")]|[$(stardate ${MSG})]|$(stardate 31535999)|$(stardate --digits 9 86399)',
 ]
 
 

@@ -260,6 +260,28 @@ Test(basicfuncs, template_function_statement)
   log_template_set_named_source(old);
 }
 
+/* $(stardate)'s errors, as syslog-ng 3.38's stardate module words them,
+ * and its year in the local zone (the corpus runs in UTC): syslog-ng gave
+ * these with TZ=America/New_York. */
+Test(basicfuncs, stardate_errors_and_local_year)
+{
+  tfunc_assert_compile_error("$(stardate)", "stardate: format must be: $(stardate [--digits 2] $UNIXTIME)");
+  tfunc_assert_compile_error("$(stardate 1 2)", "stardate: format must be: $(stardate [--digits 2] $UNIXTIME)");
+  tfunc_assert_compile_error("$(stardate -- -1)", "stardate: format must be: $(stardate [--digits 2] $UNIXTIME)");
+  tfunc_assert_compile_error("$(stardate --digits 10 5)", "stardate: digits must be between 0-9.");
+  tfunc_assert_compile_error("$(stardate --digits -1 5)", "stardate: digits must be between 0-9.");
+  tfunc_assert_compile_error("$(stardate --digits x 5)", "Cannot parse integer value \"x\" for --digits");
+  tfunc_assert_compile_error("$(stardate --nosuch 5)", "Unknown option --nosuch");
+  tfunc_assert_compile_error("$(stardate -5)", "Unknown option -5");
+  setenv("TZ", "America/New_York", 1); /* read at the local zone's first use, in this test's process */
+  LogMsg *msg = tfunc_case_msg(&cases[0]);
+  assert_format("$(stardate 1704067200)|$(stardate --digits 6 1704085200)|$(stardate --digits 6 1709251200)", msg,
+                NULL, "2023.99|2024.000000|2024.163365");
+  /* a time the calendar cannot hold is no time */
+  assert_format("[$(stardate 99999999999999999999)][$(stardate 1000000000000001)]", msg, NULL, "[][]");
+  log_msg_unref(msg);
+}
+
 /* format-date and tag are syslog-ng 4 functions that 3.38 lacks: their
  * expected values come from the documentation and Python's strftime. */
 Test(basicfuncs, format_date_and_tag)
