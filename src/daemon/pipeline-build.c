@@ -383,11 +383,65 @@ _count_discards(LogPipeline *pl, const CfgNode *stmt, CfgObjectKind kind, LogPro
     procs[k]->discarded = &c->n[0];
 }
 
+/* c, a nested log {}, a junction or a channel of several in a row, as a
+ * group of p.  Consecutive nested log {} paths form one group, as the
+ * channels of a junction do: final and fallback act within the group.
+ * Channels in a row form a junction, as in syslog-ng 3.38 (its grammar's
+ * log_forks): in log { source(s); channel { filter(a); destination(da);
+ * flags(final); }; channel { filter(b); destination(db); }; }; the second
+ * channel takes what the first one's filter dropped. */
+static bool
+_compile_group_member(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverFactory *const *factories,
+                      CfgError *err)
+{
+  bool one = c->kind != CFG_NODE_JUNCTION;
+  bool log = c->kind == CFG_NODE_LOG, channel = c->kind == CFG_NODE_CHANNEL;
+  PathElem *last = p->n_elems ? &p->elems[p->n_elems - 1] : NULL;
+  bool extend = one && last && last->kind == PE_GROUP && ((log && last->nested_logs) || (channel && last->channels));
+  if (!extend)
+    {
+      _elem_add(p, (PathElem) { .kind = PE_GROUP, .nested_logs = log, .channels = channel });
+      last = &p->elems[p->n_elems - 1];
+    }
+  size_t n = one ? 1 : c->n_children;
+  for (size_t i = 0; i < n; i++)
+    {
+      const CfgNode *member = one ? c : c->children[i];
+      LogPathRT *sub = _compile_path(pl, member, p->flow, factories, err);
+      if (!sub)
+        return false; /* the caller frees p with what it holds */
+      _group_add(&last->group, sub);
+    }
+  return true;
+}
+
+/* Whether children[i] of node is a channel with another channel next to it. */
+static bool
+_channel_in_row(const CfgNode *node, size_t i)
+{
+  return node->children[i]->kind == CFG_NODE_CHANNEL
+         && ((i > 0 && node->children[i - 1]->kind == CFG_NODE_CHANNEL)
+             || (i + 1 < node->n_children && node->children[i + 1]->kind == CFG_NODE_CHANNEL));
+}
+
+/* The elements of node (a path, a channel) into p. */
+static bool
+_compile_children(LogPipeline *pl, LogPathRT *p, const CfgNode *node, const LogDriverFactory *const *factories,
+                  CfgError *err)
+{
+  for (size_t i = 0; i < node->n_children; i++)
+    if (!(_channel_in_row(node, i) ? _compile_group_member(pl, p, node->children[i], factories, err)
+                                   : _compile_child(pl, p, node->children[i], factories, err)))
+      return false;
+  return true;
+}
+
 /* A parser or rewrite statement with channel {} in it (the shape of
  * syslog-ng's SCL parsers: channel { parser {...}; filter {...}; }) runs
  * in p as the sequence it writes: its calls as processors, each channel's
  * elements in turn, so a filter there ends the path for what it drops and
- * what a parser there sets goes on, as in syslog-ng. */
+ * what a parser there sets goes on, as in syslog-ng; channels in a row
+ * are a junction (_compile_group_member). */
 static bool
 _compile_statement_seq(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, CfgObjectKind kind,
                        const LogDriverFactory *const *factories, CfgError *err)
@@ -397,7 +451,8 @@ _compile_statement_seq(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, CfgOb
       const CfgNode *c = stmt->children[i];
       if (c->kind == CFG_NODE_CHANNEL)
         {
-          if (!_compile_child(pl, p, c, factories, err))
+          if (!(_channel_in_row(stmt, i) ? _compile_group_member(pl, p, c, factories, err)
+                                         : _compile_child(pl, p, c, factories, err)))
             return false;
           continue;
         }
@@ -487,35 +542,13 @@ _compile_child(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverF
                       cfg_object_kind_name(c->obj));
         return false;
       }
+    case CFG_NODE_CHANNEL:
+      /* a channel alone in a path is a sequence of its elements; one of
+       * several in a row is a member of their junction (_compile_children) */
+      return _compile_children(pl, p, c, factories, err);
     case CFG_NODE_LOG:
     case CFG_NODE_JUNCTION:
-      {
-        /* Consecutive nested log {} paths form one group, as the channels
-         * of a junction do: final and fallback act within the group. */
-        PathElem *last = p->n_elems ? &p->elems[p->n_elems - 1] : NULL;
-        bool extend = c->kind == CFG_NODE_LOG && last && last->kind == PE_GROUP && last->nested_logs;
-        if (!extend)
-          {
-            _elem_add(p, (PathElem) { .kind = PE_GROUP, .nested_logs = c->kind == CFG_NODE_LOG });
-            last = &p->elems[p->n_elems - 1];
-          }
-        size_t n = c->kind == CFG_NODE_LOG ? 1 : c->n_children;
-        for (size_t i = 0; i < n; i++)
-          {
-            const CfgNode *member = c->kind == CFG_NODE_LOG ? c : c->children[i];
-            LogPathRT *sub = _compile_path(pl, member, p->flow, factories, err);
-            if (!sub)
-              return false; /* the caller frees p with what it holds */
-            _group_add(&last->group, sub);
-          }
-        return true;
-      }
-    case CFG_NODE_CHANNEL:
-      /* a channel directly in a log path is a sequence of its elements */
-      for (size_t i = 0; i < c->n_children; i++)
-        if (!_compile_child(pl, p, c->children[i], factories, err))
-          return false;
-      return true;
+      return _compile_group_member(pl, p, c, factories, err);
     case CFG_NODE_IF:
       {
         _elem_add(p, (PathElem) { .kind = PE_IF, .conds = calloc(c->n_children + 1, sizeof(FilterExpr *)) });
@@ -550,12 +583,11 @@ _compile_path(LogPipeline *pl, const CfgNode *node, bool flow, const LogDriverFa
   LogPathRT *p = calloc(1, sizeof(*p));
   p->flags = node->flags;
   p->flow = flow || (node->flags & CFG_LOG_FLOW_CONTROL);
-  for (size_t i = 0; i < node->n_children; i++)
-    if (!_compile_child(pl, p, node->children[i], factories, err))
-      {
-        log_path_free(p);
-        return NULL;
-      }
+  if (!_compile_children(pl, p, node, factories, err))
+    {
+      log_path_free(p);
+      return NULL;
+    }
   /* nested paths may name sources too; they are flow-controlled when
    * this path is */
   if (p->flow)

@@ -495,6 +495,34 @@ Test(pipeline, flow_control_messages_are_acked_when_written)
   log_window_orphan(w);
 }
 
+/* Channels in a row in a path are a junction, as in syslog-ng 3.38 (both
+ * checked there): each takes the message in turn, final stops the later
+ * ones, and a message no channel takes goes nowhere; inside a channel
+ * too (network-load-balancer()'s shape).  One channel alone is a
+ * sequence of its elements. */
+Test(pipeline, channels_in_a_row_are_a_junction)
+{
+  const char *lines[] = { "s1", KERN, "s1", MAIL, "s1", USER, NULL };
+  expect_routes("log { source(s1);"
+                "  channel { filter { facility(kern); }; destination(a); flags(final); };"
+                "  channel { filter { facility(mail); }; destination(b); flags(final); };"
+                "};",
+                lines, "a:k;b:m;");
+  expect_routes("log { source(s1); channel {"
+                "  channel { filter { facility(kern); }; destination(a); flags(final); };"
+                "  channel { filter { facility(mail); }; destination(b); flags(final); };"
+                "}; };",
+                lines, "a:k;b:m;");
+  expect_routes("destination lb { channel {"
+                "  channel { filter { facility(kern); }; destination(a); flags(final); };"
+                "  channel { filter { not facility(kern); }; destination(b); flags(final); };"
+                "}; };\n"
+                "log { source(s1); destination(lb); };",
+                lines, "a:k;b:m;b:u;");
+  expect_routes("log { source(s1); channel { filter { facility(kern); }; destination(a); }; destination(c); };", lines,
+                "a:k;c:k;");
+}
+
 /* A source statement's channel brings its own sources, and its filters
  * and rewrites run on their messages only; syslog-ng's SCL also writes it
  * as one log path holding the sources (nodejs()): the same routes. */
