@@ -44,7 +44,7 @@ typedef struct ShownExpansion
   size_t start, end;
   const CfgPre *exp;
   const CfgBlock *b;
-  const char *generator;
+  const char *context, *generator;
 } ShownExpansion;
 
 /* Nesting deeper than this is an error, not a stack overflow. */
@@ -234,12 +234,12 @@ static void _splice(Parser *p, guint close, GArray *toks, bool filter, const Cfg
 
 /* For --preprocess-into: the reference p->pos..close expanded to exp. */
 static void
-_shown(Parser *p, guint close, const CfgPre *exp, const CfgBlock *b, const char *generator)
+_shown(Parser *p, guint close, const CfgPre *exp, const CfgBlock *b, const char *context, const char *generator)
 {
   const CfgToken *t = _tok(p, p->pos), *last = _tok(p, close);
   if (!p->shown || t->src != last->src)
     return;
-  ShownExpansion e = { t->src, t->off, last->off + 1, exp, b, generator };
+  ShownExpansion e = { t->src, t->off, last->off + 1, exp, b, context, generator };
   g_array_append_val(p->shown, e);
 }
 
@@ -284,7 +284,7 @@ _expand(Parser *p, const char *type)
   g_string_free(varargs, TRUE);
   if (!toks)
     return -1;
-  _shown(p, close, exp, b, NULL);
+  _shown(p, close, exp, b, NULL, NULL);
   _splice(p, close, toks, strcmp(type, "filter") == 0, &ref);
   return 1;
 }
@@ -325,25 +325,25 @@ _unquoted(const char *v)
   return g_strdup(v);
 }
 
-/* app-parser(topic() auto-parse() auto-parse-include() auto-parse-exclude())
- * in a parser: the applications of that topic (application NAME[TOPIC]
- * {...}; definitions, cfg-block.c) as syslog-ng 3.38 generates them, a
- * junction of one final channel per application (its body, then the
- * .app.NAME tag and .app.name), and a last channel that drops what no
- * application took.  auto-parse(no) drops everything; include and exclude
- * pick applications whose names occur in their text, as syslog-ng does. */
+/* A generator: what syslog-ng makes with C code or a program of the SCL
+ * (confgen), made here as text from the reference's arguments and spliced
+ * in as a block's expansion.  make() writes the text from args (names
+ * with '_' for '-', values as written), or sets the error and returns
+ * false. */
+typedef bool (*GeneratorText)(Parser *p, GHashTable *args, GString *text);
+
 static int
-_expand_app_parser(Parser *p)
+_expand_generator(Parser *p, const char *context, const char *name, const char *const *params, size_t n_params,
+                  GeneratorText make)
 {
   const CfgToken *t = _peek(p, 0);
-  if (!p->pre || t->type != CFG_TOK_IDENT || !cfg_name_equal(t->text, "app-parser")
-      || _peek(p, 1)->type != CFG_TOK_LPAREN)
+  if (!p->pre || t->type != CFG_TOK_IDENT || !cfg_name_equal(t->text, name) || _peek(p, 1)->type != CFG_TOK_LPAREN)
     return 0;
-  static const char *const names[] = { "topic", "auto_parse", "auto_parse_include", "auto_parse_exclude" };
-  CfgBlock def = { .type = "parser", .name = "app-parser", .params = g_array_new(FALSE, FALSE, sizeof(CfgBlockParam)) };
-  for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
+  CfgBlock def = { .type = (char *) context, .name = (char *) name,
+                   .params = g_array_new(FALSE, FALSE, sizeof(CfgBlockParam)) };
+  for (size_t i = 0; i < n_params; i++)
     {
-      CfgBlockParam prm = { (char *) names[i], (char *) "" }; /* none mandatory: topic() is checked here */
+      CfgBlockParam prm = { (char *) params[i], (char *) "" }; /* none mandatory: make() checks */
       g_array_append_val(def.params, prm);
     }
   CfgLocation ref = t->loc;
@@ -353,52 +353,19 @@ _expand_app_parser(Parser *p)
   GString *varargs = g_string_new(NULL), *body = g_string_new(NULL);
   guint close = 0;
   GArray *toks = NULL;
-  if (_block_args(p, &def, p->pos + 1, args, varargs, &close, where))
+  CfgPre *exp = NULL;
+  if (_block_args(p, &def, p->pos + 1, args, varargs, &close, where) && make(p, args, body))
     {
-      const char *topic = g_hash_table_lookup(args, "topic");
-      const char *v;
-      char *auto_parse = _unquoted((v = g_hash_table_lookup(args, "auto_parse")) ? v : "yes");
-      char *include = (v = g_hash_table_lookup(args, "auto_parse_include")) ? _unquoted(v) : NULL;
-      char *exclude = (v = g_hash_table_lookup(args, "auto_parse_exclude")) ? _unquoted(v) : NULL;
-      char *top = topic ? _unquoted(topic) : NULL;
-      if (!top || !*top)
-        _fail_at(p, _peek(p, 0), "app-parser() requires a topic() argument");
-      else if (!cfg_name_equal(auto_parse, "yes") && !cfg_name_equal(auto_parse, "no"))
-        _fail_at(p, _peek(p, 0), "app-parser(): auto-parse() takes yes or no, got '%s'", auto_parse);
-      else
-        {
-          bool on = cfg_name_equal(auto_parse, "yes");
-          g_string_append(body, on ? "\nchannel {\n    junction {\n" : "");
-          for (guint i = 0; on && i < p->pre->blocks->len; i++)
-            {
-              const CfgBlock *a = p->pre->blocks->pdata[i];
-              if (!a->topic || strcmp(a->topic, top) != 0 || (include && !strstr(include, a->name))
-                  || (exclude && strstr(exclude, a->name)))
-                continue;
-              /* as syslog-ng lays it out (--preprocess-into shows it) */
-              g_string_append_printf(body,
-                                     "\n#Start Application %s\nchannel {\n%s\n    rewrite {\n"
-                                     "       set-tag('.app.%s');\n       set('%s' value('.app.name'));\n    };\n"
-                                     "    flags(final);\n};\n\n#End Application %s\n",
-                                     a->name, a->body, a->name, a->name, a->name);
-            }
-          g_string_append(body, "\nchannel { filter { tags('.app.doesnotexist'); }; flags(final); };");
-          g_string_append(body, on ? "    };\n}" : "");
-          def.body = body->str;
-          def.file = ref.file;
-          def.line = ref.line;
-          def.col = ref.col;
-          GHashTable *none = g_hash_table_new(g_str_hash, g_str_equal);
-          CfgPre *exp = g_new0(CfgPre, 1);
-          if (cfg_block_expand(p->pre, &def, none, "", &ref, exp))
-            toks = cfg_lex(exp, p->err);
-          g_ptr_array_add(p->expansions, exp);
-          g_hash_table_destroy(none);
-        }
-      g_free(auto_parse);
-      g_free(include);
-      g_free(exclude);
-      g_free(top);
+      def.body = body->str;
+      def.file = ref.file;
+      def.line = ref.line;
+      def.col = ref.col;
+      GHashTable *none = g_hash_table_new(g_str_hash, g_str_equal);
+      exp = g_new0(CfgPre, 1);
+      if (cfg_block_expand(p->pre, &def, none, "", &ref, exp))
+        toks = cfg_lex(exp, p->err);
+      g_ptr_array_add(p->expansions, exp);
+      g_hash_table_destroy(none);
     }
   g_array_free(def.params, TRUE);
   g_hash_table_destroy(args);
@@ -406,9 +373,107 @@ _expand_app_parser(Parser *p)
   g_string_free(body, TRUE);
   if (!toks)
     return -1;
-  _shown(p, close, g_ptr_array_index(p->expansions, p->expansions->len - 1), NULL, "app-parser");
+  _shown(p, close, exp, NULL, context, name);
   _splice(p, close, toks, false, &ref);
   return 1;
+}
+
+/* app-parser(topic() auto-parse() auto-parse-include() auto-parse-exclude())
+ * in a parser: the applications of that topic (application NAME[TOPIC]
+ * {...}; definitions, cfg-block.c) as syslog-ng 3.38 generates them, a
+ * junction of one final channel per application (its body, then the
+ * .app.NAME tag and .app.name), and a last channel that drops what no
+ * application took.  auto-parse(no) drops everything; include and exclude
+ * pick applications whose names occur in their text, as syslog-ng does. */
+static bool
+_app_parser_text(Parser *p, GHashTable *args, GString *body)
+{
+  const char *topic = g_hash_table_lookup(args, "topic");
+  const char *v;
+  char *auto_parse = _unquoted((v = g_hash_table_lookup(args, "auto_parse")) ? v : "yes");
+  char *include = (v = g_hash_table_lookup(args, "auto_parse_include")) ? _unquoted(v) : NULL;
+  char *exclude = (v = g_hash_table_lookup(args, "auto_parse_exclude")) ? _unquoted(v) : NULL;
+  char *top = topic ? _unquoted(topic) : NULL;
+  bool ok = false;
+  if (!top || !*top)
+    _fail_at(p, _peek(p, 0), "app-parser() requires a topic() argument");
+  else if (!cfg_name_equal(auto_parse, "yes") && !cfg_name_equal(auto_parse, "no"))
+    _fail_at(p, _peek(p, 0), "app-parser(): auto-parse() takes yes or no, got '%s'", auto_parse);
+  else
+    {
+      bool on = cfg_name_equal(auto_parse, "yes");
+      g_string_append(body, on ? "\nchannel {\n    junction {\n" : "");
+      for (guint i = 0; on && i < p->pre->blocks->len; i++)
+        {
+          const CfgBlock *a = p->pre->blocks->pdata[i];
+          if (!a->topic || strcmp(a->topic, top) != 0 || (include && !strstr(include, a->name))
+              || (exclude && strstr(exclude, a->name)))
+            continue;
+          /* as syslog-ng lays it out (--preprocess-into shows it) */
+          g_string_append_printf(body,
+                                 "\n#Start Application %s\nchannel {\n%s\n    rewrite {\n"
+                                 "       set-tag('.app.%s');\n       set('%s' value('.app.name'));\n    };\n"
+                                 "    flags(final);\n};\n\n#End Application %s\n",
+                                 a->name, a->body, a->name, a->name, a->name);
+        }
+      g_string_append(body, "\nchannel { filter { tags('.app.doesnotexist'); }; flags(final); };");
+      g_string_append(body, on ? "    };\n}" : "");
+      ok = true;
+    }
+  g_free(auto_parse);
+  g_free(include);
+  g_free(exclude);
+  g_free(top);
+  return ok;
+}
+
+static int
+_expand_app_parser(Parser *p)
+{
+  static const char *const names[] = { "topic", "auto_parse", "auto_parse_include", "auto_parse_exclude" };
+  return _expand_generator(p, "parser", "app-parser", names, G_N_ELEMENTS(names), _app_parser_text);
+}
+
+/* genlb(targets(HOST...) parameters(OPTIONS)) in a destination, under the
+ * SCL's network-load-balancer() (scl/loadbalancer/): one final channel per
+ * target with network("HOST" OPTIONS), taken when the millisecond the
+ * message was received at, modulo the number of targets, is the channel's
+ * number.  The text is what syslog-ng 3.38's gen-loadbalancer.sh writes. */
+static bool
+_genlb_text(Parser *p, GHashTable *args, GString *body)
+{
+  const char *v = g_hash_table_lookup(args, "targets");
+  char *list = v ? _unquoted(v) : g_strdup("");
+  char **targets = g_strsplit_set(list, " \t\n\r", -1);
+  g_free(list);
+  guint n = 0;
+  for (char **t = targets; *t; t++)
+    n += **t != '\0';
+  if (!n)
+    {
+      _fail_at(p, _peek(p, 0), "network-load-balancer() requires targets(), the hosts to spread the messages over");
+      g_strfreev(targets);
+      return false;
+    }
+  const char *params = g_hash_table_lookup(args, "parameters");
+  g_string_append(body, "channel {\n");
+  guint id = 0;
+  for (char **t = targets; *t; t++)
+    if (**t)
+      g_string_append_printf(body,
+                             "  channel {\n    filter {\n    \"%u\" == \"$(%% ${R_MSEC} %u)\"\n    };\n"
+                             "    destination {\n      network(\"%s\" %s      );\n    };\n    flags(final);\n  };\n",
+                             id++, n, *t, params ? params : "");
+  g_string_append(body, "};\n");
+  g_strfreev(targets);
+  return true;
+}
+
+static int
+_expand_genlb(Parser *p)
+{
+  static const char *const names[] = { "targets", "parameters" };
+  return _expand_generator(p, "destination", "genlb", names, G_N_ELEMENTS(names), _genlb_text);
 }
 
 /* "expected ';' after 'source' block, got 'log'" */
@@ -738,6 +803,8 @@ _body(Parser *p, CfgNode *node, CfgObjectKind obj)
       int rc = block_type ? _expand(p, block_type) : 0;
       if (rc == 0 && obj == CFG_OBJ_PARSER)
         rc = _expand_app_parser(p);
+      if (rc == 0 && obj == CFG_OBJ_DESTINATION)
+        rc = _expand_genlb(p);
       if (rc < 0)
         return false;
       if (rc > 0)
@@ -1124,7 +1191,7 @@ _show(GString *out, const char *src, size_t len, const GArray *shown, const GArr
       if (!e)
         break;
       char *what = e->b ? g_strdup_printf("block %s %s() at %s:%d", e->b->type, e->b->name, e->b->file, e->b->def_line)
-                        : g_strdup_printf("parser generator %s", e->generator);
+                        : g_strdup_printf("%s generator %s", e->context, e->generator);
       g_string_append_printf(out, "\n#Start Block %s\n", what);
       /* the body as written: the expansion adds a newline to its last line */
       const GString *body = e->exp->out;
