@@ -65,12 +65,7 @@ run() { # run WHO: one daemon through all of it; what its peers got in $work/WHO
     "tcp:$3:gelf" "udp:$4:gelf-udp" "tcp:$5:loggly" "tcp:$6:logmatic" "http:$7:http" "proxy:$8:https" \
     "tcp:$9:graphite" "unix:${10}:collectd" &
   cap=$!
-  i=0
-  until [ -f "$work/$who/ready" ]; do
-    i=$((i + 1))
-    [ $i -lt 100 ] || fail "$who: capture-peers.py did not start"
-    sleep 0.1
-  done
+  wait_file "$work/$who/ready" "$who: capture-peers.py"
   if [ "$who" = syslog-ng ]; then
     sng_include_path >"$work/sng.conf"
     conf "$p_in" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" >>"$work/sng.conf"

@@ -47,12 +47,7 @@ open(out + ".ready", "w").close()
 threading.Event().wait()
 EOF
   peers=$!
-  i=0
-  until [ -f "$work/$who.ready" ]; do
-    i=$((i + 1))
-    [ $i -lt 100 ] || fail "$who: the targets did not start"
-    sleep 0.1
-  done
+  wait_file "$work/$who.ready" "$who: the targets"
   if [ "$who" = syslog-ng ]; then
     sng_include_path >"$work/sng.conf"
     # where its SCL runs gen-loadbalancer.sh from

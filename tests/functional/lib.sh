@@ -71,6 +71,16 @@ wait_lines() {
   done
 }
 
+# wait_file FILE WHAT: until FILE exists; fails after 10 s ("WHAT did not start")
+wait_file() {
+  _wf=0
+  until [ -f "$1" ]; do
+    _wf=$((_wf + 1))
+    [ $_wf -lt 100 ] || fail "$2 did not start"
+    sleep 0.1
+  done
+}
+
 # wait_line FILE LINE: until FILE has LINE (the whole line), or 60 s passed
 wait_line() {
   i=0
