@@ -191,10 +191,20 @@ _stardate_prepare(int argc, char **argv, void **state)
   for (int i = 1; i < argc; i++)
     {
       const char *a = argv[i];
-      if (options_done || a[0] != '-' || !a[1] || strcmp(a, "--") == 0)
+      if (!options_done && strcmp(a, "--") == 0)
         {
-          /* glib's option parser leaves "--" among the arguments */
-          options_done = options_done || strcmp(a, "--") == 0;
+          /* glib's option parser drops "--", but leaves it among the
+           * arguments when one after it starts with '-' (as syslog-ng
+           * 3.38 shows: "-- 5" is 5, "-- -1" two arguments) */
+          options_done = true;
+          bool dashed = false;
+          for (int j = i + 1; j < argc; j++)
+            dashed = dashed || argv[j][0] == '-';
+          if (!dashed)
+            continue;
+        }
+      if (options_done || a[0] != '-' || !a[1])
+        {
           if (positional++ == 0)
             ts_arg = i - 1; /* args[k] is argv[k + 1] */
           continue;

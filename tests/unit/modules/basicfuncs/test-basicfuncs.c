@@ -277,6 +277,7 @@ Test(basicfuncs, stardate_errors_and_local_year)
   LogMsg *msg = tfunc_case_msg(&cases[0]);
   assert_format("$(stardate 1704067200)|$(stardate --digits 6 1704085200)|$(stardate --digits 6 1709251200)", msg,
                 NULL, "2023.99|2024.000000|2024.163365");
+  assert_format("$(stardate -- 1704067200)|$(stardate --digits 3 -- 1704067200)", msg, NULL, "2023.99|2023.999");
   /* a time the calendar cannot hold is no time */
   assert_format("[$(stardate 99999999999999999999)][$(stardate 1000000000000001)]", msg, NULL, "[][]");
   log_msg_unref(msg);
