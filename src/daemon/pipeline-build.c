@@ -386,21 +386,23 @@ _count_discards(LogPipeline *pl, const CfgNode *stmt, CfgObjectKind kind, LogPro
 /* c, a nested log {}, a junction or a channel of several in a row, as a
  * group of p.  Consecutive nested log {} paths form one group, as the
  * channels of a junction do: final and fallback act within the group.
- * Channels in a row form a junction, as in syslog-ng 3.38 (its grammar's
- * log_forks): in log { source(s); channel { filter(a); destination(da);
- * flags(final); }; channel { filter(b); destination(db); }; }; the second
- * channel takes what the first one's filter dropped. */
+ * Channels in a row in a path are what syslog-ng 3.38's grammar calls
+ * log_forks, nested log {} paths: in log { source(s); channel {
+ * filter(a); destination(da); flags(final); }; channel { filter(b);
+ * destination(db); }; }; the second channel takes what the first one's
+ * filter dropped (checked with syslog-ng).  They hand nothing on:
+ * syslog-ng takes nothing after them, and what Sluice takes there gets
+ * the message once. */
 static bool
 _compile_group_member(LogPipeline *pl, LogPathRT *p, const CfgNode *c, const LogDriverFactory *const *factories,
                       CfgError *err)
 {
-  bool one = c->kind != CFG_NODE_JUNCTION;
-  bool log = c->kind == CFG_NODE_LOG, channel = c->kind == CFG_NODE_CHANNEL;
+  bool one = c->kind != CFG_NODE_JUNCTION; /* a nested path (log or channel), not a junction's channels */
   PathElem *last = p->n_elems ? &p->elems[p->n_elems - 1] : NULL;
-  bool extend = one && last && last->kind == PE_GROUP && ((log && last->nested_logs) || (channel && last->channels));
+  bool extend = one && last && last->kind == PE_GROUP && last->nested_logs;
   if (!extend)
     {
-      _elem_add(p, (PathElem) { .kind = PE_GROUP, .nested_logs = log, .channels = channel });
+      _elem_add(p, (PathElem) { .kind = PE_GROUP, .nested_logs = one });
       last = &p->elems[p->n_elems - 1];
     }
   size_t n = one ? 1 : c->n_children;
@@ -440,8 +442,10 @@ _compile_children(LogPipeline *pl, LogPathRT *p, const CfgNode *node, const LogD
  * syslog-ng's SCL parsers: channel { parser {...}; filter {...}; }) runs
  * in p as the sequence it writes: its calls as processors, each channel's
  * elements in turn, so a filter there ends the path for what it drops and
- * what a parser there sets goes on, as in syslog-ng; channels in a row
- * are a junction (_compile_group_member). */
+ * what a parser there sets goes on, as in syslog-ng.  Channels in a row
+ * there stay a sequence, as in syslog-ng 3.38 (checked: of
+ * channel { filter(a); ... }; channel { filter(b); ... }; nothing comes
+ * out), unlike channels in a row in a path (_compile_group_member). */
 static bool
 _compile_statement_seq(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, CfgObjectKind kind,
                        const LogDriverFactory *const *factories, CfgError *err)
@@ -451,8 +455,7 @@ _compile_statement_seq(LogPipeline *pl, LogPathRT *p, const CfgNode *stmt, CfgOb
       const CfgNode *c = stmt->children[i];
       if (c->kind == CFG_NODE_CHANNEL)
         {
-          if (!(_channel_in_row(stmt, i) ? _compile_group_member(pl, p, c, factories, err)
-                                         : _compile_child(pl, p, c, factories, err)))
+          if (!_compile_child(pl, p, c, factories, err))
             return false;
           continue;
         }

@@ -39,7 +39,6 @@ typedef struct PathElem
   PathGroup group;    /* GROUP; IF: one path per branch */
   FilterExpr **conds; /* IF: one per branch, NULL for else */
   bool nested_logs;   /* GROUP made of nested log {} (not a junction) */
-  bool channels;      /* GROUP made of channel {} elements of a path: a junction */
   LogProcessor **procs; /* PROC: NULL-terminated */
 } PathElem;
 

@@ -495,12 +495,14 @@ Test(pipeline, flow_control_messages_are_acked_when_written)
   log_window_orphan(w);
 }
 
-/* Channels in a row in a path are a junction, as in syslog-ng 3.38 (both
- * checked there): each takes the message in turn, final stops the later
- * ones, and a message no channel takes goes nowhere; inside a channel
- * too (network-load-balancer()'s shape).  One channel alone is a
- * sequence of its elements. */
-Test(pipeline, channels_in_a_row_are_a_junction)
+/* Channels in a row in a path are nested paths, as in syslog-ng 3.38
+ * (checked there): each takes the message in turn, final stops the later
+ * ones; inside a channel too (network-load-balancer()'s shape).  What
+ * follows them (syslog-ng refuses that) gets the message once.  One
+ * channel alone is a sequence of its elements, and so are channels in a
+ * row in a parser statement (syslog-ng: nothing comes out of two that
+ * filter apart). */
+Test(pipeline, channels_in_a_row_are_nested_paths)
 {
   const char *lines[] = { "s1", KERN, "s1", MAIL, "s1", USER, NULL };
   expect_routes("log { source(s1);"
@@ -521,6 +523,11 @@ Test(pipeline, channels_in_a_row_are_a_junction)
                 lines, "a:k;b:m;b:u;");
   expect_routes("log { source(s1); channel { filter { facility(kern); }; destination(a); }; destination(c); };", lines,
                 "a:k;c:k;");
+  expect_routes("log { source(s1); channel { destination(a); }; channel { destination(b); }; destination(c); };",
+                lines, "a:k;a:m;a:u;b:k;b:m;b:u;c:k;c:m;c:u;");
+  expect_routes("parser p2 { channel { filter { facility(kern); }; }; channel { filter { facility(mail); }; }; };\n"
+                "log { source(s1); parser(p2); destination(a); };",
+                lines, "");
 }
 
 /* A source statement's channel brings its own sources, and its filters
