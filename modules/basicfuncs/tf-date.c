@@ -169,7 +169,7 @@ static const LogTemplateFunction format_date_f = { "format-date", _format_date_p
 /* ---- stardate -------------------------------------------------------------- */
 
 /* $(stardate [--digits N] TIMESTAMP), as syslog-ng 3.38's stardate module
- * prints it (tests/unit/modules/basicfuncs/stardate-corpus.h): the local
+ * prints it (tests/unit/modules/basicfuncs/basicfuncs-corpus.h): the local
  * year of a unix time, a dot, and how much of that year had gone by, cut
  * (not rounded) to N digits, 2 when not given (0-9; 0: the year alone).
  * The year runs from local midnight of its 1 January to the next one.
@@ -247,8 +247,9 @@ _stardate_call(void *state, int argc, LogTemplate *const *args, const LogMsg *ms
   char *end;
   errno = 0;
   long long t = strtoll(s, &end, 10);
+  bool bad = *end || errno == ERANGE || t > 1000000000000000LL || t < -1000000000000000LL;
   tf_level_pop();
-  if (*end || errno == ERANGE || t > 1000000000000000LL || t < -1000000000000000LL)
+  if (bad)
     return;
   TimeZoneInfo *tz = tz_local();
   CivilTime c;
