@@ -88,18 +88,21 @@ _format_date_prepare(int argc, char **argv, void **state)
   return NULL;
 }
 
-/* "SEC[.FRAC]" as a unix time; false for anything else. */
+/* s as a unix time in whole seconds, as strtoll reads it (blanks before
+ * it and a sign are taken); fraction: ".DIGITS" may follow (and is
+ * dropped); empty_is_zero: "" is 0.  False for anything else, and beyond
+ * 10^15 seconds (30 million years), where the offset and calendar
+ * arithmetic would overflow. */
 static bool
-_parse_unix_time(const char *s, int64_t *sec)
+_parse_unix_time(const char *s, bool fraction, bool empty_is_zero, int64_t *sec)
 {
   char *end;
   errno = 0;
   long long v = strtoll(s, &end, 10);
-  /* beyond 10^15 seconds (30 million years) the offset and calendar
-   * arithmetic would overflow: not a time */
-  if (end == s || errno == ERANGE || v > 1000000000000000LL || v < -1000000000000000LL)
+  if ((end == s && !(empty_is_zero && !*s)) || errno == ERANGE || v > 1000000000000000LL
+      || v < -1000000000000000LL)
     return false;
-  if (*end == '.')
+  if (fraction && *end == '.')
     {
       end++;
       while (g_ascii_isdigit(*end))
@@ -123,7 +126,7 @@ _format_date_call(void *state, int argc, LogTemplate *const *args, const LogMsg 
   if (st->ts_arg >= 0)
     {
       int level = tf_level_push();
-      bool ok = _parse_unix_time(tf_format_arg(args, st->ts_arg, msg, opts, level)->str, &sec);
+      bool ok = _parse_unix_time(tf_format_arg(args, st->ts_arg, msg, opts, level)->str, true, false, &sec);
       tf_level_pop();
       if (!ok)
         return;
@@ -243,25 +246,35 @@ _stardate_call(void *state, int argc, LogTemplate *const *args, const LogMsg *ms
   (void) argc;
   const StardateState *st = state;
   int level = tf_level_push();
-  const char *s = tf_format_arg(args, st->ts_arg, msg, opts, level)->str;
-  char *end;
-  errno = 0;
-  long long t = strtoll(s, &end, 10);
-  bool bad = *end || errno == ERANGE || t > 1000000000000000LL || t < -1000000000000000LL;
+  int64_t t;
+  bool ok = _parse_unix_time(tf_format_arg(args, st->ts_arg, msg, opts, level)->str, false, true, &t);
   tf_level_pop();
-  if (bad)
+  if (!ok)
     return;
+  /* the year's bounds, worked out once a year per thread: the times of
+   * a stream of messages mostly fall in the same one */
+  static _Thread_local struct
+  {
+    TimeZoneInfo *tz;
+    int32_t year;
+    int64_t start, next;
+  } y;
   TimeZoneInfo *tz = tz_local();
-  CivilTime c;
-  civil_from_seconds(t + tz_offset_at(tz, t), &c);
-  int32_t off;
-  int64_t start = tz_local_to_utc(tz, c.year, 0, 1, 0, 0, 0, &off);
-  int64_t next = tz_local_to_utc(tz, c.year + 1, 0, 1, 0, 0, 0, &off);
-  g_string_append_printf(out, "%" G_GINT32_FORMAT, c.year);
+  if (y.tz != tz || t < y.start || t >= y.next)
+    {
+      CivilTime c;
+      civil_from_seconds(t + tz_offset_at(tz, t), &c);
+      int32_t off;
+      y.tz = tz;
+      y.year = c.year;
+      y.start = tz_local_to_utc(tz, c.year, 0, 1, 0, 0, 0, &off);
+      y.next = tz_local_to_utc(tz, c.year + 1, 0, 1, 0, 0, 0, &off);
+    }
+  g_string_append_printf(out, "%" G_GINT32_FORMAT, y.year);
   if (!st->digits)
     return;
   static const double scale[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
-  double part = next > start ? (double) (t - start) / (double) (next - start) : 0;
+  double part = y.next > y.start ? (double) (t - y.start) / (double) (y.next - y.start) : 0;
   g_string_append_printf(out, ".%0*lld", st->digits, (long long) floor(part * scale[st->digits]));
 }
 
