@@ -243,6 +243,23 @@ _shown(Parser *p, guint close, const CfgPre *exp, const CfgBlock *b, const char 
   g_array_append_val(p->shown, e);
 }
 
+/* The reference p->pos..close replaced by b's expansion with args and
+ * varargs, and kept for --preprocess-into as b's, or as what generator
+ * made (b then stands for it); false with the error set. */
+static bool
+_expand_in_place(Parser *p, const CfgBlock *b, GHashTable *args, const char *varargs, guint close,
+                 const CfgLocation *ref, bool filter, const char *generator)
+{
+  CfgPre *exp = g_new0(CfgPre, 1);
+  g_ptr_array_add(p->expansions, exp); /* the tokens point into its text */
+  GArray *toks = cfg_block_expand(p->pre, b, args, varargs, ref, exp) ? cfg_lex(exp, p->err) : NULL;
+  if (!toks)
+    return false;
+  _shown(p, close, exp, generator ? NULL : b, generator ? b->type : NULL, generator);
+  _splice(p, close, toks, filter, ref);
+  return true;
+}
+
 static int
 _expand(Parser *p, const char *type)
 {
@@ -271,22 +288,11 @@ _expand(Parser *p, const char *type)
   GHashTable *args = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   GString *varargs = g_string_new(NULL);
   guint close = 0;
-  CfgPre *exp = NULL;
-  GArray *toks = NULL;
-  if (_block_args(p, b, p->pos + 1, args, varargs, &close, where))
-    {
-      exp = g_new0(CfgPre, 1);
-      if (cfg_block_expand(p->pre, b, args, varargs->str, &ref, exp))
-        toks = cfg_lex(exp, p->err);
-      g_ptr_array_add(p->expansions, exp); /* the tokens point into its text */
-    }
+  bool ok = _block_args(p, b, p->pos + 1, args, varargs, &close, where)
+            && _expand_in_place(p, b, args, varargs->str, close, &ref, strcmp(type, "filter") == 0, NULL);
   g_hash_table_destroy(args);
   g_string_free(varargs, TRUE);
-  if (!toks)
-    return -1;
-  _shown(p, close, exp, b, NULL, NULL);
-  _splice(p, close, toks, strcmp(type, "filter") == 0, &ref);
-  return 1;
+  return ok ? 1 : -1;
 }
 
 /* The tokens p->pos..close replaced by toks (freed), without their EOF; a
@@ -352,30 +358,22 @@ _expand_generator(Parser *p, const char *context, const char *name, const char *
   GHashTable *args = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   GString *varargs = g_string_new(NULL), *body = g_string_new(NULL);
   guint close = 0;
-  GArray *toks = NULL;
-  CfgPre *exp = NULL;
-  if (_block_args(p, &def, p->pos + 1, args, varargs, &close, where) && make(p, args, body))
+  bool ok = _block_args(p, &def, p->pos + 1, args, varargs, &close, where) && make(p, args, body);
+  if (ok)
     {
+      /* the text made is the body of a block without parameters */
       def.body = body->str;
       def.file = ref.file;
       def.line = ref.line;
       def.col = ref.col;
-      GHashTable *none = g_hash_table_new(g_str_hash, g_str_equal);
-      exp = g_new0(CfgPre, 1);
-      if (cfg_block_expand(p->pre, &def, none, "", &ref, exp))
-        toks = cfg_lex(exp, p->err);
-      g_ptr_array_add(p->expansions, exp);
-      g_hash_table_destroy(none);
+      g_hash_table_remove_all(args);
+      ok = _expand_in_place(p, &def, args, "", close, &ref, false, name);
     }
   g_array_free(def.params, TRUE);
   g_hash_table_destroy(args);
   g_string_free(varargs, TRUE);
   g_string_free(body, TRUE);
-  if (!toks)
-    return -1;
-  _shown(p, close, exp, NULL, context, name);
-  _splice(p, close, toks, false, &ref);
-  return 1;
+  return ok ? 1 : -1;
 }
 
 /* app-parser(topic() auto-parse() auto-parse-include() auto-parse-exclude())
